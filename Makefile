@@ -1,0 +1,155 @@
+# jobtop: build the monitor (./jobtop) and the static probe (./jobtop-probe).
+#
+# Switches: WERROR=1 turns warnings into errors; SANITIZE=address,undefined
+# builds both binaries and the tests with those sanitizers; CC=clang works.
+
+VERSION = 0.1.0
+PREFIX ?= /usr/local
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man/man1
+DATADIR = $(PREFIX)/share/jobtop
+LIBEXECDIR = $(PREFIX)/libexec/jobtop
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS = ncursesw libssh2 libpcre2-8
+
+WARN = -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
+	-Wformat=2 -Wpointer-arith -Wcast-qual -Wwrite-strings -Wundef \
+	-Wvla -Wno-unused-parameter
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+OPT ?= -O2 -g
+CPPFLAGS += -D_GNU_SOURCE -DJOBTOP_VERSION='"$(VERSION)"' \
+	-DJOBTOP_DATADIR='"$(DATADIR)"' -DJOBTOP_LIBEXECDIR='"$(LIBEXECDIR)"' \
+	-Isrc -Iui -Iremote -Iprobes
+CFLAGS += -std=c11 $(OPT) $(WARN)
+ifneq ($(SANITIZE),)
+CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+# The probe is static and depends on nothing on the node: musl-gcc when
+# present, otherwise a static glibc build.  Sanitized builds are dynamic.
+MUSL_GCC := $(shell command -v musl-gcc 2>/dev/null)
+ifneq ($(SANITIZE),)
+PROBE_CC = $(CC)
+PROBE_LDFLAGS = $(LDFLAGS)
+PROBE_OPT = $(OPT)
+else ifneq ($(MUSL_GCC),)
+PROBE_CC = $(MUSL_GCC)
+PROBE_LDFLAGS = -static -Wl,--gc-sections -s
+PROBE_OPT = -Os -ffunction-sections -fdata-sections
+else
+PROBE_CC = $(CC)
+PROBE_LDFLAGS = -static -Wl,--gc-sections -s
+PROBE_OPT = -Os -ffunction-sections -fdata-sections
+endif
+
+# Code shared by the probe and the monitor: libc only.
+SHARED_SRC = src/wire.c src/proto.c
+PROBE_SRC = $(wildcard probes/*.c) $(SHARED_SRC)
+MON_SRC = $(filter-out $(SHARED_SRC),$(wildcard src/*.c)) \
+	$(wildcard ui/*.c) $(wildcard remote/*.c) $(SHARED_SRC)
+MON_OBJ = $(patsubst %.c,build/mon/%.o,$(MON_SRC))
+MON_LIB_OBJ = $(filter-out build/mon/src/main.o,$(MON_OBJ))
+PROBE_OBJ = $(patsubst %.c,build/probe/%.o,$(PROBE_SRC))
+HDRS = $(wildcard src/*.h ui/*.h remote/*.h probes/*.h)
+
+UNIT_SRC = $(wildcard tests/unit/test-*.c)
+UNIT_BIN = $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRC))
+HELPER_SRC = $(wildcard tests/bench/*.c tests/lab/*.c)
+HELPER_BIN = $(patsubst tests/%.c,build/tests/%,$(HELPER_SRC))
+
+all: jobtop jobtop-probe
+
+jobtop: $(MON_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $(MON_OBJ) $(PKG_LIBS) -lm
+
+jobtop-probe: $(PROBE_OBJ)
+	$(PROBE_CC) $(PROBE_LDFLAGS) -o $@ $(PROBE_OBJ)
+
+build/mon/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/probe/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(PROBE_CC) $(CPPFLAGS) -DJOBTOP_PROBE -std=c11 $(PROBE_OPT) $(WARN) \
+		$(if $(SANITIZE),-fsanitize=$(SANITIZE)) -c -o $@ $<
+
+build/tests/test-%: tests/unit/test-%.c tests/unit/harness.h $(MON_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -Itests/unit -o $@ $< \
+		$(MON_LIB_OBJ) $(LDFLAGS) $(PKG_LIBS) -lm
+
+build/tests/%: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -lm
+
+tests-build: all $(UNIT_BIN) $(HELPER_BIN)
+
+# The one test command (README, CI): unit, regress and lab tests.
+check: tests-build
+	tests/run.sh
+
+lab-up: all $(HELPER_BIN)
+	tests/lab/lab-up.sh
+
+lab-down:
+	tests/lab/lab-down.sh
+
+demo: all $(HELPER_BIN)
+	tests/lab/demo.sh
+
+bench: tests-build
+	tests/bench/run.sh
+
+# libFuzzer targets (clang): one per decoder and parser.
+FUZZ_SRC = $(wildcard tests/fuzz/fuzz-*.c)
+FUZZ_BIN = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 20
+build/fuzz/%: tests/fuzz/%.c $(MON_SRC) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -g -O1 \
+		-fsanitize=fuzzer,address,undefined -o $@ $< \
+		$(filter-out src/main.c,$(MON_SRC)) $(PKG_LIBS) -lm
+fuzz-build: $(FUZZ_BIN)
+fuzz: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do \
+		n=$$(basename $$f); mkdir -p build/corpus/$$n; \
+		seeds=tests/fuzz/corpus/$$n; [ -d $$seeds ] || seeds=; \
+		echo "fuzz $$n for $(FUZZ_TIME)s"; \
+		$$f -max_total_time=$(FUZZ_TIME) -max_len=65536 \
+			build/corpus/$$n $$seeds >build/corpus/$$n.log 2>&1 || \
+			{ tail -40 build/corpus/$$n.log; exit 1; }; \
+	done
+
+lint:
+	mandoc -Tlint -Wwarning jobtop.1
+	sh -n tests/run.sh
+	for f in tests/lab/*.sh tests/regress/*.sh tests/bench/*.sh; do \
+		bash -n $$f || exit 1; done
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) \
+		$(DESTDIR)$(DATADIR)/themes $(DESTDIR)$(LIBEXECDIR)
+	install -m 755 jobtop $(DESTDIR)$(BINDIR)/jobtop
+	install -m 755 jobtop-probe $(DESTDIR)$(LIBEXECDIR)/jobtop-probe
+	install -m 644 jobtop.1 $(DESTDIR)$(MANDIR)/jobtop.1
+	for t in themes/*.theme; do [ -e "$$t" ] || continue; \
+		install -m 644 $$t $(DESTDIR)$(DATADIR)/themes/; done
+
+deps:
+	tests/install-deps.sh
+
+clean:
+	rm -rf build jobtop jobtop-probe
+
+.PHONY: all check tests-build lab-up lab-down demo bench fuzz fuzz-build \
+	lint install deps clean

@@ -1,0 +1,18 @@
+/*
+ * The registry of metric sources, in the order their groups appear in the
+ * schema.  How to add one: see probes/source.h.
+ */
+#include <stddef.h>
+
+#include "source.h"
+
+const struct source *const sources[] = {
+	&src_cpu,
+	&src_mem,
+	&src_load,
+	&src_disk,
+	&src_net,
+	&src_self,
+	&src_ranks,
+	NULL
+};

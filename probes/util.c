@@ -1,0 +1,126 @@
+/*
+ * File access and number parsing for sources.  Paths are taken relative to
+ * the probe's --root so fixture trees stand in for /proc and /sys.
+ */
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "source.h"
+
+static const char *probe_root = "";
+
+void
+probe_set_root(const char *root)
+{
+	probe_root = root;
+}
+
+char *
+probe_path(char *buf, size_t size, const char *path)
+{
+	snprintf(buf, size, "%s%s", probe_root, path);
+	return buf;
+}
+
+int
+probe_open(const char *path)
+{
+	char	full[4096];
+
+	return open(probe_path(full, sizeof(full), path),
+	    O_RDONLY | O_CLOEXEC | O_NOCTTY);
+}
+
+ssize_t
+probe_pread(int fd, char *buf, size_t size)
+{
+	ssize_t	n;
+	size_t	got = 0;
+
+	if (fd < 0 || size == 0)
+		return -1;
+	/* procfs files may come in several reads; loop until EOF. */
+	while (got < size - 1) {
+		n = pread(fd, buf + got, size - 1 - got, (off_t)got);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
+ssize_t
+probe_read_file(const char *path, char *buf, size_t size)
+{
+	int	fd;
+	ssize_t	n;
+
+	if ((fd = probe_open(path)) < 0)
+		return -1;
+	n = probe_pread(fd, buf, size);
+	close(fd);
+	return n;
+}
+
+const char *
+probe_skip_space(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+const char *
+probe_parse_u64(const char *p, uint64_t *v)
+{
+	uint64_t	acc = 0;
+
+	p = probe_skip_space(p);
+	if (!isdigit((unsigned char)*p))
+		return NULL;
+	while (isdigit((unsigned char)*p))
+		acc = acc * 10 + (uint64_t)(*p++ - '0');
+	*v = acc;
+	return p;
+}
+
+const char *
+probe_parse_i64(const char *p, int64_t *v)
+{
+	uint64_t	u;
+	int		neg = 0;
+
+	p = probe_skip_space(p);
+	if (*p == '-') {
+		neg = 1;
+		p++;
+	}
+	if ((p = probe_parse_u64(p, &u)) == NULL)
+		return NULL;
+	*v = neg ? -(int64_t)u : (int64_t)u;
+	return p;
+}
+
+int
+probe_find_u64(const char *text, const char *key, uint64_t *v)
+{
+	size_t		 klen = strlen(key);
+	const char	*p = text;
+
+	while (p != NULL && *p != '\0') {
+		if (strncmp(p, key, klen) == 0 &&
+		    (p[klen] == ':' || p[klen] == ' ' || p[klen] == '\t')) {
+			p += klen + (p[klen] == ':');
+			return probe_parse_u64(p, v) == NULL ? -1 : 0;
+		}
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	}
+	return -1;
+}

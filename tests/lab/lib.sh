@@ -1,0 +1,197 @@
+# tests/lab/lib.sh: names and helpers of the on-machine lab cluster.
+#
+# Sourced (bash) by lab-up.sh, lab-down.sh, demo.sh and every tests/lab/test-*.sh,
+# so that the node names, addresses, users and paths exist in one place only.
+# The lab is N nodes (node1..nodeN), each a network + PID + mount + UTS
+# namespace with its own sshd and slurmd; munged and slurmctld run on the host.
+# All state lives under $LAB_DIR; lab-down.sh removes it.
+#
+# Usage in a test:
+#	. "$(dirname "$0")/lib.sh"
+#	lab_require_up                      # exit 77 with a reason if the lab is down
+#	job=$(lab_submit jtuser healthy)    # RUNNING, all ranks reported
+#	lab_ssh jtuser node2 hostname
+#	lab_cancel "$job"
+
+LAB_DIR=${JOBTOP_LAB:-/var/lib/jobtop-lab}
+LAB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+LAB_BIN=$LAB_DIR/bin			# world-readable binaries: rankload, jobtop-probe
+LAB_RANKS=$LAB_DIR/ranks		# LAB_RANKS/JOBID/rank.R = "rank pid hostname"
+LAB_LOG=$LAB_DIR/log
+LAB_JOBS=$LAB_TOP/tests/lab/jobs	# batch scripts: healthy blocked memhog quarter
+LAB_NET=10.251.7			# private /24 that only exists on the lab bridge
+LAB_HOST_ADDR=$LAB_NET.1		# the host's (slurmctld's) address on the bridge
+LAB_BRIDGE=jtlab0
+LAB_MARK="# jobtop-lab"			# marks our /etc/hosts lines
+LAB_USER=jtuser				# ordinary test user
+LAB_OTHER=jtother			# second ordinary user (must not see jtuser's job)
+LAB_ROOT_HOME=$LAB_DIR/root-home	# root's lab ssh identity; /root/.ssh is never touched
+LAB_ROOT_SSH_CONFIG=$LAB_ROOT_HOME/.ssh/config
+LAB_SLURM_CONF=$LAB_DIR/etc/slurm.conf
+export SLURM_CONF=$LAB_SLURM_CONF
+export LAB_DIR LAB_BIN LAB_RANKS
+
+# Number of nodes of the running lab (lab-up.sh writes it), 4 by default.
+LAB_N=4
+if [ -r "$LAB_DIR/nodes.count" ]; then
+	read -r LAB_N <"$LAB_DIR/nodes.count"
+fi
+LAB_NODES=()
+for ((_i = 1; _i <= LAB_N; _i++)); do LAB_NODES+=("node$_i"); done
+unset _i
+LAB_NODELIST="node[1-$LAB_N]"
+
+# lab_index nodeN -> N (fails on anything else, so names are checked before use)
+lab_index() {
+	case $1 in
+	node[1-9] | node[1-9][0-9] | node[1-9][0-9][0-9]) echo "${1#node}" ;;
+	*) echo "lab: not a lab node name: $1" >&2; return 1 ;;
+	esac
+}
+# lab_addr nodeN -> its address on the bridge
+lab_addr() { local i; i=$(lab_index "$1") || return 1; echo "$LAB_NET.$((10 + i))"; }
+# lab_ns nodeN -> its network namespace name (ip netns)
+lab_ns() { local i; i=$(lab_index "$1") || return 1; echo "jtnode$i"; }
+# lab_veth nodeN -> host end of its veth pair (for `ip link set X down`, tc netem)
+lab_veth() { local i; i=$(lab_index "$1") || return 1; echo "jtveth$i"; }
+# lab_init_pid nodeN -> host PID of the node's init (PID 1 inside the node)
+lab_init_pid() {
+	local pid
+	read -r pid <"$LAB_DIR/nodes/$1/init.pid" 2>/dev/null || return 1
+	[ -d "/proc/$pid" ] || return 1
+	echo "$pid"
+}
+
+# lab_node_exec nodeN CMD... : run CMD as root inside the node (its net, PID,
+# mount and UTS namespaces: `ps` there shows only that node's processes).
+lab_node_exec() {
+	local node=$1 pid; shift
+	pid=$(lab_init_pid "$node") || { echo "lab: $node is not running" >&2; return 1; }
+	nsenter -t "$pid" -n -m -u -p -- "$@"
+}
+
+# lab_as USER CMD... : run CMD as USER with a clean login-like environment
+# (HOME, PATH, SLURM_CONF, LAB_*), in USER's home directory.  root runs
+# with HOME=$LAB_ROOT_HOME so that tools reading $HOME/.ssh use the lab key.
+lab_as() {
+	local user=$1 home; shift
+	if [ "$user" = root ]; then
+		env -C / HOME="$LAB_ROOT_HOME" USER=root LOGNAME=root \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			SLURM_CONF="$SLURM_CONF" LAB_DIR="$LAB_DIR" LAB_BIN="$LAB_BIN" \
+			LAB_RANKS="$LAB_RANKS" "$@"
+		return
+	fi
+	home=$(getent passwd "$user" | cut -d: -f6) || { echo "lab: no user $user" >&2; return 1; }
+	runuser -u "$user" -- env -i -C "$home" HOME="$home" USER="$user" \
+		LOGNAME="$user" SHELL=/bin/bash PATH=/usr/local/bin:/usr/bin:/bin \
+		LANG=C.UTF-8 SLURM_CONF="$SLURM_CONF" LAB_DIR="$LAB_DIR" \
+		LAB_BIN="$LAB_BIN" LAB_RANKS="$LAB_RANKS" "$@"
+}
+
+# lab_ssh USER nodeN CMD... : ssh to a node as USER (root through the lab
+# config, never /root/.ssh).  BatchMode and strict host keys come from the
+# user's ~/.ssh/config, written by lab-up.sh.
+lab_ssh() {
+	local user=$1; shift
+	if [ "$user" = root ]; then
+		ssh -F "$LAB_ROOT_SSH_CONFIG" "$@"
+	else
+		lab_as "$user" ssh "$@"
+	fi
+}
+
+# lab_is_up: the state directory says up and every node's init is alive.
+lab_is_up() {
+	local n
+	[ -e "$LAB_DIR/up" ] || return 1
+	for n in "${LAB_NODES[@]}"; do lab_init_pid "$n" >/dev/null || return 1; done
+}
+# lab_require_up: in a test, skip (77) with the reason if the lab is down.
+lab_require_up() {
+	[ "$(id -u)" -eq 0 ] || lab_skip "lab tests run as root (they switch to $LAB_USER)"
+	lab_is_up || lab_skip "lab is not up (run: make lab-up)"
+}
+lab_skip() { echo "SKIP: $*"; exit 77; }
+lab_fail() { echo "FAIL: $*"; exit 1; }
+
+# lab_rankdir JOBID -> directory where the job's ranks write rank.R files
+lab_rankdir() { echo "$LAB_RANKS/$1"; }
+# lab_ranks JOBID -> "rank pid hostname" lines, sorted by rank
+lab_ranks() { cat "$LAB_RANKS/$1"/rank.* 2>/dev/null | sort -n; }
+# lab_job_state JOBID -> PENDING, RUNNING, COMPLETING, CANCELLED, ... (empty
+# once slurmctld forgot it)
+lab_job_state() {
+	scontrol show job -o "$1" 2>/dev/null | sed -n 's/.* JobState=\([A-Z_]*\) .*/\1/p'
+}
+
+# lab_submit USER JOB [SBATCH_ARGS...] : submit JOB (a name in tests/lab/jobs,
+# e.g. healthy, or a path) as USER, wait until it is RUNNING and every rank
+# has written its rank file, then print the job id.  On failure: a reason
+# on stderr, the job cancelled, status 1.  LAB_SUBMIT_TIMEOUT (s, default 30).
+lab_submit() {
+	local user=$1 job=$2 script id ntasks state have t0 timeout
+	shift 2
+	timeout=${LAB_SUBMIT_TIMEOUT:-30}
+	script=$job
+	[ -f "$script" ] || script=$LAB_JOBS/$job.sh
+	[ -r "$script" ] || { echo "lab_submit: no job script $job" >&2; return 1; }
+	# The script goes on stdin: the user need not be able to read the repo.
+	id=$(lab_as "$user" sbatch --parsable --chdir=/tmp \
+		--output="$LAB_RANKS/slurm-%j.out" "$@" <"$script") ||
+		{ echo "lab_submit: sbatch $job as $user failed" >&2; return 1; }
+	id=${id%%;*}
+	t0=$SECONDS
+	while :; do
+		state=$(lab_job_state "$id")
+		[ "$state" = RUNNING ] && break
+		case $state in PENDING | CONFIGURING) ;; *)
+			echo "lab_submit: job $id ($job) is '$state', not RUNNING; see $LAB_RANKS/slurm-$id.out" >&2
+			return 1 ;;
+		esac
+		if ((SECONDS - t0 > timeout)); then
+			echo "lab_submit: job $id ($job) still $state after ${timeout}s" >&2
+			scancel "$id" 2>/dev/null; return 1
+		fi
+		sleep 0.2
+	done
+	ntasks=$(scontrol show job -o "$id" | sed -n 's/.* NumTasks=\([0-9]*\) .*/\1/p')
+	[ -n "$ntasks" ] || ntasks=1
+	while :; do
+		have=$(find "$LAB_RANKS/$id" -maxdepth 1 -name 'rank.*' 2>/dev/null | wc -l)
+		((have >= ntasks)) && break
+		if ((SECONDS - t0 > timeout)); then
+			echo "lab_submit: job $id ($job): $have of $ntasks ranks reported after ${timeout}s; see $LAB_RANKS/slurm-$id.out" >&2
+			scancel "$id" 2>/dev/null; return 1
+		fi
+		sleep 0.1
+	done
+	echo "$id"
+}
+
+# lab_cancel JOBID... : cancel jobs and wait (up to 15 s) until they left the
+# nodes, so that the next test starts on idle nodes.
+lab_cancel() {
+	local id t0=$SECONDS
+	[ $# -gt 0 ] || return 0
+	scancel "$@" 2>/dev/null || true
+	for id in "$@"; do
+		while ((SECONDS - t0 < 15)); do
+			case $(lab_job_state "$id") in
+			PENDING | CONFIGURING | RUNNING | COMPLETING | SUSPENDED) sleep 0.2 ;;
+			*) break ;;
+			esac
+		done
+	done
+}
+
+# lab_wait_idle [TIMEOUT] : wait until all lab nodes are idle in sinfo.
+lab_wait_idle() {
+	local timeout=${1:-20} t0=$SECONDS idle
+	while :; do
+		idle=$(sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)
+		((idle == LAB_N)) && return 0
+		((SECONDS - t0 >= timeout)) && return 1
+		sleep 0.2
+	done
+}

@@ -1,0 +1,84 @@
+#!/bin/sh
+# The one test runner: unit test binaries, shell regress tests, then the lab
+# tests against the real on-machine cluster.  Each test is a program that
+# exits 0 (pass), 77 (skip, with the reason on its last output line) or
+# anything else (fail).  Under CI=true a skip counts as a failure: nothing
+# may be silently missing there.  The last line is "N passed, N failed".
+#
+# Usage: tests/run.sh [PATTERN]   (only tests whose name contains PATTERN)
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+export TOP
+export JOBTOP="$TOP/jobtop" PROBE="$TOP/jobtop-probe"
+export TESTBIN="$TOP/build/tests"
+LOGDIR="$TOP/build/test-logs"
+mkdir -p "$LOGDIR"
+pattern=${1:-}
+per_test_timeout=${TEST_TIMEOUT:-600}
+
+pass=0 fail=0 skip=0 failed=""
+
+run_one() {
+	name=$1; shift
+	case "$name" in *"$pattern"*) ;; *) return ;; esac
+	log="$LOGDIR/$(echo "$name" | tr '/' '_').log"
+	start=$(date +%s)
+	timeout -k 10 "$per_test_timeout" "$@" >"$log" 2>&1 </dev/null
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	if [ $rc -eq 77 ] && [ "${CI:-}" = true ]; then
+		echo "FAIL $name (skipped under CI: $(tail -n 1 "$log")) [${secs}s]"
+		fail=$((fail + 1)); failed="$failed $name"
+	elif [ $rc -eq 77 ]; then
+		echo "SKIP $name: $(tail -n 1 "$log")"
+		skip=$((skip + 1))
+	elif [ $rc -eq 0 ]; then
+		echo "PASS $name [${secs}s]"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $name (exit $rc) [${secs}s]"
+		sed 's/^/    | /' "$log" | tail -n 30
+		fail=$((fail + 1)); failed="$failed $name"
+	fi
+}
+
+for t in "$TESTBIN"/test-*; do
+	[ -x "$t" ] || continue
+	run_one "unit/$(basename "$t")" "$t"
+done
+
+for t in "$TOP"/tests/regress/*.sh; do
+	[ -e "$t" ] || continue
+	run_one "regress/$(basename "$t" .sh)" sh "$t"
+done
+
+lab_tests=""
+for t in "$TOP"/tests/lab/test-*.sh; do
+	[ -e "$t" ] || continue
+	case "lab/$(basename "$t" .sh)" in *"$pattern"*) lab_tests="$lab_tests $t" ;; esac
+done
+if [ -n "$lab_tests" ]; then
+	labreason=""
+	if "$TOP"/tests/lab/lab-up.sh >"$LOGDIR/lab-up.log" 2>&1; then
+		export LAB_UP=1
+	else
+		labreason="lab did not come up: $(tail -n 1 "$LOGDIR/lab-up.log")"
+	fi
+	for t in $lab_tests; do
+		if [ -n "$labreason" ]; then
+			run_one "lab/$(basename "$t" .sh)" sh -c "echo '$labreason'; exit 77"
+		else
+			run_one "lab/$(basename "$t" .sh)" bash "$t"
+		fi
+	done
+	"$TOP"/tests/lab/lab-down.sh >"$LOGDIR/lab-down.log" 2>&1 ||
+		echo "warning: lab-down failed, see $LOGDIR/lab-down.log"
+fi
+
+[ -n "$failed" ] && echo "failed:$failed"
+if [ $skip -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ $fail -eq 0 ]
