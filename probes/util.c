@@ -38,18 +38,21 @@ ssize_t
 probe_pread(int fd, char *buf, size_t size)
 {
 	ssize_t	n;
-	size_t	got = 0;
+	size_t	got = 0, want;
 
 	if (fd < 0 || size == 0)
 		return -1;
-	/* procfs files may come in several reads; loop until EOF. */
 	while (got < size - 1) {
-		n = pread(fd, buf + got, size - 1 - got, (off_t)got);
+		want = size - 1 - got;
+		n = pread(fd, buf + got, want, (off_t)got);
 		if (n < 0)
 			return -1;
-		if (n == 0)
-			break;
 		got += (size_t)n;
+		/* procfs and sysfs hand over all they have when the buffer
+		 * is large enough, so a short read is the end of the file:
+		 * no second call just to see EOF. */
+		if ((size_t)n < want)
+			break;
 	}
 	buf[got] = '\0';
 	return (ssize_t)got;
@@ -84,8 +87,13 @@ probe_parse_u64(const char *p, uint64_t *v)
 	p = probe_skip_space(p);
 	if (!isdigit((unsigned char)*p))
 		return NULL;
-	while (isdigit((unsigned char)*p))
+	while (isdigit((unsigned char)*p)) {
+		/* More than 64 bits is not a number the kernel wrote. */
+		if (acc > UINT64_MAX / 10 || (acc == UINT64_MAX / 10 &&
+		    (uint64_t)(*p - '0') > UINT64_MAX % 10))
+			return NULL;
 		acc = acc * 10 + (uint64_t)(*p++ - '0');
+	}
 	*v = acc;
 	return p;
 }
