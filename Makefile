@@ -23,14 +23,19 @@ endif
 OPT ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -DJOBTOP_VERSION='"$(VERSION)"' \
 	-DJOBTOP_DATADIR='"$(DATADIR)"' -DJOBTOP_LIBEXECDIR='"$(LIBEXECDIR)"' \
-	-Isrc -Iui -Iremote -Iprobes
+	-iquote src -iquote ui -iquote remote -iquote probes
+# -iquote, not -I: project headers (src/sched.h) must not shadow the
+# system's (<sched.h>).
 CFLAGS += -std=c11 $(OPT) $(WARN)
 ifneq ($(SANITIZE),)
 CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+# ncursesw asks for _XOPEN_SOURCE=600, which hides parts of glibc that
+# _GNU_SOURCE wants (posix_spawn needs struct sched_param): drop it.
+PKG_CFLAGS := $(filter-out -D_XOPEN_SOURCE% -D_DEFAULT_SOURCE,\
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null))
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 # The probe is static and depends on nothing on the node: musl-gcc when
@@ -84,7 +89,7 @@ build/probe/%.o: %.c $(HDRS)
 
 build/tests/test-%: tests/unit/test-%.c tests/unit/harness.h $(MON_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -Itests/unit -o $@ $< \
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -iquote tests/unit -o $@ $< \
 		$(MON_LIB_OBJ) $(LDFLAGS) $(PKG_LIBS) -lm
 
 build/tests/%: tests/%.c
