@@ -12,6 +12,13 @@
 #	job=$(lab_submit jtuser healthy)    # RUNNING, all ranks reported
 #	lab_ssh jtuser node2 hostname
 #	lab_cancel "$job"
+#
+# Variables: LAB_DIR LAB_TOP LAB_BIN LAB_RANKS LAB_LOG LAB_JOBS LAB_NET
+# LAB_HOST_ADDR LAB_BRIDGE LAB_MARK LAB_USER LAB_OTHER LAB_ROOT_HOME
+# LAB_ROOT_SSH_CONFIG LAB_SLURM_CONF SLURM_CONF LAB_N LAB_NODES (array)
+# LAB_NODELIST.  Functions: see each one's comment below.
+
+# shellcheck shell=bash disable=SC2034 # the variables are for the sourcing scripts
 
 LAB_DIR=${JOBTOP_LAB:-/var/lib/jobtop-lab}
 LAB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -118,7 +125,10 @@ lab_fail() { echo "FAIL: $*"; exit 1; }
 # lab_rankdir JOBID -> directory where the job's ranks write rank.R files
 lab_rankdir() { echo "$LAB_RANKS/$1"; }
 # lab_ranks JOBID -> "rank pid hostname" lines, sorted by rank
-lab_ranks() { cat "$LAB_RANKS/$1"/rank.* 2>/dev/null | sort -n; }
+lab_ranks() {
+	find "$LAB_RANKS/$1" -maxdepth 1 -name 'rank.*' ! -name '*.tmp.*' \
+		-exec cat {} + 2>/dev/null | sort -n
+}
 # lab_job_state JOBID -> PENDING, RUNNING, COMPLETING, CANCELLED, ... (empty
 # once slurmctld forgot it)
 lab_job_state() {
@@ -145,7 +155,7 @@ lab_submit() {
 	while :; do
 		state=$(lab_job_state "$id")
 		[ "$state" = RUNNING ] && break
-		case $state in PENDING | CONFIGURING) ;; *)
+		case $state in PENDING | CONFIGURING | "") ;; *)
 			echo "lab_submit: job $id ($job) is '$state', not RUNNING; see $LAB_RANKS/slurm-$id.out" >&2
 			return 1 ;;
 		esac
@@ -158,7 +168,7 @@ lab_submit() {
 	ntasks=$(scontrol show job -o "$id" | sed -n 's/.* NumTasks=\([0-9]*\) .*/\1/p')
 	[ -n "$ntasks" ] || ntasks=1
 	while :; do
-		have=$(find "$LAB_RANKS/$id" -maxdepth 1 -name 'rank.*' 2>/dev/null | wc -l)
+		have=$(lab_ranks "$id" | wc -l)
 		((have >= ntasks)) && break
 		if ((SECONDS - t0 > timeout)); then
 			echo "lab_submit: job $id ($job): $have of $ntasks ranks reported after ${timeout}s; see $LAB_RANKS/slurm-$id.out" >&2
@@ -183,6 +193,17 @@ lab_cancel() {
 			esac
 		done
 	done
+}
+
+# lab_hold_stdin: open fd 9 on a FIFO that never delivers data nor EOF.
+# jobtop-probe exits when its stdin closes and ssh forwards EOF, so a probe
+# run through ssh from a script (whose background commands get /dev/null)
+# needs `<&9` to keep streaming until --count ends it.
+lab_hold_stdin() {
+	local d
+	d=$(mktemp -d) || return 1
+	mkfifo "$d/stdin" && exec 9<>"$d/stdin"
+	rm -rf "$d"
 }
 
 # lab_wait_idle [TIMEOUT] : wait until all lab nodes are idle in sinfo.
