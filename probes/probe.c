@@ -284,7 +284,9 @@ probe_encode_inst(struct proto_sample_wr *sw, struct pinst *pi)
 	return WIRE_OK;
 }
 
-static void
+/* Take one sample and encode it; 0 when it was sent, -1 when it was too
+ * large (nothing committed, so the next diff covers both intervals). */
+static int
 probe_sample(const struct probe_conf *conf, uint64_t seq, int64_t dt_ms)
 {
 	struct proto_sample_wr	 sw;
@@ -321,7 +323,7 @@ probe_sample(const struct probe_conf *conf, uint64_t seq, int64_t dt_ms)
 		out.err = WIRE_OK;
 		probe_event(EV_ERROR, "sample-too-large", "sample not sent: %s",
 		    wire_strerror(err));
-		return;
+		return -1;
 	}
 	for (i = 0; i < ninst_hw; i++) {
 		pi = &insts[i];
@@ -334,6 +336,7 @@ probe_sample(const struct probe_conf *conf, uint64_t seq, int64_t dt_ms)
 	}
 	while (ninst_hw > 0 && !insts[ninst_hw - 1].used)
 		ninst_hw--;
+	return 0;
 }
 
 static uint64_t
@@ -470,7 +473,8 @@ main(int argc, char **argv)
 	struct probe_conf	 conf;
 	struct sigaction	 sa;
 	struct pollfd		 pfd;
-	uint64_t		 start_ms, next, now, seq = 0, prev_ms, t_ms;
+	uint64_t		 start_ms, next, now, seq = 0, taken = 0, prev_ms;
+	uint64_t		 t_ms;
 	char			*end, buf[256];
 	int			 ch, watch, timeout;
 	long			 lv;
@@ -560,10 +564,16 @@ main(int argc, char **argv)
 		now = probe_now_ms(CLOCK_MONOTONIC);
 		if (now >= next) {
 			t_ms = probe_now_ms(CLOCK_REALTIME);
-			probe_sample(&conf, seq++, (int64_t)(t_ms - prev_ms));
-			prev_ms = t_ms;
+			/* Time and seq advance only with a sample sent, so
+			 * dt_ms always spans the deltas it carries. */
+			if (probe_sample(&conf, seq, (int64_t)(t_ms -
+			    prev_ms)) == 0) {
+				seq++;
+				prev_ms = t_ms;
+			}
+			taken++;
 			probe_flush();
-			if (conf.count > 0 && seq >= (uint64_t)conf.count)
+			if (conf.count > 0 && taken >= (uint64_t)conf.count)
 				break;
 			next += (uint64_t)(conf.interval * 1000 + 0.5);
 			/* After a stall, skip missed samples, do not burst. */

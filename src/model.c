@@ -1,0 +1,636 @@
+/*
+ * model: one node's values.  Instances live in a table sorted by id (the
+ * probe uses small dense ids, so lookups mostly hit the hint and inserts
+ * append) and on a per-group list in the order they were added, which is
+ * the order outputs show them.  Each instance is one allocation sized to
+ * its group's fields; nothing per node is larger than what the node has.
+ *
+ * Schemas are shared: a node whose SCHEMA bytes equal another node's gets
+ * the same decoded schema with its reference count raised, so a thousand
+ * nodes of one job hold one schema.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "xmalloc.h"
+
+/* Every schema in use, shared by reference count. */
+static struct mschema	*model_schemas;
+
+void
+model_init(struct node_model *m, const char *label)
+{
+	memset(m, 0, sizeof(*m));
+	m->label = xstrdup(label != NULL ? label : "");
+}
+
+static void
+model_free_hello(struct model_hello *h)
+{
+	unsigned	i;
+
+	free(h->version);
+	free(h->host);
+	free(h->kernel);
+	free(h->arch);
+	free(h->job);
+	for (i = 0; i < h->nsources; i++) {
+		free(h->sources[i].name);
+		free(h->sources[i].reason);
+	}
+	free(h->sources);
+	memset(h, 0, sizeof(*h));
+}
+
+static void
+model_free_inst(struct minst *mi)
+{
+	unsigned	i;
+
+	for (i = 0; i < mi->nstr; i++)
+		free(mi->strs[i]);
+	free(mi);
+}
+
+/* Release a reference to a shared schema, freeing it with the last. */
+static void
+model_schema_release(struct mschema *s)
+{
+	struct mschema	**sp;
+
+	if (s == NULL || --s->refs > 0)
+		return;
+	for (sp = &model_schemas; *sp != NULL; sp = &(*sp)->next) {
+		if (*sp == s) {
+			*sp = s->next;
+			break;
+		}
+	}
+	proto_schema_free(s->ps);
+	free(s->groups);
+	free(s->raw);
+	free(s);
+}
+
+void
+model_free(struct node_model *m)
+{
+	uint32_t	i;
+
+	for (i = 0; i < m->ninsts; i++)
+		model_free_inst(m->insts[i]);
+	free(m->insts);
+	free(m->gfirst);
+	free(m->glast);
+	free(m->gcount);
+	model_schema_release(m->schema);
+	model_free_hello(&m->hello);
+	free(m->bye_text);
+	free(m->label);
+	memset(m, 0, sizeof(*m));
+}
+
+const char *
+model_name(const struct node_model *m)
+{
+	if (m->have_hello && m->hello.host[0] != '\0')
+		return m->hello.host;
+	return m->label;
+}
+
+void
+model_set_hello(struct node_model *m, const struct proto_hello *ph)
+{
+	struct model_hello	*h = &m->hello;
+	unsigned		 i;
+
+	model_free_hello(h);
+	h->major = ph->major;
+	h->minor = ph->minor;
+	h->version = xstrdup(ph->version);
+	h->host = xstrdup(ph->host);
+	h->kernel = xstrdup(ph->kernel);
+	h->arch = xstrdup(ph->arch);
+	h->job = xstrdup(ph->job);
+	h->ncpu = ph->ncpu;
+	h->mem_total = ph->mem_total;
+	h->clk_tck = ph->clk_tck;
+	h->page_size = ph->page_size;
+	h->start_ms = ph->start_ms;
+	h->interval_ms = ph->interval_ms;
+	h->nsources = ph->nsources;
+	h->sources = xcalloc(ph->nsources, sizeof(*h->sources));
+	for (i = 0; i < ph->nsources; i++) {
+		h->sources[i].name = xstrdup(ph->sources[i].name);
+		h->sources[i].on = ph->sources[i].on;
+		h->sources[i].reason = xstrdup(ph->sources[i].reason);
+	}
+	m->have_hello = 1;
+	m->time_ms = h->start_ms;
+}
+
+/* Decode a schema and work out what each group needs. */
+static int
+model_schema_build(const uint8_t *p, size_t len, struct mschema **out)
+{
+	struct proto_schema	*ps;
+	struct mschema		*s;
+	struct mgroup		*mg;
+	unsigned		 g, f;
+	int			 err;
+
+	if ((err = proto_get_schema(p, len, &ps)) != WIRE_OK)
+		return err;
+	s = xcalloc(1, sizeof(*s));
+	s->ps = ps;
+	s->ngroups = ps->ngroups;
+	s->groups = xcalloc(ps->ngroups, sizeof(*s->groups));
+	for (g = 0; g < ps->ngroups; g++) {
+		mg = &s->groups[g];
+		mg->def = &ps->groups[g];
+		for (f = 0; f < PROTO_MAX_FIELDS; f++)
+			mg->strslot[f] = -1;
+		for (f = 0; f < mg->def->nfields; f++) {
+			const struct proto_field *pf = &mg->def->fields[f];
+			if (pf->kind == PF_STRING) {
+				mg->strmask |= (uint64_t)1 << f;
+				mg->strslot[f] = (int8_t)mg->nstr++;
+			} else if (pf->kind == PF_COUNTER &&
+			    strcmp(pf->unit, "cpu-jiffies") == 0)
+				mg->cpujmask |= (uint64_t)1 << f;
+		}
+	}
+	s->raw = xmalloc(len);
+	memcpy(s->raw, p, len);
+	s->rawlen = len;
+	*out = s;
+	return WIRE_OK;
+}
+
+int
+model_set_schema(struct node_model *m, const uint8_t *p, size_t len)
+{
+	struct mschema	*s;
+	int		 err;
+
+	/* Instances belong to the schema they were added under. */
+	while (m->ninsts > 0)
+		model_drop(m, m->insts[m->ninsts - 1]);
+	for (s = model_schemas; s != NULL; s = s->next) {
+		if (s->rawlen == len && memcmp(s->raw, p, len) == 0)
+			break;
+	}
+	if (s == NULL) {
+		if ((err = model_schema_build(p, len, &s)) != WIRE_OK)
+			return err;
+		s->next = model_schemas;
+		model_schemas = s;
+	}
+	s->refs++;
+	model_schema_release(m->schema);
+	m->schema = s;
+	free(m->gfirst);
+	free(m->glast);
+	free(m->gcount);
+	m->gfirst = xcalloc(s->ngroups, sizeof(*m->gfirst));
+	m->glast = xcalloc(s->ngroups, sizeof(*m->glast));
+	m->gcount = xcalloc(s->ngroups, sizeof(*m->gcount));
+	return WIRE_OK;
+}
+
+/* Values of the last sample become the previous ones. */
+void
+model_begin_sample(struct node_model *m)
+{
+	struct minst	*mi;
+	uint32_t	 i;
+
+	for (i = 0; i < m->ninsts; i++) {
+		mi = m->insts[i];
+		memcpy(mi->v + mi->nfields, mi->v,
+		    mi->nfields * sizeof(mi->v[0]));
+		mi->prevp = mi->curp;
+	}
+}
+
+void
+model_end_sample(struct node_model *m, uint64_t seq, int64_t dt_ms)
+{
+	m->nsamples++;
+	m->seq = seq;
+	m->dt_ms = dt_ms;
+	m->time_ms += (uint64_t)dt_ms;
+}
+
+/* Index of the first instance with an id >= id. */
+static uint32_t
+model_lower_bound(const struct node_model *m, uint32_t id)
+{
+	uint32_t	lo = 0, hi = m->ninsts, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (m->insts[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct minst *
+model_find(struct node_model *m, uint32_t id)
+{
+	uint32_t	i;
+
+	/* Items come in id order: try the last hit and its successor. */
+	for (i = m->hint; i < m->ninsts && i < m->hint + 2; i++) {
+		if (m->insts[i]->id == id) {
+			m->hint = i;
+			return m->insts[i];
+		}
+	}
+	i = model_lower_bound(m, id);
+	if (i < m->ninsts && m->insts[i]->id == id) {
+		m->hint = i;
+		return m->insts[i];
+	}
+	return NULL;
+}
+
+struct minst *
+model_add(struct node_model *m, uint32_t id, unsigned group,
+    const char *name, size_t namelen)
+{
+	const struct mgroup	*mg = &m->schema->groups[group];
+	struct minst		*mi;
+	size_t			 nf = mg->def->nfields, size;
+	uint32_t		 at;
+
+	size = sizeof(*mi) + 2 * nf * sizeof(int64_t) +
+	    mg->nstr * sizeof(char *) + namelen + 1;
+	mi = xcalloc(1, size);
+	mi->mg = mg;
+	mi->id = id;
+	mi->group = (uint16_t)group;
+	mi->nfields = (uint8_t)nf;
+	mi->nstr = (uint8_t)mg->nstr;
+	mi->strs = (char **)(mi->v + 2 * nf);
+	mi->name = (char *)(mi->strs + mg->nstr);
+	memcpy(mi->name, name, namelen);
+	mi->name[namelen] = '\0';
+
+	if (m->ninsts == m->capinsts) {
+		m->capinsts = m->capinsts == 0 ? 16 : m->capinsts * 2;
+		m->insts = xreallocarray(m->insts, m->capinsts,
+		    sizeof(*m->insts));
+	}
+	at = model_lower_bound(m, id);
+	memmove(m->insts + at + 1, m->insts + at,
+	    (m->ninsts - at) * sizeof(*m->insts));
+	m->insts[at] = mi;
+	m->ninsts++;
+	m->hint = at;
+
+	mi->gprev = m->glast[group];
+	if (mi->gprev != NULL)
+		mi->gprev->gnext = mi;
+	else
+		m->gfirst[group] = mi;
+	m->glast[group] = mi;
+	m->gcount[group]++;
+	return mi;
+}
+
+void
+model_drop(struct node_model *m, struct minst *mi)
+{
+	uint32_t	at;
+
+	at = model_lower_bound(m, mi->id);
+	memmove(m->insts + at, m->insts + at + 1,
+	    (m->ninsts - at - 1) * sizeof(*m->insts));
+	m->ninsts--;
+	m->hint = 0;
+	if (mi->gprev != NULL)
+		mi->gprev->gnext = mi->gnext;
+	else
+		m->gfirst[mi->group] = mi->gnext;
+	if (mi->gnext != NULL)
+		mi->gnext->gprev = mi->gprev;
+	else
+		m->glast[mi->group] = mi->gprev;
+	m->gcount[mi->group]--;
+	model_free_inst(mi);
+}
+
+/* Deltas apply to the current value, or to zero for an absent field. */
+void
+model_apply_vals(struct minst *mi, uint64_t mask, const int64_t *deltas)
+{
+	unsigned	f, n = 0;
+	uint64_t	bit, base;
+
+	for (f = 0; f < mi->nfields && n < PROTO_MAX_FIELDS; f++) {
+		bit = (uint64_t)1 << f;
+		if ((mask & bit) == 0)
+			continue;
+		base = (mi->curp & bit) != 0 ? (uint64_t)mi->v[f] : 0;
+		mi->v[f] = (int64_t)(base + (uint64_t)deltas[n++]);
+		mi->curp |= bit;
+	}
+}
+
+void
+model_clear_fields(struct minst *mi, uint64_t mask)
+{
+	unsigned	f;
+	int		slot;
+
+	mask &= mi->curp;
+	for (f = 0; f < mi->nfields; f++) {
+		if ((mask & ((uint64_t)1 << f)) == 0)
+			continue;
+		mi->v[f] = 0;
+		if ((slot = mi->mg->strslot[f]) >= 0) {
+			free(mi->strs[slot]);
+			mi->strs[slot] = NULL;
+		}
+	}
+	mi->curp &= ~mask;
+}
+
+void
+model_set_str(struct minst *mi, unsigned field, const char *s, size_t len)
+{
+	int	slot = mi->mg->strslot[field];
+
+	if (slot < 0)
+		return;
+	if (mi->strs[slot] == NULL || strlen(mi->strs[slot]) != len ||
+	    memcmp(mi->strs[slot], s, len) != 0) {
+		free(mi->strs[slot]);
+		mi->strs[slot] = xstrndup(s, len);
+	}
+	mi->curp |= (uint64_t)1 << field;
+}
+
+void
+model_set_bye(struct node_model *m, uint32_t code, const char *text)
+{
+	free(m->bye_text);
+	m->bye_text = xstrdup(text);
+	m->bye_code = code;
+	m->ended = 1;
+}
+
+int
+model_group_index(const struct node_model *m, const char *name)
+{
+	if (m->schema == NULL)
+		return -1;
+	return proto_schema_group_index(m->schema->ps, name);
+}
+
+int
+model_field_index(const struct node_model *m, unsigned g, const char *name)
+{
+	if (m->schema == NULL || g >= m->schema->ngroups)
+		return -1;
+	return proto_schema_field_index(m->schema->groups[g].def, name);
+}
+
+const struct mgroup *
+model_group(const struct node_model *m, unsigned g)
+{
+	if (m->schema == NULL || g >= m->schema->ngroups)
+		return NULL;
+	return &m->schema->groups[g];
+}
+
+int
+model_group_named(const struct node_model *m, unsigned g)
+{
+	const struct minst	*mi;
+
+	if (m->schema == NULL || g >= m->schema->ngroups)
+		return 0;
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (mi->name[0] != '\0')
+			return 1;
+	}
+	return 0;
+}
+
+const struct minst *
+model_inst_by_name(const struct node_model *m, unsigned g, const char *name)
+{
+	const struct minst	*mi;
+
+	if (m->schema == NULL || g >= m->schema->ngroups)
+		return NULL;
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (strcmp(mi->name, name) == 0)
+			return mi;
+	}
+	return NULL;
+}
+
+int
+model_value(const struct minst *mi, unsigned f, int64_t *v)
+{
+	if (f >= mi->nfields || (mi->curp & ((uint64_t)1 << f)) == 0 ||
+	    mi->mg->strslot[f] >= 0)
+		return 0;
+	*v = mi->v[f];
+	return 1;
+}
+
+const char *
+model_str(const struct minst *mi, unsigned f)
+{
+	int	slot;
+
+	if (f >= mi->nfields || (mi->curp & ((uint64_t)1 << f)) == 0 ||
+	    (slot = mi->mg->strslot[f]) < 0)
+		return NULL;
+	return mi->strs[slot];
+}
+
+/* A counter's increase over the last interval; 0 when it has none (new,
+ * reappeared or went backwards: a reset is not a rate). */
+static int
+model_delta(const struct minst *mi, unsigned f, int64_t *d)
+{
+	uint64_t	bit = (uint64_t)1 << f;
+	int64_t		delta;
+
+	if ((mi->curp & mi->prevp & bit) == 0)
+		return 0;
+	delta = (int64_t)((uint64_t)mi->v[f] -
+	    (uint64_t)mi->v[mi->nfields + f]);
+	if (delta < 0)
+		return 0;
+	*d = delta;
+	return 1;
+}
+
+int
+model_metric(const struct node_model *m, const struct minst *mi, unsigned f,
+    double *v)
+{
+	const struct proto_field	*pf;
+	int64_t				 d, x;
+	unsigned			 i;
+	double				 secs, total = 0;
+
+	if (f >= mi->nfields || mi->mg->strslot[f] >= 0 ||
+	    (mi->curp & ((uint64_t)1 << f)) == 0)
+		return 0;
+	pf = &mi->mg->def->fields[f];
+	if (pf->kind == PF_GAUGE) {
+		if (strcmp(pf->unit, "centi") == 0)
+			*v = (double)mi->v[f] / 100.0;
+		else
+			*v = (double)mi->v[f];
+		return 1;
+	}
+	if (!model_delta(mi, f, &d) || m->dt_ms <= 0)
+		return 0;
+	secs = (double)m->dt_ms / 1000.0;
+	if (strcmp(pf->unit, "cpu-jiffies") == 0) {
+		/* Percent of the line's ticks, as top computes it. */
+		for (i = 0; i < mi->nfields; i++) {
+			if ((mi->mg->cpujmask & ((uint64_t)1 << i)) != 0 &&
+			    model_delta(mi, i, &x))
+				total += (double)x;
+		}
+		if (total <= 0)
+			return 0;
+		*v = (double)d * 100.0 / total;
+	} else if (strcmp(pf->unit, "jiffies") == 0) {
+		if (!m->have_hello || m->hello.clk_tck == 0)
+			return 0;
+		*v = (double)d * 100.0 / m->hello.clk_tck / secs;
+	} else
+		*v = (double)d / secs;
+	return isfinite(*v);
+}
+
+int
+model_metric_by_name(const struct node_model *m, const char *group,
+    const char *inst, const char *field, double *v)
+{
+	const struct minst	*mi;
+	int			 g, f;
+
+	if ((g = model_group_index(m, group)) < 0 ||
+	    (f = model_field_index(m, (unsigned)g, field)) < 0 ||
+	    (mi = model_inst_by_name(m, (unsigned)g, inst)) == NULL)
+		return 0;
+	return model_metric(m, mi, (unsigned)f, v);
+}
+
+/* A field's raw value by name, in the instance's group. */
+static int
+model_raw_by_name(const struct node_model *m, const struct minst *mi,
+    const char *field, int64_t *v)
+{
+	int	f;
+
+	if ((f = model_field_index(m, mi->group, field)) < 0)
+		return 0;
+	return model_value(mi, (unsigned)f, v);
+}
+
+/* A field's metric by name, in the instance's group. */
+static int
+model_metric_field(const struct node_model *m, const struct minst *mi,
+    const char *field, double *v)
+{
+	int	f;
+
+	if ((f = model_field_index(m, mi->group, field)) < 0)
+		return 0;
+	return model_metric(m, mi, (unsigned)f, v);
+}
+
+/* mem.used: total - available, as free(1) of procps 4 shows it. */
+static int
+model_mem_used(const struct node_model *m, const struct minst *mi, double *v)
+{
+	int64_t	total, avail;
+
+	if (!model_raw_by_name(m, mi, "total", &total) ||
+	    !model_raw_by_name(m, mi, "available", &avail))
+		return 0;
+	*v = (double)total - (double)avail;
+	return 1;
+}
+
+/* cpu.busy: what is neither idle nor waiting for I/O. */
+static int
+model_cpu_busy(const struct node_model *m, const struct minst *mi, double *v)
+{
+	double	idle, iowait = 0;
+
+	if (!model_metric_field(m, mi, "idle", &idle))
+		return 0;
+	model_metric_field(m, mi, "iowait", &iowait);
+	*v = 100.0 - idle - iowait;
+	if (*v < 0)
+		*v = 0;
+	return 1;
+}
+
+/* rank.cputime: the cumulative CPU seconds ps shows as TIME. */
+static int
+model_rank_cputime(const struct node_model *m, const struct minst *mi,
+    double *v)
+{
+	int64_t	ut, st;
+
+	if (!m->have_hello || m->hello.clk_tck == 0 ||
+	    !model_raw_by_name(m, mi, "utime", &ut) ||
+	    !model_raw_by_name(m, mi, "stime", &st))
+		return 0;
+	*v = ((double)ut + (double)st) / m->hello.clk_tck;
+	return 1;
+}
+
+/* rank.cpu: percent of one CPU over the last interval, as top's %CPU. */
+static int
+model_rank_cpu(const struct node_model *m, const struct minst *mi, double *v)
+{
+	double	ut, st;
+
+	if (!model_metric_field(m, mi, "utime", &ut) ||
+	    !model_metric_field(m, mi, "stime", &st))
+		return 0;
+	*v = ut + st;
+	return 1;
+}
+
+const struct model_derived model_derived[] = {
+	{ "cpu",	"busy",		model_cpu_busy },
+	{ "mem",	"used",		model_mem_used },
+	{ "rank",	"cputime",	model_rank_cputime },
+	{ "rank",	"cpu",		model_rank_cpu },
+	{ NULL,		NULL,		NULL }
+};
+
+int
+model_derive(const struct node_model *m, const struct minst *mi,
+    const char *name, double *v)
+{
+	const struct model_derived	*d;
+
+	for (d = model_derived; d->group != NULL; d++) {
+		if (strcmp(d->name, name) == 0 &&
+		    strcmp(d->group, mi->mg->def->name) == 0)
+			return d->fn(m, mi, v);
+	}
+	return 0;
+}

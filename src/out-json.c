@@ -1,0 +1,393 @@
+/*
+ * out-json: the model as newline-delimited JSON.  A node record carries
+ * every group but the ranks: fields of node-wide groups as plain
+ * "group.field" values, fields of groups with named instances (core, disk,
+ * net) as objects keyed by instance name.  Each rank gets its own record.
+ * Counters appear as rates (model_metric), so a counter has no key at all
+ * on its first sample: absent is never written as 0.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "out.h"
+#include "out-json.h"
+
+/* One value ready to print. */
+struct out_json_val {
+	int		 kind;		/* 'i' int, 'd' double, 's' string */
+	int64_t		 i;
+	double		 d;
+	const char	*s;
+};
+
+/* Length of the valid UTF-8 sequence at p (at most n bytes), or 0. */
+static size_t
+out_json_utf8_len(const unsigned char *p, size_t n)
+{
+	uint32_t	cp;
+	size_t		len, i;
+
+	if (p[0] < 0xc2)
+		return 0;
+	if (p[0] < 0xe0) {
+		len = 2;
+		cp = p[0] & 0x1f;
+	} else if (p[0] < 0xf0) {
+		len = 3;
+		cp = p[0] & 0x0f;
+	} else if (p[0] < 0xf5) {
+		len = 4;
+		cp = p[0] & 0x07;
+	} else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and code points past U+10FFFF. */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+void
+out_json_string(FILE *f, const char *s, size_t len)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i = 0, n;
+
+	fputc('"', f);
+	while (i < len) {
+		if (p[i] >= 0x80) {
+			if ((n = out_json_utf8_len(p + i, len - i)) == 0) {
+				fputs("\\ufffd", f);
+				i++;
+			} else {
+				fwrite(p + i, 1, n, f);
+				i += n;
+			}
+			continue;
+		}
+		switch (p[i]) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (p[i] < 0x20 || p[i] == 0x7f)
+				fprintf(f, "\\u%04x", p[i]);
+			else
+				fputc(p[i], f);
+			break;
+		}
+		i++;
+	}
+	fputc('"', f);
+}
+
+void
+out_json_number(FILE *f, double v)
+{
+	char	buf[64];
+	size_t	len;
+
+	if (!isfinite(v)) {
+		fputs("null", f);
+		return;
+	}
+	if (fabs(v) >= 1e15)
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	else if (v == floor(v))
+		snprintf(buf, sizeof(buf), "%.0f", v);
+	else {
+		snprintf(buf, sizeof(buf), "%.3f", v);
+		len = strlen(buf);
+		while (len > 0 && buf[len - 1] == '0')
+			buf[--len] = '\0';
+		if (len > 0 && buf[len - 1] == '.')
+			buf[--len] = '\0';
+	}
+	fputs(strcmp(buf, "-0") == 0 ? "0" : buf, f);
+}
+
+void
+out_json_time(FILE *f, uint64_t ms)
+{
+	fprintf(f, "%" PRIu64 ".%03u", ms / 1000, (unsigned)(ms % 1000));
+}
+
+/* A field's value as the user sees it; 0 when absent. */
+static int
+out_json_get(const struct node_model *m, const struct minst *mi, unsigned f,
+    struct out_json_val *v)
+{
+	const struct proto_field	*pf = &mi->mg->def->fields[f];
+
+	if (pf->kind == PF_STRING) {
+		v->kind = 's';
+		return (v->s = model_str(mi, f)) != NULL;
+	}
+	if (pf->kind == PF_GAUGE && strcmp(pf->unit, "centi") != 0) {
+		v->kind = 'i';
+		return model_value(mi, f, &v->i);
+	}
+	v->kind = 'd';
+	return model_metric(m, mi, f, &v->d);
+}
+
+static void
+out_json_put(FILE *f, const struct out_json_val *v)
+{
+	switch (v->kind) {
+	case 'i':
+		fprintf(f, "%" PRId64, v->i);
+		break;
+	case 's':
+		out_json_string(f, v->s, strlen(v->s));
+		break;
+	default:
+		out_json_number(f, v->d);
+		break;
+	}
+}
+
+/* A key "group.field" (JSON-escaped, though schema names need none). */
+static void
+out_json_key2(FILE *f, const char *group, const char *field)
+{
+	fputc(',', f);
+	fputc('"', f);
+	fputs(group, f);
+	fputc('.', f);
+	fputs(field, f);
+	fputs("\":", f);
+}
+
+/* The record's common head: time, node and type. */
+static void
+out_json_head(FILE *f, const struct node_model *m, uint64_t time_ms,
+    const char *type)
+{
+	const char	*name = model_name(m);
+
+	fputs("{\"time\":", f);
+	out_json_time(f, time_ms);
+	fputs(",\"node\":", f);
+	out_json_string(f, name, strlen(name));
+	fprintf(f, ",\"type\":\"%s\"", type);
+}
+
+/* Every field of a group with named instances: one object per field. */
+static void
+out_json_named_group(FILE *f, const struct node_model *m, unsigned g)
+{
+	const struct mgroup	*mg = model_group(m, g);
+	const struct minst	*mi;
+	const struct model_derived *d;
+	struct out_json_val	 v;
+	unsigned		 fi;
+	int			 open;
+
+	for (fi = 0; fi < mg->def->nfields; fi++) {
+		open = 0;
+		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+			if (!out_json_get(m, mi, fi, &v))
+				continue;
+			if (!open)
+				out_json_key2(f, mg->def->name,
+				    mg->def->fields[fi].name);
+			fputc(open ? ',' : '{', f);
+			open = 1;
+			out_json_string(f, mi->name, strlen(mi->name));
+			fputc(':', f);
+			out_json_put(f, &v);
+		}
+		if (open)
+			fputc('}', f);
+	}
+	for (d = model_derived; d->group != NULL; d++) {
+		if (strcmp(d->group, mg->def->name) != 0)
+			continue;
+		open = 0;
+		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+			if (!d->fn(m, mi, &v.d))
+				continue;
+			if (!open)
+				out_json_key2(f, d->group, d->name);
+			fputc(open ? ',' : '{', f);
+			open = 1;
+			out_json_string(f, mi->name, strlen(mi->name));
+			fputc(':', f);
+			out_json_number(f, v.d);
+		}
+		if (open)
+			fputc('}', f);
+	}
+}
+
+/* A node-wide group's fields and derived values as plain keys.  With
+ * prefix NULL the field names are used alone (the rank record's own
+ * keys). */
+static void
+out_json_plain(FILE *f, const struct node_model *m, const struct minst *mi,
+    const char *prefix, uint64_t skip)
+{
+	const struct mgroup		*mg = mi->mg;
+	const struct model_derived	*d;
+	struct out_json_val		 v;
+	unsigned			 fi;
+	double				 x;
+
+	for (fi = 0; fi < mg->def->nfields; fi++) {
+		if ((skip & ((uint64_t)1 << fi)) != 0 ||
+		    !out_json_get(m, mi, fi, &v))
+			continue;
+		out_json_key2(f, prefix, mg->def->fields[fi].name);
+		out_json_put(f, &v);
+	}
+	for (d = model_derived; d->group != NULL; d++) {
+		if (strcmp(d->group, mg->def->name) == 0 && d->fn(m, mi, &x)) {
+			out_json_key2(f, prefix, d->name);
+			out_json_number(f, x);
+		}
+	}
+}
+
+/* One rank's record: rank, pid and state first, the rest as rank.*. */
+static void
+out_json_rank(FILE *f, const struct node_model *m, const struct minst *mi)
+{
+	static const char	*lead[] = { "rank", "pid", "state" };
+	struct out_json_val	 v;
+	uint64_t		 skip = 0;
+	unsigned		 i;
+	int			 fi;
+
+	out_json_head(f, m, m->time_ms, "rank");
+	for (i = 0; i < sizeof(lead) / sizeof(lead[0]); i++) {
+		if ((fi = model_field_index(m, mi->group, lead[i])) < 0)
+			continue;
+		skip |= (uint64_t)1 << fi;
+		if (!out_json_get(m, mi, (unsigned)fi, &v))
+			continue;
+		fprintf(f, ",\"%s\":", lead[i]);
+		out_json_put(f, &v);
+	}
+	out_json_plain(f, m, mi, mi->mg->def->name, skip);
+	fputs("}\n", f);
+}
+
+static void
+out_json_sample(FILE *f, const struct node_model *m)
+{
+	const struct mgroup	*mg;
+	const struct minst	*mi;
+	unsigned		 g;
+	int			 rank_g;
+
+	if (m->schema == NULL)
+		return;
+	rank_g = model_group_index(m, OUT_RANK_GROUP);
+	out_json_head(f, m, m->time_ms, "node");
+	fprintf(f, ",\"seq\":%" PRIu64, m->seq);
+	for (g = 0; g < m->schema->ngroups; g++) {
+		mg = model_group(m, g);
+		if ((int)g == rank_g || m->gfirst[g] == NULL)
+			continue;
+		if (model_group_named(m, g))
+			out_json_named_group(f, m, g);
+		else
+			out_json_plain(f, m, m->gfirst[g], mg->def->name, 0);
+	}
+	fputs("}\n", f);
+	if (rank_g < 0)
+		return;
+	for (mi = m->gfirst[rank_g]; mi != NULL; mi = mi->gnext)
+		out_json_rank(f, m, mi);
+}
+
+static void
+out_json_hello(FILE *f, const struct node_model *m)
+{
+	const struct model_hello	*h = &m->hello;
+	const struct model_source	*src;
+	char				 val[PROTO_TEXT_MAX + 8];
+	unsigned			 i;
+
+	out_json_head(f, m, h->start_ms, "hello");
+	fprintf(f, ",\"protocol\":\"%u.%u\",\"version\":", h->major, h->minor);
+	out_json_string(f, h->version, strlen(h->version));
+	fputs(",\"kernel\":", f);
+	out_json_string(f, h->kernel, strlen(h->kernel));
+	fputs(",\"arch\":", f);
+	out_json_string(f, h->arch, strlen(h->arch));
+	fprintf(f, ",\"ncpu\":%u,\"mem_total\":%" PRIu64 ",\"clk_tck\":%u"
+	    ",\"page_size\":%u,\"interval\":", h->ncpu, h->mem_total,
+	    h->clk_tck, h->page_size);
+	out_json_number(f, h->interval_ms / 1000.0);
+	if (h->job[0] != '\0') {
+		fputs(",\"job\":", f);
+		out_json_string(f, h->job, strlen(h->job));
+	}
+	fputs(",\"sources\":{", f);
+	for (i = 0; i < h->nsources; i++) {
+		src = &h->sources[i];
+		if (i > 0)
+			fputc(',', f);
+		out_json_string(f, src->name, strlen(src->name));
+		fputc(':', f);
+		if (src->on)
+			fputs("\"on\"", f);
+		else {
+			snprintf(val, sizeof(val), "off: %s", src->reason);
+			out_json_string(f, val, strlen(val));
+		}
+	}
+	fputs("}}\n", f);
+}
+
+static void
+out_json_event(FILE *f, const struct node_model *m,
+    const struct proto_event *ev)
+{
+	static const char	*levels[] = { "info", "warn", "error" };
+
+	out_json_head(f, m, ev->time_ms, "event");
+	fprintf(f, ",\"level\":\"%s\",\"code\":",
+	    ev->level <= EV_ERROR ? levels[ev->level] : "error");
+	out_json_string(f, ev->code, strlen(ev->code));
+	fputs(",\"text\":", f);
+	out_json_string(f, ev->text, strlen(ev->text));
+	fputs("}\n", f);
+}
+
+static void
+out_json_bye(FILE *f, const struct node_model *m)
+{
+	const char	*text = m->bye_text != NULL ? m->bye_text : "";
+
+	out_json_head(f, m, m->time_ms, "bye");
+	fprintf(f, ",\"code\":%u,\"text\":", m->bye_code);
+	out_json_string(f, text, strlen(text));
+	fputs("}\n", f);
+}
+
+const struct output out_json = {
+	"json", out_json_hello, out_json_sample, out_json_event, out_json_bye
+};

@@ -1,0 +1,22 @@
+/*
+ * out-json: newline-delimited JSON records, one per node per sample, one
+ * per rank, and one per HELLO, EVENT and BYE.  The helpers below write
+ * JSON scalars and are meant for every JSON writer of the monitor.
+ */
+#ifndef JOBTOP_OUT_JSON_H
+#define JOBTOP_OUT_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A quoted JSON string: quotes, backslashes and control characters are
+ * escaped, invalid UTF-8 becomes \ufffd. */
+void	out_json_string(FILE *, const char *, size_t);
+/* A number: integers exactly, others with at most 3 decimals; a value
+ * that is not finite is written as null. */
+void	out_json_number(FILE *, double);
+/* Unix milliseconds as seconds with 3 decimals. */
+void	out_json_time(FILE *, uint64_t);
+
+#endif

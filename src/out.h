@@ -1,0 +1,33 @@
+/*
+ * out: how batch mode and --decode print what the model holds.  An output
+ * is one const descriptor; out-json.c writes newline-delimited JSON
+ * records, out-text.c a compact top-like text.  Outputs only read the
+ * model, and print each record whole (the caller flushes).
+ */
+#ifndef JOBTOP_OUT_H
+#define JOBTOP_OUT_H
+
+#include <stdio.h>
+
+#include "model.h"
+#include "proto.h"
+
+struct output {
+	const char	*name;
+	/* The node's HELLO (--decode shows it; live batch mode does not). */
+	void		(*hello)(FILE *, const struct node_model *);
+	/* The sample just applied: the node, then its ranks. */
+	void		(*sample)(FILE *, const struct node_model *);
+	void		(*event)(FILE *, const struct node_model *,
+			    const struct proto_event *);
+	/* The probe said BYE. */
+	void		(*bye)(FILE *, const struct node_model *);
+};
+
+extern const struct output out_json;
+extern const struct output out_text;
+
+/* The group whose instances are the job's ranks (one record each). */
+#define OUT_RANK_GROUP	"rank"
+
+#endif
