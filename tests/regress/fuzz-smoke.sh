@@ -1,0 +1,22 @@
+#!/bin/sh
+# Every libFuzzer target builds and survives its seed corpus plus a few
+# seconds of fuzzing (make fuzz runs them longer).
+cd "$TOP" || exit 1
+command -v clang >/dev/null || { echo "clang not installed"; exit 77; }
+make -s fuzz-build >/tmp/fuzz-smoke.$$ 2>&1 || { cat /tmp/fuzz-smoke.$$; rm -f /tmp/fuzz-smoke.$$; exit 1; }
+rm -f /tmp/fuzz-smoke.$$
+rc=0
+for f in build/fuzz/fuzz-*; do
+	n=$(basename "$f")
+	work=$(mktemp -d)
+	seeds=tests/fuzz/corpus/$n
+	[ -d "$seeds" ] || seeds=
+	if ! "$f" -max_total_time="${FUZZ_SMOKE_TIME:-5}" -max_len=65536 \
+	    "$work" $seeds >"$work.log" 2>&1; then
+		echo "FAIL $n"; tail -30 "$work.log"; rc=1
+	else
+		echo "ok $n: $(grep -o 'Done [0-9]* runs' "$work.log")"
+	fi
+	rm -rf "$work" "$work.log"
+done
+exit $rc
