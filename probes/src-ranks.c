@@ -1,7 +1,631 @@
-/* placeholder until the ranks source lands */
+/*
+ * ranks: the job's processes on this node, one instance of group "rank"
+ * per process, named by its pid in decimal.  probes/ranks-find.c decides
+ * which processes those are; this file keeps them in a static table and
+ * samples them.
+ *
+ * Cost is what matters here: a job may have a hundred ranks on a node and
+ * the probe must cost little more than reading their files.  Each tracked
+ * process keeps its files open (the first RK_KEEP processes, within the
+ * descriptor limit, which init raises to its hard maximum); the others are
+ * opened, read and closed each time.  Every file is read with one pread
+ * into a static buffer: these proc files are produced whole by one read.
+ * Every sample reads stat and the main thread's schedstat.  When schedstat
+ * shows that the main thread has neither run nor been switched since the
+ * last sample (same run time, same switch-in count) and its state letter
+ * is the same, what only it can change is unchanged, and status (for the
+ * context switch counts), wchan and syscall are not read again; io, which
+ * counts every thread, is skipped that way only for a single-threaded
+ * process that is not running.  wchan and syscall are read only for a
+ * process not in state R; a running one reports syscall -1, as the file
+ * itself would ("running").
+ *
+ * Values: rss is stat's resident pages times the page size, free to read
+ * as stat is read anyway.  Since Linux 6.2 the kernel keeps that count per
+ * CPU and stat shows the cached total, which can trail status's VmRSS and
+ * statm (exact sums, what procps-ng 4's ps shows) by up to a per-CPU batch
+ * of pages per CPU: 172 KiB for a sleep on a 2-CPU machine.  vol_ctxsw and
+ * invol_ctxsw are the main thread's, as status reports them; read_bytes and write_bytes are the storage I/O of
+ * /proc/PID/io, absent when it is not readable (another user's process);
+ * syscall is the first field of /proc/PID/syscall, absent when it is not
+ * readable (ptrace rules).
+ *
+ * Without --job and as root, every process is tracked but only the
+ * RANKS_TOP busiest are reported: by CPU time used since the previous
+ * sample, and on the first sample (or a process's first) by CPU time since
+ * it started.  With --job, the job's processes are shown by step class
+ * (see ranks.h): the tasks of its parallel steps, else its batch step,
+ * else its extern step.
+ */
+#include <errno.h>
 #include <stdio.h>
-#include "source.h"
-static const struct group_def *ranks_groups[] = { NULL };
-static int ranks_init(const struct probe_conf *c, char *why, size_t n) { snprintf(why, n, "not built"); return -1; }
-static void ranks_sample(const struct probe_conf *c) { }
-const struct source src_ranks = { "ranks", ranks_groups, ranks_init, ranks_sample };
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "ranks.h"
+
+#define RK_KEEP		1024	/* processes whose files stay open */
+#define RK_FD_RESERVE	64	/* descriptors left for the rest */
+#define RANKS_TOP	32	/* root without --job: processes shown */
+#define RK_WCHAN_MAX	48
+
+enum {
+	F_RANK, F_PID, F_PPID, F_STEP, F_STATE, F_COMM, F_UTIME, F_STIME,
+	F_RSS, F_VSIZE, F_THREADS, F_MINFLT, F_MAJFLT, F_READ_BYTES,
+	F_WRITE_BYTES, F_VOL_CTXSW, F_INVOL_CTXSW, F_WCHAN, F_SYSCALL,
+	F_PROCESSOR, F_START_TIME, F_NFIELDS
+};
+
+static const struct field_def ranks_fields[F_NFIELDS] = {
+	{ "rank",		"",		PF_GAUGE },
+	{ "pid",		"",		PF_GAUGE },
+	{ "ppid",		"",		PF_GAUGE },
+	{ "step",		"",		PF_STRING },
+	{ "state",		"",		PF_STRING },
+	{ "comm",		"",		PF_STRING },
+	{ "utime",		"jiffies",	PF_COUNTER },
+	{ "stime",		"jiffies",	PF_COUNTER },
+	{ "rss",		"bytes",	PF_GAUGE },
+	{ "vsize",		"bytes",	PF_GAUGE },
+	{ "threads",		"count",	PF_GAUGE },
+	{ "minflt",		"count",	PF_COUNTER },
+	{ "majflt",		"count",	PF_COUNTER },
+	{ "read_bytes",		"bytes",	PF_COUNTER },
+	{ "write_bytes",	"bytes",	PF_COUNTER },
+	{ "vol_ctxsw",		"count",	PF_COUNTER },
+	{ "invol_ctxsw",	"count",	PF_COUNTER },
+	{ "wchan",		"",		PF_STRING },
+	{ "syscall",		"",		PF_GAUGE },
+	{ "processor",		"",		PF_GAUGE },
+	{ "start_time",		"jiffies",	PF_GAUGE },
+};
+static const struct group_def ranks_group = {
+	"rank", ranks_fields, F_NFIELDS
+};
+static const struct group_def *ranks_groups[] = { &ranks_group, NULL };
+
+/* The files of a process the source reads. */
+enum { RK_STAT, RK_SCHED, RK_STATUS, RK_IO, RK_WCHAN, RK_SYSCALL, RK_NFILES };
+static const char *const ranks_files[RK_NFILES] = {
+	"stat", "schedstat", "status", "io", "wchan", "syscall"
+};
+#define RK_FD_NONE	-1	/* not open: open it when it is read */
+#define RK_FD_BAD	-2	/* not readable: do not try again */
+
+/* Values read from the files other than stat: present when the bit is. */
+#define RK_HAS_CTX	0x01
+#define RK_HAS_IO	0x02
+#define RK_HAS_WCHAN	0x04
+#define RK_HAS_SYSCALL	0x08
+
+struct ranks_proc {
+	pid_t		 pid;
+	uint64_t	 start;
+	int64_t		 rank;		/* -1: none */
+	uint32_t	 step;
+	int		 fd[RK_NFILES];
+	uint8_t		 used;
+	uint8_t		 keep;		/* files stay open */
+	uint8_t		 has;		/* RK_HAS_* */
+	uint8_t		 syscall_tried;	/* its syscall file was read */
+	char		 state;		/* at the last sample */
+	uint64_t	 seen;		/* sample last reported in */
+	uint64_t	 run_ns;	/* schedstat at the last sample */
+	uint64_t	 pcount;
+	uint64_t	 cpu;		/* utime + stime, or UINT64_MAX */
+	uint64_t	 vcsw, ivcsw, rbytes, wbytes;
+	int64_t		 syscall;
+	char		 wchan[RK_WCHAN_MAX];
+	char		 name[12];	/* the pid in decimal */
+	char		 stepname[16];
+};
+
+/* A candidate for the busiest processes (root without --job). */
+struct ranks_top {
+	uint64_t		 delta;
+	uint64_t		 cpu;
+	struct ranks_proc	*rp;
+	struct ranks_stat	 st;
+};
+
+static struct ranks_proc ranks_procs[RANKS_MAX];
+static unsigned		 ranks_hw;	/* slots in use are below */
+static unsigned		 ranks_nfds;	/* descriptors held open */
+static unsigned		 ranks_fd_budget;
+static uint64_t		 ranks_seq;	/* samples taken */
+static uint32_t		 ranks_page_size;
+static int		 ranks_busiest;	/* root without --job */
+static int		 ranks_by_class;	/* --job */
+static char		 ranks_buf[8192];
+static struct ranks_top	 ranks_top[RANKS_TOP];
+
+int
+ranks_parse_stat(const char *buf, struct ranks_stat *st)
+{
+	const char	*l, *r, *p, *q;
+	int64_t		 v;
+	size_t		 len;
+	unsigned	 f;
+
+	/* The command may hold spaces and parentheses: it ends at the last
+	 * ')' of the line. */
+	if ((l = strchr(buf, '(')) == NULL || (r = strrchr(buf, ')')) == NULL ||
+	    r < l || r[1] != ' ')
+		return -1;
+	len = (size_t)(r - l - 1);
+	if (len >= sizeof(st->comm))
+		len = sizeof(st->comm) - 1;
+	memcpy(st->comm, l + 1, len);
+	st->comm[len] = '\0';
+	p = r + 2;
+	if (*p < 'A' || *p > 'z')
+		return -1;
+	st->state = *p++;
+	st->processor = -1;
+	for (f = 4; f <= 39; f++) {
+		if ((q = probe_parse_i64(p, &v)) == NULL)
+			break;
+		p = q;
+		switch (f) {
+		case 4:
+			st->ppid = v;
+			break;
+		case 9:
+			st->flags = (uint64_t)v;
+			break;
+		case 10:
+			st->minflt = (uint64_t)v;
+			break;
+		case 12:
+			st->majflt = (uint64_t)v;
+			break;
+		case 14:
+			st->utime = (uint64_t)v;
+			break;
+		case 15:
+			st->stime = (uint64_t)v;
+			break;
+		case 20:
+			st->threads = v;
+			break;
+		case 22:
+			st->start = (uint64_t)v;
+			break;
+		case 23:
+			st->vsize = (uint64_t)v;
+			break;
+		case 24:
+			st->rss = v;
+			break;
+		case 39:
+			st->processor = v;
+			break;
+		}
+	}
+	return f > 24 ? 0 : -1;
+}
+
+void
+ranks_step_name(uint32_t step, char *buf, size_t size)
+{
+	switch (step) {
+	case RANKS_STEP_NONE:
+		snprintf(buf, size, "%s", "");
+		break;
+	case RANKS_STEP_BATCH:
+	case RANKS_STEP_BATCH_OLD:
+		snprintf(buf, size, "batch");
+		break;
+	case RANKS_STEP_EXTERN:
+	case RANKS_STEP_EXTERN_OLD:
+		snprintf(buf, size, "extern");
+		break;
+	case RANKS_STEP_INTERACTIVE:
+		snprintf(buf, size, "interactive");
+		break;
+	default:
+		snprintf(buf, size, "%u", step);
+		break;
+	}
+}
+
+int
+ranks_step_class(uint32_t step)
+{
+	switch (step) {
+	case RANKS_STEP_BATCH:
+	case RANKS_STEP_BATCH_OLD:
+	case RANKS_STEP_INTERACTIVE:
+		return RANKS_CLASS_BATCH;
+	case RANKS_STEP_EXTERN:
+	case RANKS_STEP_EXTERN_OLD:
+		return RANKS_CLASS_EXTERN;
+	default:
+		return RANKS_CLASS_TASK;
+	}
+}
+
+/* Close a process's files and free its slot. */
+static void
+ranks_drop(struct ranks_proc *rp)
+{
+	unsigned	i;
+
+	for (i = 0; i < RK_NFILES; i++) {
+		if (rp->fd[i] >= 0) {
+			close(rp->fd[i]);
+			ranks_nfds--;
+		}
+	}
+	rp->used = 0;
+	while (ranks_hw > 0 && !ranks_procs[ranks_hw - 1].used)
+		ranks_hw--;
+}
+
+int
+ranks_track(pid_t pid, const struct ranks_stat *st, int64_t rank,
+    uint32_t step)
+{
+	struct ranks_proc	*rp;
+	unsigned		 i, slot = RANKS_MAX;
+
+	for (i = 0; i < ranks_hw; i++) {
+		rp = &ranks_procs[i];
+		if (rp->used && rp->pid == pid)
+			ranks_drop(rp);		/* a reused pid */
+		if (!rp->used && slot == RANKS_MAX)
+			slot = i;
+	}
+	if (slot == RANKS_MAX && ranks_hw < RANKS_MAX)
+		slot = ranks_hw;
+	if (slot == RANKS_MAX) {
+		probe_event(EV_WARN, "ranks-full", "more than %d processes "
+		    "to track; the others are not shown", RANKS_MAX);
+		return -1;
+	}
+	rp = &ranks_procs[slot];
+	memset(rp, 0, sizeof(*rp));
+	rp->used = 1;
+	rp->pid = pid;
+	rp->start = st->start;
+	rp->rank = rank;
+	rp->step = step;
+	rp->keep = slot < RK_KEEP;
+	rp->cpu = UINT64_MAX;
+	for (i = 0; i < RK_NFILES; i++)
+		rp->fd[i] = RK_FD_NONE;
+	snprintf(rp->name, sizeof(rp->name), "%d", (int)pid);
+	ranks_step_name(step, rp->stepname, sizeof(rp->stepname));
+	if (slot >= ranks_hw)
+		ranks_hw = slot + 1;
+	return (int)slot;
+}
+
+int
+ranks_tracked(int slot, pid_t pid, uint64_t start)
+{
+	const struct ranks_proc	*rp;
+
+	if (slot < 0 || slot >= RANKS_MAX)
+		return 0;
+	rp = &ranks_procs[slot];
+	return rp->used && rp->pid == pid && rp->start == start;
+}
+
+uint32_t
+ranks_tracked_step(int slot)
+{
+	if (slot < 0 || slot >= RANKS_MAX || !ranks_procs[slot].used)
+		return RANKS_STEP_NONE;
+	return ranks_procs[slot].step;
+}
+
+void
+ranks_untrack(int slot, pid_t pid, uint64_t start)
+{
+	if (ranks_tracked(slot, pid, start))
+		ranks_drop(&ranks_procs[slot]);
+}
+
+/*
+ * Read one of a process's files into buf with a single pread: its length,
+ * or -1.  A file that cannot be read for lack of permission (io, syscall
+ * of another user's process) is not tried again.
+ */
+static ssize_t
+ranks_read(struct ranks_proc *rp, int which, char *buf, size_t size)
+{
+	char	path[64];
+	ssize_t	n;
+	int	fd = rp->fd[which], err;
+
+	if (fd == RK_FD_BAD)
+		return -1;
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)rp->pid,
+		    ranks_files[which]);
+		if ((fd = probe_open(path)) < 0) {
+			if (which != RK_STAT && (errno == EACCES ||
+			    errno == EPERM || errno == ENOENT))
+				rp->fd[which] = RK_FD_BAD;
+			return -1;
+		}
+		if (rp->keep && ranks_nfds < ranks_fd_budget) {
+			rp->fd[which] = fd;
+			ranks_nfds++;
+		}
+	}
+	while ((n = pread(fd, buf, size - 1, 0)) < 0 && errno == EINTR)
+		;
+	err = errno;
+	if (n < 0 && which != RK_STAT && (err == EACCES || err == EPERM)) {
+		if (rp->fd[which] >= 0)
+			ranks_nfds--;
+		rp->fd[which] = RK_FD_BAD;
+		close(fd);
+	} else if (rp->fd[which] != fd)
+		close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/* Read and parse stat; on failure (gone, or a new process under the same
+ * pid) forget the process and have the next sample rescan. */
+static int
+ranks_read_stat(struct ranks_proc *rp, struct ranks_stat *st)
+{
+	if (ranks_read(rp, RK_STAT, ranks_buf, sizeof(ranks_buf)) <= 0 ||
+	    ranks_parse_stat(ranks_buf, st) < 0 || st->start != rp->start) {
+		ranks_drop(rp);
+		ranks_find_rescan();
+		return -1;
+	}
+	return 0;
+}
+
+/* Did the main thread stay off the CPU, unswitched, since the last read?
+ * Updates the stored schedstat either way. */
+static int
+ranks_quiet(struct ranks_proc *rp, const struct ranks_stat *st, int fresh)
+{
+	const char	*p;
+	uint64_t	 run, wait, pcount;
+	int		 quiet;
+
+	if (ranks_read(rp, RK_SCHED, ranks_buf, sizeof(ranks_buf)) <= 0 ||
+	    (p = probe_parse_u64(ranks_buf, &run)) == NULL ||
+	    (p = probe_parse_u64(p, &wait)) == NULL ||
+	    probe_parse_u64(p, &pcount) == NULL)
+		return 0;
+	/* "0 0 0": a kernel without scheduler statistics. */
+	quiet = !fresh && (run != 0 || pcount != 0) && run == rp->run_ns &&
+	    pcount == rp->pcount && st->state == rp->state;
+	rp->run_ns = run;
+	rp->pcount = pcount;
+	return quiet;
+}
+
+/* Read what the process's other files say, as far as it can change. */
+static void
+ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
+    int fresh)
+{
+	const char	*p;
+	uint64_t	 a, b;
+	int64_t		 v;
+	size_t		 len;
+	int		 quiet, running = st->state == 'R';
+
+	quiet = ranks_quiet(rp, st, fresh);
+	if (!quiet) {
+		rp->has &= ~RK_HAS_CTX;
+		if (ranks_read(rp, RK_STATUS, ranks_buf,
+		    sizeof(ranks_buf)) > 0 &&
+		    (p = strstr(ranks_buf, "\nvoluntary_ctxt_switches:")) !=
+		    NULL && probe_find_u64(p + 1, "voluntary_ctxt_switches",
+		    &a) == 0 && probe_find_u64(p + 1,
+		    "nonvoluntary_ctxt_switches", &b) == 0) {
+			rp->vcsw = a;
+			rp->ivcsw = b;
+			rp->has |= RK_HAS_CTX;
+		}
+	}
+	if (!quiet || st->threads != 1 || running) {
+		rp->has &= ~RK_HAS_IO;
+		if (ranks_read(rp, RK_IO, ranks_buf, sizeof(ranks_buf)) > 0 &&
+		    probe_find_u64(ranks_buf, "read_bytes", &a) == 0 &&
+		    probe_find_u64(ranks_buf, "write_bytes", &b) == 0) {
+			rp->rbytes = a;
+			rp->wbytes = b;
+			rp->has |= RK_HAS_IO;
+		}
+	}
+	if (running || st->state == 'Z' || st->state == 'X') {
+		rp->has &= ~(RK_HAS_WCHAN | RK_HAS_SYSCALL);
+		/* Read it once all the same, to learn whether it may be. */
+		if (running && !rp->syscall_tried)
+			ranks_read(rp, RK_SYSCALL, ranks_buf, sizeof(ranks_buf));
+		rp->syscall_tried = 1;
+		if (running && rp->fd[RK_SYSCALL] != RK_FD_BAD) {
+			rp->syscall = -1;
+			rp->has |= RK_HAS_SYSCALL;
+		}
+		return;
+	}
+	if (quiet && (rp->has & (RK_HAS_WCHAN | RK_HAS_SYSCALL)) != 0)
+		return;
+	rp->has &= ~(RK_HAS_WCHAN | RK_HAS_SYSCALL);
+	if (ranks_read(rp, RK_WCHAN, ranks_buf, sizeof(ranks_buf)) > 0) {
+		len = strcspn(ranks_buf, "\n");
+		if (len >= sizeof(rp->wchan))
+			len = sizeof(rp->wchan) - 1;
+		if (len > 0 && !(len == 1 && ranks_buf[0] == '0')) {
+			memcpy(rp->wchan, ranks_buf, len);
+			rp->wchan[len] = '\0';
+			rp->has |= RK_HAS_WCHAN;
+		}
+	}
+	rp->syscall_tried = 1;
+	if (ranks_read(rp, RK_SYSCALL, ranks_buf, sizeof(ranks_buf)) > 0) {
+		if (strncmp(ranks_buf, "running", 7) == 0) {
+			rp->syscall = -1;
+			rp->has |= RK_HAS_SYSCALL;
+		} else if (probe_parse_i64(ranks_buf, &v) != NULL) {
+			rp->syscall = v;
+			rp->has |= RK_HAS_SYSCALL;
+		}
+	}
+}
+
+/* Sample one process whose stat is parsed in st and report it. */
+static void
+ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
+{
+	struct pinst	*pi;
+	char		 state[2];
+	int		 fresh;
+
+	fresh = rp->seen == 0 || rp->seen + 1 != ranks_seq;
+	ranks_read_more(rp, st, fresh);
+	rp->state = st->state;
+	rp->seen = ranks_seq;
+
+	if ((pi = probe_inst(&ranks_group, rp->name)) == NULL)
+		return;
+	if (rp->rank >= 0)
+		pinst_set(pi, F_RANK, rp->rank);
+	pinst_set(pi, F_PID, rp->pid);
+	pinst_set(pi, F_PPID, st->ppid);
+	if (rp->stepname[0] != '\0')
+		pinst_set_str(pi, F_STEP, rp->stepname);
+	state[0] = st->state;
+	state[1] = '\0';
+	pinst_set_str(pi, F_STATE, state);
+	pinst_set_str(pi, F_COMM, st->comm);
+	pinst_set(pi, F_UTIME, (int64_t)st->utime);
+	pinst_set(pi, F_STIME, (int64_t)st->stime);
+	pinst_set(pi, F_RSS, st->rss * (int64_t)ranks_page_size);
+	pinst_set(pi, F_VSIZE, (int64_t)st->vsize);
+	pinst_set(pi, F_THREADS, st->threads);
+	pinst_set(pi, F_MINFLT, (int64_t)st->minflt);
+	pinst_set(pi, F_MAJFLT, (int64_t)st->majflt);
+	if (rp->has & RK_HAS_IO) {
+		pinst_set(pi, F_READ_BYTES, (int64_t)rp->rbytes);
+		pinst_set(pi, F_WRITE_BYTES, (int64_t)rp->wbytes);
+	}
+	if (rp->has & RK_HAS_CTX) {
+		pinst_set(pi, F_VOL_CTXSW, (int64_t)rp->vcsw);
+		pinst_set(pi, F_INVOL_CTXSW, (int64_t)rp->ivcsw);
+	}
+	if (rp->has & RK_HAS_WCHAN)
+		pinst_set_str(pi, F_WCHAN, rp->wchan);
+	if (rp->has & RK_HAS_SYSCALL)
+		pinst_set(pi, F_SYSCALL, rp->syscall);
+	if (st->processor >= 0)
+		pinst_set(pi, F_PROCESSOR, st->processor);
+	pinst_set(pi, F_START_TIME, (int64_t)st->start);
+}
+
+/* Root without --job: read every process's stat, report the busiest. */
+static void
+ranks_sample_busiest(void)
+{
+	struct ranks_proc	*rp;
+	struct ranks_stat	 st;
+	uint64_t		 cpu, delta;
+	unsigned		 i, k, ntop = 0;
+
+	for (i = 0; i < ranks_hw; i++) {
+		rp = &ranks_procs[i];
+		if (!rp->used || ranks_read_stat(rp, &st) < 0)
+			continue;
+		cpu = st.utime + st.stime;
+		delta = rp->cpu == UINT64_MAX || cpu < rp->cpu ? cpu :
+		    cpu - rp->cpu;
+		rp->cpu = cpu;
+		/* Keep the list sorted: most CPU in the interval first, then
+		 * most CPU in all, then the lowest pid (the table order). */
+		for (k = ntop; k > 0; k--) {
+			if (ranks_top[k - 1].delta > delta ||
+			    (ranks_top[k - 1].delta == delta &&
+			    ranks_top[k - 1].cpu >= cpu))
+				break;
+		}
+		if (k == RANKS_TOP)
+			continue;
+		if (ntop < RANKS_TOP)
+			ntop++;
+		memmove(&ranks_top[k + 1], &ranks_top[k],
+		    (ntop - 1 - k) * sizeof(ranks_top[0]));
+		ranks_top[k].delta = delta;
+		ranks_top[k].cpu = cpu;
+		ranks_top[k].rp = rp;
+		ranks_top[k].st = st;
+	}
+	for (k = 0; k < ntop; k++)
+		ranks_report(ranks_top[k].rp, &ranks_top[k].st);
+}
+
+/* Find new processes, then report the tracked ones that are shown. */
+static void
+ranks_sample(const struct probe_conf *conf)
+{
+	struct ranks_proc	*rp;
+	struct ranks_stat	 st;
+	unsigned		 i;
+	int			 best = RANKS_CLASS_EXTERN, c;
+
+	ranks_seq++;
+	ranks_find_update(conf);
+	if (ranks_busiest) {
+		ranks_sample_busiest();
+		return;
+	}
+	if (ranks_by_class) {
+		for (i = 0; i < ranks_hw; i++) {
+			rp = &ranks_procs[i];
+			if (rp->used && (c = ranks_step_class(rp->step)) > best)
+				best = c;
+		}
+	}
+	for (i = 0; i < ranks_hw; i++) {
+		rp = &ranks_procs[i];
+		if (!rp->used || (ranks_by_class &&
+		    ranks_step_class(rp->step) != best))
+			continue;
+		if (ranks_read_stat(rp, &st) == 0)
+			ranks_report(rp, &st);
+	}
+}
+
+/* On whenever /proc can be listed. */
+static int
+ranks_init(const struct probe_conf *conf, char *why, size_t whysz)
+{
+	struct rlimit	rl;
+	rlim_t		avail;
+
+	/* Open files are what keeps sampling cheap: take all we may. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		if (rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+				getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		avail = rl.rlim_cur > RK_FD_RESERVE ?
+		    rl.rlim_cur - RK_FD_RESERVE : 0;
+		ranks_fd_budget = avail < RK_KEEP * RK_NFILES ?
+		    (unsigned)avail : RK_KEEP * RK_NFILES;
+	}
+	ranks_page_size = conf->page_size;
+	ranks_by_class = conf->job != NULL;
+	ranks_busiest = conf->job == NULL && conf->uid == 0;
+	return ranks_find_init(conf, why, whysz);
+}
+
+const struct source src_ranks = {
+	"ranks", ranks_groups, ranks_init, ranks_sample
+};

@@ -1,0 +1,706 @@
+/*
+ * ranks-find: which processes on this node are the job's.  A scan lists
+ * /proc with getdents64 on a descriptor opened at start-up, merges the
+ * sorted pid list with the previous scan's, and examines only the pids it
+ * has not seen before; a pid whose /proc directory has a new inode is
+ * looked at again, and kept only if its start time is unchanged, so a
+ * reused pid is judged afresh.  Scans run when the last pid the kernel
+ * handed out (the fifth field of /proc/loadavg) moved, when a tracked
+ * process went away, and every RF_SCAN_EVERY samples as a safety net; on a
+ * node that forks nothing the scan costs one small read.
+ *
+ * With --job ID a process is the job's when any of these holds:
+ *  - it descends from a Slurm step daemon of the job, whose cmdline reads
+ *    "slurmstepd: [ID.STEP]" (the daemon itself is not a rank; a child of
+ *    it that has not yet exec'd its task still reads so, and is one), or
+ *    from any other process of the job;
+ *  - its /proc/PID/cgroup holds a Slurm job component "job_ID" below
+ *    "uid_U" (cgroup v1: /slurm/uid_U/job_ID/step_S/task_T) or below
+ *    "slurmstepd.scope" or "NODENAME_slurmstepd.scope" (cgroup v2:
+ *    /system.slice/slurmstepd.scope/job_ID/step_S/user/task_T), or the PBS
+ *    cgroup hook's "pbs_jobs.service/jobid/ID.SERVER" (cgroup v1);
+ *  - its environment holds SLURM_JOB_ID (or SLURM_JOBID), LSB_JOBID,
+ *    OAR_JOB_ID or OAR_JOBID equal to ID, or PBS_JOBID whose part before
+ *    the first '.' is ID.
+ * A process in another job's cgroup is not examined further, unless it
+ * descends from the job.  The step is the cgroup's step_S component, else
+ * the step of the daemon it descends from, else SLURM_STEP_ID.  The rank
+ * id is the first of SLURM_PROCID, PMI_RANK, OMPI_COMM_WORLD_RANK and
+ * PMIX_RANK that the environment holds, in that order of preference.
+ * environ and cmdline, which the kernel reads out of the process's memory
+ * (and which can stall on a process stuck with its memory map locked),
+ * are read once per process, when it is first seen; cmdline only for a
+ * process named slurmstepd.
+ *
+ * Without --job the probe shows its own uid's processes, or for root every
+ * process (src-ranks.c keeps the busiest).  Kernel threads never count,
+ * and neither do the probe and its ancestors (its shell and ssh session),
+ * which pam_slurm_adopt may well have put into the job's cgroup; under
+ * --root the tree is not the probe's own /proc, so nothing is skipped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ranks.h"
+
+#define RF_SCAN_MAX	16384	/* processes on the node a scan keeps */
+#define RF_ANCESTORS	64	/* the probe and its ancestors */
+#define RF_DEPTH	64	/* parents followed to decide a process */
+#define RF_SCAN_EVERY	16	/* samples between unconditional scans */
+
+enum rf_kind {
+	RF_NEW,		/* not examined yet */
+	RF_OTHER,	/* not the job's */
+	RF_STEPD,	/* a step daemon of the job: its children are */
+	RF_JOB,		/* tracked in slot */
+	RF_RETRY,	/* examine again at the next scan */
+	RF_BUSY,	/* being examined: guards against ppid cycles */
+};
+
+enum rf_mode {
+	RF_MODE_JOB,	/* --job */
+	RF_MODE_UID,	/* the probe's uid */
+	RF_MODE_ALL,	/* root without --job: every process */
+};
+
+/* One process as the last scan saw it, sorted by pid. */
+struct rf_ent {
+	uint64_t	ino;	/* of /proc/PID: new for a reused pid */
+	uint64_t	start;	/* stat field 22 */
+	int32_t		pid;
+	int32_t		ppid;
+	int32_t		slot;	/* RF_JOB */
+	uint32_t	step;	/* RF_STEPD */
+	uint8_t		kind;
+	uint8_t		recheck;	/* new inode: check the start */
+};
+
+/* What the environment of a process says. */
+struct rf_env {
+	int		job;		/* a job variable names it */
+	int64_t		rank;		/* -1: none */
+	int		rankprio;	/* index in rf_rank_vars of rank */
+	uint32_t	step;
+};
+
+/* getdents64's record (struct linux_dirent64). */
+struct rf_dirent {
+	uint64_t	d_ino;
+	int64_t		d_off;
+	unsigned short	d_reclen;
+	unsigned char	d_type;
+	char		d_name[];
+};
+
+static struct rf_ent	 rf_ents[2][RF_SCAN_MAX];
+static unsigned		 rf_nents[2];
+static unsigned		 rf_cur;	/* rf_ents[rf_cur]: last scan */
+static int		 rf_proc_fd = -1;
+static int		 rf_loadavg_fd = -1;
+static uint64_t		 rf_last_pid;
+static int		 rf_scanned;
+static int		 rf_force;
+static unsigned		 rf_since;
+static pid_t		 rf_skip[RF_ANCESTORS];
+static unsigned		 rf_nskip;
+static enum rf_mode	 rf_mode;
+static uid_t		 rf_uid;
+static const char	*rf_job;
+static size_t		 rf_joblen;
+
+static uint64_t		 rf_dents[32768 / sizeof(uint64_t)];
+static char		 rf_buf[8192];	/* stat, cgroup, cmdline... */
+static char		 rf_envbuf[16384];
+
+/* The rank variables, first found wins in this order. */
+static const char *const rf_rank_vars[] = {
+	"SLURM_PROCID=", "PMI_RANK=", "OMPI_COMM_WORLD_RANK=", "PMIX_RANK=",
+	NULL
+};
+/* Variables whose whole value is the job id. */
+static const char *const rf_job_vars[] = {
+	"SLURM_JOB_ID=", "SLURM_JOBID=", "LSB_JOBID=", "OAR_JOB_ID=",
+	"OAR_JOBID=", NULL
+};
+
+/* Read /proc/PID/NAME (under --root) into buf; its length or -1. */
+static ssize_t
+ranks_find_read(pid_t pid, const char *name, char *buf, size_t size)
+{
+	char	path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	return probe_read_file(path, buf, size);
+}
+
+/* Does s (len bytes) equal the job id, or with numeric set its part before
+ * the first '.' (PBS: "123.server")? */
+static int
+ranks_find_is_job(const char *s, size_t len, int numeric)
+{
+	const char	*dot;
+
+	if (rf_job == NULL)
+		return 0;
+	if (numeric && (dot = memchr(s, '.', len)) != NULL)
+		len = (size_t)(dot - s);
+	return len == rf_joblen && memcmp(s, rf_job, len) == 0;
+}
+
+/* A step as Slurm names it in a cgroup, a step daemon's title or
+ * SLURM_STEP_ID: "0", "batch", "extern", "interactive". */
+static uint32_t
+ranks_find_parse_step(const char *s, size_t len)
+{
+	uint64_t	v = 0;
+	size_t		i;
+
+	if (len == 5 && memcmp(s, "batch", 5) == 0)
+		return RANKS_STEP_BATCH;
+	if (len == 6 && memcmp(s, "extern", 6) == 0)
+		return RANKS_STEP_EXTERN;
+	if (len == 11 && memcmp(s, "interactive", 11) == 0)
+		return RANKS_STEP_INTERACTIVE;
+	for (i = 0; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		v = v * 10 + (uint64_t)(s[i] - '0');
+		if (v > 0xffffffffu)
+			return RANKS_STEP_NONE;
+	}
+	if (i == 0 || (i < len && s[i] != '+'))
+		return RANKS_STEP_NONE;
+	if (v == RANKS_STEP_NONE || v == 0xfffffffdu)	/* pending */
+		return RANKS_STEP_NONE;
+	return (uint32_t)v;
+}
+
+/* Parse an unsigned decimal that is all of s; -1 if it is not one. */
+static int64_t
+ranks_find_parse_uint(const char *s, size_t len)
+{
+	int64_t	v = 0;
+	size_t	i;
+
+	if (len == 0 || len > 18)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* One NAME=VALUE entry of an environment. */
+static void
+ranks_find_env_entry(struct rf_env *env, const char *s, size_t len)
+{
+	size_t	n;
+	int64_t	v;
+	int	i;
+
+	for (i = 0; rf_job_vars[i] != NULL; i++) {
+		n = strlen(rf_job_vars[i]);
+		if (len >= n && memcmp(s, rf_job_vars[i], n) == 0) {
+			if (ranks_find_is_job(s + n, len - n, 0))
+				env->job = 1;
+			return;
+		}
+	}
+	if (len >= 10 && memcmp(s, "PBS_JOBID=", 10) == 0) {
+		if (ranks_find_is_job(s + 10, len - 10, 1))
+			env->job = 1;
+		return;
+	}
+	if (len >= 14 && memcmp(s, "SLURM_STEP_ID=", 14) == 0) {
+		env->step = ranks_find_parse_step(s + 14, len - 14);
+		return;
+	}
+	for (i = 0; rf_rank_vars[i] != NULL && i < env->rankprio; i++) {
+		n = strlen(rf_rank_vars[i]);
+		if (len >= n && memcmp(s, rf_rank_vars[i], n) == 0) {
+			if ((v = ranks_find_parse_uint(s + n, len - n)) >= 0) {
+				env->rank = v;
+				env->rankprio = i;
+			}
+			return;
+		}
+	}
+}
+
+/* Read /proc/PID/environ in pieces (it can be large) and note the
+ * variables that matter; an entry longer than the buffer is skipped. */
+static int
+ranks_find_environ(pid_t pid, struct rf_env *env)
+{
+	char		 path[64];
+	const char	*nul;
+	size_t		 have = 0, start;
+	ssize_t		 n;
+	int		 fd, skipping = 0;
+
+	env->job = 0;
+	env->rank = -1;
+	env->rankprio = 4;
+	env->step = RANKS_STEP_NONE;
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	if ((fd = probe_open(path)) < 0)
+		return -1;
+	for (;;) {
+		n = read(fd, rf_envbuf + have, sizeof(rf_envbuf) - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		start = 0;
+		while ((nul = memchr(rf_envbuf + start, '\0', have - start)) !=
+		    NULL) {
+			if (!skipping)
+				ranks_find_env_entry(env, rf_envbuf + start,
+				    (size_t)(nul - rf_envbuf) - start);
+			skipping = 0;
+			start = (size_t)(nul - rf_envbuf) + 1;
+		}
+		if (start == 0 && have == sizeof(rf_envbuf)) {
+			skipping = 1;
+			have = 0;
+			continue;
+		}
+		memmove(rf_envbuf, rf_envbuf + start, have - start);
+		have -= start;
+	}
+	if (have > 0 && !skipping)
+		ranks_find_env_entry(env, rf_envbuf, have);
+	close(fd);
+	return 0;
+}
+
+/* Is the component [s, s+len) "job_ID" under a Slurm parent prev? */
+static int
+ranks_find_slurm_job(const char *prev, size_t plen, const char *s,
+    size_t len)
+{
+	static const char	scope[] = "slurmstepd.scope";
+	size_t			slen = sizeof(scope) - 1;
+
+	if (len < 5 || memcmp(s, "job_", 4) != 0)
+		return 0;
+	if (!(plen > 4 && memcmp(prev, "uid_", 4) == 0) &&
+	    !(plen >= slen && memcmp(prev + plen - slen, scope, slen) == 0))
+		return 0;
+	return ranks_find_is_job(s + 4, len - 4, 0) ? 1 : -1;
+}
+
+/*
+ * Where /proc/PID/cgroup puts the process: 1 in the job (with *step set
+ * from a step_S component when there is one), -1 in another job of Slurm
+ * or PBS, 0 in no job cgroup.
+ */
+static int
+ranks_find_cgroup(pid_t pid, uint32_t *step)
+{
+	const char	*line, *eol, *p, *c, *end;
+	const char	*comp[2];	/* the two components before c */
+	size_t		 clen[2];
+	int		 other = 0, r, colons;
+
+	*step = RANKS_STEP_NONE;
+	if (ranks_find_read(pid, "cgroup", rf_buf, sizeof(rf_buf)) <= 0)
+		return 0;
+	for (line = rf_buf; *line != '\0'; line = *eol ? eol + 1 : eol) {
+		if ((eol = strchr(line, '\n')) == NULL)
+			eol = line + strlen(line);
+		/* "ID:controllers:/path" */
+		for (p = line, colons = 0; p < eol && colons < 2; p++)
+			colons += *p == ':';
+		if (colons < 2)
+			continue;
+		comp[0] = comp[1] = "";
+		clen[0] = clen[1] = 0;
+		for (c = p; c < eol; c = end + 1) {
+			while (c < eol && *c == '/')
+				c++;
+			if (c >= eol)
+				break;
+			if ((end = memchr(c, '/', (size_t)(eol - c))) == NULL)
+				end = eol;
+			r = ranks_find_slurm_job(comp[1], clen[1], c,
+			    (size_t)(end - c));
+			if (r == 0 && clen[0] == 16 && clen[1] == 5 &&
+			    memcmp(comp[0], "pbs_jobs.service", 16) == 0 &&
+			    memcmp(comp[1], "jobid", 5) == 0)
+				r = ranks_find_is_job(c, (size_t)(end - c), 1) ?
+				    1 : -1;
+			if (r > 0) {
+				c = end + (end < eol);
+				if (eol - c > 5 && memcmp(c, "step_", 5) == 0) {
+					if ((end = memchr(c, '/',
+					    (size_t)(eol - c))) == NULL)
+						end = eol;
+					*step = ranks_find_parse_step(c + 5,
+					    (size_t)(end - c) - 5);
+				}
+				return 1;
+			}
+			if (r < 0)
+				other = 1;
+			comp[0] = comp[1];
+			clen[0] = clen[1];
+			comp[1] = c;
+			clen[1] = (size_t)(end - c);
+			if (end >= eol)
+				break;
+		}
+	}
+	return other ? -1 : 0;
+}
+
+/* A slurmstepd's title, "slurmstepd: [ID.STEP]": 1 when it is one of the
+ * job's (step set), -1 another job's, 0 not a step daemon's title. */
+static int
+ranks_find_stepd(pid_t pid, uint32_t *step)
+{
+	static const char	 title[] = "slurmstepd: [";
+	const char		*id, *end;
+	ssize_t			 n;
+
+	if ((n = ranks_find_read(pid, "cmdline", rf_buf, 256)) <= 0 ||
+	    strncmp(rf_buf, title, sizeof(title) - 1) != 0)
+		return 0;
+	id = rf_buf + sizeof(title) - 1;
+	if ((end = strchr(id, ']')) == NULL)
+		return 0;
+	if (rf_job == NULL || strncmp(id, rf_job, rf_joblen) != 0 ||
+	    id[rf_joblen] != '.')
+		return -1;
+	id += rf_joblen + 1;
+	*step = end > id ? ranks_find_parse_step(id, (size_t)(end - id)) :
+	    RANKS_STEP_NONE;
+	return 1;
+}
+
+/* Is pid the probe or one of its ancestors? */
+static int
+ranks_find_skipped(pid_t pid)
+{
+	unsigned	i;
+
+	for (i = 0; i < rf_nskip; i++) {
+		if (rf_skip[i] == pid)
+			return 1;
+	}
+	return 0;
+}
+
+/* The entry of pid in the sorted scan, or NULL. */
+static struct rf_ent *
+ranks_find_lookup(struct rf_ent *ents, unsigned n, int64_t pid)
+{
+	unsigned	lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ents[mid].pid == pid)
+			return &ents[mid];
+		if (ents[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Track a process that belongs; RF_RETRY when the table is full. */
+static int
+ranks_find_take(struct rf_ent *e, const struct ranks_stat *st,
+    int64_t rank, uint32_t step)
+{
+	if ((e->slot = ranks_track(e->pid, st, rank, step)) < 0)
+		return RF_RETRY;
+	return RF_JOB;
+}
+
+static int ranks_find_decide(struct rf_ent *, unsigned, struct rf_ent *,
+    int);
+
+/* Judge a process in --job mode (see the top of the file). */
+static int
+ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
+    const struct ranks_stat *st, int depth)
+{
+	struct rf_ent	*p;
+	struct rf_env	 env;
+	uint32_t	 step = RANKS_STEP_NONE, s;
+	int		 member = 0, r, k, envok;
+
+	p = ranks_find_lookup(ents, n, st->ppid);
+	if (strcmp(st->comm, "slurmstepd") == 0) {
+		if ((r = ranks_find_stepd(e->pid, &s)) < 0)
+			return RF_OTHER;
+		if (r > 0) {
+			/* A daemon, or its child before it execs the task. */
+			if (p == NULL || depth >= RF_DEPTH ||
+			    ranks_find_decide(ents, n, p, depth + 1) !=
+			    RF_STEPD) {
+				e->step = s;
+				return RF_STEPD;
+			}
+			member = 1;
+			step = s;
+		}
+	}
+	if (!member && p != NULL && depth < RF_DEPTH) {
+		k = ranks_find_decide(ents, n, p, depth + 1);
+		if (k == RF_STEPD) {
+			member = 1;
+			step = p->step;
+		} else if (k == RF_JOB) {
+			member = 1;
+			step = ranks_tracked_step(p->slot);
+		}
+	}
+	if ((r = ranks_find_cgroup(e->pid, &s)) > 0) {
+		member = 1;
+		if (s != RANKS_STEP_NONE)
+			step = s;
+	} else if (r < 0 && !member)
+		return RF_OTHER;
+	envok = ranks_find_environ(e->pid, &env) == 0;
+	if (!member && !(envok && env.job))
+		return RF_OTHER;
+	if (step == RANKS_STEP_NONE && envok)
+		step = env.step;
+	return ranks_find_take(e, st, envok ? env.rank : -1, step);
+}
+
+/* Decide whether the process of entry e belongs, examining its parent
+ * first when that is new too; returns its kind. */
+static int
+ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
+    int depth)
+{
+	struct ranks_stat	st;
+	struct rf_env		env;
+	uint64_t		uid;
+	int			prev = e->kind, envok;
+
+	if (prev == RF_BUSY)
+		return RF_OTHER;
+	if (prev != RF_NEW && !e->recheck)
+		return prev;
+	e->kind = RF_BUSY;
+	if (ranks_find_read(e->pid, "stat", rf_buf, sizeof(rf_buf)) <= 0 ||
+	    ranks_parse_stat(rf_buf, &st) < 0) {
+		/* Gone already; if it is still listed, look again. */
+		if (e->recheck && prev == RF_JOB)
+			ranks_untrack(e->slot, e->pid, e->start);
+		e->recheck = 0;
+		return e->kind = RF_RETRY;
+	}
+	if (e->recheck) {
+		e->recheck = 0;
+		if (st.start == e->start)
+			return e->kind = (uint8_t)prev;
+		if (prev == RF_JOB)
+			ranks_untrack(e->slot, e->pid, e->start);
+	}
+	e->start = st.start;
+	e->ppid = (int32_t)st.ppid;
+	e->slot = -1;
+	e->step = RANKS_STEP_NONE;
+	if (ranks_find_skipped(e->pid) || e->pid == 2 ||
+	    (st.flags & RANKS_PF_KTHREAD) != 0)
+		return e->kind = RF_OTHER;
+	switch (rf_mode) {
+	case RF_MODE_JOB:
+		e->kind = (uint8_t)ranks_find_judge_job(ents, n, e, &st,
+		    depth);
+		return e->kind;
+	case RF_MODE_UID:
+		if (ranks_find_read(e->pid, "status", rf_buf,
+		    sizeof(rf_buf)) <= 0 ||
+		    probe_find_u64(rf_buf, "Uid", &uid) < 0 ||
+		    uid != (uint64_t)rf_uid)
+			return e->kind = RF_OTHER;
+		break;
+	case RF_MODE_ALL:
+		break;
+	}
+	envok = ranks_find_environ(e->pid, &env) == 0;
+	e->kind = (uint8_t)ranks_find_take(e, &st, envok ? env.rank : -1,
+	    envok ? env.step : RANKS_STEP_NONE);
+	return e->kind;
+}
+
+/* A process of the previous scan is no longer listed. */
+static void
+ranks_find_gone(const struct rf_ent *o)
+{
+	if (o->kind == RF_JOB)
+		ranks_untrack(o->slot, o->pid, o->start);
+}
+
+/* List the pids of /proc into ents, sorted; their count. */
+static unsigned
+ranks_find_list(struct rf_ent *ents)
+{
+	const struct rf_dirent	*d;
+	struct rf_ent		 t;
+	const char		*s;
+	long			 n, off;
+	unsigned		 cnt = 0, i, j;
+	int64_t			 pid;
+
+	if (lseek(rf_proc_fd, 0, SEEK_SET) < 0)
+		return 0;
+	while ((n = syscall(SYS_getdents64, rf_proc_fd, rf_dents,
+	    sizeof(rf_dents))) > 0) {
+		for (off = 0; off < n; off += d->d_reclen) {
+			d = (const struct rf_dirent *)(const void *)
+			    ((const char *)rf_dents + off);
+			s = d->d_name;
+			if (*s < '1' || *s > '9' ||
+			    (pid = ranks_find_parse_uint(s, strlen(s))) <= 0 ||
+			    pid > 0x7fffffff)
+				continue;
+			if (cnt == RF_SCAN_MAX) {
+				probe_event(EV_WARN, "ranks-scan-full",
+				    "more than %d processes on the node; "
+				    "some are not examined", RF_SCAN_MAX);
+				continue;
+			}
+			memset(&ents[cnt], 0, sizeof(ents[cnt]));
+			ents[cnt].pid = (int32_t)pid;
+			ents[cnt].ino = d->d_ino;
+			ents[cnt].kind = RF_NEW;
+			ents[cnt].slot = -1;
+			ents[cnt].step = RANKS_STEP_NONE;
+			cnt++;
+		}
+	}
+	/* /proc lists pids in order; a fixture directory may not. */
+	for (i = 1; i < cnt; i++) {
+		if (ents[i - 1].pid <= ents[i].pid)
+			continue;
+		t = ents[i];
+		for (j = i; j > 0 && ents[j - 1].pid > t.pid; j--)
+			ents[j] = ents[j - 1];
+		ents[j] = t;
+	}
+	return cnt;
+}
+
+/* Scan /proc: carry over what the last scan decided, judge the rest. */
+static void
+ranks_find_scan(void)
+{
+	struct rf_ent	*old = rf_ents[rf_cur], *new = rf_ents[!rf_cur];
+	struct rf_ent	*o, *e;
+	unsigned	 nold = rf_nents[rf_cur], nnew, i, j = 0;
+	uint64_t	 ino;
+
+	nnew = ranks_find_list(new);
+	for (i = 0; i < nnew; i++) {
+		e = &new[i];
+		while (j < nold && old[j].pid < e->pid)
+			ranks_find_gone(&old[j++]);
+		if (j == nold || old[j].pid != e->pid)
+			continue;
+		o = &old[j++];
+		if (o->kind == RF_RETRY || o->kind == RF_NEW ||
+		    o->kind == RF_BUSY || (o->kind == RF_JOB &&
+		    !ranks_tracked(o->slot, o->pid, o->start)))
+			continue;
+		ino = e->ino;
+		*e = *o;
+		e->recheck = o->ino != ino;
+		e->ino = ino;
+	}
+	while (j < nold)
+		ranks_find_gone(&old[j++]);
+	for (i = 0; i < nnew; i++)
+		ranks_find_decide(new, nnew, &new[i], 0);
+	rf_cur = !rf_cur;
+	rf_nents[rf_cur] = nnew;
+}
+
+void
+ranks_find_rescan(void)
+{
+	rf_force = 1;
+}
+
+/* Scan when a process may have appeared (see the top of the file). */
+void
+ranks_find_update(const struct probe_conf *conf)
+{
+	char		 buf[128];
+	const char	*p;
+	uint64_t	 last;
+	int		 scan;
+
+	scan = !rf_scanned || rf_force || ++rf_since >= RF_SCAN_EVERY;
+	/* "0.52 0.58 0.59 2/389 12345": the last is the newest pid. */
+	if (probe_pread(rf_loadavg_fd, buf, sizeof(buf)) > 0 &&
+	    (p = strrchr(buf, ' ')) != NULL &&
+	    probe_parse_u64(p + 1, &last) != NULL) {
+		if (last != rf_last_pid)
+			scan = 1;
+		rf_last_pid = last;
+	} else
+		scan = 1;
+	if (!scan)
+		return;
+	rf_scanned = 1;
+	rf_force = 0;
+	rf_since = 0;
+	ranks_find_scan();
+}
+
+/* The probe and its ancestors, from the real /proc. */
+static void
+ranks_find_ancestors(const struct probe_conf *conf)
+{
+	struct ranks_stat	st;
+	pid_t			pid = conf->self;
+
+	rf_nskip = 0;
+	while (pid > 0 && rf_nskip < RF_ANCESTORS) {
+		rf_skip[rf_nskip++] = pid;
+		if (pid == 1 || ranks_find_read(pid, "stat", rf_buf,
+		    sizeof(rf_buf)) <= 0 || ranks_parse_stat(rf_buf, &st) < 0)
+			break;
+		pid = (pid_t)st.ppid;
+	}
+}
+
+/* Open /proc for the scans and /proc/loadavg for the last pid. */
+int
+ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
+{
+	char	path[4096];
+
+	rf_job = conf->job;
+	rf_joblen = rf_job != NULL ? strlen(rf_job) : 0;
+	rf_uid = conf->uid;
+	if (rf_job != NULL)
+		rf_mode = RF_MODE_JOB;
+	else
+		rf_mode = conf->uid == 0 ? RF_MODE_ALL : RF_MODE_UID;
+	rf_proc_fd = open(probe_path(path, sizeof(path), "/proc"),
+	    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rf_proc_fd < 0) {
+		snprintf(why, whysz, "cannot open %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	rf_loadavg_fd = probe_open("/proc/loadavg");
+	rf_nskip = 0;
+	if (conf->root[0] == '\0')
+		ranks_find_ancestors(conf);
+	return 0;
+}

@@ -1,0 +1,88 @@
+/*
+ * ranks: the processes of a job on this node, as the "rank" source sees
+ * them.  Two modules share this header: probes/ranks-find.c decides which
+ * processes belong (a scan of /proc that examines each process once) and
+ * probes/src-ranks.c samples them every interval.  The table of tracked
+ * processes lives in src-ranks.c; ranks-find.c adds to it with ranks_track
+ * and removes from it with ranks_untrack.
+ *
+ * A tracked process is named by its pid and its start time (field 22 of
+ * /proc/PID/stat, jiffies since boot): together they never name two
+ * processes, so a reused pid is never mistaken for the process it replaced.
+ */
+#ifndef JOBTOP_RANKS_H
+#define JOBTOP_RANKS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "source.h"
+
+#define RANKS_MAX	2048	/* tracked processes */
+#define RANKS_COMM_MAX	64	/* comm as stat shows it (kernel: 16) */
+
+/* Slurm step ids as slurm.h numbers them; the probe keeps the number. */
+#define RANKS_STEP_NONE		0xfffffff9u	/* no step known */
+#define RANKS_STEP_INTERACTIVE	0xfffffffau
+#define RANKS_STEP_BATCH	0xfffffffbu
+#define RANKS_STEP_EXTERN	0xfffffffcu
+#define RANKS_STEP_BATCH_OLD	0xfffffffeu	/* before Slurm 20.11 */
+#define RANKS_STEP_EXTERN_OLD	0xffffffffu
+
+/*
+ * What is shown of a job on a node: the tasks of its parallel steps; the
+ * batch step (the script and the sruns it runs) only where no parallel
+ * step's task runs; the extern step (its placeholder and adopted ssh
+ * sessions) only where neither does.  Without --job every process is
+ * RANKS_CLASS_TASK.
+ */
+#define RANKS_CLASS_EXTERN	0
+#define RANKS_CLASS_BATCH	1
+#define RANKS_CLASS_TASK	2
+
+/* The fields of /proc/PID/stat the source uses (proc(5) numbers them). */
+struct ranks_stat {
+	char		comm[RANKS_COMM_MAX];	/* 2 */
+	char		state;			/* 3 */
+	int64_t		ppid;			/* 4 */
+	uint64_t	flags;			/* 9 */
+	uint64_t	minflt;			/* 10 */
+	uint64_t	majflt;			/* 12 */
+	uint64_t	utime;			/* 14 */
+	uint64_t	stime;			/* 15 */
+	int64_t		threads;		/* 20 */
+	uint64_t	start;			/* 22 */
+	uint64_t	vsize;			/* 23 */
+	int64_t		rss;			/* 24, pages */
+	int64_t		processor;		/* 39, or -1 */
+};
+
+/* The process is a kernel thread (PF_KTHREAD in stat's flags). */
+#define RANKS_PF_KTHREAD	0x00200000u
+
+/* Parse the text of /proc/PID/stat; 0 on success, -1 when malformed. */
+int		 ranks_parse_stat(const char *, struct ranks_stat *);
+/* A step id as text: "0", "batch", "extern", "interactive"; "" for none. */
+void		 ranks_step_name(uint32_t, char *, size_t);
+/* What kind of step a step id is: RANKS_CLASS_*. */
+int		 ranks_step_class(uint32_t);
+
+/* src-ranks.c: start tracking a process; the slot, or -1 when full. */
+int		 ranks_track(pid_t, const struct ranks_stat *, int64_t,
+		    uint32_t);
+/* Is this slot still the process pid that started at start? */
+int		 ranks_tracked(int, pid_t, uint64_t);
+/* The step a tracked process was found in. */
+uint32_t	 ranks_tracked_step(int);
+/* Stop tracking the slot if it is still that process. */
+void		 ranks_untrack(int, pid_t, uint64_t);
+
+/* ranks-find.c: open /proc and learn who the probe is; 0 or -1 with why. */
+int		 ranks_find_init(const struct probe_conf *, char *, size_t);
+/* Find processes started since the last call and track those that
+ * belong; cheap when no process was created. */
+void		 ranks_find_update(const struct probe_conf *);
+/* Scan all of /proc at the next update (a tracked process went away). */
+void		 ranks_find_rescan(void);
+
+#endif

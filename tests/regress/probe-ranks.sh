@@ -1,0 +1,308 @@
+#!/bin/sh
+# probe-ranks: the probe's "rank" source finds exactly the job's processes
+# and reports what /proc says of them.
+#
+# Fixture trees (tests/data/fixtures/ranks-*), each sampled with
+#	jobtop-probe --root FIXTURE --job 123 --count 2 --interval 0.1
+# and decoded by `jobtop --decode --json`: a cgroup v1 Slurm layout, a
+# cgroup v2 slurmstepd.scope one (batch and extern steps hidden behind the
+# tasks of step 0), the NODENAME_slurmstepd.scope variant with a batch-only
+# job, step daemons' descendants without job cgroups (a zombie, a stopped
+# process, a parent with a higher pid than its child, a child that has not
+# exec'd yet), and environments only (PBS, LSF, OAR, a 20 kB variable).
+# Each holds processes that must not match: jobs 12 and 1234 (prefix
+# traps), job 456's cgroup, other jobs' step daemons, look-alike names.
+# Every sample must list exactly the expected pids with their rank ids,
+# step, state, comm, wchan, syscall and rss (stat's resident pages times
+# the page size).  Then a background loop advances one rank's utime in its
+# stat file while the probe samples: its CPU time must grow and its rate
+# show, while its idle peer stays at zero.  Last, on the real /proc: a
+# fake job (sleeps and a busy loop with SLURM_JOB_ID set) must be found
+# exactly, and neither the probe nor its parent shell, which carry the
+# same SLURM_JOB_ID, may appear.
+#
+# Needs python3 to read the JSON.  Skips (77) until jobtop has --decode.
+
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+JOBTOP=${JOBTOP:-$TOP/jobtop}
+PROBE=${PROBE:-$TOP/jobtop-probe}
+FIX=$TOP/tests/data/fixtures
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/jt-ranks.XXXXXX") || exit 1
+bg_pids=
+cleanup() {
+	for p in $bg_pids; do
+		kill "$p" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+skip() {
+	echo "$*"
+	exit 77
+}
+
+[ -x "$PROBE" ] || fail "no probe at $PROBE (run make)"
+
+# Robustness first, without a decoder: every fixture, with and without
+# --job, must end in a clean exit with output.
+for fx in ranks-cgv1 ranks-cgv2 ranks-cgv2-nodename ranks-stepd ranks-env; do
+	[ -d "$FIX/$fx/proc" ] || fail "fixture $fx is missing"
+	for job in "--job 123" ""; do
+		# shellcheck disable=SC2086
+		"$PROBE" --root "$FIX/$fx" $job --interval 0.05 --count 3 \
+		    </dev/null >"$tmp/$fx.bin" 2>"$tmp/$fx.err" ||
+		    fail "probe on $fx ($job) exited $?: $(cat "$tmp/$fx.err")"
+		[ -s "$tmp/$fx.bin" ] ||
+		    fail "probe on $fx ($job) wrote nothing"
+	done
+done
+
+command -v python3 >/dev/null 2>&1 || skip "python3 is needed to read JSON"
+[ -x "$JOBTOP" ] || skip "no $JOBTOP"
+if ! "$JOBTOP" --decode --json <"$tmp/ranks-cgv1.bin" >"$tmp/try.json" \
+    2>/dev/null || ! grep -q '^{' "$tmp/try.json"; then
+	"$JOBTOP" --help 2>&1 | grep -q -- '--decode' &&
+	    fail "jobtop --decode --json cannot decode the probe's stream"
+	skip "jobtop has no --decode yet"
+fi
+PAGE=$(getconf PAGESIZE)
+
+cat >"$tmp/check.py" <<'EOF'
+# check.py MODE FILE [ARGS]: assertions on the rank records of
+# `jobtop --decode --json` output, grouped into samples.
+import json, os, sys
+
+mode, path, page = sys.argv[1], sys.argv[2], int(sys.argv[3])
+hello, samples = None, []
+for line in open(path):
+    if not line.startswith("{"):
+        continue
+    r = json.loads(line)
+    if r.get("type") == "hello":
+        hello = r
+    elif r.get("type") == "node":
+        samples.append([])
+    elif r.get("type") == "rank":
+        if not samples:
+            samples.append([])
+        samples[-1].append(r)
+bad = []
+
+# Expected ranks per fixture: pid -> (rank, step, state, comm, wchan,
+# syscall, rss pages, has io).  None: the key must be absent.
+N = None
+EXPECT = {
+    "ranks-cgv1": {
+        1001: (0, "0", "S", "lmp", "pipe_read", 0, 25600, True),
+        1002: (1, "0", "R", "x) (y", N, -1, 26112, True),
+        1003: (N, "0", "D", "orted", "io_schedule", 17, 2048, False),
+    },
+    "ranks-cgv2": {
+        621: (0, "0", "R", "python3", N, -1, 51200, True),
+        622: (1, "0", "S", "python3", "futex_wait_queue", 202, 50176, True),
+    },
+    "ranks-cgv2-nodename": {
+        801: (N, "batch", "S", "bash", "do_wait", 61, 1000, True),
+        802: (N, "batch", "R", "python", N, -1, 131072, True),
+    },
+    "ranks-stepd": {
+        2001: (0, "0", "S", "mpi_app", "ep_poll", 232, 40000, True),
+        2002: (0, "0", "R", "sh", N, -1, 300, True),
+        2003: (N, "0", "S", "slurmstepd", "do_wait", 61, 1000, True),
+        2004: (N, "0", "Z", "hostname", N, N, 0, True),
+        2005: (1, "0", "T", "a.out", "do_signal_stop", -1, 5000, True),
+        2101: (1, "0", "S", "bash", "do_wait", 61, 1000, True),
+    },
+    "ranks-env": {
+        3001: (0, N, "S", "pbs_app", "pipe_read", 0, 1000, True),
+        3003: (3, N, "R", "lsf_app", N, -1, 1000, True),
+        3004: (N, N, "S", "oar_app", "do_nanosleep", 35, 1000, True),
+        3005: (6, N, "S", "oar_app", "do_nanosleep", 35, 1000, True),
+        3007: (9, "2", "S", "slurm_app", "pipe_read", 0, 1000, True),
+        3008: (N, N, "S", "pbs_app", "pipe_read", 0, 1000, True),
+    },
+}
+
+def pids(s):
+    return sorted(r.get("pid") for r in s)
+
+def same(what, got, want):
+    if got != want:
+        bad.append("%s: got %r, want %r" % (what, got, want))
+
+if hello is None or hello.get("sources", {}).get("ranks") != "on":
+    bad.append("HELLO does not say the ranks source is on: %r" % hello)
+
+if mode in EXPECT:
+    want = EXPECT[mode]
+    same("samples", len(samples), 2)
+    for i, s in enumerate(samples):
+        same("sample %d pids" % i, pids(s), sorted(want))
+        for r in s:
+            pid = r.get("pid")
+            if pid not in want:
+                continue
+            rank, step, state, comm, wchan, sysc, rss, io = want[pid]
+            w = "sample %d pid %d " % (i, pid)
+            same(w + "rank", r.get("rank"), rank)
+            same(w + "step", r.get("rank.step"), step)
+            same(w + "state", r.get("state"), state)
+            same(w + "comm", r.get("rank.comm"), comm)
+            same(w + "wchan", r.get("rank.wchan"), wchan)
+            same(w + "syscall", r.get("rank.syscall"), sysc)
+            same(w + "rss", r.get("rank.rss"), rss * page)
+            same(w + "pid field", r.get("rank.pid", pid), pid)
+            for k in ("rank.ppid", "rank.start_time", "rank.threads",
+                      "rank.vsize", "rank.processor"):
+                if not isinstance(r.get(k), int):
+                    bad.append(w + "has no integer " + k)
+            # Counters are rates: present from the second sample on.
+            if i > 0:
+                for k in ("rank.utime", "rank.stime", "rank.minflt",
+                          "rank.vol_ctxsw", "rank.invol_ctxsw"):
+                    if k not in r:
+                        bad.append(w + "lacks " + k)
+                same(w + "has read_bytes", "rank.read_bytes" in r, io)
+                same(w + "has write_bytes", "rank.write_bytes" in r, io)
+elif mode == "moving":
+    # pid 621's utime advances (rewritten), 622 stays idle.
+    cpu = {621: [], 622: []}
+    rate = {621: [], 622: []}
+    for s in samples:
+        for r in s:
+            if r.get("pid") in cpu:
+                cpu[r["pid"]].append(r.get("rank.cputime"))
+                if "rank.utime" in r:
+                    rate[r["pid"]].append(r["rank.utime"])
+    if len(samples) < 4:
+        bad.append("only %d samples" % len(samples))
+    c = [v for v in cpu[621] if v is not None]
+    if len(c) < 3 or not c[-1] > c[0]:
+        bad.append("pid 621 cputime did not grow: %s" % cpu[621])
+    if not [v for v in rate[621] if v > 0]:
+        bad.append("pid 621 utime rate never positive: %s" % rate[621])
+    if [v for v in rate[622] if v != 0]:
+        bad.append("pid 622 (idle) has utime rate: %s" % rate[622])
+    if len(set(v for v in cpu[622] if v is not None)) > 1:
+        bad.append("pid 622 (idle) cputime moved: %s" % cpu[622])
+elif mode == "real":
+    # ARGS: probe pid, wrapper shell pid, then pid:rank:kind ...
+    probe, shell = int(sys.argv[4]), int(sys.argv[5])
+    want = {}
+    for a in sys.argv[6:]:
+        pid, rank, kind = a.split(":")
+        want[int(pid)] = (int(rank), kind)
+    if len(samples) < 3:
+        bad.append("only %d samples" % len(samples))
+    for i, s in enumerate(samples):
+        got = pids(s)
+        if probe in got or shell in got:
+            bad.append("sample %d lists the probe (%d) or its shell (%d): "
+                       "%s" % (i, probe, shell, got))
+        same("sample %d pids" % i, got, sorted(want))
+    last = {r["pid"]: r for r in samples[-1]} if samples else {}
+    for pid, (rank, kind) in want.items():
+        r = last.get(pid)
+        if r is None:
+            continue
+        same("pid %d rank" % pid, r.get("rank"), rank)
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                st = f.read()
+        except OSError:
+            bad.append("pid %d vanished" % pid)
+            continue
+        fl = st[st.rindex(")") + 2:].split()
+        rss = int(fl[21]) * page
+        got = r.get("rank.rss", -1)
+        if abs(got - rss) > max(rss * 0.05, 1 << 20):
+            bad.append("pid %d rss %d, /proc says %d" % (pid, got, rss))
+        if kind == "sleep":
+            same("pid %d state" % pid, r.get("state"), "S")
+            if not r.get("rank.wchan"):
+                bad.append("pid %d sleeps without a wchan" % pid)
+            if r.get("rank.cpu") not in (None, 0):
+                bad.append("pid %d sleeps at %r%% CPU" % (pid,
+                           r.get("rank.cpu")))
+        else:
+            ticks = int(fl[11]) + int(fl[12])
+            ct = r.get("rank.cputime")
+            if ct is None or ct <= 0 or ct > ticks / 100.0 + 0.5:
+                bad.append("pid %d (busy) cputime %r, /proc says %d ticks"
+                           % (pid, ct, ticks))
+for b in bad:
+    print(mode + ": " + b)
+sys.exit(1 if bad else 0)
+EOF
+
+for fx in ranks-cgv1 ranks-cgv2 ranks-cgv2-nodename ranks-stepd ranks-env; do
+	"$PROBE" --root "$FIX/$fx" --job 123 --count 2 --interval 0.1 \
+	    </dev/null |
+	    "$JOBTOP" --decode --json >"$tmp/$fx.json" 2>"$tmp/$fx.jerr" ||
+	    fail "probe | jobtop --decode --json on $fx failed:" \
+	    "$(cat "$tmp/$fx.jerr")"
+	python3 "$tmp/check.py" "$fx" "$tmp/$fx.json" "$PAGE" ||
+	    fail "$fx: rank records disagree with the fixture"
+	echo "ok: $fx"
+done
+
+# Counters move when the files do: advance pid 621's utime (same length,
+# written in place with one write, as the probe keeps the file open).
+cp -R "$FIX/ranks-cgv2" "$tmp/moving"
+stat621=$tmp/moving/proc/621/stat
+read -r line <"$stat621"
+head=$(echo "$line" | cut -d' ' -f1-13)
+tail=$(echo "$line" | cut -d' ' -f15-)
+(
+	u=1000
+	while [ $u -lt 1990 ]; do
+		u=$((u + 5))
+		printf '%s %d %s\n' "$head" "$u" "$tail" >"$tmp/stat.new"
+		dd if="$tmp/stat.new" of="$stat621" bs=4096 conv=notrunc \
+		    status=none 2>/dev/null
+		sleep 0.05
+	done
+) &
+bg_pids="$bg_pids $!"
+"$PROBE" --root "$tmp/moving" --job 123 --count 6 --interval 0.2 </dev/null |
+    "$JOBTOP" --decode --json >"$tmp/moving.json" 2>"$tmp/moving.jerr" ||
+    fail "probe on a changing fixture failed: $(cat "$tmp/moving.jerr")"
+python3 "$tmp/check.py" moving "$tmp/moving.json" "$PAGE" ||
+    fail "counters did not follow the fixture"
+echo "ok: counters follow a changing stat file"
+
+# The real /proc: a fake job of sleeps and a busy loop.  The id is one no
+# real job on this machine is likely to have.
+job=97$$
+SLURM_JOB_ID=$job SLURM_PROCID=0 sleep 60 &
+p0=$!
+SLURM_JOB_ID=$job SLURM_PROCID=1 sleep 60 &
+p1=$!
+SLURM_JOB_ID=$job PMI_RANK=2 sh -c 'while :; do :; done' &
+p2=$!
+SLURM_JOB_ID=${job}1 SLURM_PROCID=3 sleep 60 &
+p3=$!
+bg_pids="$bg_pids $p0 $p1 $p2 $p3"
+sleep 0.3
+# The probe and its parent shell carry the job id too: neither may show.
+SLURM_JOB_ID=$job sh -c 'echo $$ >"$1/shell.pid"; "$2" --job "$3" --count 4 \
+    --interval 0.25 </dev/null >"$1/real.bin" & echo $! >"$1/probe.pid"; wait' \
+    sh "$tmp" "$PROBE" "$job" || fail "probe on the real /proc failed"
+"$JOBTOP" --decode --json <"$tmp/real.bin" >"$tmp/real.json" \
+    2>"$tmp/real.jerr" ||
+    fail "jobtop --decode --json on the real run failed:" \
+    "$(cat "$tmp/real.jerr")"
+python3 "$tmp/check.py" real "$tmp/real.json" "$PAGE" \
+    "$(cat "$tmp/probe.pid")" "$(cat "$tmp/shell.pid")" \
+    "$p0:0:sleep" "$p1:1:sleep" "$p2:2:busy" ||
+    fail "the fake job on the real /proc was not reported right"
+echo "ok: a fake job on the real /proc"
+echo "PASS"
