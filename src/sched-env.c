@@ -1,0 +1,326 @@
+/*
+ * sched-env: jobs that need no scheduler query.  A hostlist given with -w,
+ * a hostfile given with --hostfile, or the job we run inside, found from
+ * the variables each scheduler sets in a job's environment:
+ *
+ *	Slurm	SLURM_JOB_ID (SLURM_JOBID), SLURM_JOB_NODELIST (SLURM_NODELIST),
+ *		SLURM_NTASKS (SLURM_NPROCS)
+ *	PBS	PBS_JOBID, PBS_NODEFILE (one line per slot)
+ *	LSF	LSB_JOBID, LSB_MCPU_HOSTS ("n1 4 n2 4") or LSB_HOSTS
+ *		("n1 n1 n1 n1 n2 ...")
+ *	OAR	OAR_JOB_ID (OAR_JOBID), OAR_NODEFILE (OAR_NODE_FILE,
+ *		OAR_FILE_NODES; one line per resource)
+ *
+ * A hostfile has one host per line; '#' starts a comment; "name:N"
+ * (MPICH) and "name slots=N" (Open MPI) give slot counts; a repeated name
+ * (PBS_NODEFILE) adds one slot each time; a line may also be a hostlist
+ * expression.  Every name must be a valid host name.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hostlist.h"
+#include "sched.h"
+#include "validate.h"
+
+#define SCHED_HOSTFILE_MAX	(64 * 1024 * 1024)
+
+/* The job is ours: owner is the user running jobtop. */
+static void
+sched_env_owner(struct job *job)
+{
+	struct passwd	*pw;
+
+	job->uid = getuid();
+	job->uid_known = 1;
+	if ((pw = getpwuid(job->uid)) != NULL)
+		sched_copy(job->user, sizeof(job->user), pw->pw_name);
+}
+
+int
+sched_from_hostlist(const char *expr, struct job *job, char *err,
+    size_t errsz)
+{
+	int	r;
+
+	job->sched = "hostlist";
+	if ((r = sched_job_add_nodes(job, expr, err, errsz)) != SCHED_OK)
+		return r;
+	return sched_job_finish(job, err, errsz);
+}
+
+/* Read a whole file, bounded; the caller frees *out. */
+static int
+sched_env_read(const char *path, char **out, char *err, size_t errsz)
+{
+	struct stat	 st;
+	char		*buf = NULL, *nb;
+	size_t		 len = 0, cap = 0;
+	ssize_t		 n;
+	int		 fd;
+
+	*out = NULL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errsz, "%s: %s", path, strerror(errno));
+		return SCHED_EINVAL;
+	}
+	if (fstat(fd, &st) == -1 || S_ISDIR(st.st_mode)) {
+		snprintf(err, errsz, "%s: not a file", path);
+		close(fd);
+		return SCHED_EINVAL;
+	}
+	for (;;) {
+		if (cap - len < 4096 + 1) {
+			cap = cap == 0 ? 8192 : cap * 2;
+			if ((nb = realloc(buf, cap)) == NULL) {
+				free(buf);
+				close(fd);
+				snprintf(err, errsz, "out of memory");
+				return SCHED_ENOMEM;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			snprintf(err, errsz, "%s: %s", path, strerror(errno));
+			free(buf);
+			close(fd);
+			return SCHED_EINVAL;
+		}
+		if (n == 0)
+			break;
+		if ((len += (size_t)n) > SCHED_HOSTFILE_MAX) {
+			snprintf(err, errsz, "%s: larger than %d bytes", path,
+			    SCHED_HOSTFILE_MAX);
+			free(buf);
+			close(fd);
+			return SCHED_EINVAL;
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	*out = buf;
+	return SCHED_OK;
+}
+
+/* One hostfile line (comment and blanks already removed). */
+static int
+sched_env_line(struct job *job, char *line, const char *path, int lineno,
+    char *err, size_t errsz)
+{
+	char	*name, *tok, *colon, *end, sub[256];
+	long	 slots = 1;
+	int	 r;
+
+	name = strtok_r(line, " \t", &end);
+	if (name == NULL)
+		return SCHED_OK;
+	while ((tok = strtok_r(NULL, " \t", &end)) != NULL) {
+		if (strncmp(tok, "slots=", 6) == 0)
+			slots = strtol(tok + 6, NULL, 10);
+	}
+	if (strchr(name, '[') != NULL) {
+		r = sched_job_add_nodes(job, name, sub, sizeof(sub));
+	} else {
+		if ((colon = strrchr(name, ':')) != NULL) {
+			*colon = '\0';
+			slots = strtol(colon + 1, NULL, 10);
+		}
+		if (slots < 1) {
+			snprintf(err, errsz, "%s:%d: bad slot count", path,
+			    lineno);
+			return SCHED_EINVAL;
+		}
+		r = sched_job_add_host(job, name, slots, sub, sizeof(sub));
+	}
+	if (r != SCHED_OK)
+		snprintf(err, errsz, "%s:%d: %s", path, lineno, sub);
+	return r;
+}
+
+/* Add every host of a hostfile. */
+static int
+sched_env_hostfile(struct job *job, const char *path, char *err,
+    size_t errsz)
+{
+	char	*text, *line, *next, *hash;
+	int	 r, lineno = 0;
+
+	if ((r = sched_env_read(path, &text, err, errsz)) != SCHED_OK)
+		return r;
+	for (line = text; line != NULL && *line != '\0'; line = next) {
+		lineno++;
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if ((hash = strchr(line, '#')) != NULL)
+			*hash = '\0';
+		line[strcspn(line, "\r")] = '\0';
+		if ((r = sched_env_line(job, line, path, lineno, err,
+		    errsz)) != SCHED_OK) {
+			free(text);
+			return r;
+		}
+	}
+	free(text);
+	if (job->nodes == NULL || hostlist_count(job->nodes) == 0) {
+		snprintf(err, errsz, "%s: no host names in it", path);
+		return SCHED_EINVAL;
+	}
+	return SCHED_OK;
+}
+
+int
+sched_from_hostfile(const char *path, struct job *job, char *err,
+    size_t errsz)
+{
+	int	r;
+
+	job->sched = "hostfile";
+	if ((r = sched_env_hostfile(job, path, err, errsz)) != SCHED_OK)
+		return r;
+	return sched_job_finish(job, err, errsz);
+}
+
+/* LSB_MCPU_HOSTS ("n1 4 n2 4") or LSB_HOSTS ("n1 n1 n2"). */
+static int
+sched_env_lsf_hosts(struct job *job, const char *mcpu, const char *hosts,
+    char *err, size_t errsz)
+{
+	char	*copy, *tok, *end, *num;
+	long	 slots;
+	int	 r = SCHED_OK;
+
+	if ((copy = strdup(mcpu != NULL ? mcpu : hosts)) == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return SCHED_ENOMEM;
+	}
+	for (tok = strtok_r(copy, " \t\n", &end); tok != NULL;
+	    tok = strtok_r(NULL, " \t\n", &end)) {
+		slots = 1;
+		if (mcpu != NULL) {
+			if ((num = strtok_r(NULL, " \t\n", &end)) == NULL ||
+			    (slots = strtol(num, NULL, 10)) < 1) {
+				snprintf(err, errsz, "LSB_MCPU_HOSTS: bad "
+				    "slot count for %.64s", tok);
+				r = SCHED_EINVAL;
+				break;
+			}
+		}
+		if ((r = sched_job_add_host(job, tok, slots, err, errsz)) !=
+		    SCHED_OK)
+			break;
+	}
+	free(copy);
+	return r;
+}
+
+/* The first of some variables that is set and not empty. */
+static const char *
+sched_env_get(const char *a, const char *b, const char *c)
+{
+	const char	*v;
+
+	if ((v = getenv(a)) != NULL && *v != '\0')
+		return v;
+	if (b != NULL && (v = getenv(b)) != NULL && *v != '\0')
+		return v;
+	if (c != NULL && (v = getenv(c)) != NULL && *v != '\0')
+		return v;
+	return NULL;
+}
+
+/* Set the id and say where it came from. */
+static int
+sched_env_id(struct job *job, const char *sched, const char *var,
+    const char *id, enum validate_job kind, char *err, size_t errsz)
+{
+	if (!validate_jobid(id, kind)) {
+		snprintf(err, errsz, "%s is not a %s job id: \"%.64s\"", var,
+		    sched, id);
+		return SCHED_EINVAL;
+	}
+	sched_copy(job->id, sizeof(job->id), id);
+	job->sched = sched;
+	job->state = JOB_RUNNING;
+	sched_copy(job->state_name, sizeof(job->state_name), "RUNNING");
+	sched_env_owner(job);
+	return SCHED_OK;
+}
+
+int
+sched_from_env(struct job *job, char *err, size_t errsz)
+{
+	const char	*id, *v, *w;
+	int		 r;
+
+	if ((id = sched_env_get("SLURM_JOB_ID", "SLURM_JOBID", NULL)) !=
+	    NULL) {
+		if ((r = sched_env_id(job, "slurm", "SLURM_JOB_ID", id,
+		    VJ_SLURM, err, errsz)) != SCHED_OK)
+			return r;
+		if ((v = sched_env_get("SLURM_JOB_NODELIST", "SLURM_NODELIST",
+		    NULL)) == NULL) {
+			snprintf(err, errsz, "SLURM_JOB_ID is set but not "
+			    "SLURM_JOB_NODELIST");
+			return SCHED_ENOENV;
+		}
+		if ((r = sched_job_add_nodes(job, v, err, errsz)) != SCHED_OK)
+			return r;
+		if ((v = sched_env_get("SLURM_NTASKS", "SLURM_NPROCS",
+		    NULL)) != NULL)
+			job->ntasks = strtol(v, NULL, 10);
+	} else if ((id = sched_env_get("PBS_JOBID", NULL, NULL)) != NULL) {
+		if ((r = sched_env_id(job, "pbs", "PBS_JOBID", id, VJ_PBS, err,
+		    errsz)) != SCHED_OK)
+			return r;
+		if ((v = sched_env_get("PBS_NODEFILE", NULL, NULL)) == NULL) {
+			snprintf(err, errsz, "PBS_JOBID is set but not "
+			    "PBS_NODEFILE");
+			return SCHED_ENOENV;
+		}
+		if ((r = sched_env_hostfile(job, v, err, errsz)) != SCHED_OK)
+			return r;
+	} else if ((id = sched_env_get("LSB_JOBID", NULL, NULL)) != NULL) {
+		if ((r = sched_env_id(job, "lsf", "LSB_JOBID", id, VJ_LSF, err,
+		    errsz)) != SCHED_OK)
+			return r;
+		v = sched_env_get("LSB_MCPU_HOSTS", NULL, NULL);
+		w = sched_env_get("LSB_HOSTS", NULL, NULL);
+		if (v == NULL && w == NULL) {
+			snprintf(err, errsz, "LSB_JOBID is set but neither "
+			    "LSB_MCPU_HOSTS nor LSB_HOSTS");
+			return SCHED_ENOENV;
+		}
+		if ((r = sched_env_lsf_hosts(job, v, w, err, errsz)) !=
+		    SCHED_OK)
+			return r;
+	} else if ((id = sched_env_get("OAR_JOB_ID", "OAR_JOBID", NULL)) !=
+	    NULL) {
+		if ((r = sched_env_id(job, "oar", "OAR_JOB_ID", id, VJ_OAR, err,
+		    errsz)) != SCHED_OK)
+			return r;
+		if ((v = sched_env_get("OAR_NODEFILE", "OAR_NODE_FILE",
+		    "OAR_FILE_NODES")) == NULL) {
+			snprintf(err, errsz, "OAR_JOB_ID is set but not "
+			    "OAR_NODEFILE");
+			return SCHED_ENOENV;
+		}
+		if ((r = sched_env_hostfile(job, v, err, errsz)) != SCHED_OK)
+			return r;
+	} else {
+		snprintf(err, errsz, "no job given and not inside one (no "
+		    "SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or OAR_JOB_ID); give "
+		    "a job id, -w HOSTLIST or --hostfile FILE");
+		return SCHED_ENOENV;
+	}
+	return sched_job_finish(job, err, errsz);
+}

@@ -1,0 +1,193 @@
+/*
+ * sched-flux: Flux jobs, from
+ *
+ *	flux jobs -n -o FLUX_FORMAT JOBID
+ *
+ * flux-jobs(1) lists the job ids given on its command line whatever their
+ * state; -n drops the header and -o takes a Python format string of the
+ * fields documented under OUTPUT FORMAT.  We ask for them joined by '|':
+ * id.f58, userid, username, status_abbrev (PD or P pending, R running, CD
+ * completed, F failed, CA canceled, TO timeout), ntasks, runtime and
+ * t_remaining (floating seconds), nodelist (an RFC 29 hostlist, the same
+ * syntax as Slurm's; empty until the job runs) and, last because it may
+ * hold '|', name.  LC_ALL=C (sched_run) makes id.f58 start with an ASCII
+ * 'f' rather than U+0192.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostlist.h"
+#include "sched.h"
+
+#define FLUX_FORMAT	"{id.f58}|{userid}|{username}|{status_abbrev}|" \
+			"{ntasks}|{runtime}|{t_remaining}|{nodelist}|{name}"
+
+enum {
+	FLUX_ID,
+	FLUX_USERID,
+	FLUX_USERNAME,
+	FLUX_STATUS,
+	FLUX_NTASKS,
+	FLUX_RUNTIME,
+	FLUX_REMAINING,
+	FLUX_NODELIST,
+	FLUX_NAME,
+	FLUX_NFIELDS
+};
+
+static enum job_state
+flux_state(const char *s)
+{
+	if (strcmp(s, "PD") == 0 || strcmp(s, "P") == 0 ||
+	    strcmp(s, "D") == 0 || strcmp(s, "S") == 0)
+		return JOB_PENDING;
+	if (strcmp(s, "R") == 0)
+		return JOB_RUNNING;
+	if (strcmp(s, "C") == 0)
+		return JOB_COMPLETING;
+	if (strcmp(s, "CD") == 0)
+		return JOB_COMPLETED;
+	if (strcmp(s, "F") == 0)
+		return JOB_FAILED;
+	if (strcmp(s, "CA") == 0)
+		return JOB_CANCELLED;
+	if (strcmp(s, "TO") == 0)
+		return JOB_TIMEOUT;
+	return JOB_UNKNOWN;
+}
+
+/* The base58 part of an f58 id ('f' or U+0192 first), or NULL. */
+static const char *
+flux_f58_body(const char *s)
+{
+	if (strncmp(s, "\xc6\x92", 2) == 0)
+		return s + 2;
+	if (*s == 'f')
+		return s + 1;
+	return NULL;
+}
+
+/* Same f58 job id, whichever 'f' each is written with? */
+static int
+flux_same_id(const char *a, const char *b)
+{
+	const char	*ba = flux_f58_body(a), *bb = flux_f58_body(b);
+
+	return ba != NULL && bb != NULL && strcmp(ba, bb) == 0;
+}
+
+/* Parse `flux jobs -n -o FLUX_FORMAT` output for jobid into job. */
+static int
+flux_parse(const char *text, const char *jobid, struct job *job, char *err,
+    size_t errsz)
+{
+	char		*copy, *line, *next, *p, *bar, *f[FLUX_NFIELDS], *end;
+	double		 run, left;
+	long		 uid;
+	int		 i, r = SCHED_OK, matched = 0;
+
+	sched_copy(job->id, sizeof(job->id), jobid);
+	job->sched = "flux";
+	if ((copy = strdup(text)) == NULL)
+		return SCHED_ENOMEM;
+	for (line = copy; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		for (p = line, i = 0; i < FLUX_NFIELDS; i++) {
+			f[i] = p;
+			if (i == FLUX_NFIELDS - 1 ||
+			    (bar = strchr(p, '|')) == NULL)
+				break;
+			*bar = '\0';
+			p = bar + 1;
+		}
+		if (i != FLUX_NFIELDS - 1)
+			continue;
+		/* A decimal id asked for: take the one line we got. */
+		if (!flux_same_id(f[FLUX_ID], jobid) &&
+		    strspn(jobid, "0123456789") != strlen(jobid))
+			continue;
+		matched = 1;
+		sched_copy(job->user, sizeof(job->user), f[FLUX_USERNAME]);
+		uid = strtol(f[FLUX_USERID], &end, 10);
+		if (end != f[FLUX_USERID] && *end == '\0' && uid >= 0) {
+			job->uid = (uid_t)uid;
+			job->uid_known = 1;
+		}
+		sched_copy(job->name, sizeof(job->name), f[FLUX_NAME]);
+		sched_copy(job->state_name, sizeof(job->state_name),
+		    f[FLUX_STATUS]);
+		job->state = flux_state(f[FLUX_STATUS]);
+		if (*f[FLUX_NTASKS] >= '0' && *f[FLUX_NTASKS] <= '9')
+			job->ntasks = strtol(f[FLUX_NTASKS], NULL, 10);
+		run = strtod(f[FLUX_RUNTIME], &end);
+		if (end != f[FLUX_RUNTIME] && run >= 0) {
+			job->elapsed = (long)run;
+			left = strtod(f[FLUX_REMAINING], &end);
+			if (end != f[FLUX_REMAINING] && left > 0)
+				job->time_limit = (long)(run + left + 0.5);
+		}
+		if (sched_job_active(job) && *f[FLUX_NODELIST] != '\0')
+			r = sched_job_add_nodes(job, f[FLUX_NODELIST], err,
+			    errsz);
+		break;
+	}
+	free(copy);
+	if (r != SCHED_OK)
+		return r;
+	if (!matched) {
+		snprintf(err, errsz, "job %s: no such job", jobid);
+		return SCHED_ENOJOB;
+	}
+	return sched_job_finish(job, err, errsz);
+}
+
+static int
+flux_detect(void)
+{
+	if (getenv("FLUX_JOB_ID") != NULL)
+		return 2;
+	return sched_in_path("flux") ? 1 : 0;
+}
+
+static int
+flux_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
+{
+	const char	*argv[7];
+	char		*out, errtxt[512];
+	int		 r, status;
+
+	argv[0] = "flux";
+	argv[1] = "jobs";
+	argv[2] = "-n";
+	argv[3] = "-o";
+	argv[4] = FLUX_FORMAT;
+	argv[5] = jobid;
+	argv[6] = NULL;
+	sched_copy(job->id, sizeof(job->id), jobid);
+	if ((r = sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    errsz)) != SCHED_OK)
+		return r;
+	if (status != 0) {
+		if (strstr(errtxt, "nknown") != NULL ||
+		    strstr(errtxt, "not found") != NULL ||
+		    strstr(errtxt, "No such") != NULL) {
+			snprintf(err, errsz, "job %s: no such job", jobid);
+			r = SCHED_ENOJOB;
+		} else {
+			snprintf(err, errsz, "flux jobs %s: %s", jobid,
+			    errtxt[0] != '\0' ? errtxt : "failed");
+			r = SCHED_ECMD;
+		}
+		free(out);
+		return r;
+	}
+	r = flux_parse(out, jobid, job, err, errsz);
+	free(out);
+	return r;
+}
+
+const struct sched sched_flux = {
+	"flux", "flux", VJ_FLUX, flux_detect, flux_resolve, flux_parse
+};

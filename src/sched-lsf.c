@@ -1,0 +1,315 @@
+/*
+ * sched-lsf: IBM Spectrum LSF jobs, from
+ *
+ *	bjobs -o "jobid jobindex user stat exec_host run_time runtimelimit
+ *	    pend_reason job_name" -json JOBID
+ *
+ * bjobs -o with -json (LSF 10.1.0.2 and later; bjobs(1) "-json" and "-o")
+ * prints {"COMMAND":"bjobs","JOBS":N,"RECORDS":[{"JOBID":"123",...}]} with
+ * the field names upper-cased and every value a string.  Older versions
+ * have only the text form with -noheader and delimiter='|', which this
+ * parser also reads, fields in the same order.  STAT is PEND, PSUSP, RUN,
+ * USUSP, SSUSP, DONE, EXIT, UNKWN, WAIT or ZOMBI.  EXEC_HOST is a list of
+ * hosts joined by ':', one per slot ("n1:n1:n2") or compressed
+ * ("4*n1:4*n2").  RUN_TIME reads "16038 second(s)", RUNTIMELIMIT is in
+ * minutes ("1440.0").  An array job "123" has one record per element
+ * (JOBINDEX); "123[4]" is one element.  An unknown job gives "Job <123> is
+ * not found", on stderr or as a record's "ERROR".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostlist.h"
+#include "sched.h"
+
+#define LSF_FORMAT	"jobid jobindex user stat exec_host run_time " \
+			"runtimelimit pend_reason job_name"
+
+enum {
+	LSF_JOBID,
+	LSF_JOBINDEX,
+	LSF_USER,
+	LSF_STAT,
+	LSF_EXEC_HOST,
+	LSF_RUN_TIME,
+	LSF_RUNTIMELIMIT,
+	LSF_PEND_REASON,
+	LSF_JOB_NAME,
+	LSF_NFIELDS
+};
+
+static const char *lsf_names[LSF_NFIELDS] = {
+	"JOBID", "JOBINDEX", "USER", "STAT", "EXEC_HOST", "RUN_TIME",
+	"RUNTIMELIMIT", "PEND_REASON", "JOB_NAME"
+};
+
+static enum job_state
+lsf_state(const char *s)
+{
+	if (s == NULL)
+		return JOB_UNKNOWN;
+	if (strcmp(s, "PEND") == 0 || strcmp(s, "PSUSP") == 0 ||
+	    strcmp(s, "WAIT") == 0)
+		return JOB_PENDING;
+	if (strcmp(s, "RUN") == 0 || strcmp(s, "UNKWN") == 0)
+		return JOB_RUNNING;
+	if (strcmp(s, "USUSP") == 0 || strcmp(s, "SSUSP") == 0)
+		return JOB_SUSPENDED;
+	if (strcmp(s, "DONE") == 0)
+		return JOB_COMPLETED;
+	if (strcmp(s, "EXIT") == 0 || strcmp(s, "ZOMBI") == 0)
+		return JOB_FAILED;
+	return JOB_UNKNOWN;
+}
+
+static int
+lsf_active(enum job_state st)
+{
+	return st == JOB_RUNNING || st == JOB_SUSPENDED;
+}
+
+/* A value, or NULL when LSF wrote it empty or as "-". */
+static const char *
+lsf_val(const char *const *f, int i)
+{
+	if (f[i] == NULL || f[i][0] == '\0' || strcmp(f[i], "-") == 0)
+		return NULL;
+	return f[i];
+}
+
+/* Add the hosts of an EXEC_HOST value with their slot counts. */
+static int
+lsf_exec_host(struct job *job, const char *eh, char *err, size_t errsz)
+{
+	const char	*p = eh, *end, *star, *h;
+	char		 host[256];
+	long		 slots;
+	size_t		 hl;
+	int		 r;
+
+	while (*p != '\0') {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		slots = 1;
+		h = p;
+		if ((star = memchr(p, '*', (size_t)(end - p))) != NULL) {
+			slots = strtol(p, NULL, 10);
+			h = star + 1;
+		}
+		hl = (size_t)(end - h);
+		if (hl == 0 || hl >= sizeof(host) || slots < 1) {
+			snprintf(err, errsz, "bad EXEC_HOST \"%.64s\"", eh);
+			return SCHED_EPARSE;
+		}
+		memcpy(host, h, hl);
+		host[hl] = '\0';
+		if ((r = sched_job_add_host(job, host, slots, err, errsz)) !=
+		    SCHED_OK)
+			return r;
+		p = *end == ':' ? end + 1 : end;
+	}
+	return SCHED_OK;
+}
+
+/* Is this record the job, or one element of it, asked for? */
+static int
+lsf_match(const char *const *f, const char *jobid)
+{
+	size_t		 n = strcspn(jobid, "[");
+	const char	*idx;
+
+	if (f[LSF_JOBID] == NULL || strlen(f[LSF_JOBID]) != n ||
+	    strncmp(f[LSF_JOBID], jobid, n) != 0)
+		return 0;
+	if (jobid[n] != '[' || (idx = lsf_val(f, LSF_JOBINDEX)) == NULL)
+		return 1;
+	return strtol(idx, NULL, 10) == strtol(jobid + n + 1, NULL, 10);
+}
+
+/* Fold one record into the job. */
+static int
+lsf_add(struct job *job, const char *const *f, int first, char *err,
+    size_t errsz)
+{
+	enum job_state	 st = lsf_state(f[LSF_STAT]);
+	const char	*v;
+	long		 t;
+
+	if (first) {
+		sched_copy(job->name, sizeof(job->name), f[LSF_JOB_NAME]);
+		sched_copy(job->user, sizeof(job->user), f[LSF_USER]);
+		if ((v = lsf_val(f, LSF_RUNTIMELIMIT)) != NULL)
+			job->time_limit = (long)(strtod(v, NULL) * 60.0);
+	}
+	if (first || (lsf_active(st) && !lsf_active(job->state))) {
+		job->state = st;
+		sched_copy(job->state_name, sizeof(job->state_name),
+		    f[LSF_STAT]);
+		v = lsf_val(f, LSF_PEND_REASON);
+		sched_copy(job->reason, sizeof(job->reason),
+		    st == JOB_PENDING && v != NULL ? v : "");
+		/* LSF ends its reasons with ';'. */
+		if ((t = (long)strlen(job->reason)) > 0 &&
+		    job->reason[t - 1] == ';')
+			job->reason[t - 1] = '\0';
+	}
+	if (!lsf_active(st))
+		return SCHED_OK;
+	if ((v = lsf_val(f, LSF_RUN_TIME)) != NULL &&
+	    (t = strtol(v, NULL, 10)) > job->elapsed)
+		job->elapsed = t;
+	if ((v = lsf_val(f, LSF_EXEC_HOST)) == NULL)
+		return SCHED_OK;
+	return lsf_exec_host(job, v, err, errsz);
+}
+
+/* The JSON form. */
+static int
+lsf_parse_json(const char *text, const char *jobid, struct job *job,
+    int *matched, int *notfound, char *err, size_t errsz)
+{
+	struct sched_json	*doc, *recs, *rec;
+	const char		*f[LSF_NFIELDS], *e;
+	int			 i, r = SCHED_OK;
+
+	if ((doc = sched_json_parse(text)) == NULL) {
+		snprintf(err, errsz, "bjobs: output is not JSON");
+		return SCHED_EPARSE;
+	}
+	if ((recs = sched_json_get(doc, "RECORDS")) == NULL ||
+	    recs->type != SJ_ARRAY) {
+		sched_json_free(doc);
+		snprintf(err, errsz, "bjobs: no RECORDS in its output");
+		return SCHED_EPARSE;
+	}
+	for (rec = recs->child; rec != NULL; rec = rec->next) {
+		if ((e = sched_json_str(rec, "ERROR")) != NULL) {
+			if (strstr(e, "not found") != NULL)
+				(*notfound)++;
+			continue;
+		}
+		for (i = 0; i < LSF_NFIELDS; i++)
+			f[i] = sched_json_str(rec, lsf_names[i]);
+		if (!lsf_match(f, jobid))
+			continue;
+		if ((r = lsf_add(job, f, *matched == 0, err, errsz)) !=
+		    SCHED_OK)
+			break;
+		(*matched)++;
+	}
+	sched_json_free(doc);
+	return r;
+}
+
+/* The -noheader text form, fields separated by '|'. */
+static int
+lsf_parse_text(const char *text, const char *jobid, struct job *job,
+    int *matched, int *notfound, char *err, size_t errsz)
+{
+	const char	*f[LSF_NFIELDS];
+	char		*copy, *line, *next, *p, *bar;
+	int		 i, r = SCHED_OK;
+
+	if ((copy = strdup(text)) == NULL)
+		return SCHED_ENOMEM;
+	for (line = copy; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (strstr(line, "is not found") != NULL) {
+			(*notfound)++;
+			continue;
+		}
+		p = line;
+		for (i = 0; i < LSF_NFIELDS; i++) {
+			f[i] = p;
+			/* The job name comes last and may hold '|'. */
+			if (i == LSF_NFIELDS - 1 ||
+			    (bar = strchr(p, '|')) == NULL)
+				break;
+			*bar = '\0';
+			p = bar + 1;
+		}
+		if (i != LSF_NFIELDS - 1 || !lsf_match(f, jobid))
+			continue;
+		if ((r = lsf_add(job, f, *matched == 0, err, errsz)) !=
+		    SCHED_OK)
+			break;
+		(*matched)++;
+	}
+	free(copy);
+	return r;
+}
+
+/* Parse bjobs output (JSON or delimited text) for jobid into job. */
+static int
+lsf_parse(const char *text, const char *jobid, struct job *job, char *err,
+    size_t errsz)
+{
+	const char	*p = text;
+	int		 r, matched = 0, notfound = 0;
+
+	sched_copy(job->id, sizeof(job->id), jobid);
+	job->sched = "lsf";
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	if (*p == '{')
+		r = lsf_parse_json(p, jobid, job, &matched, &notfound, err,
+		    errsz);
+	else
+		r = lsf_parse_text(p, jobid, job, &matched, &notfound, err,
+		    errsz);
+	if (r != SCHED_OK)
+		return r;
+	if (!matched) {
+		snprintf(err, errsz, "job %s: no such job", jobid);
+		return SCHED_ENOJOB;
+	}
+	return sched_job_finish(job, err, errsz);
+}
+
+static int
+lsf_detect(void)
+{
+	if (getenv("LSB_JOBID") != NULL)
+		return 2;
+	return sched_in_path("bjobs") ? 1 : 0;
+}
+
+static int
+lsf_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
+{
+	const char	*argv[6];
+	char		*out, errtxt[512];
+	int		 r, status;
+
+	argv[0] = "bjobs";
+	argv[1] = "-o";
+	argv[2] = LSF_FORMAT;
+	argv[3] = "-json";
+	argv[4] = jobid;
+	argv[5] = NULL;
+	sched_copy(job->id, sizeof(job->id), jobid);
+	if ((r = sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    errsz)) != SCHED_OK)
+		return r;
+	if (status != 0 && strstr(out, "RECORDS") == NULL) {
+		if (strstr(errtxt, "not found") != NULL) {
+			snprintf(err, errsz, "job %s: no such job", jobid);
+			r = SCHED_ENOJOB;
+		} else {
+			snprintf(err, errsz, "bjobs %s: %s", jobid,
+			    errtxt[0] != '\0' ? errtxt : "failed");
+			r = SCHED_ECMD;
+		}
+		free(out);
+		return r;
+	}
+	r = lsf_parse(out, jobid, job, err, errsz);
+	free(out);
+	return r;
+}
+
+const struct sched sched_lsf = {
+	"lsf", "bjobs", VJ_LSF, lsf_detect, lsf_resolve, lsf_parse
+};

@@ -1,0 +1,383 @@
+/*
+ * sched-pbs: PBS Pro / OpenPBS and Torque jobs, from `qstat -f JOBID`.
+ *
+ * The full display (qstat(1B) of PBS Professional, "-f"; Torque's
+ * qstat(1)) is one record per job: a "Job Id: 123.server" line, then
+ * indented "attribute = value" lines; a long value goes on over lines that
+ * start with a tab.  We use Job_Name, Job_Owner (user@host), euser,
+ * job_state (Q queued, H held, W waiting, T transit, R running, E exiting,
+ * S/U suspended, B array begun, C completed [Torque], F finished and X
+ * finished subjob [PBS Pro]), exec_host, comment, Resource_List.walltime
+ * and resources_used.walltime.
+ *
+ * exec_host lists the job's chunks joined by '+': PBS Pro writes
+ * "n1/0*2+n2/0*2" (host/index*ncpus), Torque "n1/0-3+n2/0-3" or one
+ * "n1/0+n1/1" entry per slot.  An array job ("123[].server") is asked for
+ * with -t so that its subjobs ("123[1].server") come too; their nodes are
+ * joined.  An unknown job makes qstat say "Unknown Job Id"; PBS Pro says
+ * "Job has finished, use -x or -H" for a finished one.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostlist.h"
+#include "sched.h"
+
+/* The attributes of one record that we use. */
+struct pbs_rec {
+	char	*id;
+	char	*name;
+	char	*owner;
+	char	*euser;
+	char	*state;
+	char	*exec_host;
+	char	*comment;
+	char	*walltime;
+	char	*used;
+};
+
+static void
+pbs_rec_free(struct pbs_rec *r)
+{
+	free(r->id);
+	free(r->name);
+	free(r->owner);
+	free(r->euser);
+	free(r->state);
+	free(r->exec_host);
+	free(r->comment);
+	free(r->walltime);
+	free(r->used);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Where an attribute of interest is kept, or NULL. */
+static char **
+pbs_slot(struct pbs_rec *r, const char *key, size_t klen)
+{
+	static const struct {
+		const char	*key;
+		size_t		 off;
+	} map[] = {
+		{ "Job_Name", offsetof(struct pbs_rec, name) },
+		{ "Job_Owner", offsetof(struct pbs_rec, owner) },
+		{ "euser", offsetof(struct pbs_rec, euser) },
+		{ "job_state", offsetof(struct pbs_rec, state) },
+		{ "exec_host", offsetof(struct pbs_rec, exec_host) },
+		{ "comment", offsetof(struct pbs_rec, comment) },
+		{ "Resource_List.walltime", offsetof(struct pbs_rec,
+		    walltime) },
+		{ "resources_used.walltime", offsetof(struct pbs_rec, used) },
+	};
+	size_t	i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		if (strlen(map[i].key) == klen &&
+		    memcmp(map[i].key, key, klen) == 0)
+			return (char **)(void *)((char *)r + map[i].off);
+	}
+	return NULL;
+}
+
+/* Append a continuation line to a value. */
+static int
+pbs_append(char **v, const char *s, size_t len)
+{
+	size_t	 old = *v != NULL ? strlen(*v) : 0;
+	char	*nv;
+
+	if ((nv = realloc(*v, old + len + 1)) == NULL)
+		return -1;
+	memcpy(nv + old, s, len);
+	nv[old + len] = '\0';
+	*v = nv;
+	return 0;
+}
+
+static enum job_state
+pbs_state(const char *s)
+{
+	if (s == NULL || s[0] == '\0' || s[1] != '\0')
+		return JOB_UNKNOWN;
+	switch (s[0]) {
+	case 'Q':
+	case 'H':
+	case 'W':
+	case 'T':
+	case 'M':
+		return JOB_PENDING;
+	case 'R':
+	case 'B':
+		return JOB_RUNNING;
+	case 'E':
+		return JOB_COMPLETING;
+	case 'S':
+	case 'U':
+		return JOB_SUSPENDED;
+	case 'C':
+	case 'F':
+	case 'X':
+		return JOB_COMPLETED;
+	}
+	return JOB_UNKNOWN;
+}
+
+/* Does a record id belong to what was asked for? */
+static int
+pbs_match(const char *recid, const char *want)
+{
+	size_t	wl = strcspn(want, "."), rl = strcspn(recid, ".");
+	size_t	bl;
+
+	/* "123[]" asks for the array and all its subjobs "123[N]". */
+	if (wl >= 2 && want[wl - 2] == '[' && want[wl - 1] == ']') {
+		bl = wl - 1;
+		if (rl < bl || memcmp(recid, want, bl) != 0)
+			return 0;
+	} else if (rl != wl || memcmp(recid, want, wl) != 0)
+		return 0;
+	/* With a server part on both, it must agree. */
+	if (want[wl] == '.' && recid[rl] == '.')
+		return strcmp(want + wl, recid + rl) == 0;
+	return 1;
+}
+
+/* Add the hosts of an exec_host value with their slot counts. */
+static int
+pbs_exec_host(struct job *job, const char *eh, char *err, size_t errsz)
+{
+	const char	*p = eh, *end, *slash, *q;
+	char		 host[256], *e;
+	long		 slots, a, b;
+	size_t		 hl;
+	int		 r;
+
+	while (*p != '\0') {
+		if ((end = strchr(p, '+')) == NULL)
+			end = p + strlen(p);
+		if ((slash = memchr(p, '/', (size_t)(end - p))) == NULL)
+			slash = end;
+		hl = (size_t)(slash - p);
+		if (hl == 0 || hl >= sizeof(host)) {
+			snprintf(err, errsz, "bad exec_host \"%.64s\"", eh);
+			return SCHED_EPARSE;
+		}
+		memcpy(host, p, hl);
+		host[hl] = '\0';
+		slots = 1;
+		if (slash < end) {
+			/* "0*2" (PBS Pro) or "0-3,5" (Torque). */
+			if ((q = memchr(slash, '*', (size_t)(end - slash))) !=
+			    NULL)
+				slots = strtol(q + 1, NULL, 10);
+			else {
+				slots = 0;
+				for (q = slash + 1; q < end; q = e + 1) {
+					a = b = strtol(q, &e, 10);
+					if (*e == '-')
+						b = strtol(e + 1, &e, 10);
+					slots += b >= a ? b - a + 1 : 1;
+					if (*e != ',')
+						break;
+				}
+			}
+			if (slots < 1)
+				slots = 1;
+		}
+		if ((r = sched_job_add_host(job, host, slots, err, errsz)) !=
+		    SCHED_OK)
+			return r;
+		p = *end == '+' ? end + 1 : end;
+	}
+	return SCHED_OK;
+}
+
+/* Fold one matching record into the job. */
+static int
+pbs_add(struct job *job, const struct pbs_rec *rec, int first, char *err,
+    size_t errsz)
+{
+	enum job_state	 st = pbs_state(rec->state);
+	const char	*u;
+	size_t		 n;
+	long		 t;
+
+	if (first) {
+		sched_copy(job->name, sizeof(job->name), rec->name);
+		u = rec->euser != NULL ? rec->euser : rec->owner;
+		if (u != NULL) {
+			n = strcspn(u, "@");
+			if (n >= sizeof(job->user))
+				n = sizeof(job->user) - 1;
+			memcpy(job->user, u, n);
+			job->user[n] = '\0';
+		}
+		job->time_limit = sched_parse_duration(rec->walltime);
+	}
+	/* An array parent ("B") is running through its subjobs. */
+	if (first || (st == JOB_RUNNING && job->state != JOB_RUNNING) ||
+	    (job->state == JOB_UNKNOWN)) {
+		job->state = st;
+		sched_copy(job->state_name, sizeof(job->state_name),
+		    rec->state);
+		sched_copy(job->reason, sizeof(job->reason),
+		    st == JOB_PENDING ? rec->comment : "");
+	}
+	if (!(st == JOB_RUNNING || st == JOB_SUSPENDED ||
+	    st == JOB_COMPLETING) || rec->exec_host == NULL)
+		return SCHED_OK;
+	t = sched_parse_duration(rec->used);
+	if (t > job->elapsed)
+		job->elapsed = t;
+	return pbs_exec_host(job, rec->exec_host, err, errsz);
+}
+
+/* Fold a finished record into the job if it is one asked for. */
+static int
+pbs_flush(struct job *job, struct pbs_rec *rec, const char *jobid,
+    int *matched, char *err, size_t errsz)
+{
+	int	r = SCHED_OK;
+
+	if (rec->id != NULL && pbs_match(rec->id, jobid)) {
+		if ((r = pbs_add(job, rec, *matched == 0, err, errsz)) ==
+		    SCHED_OK)
+			(*matched)++;
+	}
+	pbs_rec_free(rec);
+	return r;
+}
+
+/* Parse `qstat -f` output for jobid into job. */
+static int
+pbs_parse(const char *text, const char *jobid, struct job *job, char *err,
+    size_t errsz)
+{
+	struct pbs_rec	 rec;
+	const char	*line, *next, *eq, *k, *v, *end;
+	char		**slot = NULL;
+	size_t		 len;
+	int		 r = SCHED_OK, matched = 0;
+
+	sched_copy(job->id, sizeof(job->id), jobid);
+	job->sched = "pbs";
+	memset(&rec, 0, sizeof(rec));
+	for (line = text; *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			len = (size_t)(next++ - line);
+		else {
+			len = strlen(line);
+			next = line + len;
+		}
+		if (len > 0 && line[len - 1] == '\r')
+			len--;
+		end = line + len;
+		if (len >= 7 && strncmp(line, "Job Id:", 7) == 0) {
+			if ((r = pbs_flush(job, &rec, jobid, &matched, err,
+			    errsz)) != SCHED_OK)
+				break;
+			slot = NULL;
+			for (k = line + 7; k < end && *k == ' '; k++)
+				;
+			if ((rec.id = strndup(k, (size_t)(end - k))) == NULL) {
+				r = SCHED_ENOMEM;
+				break;
+			}
+			continue;
+		}
+		if (rec.id == NULL || len == 0)
+			continue;
+		if (line[0] == '\t') {
+			/* Continuation of the last attribute. */
+			if (slot != NULL && pbs_append(slot, line + 1,
+			    len - 1) == -1) {
+				r = SCHED_ENOMEM;
+				break;
+			}
+			continue;
+		}
+		slot = NULL;
+		for (k = line; k < end && *k == ' '; k++)
+			;
+		for (eq = k; eq + 3 <= end && memcmp(eq, " = ", 3) != 0; eq++)
+			;
+		if (eq + 3 > end)
+			continue;
+		v = eq + 3;
+		if ((slot = pbs_slot(&rec, k, (size_t)(eq - k))) == NULL)
+			continue;
+		free(*slot);
+		if ((*slot = strndup(v, (size_t)(end - v))) == NULL) {
+			r = SCHED_ENOMEM;
+			break;
+		}
+	}
+	if (r == SCHED_OK)
+		r = pbs_flush(job, &rec, jobid, &matched, err, errsz);
+	pbs_rec_free(&rec);
+	if (r != SCHED_OK) {
+		if (r == SCHED_ENOMEM)
+			snprintf(err, errsz, "out of memory");
+		return r;
+	}
+	if (!matched) {
+		snprintf(err, errsz, "job %s: no such job", jobid);
+		return SCHED_ENOJOB;
+	}
+	return sched_job_finish(job, err, errsz);
+}
+
+static int
+pbs_detect(void)
+{
+	if (getenv("PBS_JOBID") != NULL)
+		return 2;
+	return sched_in_path("qstat") ? 1 : 0;
+}
+
+static int
+pbs_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
+{
+	const char	*argv[5];
+	char		*out, errtxt[512];
+	int		 r, status, i = 0;
+	size_t		 wl = strcspn(jobid, ".");
+
+	argv[i++] = "qstat";
+	argv[i++] = "-f";
+	if (wl >= 2 && jobid[wl - 1] == ']')
+		argv[i++] = "-t";
+	argv[i++] = jobid;
+	argv[i] = NULL;
+	sched_copy(job->id, sizeof(job->id), jobid);
+	if ((r = sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    errsz)) != SCHED_OK)
+		return r;
+	if (status != 0 || out[0] == '\0') {
+		if (strstr(errtxt, "has finished") != NULL) {
+			job->state = JOB_COMPLETED;
+			sched_copy(job->state_name, sizeof(job->state_name),
+			    "F");
+			r = SCHED_OK;
+		} else if (strstr(errtxt, "Unknown Job Id") != NULL ||
+		    out[0] == '\0') {
+			snprintf(err, errsz, "job %s: no such job", jobid);
+			r = SCHED_ENOJOB;
+		} else {
+			snprintf(err, errsz, "qstat -f %s: %s", jobid,
+			    errtxt[0] != '\0' ? errtxt : "failed");
+			r = SCHED_ECMD;
+		}
+		free(out);
+		return r;
+	}
+	r = pbs_parse(out, jobid, job, err, errsz);
+	free(out);
+	return r;
+}
+
+const struct sched sched_pbs = {
+	"pbs", "qstat", VJ_PBS, pbs_detect, pbs_resolve, pbs_parse
+};

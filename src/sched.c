@@ -1,0 +1,965 @@
+/*
+ * sched: the scheduler registry, the choice of scheduler for a job id, the
+ * job record and what the sched-*.c files share: running a query command
+ * safely, reading durations and a small JSON reader.
+ *
+ * Commands run with fork/execve and an argument vector, never through a
+ * shell, with stdin from /dev/null and LC_ALL=C so that their output does
+ * not depend on the user's locale.  Output is bounded (SCHED_OUT_MAX), and
+ * the command is killed, with its process group, after the timeout.
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hostlist.h"
+#include "sched.h"
+#include "validate.h"
+
+extern char	**environ;
+
+/*
+ * The registry, in auto-detection order.  To add a scheduler: write
+ * src/sched-NAME.c with its detect/resolve/parse functions and one
+ * `const struct sched sched_NAME = { ... };`, declare it in sched.h, list
+ * it here, add its validate_job id form in validate.c, and put fixture
+ * outputs under tests/data/sched/NAME/ with a parser test in
+ * tests/unit/test-sched.c.
+ */
+static const struct sched *const sched_table[] = {
+	&sched_slurm,
+	&sched_pbs,
+	&sched_lsf,
+	&sched_oar,
+	&sched_flux,
+};
+
+#define SCHED_NTABLE	(sizeof(sched_table) / sizeof(sched_table[0]))
+#define SCHED_JSON_DEPTH 64
+
+static int	sched_timeout_ms = SCHED_TIMEOUT_MS;
+
+static int	sched_err(char *, size_t, int, const char *, ...)
+		    __attribute__((format(printf, 4, 5)));
+
+/* Format an error message into err, if there is room for one. */
+static int
+sched_err(char *err, size_t errsz, int code, const char *fmt, ...)
+{
+	va_list	ap;
+
+	if (err != NULL && errsz > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errsz, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+const struct sched *
+sched_get(size_t i)
+{
+	return i < SCHED_NTABLE ? sched_table[i] : NULL;
+}
+
+const struct sched *
+sched_by_name(const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < SCHED_NTABLE; i++) {
+		if (strcmp(sched_table[i]->name, name) == 0)
+			return sched_table[i];
+	}
+	return NULL;
+}
+
+int
+sched_select(const char *name, const char *jobid, const struct sched **out,
+    char *err, size_t errsz)
+{
+	const struct sched	*s, *best = NULL;
+	size_t			 i;
+	int			 score, bestscore = 0, formok = 0;
+
+	*out = NULL;
+	if (name != NULL) {
+		if ((s = sched_by_name(name)) == NULL)
+			return sched_err(err, errsz, SCHED_ENOSCHED,
+			    "unknown scheduler \"%.64s\" (known: slurm, pbs, "
+			    "lsf, oar, flux)", name);
+		if (!validate_jobid(jobid, s->idkind))
+			return sched_err(err, errsz, SCHED_EINVAL,
+			    "\"%.64s\" is not a %s job id", jobid, s->name);
+		*out = s;
+		return SCHED_OK;
+	}
+	for (i = 0; i < SCHED_NTABLE; i++) {
+		s = sched_table[i];
+		if (!validate_jobid(jobid, s->idkind))
+			continue;
+		formok = 1;
+		if ((score = s->detect()) > bestscore) {
+			best = s;
+			bestscore = score;
+		}
+	}
+	if (!formok)
+		return sched_err(err, errsz, SCHED_EINVAL,
+		    "\"%.64s\" is not a job id", jobid);
+	if (best == NULL)
+		return sched_err(err, errsz, SCHED_ENOSCHED,
+		    "no batch scheduler found for job %.64s (looked for "
+		    "scontrol, qstat, bjobs, oarstat and flux in PATH); use "
+		    "--scheduler or -w", jobid);
+	*out = best;
+	return SCHED_OK;
+}
+
+int
+sched_resolve(const char *name, const char *jobid, struct job *job,
+    char *err, size_t errsz)
+{
+	const struct sched	*s;
+	int			 r;
+
+	if ((r = sched_select(name, jobid, &s, err, errsz)) != SCHED_OK)
+		return r;
+	job->sched = s->name;
+	if ((r = s->resolve(jobid, job, err, errsz)) != SCHED_OK)
+		return r;
+	return sched_job_check(job, err, errsz);
+}
+
+void
+sched_job_init(struct job *job)
+{
+	memset(job, 0, sizeof(*job));
+	job->state = JOB_UNKNOWN;
+	job->ntasks = -1;
+	job->time_limit = JOB_TIME_UNKNOWN;
+	job->elapsed = JOB_TIME_UNKNOWN;
+}
+
+void
+sched_job_free(struct job *job)
+{
+	size_t	i;
+
+	hostlist_free(job->nodes);
+	free(job->nodelist);
+	free(job->slots);
+	for (i = 0; i < job->npend; i++)
+		free(job->pend[i].name);
+	free(job->pend);
+	sched_job_init(job);
+}
+
+const char *
+sched_state_name(enum job_state st)
+{
+	switch (st) {
+	case JOB_UNKNOWN:
+		return "UNKNOWN";
+	case JOB_PENDING:
+		return "PENDING";
+	case JOB_RUNNING:
+		return "RUNNING";
+	case JOB_SUSPENDED:
+		return "SUSPENDED";
+	case JOB_COMPLETING:
+		return "COMPLETING";
+	case JOB_COMPLETED:
+		return "COMPLETED";
+	case JOB_FAILED:
+		return "FAILED";
+	case JOB_CANCELLED:
+		return "CANCELLED";
+	case JOB_TIMEOUT:
+		return "TIMEOUT";
+	}
+	return "UNKNOWN";
+}
+
+int
+sched_job_active(const struct job *job)
+{
+	return job->state == JOB_RUNNING || job->state == JOB_SUSPENDED ||
+	    job->state == JOB_COMPLETING;
+}
+
+int
+sched_job_check(const struct job *job, char *err, size_t errsz)
+{
+	const char	*word;
+
+	word = job->state_name[0] != '\0' ? job->state_name :
+	    sched_state_name(job->state);
+	if (job->state == JOB_PENDING) {
+		if (job->reason[0] != '\0')
+			return sched_err(err, errsz, SCHED_EPENDING,
+			    "job %s is pending (%s)", job->id, job->reason);
+		return sched_err(err, errsz, SCHED_EPENDING,
+		    "job %s is pending", job->id);
+	}
+	if (!sched_job_active(job) && job->state != JOB_UNKNOWN)
+		return sched_err(err, errsz, SCHED_EFINISHED,
+		    "job %s has finished (%s)", job->id, word);
+	if (job->nodes == NULL || hostlist_count(job->nodes) == 0)
+		return sched_err(err, errsz, SCHED_EPARSE,
+		    "job %s: the scheduler gave no node list", job->id);
+	return SCHED_OK;
+}
+
+void
+sched_copy(char *dst, size_t dstsz, const char *src)
+{
+	snprintf(dst, dstsz, "%s", src != NULL ? src : "");
+}
+
+/* The job's hostlist, created on first use. */
+static int
+sched_job_hostlist(struct job *job, char *err, size_t errsz)
+{
+	if (job->nodes == NULL && (job->nodes = hostlist_new()) == NULL)
+		return sched_err(err, errsz, SCHED_ENOMEM, "out of memory");
+	return SCHED_OK;
+}
+
+int
+sched_job_add_nodes(struct job *job, const char *expr, char *err,
+    size_t errsz)
+{
+	struct hostlist	*hl;
+	size_t		 i, n;
+	char		 hlerr[256];
+	int		 r;
+
+	if ((r = sched_job_hostlist(job, err, errsz)) != SCHED_OK)
+		return r;
+	if ((r = hostlist_expand(expr, &hl, hlerr, sizeof(hlerr))) != HL_OK)
+		return sched_err(err, errsz, r == HL_ENOMEM ? SCHED_ENOMEM :
+		    SCHED_EINVAL, "bad host list \"%.64s\": %s", expr, hlerr);
+	n = hostlist_count(hl);
+	for (i = 0; i < n; i++) {
+		if (!validate_hostname(hostlist_get(hl, i))) {
+			r = sched_err(err, errsz, SCHED_EINVAL,
+			    "invalid host name \"%.64s\"", hostlist_get(hl, i));
+			hostlist_free(hl);
+			return r;
+		}
+	}
+	r = hostlist_merge(job->nodes, hl);
+	hostlist_free(hl);
+	if (r != HL_OK)
+		return sched_err(err, errsz, r == HL_ENOMEM ? SCHED_ENOMEM :
+		    SCHED_EINVAL, "%s", hostlist_strerror(r));
+	return SCHED_OK;
+}
+
+int
+sched_job_add_host(struct job *job, const char *name, long slots, char *err,
+    size_t errsz)
+{
+	struct job_slot	*np;
+	char		 hlerr[256];
+	int		 r;
+
+	if (!validate_hostname(name))
+		return sched_err(err, errsz, SCHED_EINVAL,
+		    "invalid host name \"%.64s\"", name);
+	if ((r = sched_job_hostlist(job, err, errsz)) != SCHED_OK)
+		return r;
+	if ((r = hostlist_push_name(job->nodes, name, hlerr,
+	    sizeof(hlerr))) != HL_OK)
+		return sched_err(err, errsz, r == HL_ENOMEM ? SCHED_ENOMEM :
+		    SCHED_EINVAL, "%s", hlerr);
+	if (slots <= 0)
+		return SCHED_OK;
+	np = realloc(job->pend, (job->npend + 1) * sizeof(*np));
+	if (np == NULL)
+		return sched_err(err, errsz, SCHED_ENOMEM, "out of memory");
+	job->pend = np;
+	if ((np[job->npend].name = strdup(name)) == NULL)
+		return sched_err(err, errsz, SCHED_ENOMEM, "out of memory");
+	np[job->npend].slots = slots;
+	job->npend++;
+	return SCHED_OK;
+}
+
+int
+sched_job_finish(struct job *job, char *err, size_t errsz)
+{
+	size_t	i, n;
+	long	k, total = 0;
+	int	r;
+
+	if ((r = sched_job_hostlist(job, err, errsz)) != SCHED_OK)
+		return r;
+	free(job->nodelist);
+	job->nodelist = NULL;
+	if (hostlist_fold(job->nodes, &job->nodelist) != HL_OK)
+		return sched_err(err, errsz, SCHED_ENOMEM, "out of memory");
+	free(job->slots);
+	job->slots = NULL;
+	if (job->npend > 0) {
+		n = hostlist_count(job->nodes);
+		if ((job->slots = calloc(n == 0 ? 1 : n,
+		    sizeof(*job->slots))) == NULL)
+			return sched_err(err, errsz, SCHED_ENOMEM,
+			    "out of memory");
+		for (i = 0; i < job->npend; i++) {
+			k = hostlist_find(job->nodes, job->pend[i].name);
+			if (k >= 0)
+				job->slots[k] += job->pend[i].slots;
+			total += job->pend[i].slots;
+			free(job->pend[i].name);
+		}
+		free(job->pend);
+		job->pend = NULL;
+		job->npend = 0;
+		if (job->ntasks < 0)
+			job->ntasks = total;
+	}
+	return SCHED_OK;
+}
+
+long
+sched_parse_duration(const char *s)
+{
+	long	f[3] = { 0, 0, 0 }, days = 0, v;
+	int	n = 0;
+	char	*end;
+
+	if (s == NULL || *s == '\0')
+		return JOB_TIME_UNKNOWN;
+	if (strcmp(s, "UNLIMITED") == 0 || strcmp(s, "INFINITE") == 0)
+		return JOB_TIME_UNLIMITED;
+	if (strchr(s, '-') != NULL) {
+		days = strtol(s, &end, 10);
+		if (end == s || *end != '-' || days < 0)
+			return JOB_TIME_UNKNOWN;
+		s = end + 1;
+	}
+	for (;;) {
+		if (*s < '0' || *s > '9')
+			return JOB_TIME_UNKNOWN;
+		v = strtol(s, &end, 10);
+		if (n == 3 || v < 0)
+			return JOB_TIME_UNKNOWN;
+		f[n++] = v;
+		if (*end == '\0')
+			break;
+		if (*end != ':')
+			return JOB_TIME_UNKNOWN;
+		s = end + 1;
+	}
+	/* h:m:s, m:s, or plain minutes (Slurm's input form). */
+	if (n == 3)
+		return days * 86400 + f[0] * 3600 + f[1] * 60 + f[2];
+	if (n == 2)
+		return days * 86400 + f[0] * 60 + f[1];
+	if (days > 0)
+		return days * 86400 + f[0] * 3600;
+	return f[0] * 60;
+}
+
+/* Is the group's member list or the user's primary group a match? */
+static int
+sched_in_group(uid_t uid, const char *group)
+{
+	struct passwd	*pw;
+	struct group	*gr;
+	gid_t		 groups[256], gid;
+	char		 user[256], **m;
+	int		 i, n;
+
+	if (group == NULL || *group == '\0' || !validate_username(group))
+		return 0;
+	if ((pw = getpwuid(uid)) == NULL)
+		return 0;
+	sched_copy(user, sizeof(user), pw->pw_name);
+	gid = pw->pw_gid;
+	if ((gr = getgrnam(group)) == NULL)
+		return 0;
+	if (gr->gr_gid == gid)
+		return 1;
+	for (m = gr->gr_mem; m != NULL && *m != NULL; m++)
+		if (strcmp(*m, user) == 0)
+			return 1;
+	if (uid == getuid()) {
+		n = getgroups((int)(sizeof(groups) / sizeof(groups[0])),
+		    groups);
+		for (i = 0; i < n; i++)
+			if (groups[i] == gr->gr_gid)
+				return 1;
+	}
+	return 0;
+}
+
+int
+sched_may_watch(const struct job *job, uid_t uid, char *err, size_t errsz)
+{
+	struct passwd	*pw;
+
+	if (uid == 0 || job->user[0] == '\0')
+		return 1;
+	if (job->uid_known) {
+		if (job->uid == uid)
+			return 1;
+	} else if ((pw = getpwuid(uid)) != NULL &&
+	    strcmp(pw->pw_name, job->user) == 0)
+		return 1;
+	if (sched_in_group(uid, getenv("JOBTOP_ADMIN_GROUP")))
+		return 1;
+	sched_err(err, errsz, 0, "job %s belongs to %s; only its owner or "
+	    "an admin can watch it", job->id, job->user);
+	return 0;
+}
+
+void
+sched_set_timeout(int ms)
+{
+	sched_timeout_ms = ms > 0 ? ms : SCHED_TIMEOUT_MS;
+}
+
+/* Find cmd in PATH into buf; 0 if found. */
+static int
+sched_which(const char *cmd, char *buf, size_t bufsz)
+{
+	const char	*path, *p, *colon;
+	size_t		 len;
+
+	if (strchr(cmd, '/') != NULL) {
+		snprintf(buf, bufsz, "%s", cmd);
+		return access(buf, X_OK) == 0 ? 0 : -1;
+	}
+	if ((path = getenv("PATH")) == NULL)
+		path = "/usr/bin:/bin";
+	for (p = path; ; p = colon + 1) {
+		if ((colon = strchr(p, ':')) == NULL)
+			colon = p + strlen(p);
+		len = (size_t)(colon - p);
+		if (len > 0 && (size_t)snprintf(buf, bufsz, "%.*s/%s",
+		    (int)len, p, cmd) < bufsz && access(buf, X_OK) == 0)
+			return 0;
+		if (*colon == '\0')
+			break;
+	}
+	return -1;
+}
+
+int
+sched_in_path(const char *cmd)
+{
+	char	buf[4096];
+
+	return sched_which(cmd, buf, sizeof(buf)) == 0;
+}
+
+/* Milliseconds on the monotonic clock. */
+static long long
+sched_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The environment for a command: ours with LC_ALL=C. */
+static char **
+sched_child_env(void)
+{
+	char	**env;
+	size_t	  n, i, k;
+
+	for (n = 0; environ != NULL && environ[n] != NULL; n++)
+		;
+	if ((env = calloc(n + 2, sizeof(*env))) == NULL)
+		return NULL;
+	k = 0;
+	env[k++] = (char *)(uintptr_t)"LC_ALL=C";
+	for (i = 0; i < n; i++) {
+		if (strncmp(environ[i], "LC_ALL=", 7) != 0)
+			env[k++] = environ[i];
+	}
+	env[k] = NULL;
+	return env;
+}
+
+/* Kill a command and its process group, and reap it. */
+static void
+sched_kill(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+}
+
+int
+sched_run(const char *const *argv, char **out, char *errtxt,
+    size_t errtxtsz, int *status, char *err, size_t errsz)
+{
+	char		 path[4096], *buf = NULL, *nb, junk[4096], **env;
+	size_t		 len = 0, cap = 0, elen = 0;
+	int		 opipe[2] = { -1, -1 }, epipe[2] = { -1, -1 };
+	int		 st, r = SCHED_OK, nfd, devnull;
+	struct pollfd	 pfd[2];
+	long long	 deadline;
+	ssize_t		 n;
+	pid_t		 pid;
+
+	*out = NULL;
+	*status = -1;
+	if (errtxtsz > 0)
+		errtxt[0] = '\0';
+	if (sched_which(argv[0], path, sizeof(path)) != 0)
+		return sched_err(err, errsz, SCHED_ECMD,
+		    "%s: command not found", argv[0]);
+	if ((env = sched_child_env()) == NULL)
+		return sched_err(err, errsz, SCHED_ENOMEM, "out of memory");
+	if (pipe2(opipe, O_CLOEXEC) == -1 || pipe2(epipe, O_CLOEXEC) == -1) {
+		r = sched_err(err, errsz, SCHED_ECMD, "pipe: %s",
+		    strerror(errno));
+		goto out;
+	}
+	if ((pid = fork()) == -1) {
+		r = sched_err(err, errsz, SCHED_ECMD, "fork: %s",
+		    strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		if ((devnull = open("/dev/null", O_RDONLY)) != -1)
+			dup2(devnull, STDIN_FILENO);
+		dup2(opipe[1], STDOUT_FILENO);
+		dup2(epipe[1], STDERR_FILENO);
+		signal(SIGPIPE, SIG_DFL);
+		execve(path, (char *const *)(uintptr_t)argv, env);
+		_exit(127);
+	}
+	close(opipe[1]);
+	close(epipe[1]);
+	opipe[1] = epipe[1] = -1;
+
+	deadline = sched_now_ms() + sched_timeout_ms;
+	while (opipe[0] != -1 || epipe[0] != -1) {
+		long long	left = deadline - sched_now_ms();
+
+		if (left <= 0) {
+			sched_kill(pid);
+			r = sched_err(err, errsz, SCHED_ECMD,
+			    "%s: no answer after %d s", argv[0],
+			    (sched_timeout_ms + 999) / 1000);
+			goto out;
+		}
+		nfd = 0;
+		if (opipe[0] != -1) {
+			pfd[nfd].fd = opipe[0];
+			pfd[nfd++].events = POLLIN;
+		}
+		if (epipe[0] != -1) {
+			pfd[nfd].fd = epipe[0];
+			pfd[nfd++].events = POLLIN;
+		}
+		if (poll(pfd, (nfds_t)nfd, (int)left) == -1) {
+			if (errno == EINTR)
+				continue;
+			sched_kill(pid);
+			r = sched_err(err, errsz, SCHED_ECMD, "poll: %s",
+			    strerror(errno));
+			goto out;
+		}
+		if (opipe[0] != -1 && pfd[0].revents != 0) {
+			if (cap - len < 65536 + 1) {
+				cap = cap == 0 ? 65536 * 2 : cap * 2;
+				if ((nb = realloc(buf, cap)) == NULL) {
+					sched_kill(pid);
+					r = sched_err(err, errsz, SCHED_ENOMEM,
+					    "out of memory");
+					goto out;
+				}
+				buf = nb;
+			}
+			n = read(opipe[0], buf + len, cap - len - 1);
+			if (n == -1 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(opipe[0]);
+				opipe[0] = -1;
+			} else if ((len += (size_t)n) > SCHED_OUT_MAX) {
+				sched_kill(pid);
+				r = sched_err(err, errsz, SCHED_ECMD,
+				    "%s: more than %d bytes of output",
+				    argv[0], SCHED_OUT_MAX);
+				goto out;
+			}
+		}
+		if (epipe[0] != -1 && pfd[nfd - 1].fd == epipe[0] &&
+		    pfd[nfd - 1].revents != 0) {
+			n = read(epipe[0], junk, sizeof(junk));
+			if (n == -1 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(epipe[0]);
+				epipe[0] = -1;
+			} else if (errtxtsz > 1 && elen < errtxtsz - 1) {
+				size_t	k = (size_t)n;
+
+				if (k > errtxtsz - 1 - elen)
+					k = errtxtsz - 1 - elen;
+				memcpy(errtxt + elen, junk, k);
+				elen += k;
+				errtxt[elen] = '\0';
+			}
+		}
+	}
+	while (waitpid(pid, &st, 0) == -1) {
+		if (errno != EINTR) {
+			r = sched_err(err, errsz, SCHED_ECMD, "waitpid: %s",
+			    strerror(errno));
+			goto out;
+		}
+	}
+	if (WIFEXITED(st))
+		*status = WEXITSTATUS(st);
+	if (*status == 127 && len == 0) {
+		r = sched_err(err, errsz, SCHED_ECMD, "%s: could not run it",
+		    argv[0]);
+		goto out;
+	}
+	if (buf == NULL && (buf = malloc(1)) == NULL) {
+		r = sched_err(err, errsz, SCHED_ENOMEM, "out of memory");
+		goto out;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	buf = NULL;
+	/* Trim the command's trailing newline off its error text. */
+	while (elen > 0 && (errtxt[elen - 1] == '\n' ||
+	    errtxt[elen - 1] == '\r'))
+		errtxt[--elen] = '\0';
+out:
+	if (opipe[0] != -1)
+		close(opipe[0]);
+	if (opipe[1] != -1)
+		close(opipe[1]);
+	if (epipe[0] != -1)
+		close(epipe[0]);
+	if (epipe[1] != -1)
+		close(epipe[1]);
+	free(buf);
+	free(env);
+	return r;
+}
+
+/* JSON reader state: the text and how deep we are. */
+struct sched_jp {
+	const char	*p;
+	int		 depth;
+};
+
+static struct sched_json *sched_json_value(struct sched_jp *);
+
+static void
+sched_json_ws(struct sched_jp *jp)
+{
+	while (*jp->p == ' ' || *jp->p == '\t' || *jp->p == '\n' ||
+	    *jp->p == '\r')
+		jp->p++;
+}
+
+/* Append a code point as UTF-8. */
+static size_t
+sched_json_utf8(char *o, unsigned long cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* Parse a string literal (at '"') into a new decoded string. */
+static char *
+sched_json_string(struct sched_jp *jp)
+{
+	const char	*s = jp->p + 1, *q;
+	char		*out, *o, hex[5];
+	unsigned long	 cp, lo;
+
+	for (q = s; *q != '"'; q++) {
+		if (*q == '\0')
+			return NULL;
+		if (*q == '\\' && *++q == '\0')
+			return NULL;
+	}
+	if ((out = malloc((size_t)(q - s) + 1)) == NULL)
+		return NULL;
+	for (o = out; *s != '"'; s++) {
+		if ((unsigned char)*s < 0x20)
+			goto bad;
+		if (*s != '\\') {
+			*o++ = *s;
+			continue;
+		}
+		switch (*++s) {
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		case 'b':
+			*o++ = '\b';
+			break;
+		case 'f':
+			*o++ = '\f';
+			break;
+		case '"':
+		case '\\':
+		case '/':
+			*o++ = *s;
+			break;
+		case 'u':
+			if (strspn(s + 1, "0123456789abcdefABCDEF") < 4)
+				goto bad;
+			memcpy(hex, s + 1, 4);
+			hex[4] = '\0';
+			cp = strtoul(hex, NULL, 16);
+			s += 4;
+			if (cp >= 0xd800 && cp < 0xdc00 && s[1] == '\\' &&
+			    s[2] == 'u' &&
+			    strspn(s + 3, "0123456789abcdefABCDEF") >= 4) {
+				memcpy(hex, s + 3, 4);
+				lo = strtoul(hex, NULL, 16);
+				if (lo >= 0xdc00 && lo < 0xe000) {
+					cp = 0x10000 + ((cp - 0xd800) << 10) +
+					    (lo - 0xdc00);
+					s += 6;
+				}
+			}
+			if (cp == 0)
+				goto bad;
+			/* \uXXXX is 6 bytes of input, at most 4 of output. */
+			o += sched_json_utf8(o, cp);
+			break;
+		default:
+			goto bad;
+		}
+	}
+	*o = '\0';
+	jp->p = s + 1;
+	return out;
+bad:
+	free(out);
+	return NULL;
+}
+
+static struct sched_json *
+sched_json_new(enum sched_json_type type)
+{
+	struct sched_json	*j;
+
+	if ((j = calloc(1, sizeof(*j))) != NULL)
+		j->type = type;
+	return j;
+}
+
+/* Parse an array or object (at '[' or '{'). */
+static struct sched_json *
+sched_json_container(struct sched_jp *jp, int isobj)
+{
+	struct sched_json	*j, *v, **tail;
+	char			*key;
+	char			 close = isobj ? '}' : ']';
+
+	if (++jp->depth > SCHED_JSON_DEPTH)
+		return NULL;
+	if ((j = sched_json_new(isobj ? SJ_OBJECT : SJ_ARRAY)) == NULL)
+		return NULL;
+	tail = &j->child;
+	jp->p++;
+	sched_json_ws(jp);
+	if (*jp->p == close) {
+		jp->p++;
+		jp->depth--;
+		return j;
+	}
+	for (;;) {
+		key = NULL;
+		sched_json_ws(jp);
+		if (isobj) {
+			if (*jp->p != '"' || (key = sched_json_string(jp)) ==
+			    NULL)
+				goto bad;
+			sched_json_ws(jp);
+			if (*jp->p++ != ':') {
+				free(key);
+				goto bad;
+			}
+		}
+		if ((v = sched_json_value(jp)) == NULL) {
+			free(key);
+			goto bad;
+		}
+		v->key = key;
+		*tail = v;
+		tail = &v->next;
+		sched_json_ws(jp);
+		if (*jp->p == ',') {
+			jp->p++;
+			continue;
+		}
+		if (*jp->p == close) {
+			jp->p++;
+			break;
+		}
+		goto bad;
+	}
+	jp->depth--;
+	return j;
+bad:
+	sched_json_free(j);
+	return NULL;
+}
+
+/* Parse any value. */
+static struct sched_json *
+sched_json_value(struct sched_jp *jp)
+{
+	struct sched_json	*j;
+	const char		*start;
+	char			*end;
+
+	sched_json_ws(jp);
+	switch (*jp->p) {
+	case '{':
+		return sched_json_container(jp, 1);
+	case '[':
+		return sched_json_container(jp, 0);
+	case '"':
+		if ((j = sched_json_new(SJ_STRING)) == NULL)
+			return NULL;
+		if ((j->str = sched_json_string(jp)) == NULL) {
+			free(j);
+			return NULL;
+		}
+		return j;
+	}
+	if (strncmp(jp->p, "true", 4) == 0 || strncmp(jp->p, "false", 5) == 0) {
+		if ((j = sched_json_new(SJ_BOOL)) == NULL)
+			return NULL;
+		j->num = *jp->p == 't';
+		jp->p += *jp->p == 't' ? 4 : 5;
+		return j;
+	}
+	if (strncmp(jp->p, "null", 4) == 0) {
+		jp->p += 4;
+		return sched_json_new(SJ_NULL);
+	}
+	if (*jp->p == '-' || (*jp->p >= '0' && *jp->p <= '9')) {
+		start = jp->p;
+		if ((j = sched_json_new(SJ_NUMBER)) == NULL)
+			return NULL;
+		j->num = strtod(start, &end);
+		if (end == start || (j->str = strndup(start,
+		    (size_t)(end - start))) == NULL) {
+			free(j);
+			return NULL;
+		}
+		jp->p = end;
+		return j;
+	}
+	return NULL;
+}
+
+struct sched_json *
+sched_json_parse(const char *text)
+{
+	struct sched_jp		 jp;
+	struct sched_json	*j;
+
+	jp.p = text;
+	jp.depth = 0;
+	if ((j = sched_json_value(&jp)) == NULL)
+		return NULL;
+	sched_json_ws(&jp);
+	if (*jp.p != '\0') {
+		sched_json_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+void
+sched_json_free(struct sched_json *j)
+{
+	struct sched_json	*next;
+
+	for (; j != NULL; j = next) {
+		next = j->next;
+		sched_json_free(j->child);
+		free(j->key);
+		free(j->str);
+		free(j);
+	}
+}
+
+struct sched_json *
+sched_json_get(const struct sched_json *obj, const char *key)
+{
+	struct sched_json	*c;
+
+	if (obj == NULL || obj->type != SJ_OBJECT)
+		return NULL;
+	for (c = obj->child; c != NULL; c = c->next)
+		if (c->key != NULL && strcmp(c->key, key) == 0)
+			return c;
+	return NULL;
+}
+
+const char *
+sched_json_str(const struct sched_json *obj, const char *key)
+{
+	struct sched_json	*c;
+
+	if ((c = sched_json_get(obj, key)) == NULL)
+		return NULL;
+	if (c->type == SJ_STRING || c->type == SJ_NUMBER)
+		return c->str;
+	return NULL;
+}

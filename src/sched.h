@@ -1,0 +1,241 @@
+/*
+ * sched: job resolution.  A job id (with a batch scheduler to ask), a
+ * hostlist (-w), a hostfile (--hostfile) or the environment of a job we run
+ * inside becomes a struct job: who owns it, what state it is in and, above
+ * all, the expanded list of its nodes.
+ *
+ * Each scheduler is one const struct sched in its own sched-NAME.c, listed
+ * once in sched_table (sched.c).  Its resolve() runs the scheduler's query
+ * command through sched_run() (fork/exec with an argument vector, never a
+ * shell; bounded output; a timeout) and hands the text to its parse(),
+ * which is separate so the tests can feed it fixture outputs.
+ *
+ * Every function returns SCHED_OK or a negative SCHED_E* code and writes one
+ * line for the user into err (errsz bytes); nothing here exits or prints.
+ *
+ * Typical use from main:
+ *
+ *	struct job	job;
+ *
+ *	sched_job_init(&job);
+ *	if (wflag)
+ *		r = sched_from_hostlist(warg, &job, err, sizeof(err));
+ *	else if (hostfile != NULL)
+ *		r = sched_from_hostfile(hostfile, &job, err, sizeof(err));
+ *	else if (jobid != NULL)
+ *		r = sched_resolve(schedname, jobid, &job, err, sizeof(err));
+ *	else
+ *		r = sched_from_env(&job, err, sizeof(err));
+ *	if (r == SCHED_OK && !sched_may_watch(&job, getuid(), err,
+ *	    sizeof(err)))
+ *		r = SCHED_EPERM;
+ *	if (r != SCHED_OK)
+ *		errx(1, "%s", err);
+ *	for (i = 0; i < hostlist_count(job.nodes); i++)   (--list)
+ *		puts(hostlist_get(job.nodes, i));
+ *	sched_job_free(&job);
+ */
+#ifndef JOBTOP_SCHED_H
+#define JOBTOP_SCHED_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+
+#include "validate.h"
+
+struct hostlist;
+
+enum {
+	SCHED_OK = 0,
+	SCHED_ENOMEM = -1,
+	SCHED_EINVAL = -2,	/* malformed job id, host name or hostfile */
+	SCHED_ENOSCHED = -3,	/* unknown --scheduler name, none detected */
+	SCHED_ENOJOB = -4,	/* the scheduler does not know the job */
+	SCHED_EPENDING = -5,	/* the job has not started */
+	SCHED_EFINISHED = -6,	/* the job has ended */
+	SCHED_ECMD = -7,	/* command missing, failed or timed out */
+	SCHED_EPARSE = -8,	/* command output not understood */
+	SCHED_ENOENV = -9,	/* not inside a job, and no job named */
+	SCHED_EPERM = -10,	/* another user's job (sched_may_watch) */
+};
+
+enum job_state {
+	JOB_UNKNOWN,
+	JOB_PENDING,
+	JOB_RUNNING,
+	JOB_SUSPENDED,
+	JOB_COMPLETING,		/* ending: nodes still allocated */
+	JOB_COMPLETED,
+	JOB_FAILED,
+	JOB_CANCELLED,
+	JOB_TIMEOUT,
+};
+
+#define JOB_TIME_UNKNOWN	(-1L)
+#define JOB_TIME_UNLIMITED	(-2L)
+
+/* One host added before sched_job_finish() sums slots per node. */
+struct job_slot {
+	char		*name;
+	long		 slots;
+};
+
+struct job {
+	char		 id[320];	/* as asked for (or from the env) */
+	char		 name[256];	/* job name, "" if unknown */
+	char		 user[64];	/* owner, "" if none (a hostlist) */
+	uid_t		 uid;
+	int		 uid_known;
+	enum job_state	 state;
+	char		 state_name[32];	/* the scheduler's own word */
+	char		 reason[256];	/* why pending, when told */
+	const char	*sched;		/* "slurm", ..., "hostlist" */
+	struct hostlist	*nodes;		/* expanded, sorted, unique */
+	char		*nodelist;	/* folded expression of nodes */
+	long		 ntasks;	/* tasks (ranks), -1 if unknown */
+	long		*slots;		/* per node, in nodes order, or NULL */
+	long		 time_limit;	/* seconds, or JOB_TIME_* */
+	long		 elapsed;	/* seconds, or JOB_TIME_UNKNOWN */
+
+	/* Private to sched: hosts with slot counts, until finished. */
+	struct job_slot	*pend;
+	size_t		 npend;
+};
+
+/*
+ * A scheduler.  detect() says how sure we are that it is the one here: 2
+ * inside one of its jobs (its job variables are set), 1 its query command
+ * is in PATH, 0 neither.  resolve() fills a job for an id already checked
+ * against idkind; parse() does the same from the query command's output
+ * (the text, the id asked for).  Both return SCHED_ENOJOB for an unknown
+ * job and leave the pending/finished verdict to sched_resolve().
+ */
+struct sched {
+	const char		*name;
+	const char		*command;
+	enum validate_job	 idkind;
+	int			(*detect)(void);
+	int			(*resolve)(const char *, struct job *, char *,
+				    size_t);
+	int			(*parse)(const char *, const char *,
+				    struct job *, char *, size_t);
+};
+
+extern const struct sched	sched_slurm;
+extern const struct sched	sched_pbs;
+extern const struct sched	sched_lsf;
+extern const struct sched	sched_oar;
+extern const struct sched	sched_flux;
+
+/* The registry, in auto-detection order; NULL past the end. */
+const struct sched	*sched_get(size_t);
+/* By name for --scheduler, or NULL. */
+const struct sched	*sched_by_name(const char *);
+/*
+ * Choose the scheduler for a job id: the one named (NULL: detect), which
+ * must accept the id's form.  Detection prefers the scheduler whose job we
+ * run inside, then the first with its command in PATH.
+ */
+int	sched_select(const char *, const char *, const struct sched **,
+	    char *, size_t);
+/*
+ * Resolve a job id (scheduler named or NULL to detect) into a running job;
+ * SCHED_EPENDING / SCHED_EFINISHED / SCHED_ENOJOB with the messages
+ * "job 123 is pending (Resources)", "job 123 has finished (COMPLETED)",
+ * "job 123: no such job".  The job is filled as far as known even then.
+ */
+int	sched_resolve(const char *, const char *, struct job *, char *,
+	    size_t);
+
+/* Hostlist sources (sched-env.c). */
+/* -w HOSTLIST: every name checked with validate_hostname(). */
+int	sched_from_hostlist(const char *, struct job *, char *, size_t);
+/*
+ * --hostfile FILE: one name per line, '#' comments, optional "slots=N" or
+ * "name:N"; a name repeated (PBS_NODEFILE style) adds slots.
+ */
+int	sched_from_hostfile(const char *, struct job *, char *, size_t);
+/*
+ * No job named: the job we run inside, from SLURM_JOB_ID and
+ * SLURM_JOB_NODELIST, PBS_JOBID and PBS_NODEFILE, LSB_JOBID and
+ * LSB_MCPU_HOSTS or LSB_HOSTS, OAR_JOB_ID (or OAR_JOBID) and OAR_NODEFILE.
+ * SCHED_ENOENV outside a job.
+ */
+int	sched_from_env(struct job *, char *, size_t);
+
+/*
+ * May user uid watch this job?  Root, the owner, and members of the group
+ * named by JOBTOP_ADMIN_GROUP (unset: no such group) may; a job without an
+ * owner (a hostlist) is anyone's.  Returns 1, or 0 with "job 123 belongs to
+ * alice; only its owner or an admin can watch it" in err.
+ */
+int	sched_may_watch(const struct job *, uid_t, char *, size_t);
+
+/* Job records. */
+void		 sched_job_init(struct job *);
+void		 sched_job_free(struct job *);
+const char	*sched_state_name(enum job_state);
+/* Is the job holding nodes (running, suspended or completing)? */
+int		 sched_job_active(const struct job *);
+/* SCHED_OK for an active job, else EPENDING/EFINISHED and the message. */
+int		 sched_job_check(const struct job *, char *, size_t);
+
+/* Helpers for the sched-*.c files. */
+/* Add the names of a hostlist expression, each a valid host name. */
+int	sched_job_add_nodes(struct job *, const char *, char *, size_t);
+/* Add one host running slots tasks (0: unknown). */
+int	sched_job_add_host(struct job *, const char *, long, char *, size_t);
+/* Sort out slots per node and fold the node list. */
+int	sched_job_finish(struct job *, char *, size_t);
+/* Copy src into a fixed field, truncating. */
+void	sched_copy(char *, size_t, const char *);
+/* "[D-]HH:MM:SS", "MM:SS", "UNLIMITED" -> seconds or JOB_TIME_*. */
+long	sched_parse_duration(const char *);
+
+/*
+ * Run argv[0] (looked up in PATH) with argv, no shell, stdin from
+ * /dev/null and LC_ALL=C.  Stdout is returned in *out (NUL-terminated,
+ * caller frees; at most SCHED_OUT_MAX bytes), the start of stderr in
+ * errtxt, the exit status in *status (-1 if killed by a signal).  A
+ * command still running after the timeout is killed: SCHED_ECMD.
+ */
+#define SCHED_OUT_MAX		(16 * 1024 * 1024)
+#define SCHED_TIMEOUT_MS	10000
+int	sched_run(const char *const *, char **, char *, size_t, int *,
+	    char *, size_t);
+/* Change the timeout of sched_run (for tests), in milliseconds. */
+void	sched_set_timeout(int);
+/* Is a command in PATH? */
+int	sched_in_path(const char *);
+
+/* A tiny JSON reader for the schedulers that print JSON (LSF, OAR). */
+enum sched_json_type {
+	SJ_NULL,
+	SJ_BOOL,
+	SJ_NUMBER,
+	SJ_STRING,
+	SJ_ARRAY,
+	SJ_OBJECT,
+};
+
+struct sched_json {
+	enum sched_json_type	 type;
+	char			*key;	/* member name inside an object */
+	char			*str;	/* SJ_STRING decoded, SJ_NUMBER text */
+	double			 num;	/* SJ_NUMBER, SJ_BOOL */
+	struct sched_json	*child;	/* first element or member */
+	struct sched_json	*next;	/* next sibling */
+};
+
+/* Parse a whole document; NULL if malformed, too deep or out of memory. */
+struct sched_json	*sched_json_parse(const char *);
+void			 sched_json_free(struct sched_json *);
+/* Member of an object by name, or NULL. */
+struct sched_json	*sched_json_get(const struct sched_json *,
+			    const char *);
+/* Member as a string (numbers as written), or NULL. */
+const char		*sched_json_str(const struct sched_json *,
+			    const char *);
+
+#endif

@@ -1,0 +1,1131 @@
+/*
+ * test-sched: job resolution.  Every scheduler's parser on the fixture
+ * outputs under tests/data/sched/ (running, pending, finished, array, het,
+ * multi-node, unknown), the hostlist/hostfile/environment sources, the
+ * ownership rule, validation of host names and job ids, the JSON reader,
+ * and sched_run() with fake scheduler commands in a private PATH (argument
+ * vectors, no shell, timeout, bounded output).
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "hostlist.h"
+#include "sched.h"
+#include "validate.h"
+
+static char	 fixdir[4096];
+static char	 bindir[4096];
+
+/* Read a fixture into a new string (empty on failure, with a check). */
+static char *
+fixture(const char *name)
+{
+	char	 path[8192], *buf;
+	FILE	*f;
+	long	 len;
+
+	snprintf(path, sizeof(path), "%s/%s", fixdir, name);
+	if ((f = fopen(path, "r")) == NULL) {
+		harness_check(0, __FILE__, __LINE__, "open %s: %s", path,
+		    strerror(errno));
+		return strdup("");
+	}
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)len + 1);
+	if (fread(buf, 1, (size_t)len, f) != (size_t)len)
+		harness_check(0, __FILE__, __LINE__, "read %s", path);
+	fclose(f);
+	return buf;
+}
+
+/* Parse a fixture with a scheduler's parser, then the verdict. */
+static int
+parse(const struct sched *s, const char *file, const char *jobid,
+    struct job *job, char *err, size_t errsz)
+{
+	char	*text = fixture(file);
+	int	 r;
+
+	sched_job_init(job);
+	err[0] = '\0';
+	r = s->parse(text, jobid, job, err, errsz);
+	free(text);
+	if (r == SCHED_OK)
+		r = sched_job_check(job, err, errsz);
+	return r;
+}
+
+/* The job's folded node list must be want. */
+static void
+check_nodes(const struct job *job, const char *want, int line)
+{
+	harness_check(job->nodelist != NULL && strcmp(job->nodelist, want) ==
+	    0, __FILE__, line, "nodelist \"%s\", want \"%s\"",
+	    job->nodelist != NULL ? job->nodelist : "(null)", want);
+}
+
+/* Slots of one node of the job. */
+static long
+slots_of(struct job *job, const char *name)
+{
+	long	i = hostlist_find(job->nodes, name);
+
+	if (i < 0 || job->slots == NULL)
+		return -1;
+	return job->slots[i];
+}
+
+static void
+test_slurm(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_slurm, "slurm/running.txt", "12", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node[1-4]", __LINE__);
+	CHECK_STR(job.user, "jtuser");
+	CHECK_INT(job.uid_known, 1);
+	CHECK_INT(job.uid, 1001);
+	CHECK_STR(job.name, "healthy");
+	CHECK_INT(job.state, JOB_RUNNING);
+	CHECK_STR(job.state_name, "RUNNING");
+	CHECK_INT(job.ntasks, 4);
+	CHECK_INT(job.time_limit, 900);
+	CHECK_INT(job.elapsed, 2);
+	CHECK_STR(job.sched, "slurm");
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_slurm, "slurm/pending.txt", "13", &job, err,
+	    sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job 13 is pending (Resources)");
+	CHECK(job.nodes == NULL || hostlist_count(job.nodes) == 0);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_slurm, "slurm/completed.txt", "10", &job, err,
+	    sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job 10 has finished (COMPLETED)");
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_slurm, "slurm/running.txt", "99", &job, err,
+	    sizeof(err)), SCHED_ENOJOB);
+	CHECK_STR(err, "job 99: no such job");
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_slurm, "slurm/unlimited-suspended.txt", "77",
+	    &job, err, sizeof(err)), SCHED_OK);
+	CHECK_INT(job.state, JOB_SUSPENDED);
+	CHECK_INT(job.time_limit, JOB_TIME_UNLIMITED);
+	check_nodes(&job, "node[7-8]", __LINE__);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_slurm, "slurm/multinode.txt", "4242", &job,
+	    err, sizeof(err)), SCHED_OK);
+	CHECK_INT(hostlist_count(job.nodes), 136);
+	check_nodes(&job, "cn[001-128,130],gpu3,rack[1-2]-n[01-03]",
+	    __LINE__);
+	CHECK_STR(job.name, "big run with spaces");
+	CHECK_STR(job.user, "alice");
+	CHECK_INT(job.ntasks, 4352);
+	CHECK_INT(job.time_limit, 7 * 86400);
+	CHECK_INT(job.elapsed, 3 * 86400 + 4 * 3600 + 5 * 60 + 6);
+	sched_job_free(&job);
+
+	/* A name that is not a host name never gets through. */
+	CHECK_INT(parse(&sched_slurm, "slurm/badhost.txt", "66", &job, err,
+	    sizeof(err)), SCHED_EINVAL);
+	CHECK(strstr(err, "invalid host name") != NULL);
+	sched_job_free(&job);
+}
+
+static void
+test_slurm_array_het(void)
+{
+	struct job	job;
+	char		err[256];
+
+	/* The whole array: the running tasks' nodes. */
+	CHECK_INT(parse(&sched_slurm, "slurm/array.txt", "200", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "cn[01-03]", __LINE__);
+	CHECK_INT(job.ntasks, 6);
+	CHECK_INT(job.state, JOB_RUNNING);
+	CHECK_INT(job.time_limit, 86400);
+	CHECK_INT(job.elapsed, 600);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_slurm, "slurm/array.txt", "200_2", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "cn[02-03]", __LINE__);
+	CHECK_INT(job.ntasks, 4);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_slurm, "slurm/array.txt", "200_4", &job, err,
+	    sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job 200_4 is pending (JobArrayTaskLimit)");
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_slurm, "slurm/array.txt", "200_7", &job, err,
+	    sizeof(err)), SCHED_EPENDING);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_slurm, "slurm/array.txt", "200_6", &job, err,
+	    sizeof(err)), SCHED_ENOJOB);
+	sched_job_free(&job);
+
+	/* A het job: every component; one component. */
+	CHECK_INT(parse(&sched_slurm, "slurm/het.txt", "300", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "cpu[001-004],gpu[01-02]", __LINE__);
+	CHECK_INT(job.ntasks, 130);
+	CHECK_STR(job.name, "coupled");
+	CHECK_INT(job.time_limit, 7200);
+	CHECK_INT(job.elapsed, 3723);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_slurm, "slurm/het.txt", "300+1", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "cpu[001-004]", __LINE__);
+	CHECK_INT(job.ntasks, 128);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_slurm, "slurm/het.txt", "300+0", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "gpu[01-02]", __LINE__);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_slurm, "slurm/het.txt", "300+2", &job, err,
+	    sizeof(err)), SCHED_ENOJOB);
+	sched_job_free(&job);
+
+	/* Component 301 asked for by its own id. */
+	CHECK_INT(parse(&sched_slurm, "slurm/het.txt", "301", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "cpu[001-004]", __LINE__);
+	sched_job_free(&job);
+}
+
+static void
+test_pbs(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_pbs, "pbs/running.txt", "1234.pbs01", &job,
+	    err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "n[001-002]", __LINE__);
+	CHECK_INT(slots_of(&job, "n001"), 2);
+	CHECK_INT(slots_of(&job, "n002"), 2);
+	CHECK_INT(job.ntasks, 4);
+	CHECK_STR(job.user, "alice");
+	CHECK_INT(job.uid_known, 0);
+	CHECK_STR(job.name, "cfd_run");
+	CHECK_STR(job.state_name, "R");
+	CHECK_INT(job.time_limit, 7200);
+	CHECK_INT(job.elapsed, 930);
+	sched_job_free(&job);
+
+	/* Without the server part. */
+	CHECK_INT(parse(&sched_pbs, "pbs/running.txt", "1234", &job, err,
+	    sizeof(err)), SCHED_OK);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_pbs, "pbs/running.txt", "1234.other", &job,
+	    err, sizeof(err)), SCHED_ENOJOB);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_pbs, "pbs/running.txt", "123", &job, err,
+	    sizeof(err)), SCHED_ENOJOB);
+	sched_job_free(&job);
+
+	/* A comment continued over a tab-indented line. */
+	CHECK_INT(parse(&sched_pbs, "pbs/queued.txt", "1240.pbs01", &job, err,
+	    sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job 1240.pbs01 is pending (Not Running: Insufficient "
+	    "amount of resource: ncpus (R: 64 A: 32 T: 32))");
+	sched_job_free(&job);
+
+	/* Torque: one entry per slot, an exec_host over two lines. */
+	CHECK_INT(parse(&sched_pbs, "pbs/torque-running.txt",
+	    "5678.torque-srv.cluster", &job, err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node[01-03]", __LINE__);
+	CHECK_INT(slots_of(&job, "node01"), 4);
+	CHECK_INT(slots_of(&job, "node02"), 4);
+	CHECK_INT(slots_of(&job, "node03"), 4);
+	CHECK_INT(job.ntasks, 12);
+	CHECK_STR(job.user, "bob");
+	CHECK_INT(job.time_limit, 3600);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_pbs, "pbs/torque-completed.txt", "5600", &job,
+	    err, sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job 5600 has finished (C)");
+	sched_job_free(&job);
+
+	/* An array: the parent and its running subjobs. */
+	CHECK_INT(parse(&sched_pbs, "pbs/array.txt", "500[].pbs01", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "c[1-2]", __LINE__);
+	CHECK_INT(job.ntasks, 8);
+	CHECK_STR(job.user, "carol");
+	CHECK_INT(job.time_limit, 1800);
+	CHECK_INT(job.elapsed, 60);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_pbs, "pbs/array.txt", "500[]", &job, err,
+	    sizeof(err)), SCHED_OK);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_pbs, "pbs/array.txt", "500[2].pbs01", &job,
+	    err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "c2", __LINE__);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_pbs, "pbs/array.txt", "500[3].pbs01", &job,
+	    err, sizeof(err)), SCHED_EPENDING);
+	sched_job_free(&job);
+}
+
+static void
+test_lsf(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_lsf, "lsf/running.json", "4711", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "hpc-n[01-02]", __LINE__);
+	CHECK_INT(slots_of(&job, "hpc-n01"), 4);
+	CHECK_INT(job.ntasks, 8);
+	CHECK_STR(job.user, "dave");
+	CHECK_STR(job.name, "wrf \"big\" run");
+	CHECK_STR(job.state_name, "RUN");
+	CHECK_INT(job.time_limit, 86400);
+	CHECK_INT(job.elapsed, 16038);
+	sched_job_free(&job);
+
+	/* The -noheader delimiter='|' text form. */
+	CHECK_INT(parse(&sched_lsf, "lsf/running.txt", "4711", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "hpc-n[01-02]", __LINE__);
+	CHECK_INT(job.ntasks, 8);
+	CHECK_STR(job.name, "wrf|big|run");
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_lsf, "lsf/pending.json", "4712", &job, err,
+	    sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job 4712 is pending (New job is waiting for "
+	    "scheduling)");
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_lsf, "lsf/done.json", "4700", &job, err,
+	    sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job 4700 has finished (DONE)");
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_lsf, "lsf/array.json", "4800", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "hpc-n[10-11]", __LINE__);
+	CHECK_INT(job.ntasks, 4);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_lsf, "lsf/array.json", "4800[2]", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "hpc-n11", __LINE__);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_lsf, "lsf/array.json", "4800[3]", &job, err,
+	    sizeof(err)), SCHED_EPENDING);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_lsf, "lsf/notfound.json", "9999", &job, err,
+	    sizeof(err)), SCHED_ENOJOB);
+	CHECK_STR(err, "job 9999: no such job");
+	sched_job_free(&job);
+}
+
+static void
+test_oar(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_oar, "oar/running.json", "5150", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "grisou-[1-2].nancy.grid5000.fr", __LINE__);
+	CHECK_STR(job.user, "frank");
+	CHECK_STR(job.name, "mpi-bench");
+	CHECK_STR(job.state_name, "Running");
+	CHECK_INT(job.ntasks, 8);
+	CHECK_INT(job.time_limit, 7200);
+	CHECK(job.elapsed > 0);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_oar, "oar/waiting.json", "5151", &job, err,
+	    sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job 5151 is pending (Cannot find enough resources "
+	    "which fit for the job 5151)");
+	CHECK_STR(job.name, "");
+	CHECK_INT(job.time_limit, 3600);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_oar, "oar/terminated.json", "5100", &job, err,
+	    sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job 5100 has finished (Terminated)");
+	CHECK_INT(job.time_limit, 3600);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_oar, "oar/unknown.json", "5", &job, err,
+	    sizeof(err)), SCHED_ENOJOB);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_oar, "oar/running.json", "5", &job, err,
+	    sizeof(err)), SCHED_ENOJOB);
+	sched_job_free(&job);
+}
+
+static void
+test_flux(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_flux, "flux/running.txt", "fA1b2C3", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node[1-2]", __LINE__);
+	CHECK_STR(job.user, "grace");
+	CHECK_INT(job.uid, 1001);
+	CHECK_INT(job.uid_known, 1);
+	CHECK_STR(job.name, "hello world");
+	CHECK_INT(job.ntasks, 8);
+	CHECK_INT(job.elapsed, 123);
+	CHECK_INT(job.time_limit, 3600);
+	sched_job_free(&job);
+
+	/* 'f' and U+0192 name the same job. */
+	CHECK_INT(parse(&sched_flux, "flux/running.txt", "\xc6\x92" "A1b2C3",
+	    &job, err, sizeof(err)), SCHED_OK);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_flux, "flux/running-utf8.txt", "fD4e5F6", &job,
+	    err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node9", __LINE__);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_flux, "flux/pending.txt", "fB2c3D4", &job, err,
+	    sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job fB2c3D4 is pending");
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_flux, "flux/completed.txt", "fC3d4E5", &job,
+	    err, sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job fC3d4E5 has finished (CD)");
+	CHECK_STR(job.name, "done|with|bars");
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_flux, "flux/running.txt", "fZZZ", &job, err,
+	    sizeof(err)), SCHED_ENOJOB);
+	sched_job_free(&job);
+}
+
+static void
+test_hostlist_source(void)
+{
+	struct job	job;
+	char		err[256];
+
+	sched_job_init(&job);
+	CHECK_INT(sched_from_hostlist("node[1-3],gpu1", &job, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK_INT(hostlist_count(job.nodes), 4);
+	CHECK_STR(job.nodelist, "gpu1,node[1-3]");
+	CHECK_STR(job.sched, "hostlist");
+	CHECK_STR(job.user, "");
+	CHECK(job.slots == NULL);
+	sched_job_free(&job);
+
+	sched_job_init(&job);
+	CHECK_INT(sched_from_hostlist("node1,-oProxyCommand=x", &job, err,
+	    sizeof(err)), SCHED_EINVAL);
+	CHECK(strstr(err, "invalid host name") != NULL);
+	sched_job_free(&job);
+
+	sched_job_init(&job);
+	CHECK_INT(sched_from_hostlist("node[1-3", &job, err, sizeof(err)),
+	    SCHED_EINVAL);
+	CHECK(strstr(err, "missing ']'") != NULL);
+	sched_job_free(&job);
+
+	sched_job_init(&job);
+	CHECK_INT(sched_from_hostlist("n[1-2000000]", &job, err, sizeof(err)),
+	    SCHED_EINVAL);
+	sched_job_free(&job);
+}
+
+static void
+test_hostfile(void)
+{
+	struct job	job;
+	char		err[512], path[8192];
+
+	sched_job_init(&job);
+	snprintf(path, sizeof(path), "%s/hostfile/pbs_nodefile", fixdir);
+	CHECK_INT(sched_from_hostfile(path, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.nodelist, "n[01-02]");
+	CHECK_INT(slots_of(&job, "n01"), 4);
+	CHECK_INT(slots_of(&job, "n02"), 4);
+	CHECK_INT(job.ntasks, 8);
+	sched_job_free(&job);
+
+	sched_job_init(&job);
+	snprintf(path, sizeof(path), "%s/hostfile/mixed", fixdir);
+	CHECK_INT(sched_from_hostfile(path, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.nodelist, "gpu[1-2],node[01-02,07]");
+	CHECK_INT(slots_of(&job, "node01"), 5);
+	CHECK_INT(slots_of(&job, "node02"), 2);
+	CHECK_INT(slots_of(&job, "node07"), 1);
+	CHECK_INT(slots_of(&job, "gpu1"), 0);
+	CHECK_INT(job.ntasks, 8);
+	sched_job_free(&job);
+
+	sched_job_init(&job);
+	snprintf(path, sizeof(path), "%s/hostfile/bad", fixdir);
+	CHECK_INT(sched_from_hostfile(path, &job, err, sizeof(err)),
+	    SCHED_EINVAL);
+	CHECK(strstr(err, "bad:2: invalid host name") != NULL);
+	sched_job_free(&job);
+
+	sched_job_init(&job);
+	snprintf(path, sizeof(path), "%s/hostfile/empty", fixdir);
+	CHECK_INT(sched_from_hostfile(path, &job, err, sizeof(err)),
+	    SCHED_EINVAL);
+	CHECK(strstr(err, "no host names") != NULL);
+	sched_job_free(&job);
+
+	sched_job_init(&job);
+	CHECK_INT(sched_from_hostfile("/nonexistent/hosts", &job, err,
+	    sizeof(err)), SCHED_EINVAL);
+	CHECK(strstr(err, "No such file") != NULL);
+	sched_job_free(&job);
+
+	sched_job_init(&job);
+	CHECK_INT(sched_from_hostfile(fixdir, &job, err, sizeof(err)),
+	    SCHED_EINVAL);
+	sched_job_free(&job);
+}
+
+/* Clear every variable sched_from_env looks at. */
+static void
+clear_job_env(void)
+{
+	static const char *vars[] = {
+		"SLURM_JOB_ID", "SLURM_JOBID", "SLURM_JOB_NODELIST",
+		"SLURM_NODELIST", "SLURM_NTASKS", "SLURM_NPROCS", "PBS_JOBID",
+		"PBS_NODEFILE", "LSB_JOBID", "LSB_MCPU_HOSTS", "LSB_HOSTS",
+		"OAR_JOB_ID", "OAR_JOBID", "OAR_NODEFILE", "OAR_NODE_FILE",
+		"OAR_FILE_NODES", "FLUX_JOB_ID",
+	};
+	size_t	i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		unsetenv(vars[i]);
+}
+
+static void
+test_env(void)
+{
+	struct job	job;
+	char		err[512], path[8192];
+
+	clear_job_env();
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_ENOENV);
+	CHECK(strstr(err, "not inside") != NULL);
+	sched_job_free(&job);
+
+	setenv("SLURM_JOB_ID", "4242", 1);
+	setenv("SLURM_JOB_NODELIST", "cn[01-04],gpu7", 1);
+	setenv("SLURM_NTASKS", "20", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.id, "4242");
+	CHECK_STR(job.sched, "slurm");
+	CHECK_STR(job.nodelist, "cn[01-04],gpu7");
+	CHECK_INT(job.ntasks, 20);
+	CHECK_INT(job.uid, getuid());
+	CHECK_INT(job.state, JOB_RUNNING);
+	sched_job_free(&job);
+
+	setenv("SLURM_JOB_ID", "42;reboot", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_EINVAL);
+	sched_job_free(&job);
+	unsetenv("SLURM_JOB_NODELIST");
+	setenv("SLURM_JOB_ID", "42", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_ENOENV);
+	sched_job_free(&job);
+	clear_job_env();
+
+	snprintf(path, sizeof(path), "%s/hostfile/pbs_nodefile", fixdir);
+	setenv("PBS_JOBID", "1234.pbs01", 1);
+	setenv("PBS_NODEFILE", path, 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sched, "pbs");
+	CHECK_STR(job.nodelist, "n[01-02]");
+	CHECK_INT(job.ntasks, 8);
+	sched_job_free(&job);
+	clear_job_env();
+
+	setenv("LSB_JOBID", "4711", 1);
+	setenv("LSB_MCPU_HOSTS", "hpc-n01 4 hpc-n02 2", 1);
+	setenv("LSB_HOSTS", "ignored", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.nodelist, "hpc-n[01-02]");
+	CHECK_INT(slots_of(&job, "hpc-n01"), 4);
+	CHECK_INT(job.ntasks, 6);
+	sched_job_free(&job);
+	unsetenv("LSB_MCPU_HOSTS");
+	setenv("LSB_HOSTS", "hpc-n03 hpc-n03 hpc-n04", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.nodelist, "hpc-n[03-04]");
+	CHECK_INT(slots_of(&job, "hpc-n03"), 2);
+	sched_job_free(&job);
+	setenv("LSB_MCPU_HOSTS", "hpc-n01 four", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_EINVAL);
+	sched_job_free(&job);
+	clear_job_env();
+
+	snprintf(path, sizeof(path), "%s/hostfile/mixed", fixdir);
+	setenv("OAR_JOBID", "5150", 1);
+	setenv("OAR_FILE_NODES", path, 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sched, "oar");
+	CHECK_INT(hostlist_count(job.nodes), 5);
+	sched_job_free(&job);
+	clear_job_env();
+}
+
+static void
+test_may_watch(void)
+{
+	struct job	 job;
+	struct passwd	*pw;
+	struct group	*gr;
+	char		 err[256] = "";
+	uid_t		 other;
+
+	sched_job_init(&job);
+	sched_copy(job.id, sizeof(job.id), "123");
+	sched_copy(job.user, sizeof(job.user), "alice");
+	job.uid = 1000;
+	job.uid_known = 1;
+	unsetenv("JOBTOP_ADMIN_GROUP");
+	CHECK_INT(sched_may_watch(&job, 0, err, sizeof(err)), 1);
+	CHECK_INT(sched_may_watch(&job, 1000, err, sizeof(err)), 1);
+	CHECK_INT(sched_may_watch(&job, 1001, err, sizeof(err)), 0);
+	CHECK_STR(err, "job 123 belongs to alice; only its owner or an admin "
+	    "can watch it");
+
+	/* Admins: members (here: primary group) of JOBTOP_ADMIN_GROUP. */
+	if ((pw = getpwnam("nobody")) != NULL && pw->pw_uid != 1000 &&
+	    (gr = getgrgid(pw->pw_gid)) != NULL) {
+		other = pw->pw_uid;
+		CHECK_INT(sched_may_watch(&job, other, err, sizeof(err)), 0);
+		setenv("JOBTOP_ADMIN_GROUP", gr->gr_name, 1);
+		CHECK_INT(sched_may_watch(&job, other, err, sizeof(err)), 1);
+		setenv("JOBTOP_ADMIN_GROUP", "no-such-group-jt", 1);
+		CHECK_INT(sched_may_watch(&job, other, err, sizeof(err)), 0);
+		setenv("JOBTOP_ADMIN_GROUP", "bad;group", 1);
+		CHECK_INT(sched_may_watch(&job, other, err, sizeof(err)), 0);
+		unsetenv("JOBTOP_ADMIN_GROUP");
+	}
+
+	/* Without a uid, the user name decides. */
+	job.uid_known = 0;
+	if ((pw = getpwuid(getuid())) != NULL) {
+		sched_copy(job.user, sizeof(job.user), pw->pw_name);
+		CHECK_INT(sched_may_watch(&job, getuid(), err, sizeof(err)),
+		    1);
+	}
+	sched_copy(job.user, sizeof(job.user), "alice");
+	CHECK_INT(sched_may_watch(&job, 4242, err, sizeof(err)), 0);
+
+	/* A hostlist has no owner. */
+	job.user[0] = '\0';
+	CHECK_INT(sched_may_watch(&job, 4242, err, sizeof(err)), 1);
+}
+
+static void
+test_validate(void)
+{
+	char	buf[300];
+
+	CHECK(validate_hostname("node01"));
+	CHECK(validate_hostname("n1.cluster.example.org"));
+	CHECK(validate_hostname("a"));
+	CHECK(validate_hostname("1node"));
+	CHECK(validate_hostname("10.0.0.1"));
+	CHECK(validate_hostname("rack1-node-01"));
+	memset(buf, 'a', 63);
+	buf[63] = '\0';
+	CHECK(validate_hostname(buf));
+	memset(buf, 'a', 64);
+	buf[64] = '\0';
+	CHECK(!validate_hostname(buf));
+	/* 4 labels of 63 and one of 1: 253 bytes, the most. */
+	snprintf(buf, sizeof(buf), "%.63s.%.63s.%.63s.%.61s",
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	CHECK_INT(strlen(buf), 253);
+	CHECK(validate_hostname(buf));
+	strcat(buf, "a");
+	CHECK(!validate_hostname(buf));
+	CHECK(!validate_hostname(""));
+	CHECK(!validate_hostname(NULL));
+	CHECK(!validate_hostname("-oProxyCommand=x"));
+	CHECK(!validate_hostname("node-"));
+	CHECK(!validate_hostname("no de"));
+	CHECK(!validate_hostname("node;ls"));
+	CHECK(!validate_hostname("node$(id)"));
+	CHECK(!validate_hostname("node`id`"));
+	CHECK(!validate_hostname("a..b"));
+	CHECK(!validate_hostname(".a"));
+	CHECK(!validate_hostname("node1\n"));
+	CHECK(!validate_hostname("node_1"));
+	CHECK(!validate_hostname("user@node"));
+	CHECK(!validate_hostname("node:22"));
+	CHECK(!validate_hostname("n[1-2]"));
+
+	CHECK(validate_jobid("123", VJ_SLURM));
+	CHECK(validate_jobid("123_4", VJ_SLURM));
+	CHECK(validate_jobid("123+1", VJ_SLURM));
+	CHECK(!validate_jobid("123_", VJ_SLURM));
+	CHECK(!validate_jobid("123_4+1", VJ_SLURM));
+	CHECK(!validate_jobid("12345678901", VJ_SLURM));
+	CHECK(!validate_jobid("123\n", VJ_SLURM));
+	CHECK(!validate_jobid("-1", VJ_SLURM));
+	CHECK(validate_jobid("123.server", VJ_PBS));
+	CHECK(validate_jobid("123[].pbs01.example.org", VJ_PBS));
+	CHECK(validate_jobid("123[4].pbs01", VJ_PBS));
+	CHECK(validate_jobid("123", VJ_PBS));
+	CHECK(!validate_jobid("123.server;id", VJ_PBS));
+	CHECK(!validate_jobid("123.-x", VJ_PBS));
+	CHECK(validate_jobid("123", VJ_LSF));
+	CHECK(validate_jobid("123[4]", VJ_LSF));
+	CHECK(!validate_jobid("123[]", VJ_LSF));
+	CHECK(validate_jobid("123", VJ_OAR));
+	CHECK(!validate_jobid("123_4", VJ_OAR));
+	CHECK(validate_jobid("fA1b2C3", VJ_FLUX));
+	CHECK(validate_jobid("\xc6\x92" "A1b2C3", VJ_FLUX));
+	CHECK(validate_jobid("123456789", VJ_FLUX));
+	CHECK(!validate_jobid("f0OIl", VJ_FLUX));
+	CHECK(!validate_jobid("f", VJ_FLUX));
+	CHECK(!validate_jobid("g123", VJ_FLUX));
+	CHECK(validate_jobid("123_4", VJ_ANY));
+	CHECK(validate_jobid("fA1", VJ_ANY));
+	CHECK(!validate_jobid("123;rm", VJ_ANY));
+	CHECK(!validate_jobid("", VJ_ANY));
+	CHECK(!validate_jobid("$(id)", VJ_ANY));
+
+	CHECK(validate_username("alice"));
+	CHECK(validate_username("hpc-admins"));
+	CHECK(validate_username("_svc.x"));
+	CHECK(!validate_username("-x"));
+	CHECK(!validate_username("a b"));
+	CHECK(!validate_username(""));
+
+	/* Patterns are compiled again after a cleanup. */
+	validate_cleanup();
+	CHECK(validate_hostname("node01"));
+}
+
+static void
+test_json(void)
+{
+	struct sched_json	*j, *a;
+
+	j = sched_json_parse(" {\"a\": [1, -2.5e1, true, false, null, "
+	    "\"x\\u00e9\\\"\\n\\ud83d\\ude00\"], \"b\": {\"c\": \"d\"}} ");
+	CHECK(j != NULL);
+	if (j != NULL) {
+		a = sched_json_get(j, "a");
+		CHECK(a != NULL && a->type == SJ_ARRAY);
+		if (a != NULL && a->child != NULL) {
+			CHECK_STR(a->child->str, "1");
+			CHECK_NEAR(a->child->next->num, -25.0, 1e-9);
+			CHECK_INT(a->child->next->next->type, SJ_BOOL);
+			CHECK_STR(a->child->next->next->next->next->next->str,
+			    "x\xc3\xa9\"\n\xf0\x9f\x98\x80");
+		}
+		CHECK_STR(sched_json_str(sched_json_get(j, "b"), "c"), "d");
+		CHECK(sched_json_get(j, "zz") == NULL);
+		CHECK(sched_json_str(j, "a") == NULL);
+		sched_json_free(j);
+	}
+	CHECK(sched_json_parse("") == NULL);
+	CHECK(sched_json_parse("{") == NULL);
+	CHECK(sched_json_parse("{\"a\":1,}") == NULL);
+	CHECK(sched_json_parse("{\"a\" 1}") == NULL);
+	CHECK(sched_json_parse("[1] x") == NULL);
+	CHECK(sched_json_parse("\"abc") == NULL);
+	CHECK(sched_json_parse("\"\\u0000\"") == NULL);
+	CHECK(sched_json_parse("\"\\q\"") == NULL);
+	CHECK(sched_json_parse("[\"a\x01\"]") == NULL);
+	{
+		char	deep[300];
+
+		memset(deep, '[', 200);
+		deep[200] = '\0';
+		CHECK(sched_json_parse(deep) == NULL);
+	}
+}
+
+static void
+test_duration(void)
+{
+	CHECK_INT(sched_parse_duration("00:15:00"), 900);
+	CHECK_INT(sched_parse_duration("1-02:03:04"), 93784);
+	CHECK_INT(sched_parse_duration("05:30"), 330);
+	CHECK_INT(sched_parse_duration("10"), 600);
+	CHECK_INT(sched_parse_duration("2-03"), 2 * 86400 + 3 * 3600);
+	CHECK_INT(sched_parse_duration("UNLIMITED"), JOB_TIME_UNLIMITED);
+	CHECK_INT(sched_parse_duration("N/A"), JOB_TIME_UNKNOWN);
+	CHECK_INT(sched_parse_duration("Partition_Limit"), JOB_TIME_UNKNOWN);
+	CHECK_INT(sched_parse_duration(""), JOB_TIME_UNKNOWN);
+	CHECK_INT(sched_parse_duration(NULL), JOB_TIME_UNKNOWN);
+	CHECK_INT(sched_parse_duration("1:2:3:4"), JOB_TIME_UNKNOWN);
+	CHECK_STR(sched_state_name(JOB_CANCELLED), "CANCELLED");
+}
+
+static void
+test_registry(void)
+{
+	const struct sched	*s;
+	char			 err[256];
+	size_t			 i;
+
+	for (i = 0; (s = sched_get(i)) != NULL; i++) {
+		CHECK(s->name != NULL && s->detect != NULL &&
+		    s->resolve != NULL && s->parse != NULL);
+		CHECK(sched_by_name(s->name) == s);
+	}
+	CHECK_INT(i, 5);
+	CHECK(sched_by_name("sge") == NULL);
+	CHECK_INT(sched_select("sge", "1", &s, err, sizeof(err)),
+	    SCHED_ENOSCHED);
+	CHECK(strstr(err, "unknown scheduler") != NULL);
+	CHECK_INT(sched_select("slurm", "fA1b", &s, err, sizeof(err)),
+	    SCHED_EINVAL);
+	CHECK_INT(sched_select("flux", "fA1b", &s, err, sizeof(err)),
+	    SCHED_OK);
+	CHECK(s == &sched_flux);
+	CHECK_INT(sched_select(NULL, "1;reboot", &s, err, sizeof(err)),
+	    SCHED_EINVAL);
+}
+
+/* Write an executable script into the fake bin directory. */
+static void
+fake_command(const char *name, const char *body)
+{
+	char	 path[8192];
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s", bindir, name);
+	if ((f = fopen(path, "w")) == NULL) {
+		harness_check(0, __FILE__, __LINE__, "%s: %s", path,
+		    strerror(errno));
+		return;
+	}
+	fprintf(f, "#!/bin/sh\nPATH=/usr/bin:/bin\n%s\n", body);
+	fclose(f);
+	chmod(path, 0755);
+}
+
+/* A fake command: records its arguments, prints $JT_OUT and $JT_ERR. */
+#define FAKE_BODY							\
+	"printf '%s\\n' \"$@\" > \"$JT_ARGS\"\n"			\
+	"echo \"LC_ALL=$LC_ALL\" >> \"$JT_ARGS\"\n"			\
+	"[ -n \"$JT_ERR\" ] && cat \"$JT_ERR\" >&2\n"			\
+	"[ -n \"$JT_OUT\" ] && cat \"$JT_OUT\"\n"			\
+	"exit ${JT_RC:-0}"
+
+/* Point the fake commands at fixture files. */
+static void
+fake_setup(const char *out, const char *errf, int rc)
+{
+	char	path[8192], num[16];
+
+	if (out != NULL) {
+		snprintf(path, sizeof(path), "%s/%s", fixdir, out);
+		setenv("JT_OUT", path, 1);
+	} else
+		unsetenv("JT_OUT");
+	if (errf != NULL) {
+		snprintf(path, sizeof(path), "%s/%s", fixdir, errf);
+		setenv("JT_ERR", path, 1);
+	} else
+		unsetenv("JT_ERR");
+	snprintf(num, sizeof(num), "%d", rc);
+	setenv("JT_RC", num, 1);
+}
+
+/* The arguments the last fake command got, one per line. */
+static char *
+fake_args(void)
+{
+	char	 buf[4096];
+	FILE	*f;
+	size_t	 n;
+
+	if ((f = fopen(getenv("JT_ARGS"), "r")) == NULL)
+		return strdup("");
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return strdup(buf);
+}
+
+static void
+test_run(void)
+{
+	struct job		 job;
+	const char		*argv[8];
+	char			 err[512], errtxt[256], *out, *args, path[8192];
+	char			*oldpath;
+	struct timespec		 t0, t1;
+	const struct sched	*s;
+	int			 status;
+	double			 secs;
+
+	snprintf(bindir, sizeof(bindir), "%s/jtsched.XXXXXX",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(bindir) == NULL) {
+		harness_check(0, __FILE__, __LINE__, "mkdtemp: %s",
+		    strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/args", bindir);
+	setenv("JT_ARGS", path, 1);
+	oldpath = getenv("PATH") != NULL ? strdup(getenv("PATH")) : NULL;
+	/* Only the fake commands (they set their own PATH inside). */
+	setenv("PATH", bindir, 1);
+	clear_job_env();
+
+	/* Nothing installed: no scheduler. */
+	CHECK_INT(sched_select(NULL, "12", &s, err, sizeof(err)),
+	    SCHED_ENOSCHED);
+
+	fake_command("scontrol", FAKE_BODY);
+	fake_setup("slurm/running.txt", NULL, 0);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve(NULL, "12", &job, err, sizeof(err)),
+	    SCHED_OK);
+	CHECK_STR(job.nodelist, "node[1-4]");
+	CHECK_STR(job.sched, "slurm");
+	args = fake_args();
+	CHECK_STR(args, "show\njob\n-o\n12\nLC_ALL=C\n");
+	free(args);
+	sched_job_free(&job);
+
+	/* A het component is asked for by its job, then picked out. */
+	fake_setup("slurm/het.txt", NULL, 0);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("slurm", "300+1", &job, err, sizeof(err)),
+	    SCHED_OK);
+	CHECK_STR(job.nodelist, "cpu[001-004]");
+	args = fake_args();
+	CHECK_STR(args, "show\njob\n-o\n300\nLC_ALL=C\n");
+	free(args);
+	sched_job_free(&job);
+
+	fake_setup(NULL, "slurm/notfound.stderr", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve(NULL, "99", &job, err, sizeof(err)),
+	    SCHED_ENOJOB);
+	CHECK_STR(err, "job 99: no such job");
+	sched_job_free(&job);
+
+	fake_setup("slurm/pending.txt", NULL, 0);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve(NULL, "13", &job, err, sizeof(err)),
+	    SCHED_EPENDING);
+	CHECK_STR(err, "job 13 is pending (Resources)");
+	sched_job_free(&job);
+
+	fake_setup(NULL, "pbs/notfound.stderr", 2);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve(NULL, "99", &job, err, sizeof(err)),
+	    SCHED_ECMD);
+	CHECK(strstr(err, "scontrol show job 99: qstat: Unknown") != NULL);
+	sched_job_free(&job);
+
+	/* Inside a PBS job, PBS wins over a Slurm in PATH. */
+	fake_command("qstat", FAKE_BODY);
+	setenv("PBS_JOBID", "1.x", 1);
+	CHECK_INT(sched_select(NULL, "1234", &s, err, sizeof(err)), SCHED_OK);
+	CHECK(s == &sched_pbs);
+	unsetenv("PBS_JOBID");
+	CHECK_INT(sched_select(NULL, "1234", &s, err, sizeof(err)), SCHED_OK);
+	CHECK(s == &sched_slurm);
+	/* Only PBS takes a server part. */
+	CHECK_INT(sched_select(NULL, "1234.pbs01", &s, err, sizeof(err)),
+	    SCHED_OK);
+	CHECK(s == &sched_pbs);
+
+	fake_setup(NULL, "pbs/finished.stderr", 35);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("pbs", "1234.pbs01", &job, err, sizeof(err)),
+	    SCHED_EFINISHED);
+	CHECK_STR(err, "job 1234.pbs01 has finished (F)");
+	sched_job_free(&job);
+
+	fake_setup("pbs/array.txt", NULL, 0);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("pbs", "500[].pbs01", &job, err, sizeof(err)),
+	    SCHED_OK);
+	args = fake_args();
+	CHECK_STR(args, "-f\n-t\n500[].pbs01\nLC_ALL=C\n");
+	free(args);
+	sched_job_free(&job);
+
+	fake_command("bjobs", FAKE_BODY);
+	fake_setup("lsf/running.json", NULL, 0);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("lsf", "4711", &job, err, sizeof(err)),
+	    SCHED_OK);
+	CHECK_STR(job.nodelist, "hpc-n[01-02]");
+	args = fake_args();
+	CHECK_STR(args, "-o\njobid jobindex user stat exec_host run_time "
+	    "runtimelimit pend_reason job_name\n-json\n4711\nLC_ALL=C\n");
+	free(args);
+	sched_job_free(&job);
+	fake_setup(NULL, "lsf/notfound.stderr", 255);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("lsf", "9999", &job, err, sizeof(err)),
+	    SCHED_ENOJOB);
+	sched_job_free(&job);
+
+	fake_command("oarstat", FAKE_BODY);
+	fake_setup("oar/running.json", NULL, 0);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("oar", "5150", &job, err, sizeof(err)),
+	    SCHED_OK);
+	args = fake_args();
+	CHECK_STR(args, "-f\n-J\n-j\n5150\nLC_ALL=C\n");
+	free(args);
+	sched_job_free(&job);
+
+	fake_command("flux", FAKE_BODY);
+	fake_setup("flux/running.txt", NULL, 0);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve(NULL, "fA1b2C3", &job, err, sizeof(err)),
+	    SCHED_OK);
+	CHECK_STR(job.sched, "flux");
+	CHECK_STR(job.nodelist, "node[1-2]");
+	sched_job_free(&job);
+
+	/* Arguments reach the command verbatim: no shell in between. */
+	fake_setup(NULL, NULL, 3);
+	argv[0] = "scontrol";
+	argv[1] = "a b";
+	argv[2] = "$(touch /tmp/jt-pwned)";
+	argv[3] = ";";
+	argv[4] = "*";
+	argv[5] = NULL;
+	CHECK_INT(sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK_INT(status, 3);
+	CHECK_STR(out, "");
+	free(out);
+	args = fake_args();
+	CHECK_STR(args, "a b\n$(touch /tmp/jt-pwned)\n;\n*\nLC_ALL=C\n");
+	free(args);
+
+	/* A command that hangs is killed after the timeout. */
+	fake_command("sleepy", "exec sleep 30");
+	argv[0] = "sleepy";
+	argv[1] = NULL;
+	sched_set_timeout(300);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_INT(sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    sizeof(err)), SCHED_ECMD);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	CHECK(secs < 3.0);
+	CHECK(strstr(err, "no answer") != NULL);
+	/* Also when a child it left behind holds the pipe open. */
+	fake_command("sleepy2", "sleep 30 &\necho started");
+	argv[0] = "sleepy2";
+	CHECK_INT(sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    sizeof(err)), SCHED_ECMD);
+	sched_set_timeout(0);
+
+	/* Output is bounded. */
+	fake_command("chatty", "exec head -c 20000000 /dev/zero");
+	argv[0] = "chatty";
+	CHECK_INT(sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    sizeof(err)), SCHED_ECMD);
+	CHECK(strstr(err, "more than") != NULL);
+
+	/* Stderr is kept, truncated, for the message. */
+	fake_command("noisy", "echo out; echo 'some error' >&2; exit 1");
+	argv[0] = "noisy";
+	CHECK_INT(sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK_STR(out, "out\n");
+	CHECK_STR(errtxt, "some error");
+	CHECK_INT(status, 1);
+	free(out);
+
+	argv[0] = "no-such-command-jt";
+	CHECK_INT(sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    sizeof(err)), SCHED_ECMD);
+	CHECK(strstr(err, "command not found") != NULL);
+	CHECK(sched_in_path("scontrol"));
+	CHECK(!sched_in_path("no-such-command-jt"));
+
+	if (oldpath != NULL) {
+		setenv("PATH", oldpath, 1);
+		free(oldpath);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", bindir);
+	if (system(path) != 0)
+		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
+}
+
+int
+main(void)
+{
+	const char	*top = getenv("TOP");
+
+	snprintf(fixdir, sizeof(fixdir), "%s/tests/data/sched",
+	    top != NULL ? top : ".");
+	RUN(test_slurm);
+	RUN(test_slurm_array_het);
+	RUN(test_pbs);
+	RUN(test_lsf);
+	RUN(test_oar);
+	RUN(test_flux);
+	RUN(test_hostlist_source);
+	RUN(test_hostfile);
+	RUN(test_env);
+	RUN(test_may_watch);
+	RUN(test_validate);
+	RUN(test_json);
+	RUN(test_duration);
+	RUN(test_registry);
+	RUN(test_run);
+	validate_cleanup();
+	return harness_done();
+}
