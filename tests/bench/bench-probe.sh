@@ -29,8 +29,8 @@ N1=50 N2=550 REPS=3
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 probe_cpu() {	# samples -> cpu us
-	"$FLOOR" run "$PROBE" --job $JOB --interval 0.005 --count "$1" \
-	    </dev/null 2>/dev/null >"$tmp/out.$1" | tail -n 1
+	"$FLOOR" run "$PROBE" --job $JOB --interval 0.01 --count "$1" \
+	    </dev/null 2>&1 >"$tmp/out.$1" | tail -n 1
 }
 per_sample() {	# fn -> median per-sample us over REPS
 	for r in $(seq $REPS); do
@@ -43,7 +43,7 @@ floor_cpu() { "$FLOOR" loop "$1" "$tmp/pids"; }
 ranks=$(grep -c . "$tmp/pids")
 probe_us=$(per_sample probe_cpu)
 floor_us=$(per_sample floor_cpu)
-rss_kb=$("$FLOOR" run "$PROBE" --job $JOB --interval 0.005 --count 200 </dev/null 2>/dev/null >/dev/null | cut -d' ' -f2)
+rss_kb=$("$FLOOR" run "$PROBE" --job $JOB --interval 0.01 --count 200 </dev/null 2>&1 >/dev/null | tail -n 1 | cut -d' ' -f2)
 size=$(stat -c %s "$PROBE")
 ratio=$(awk -v p="$probe_us" -v f="$floor_us" 'BEGIN {printf "%.2f", p / f}')
 printf 'probe cpu per sample (%d ranks): %s us; floor: %s us; ratio %s (target <= 0.50)\n' \

@@ -3,8 +3,9 @@
  * least a sampler must do: open, read and close /proc/stat, meminfo,
  * loadavg, net/dev, diskstats and each listed process's stat, io and
  * status; it prints its own CPU time in microseconds.  `floor run CMD...`
- * runs a command and prints its CPU time (user + system, microseconds)
- * and peak RSS (KiB), like a minimal /usr/bin/time.
+ * runs a command and prints to standard error its CPU time (user + system,
+ * microseconds) and peak RSS (KiB), like a minimal /usr/bin/time; the
+ * command's own output stays on standard output.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -88,7 +89,7 @@ floor_run(char **argv)
 	}
 	if (wait4(pid, &status, 0, &ru) < 0)
 		return 1;
-	printf("%lld %ld\n", floor_cpu_us(&ru), ru.ru_maxrss);
+	fprintf(stderr, "%lld %ld\n", floor_cpu_us(&ru), ru.ru_maxrss);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
