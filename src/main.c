@@ -1,11 +1,11 @@
 /*
  * jobtop: the monitor's entry point.  Options are parsed into one struct,
- * the nodes are resolved from them (for now only the local machine: remote
- * nodes need the SSH transport), and one of three modes runs: batch mode
- * (probes as local children, one poll loop, records on stdout), --decode (a
- * probe stream on stdin printed as records) or --list.  Every user error is
- * one line on stderr and a non-zero exit: 2 for usage errors, 1 when a
- * probe or a stream fails.
+ * the job is resolved from them (a job id through its scheduler, -w, a
+ * hostfile, or the allocation we run in: sched.c), and one mode runs:
+ * batch mode (a probe per node, local or over SSH, in the session's one
+ * poll loop, records on stdout), --decode (a probe stream on stdin printed
+ * as records) or --list.  Every user error is one line on stderr and a
+ * non-zero exit: 2 for usage errors, 1 when a job or a node fails.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,14 @@
 #include <unistd.h>
 
 #include "feed-local.h"
+#include "feed.h"
+#include "hostlist.h"
 #include "log.h"
 #include "out.h"
 #include "proto.h"
+#include "rconf.h"
+#include "sched.h"
+#include "session.h"
 #include "stream.h"
 #include "xmalloc.h"
 
@@ -41,6 +47,9 @@
 
 struct main_opts {
 	const char	*hostlist;
+	const char	*hostfile;
+	const char	*scheduler;
+	int		 accept_new;
 	int		 batch;
 	int		 json;
 	int		 decode;
@@ -53,37 +62,16 @@ struct main_opts {
 	char		**args;
 };
 
-enum main_state {
-	MN_RUN,		/* sampling */
-	MN_STOP,	/* stdin closed (or killed): waiting for it to end */
-	MN_DONE,	/* output, stderr and the process all ended */
-};
-
-/* One node in batch mode: its transport, decoder and progress. */
-struct main_node {
-	char			*name;
-	struct feed_local	*feed;
-	struct stream		*st;
-	enum main_state		 state;
-	uint64_t		 samples;
-	uint64_t		 deadline;	/* monotonic ms */
-	int			 asked;		/* we stopped it */
-	int			 killed;	/* we sent SIGKILL */
-	int			 failed;
-	int			 status;
-};
-
-static volatile sig_atomic_t	 main_quit;
-static int			 main_sigfd[2] = { -1, -1 };
 static int			 main_out_broken;
 
 static void
 main_usage(FILE *f)
 {
 	fprintf(f,
-"usage: jobtop [-bv] [--json] [-d seconds] [-n count] -w hostlist\n"
+"usage: jobtop [-bv] [--json] [-d seconds] [-n count] [--accept-new]\n"
+"              [--scheduler name] [jobid | -w hostlist | --hostfile file]\n"
 "       jobtop --decode [--json] < stream\n"
-"       jobtop --list -w hostlist\n"
+"       jobtop --list [jobid | -w hostlist | --hostfile file]\n"
 "       jobtop --version | --help\n");
 }
 
@@ -93,7 +81,11 @@ main_help(void)
 	main_usage(stdout);
 	printf(
 "\n"
-"  -w, --nodes HOSTLIST  nodes to watch (for now: localhost or this host)\n"
+"  JOBID                 the job to watch (default: the allocation we run in)\n"
+"  -w, --nodes HOSTLIST  nodes to watch (Slurm syntax: node[01-16,20],gpu3)\n"
+"      --hostfile FILE   nodes to watch, one per line\n"
+"      --scheduler NAME  slurm, pbs, lsf, oar or flux (default: detected)\n"
+"      --accept-new      trust nodes whose host key is not yet known\n"
 "  -b, --batch           batch mode: print records instead of the screen\n"
 "      --json            newline-delimited JSON records (implies -b)\n"
 "  -n, --count N         stop after N samples\n"
@@ -151,7 +143,8 @@ main_parse_count(const char *s, long long *v)
 static int
 main_parse(int argc, char **argv, struct main_opts *o)
 {
-	enum { OPT_JSON = 256, OPT_DECODE, OPT_LIST, OPT_LOG };
+	enum { OPT_JSON = 256, OPT_DECODE, OPT_LIST, OPT_LOG, OPT_HOSTFILE,
+	    OPT_SCHED, OPT_ACCEPT };
 	static const struct option longopts[] = {
 		{ "nodes",	required_argument,	NULL, 'w' },
 		{ "batch",	no_argument,		NULL, 'b' },
@@ -164,6 +157,9 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		{ "decode",	no_argument,		NULL, OPT_DECODE },
 		{ "list",	no_argument,		NULL, OPT_LIST },
 		{ "log",	required_argument,	NULL, OPT_LOG },
+		{ "hostfile",	required_argument,	NULL, OPT_HOSTFILE },
+		{ "scheduler",	required_argument,	NULL, OPT_SCHED },
+		{ "accept-new",	no_argument,		NULL, OPT_ACCEPT },
 		{ NULL,		0,			NULL, 0 }
 	};
 	char	 buf[128];
@@ -222,6 +218,15 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			o->verbose = 1;
 			o->logpath = optarg;
 			break;
+		case OPT_HOSTFILE:
+			o->hostfile = optarg;
+			break;
+		case OPT_SCHED:
+			o->scheduler = optarg;
+			break;
+		case OPT_ACCEPT:
+			o->accept_new = 1;
+			break;
 		case ':':
 			log_error("option %s needs an argument (see jobtop "
 			    "--help)", main_printable(buf, sizeof(buf),
@@ -242,17 +247,6 @@ main_parse(int argc, char **argv, struct main_opts *o)
 	return 0;
 }
 
-/* Host names as they may appear in a hostlist entry. */
-static int
-main_host_ok(const char *h)
-{
-	size_t	len = strlen(h);
-
-	return len > 0 && len < PROTO_HOST_MAX && h[0] != '-' &&
-	    strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789.-_") == len;
-}
-
 /* Is this name the machine the monitor runs on? */
 static int
 main_host_local(const char *h)
@@ -271,60 +265,6 @@ main_host_local(const char *h)
 	return strlen(h) == short_len && strncasecmp(h, self, short_len) == 0;
 }
 
-/*
- * Resolve the -w value into node names.  For now a comma-separated list of
- * names of this machine; the hostlist syntax and remote nodes come with
- * the SSH transport.  Returns the count, or -1 after printing an error.
- */
-static int
-main_resolve_nodes(const char *hostlist, char ***out)
-{
-	char	**nodes = NULL, *copy, *p, *h, buf[PROTO_HOST_MAX];
-	int	  n = 0, i;
-
-	copy = xstrdup(hostlist);
-	for (p = copy; (h = strsep(&p, ",")) != NULL; ) {
-		if (!main_host_ok(h)) {
-			if (*h == '\0')
-				log_error("empty host name in '%s'",
-				    main_printable(buf, sizeof(buf), hostlist));
-			else if (strchr(h, '[') != NULL)
-				log_error("%s: remote nodes need the SSH "
-				    "transport", main_printable(buf,
-				    sizeof(buf), hostlist));
-			else
-				log_error("bad host name '%s'",
-				    main_printable(buf, sizeof(buf), h));
-			goto fail;
-		}
-		if (!main_host_local(h)) {
-			log_error("%s: remote nodes need the SSH transport", h);
-			goto fail;
-		}
-		nodes = xreallocarray(nodes, (size_t)n + 1, sizeof(*nodes));
-		nodes[n++] = xstrdup(h);
-	}
-	free(copy);
-	*out = nodes;
-	return n;
-
-fail:
-	for (i = 0; i < n; i++)
-		free(nodes[i]);
-	free(nodes);
-	free(copy);
-	return -1;
-}
-
-static uint64_t
-main_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Flush stdout; a reader that went away stops the run. */
 static void
 main_flush(void)
@@ -335,7 +275,6 @@ main_flush(void)
 		if (errno != EPIPE)
 			log_error("stdout: %s", strerror(errno));
 		main_out_broken = 1;
-		main_quit = 1;
 	}
 }
 
@@ -417,291 +356,176 @@ main_decode(const struct main_opts *o)
 	return rc;
 }
 
-static void
-main_on_signal(int sig)
-{
-	int	save = errno;
-	char	c = (char)sig;
-	ssize_t	n;
+/* What batch mode's hooks need. */
+struct main_run {
+	const struct output	*out;
+};
 
-	if (sig != SIGCHLD)
-		main_quit = sig;
-	/* A full pipe already holds a wake-up: the result does not matter. */
-	n = write(main_sigfd[1], &c, 1);
-	(void)n;
-	errno = save;
+/* A decoded message: print it. */
+static void
+main_on_message(void *arg, struct session *s, int i, int type)
+{
+	struct main_run		*r = arg;
+	const struct node_model	*m = session_node_model(s, i);
+
+	if (main_out_broken)
+		return;
+	if (type == MSG_SAMPLE)
+		r->out->sample(stdout, m);
+	else if (type == MSG_EVENT)
+		r->out->event(stdout, m, session_node_event(s, i));
+	main_flush();
 }
 
-/* Signals wake the poll loop through a self-pipe. */
+/* A node's state changed: a record, and one line on stderr for a node
+ * that failed for good. */
 static void
-main_signals(void)
+main_on_state(void *arg, struct session *s, int i, const char *old,
+    const char *cur)
 {
-	struct sigaction	sa;
+	struct main_run	*r = arg;
+	const char	*name = session_node_name(s, i);
 
-	if (pipe2(main_sigfd, O_CLOEXEC | O_NONBLOCK) != 0)
-		fatal("pipe: %s", strerror(errno));
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = main_on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
-}
-
-/* A node failed: say so once, and make sure its probe ends. */
-static void
-main_node_fail(struct main_node *nd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-main_node_fail(struct main_node *nd, const char *fmt, ...)
-{
-	va_list	ap;
-	char	msg[512];
-
-	if (!nd->failed) {
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		va_end(ap);
+	if (!main_out_broken) {
+		r->out->state(stdout, name, session_wall_ms(), cur);
 		main_flush();
-		log_error("%s: %s", nd->name, msg);
-		nd->failed = 1;
 	}
-	if (nd->state == MN_RUN) {
-		nd->state = MN_STOP;
-		nd->asked = 1;
-		feed_local_stop(nd->feed);
-	}
-	if (!nd->killed) {
-		feed_local_kill(nd->feed, SIGKILL);
-		nd->killed = 1;
-	}
+	if (strncmp(cur, "failed: ", 8) == 0)
+		log_error("%s: %s", name, cur + 8);
 }
 
-/* Ask a node's probe to end by closing its input. */
 static void
-main_node_stop(struct main_node *nd, uint64_t now)
+main_rconf_log(void *arg, const char *line)
 {
-	if (nd->state != MN_RUN)
-		return;
-	feed_local_stop(nd->feed);
-	nd->state = MN_STOP;
-	nd->asked = 1;
-	nd->deadline = now + MAIN_STOP_GRACE_MS;
+	log_debug("%s", line);
 }
 
-/* Read what the probe sent and print what it decodes to. */
+/* Replace an owned string field of the SSH configuration. */
 static void
-main_node_read(struct main_node *nd, const struct main_opts *o,
-    const struct output *out, uint8_t *buf, uint64_t now,
-    uint64_t data_timeout)
+main_rconf_set(char **field, const char *v)
 {
-	char	err[256];
-	ssize_t	n;
-	int	i, t;
-
-	for (i = 0; i < 16; i++) {
-		n = feed_local_read(nd->feed, buf, MAIN_READ_SIZE);
-		if (n == -1)
-			return;
-		if (n == -2) {
-			main_node_fail(nd, "reading from the probe: %s",
-			    strerror(errno));
-			return;
-		}
-		if (n == 0) {
-			/* How it ended is judged once the process is gone. */
-			if (stream_finish(nd->st) < 0)
-				log_debug("%s: stream ended inside a frame",
-				    nd->name);
-			return;
-		}
-		if (nd->state == MN_RUN)
-			nd->deadline = now + data_timeout;
-		stream_feed(nd->st, buf, (size_t)n);
-		while ((t = stream_next(nd->st)) > 0) {
-			if (t == MSG_HELLO)
-				log_debug("%s: HELLO from %s", nd->name,
-				    model_name(stream_model(nd->st)));
-			if (nd->state != MN_RUN)
-				continue;
-			main_emit(out, nd->st, t, 0);
-			if (t == MSG_SAMPLE && ++nd->samples ==
-			    (uint64_t)o->count)
-				main_node_stop(nd, now);
-		}
-		if (t < 0) {
-			stream_error(nd->st, err, sizeof(err));
-			main_node_fail(nd, "probe stream: %s", err);
-			return;
-		}
-	}
+	free(*field);
+	*field = v != NULL ? xstrdup(v) : NULL;
 }
 
-/* Once its process is gone: did the node end as asked? */
-static void
-main_node_judge(struct main_node *nd)
-{
-	const struct node_model	*m = stream_model(nd->st);
-	const char		*why = feed_local_last_err(nd->feed);
-	char			 how[128], serr[256];
-
-	nd->state = MN_DONE;
-	if (nd->failed || nd->asked)
-		return;
-	feed_local_describe(nd->status, how, sizeof(how));
-	serr[0] = '\0';
-	if (stream_finish(nd->st) < 0)
-		stream_error(nd->st, serr, sizeof(serr));
-	if (m->ended && nd->status == 0)
-		main_node_fail(nd, "probe ended after %llu samples: %s",
-		    (unsigned long long)nd->samples, m->bye_text);
-	else
-		main_node_fail(nd, "probe %s%s%s%s%s%s", how,
-		    *why != '\0' ? ": " : "", why,
-		    *serr != '\0' ? " (stream: " : "", serr,
-		    *serr != '\0' ? ")" : "");
-}
-
-/* Batch mode: a probe per node, one poll loop, records on stdout. */
+/*
+ * Batch mode: a probe per node (a local child for this machine, over SSH
+ * for the others), one poll loop, records on stdout.
+ */
 static int
-main_batch(const struct main_opts *o, char **names, int nnodes)
+main_batch(const struct main_opts *o, struct job *job)
 {
-	static char		 opt_interval[] = "--interval";
-	const struct output	*out = o->json ? &out_json : &out_text;
-	struct main_node	*nodes, *nd;
-	struct pollfd		*pfd;
-	int			*pfd_node;	/* pfd index -> node */
-	char			*probe, err[512], ivl[32], *argv[4];
-	uint8_t			*buf;
-	uint64_t		 now, next, data_timeout;
-	int			 i, k, np, left, rc = 0, timeout, fd;
-	char			 drain[64];
+	static char		 opt_interval[] = "--interval", opt_job[] = "--job";
+	struct main_run		 run;
+	struct session_hooks	 hooks;
+	struct session_conf	 sc;
+	struct session		*s;
+	struct rconf		 rc;
+	struct feed		*f;
+	char			*probe, err[512], ivl[32], *argv[6];
+	const char		*name, *jobid = NULL;
+	size_t			 i, n = hostlist_count(job->nodes);
+	int			 remote = 0, ret, k = 0;
 
 	if ((probe = feed_local_find_probe(err, sizeof(err))) == NULL) {
 		log_error("%s", err);
 		return MAIN_EXIT_FAIL;
 	}
-	main_signals();
-	signal(SIGPIPE, SIG_IGN);
+	if (strcmp(job->sched, "hostlist") != 0 && job->id[0] != '\0')
+		jobid = job->id;
 	snprintf(ivl, sizeof(ivl), "%.3f", o->interval);
-	argv[0] = probe;
-	argv[1] = opt_interval;
-	argv[2] = ivl;
-	argv[3] = NULL;
-	data_timeout = 5000 + (uint64_t)(o->interval * 3000);
+	argv[k++] = probe;
+	argv[k++] = opt_interval;
+	argv[k++] = ivl;
+	if (jobid != NULL) {
+		argv[k++] = opt_job;
+		argv[k++] = (char *)(uintptr_t)jobid;
+	}
+	argv[k] = NULL;
 
-	nodes = xcalloc((size_t)nnodes, sizeof(*nodes));
-	pfd = xcalloc(1 + 2 * (size_t)nnodes, sizeof(*pfd));
-	pfd_node = xcalloc(1 + 2 * (size_t)nnodes, sizeof(*pfd_node));
-	buf = xmalloc(MAIN_READ_SIZE);
-	now = main_now_ms();
-	for (i = 0; i < nnodes; i++) {
-		nd = &nodes[i];
-		nd->name = names[i];
-		nd->st = stream_new(names[i]);
-		nd->deadline = now + data_timeout;
-		if ((nd->feed = feed_local_start(probe, argv, err,
-		    sizeof(err))) == NULL) {
-			log_error("%s: %s", nd->name, err);
-			nd->failed = 1;
-			nd->state = MN_DONE;
+	memset(&sc, 0, sizeof(sc));
+	sc.count = o->count;
+	sc.interval = o->interval;
+	/* Lost after two and a half silent intervals (at least a second):
+	 * flagged within three samples, never on one late sample. */
+	sc.lost_ms = (unsigned)(o->interval * 2500);
+	if (sc.lost_ms < 1000)
+		sc.lost_ms = 1000;
+
+	for (i = 0; i < n; i++)
+		remote |= !main_host_local(hostlist_get(job->nodes, i));
+	rconf_init(&rc);
+	if (remote) {
+		main_rconf_set(&rc.probe_path, probe);
+		main_rconf_set(&rc.job, jobid);
+		rc.interval = o->interval;
+		rc.accept_new = o->accept_new;
+		rc.data_timeout_ms = sc.lost_ms;
+		rc.log = main_rconf_log;
+		if (rconf_ready(&rc, err, sizeof(err)) != 0) {
+			log_error("%s", err);
+			rconf_free(&rc);
+			free(probe);
+			return MAIN_EXIT_FAIL;
 		}
 	}
 
-	for (;;) {
-		now = main_now_ms();
-		if (main_quit) {
-			for (i = 0; i < nnodes; i++)
-				main_node_stop(&nodes[i], now);
-		}
-		left = 0;
-		next = UINT64_MAX;
-		pfd[0].fd = main_sigfd[0];
-		pfd[0].events = POLLIN;
-		np = 1;
-		for (i = 0; i < nnodes; i++) {
-			nd = &nodes[i];
-			if (nd->state == MN_DONE)
-				continue;
-			if (feed_local_out_fd(nd->feed) < 0 &&
-			    feed_local_err_fd(nd->feed) < 0 &&
-			    feed_local_reap(nd->feed, &nd->status)) {
-				main_node_judge(nd);
-				continue;
-			}
-			left++;
-			if (nd->deadline <= now) {
-				if (nd->state == MN_RUN)
-					main_node_fail(nd, "no data from the "
-					    "probe for %.1f seconds",
-					    data_timeout / 1000.0);
-				else if (!nd->killed) {
-					log_warn("%s: probe did not stop; "
-					    "killing it", nd->name);
-					feed_local_kill(nd->feed, SIGKILL);
-					nd->killed = 1;
-				}
-				nd->deadline = now + MAIN_STOP_GRACE_MS;
-			}
-			if (nd->deadline < next)
-				next = nd->deadline;
-			if ((fd = feed_local_out_fd(nd->feed)) >= 0) {
-				pfd_node[np] = i;
-				pfd[np].fd = fd;
-				pfd[np++].events = POLLIN;
-			}
-			if ((fd = feed_local_err_fd(nd->feed)) >= 0) {
-				pfd_node[np] = i;
-				pfd[np].fd = fd;
-				pfd[np++].events = POLLIN;
-			}
-		}
-		if (left == 0)
-			break;
-		timeout = next == UINT64_MAX ? -1 : next <= now ? 0 :
-		    (int)(next - now);
-		if (poll(pfd, (nfds_t)np, timeout) < 0) {
-			if (errno == EINTR)
-				continue;
-			fatal("poll: %s", strerror(errno));
-		}
-		now = main_now_ms();
-		if (pfd[0].revents != 0) {
-			while (read(main_sigfd[0], drain, sizeof(drain)) > 0)
-				;
-		}
-		for (k = 1; k < np; k++) {
-			if (pfd[k].revents == 0)
-				continue;
-			nd = &nodes[pfd_node[k]];
-			if (pfd[k].fd == feed_local_out_fd(nd->feed))
-				main_node_read(nd, o, out, buf, now,
-				    data_timeout);
-			else if (pfd[k].fd == feed_local_err_fd(nd->feed))
-				feed_local_read_err(nd->feed);
-		}
-		main_flush();
+	memset(&run, 0, sizeof(run));
+	run.out = o->json ? &out_json : &out_text;
+	memset(&hooks, 0, sizeof(hooks));
+	hooks.arg = &run;
+	hooks.message = main_on_message;
+	hooks.state = main_on_state;
+	s = session_new(&sc, &hooks);
+	for (i = 0; i < n; i++) {
+		name = hostlist_get(job->nodes, i);
+		err[0] = '\0';
+		if (main_host_local(name))
+			f = feed_new_local(probe, argv, err, sizeof(err));
+		else
+			f = feed_new_ssh(&rc, name);
+		session_add(s, name, f, err);
 	}
+	ret = session_run(s) != 0 ? MAIN_EXIT_FAIL : 0;
 	main_flush();
-
-	for (i = 0; i < nnodes; i++) {
-		nd = &nodes[i];
-		if (nd->failed)
-			rc = MAIN_EXIT_FAIL;
-		feed_local_free(nd->feed);
-		stream_free(nd->st);
-	}
 	if (main_out_broken)
-		rc = MAIN_EXIT_FAIL;
-	free(nodes);
-	free(pfd);
-	free(pfd_node);
-	free(buf);
+		ret = MAIN_EXIT_FAIL;
+	session_free(s);
+	rconf_free(&rc);
 	free(probe);
-	return rc;
+	return ret;
+}
+
+/* Turn the command line into a job: its nodes, owner and state.  Returns
+ * 0, or an exit code after one line on stderr. */
+static int
+main_resolve(const struct main_opts *o, struct job *job)
+{
+	const char	*jobid = o->nargs > 0 ? o->args[0] : NULL;
+	char		 err[512];
+	int		 r;
+
+	if ((o->hostlist != NULL) + (o->hostfile != NULL) +
+	    (jobid != NULL) > 1 || o->nargs > 1) {
+		log_error("give one of JOBID, -w HOSTLIST or --hostfile FILE");
+		return MAIN_EXIT_USAGE;
+	}
+	if (o->hostlist != NULL)
+		r = sched_from_hostlist(o->hostlist, job, err, sizeof(err));
+	else if (o->hostfile != NULL)
+		r = sched_from_hostfile(o->hostfile, job, err, sizeof(err));
+	else if (jobid != NULL)
+		r = sched_resolve(o->scheduler, jobid, job, err, sizeof(err));
+	else
+		r = sched_from_env(job, err, sizeof(err));
+	if (r == SCHED_OK && !sched_may_watch(job, getuid(), err,
+	    sizeof(err)))
+		r = SCHED_EPERM;
+	if (r == SCHED_OK)
+		return 0;
+	log_error("%s", err);
+	return r == SCHED_EINVAL || r == SCHED_ENOSCHED ||
+	    r == SCHED_ENOENV ? MAIN_EXIT_USAGE : MAIN_EXIT_FAIL;
 }
 
 /* Open the debug log that -v or --log asked for. */
@@ -731,9 +555,10 @@ main_open_log(const struct main_opts *o)
 int
 main(int argc, char **argv)
 {
-	struct main_opts	  o;
-	char			**nodes = NULL, buf[128];
-	int			  nnodes = 0, i, rc;
+	struct main_opts	o;
+	struct job		job;
+	size_t			i;
+	int			rc;
 
 	if ((rc = main_parse(argc, argv, &o)) != 0)
 		return rc > 0 ? 0 : MAIN_EXIT_USAGE;
@@ -742,7 +567,8 @@ main(int argc, char **argv)
 	log_debug("jobtop %s starting", JOBTOP_VERSION);
 
 	if (o.decode) {
-		if (o.hostlist != NULL || o.nargs > 0 || o.list) {
+		if (o.hostlist != NULL || o.hostfile != NULL || o.nargs > 0 ||
+		    o.list) {
 			log_error("--decode reads standard input and takes no "
 			    "nodes");
 			rc = MAIN_EXIT_USAGE;
@@ -751,30 +577,24 @@ main(int argc, char **argv)
 		log_close();
 		return rc;
 	}
-	if (o.nargs > 0) {
-		log_error("%s: job lookup is not built yet; use -w HOSTLIST",
-		    main_printable(buf, sizeof(buf), o.args[0]));
-		return MAIN_EXIT_USAGE;
+	sched_job_init(&job);
+	if ((rc = main_resolve(&o, &job)) != 0) {
+		sched_job_free(&job);
+		log_close();
+		return rc;
 	}
-	if (o.hostlist == NULL) {
-		log_error("no nodes: give -w HOSTLIST (job ids are not "
-		    "supported yet)");
-		return MAIN_EXIT_USAGE;
-	}
-	if ((nnodes = main_resolve_nodes(o.hostlist, &nodes)) < 0)
-		return MAIN_EXIT_USAGE;
+	log_debug("job %s (%s): %zu nodes %s", job.id, job.sched,
+	    hostlist_count(job.nodes), job.nodelist ? job.nodelist : "");
 	if (o.list) {
-		for (i = 0; i < nnodes; i++)
-			printf("%s\n", nodes[i]);
+		for (i = 0; i < hostlist_count(job.nodes); i++)
+			printf("%s\n", hostlist_get(job.nodes, i));
 		rc = 0;
 	} else if (!o.batch) {
 		log_error("the interactive monitor is not built yet; use -b");
 		rc = MAIN_EXIT_USAGE;
 	} else
-		rc = main_batch(&o, nodes, nnodes);
-	for (i = 0; i < nnodes; i++)
-		free(nodes[i]);
-	free(nodes);
+		rc = main_batch(&o, &job);
+	sched_job_free(&job);
 	log_close();
 	return rc;
 }

@@ -95,9 +95,15 @@ model_free(struct node_model *m)
 const char *
 model_name(const struct node_model *m)
 {
-	if (m->have_hello && m->hello.host[0] != '\0')
+	if (!m->label_fixed && m->have_hello && m->hello.host[0] != '\0')
 		return m->hello.host;
 	return m->label;
+}
+
+void
+model_fix_name(struct node_model *m)
+{
+	m->label_fixed = 1;
 }
 
 void

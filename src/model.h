@@ -82,6 +82,7 @@ struct minst {
 
 struct node_model {
 	char		*label;		/* name until HELLO gives the host */
+	int		 label_fixed;	/* the label wins over HELLO's host */
 	int		 have_hello;
 	struct model_hello hello;
 	struct mschema	*schema;	/* NULL before SCHEMA */
@@ -124,8 +125,10 @@ int	 model_derive(const struct node_model *, const struct minst *,
 void	 model_init(struct node_model *, const char *);
 /* Free everything the model holds (it can be initialised again). */
 void	 model_free(struct node_model *);
-/* The node's name: HELLO's host, else the label. */
+/* The node's name: HELLO's host, else the label; the label always once
+ * model_fix_name was called (a job's node name as the user knows it). */
 const char *model_name(const struct node_model *);
+void	 model_fix_name(struct node_model *);
 
 /* Updates (stream.c).  Callers validate first: these trust their input. */
 void	 model_set_hello(struct node_model *, const struct proto_hello *);

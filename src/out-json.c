@@ -388,6 +388,22 @@ out_json_bye(FILE *f, const struct node_model *m)
 	fputs("}\n", f);
 }
 
+/* {"time": T, "node": N, "type": "state", "state": S, "flags": [...]} */
+static void
+out_json_state(FILE *f, const char *node, uint64_t ms, const char *state)
+{
+	fputs("{\"time\":", f);
+	out_json_time(f, ms);
+	fputs(",\"node\":", f);
+	out_json_string(f, node, strlen(node));
+	fputs(",\"type\":\"state\",\"state\":", f);
+	out_json_string(f, state, strlen(state));
+	if (strncmp(state, "lost", 4) == 0)
+		fputs(",\"flags\":[\"lost\"]", f);
+	fputs("}\n", f);
+}
+
 const struct output out_json = {
-	"json", out_json_hello, out_json_sample, out_json_event, out_json_bye
+	"json", out_json_hello, out_json_sample, out_json_event, out_json_bye,
+	out_json_state
 };

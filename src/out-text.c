@@ -279,6 +279,17 @@ out_text_bye(FILE *f, const struct node_model *m)
 	    m->bye_text != NULL ? m->bye_text : ""), m->bye_code);
 }
 
+static void
+out_text_state(FILE *f, const char *node, uint64_t ms, const char *state)
+{
+	char	when[32], clean[256];
+
+	out_text_time(when, sizeof(when), ms);
+	out_text_clean(clean, sizeof(clean), state);
+	fprintf(f, "%s %s: %s\n", when, node, clean);
+}
+
 const struct output out_text = {
-	"text", out_text_hello, out_text_sample, out_text_event, out_text_bye
+	"text", out_text_hello, out_text_sample, out_text_event, out_text_bye,
+	out_text_state
 };

@@ -7,6 +7,7 @@
 #ifndef JOBTOP_OUT_H
 #define JOBTOP_OUT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "model.h"
@@ -22,6 +23,9 @@ struct output {
 			    const struct proto_event *);
 	/* The probe said BYE. */
 	void		(*bye)(FILE *, const struct node_model *);
+	/* A node's transport state changed ("live", "lost: ...",
+	 * "failed: ..."): node name, wall-clock ms, the new state. */
+	void		(*state)(FILE *, const char *, uint64_t, const char *);
 };
 
 extern const struct output out_json;

@@ -3,11 +3,8 @@
 # jtuser, watch it for 5 seconds, cancel it.  The lab stays up afterwards
 # (`make lab-down` removes it).
 #
-# Until the monitor's SSH transport exists, "watching" is done by hand: on
-# every node of the job, jtuser runs the probe through ssh and ./jobtop
-# decodes its frame stream; each line is prefixed with the node's name.
-# Once `./jobtop JOBID` works, the block between WATCH and END WATCH becomes:
-#	lab_as "$LAB_USER" "$JOBTOP" "$job"
+# Watching is `jobtop -b JOBID` as jtuser (the curses monitor is not built
+# yet); jtuser's ~/.ssh was set up by lab-up.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -27,16 +24,12 @@ lab_ranks "$job" | while read -r rank pid host; do
 	echo "  rank $rank: pid $pid on $host"
 done
 
-# WATCH: one probe per node, 5 samples 1 s apart, all nodes at once.  The
-# probe stops when its stdin closes, so ssh's stdin is held open (fd 9).
-lab_hold_stdin
-for node in $(scontrol show hostnames "$(squeue -h -j "$job" -o %N)"); do
-	lab_ssh "$LAB_USER" "$node" \
-		"$LAB_BIN/jobtop-probe --job $job --interval 1 --count 5" <&9 |
-		"$JOBTOP" --decode | sed -u "s/^/$node: /" &
-done
-wait
-# END WATCH
+# WATCH: jobtop resolves the job through Slurm, pushes the probe over SSH
+# to every node and prints what the nodes send for 5 samples.
+# jtuser runs copies in the lab's world-readable bin (the checkout may not
+# be readable by other users); jobtop finds jobtop-probe beside itself.
+install -m 755 "$JOBTOP" "$PROBE" "$LAB_BIN/"
+lab_as "$LAB_USER" "$LAB_BIN/jobtop" -b -n 5 "$job"
 
 lab_cancel "$job"
 trap - EXIT

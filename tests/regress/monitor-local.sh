@@ -124,11 +124,21 @@ one_error() {
 	[ -s "$tmp/out" ] && fail "$what: wrote to stdout"
 	return 0
 }
-one_error "-w node99" "$JOBTOP" -w node99 -b --json -n 1
-grep -q 'node99: remote nodes need the SSH transport' "$tmp/err" ||
+# An unknown node is a failed node: one line on stderr, exit 1, and its
+# state record on stdout; the other nodes still run.
+"$JOBTOP" -w node99 -b --json -n 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || fail "-w node99: exit status $rc, want 1"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "-w node99: stderr: $(cat "$tmp/err")"
+grep -q '^jobtop: node99: .*not known' "$tmp/err" ||
 	fail "-w node99: $(cat "$tmp/err")"
-[ $rc -eq 2 ] || fail "-w node99: exit status $rc, want 2"
-one_error "-w localhost,node99" "$JOBTOP" -w localhost,node99 -b -n 1
+grep -q '"node":"node99","type":"state","state":"failed: ' "$tmp/out" ||
+	fail "-w node99: no failed state record"
+"$JOBTOP" -w localhost,node99 -b --json -n 2 -d 0.2 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] || fail "-w localhost,node99: exit status $rc, want 1"
+[ "$(grep -c '"type":"node"' "$tmp/out")" -eq 2 ] ||
+	fail "-w localhost,node99: localhost did not deliver 2 samples"
 one_error "missing probe" env JOBTOP_PROBE=/nonexistent/jobtop-probe \
 	"$JOBTOP" -w localhost -b -n 1
 

@@ -1,0 +1,321 @@
+/*
+ * hostkey: known_hosts files in a libssh2 knownhost collection.  Files are
+ * read line by line rather than with libssh2_knownhost_readfile, which stops
+ * at the first line it cannot parse: a @cert-authority line or an unusual
+ * key type early in a file would otherwise hide every host after it, and a
+ * hidden host looks unknown, which accept-new would then trust.  @revoked
+ * lines are kept apart (libssh2 does not know markers) and refuse their key
+ * for every name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libssh2.h>
+
+#include "hostkey.h"
+#include "log.h"
+#include "rutil.h"
+#include "xmalloc.h"
+
+struct hostkeys {
+	LIBSSH2_SESSION		 *session;	/* only for allocation */
+	LIBSSH2_KNOWNHOSTS	 *known;
+	char			**revoked;	/* base64 key blobs */
+	size_t			  nrevoked;
+};
+
+/* Host key types libssh2 reports, with their known_hosts names and the
+ * algorithms that sign with them, best first. */
+static const struct {
+	int		 type;
+	int		 mask;
+	const char	*name;
+	const char	*algs;
+} hostkey_types[] = {
+	{ LIBSSH2_HOSTKEY_TYPE_ED25519, LIBSSH2_KNOWNHOST_KEY_ED25519,
+	  "ssh-ed25519", "ssh-ed25519" },
+	{ LIBSSH2_HOSTKEY_TYPE_ECDSA_256, LIBSSH2_KNOWNHOST_KEY_ECDSA_256,
+	  "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp256" },
+	{ LIBSSH2_HOSTKEY_TYPE_ECDSA_384, LIBSSH2_KNOWNHOST_KEY_ECDSA_384,
+	  "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp384" },
+	{ LIBSSH2_HOSTKEY_TYPE_ECDSA_521, LIBSSH2_KNOWNHOST_KEY_ECDSA_521,
+	  "ecdsa-sha2-nistp521", "ecdsa-sha2-nistp521" },
+	{ LIBSSH2_HOSTKEY_TYPE_RSA, LIBSSH2_KNOWNHOST_KEY_SSHRSA,
+	  "ssh-rsa", "rsa-sha2-512,rsa-sha2-256,ssh-rsa" },
+	{ LIBSSH2_HOSTKEY_TYPE_DSS, LIBSSH2_KNOWNHOST_KEY_SSHDSS,
+	  "ssh-dss", "ssh-dss" },
+};
+#define HOSTKEY_NTYPES	(sizeof(hostkey_types) / sizeof(hostkey_types[0]))
+
+struct hostkeys *
+hostkeys_new(void)
+{
+	struct hostkeys	*hk;
+
+	hk = xcalloc(1, sizeof(*hk));
+	if ((hk->session = libssh2_session_init()) == NULL ||
+	    (hk->known = libssh2_knownhost_init(hk->session)) == NULL)
+		fatal("cannot set up libssh2 (out of memory?)");
+	return hk;
+}
+
+void
+hostkeys_free(struct hostkeys *hk)
+{
+	size_t	i;
+
+	if (hk == NULL)
+		return;
+	for (i = 0; i < hk->nrevoked; i++)
+		free(hk->revoked[i]);
+	free(hk->revoked);
+	libssh2_knownhost_free(hk->known);
+	libssh2_session_free(hk->session);
+	free(hk);
+}
+
+const char *
+hostkeys_type_name(int type)
+{
+	size_t	i;
+
+	for (i = 0; i < HOSTKEY_NTYPES; i++) {
+		if (hostkey_types[i].type == type)
+			return hostkey_types[i].name;
+	}
+	return "unknown";
+}
+
+void
+hostkeys_name(const char *host, int port, char *buf, size_t size)
+{
+	char	*p;
+
+	if (port == 22 || port <= 0)
+		snprintf(buf, size, "%s", host);
+	else
+		snprintf(buf, size, "[%s]:%d", host, port);
+	/* ssh lowercases the name before it looks or writes. */
+	for (p = buf; *p != '\0'; p++) {
+		if (*p >= 'A' && *p <= 'Z')
+			*p += 'a' - 'A';
+	}
+}
+
+/* Keep the key of a "@revoked hosts type key" line (after the marker). */
+static int
+hostkeys_add_revoked(struct hostkeys *hk, char *line)
+{
+	char	*f[3], *p = line;
+	int	 n = 0;
+
+	while (n < 3 && (f[n] = strsep(&p, " \t")) != NULL) {
+		if (*f[n] != '\0')
+			n++;
+	}
+	if (n < 3)
+		return -1;
+	f[2][strcspn(f[2], " \t\r\n")] = '\0';
+	hk->revoked = xreallocarray(hk->revoked, hk->nrevoked + 1,
+	    sizeof(*hk->revoked));
+	hk->revoked[hk->nrevoked++] = xstrdup(f[2]);
+	return 0;
+}
+
+int
+hostkeys_load(struct hostkeys *hk, const char *path, int *skipped)
+{
+	char	*text, *line, *p, *s;
+	size_t	 len;
+	int	 n = 0;
+
+	*skipped = 0;
+	if ((text = rutil_read_file(path, 64 << 20, &len)) == NULL)
+		return -1;
+	for (p = text; p != NULL; ) {
+		line = strsep(&p, "\n");
+		for (s = line; *s == ' ' || *s == '\t'; s++)
+			;
+		if (*s == '\0' || *s == '#' || *s == '\r')
+			continue;
+		if (strncmp(s, "@revoked", 8) == 0 &&
+		    (s[8] == ' ' || s[8] == '\t')) {
+			if (hostkeys_add_revoked(hk, s + 8) == 0)
+				n++;
+			else
+				(*skipped)++;
+			continue;
+		}
+		if (*s == '@' || libssh2_knownhost_readline(hk->known, s,
+		    strlen(s), LIBSSH2_KNOWNHOST_FILE_OPENSSH) != 0) {
+			(*skipped)++;
+			continue;
+		}
+		n++;
+	}
+	free(text);
+	return n;
+}
+
+/* The knownhost KEY_* bits for a session host key type, or -1. */
+static int
+hostkeys_mask(int type)
+{
+	size_t	i;
+
+	for (i = 0; i < HOSTKEY_NTYPES; i++) {
+		if (hostkey_types[i].type == type)
+			return hostkey_types[i].mask;
+	}
+	return -1;
+}
+
+/* libssh2's check for one name; port handling is ours (see hostkeys_name):
+ * libssh2_knownhost_checkp would also accept port-22 entries for any port. */
+static int
+hostkeys_check_one(struct hostkeys *hk, const char *name, const char *key,
+    size_t len, int mask)
+{
+	return libssh2_knownhost_check(hk->known, name, key, len,
+	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | mask,
+	    NULL);
+}
+
+unsigned
+hostkeys_known_types(struct hostkeys *hk, const char *host, int port)
+{
+	static const char	 dummy[] = "\x01";
+	char			 name[300];
+	unsigned		 known = 0;
+	size_t			 i;
+
+	hostkeys_name(host, port, name, sizeof(name));
+	for (i = 0; i < HOSTKEY_NTYPES; i++) {
+		/* A one-byte key never matches: MISMATCH means "known". */
+		if (hostkeys_check_one(hk, name, dummy, 1,
+		    hostkey_types[i].mask) == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
+			known |= 1u << hostkey_types[i].type;
+	}
+	return known;
+}
+
+void
+hostkeys_method_pref(unsigned known, char *buf, size_t size)
+{
+	size_t	i, off = 0;
+	int	pass, n;
+
+	buf[0] = '\0';
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < HOSTKEY_NTYPES; i++) {
+			if (((known >> hostkey_types[i].type) & 1) != !pass)
+				continue;
+			n = snprintf(buf + off, size - off, "%s%s",
+			    off > 0 ? "," : "", hostkey_types[i].algs);
+			if (n < 0 || (size_t)n >= size - off)
+				return;
+			off += (size_t)n;
+		}
+	}
+}
+
+enum hostkey_verdict
+hostkeys_check(struct hostkeys *hk, const char *host, int port,
+    const uint8_t *key, size_t len, int type)
+{
+	char	 name[300], *b64;
+	size_t	 i;
+	int	 mask, rc;
+
+	if ((mask = hostkeys_mask(type)) < 0)
+		return HK_ERROR;
+	b64 = rutil_b64_encode(key, len, 1);
+	for (i = 0; i < hk->nrevoked; i++) {
+		if (strcmp(hk->revoked[i], b64) == 0) {
+			free(b64);
+			return HK_REVOKED;
+		}
+	}
+	free(b64);
+	hostkeys_name(host, port, name, sizeof(name));
+	rc = hostkeys_check_one(hk, name, (const char *)key, len, mask);
+	if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH)
+		return HK_MATCH;
+	if (rc == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
+		return HK_CHANGED;
+	if (rc != LIBSSH2_KNOWNHOST_CHECK_NOTFOUND)
+		return HK_ERROR;
+	/* Known only with keys of other types: as suspicious as a change. */
+	if (hostkeys_known_types(hk, host, port) != 0)
+		return HK_CHANGED;
+	return HK_UNKNOWN;
+}
+
+/* Create the directory of path with mode 0700 when it is missing. */
+static int
+hostkeys_mkdir(const char *path)
+{
+	char	*dir, *slash;
+	int	 rc = 0;
+
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+			rc = -1;
+	}
+	free(dir);
+	return rc;
+}
+
+int
+hostkeys_add(struct hostkeys *hk, const char *path, const char *host,
+    int port, const uint8_t *key, size_t len, int type, char *err,
+    size_t errlen)
+{
+	struct stat	 st;
+	char		 name[300], *b64, *line, last;
+	ssize_t		 n;
+	size_t		 ll;
+	int		 fd, save, nl;
+
+	if (hostkeys_mask(type) < 0) {
+		snprintf(err, errlen, "unknown host key type");
+		return -1;
+	}
+	hostkeys_name(host, port, name, sizeof(name));
+	if (hostkeys_mkdir(path) != 0 || (fd = open(path,
+	    O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* A file that does not end in a newline gets one first. */
+	nl = fstat(fd, &st) == 0 && st.st_size > 0 &&
+	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
+	b64 = rutil_b64_encode(key, len, 1);
+	line = xasprintf("%s%s %s %s\n", nl ? "\n" : "", name,
+	    hostkeys_type_name(type), b64);
+	free(b64);
+	ll = strlen(line);
+	n = write(fd, line, ll);
+	save = errno;
+	if (close(fd) != 0 && n == (ssize_t)ll) {
+		n = -1;
+		save = errno;
+	}
+	if (n != (ssize_t)ll) {
+		snprintf(err, errlen, "%s: %s", path, n < 0 ? strerror(save) :
+		    "short write");
+		free(line);
+		return -1;
+	}
+	libssh2_knownhost_readline(hk->known, line + nl, ll - (size_t)nl,
+	    LIBSSH2_KNOWNHOST_FILE_OPENSSH);
+	free(line);
+	return 0;
+}

@@ -1,0 +1,329 @@
+/*
+ * rconf: defaults, the one-time reading of everything the sessions share,
+ * and the fan-out counter.  The probe is read into memory once: it is
+ * hashed for its name on the nodes and written from memory on upload, so a
+ * probe binary replaced while the monitor runs cannot be pushed half old,
+ * half new.
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libssh2.h>
+
+#include "hostkey.h"
+#include "rconf.h"
+#include "rpush.h"
+#include "rutil.h"
+#include "sha256.h"
+#include "sshconf.h"
+#include "xmalloc.h"
+
+#define RCONF_PROBE_MAX	(64 << 20)
+
+struct rconf_priv {
+	uint8_t		*probe;
+	size_t		 probe_len;
+	char		 hash[2 * SHA256_LEN + 1];
+	char		 name[64];
+	const char	*arch;
+	struct sshconf	*sshconf;
+	struct hostkeys	*hostkeys;
+	int		 inflight;
+	unsigned	 seq;
+	int		 libssh2;
+};
+
+void
+rconf_init(struct rconf *c)
+{
+	static const char	*keys[] = { "id_ed25519", "id_ecdsa", "id_rsa" };
+	static const unsigned	 backoff[] = { 1000, 2000, 4000, 8000, 16000,
+				    30000 };
+	struct passwd		*pw;
+	const char		*home, *user;
+	size_t			 i;
+
+	memset(c, 0, sizeof(*c));
+	pw = getpwuid(getuid());
+	if ((home = getenv("HOME")) == NULL || *home == '\0')
+		home = pw != NULL ? pw->pw_dir : "/";
+	user = pw != NULL ? pw->pw_name : getenv("USER");
+	c->home = xstrdup(home);
+	c->user = xstrdup(user != NULL ? user : "");
+	c->port = 22;
+	c->known_hosts = xasprintf("%s/.ssh/known_hosts", home);
+	c->known_hosts_sys = xstrdup("/etc/ssh/ssh_known_hosts");
+	c->use_agent = 1;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		c->identity[c->nidentity++] = xasprintf("%s/.ssh/%s", home,
+		    keys[i]);
+	c->ssh_config = xasprintf("%s/.ssh/config", home);
+	c->ssh_config_sys = xstrdup("/etc/ssh/ssh_config");
+	c->connect_timeout_ms = 10000;
+	c->keepalive_s = 30;
+	for (i = 0; i < sizeof(backoff) / sizeof(backoff[0]); i++)
+		c->backoff_ms[c->nbackoff++] = backoff[i];
+	c->retries = 2;
+	c->max_inflight = 32;
+	c->interval = 1.0;
+	c->cache_dir = xstrdup(".cache/jobtop");
+}
+
+const char *
+rconf_elf_arch(const uint8_t *p, size_t len)
+{
+	unsigned	machine;
+
+	if (len < 20 || memcmp(p, "\177ELF", 4) != 0)
+		return NULL;
+	machine = p[5] == 2 ? (unsigned)p[18] << 8 | p[19] :
+	    (unsigned)p[19] << 8 | p[18];
+	switch (machine) {
+	case 3:
+		return "i686";
+	case 40:
+		return "armv7l";
+	case 62:
+		return "x86_64";
+	case 183:
+		return "aarch64";
+	case 21:
+		return p[5] == 1 ? "ppc64le" : "ppc64";
+	case 22:
+		return "s390x";
+	case 243:
+		return p[4] == 2 ? "riscv64" : "riscv32";
+	default:
+		return NULL;
+	}
+}
+
+/* Read the probe: content, hash, name, machine. */
+static int
+rconf_load_probe(struct rconf *c, char *err, size_t errlen)
+{
+	struct rconf_priv	*p = c->priv;
+
+	if (c->probe_path == NULL) {
+		snprintf(err, errlen, "no probe binary given");
+		return -1;
+	}
+	if ((p->probe = (uint8_t *)rutil_read_file(c->probe_path,
+	    RCONF_PROBE_MAX, &p->probe_len)) == NULL) {
+		snprintf(err, errlen, "%s: %s", c->probe_path,
+		    strerror(errno));
+		return -1;
+	}
+	if ((p->arch = rconf_elf_arch(p->probe, p->probe_len)) == NULL) {
+		snprintf(err, errlen, "%s: not a probe binary for a machine "
+		    "jobtop knows", c->probe_path);
+		return -1;
+	}
+	sha256_hex(p->probe, p->probe_len, p->hash);
+	snprintf(p->name, sizeof(p->name), "jobtop-probe-%.16s", p->hash);
+	return 0;
+}
+
+/* Read one known_hosts file into the shared collection. */
+static void
+rconf_load_known(struct rconf *c, const char *path)
+{
+	char	buf[512];
+	int	n, skipped;
+
+	if (path == NULL)
+		return;
+	n = hostkeys_load(c->priv->hostkeys, path, &skipped);
+	if (n < 0 && errno != ENOENT)
+		rconf_log(c, "%s: %s", rconf_tilde(c, path, buf, sizeof(buf)),
+		    strerror(errno));
+	else if (n >= 0)
+		rconf_log(c, "%s: %d host keys%s", rconf_tilde(c, path, buf,
+		    sizeof(buf)), n, skipped > 0 ? ", some lines skipped "
+		    "(markers or key types libssh2 does not know)" : "");
+}
+
+/* Everything rconf_ready made. */
+static void
+rconf_free_priv(struct rconf_priv *p)
+{
+	if (p == NULL)
+		return;
+	free(p->probe);
+	sshconf_free(p->sshconf);
+	/* The collection holds a libssh2 session: free it before exit. */
+	hostkeys_free(p->hostkeys);
+	if (p->libssh2)
+		libssh2_exit();
+	free(p);
+}
+
+int
+rconf_ready(struct rconf *c, char *err, size_t errlen)
+{
+	struct rconf_priv	*p;
+	char			 why[512];
+
+	if (c->priv != NULL)
+		return 0;
+	if (c->job != NULL && (!rpush_safe(c->job) || strchr(c->job, '/')
+	    != NULL)) {
+		snprintf(err, errlen, "job id unusable on the command line");
+		return -1;
+	}
+	if (c->cache_dir == NULL || !rpush_safe(c->cache_dir)) {
+		snprintf(err, errlen, "bad remote cache directory");
+		return -1;
+	}
+	if (!(c->interval >= 0.01 && c->interval <= 86400)) {
+		snprintf(err, errlen, "bad sample interval");
+		return -1;
+	}
+	if (c->max_inflight < 1)
+		c->max_inflight = 1;
+	if (c->nbackoff < 1)
+		c->backoff_ms[c->nbackoff++] = 1000;
+	c->priv = p = xcalloc(1, sizeof(*p));
+	p->sshconf = sshconf_new(c->home, c->user, 0);
+	if (libssh2_init(0) != 0) {
+		snprintf(err, errlen, "libssh2 cannot start");
+		goto fail;
+	}
+	p->libssh2 = 1;
+	p->hostkeys = hostkeys_new();
+	if (rconf_load_probe(c, err, errlen) != 0)
+		goto fail;
+	if (c->ssh_config != NULL && sshconf_load(p->sshconf, c->ssh_config,
+	    0, err, errlen) != 0)
+		goto fail;
+	if (c->ssh_config_sys != NULL && sshconf_load(p->sshconf,
+	    c->ssh_config_sys, 1, why, sizeof(why)) != 0)
+		rconf_log(c, "ignoring the rest of %s: %s", c->ssh_config_sys,
+		    why);
+	rconf_load_known(c, c->known_hosts);
+	rconf_load_known(c, c->known_hosts_sys);
+	rconf_log(c, "probe %s for %s, %zu bytes", p->name, p->arch,
+	    p->probe_len);
+	return 0;
+
+fail:
+	rconf_free_priv(p);
+	c->priv = NULL;
+	return -1;
+}
+
+void
+rconf_free(struct rconf *c)
+{
+	int	i;
+
+	rconf_free_priv(c->priv);
+	free(c->home);
+	free(c->user);
+	free(c->known_hosts);
+	free(c->known_hosts_sys);
+	for (i = 0; i < c->nidentity; i++)
+		free(c->identity[i]);
+	free(c->ssh_config);
+	free(c->ssh_config_sys);
+	free(c->probe_path);
+	free(c->job);
+	free(c->cache_dir);
+	memset(c, 0, sizeof(*c));
+}
+
+const uint8_t *
+rconf_probe_data(const struct rconf *c, size_t *len)
+{
+	*len = c->priv->probe_len;
+	return c->priv->probe;
+}
+
+const char *
+rconf_probe_hash(const struct rconf *c)
+{
+	return c->priv->hash;
+}
+
+const char *
+rconf_probe_name(const struct rconf *c)
+{
+	return c->priv->name;
+}
+
+const char *
+rconf_probe_arch(const struct rconf *c)
+{
+	return c->priv->arch;
+}
+
+struct hostkeys *
+rconf_hostkeys(const struct rconf *c)
+{
+	return c->priv->hostkeys;
+}
+
+struct sshconf *
+rconf_sshconf(const struct rconf *c)
+{
+	return c->priv->sshconf;
+}
+
+int
+rconf_slot_take(const struct rconf *c)
+{
+	if (c->priv->inflight >= c->max_inflight)
+		return 0;
+	c->priv->inflight++;
+	return 1;
+}
+
+void
+rconf_slot_give(const struct rconf *c)
+{
+	if (c->priv->inflight > 0)
+		c->priv->inflight--;
+}
+
+int
+rconf_slot_free(const struct rconf *c)
+{
+	return c->priv->inflight < c->max_inflight;
+}
+
+unsigned
+rconf_seq(const struct rconf *c)
+{
+	return ++c->priv->seq;
+}
+
+void
+rconf_log(const struct rconf *c, const char *fmt, ...)
+{
+	va_list	ap;
+	char	line[1024];
+
+	if (c->log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	c->log(c->log_arg, line);
+}
+
+const char *
+rconf_tilde(const struct rconf *c, const char *path, char *buf, size_t size)
+{
+	size_t	n = strlen(c->home);
+
+	if (n > 1 && strncmp(path, c->home, n) == 0 && path[n] == '/')
+		snprintf(buf, size, "~%s", path + n);
+	else
+		snprintf(buf, size, "%s", path);
+	return buf;
+}

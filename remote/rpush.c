@@ -1,0 +1,190 @@
+/*
+ * rpush: commands and their output.  The scripts are single lines inside
+ * single quotes for /bin/sh, so the login shell only sees
+ * `exec /bin/sh -c '...'`; every value put into them passed rpush_safe.
+ * Ownership and symlink checks use test -O and -L, which dash, bash,
+ * busybox and ksh all have.  The size is read with $(( )) so BSD-style
+ * padded wc output compares too.
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpush.h"
+#include "xmalloc.h"
+
+/* uname -m answers that fit each machine name the probe can have. */
+static const struct {
+	const char	*arch;
+	const char	*pattern;
+} rpush_arches[] = {
+	{ "x86_64",	"x86_64|amd64" },
+	{ "aarch64",	"aarch64|arm64" },
+	{ "i686",	"i[3456]86" },
+	{ "armv7l",	"arm*" },
+};
+
+int
+rpush_safe(const char *s)
+{
+	if (*s == '\0' || *s == '-')
+		return 0;
+	if (strstr(s, "..") != NULL)
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_+.-/@:[]") == strlen(s);
+}
+
+/* The sh case pattern for a probe machine. */
+static const char *
+rpush_pattern(const char *arch)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(rpush_arches) / sizeof(rpush_arches[0]); i++) {
+		if (strcmp(rpush_arches[i].arch, arch) == 0)
+			return rpush_arches[i].pattern;
+	}
+	return arch;
+}
+
+int
+rpush_arch_ok(const char *uname_m, const char *arch)
+{
+	char	*pats, *p, *w;
+	int	 ok = 0;
+
+	pats = p = xstrdup(rpush_pattern(arch));
+	while (!ok && (w = strsep(&p, "|")) != NULL)
+		ok = fnmatch(w, uname_m, 0) == 0;
+	free(pats);
+	return ok;
+}
+
+char *
+rpush_check_cmd(const char *dir, const char *name, const char *arch)
+{
+	return xasprintf("exec /bin/sh -c '"
+	    "m=$(uname -m); echo \"arch $m\"; "
+	    "case \"$m\" in %s) ;; *) exit 0;; esac; "
+	    "d=\"%s\"; umask 077; "
+	    "[ -d \"$d\" ] || mkdir -p \"$d\" || "
+	    "{ echo \"dir cannot be created\"; exit 0; }; "
+	    "if [ -L \"$d\" ]; then echo \"dir is a symbolic link\"; "
+	    "elif [ ! -d \"$d\" ]; then echo \"dir is not a directory\"; "
+	    "elif [ ! -O \"$d\" ]; then echo \"dir is owned by another user\"; "
+	    "elif ! chmod 700 \"$d\"; then echo \"dir cannot be made private\"; "
+	    "else echo \"dir ok\"; f=\"$d/%s\"; "
+	    "if [ -f \"$f\" ] && [ ! -L \"$f\" ] && [ -O \"$f\" ]; then "
+	    "echo \"file $(($(wc -c <\"$f\"))) "
+	    "$(sha256sum <\"$f\" 2>/dev/null)\"; "
+	    "else echo \"file none\"; fi; fi'",
+	    rpush_pattern(arch), dir, name);
+}
+
+char *
+rpush_install_cmd(const char *dir, const char *tmp, const char *name,
+    uint64_t size, const char *hash)
+{
+	return xasprintf("exec /bin/sh -c '"
+	    "d=\"%s\"; t=\"$d/%s\"; f=\"$d/%s\"; "
+	    "s=$(($(wc -c <\"$t\"))); h=$(sha256sum <\"$t\" 2>/dev/null); "
+	    "h=${h%%%% *}; "
+	    "if [ \"$s\" = %llu ] && { [ -z \"$h\" ] || [ \"$h\" = %s ]; }; "
+	    "then chmod 700 \"$t\" && mv -f \"$t\" \"$f\" && "
+	    "echo \"file $s $h\"; "
+	    "else rm -f \"$t\"; echo \"upload $s $h\"; fi'",
+	    dir, tmp, name, (unsigned long long)size, hash);
+}
+
+char *
+rpush_exec_cmd(const char *dir, const char *name, const char *job,
+    double interval)
+{
+	if (job != NULL && *job != '\0')
+		return xasprintf("exec '%s/%s' --interval %.3f --job '%s'",
+		    dir, name, interval, job);
+	return xasprintf("exec '%s/%s' --interval %.3f", dir, name, interval);
+}
+
+/* Copy one word of at most size-1 bytes; returns what follows it. */
+static const char *
+rpush_word(const char *p, char *out, size_t size)
+{
+	size_t	n = 0;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\n') {
+		if (n + 1 < size)
+			out[n++] = *p;
+		p++;
+	}
+	if (size > 0)
+		out[n] = '\0';
+	return p;
+}
+
+void
+rpush_parse(const char *out, size_t len, struct rpush_report *r)
+{
+	char		*text, *p, *line, word[80], *end;
+	const char	*q;
+	int		 upload;
+
+	memset(r, 0, sizeof(*r));
+	r->file = -1;
+	text = p = xstrndup(out, len);
+	while ((line = strsep(&p, "\n")) != NULL) {
+		line[strcspn(line, "\r")] = '\0';
+		if (strncmp(line, "arch ", 5) == 0 && r->arch[0] == '\0')
+			rpush_word(line + 5, r->arch, sizeof(r->arch));
+		else if (strncmp(line, "dir ", 4) == 0 && r->dir[0] == '\0')
+			snprintf(r->dir, sizeof(r->dir), "%s", line + 4);
+		else if (strcmp(line, "file none") == 0 && r->file == -1)
+			r->file = 0;
+		else if (((upload = strncmp(line, "upload ", 7) == 0) ||
+		    strncmp(line, "file ", 5) == 0) && r->file == -1) {
+			q = rpush_word(line + (upload ? 7 : 5), word,
+			    sizeof(word));
+			r->size = strtoull(word, &end, 10);
+			if (*word == '\0' || *end != '\0')
+				continue;
+			rpush_word(q, word, sizeof(word));
+			if (strlen(word) == 64 &&
+			    strspn(word, "0123456789abcdef") == 64)
+				memcpy(r->hash, word, 65);
+			r->file = 1;
+			r->upload = upload;
+		}
+	}
+	free(text);
+}
+
+enum rpush_verdict
+rpush_decide(const struct rpush_report *r, const char *arch, uint64_t size,
+    const char *hash, const char *dir, char *why, size_t whylen)
+{
+	if (r->arch[0] == '\0') {
+		snprintf(why, whylen, "unexpected output from the node's shell");
+		return RP_GARBAGE;
+	}
+	if (!rpush_arch_ok(r->arch, arch)) {
+		snprintf(why, whylen, "node is %s, probe is %s", r->arch, arch);
+		return RP_ARCH;
+	}
+	if (strcmp(r->dir, "ok") != 0) {
+		snprintf(why, whylen, "%s on the node %s", dir,
+		    r->dir[0] != '\0' ? r->dir : "could not be checked");
+		return RP_DIR;
+	}
+	if (r->file == -1) {
+		snprintf(why, whylen, "unexpected output from the node's shell");
+		return RP_GARBAGE;
+	}
+	if (r->file == 1 && !r->upload && r->size == size &&
+	    (r->hash[0] == '\0' || strcmp(r->hash, hash) == 0))
+		return RP_CACHED;
+	return RP_UPLOAD;
+}

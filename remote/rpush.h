@@ -1,0 +1,59 @@
+/*
+ * rpush: the shell side of pushing the probe, kept apart from the session
+ * so it can be tested without one.  Three commands run on the node through
+ * the user's login shell (one line each, handed to /bin/sh so csh or fish
+ * users are served too): a check that prints the machine, prepares the
+ * private cache directory and describes the cached probe; an install that
+ * verifies an uploaded temporary file and renames it into place; and the
+ * probe's own command line.  The check prints lines the monitor decides on:
+ *
+ *	arch x86_64
+ *	dir ok                  (or "dir is a symbolic link", ...)
+ *	file 123456 <sha256>    (or "file none"; the hash is empty without
+ *	                         sha256sum, and then the size alone counts)
+ */
+#ifndef JOBTOP_RPUSH_H
+#define JOBTOP_RPUSH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rpush_verdict {
+	RP_CACHED,	/* the right probe is there */
+	RP_UPLOAD,	/* it is missing or different: upload */
+	RP_ARCH,	/* the node's machine differs from the probe's */
+	RP_DIR,		/* the cache directory is unsafe or unusable */
+	RP_GARBAGE	/* the output is not what the command prints */
+};
+
+struct rpush_report {
+	char		arch[64];	/* "" when not printed */
+	char		dir[128];	/* "ok" or the problem */
+	int		file;		/* 1 present, 0 none, -1 not printed */
+	int		upload;		/* 1: install said "upload" (bad) */
+	uint64_t	size;
+	char		hash[65];	/* "" when unknown */
+};
+
+/* A directory, file name or job id may hold only these characters (no
+ * quoting problems in any shell): letters, digits and "_+.-/@:[]". */
+int		 rpush_safe(const char *);
+/* Does uname -m's answer fit the probe's machine name? */
+int		 rpush_arch_ok(const char *, const char *);
+
+/* The commands, allocated.  dir is the cache directory, name the probe's
+ * file name there, tmp the upload's temporary name. */
+char		*rpush_check_cmd(const char *, const char *, const char *);
+char		*rpush_install_cmd(const char *, const char *, const char *,
+		    uint64_t, const char *);
+char		*rpush_exec_cmd(const char *, const char *, const char *,
+		    double);
+
+/* Parse what check or install printed. */
+void		 rpush_parse(const char *, size_t, struct rpush_report *);
+/* Decide after the check (probe arch, size, hash); why gets the reason
+ * for RP_ARCH, RP_DIR and RP_GARBAGE. */
+enum rpush_verdict rpush_decide(const struct rpush_report *, const char *,
+		    uint64_t, const char *, const char *, char *, size_t);
+
+#endif

@@ -1,0 +1,1452 @@
+/*
+ * rsess: the per-node session state machine.  Each state has one step
+ * function in rsess_states[]; a step makes one libssh2 (or socket) call and
+ * says whether to go on (STEP_GO) or to wait (STEP_WAIT) for the socket in
+ * the direction libssh2_session_block_directions() names, or for a timer.
+ * On LIBSSH2_ERROR_EAGAIN the same call is repeated with the same
+ * arguments at the next step, as libssh2 requires, so every piece of a
+ * call's input lives in the session, not on the stack.  States with
+ * several calls (AUTH, PUSH, the channel commands) keep a sub-step index.
+ *
+ * Failures go through rsess_fail: a refusal a retry cannot fix (host key,
+ * authentication, architecture, unsafe cache directory) ends in DEAD; other
+ * failures go to BACKOFF, and a node that was never live gives up after
+ * rconf.retries of them.
+ *
+ * RESOLVE is the one step that may block: a numeric address or a name
+ * from /etc/hosts resolves at once, but a name that needs DNS goes
+ * through getaddrinfo(3), which waits for the resolver.  Node names of a
+ * cluster are nearly always in /etc/hosts or a local cache; a slow lookup
+ * is logged with its duration, and each name is resolved once per
+ * session, not at every reconnect.  The alternatives (a resolver thread
+ * through getaddrinfo_a, a child process, or a DNS client of our own)
+ * cost more than they save here.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libssh2.h>
+
+#include "hostkey.h"
+#include "rconf.h"
+#include "rpush.h"
+#include "rsess.h"
+#include "rutil.h"
+#include "sshconf.h"
+#include "xmalloc.h"
+
+#define RSESS_BUF_MAX	(1 << 20)	/* probe bytes held for the caller */
+#define RSESS_JUNK_MAX	(64 << 10)	/* shell output before HELLO */
+#define RSESS_STEPS	64		/* steps per rsess_step call */
+#define RSESS_T_CONF	UINT32_MAX	/* timeout comes from the rconf */
+#define RSESS_SLOW_DNS	200		/* ms: log a slow lookup */
+
+enum { STEP_WAIT, STEP_GO };
+
+/* Sub-steps of a command on a channel: exec (or scp), write, read until
+ * EOF, close, collect the exit status, free. */
+enum rsess_cmd_phase {
+	CMD_OPEN, CMD_EXEC, CMD_WRITE, CMD_EOF, CMD_READ, CMD_CLOSE,
+	CMD_WAIT, CMD_FREE, CMD_DONE
+};
+
+enum { CMD_R_WAIT, CMD_R_GO, CMD_R_DONE, CMD_R_FAIL };
+
+struct rsess_cmd {
+	enum rsess_cmd_phase	 phase;
+	LIBSSH2_CHANNEL		*ch;
+	char			*cmd;		/* exec; NULL for scp */
+	char			*scp_path;	/* scp destination */
+	const uint8_t		*data;		/* written to stdin (scp) */
+	size_t			 len, off;
+	char			 out[2048];
+	size_t			 outlen;
+	char			 err[512];
+	size_t			 errlen;
+	int			 status;
+};
+
+/* Sub-steps of PUSH. */
+enum { PUSH_START, PUSH_CHECK, PUSH_UPLOAD, PUSH_INSTALL };
+
+/* Sub-steps of AUTH. */
+enum {
+	AUTH_LIST, AUTH_AGENT, AUTH_AGENT_NEXT, AUTH_AGENT_TRY, AUTH_FILE,
+	AUTH_FILE_TRY
+};
+
+struct rsess {
+	const struct rconf	*conf;
+	char			*host;		/* as given */
+	char			*hostname;	/* to connect to */
+	char			*user;
+	int			 port;
+	char			**ids;		/* key files to try */
+	int			 nids;
+	int			 ids_only;
+	unsigned		 connect_ms;
+	char			*config_err;	/* ssh_config refused the host */
+
+	enum rsess_state	 state;
+	int			 sub;
+	uint64_t		 now;
+	uint64_t		 deadline;	/* 0: none */
+	uint64_t		 wake;		/* BACKOFF timer */
+	uint64_t		 ka_next;	/* next keepalive */
+	int			 ready;		/* step again without I/O */
+	int			 slot;		/* holds a fan-out slot */
+	int			 live;		/* ever delivered data */
+	int			 fails;
+	int			 refused;
+	int			 stopping;
+	int			 stopped;
+	unsigned		 uploads;
+
+	struct addrinfo		*ai, *aicur;
+	int			 sock;
+	int			 sock_err;
+	LIBSSH2_SESSION		*ssh;
+
+	LIBSSH2_AGENT		*agent;
+	struct libssh2_agent_publickey *ident;
+	int			 id_idx;
+	int			 agent_keys;
+	char			 tried[512];
+
+	struct rsess_cmd	 cmd;
+	char			*tmpname;
+
+	LIBSSH2_CHANNEL		*ch;		/* the probe's */
+	uint8_t			*buf;
+	size_t			 blen, boff;
+	int			 synced;
+	size_t			 junk;
+	int			 eos;		/* 1: stream ended, -1 due */
+	char			 lasterr[256];	/* probe's last stderr line */
+	char			 errline[256];	/* partial stderr line */
+	size_t			 errlinelen;
+
+	char			 err[512];
+	char			 statebuf[600];
+};
+
+static int	rsess_do_resolve(struct rsess *);
+static int	rsess_do_connect(struct rsess *);
+static int	rsess_do_handshake(struct rsess *);
+static int	rsess_do_hostkey(struct rsess *);
+static int	rsess_do_auth(struct rsess *);
+static int	rsess_do_push(struct rsess *);
+static int	rsess_do_exec(struct rsess *);
+static int	rsess_do_stream(struct rsess *);
+static int	rsess_do_backoff(struct rsess *);
+static int	rsess_do_dead(struct rsess *);
+
+/*
+ * The states, in the order a session goes through them.  To add one: a
+ * value in enum rsess_state (rsess.h) at the same position, a step
+ * function that makes one call and returns STEP_GO or STEP_WAIT, its
+ * deadline in ms (0 none, RSESS_T_CONF from the rconf), and what the UI
+ * shows while in it.
+ */
+static const struct rsess_state_def {
+	const char	*name;
+	int		(*step)(struct rsess *);
+	uint32_t	 timeout_ms;
+	const char	*ui;
+} rsess_states[RS_NSTATES] = {
+	{ "RESOLVE",	rsess_do_resolve,	0,		"connecting" },
+	{ "CONNECT",	rsess_do_connect,	RSESS_T_CONF,	"connecting" },
+	{ "HANDSHAKE",	rsess_do_handshake,	20000,		"connecting" },
+	{ "HOSTKEY",	rsess_do_hostkey,	0,		"connecting" },
+	{ "AUTH",	rsess_do_auth,		30000,		"connecting" },
+	{ "PUSH",	rsess_do_push,		120000,		"pushing" },
+	{ "EXEC",	rsess_do_exec,		20000,		"starting" },
+	{ "STREAM",	rsess_do_stream,	RSESS_T_CONF,	"live" },
+	{ "BACKOFF",	rsess_do_backoff,	0,		"lost" },
+	{ "DEAD",	rsess_do_dead,		0,		"failed" },
+};
+
+const char *
+rsess_state_name(enum rsess_state st)
+{
+	return (unsigned)st < RS_NSTATES ? rsess_states[st].name : "?";
+}
+
+unsigned
+rsess_state_timeout(enum rsess_state st)
+{
+	if ((unsigned)st >= RS_NSTATES ||
+	    rsess_states[st].timeout_ms == RSESS_T_CONF)
+		return 0;
+	return rsess_states[st].timeout_ms;
+}
+
+static void	rsess_log(const struct rsess *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+static int	rsess_fail(struct rsess *, int, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+
+static void
+rsess_log(const struct rsess *s, const char *fmt, ...)
+{
+	va_list	ap;
+	char	line[900];
+
+	if (s->conf->log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	rconf_log(s->conf, "%s: %s", s->host, line);
+}
+
+/* A state's time limit in ms, 0 for none. */
+static uint32_t
+rsess_limit(const struct rsess *s, enum rsess_state st)
+{
+	if (st == RS_CONNECT)
+		return s->connect_ms;
+	if (st == RS_STREAM) {
+		if (s->conf->data_timeout_ms != 0)
+			return s->conf->data_timeout_ms;
+		return 5000 + (uint32_t)(s->conf->interval * 3000);
+	}
+	return rsess_states[st].timeout_ms;
+}
+
+/* The deadline of a state entered now. */
+static uint64_t
+rsess_deadline(const struct rsess *s, enum rsess_state st)
+{
+	uint32_t	t = rsess_limit(s, st);
+
+	return t == 0 ? 0 : s->now + t;
+}
+
+/* Give back the fan-out slot, once. */
+static void
+rsess_slot_give(struct rsess *s)
+{
+	if (s->slot) {
+		rconf_slot_give(s->conf);
+		s->slot = 0;
+	}
+}
+
+/* Enter a state: log the transition, reset the sub-step, set the
+ * deadline. */
+static void
+rsess_enter(struct rsess *s, enum rsess_state st)
+{
+	rsess_log(s, "%s -> %s", rsess_states[s->state].name,
+	    rsess_states[st].name);
+	s->state = st;
+	s->sub = 0;
+	s->deadline = rsess_deadline(s, st);
+}
+
+/* libssh2's text for its last error. */
+static const char *
+rsess_ssh_error(struct rsess *s)
+{
+	char	*msg = NULL;
+
+	if (s->ssh == NULL)
+		return "no session";
+	libssh2_session_last_error(s->ssh, &msg, NULL, 0);
+	return msg != NULL && *msg != '\0' ? msg : "unknown error";
+}
+
+/* Free a channel whatever its state: the socket is shut down first, so
+ * libssh2 cannot wait on it (a close it tries to send fails at once). */
+static void
+rsess_channel_drop(struct rsess *s, LIBSSH2_CHANNEL **chp)
+{
+	if (*chp == NULL)
+		return;
+	if (libssh2_channel_free(*chp) == LIBSSH2_ERROR_EAGAIN) {
+		libssh2_session_set_blocking(s->ssh, 1);
+		libssh2_channel_free(*chp);
+		libssh2_session_set_blocking(s->ssh, 0);
+	}
+	*chp = NULL;
+}
+
+/* Tear the connection down without waiting.  With graceful set, first try
+ * (once, non-blocking) to send EOF and close on the probe's channel and a
+ * disconnect message; the probe also sees EOF when the connection goes. */
+static void
+rsess_teardown(struct rsess *s, int graceful)
+{
+	if (s->ssh != NULL && graceful) {
+		if (s->ch != NULL) {
+			libssh2_channel_send_eof(s->ch);
+			libssh2_channel_close(s->ch);
+		}
+		libssh2_session_disconnect(s->ssh, "jobtop closing");
+	}
+	if (s->sock >= 0)
+		shutdown(s->sock, SHUT_RDWR);
+	if (s->ssh != NULL) {
+		rsess_channel_drop(s, &s->ch);
+		rsess_channel_drop(s, &s->cmd.ch);
+		if (s->agent != NULL) {
+			libssh2_agent_disconnect(s->agent);
+			libssh2_agent_free(s->agent);
+			s->agent = NULL;
+		}
+		if (libssh2_session_free(s->ssh) == LIBSSH2_ERROR_EAGAIN) {
+			libssh2_session_set_blocking(s->ssh, 1);
+			libssh2_session_free(s->ssh);
+		}
+		s->ssh = NULL;
+	}
+	if (s->sock >= 0) {
+		close(s->sock);
+		s->sock = -1;
+	}
+	s->ident = NULL;
+	free(s->cmd.cmd);
+	free(s->cmd.scp_path);
+	memset(&s->cmd, 0, sizeof(s->cmd));
+	free(s->tmpname);
+	s->tmpname = NULL;
+	rsess_slot_give(s);
+	if (s->eos == 0 && s->state == RS_STREAM)
+		s->eos = 1;
+}
+
+/* A failure: record it, tear down, and go to BACKOFF or DEAD. */
+static int
+rsess_fail(struct rsess *s, int permanent, const char *fmt, ...)
+{
+	va_list		ap;
+	unsigned	wait;
+	int		i;
+
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+	rsess_log(s, "%s in %s", s->err, rsess_states[s->state].name);
+	rsess_teardown(s, 0);
+	s->fails++;
+	if (permanent || s->stopping ||
+	    (!s->live && s->fails > s->conf->retries)) {
+		s->refused = permanent;
+		rsess_enter(s, RS_DEAD);
+		return STEP_GO;
+	}
+	i = s->fails - 1 < s->conf->nbackoff ? s->fails - 1 :
+	    s->conf->nbackoff - 1;
+	wait = s->conf->backoff_ms[i];
+	s->wake = s->now + wait;
+	rsess_enter(s, RS_BACKOFF);
+	rsess_log(s, "retry in %.1f s", wait / 1000.0);
+	return STEP_GO;
+}
+
+/* What a libssh2 call returned: STEP_WAIT on EAGAIN, else fail. */
+static int
+rsess_ssh_fail(struct rsess *s, int rc, int permanent, const char *what)
+{
+	if (rc == LIBSSH2_ERROR_EAGAIN)
+		return STEP_WAIT;
+	return rsess_fail(s, permanent, "%s: %s", what, rsess_ssh_error(s));
+}
+
+struct rsess *
+rsess_new(const struct rconf *conf, const char *host)
+{
+	struct sshconf_host	 h;
+	struct rsess		*s;
+	char			 err[512];
+	int			 i;
+
+	s = xcalloc(1, sizeof(*s));
+	s->conf = conf;
+	s->host = xstrdup(host);
+	s->sock = -1;
+	s->state = RS_RESOLVE;
+	if (sshconf_lookup(rconf_sshconf(conf), host, conf->user, &h, err,
+	    sizeof(err)) != 0)
+		s->config_err = xstrdup(err);
+	s->hostname = xstrdup(h.hostname);
+	s->user = xstrdup(h.user != NULL ? h.user : conf->user);
+	s->port = h.port != 0 ? h.port : conf->port;
+	s->ids_only = h.identities_only == 1;
+	s->connect_ms = h.connect_timeout > 0 ?
+	    (unsigned)h.connect_timeout * 1000 : conf->connect_timeout_ms;
+	if (h.nidentity > 0) {
+		s->ids = h.identity;
+		s->nids = h.nidentity;
+		h.identity = NULL;
+		h.nidentity = 0;
+	} else {
+		s->ids = xcalloc((size_t)conf->nidentity + 1,
+		    sizeof(*s->ids));
+		for (i = 0; i < conf->nidentity; i++)
+			s->ids[s->nids++] = xstrdup(conf->identity[i]);
+	}
+	sshconf_host_free(&h);
+	if (strcmp(s->hostname, host) != 0 || s->port != 22)
+		rsess_log(s, "is %s@%s port %d", s->user, s->hostname,
+		    s->port);
+	return s;
+}
+
+void
+rsess_close(struct rsess *s)
+{
+	int	i;
+
+	if (s == NULL)
+		return;
+	rsess_teardown(s, 1);
+	if (s->ai != NULL)
+		freeaddrinfo(s->ai);
+	for (i = 0; i < s->nids; i++)
+		free(s->ids[i]);
+	free(s->ids);
+	free(s->host);
+	free(s->hostname);
+	free(s->user);
+	free(s->config_err);
+	free(s->buf);
+	free(s);
+}
+
+void
+rsess_stop(struct rsess *s)
+{
+	if (s->stopping)
+		return;
+	s->stopping = 1;
+	if (s->state != RS_STREAM) {
+		rsess_teardown(s, 1);
+		s->err[0] = '\0';
+		s->stopped = 1;
+		rsess_enter(s, RS_DEAD);
+		return;
+	}
+	rsess_log(s, "asking the probe to stop");
+	s->ready = 1;
+}
+
+/* RESOLVE: take a fan-out slot, then the addresses (once a session). */
+static int
+rsess_do_resolve(struct rsess *s)
+{
+	struct addrinfo	 hints;
+	char		 port[16];
+	uint64_t	 t0, t1;
+	struct timespec	 ts;
+	int		 rc;
+
+	if (s->config_err != NULL)
+		return rsess_fail(s, 1, "%s", s->config_err);
+	if (!s->slot) {
+		if (!rconf_slot_take(s->conf))
+			return STEP_WAIT;
+		s->slot = 1;
+	}
+	if (s->ai == NULL) {
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_family = AF_UNSPEC;
+		hints.ai_socktype = SOCK_STREAM;
+		hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+		snprintf(port, sizeof(port), "%d", s->port);
+		rc = getaddrinfo(s->hostname, port, &hints, &s->ai);
+		if (rc == EAI_NONAME) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			t0 = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec /
+			    1000000;
+			hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
+			rc = getaddrinfo(s->hostname, port, &hints, &s->ai);
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			t1 = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec /
+			    1000000;
+			if (t1 - t0 >= RSESS_SLOW_DNS)
+				rsess_log(s, "resolving %s blocked for %llu ms",
+				    s->hostname, (unsigned long long)(t1 - t0));
+		}
+		if (rc != 0) {
+			s->ai = NULL;
+			return rsess_fail(s, rc != EAI_AGAIN, "%s: %s",
+			    s->hostname, rc == EAI_SYSTEM ? strerror(errno) :
+			    gai_strerror(rc));
+		}
+	}
+	s->aicur = s->ai;
+	s->sock_err = 0;
+	rsess_enter(s, RS_CONNECT);
+	return STEP_GO;
+}
+
+/* CONNECT: a non-blocking connect to each address in turn. */
+static int
+rsess_do_connect(struct rsess *s)
+{
+	struct pollfd	pfd;
+	socklen_t	len;
+	char		addr[INET6_ADDRSTRLEN];
+	int		one = 1, e;
+
+	if (s->sock < 0) {
+		if (s->aicur == NULL)
+			return rsess_fail(s, 0, "%s", strerror(s->sock_err != 0 ?
+			    s->sock_err : ECONNREFUSED));
+		s->sock = socket(s->aicur->ai_family, s->aicur->ai_socktype |
+		    SOCK_NONBLOCK | SOCK_CLOEXEC, s->aicur->ai_protocol);
+		if (s->sock < 0) {
+			s->sock_err = errno;
+			s->aicur = s->aicur->ai_next;
+			return STEP_GO;
+		}
+		addr[0] = '\0';
+		if (s->aicur->ai_family == AF_INET)
+			inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)
+			    s->aicur->ai_addr)->sin_addr, addr, sizeof(addr));
+		else if (s->aicur->ai_family == AF_INET6)
+			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)(void *)
+			    s->aicur->ai_addr)->sin6_addr, addr, sizeof(addr));
+		rsess_log(s, "connecting to %s port %d", addr, s->port);
+		if (connect(s->sock, s->aicur->ai_addr,
+		    s->aicur->ai_addrlen) == 0)
+			goto connected;
+		if (errno == EINPROGRESS)
+			return STEP_WAIT;
+		e = errno;
+		goto next;
+	}
+	pfd.fd = s->sock;
+	pfd.events = POLLOUT;
+	if (poll(&pfd, 1, 0) <= 0)
+		return STEP_WAIT;
+	e = 0;
+	len = sizeof(e);
+	if (getsockopt(s->sock, SOL_SOCKET, SO_ERROR, &e, &len) != 0)
+		e = errno;
+	if (e == 0)
+		goto connected;
+next:
+	s->sock_err = e;
+	close(s->sock);
+	s->sock = -1;
+	s->aicur = s->aicur->ai_next;
+	return STEP_GO;
+
+connected:
+	setsockopt(s->sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(s->sock, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	rsess_enter(s, RS_HANDSHAKE);
+	return STEP_GO;
+}
+
+/* HANDSHAKE: a session preferring the host key types known_hosts has for
+ * the node, as ssh does, then the key exchange. */
+static int
+rsess_do_handshake(struct rsess *s)
+{
+	char	pref[256];
+	int	rc;
+
+	if (s->ssh == NULL) {
+		if ((s->ssh = libssh2_session_init_ex(NULL, NULL, NULL, s)) ==
+		    NULL)
+			return rsess_fail(s, 0, "cannot create an SSH session");
+		libssh2_session_set_blocking(s->ssh, 0);
+		hostkeys_method_pref(hostkeys_known_types(rconf_hostkeys(
+		    s->conf), s->hostname, s->port), pref, sizeof(pref));
+		libssh2_session_method_pref(s->ssh, LIBSSH2_METHOD_HOSTKEY,
+		    pref);
+		if (s->conf->keepalive_s > 0)
+			libssh2_keepalive_config(s->ssh, 1,
+			    s->conf->keepalive_s);
+	}
+	rc = libssh2_session_handshake(s->ssh, s->sock);
+	if (rc == 0) {
+		rsess_enter(s, RS_HOSTKEY);
+		return STEP_GO;
+	}
+	return rsess_ssh_fail(s, rc, rc == LIBSSH2_ERROR_KEX_FAILURE ||
+	    rc == LIBSSH2_ERROR_METHOD_NONE, "SSH handshake");
+}
+
+/* HOSTKEY: known, or unknown and accepted, or refused for good. */
+static int
+rsess_do_hostkey(struct rsess *s)
+{
+	const char	*key, *tname;
+	char		 fp[80], err[512], path[512];
+	size_t		 len;
+	int		 type;
+
+	if ((key = libssh2_session_hostkey(s->ssh, &len, &type)) == NULL)
+		return rsess_fail(s, 0, "no host key from the server");
+	tname = hostkeys_type_name(type);
+	rutil_fingerprint((const uint8_t *)key, len, fp, sizeof(fp));
+	switch (hostkeys_check(rconf_hostkeys(s->conf), s->hostname, s->port,
+	    (const uint8_t *)key, len, type)) {
+	case HK_MATCH:
+		rsess_log(s, "host key %s %s known", tname, fp);
+		break;
+	case HK_CHANGED:
+		return rsess_fail(s, 1, "host key for %s changed (now %s %s)",
+		    s->host, tname, fp);
+	case HK_REVOKED:
+		return rsess_fail(s, 1, "host key for %s is revoked (%s %s)",
+		    s->host, tname, fp);
+	case HK_UNKNOWN:
+		if (!s->conf->accept_new || s->conf->known_hosts == NULL)
+			return rsess_fail(s, 1, "host key for %s is unknown "
+			    "(%s %s)", s->host, tname, fp);
+		if (hostkeys_add(rconf_hostkeys(s->conf),
+		    s->conf->known_hosts, s->hostname, s->port,
+		    (const uint8_t *)key, len, type, err, sizeof(err)) != 0)
+			return rsess_fail(s, 1, "cannot record the host key "
+			    "for %s: %s", s->host, err);
+		rsess_log(s, "added host key %s %s to %s", tname, fp,
+		    rconf_tilde(s->conf, s->conf->known_hosts, path,
+		    sizeof(path)));
+		break;
+	default:
+		return rsess_fail(s, 1, "host key for %s is of a type jobtop "
+		    "cannot check (%s)", s->host, tname);
+	}
+	rsess_enter(s, RS_AUTH);
+	return STEP_GO;
+}
+
+/* Did a libssh2 call fail because the connection did? */
+static int
+rsess_socket_error(int rc)
+{
+	return rc == LIBSSH2_ERROR_SOCKET_SEND ||
+	    rc == LIBSSH2_ERROR_SOCKET_RECV ||
+	    rc == LIBSSH2_ERROR_SOCKET_DISCONNECT ||
+	    rc == LIBSSH2_ERROR_SOCKET_TIMEOUT ||
+	    rc == LIBSSH2_ERROR_TIMEOUT;
+}
+
+/* Note one method tried, for the final message. */
+static void
+rsess_tried(struct rsess *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+rsess_tried(struct rsess *s, const char *fmt, ...)
+{
+	va_list	ap;
+	size_t	n = strlen(s->tried);
+
+	if (n + 3 >= sizeof(s->tried))
+		return;
+	if (n > 0) {
+		memcpy(s->tried + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(s->tried + n, sizeof(s->tried) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Authenticated: drop the agent, on to PUSH. */
+static int
+rsess_authed(struct rsess *s, const char *how)
+{
+	rsess_log(s, "authenticated as %s with %s", s->user, how);
+	if (s->agent != NULL) {
+		libssh2_agent_disconnect(s->agent);
+		libssh2_agent_free(s->agent);
+		s->agent = NULL;
+		s->ident = NULL;
+	}
+	rsess_enter(s, RS_PUSH);
+	return STEP_GO;
+}
+
+/* AUTH: the methods the server allows, then every agent key, then the
+ * key files; a passphrase-protected file is skipped (no prompt here). */
+static int
+rsess_do_auth(struct rsess *s)
+{
+	const char	*list, *path;
+	char		 shown[512];
+	int		 rc, enc;
+
+	switch (s->sub) {
+	case AUTH_LIST:
+		s->tried[0] = '\0';
+		s->agent_keys = 0;
+		s->id_idx = 0;
+		list = libssh2_userauth_list(s->ssh, s->user,
+		    (unsigned)strlen(s->user));
+		if (list == NULL) {
+			if (libssh2_userauth_authenticated(s->ssh))
+				return rsess_authed(s, "no authentication");
+			return rsess_ssh_fail(s, libssh2_session_last_errno(
+			    s->ssh), 0, "authentication");
+		}
+		if (strstr(list, "publickey") == NULL)
+			return rsess_fail(s, 1, "%s@%s accepts no keys (only "
+			    "%s)", s->user, s->host, list);
+		s->sub = AUTH_AGENT;
+		return STEP_GO;
+	case AUTH_AGENT:
+		s->sub = AUTH_FILE;
+		if (!s->conf->use_agent || s->ids_only ||
+		    getenv("SSH_AUTH_SOCK") == NULL)
+			return STEP_GO;
+		if ((s->agent = libssh2_agent_init(s->ssh)) == NULL)
+			return STEP_GO;
+		/* A local socket: these two do not wait on the network. */
+		if (libssh2_agent_connect(s->agent) != 0 ||
+		    libssh2_agent_list_identities(s->agent) != 0) {
+			rsess_log(s, "ssh-agent: %s", rsess_ssh_error(s));
+			libssh2_agent_free(s->agent);
+			s->agent = NULL;
+			return STEP_GO;
+		}
+		s->ident = NULL;
+		s->sub = AUTH_AGENT_NEXT;
+		return STEP_GO;
+	case AUTH_AGENT_NEXT:
+		rc = libssh2_agent_get_identity(s->agent, &s->ident, s->ident);
+		if (rc != 0) {
+			rsess_tried(s, "ssh-agent (%d key%s)", s->agent_keys,
+			    s->agent_keys == 1 ? "" : "s");
+			libssh2_agent_disconnect(s->agent);
+			libssh2_agent_free(s->agent);
+			s->agent = NULL;
+			s->ident = NULL;
+			s->sub = AUTH_FILE;
+			return STEP_GO;
+		}
+		s->agent_keys++;
+		s->sub = AUTH_AGENT_TRY;
+		return STEP_GO;
+	case AUTH_AGENT_TRY:
+		rc = libssh2_agent_userauth(s->agent, s->user, s->ident);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return STEP_WAIT;
+		if (rc == 0)
+			return rsess_authed(s, "an ssh-agent key");
+		rsess_log(s, "agent key %s: %s", s->ident->comment != NULL ?
+		    s->ident->comment : "", rsess_ssh_error(s));
+		if (rsess_socket_error(rc))
+			return rsess_fail(s, 0, "authentication: %s",
+			    rsess_ssh_error(s));
+		s->sub = AUTH_AGENT_NEXT;
+		return STEP_GO;
+	case AUTH_FILE:
+		if (s->id_idx >= s->nids) {
+			if (s->tried[0] == '\0')
+				rsess_tried(s, "no key");
+			return rsess_fail(s, 1, "authentication refused for "
+			    "%s@%s (%s)", s->user, s->host, s->tried);
+		}
+		path = s->ids[s->id_idx];
+		rconf_tilde(s->conf, path, shown, sizeof(shown));
+		if (access(path, F_OK) != 0) {
+			/* Named in ssh_config but absent: worth a word. */
+			if (s->nids == 1 || errno != ENOENT)
+				rsess_tried(s, "%s: %s", shown,
+				    strerror(errno));
+			s->id_idx++;
+			return STEP_GO;
+		}
+		if ((enc = rutil_key_encrypted(path)) != 0) {
+			rsess_tried(s, "%s skipped: %s", shown, enc > 0 ?
+			    "passphrase-protected, load it into ssh-agent" :
+			    strerror(errno));
+			s->id_idx++;
+			return STEP_GO;
+		}
+		s->sub = AUTH_FILE_TRY;
+		return STEP_GO;
+	case AUTH_FILE_TRY:
+		path = s->ids[s->id_idx];
+		rc = libssh2_userauth_publickey_fromfile_ex(s->ssh, s->user,
+		    (unsigned)strlen(s->user), NULL, path, "");
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return STEP_WAIT;
+		rconf_tilde(s->conf, path, shown, sizeof(shown));
+		if (rc == 0)
+			return rsess_authed(s, shown);
+		if (rsess_socket_error(rc))
+			return rsess_fail(s, 0, "authentication: %s",
+			    rsess_ssh_error(s));
+		rsess_tried(s, "%s%s", shown,
+		    rc == LIBSSH2_ERROR_FILE ? " (unreadable key)" : "");
+		s->id_idx++;
+		s->sub = AUTH_FILE;
+		return STEP_GO;
+	}
+	return rsess_fail(s, 0, "broken AUTH step %d", s->sub);
+}
+
+/* Start a command (cmd set) or an scp upload (scp_path and data set). */
+static void
+rsess_cmd_start(struct rsess *s, char *cmd, char *scp_path,
+    const uint8_t *data, size_t len)
+{
+	free(s->cmd.cmd);
+	free(s->cmd.scp_path);
+	memset(&s->cmd, 0, sizeof(s->cmd));
+	s->cmd.cmd = cmd;
+	s->cmd.scp_path = scp_path;
+	s->cmd.data = data;
+	s->cmd.len = len;
+	s->cmd.phase = CMD_OPEN;
+}
+
+/* Read what a command prints (both streams) until EAGAIN; 1 at EOF. */
+static int
+rsess_cmd_read(struct rsess_cmd *c)
+{
+	char	 junk[1024];
+	ssize_t	 n;
+	size_t	 room;
+	int	 stream, progress;
+
+	do {
+		progress = 0;
+		for (stream = 0; stream < 2; stream++) {
+			room = stream == 0 ? sizeof(c->out) - 1 - c->outlen :
+			    sizeof(c->err) - 1 - c->errlen;
+			n = libssh2_channel_read_ex(c->ch, stream,
+			    room > 0 ? (stream == 0 ? c->out + c->outlen :
+			    c->err + c->errlen) : junk,
+			    room > 0 ? room : sizeof(junk));
+			if (n == LIBSSH2_ERROR_EAGAIN || n == 0)
+				continue;
+			if (n < 0)
+				return -1;
+			progress = 1;
+			if (room == 0)
+				continue;
+			if (stream == 0)
+				c->outlen += (size_t)n;
+			else
+				c->errlen += (size_t)n;
+		}
+	} while (progress);
+	c->out[c->outlen] = '\0';
+	c->err[c->errlen] = '\0';
+	return libssh2_channel_eof(c->ch) ? 1 : 0;
+}
+
+/* One step of the current command. */
+static int
+rsess_cmd_step(struct rsess *s)
+{
+	struct rsess_cmd	*c = &s->cmd;
+	ssize_t			 n;
+	int			 rc;
+
+	switch (c->phase) {
+	case CMD_OPEN:
+		if (c->cmd != NULL)
+			c->ch = libssh2_channel_open_session(s->ssh);
+		else
+			c->ch = libssh2_scp_send64(s->ssh, c->scp_path, 0700,
+			    (libssh2_int64_t)c->len, 0, 0);
+		if (c->ch == NULL) {
+			if (libssh2_session_last_errno(s->ssh) ==
+			    LIBSSH2_ERROR_EAGAIN)
+				return CMD_R_WAIT;
+			snprintf(s->err, sizeof(s->err), "%s: %s", c->cmd !=
+			    NULL ? "opening a channel" : "scp",
+			    rsess_ssh_error(s));
+			return CMD_R_FAIL;
+		}
+		c->phase = c->cmd != NULL ? CMD_EXEC : CMD_WRITE;
+		return CMD_R_GO;
+	case CMD_EXEC:
+		rc = libssh2_channel_exec(c->ch, c->cmd);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return CMD_R_WAIT;
+		if (rc != 0) {
+			snprintf(s->err, sizeof(s->err), "exec: %s",
+			    rsess_ssh_error(s));
+			return CMD_R_FAIL;
+		}
+		c->phase = c->data != NULL ? CMD_WRITE : CMD_EOF;
+		return CMD_R_GO;
+	case CMD_WRITE:
+		/* scp only: the data, then "\0", the source's "done". */
+		if (c->off < c->len)
+			n = libssh2_channel_write(c->ch,
+			    (const char *)c->data + c->off, c->len - c->off);
+		else
+			n = libssh2_channel_write(c->ch, "", 1);
+		if (n == LIBSSH2_ERROR_EAGAIN)
+			return CMD_R_WAIT;
+		if (n < 0) {
+			snprintf(s->err, sizeof(s->err), "upload: %s",
+			    rsess_ssh_error(s));
+			return CMD_R_FAIL;
+		}
+		if (c->off >= c->len)
+			c->phase = CMD_EOF;
+		c->off += (size_t)n;
+		return CMD_R_GO;
+	case CMD_EOF:
+		rc = libssh2_channel_send_eof(c->ch);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return CMD_R_WAIT;
+		c->phase = CMD_READ;
+		return CMD_R_GO;
+	case CMD_READ:
+		rc = rsess_cmd_read(c);
+		if (rc < 0) {
+			snprintf(s->err, sizeof(s->err), "reading a command's "
+			    "output: %s", rsess_ssh_error(s));
+			return CMD_R_FAIL;
+		}
+		if (rc == 0)
+			return CMD_R_WAIT;
+		c->phase = CMD_CLOSE;
+		return CMD_R_GO;
+	case CMD_CLOSE:
+		rc = libssh2_channel_close(c->ch);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return CMD_R_WAIT;
+		c->phase = CMD_WAIT;
+		return CMD_R_GO;
+	case CMD_WAIT:
+		rc = libssh2_channel_wait_closed(c->ch);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return CMD_R_WAIT;
+		c->status = libssh2_channel_get_exit_status(c->ch);
+		c->phase = CMD_FREE;
+		return CMD_R_GO;
+	case CMD_FREE:
+		rc = libssh2_channel_free(c->ch);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return CMD_R_WAIT;
+		c->ch = NULL;
+		c->phase = CMD_DONE;
+		return CMD_R_DONE;
+	case CMD_DONE:
+		return CMD_R_DONE;
+	}
+	return CMD_R_FAIL;
+}
+
+/* The first line of a command's stderr, for messages. */
+static const char *
+rsess_cmd_errline(struct rsess_cmd *c, char *buf, size_t size)
+{
+	const char	*e = c->err;
+
+	while (*e == '\n' || *e == '\r')
+		e++;
+	snprintf(buf, size, "%.*s", (int)strcspn(e, "\r\n"), e);
+	return buf;
+}
+
+/* PUSH: check the node (machine, cache directory, cached probe); when
+ * the probe is missing upload it under a temporary name and install it
+ * with a rename, so a half-written probe is never run. */
+static int
+rsess_do_push(struct rsess *s)
+{
+	struct rpush_report	 r;
+	const struct rconf	*cf = s->conf;
+	const uint8_t		*probe;
+	size_t			 plen;
+	char			 why[512], line[256];
+	int			 rc;
+
+	probe = rconf_probe_data(cf, &plen);
+	if (s->sub == PUSH_START) {
+		rsess_cmd_start(s, rpush_check_cmd(cf->cache_dir,
+		    rconf_probe_name(cf), rconf_probe_arch(cf)), NULL, NULL, 0);
+		s->sub = PUSH_CHECK;
+	}
+	rc = rsess_cmd_step(s);
+	if (rc == CMD_R_WAIT)
+		return STEP_WAIT;
+	if (rc == CMD_R_FAIL)
+		return rsess_fail(s, 0, "%s", s->err);
+	if (rc == CMD_R_GO)
+		return STEP_GO;
+
+	switch (s->sub) {
+	case PUSH_CHECK:
+		rpush_parse(s->cmd.out, s->cmd.outlen, &r);
+		switch (rpush_decide(&r, rconf_probe_arch(cf), plen,
+		    rconf_probe_hash(cf), cf->cache_dir, why, sizeof(why))) {
+		case RP_CACHED:
+			rsess_log(s, "probe %s is cached", rconf_probe_name(cf));
+			rsess_enter(s, RS_EXEC);
+			return STEP_GO;
+		case RP_ARCH:
+		case RP_DIR:
+			return rsess_fail(s, 1, "%s", why);
+		case RP_GARBAGE:
+			return rsess_fail(s, 0, "%s (status %d%s%s)", why,
+			    s->cmd.status, s->cmd.errlen > 0 ? ": " : "",
+			    rsess_cmd_errline(&s->cmd, line, sizeof(line)));
+		case RP_UPLOAD:
+			break;
+		}
+		free(s->tmpname);
+		s->tmpname = xasprintf(".%s.%ld.%u.tmp", rconf_probe_name(cf),
+		    (long)getpid(), rconf_seq(cf));
+		rsess_log(s, "uploading %zu bytes as %s/%s", plen,
+		    cf->cache_dir, s->tmpname);
+		rsess_cmd_start(s, NULL, xasprintf("%s/%s", cf->cache_dir,
+		    s->tmpname), probe, plen);
+		s->sub = PUSH_UPLOAD;
+		return STEP_GO;
+	case PUSH_UPLOAD:
+		if (s->cmd.status != 0)
+			rsess_log(s, "scp exited with status %d%s%s",
+			    s->cmd.status, s->cmd.errlen > 0 ? ": " : "",
+			    rsess_cmd_errline(&s->cmd, line, sizeof(line)));
+		rsess_cmd_start(s, rpush_install_cmd(cf->cache_dir, s->tmpname,
+		    rconf_probe_name(cf), plen, rconf_probe_hash(cf)), NULL,
+		    NULL, 0);
+		s->sub = PUSH_INSTALL;
+		return STEP_GO;
+	case PUSH_INSTALL:
+		rpush_parse(s->cmd.out, s->cmd.outlen, &r);
+		if (r.file != 1 || r.upload || r.size != plen ||
+		    (r.hash[0] != '\0' && strcmp(r.hash,
+		    rconf_probe_hash(cf)) != 0))
+			return rsess_fail(s, 0, "upload of the probe failed "
+			    "(%llu of %zu bytes arrived%s%s)",
+			    (unsigned long long)r.size, plen,
+			    s->cmd.errlen > 0 ? ": " : "",
+			    rsess_cmd_errline(&s->cmd, line, sizeof(line)));
+		s->uploads++;
+		rsess_log(s, "probe installed as %s/%s", cf->cache_dir,
+		    rconf_probe_name(cf));
+		rsess_enter(s, RS_EXEC);
+		return STEP_GO;
+	}
+	return rsess_fail(s, 0, "broken PUSH step %d", s->sub);
+}
+
+/* EXEC: a session channel (no pty: the probe must see EOF on stdin when
+ * the channel goes) running the probe. */
+static int
+rsess_do_exec(struct rsess *s)
+{
+	const struct rconf	*cf = s->conf;
+	char			*cmd;
+	int			 rc;
+
+	if (s->sub == 0) {
+		if ((s->ch = libssh2_channel_open_session(s->ssh)) == NULL)
+			return rsess_ssh_fail(s, libssh2_session_last_errno(
+			    s->ssh), 0, "opening a channel");
+		s->sub = 1;
+	}
+	cmd = rpush_exec_cmd(cf->cache_dir, rconf_probe_name(cf), cf->job,
+	    cf->interval);
+	rc = libssh2_channel_exec(s->ch, cmd);
+	free(cmd);
+	if (rc != 0)
+		return rsess_ssh_fail(s, rc, 0, "starting the probe");
+	rsess_slot_give(s);
+	s->blen = s->boff = 0;
+	s->synced = 0;
+	s->junk = 0;
+	s->eos = 0;
+	s->lasterr[0] = '\0';
+	s->errlinelen = 0;
+	s->ka_next = s->now + (uint64_t)s->conf->keepalive_s * 1000;
+	rsess_enter(s, RS_STREAM);
+	return STEP_GO;
+}
+
+/* Keep the probe's stderr: each line to the log, the last for messages. */
+static void
+rsess_stderr(struct rsess *s, const char *p, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] != '\n' && s->errlinelen + 1 < sizeof(s->errline)) {
+			if (p[i] != '\r')
+				s->errline[s->errlinelen++] = p[i];
+			continue;
+		}
+		if (p[i] != '\n')
+			continue;
+		s->errline[s->errlinelen] = '\0';
+		if (s->errlinelen > 0) {
+			rsess_log(s, "probe: %s", s->errline);
+			memcpy(s->lasterr, s->errline, s->errlinelen + 1);
+		}
+		s->errlinelen = 0;
+	}
+}
+
+/* Find the probe's first frame (type 1, a varint length, "JTOP") and drop
+ * what a login shell printed before it. */
+static void
+rsess_sync(struct rsess *s)
+{
+	uint8_t	*b = s->buf + s->boff;
+	size_t	 n = s->blen - s->boff, i, f, k, drop;
+	char	 shown[81];
+
+	for (i = 2; i + 4 <= n; i++) {
+		if (memcmp(b + i, "JTOP", 4) != 0 || b[i - 1] >= 0x80)
+			continue;
+		/* Up to three varint bytes, all but the last with 0x80. */
+		for (k = 1; k <= 3 && k < i; k++) {
+			f = i - 1 - k;
+			if (b[f] == 1)
+				goto found;
+			if (b[f] < 0x80)
+				break;
+		}
+	}
+	/* Keep a tail that may hold the start of the frame. */
+	drop = n > 8 ? n - 8 : 0;
+	goto dropped;
+found:
+	drop = f;
+	s->synced = 1;
+dropped:
+	if (drop == 0)
+		return;
+	for (k = 0; k < drop && k < sizeof(shown) - 1; k++)
+		shown[k] = b[k] >= 0x20 && b[k] < 0x7f ? (char)b[k] : '.';
+	shown[k] = '\0';
+	if (s->junk == 0)
+		rsess_log(s, "dropped output before the probe's HELLO: \"%s\"",
+		    shown);
+	s->junk += drop;
+	s->boff += drop;
+}
+
+/* Read the probe's stdout into the buffer and its stderr until both
+ * would block.  1 at EOF, 0, or -1 on a transport error. */
+static int
+rsess_stream_read(struct rsess *s)
+{
+	char	 ebuf[1024];
+	ssize_t	 n;
+	int	 progress;
+
+	do {
+		progress = 0;
+		n = libssh2_channel_read_stderr(s->ch, ebuf, sizeof(ebuf));
+		if (n > 0) {
+			rsess_stderr(s, ebuf, (size_t)n);
+			progress = 1;
+		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
+			return -1;
+		if (s->boff > 0 && s->boff == s->blen)
+			s->boff = s->blen = 0;
+		if (s->blen == RSESS_BUF_MAX && s->boff > 0) {
+			memmove(s->buf, s->buf + s->boff, s->blen - s->boff);
+			s->blen -= s->boff;
+			s->boff = 0;
+		}
+		if (s->blen == RSESS_BUF_MAX) {
+			/* The caller has not read yet: come back then. */
+			s->ready = 1;
+			return 0;
+		}
+		if (s->buf == NULL)
+			s->buf = xmalloc(RSESS_BUF_MAX);
+		n = libssh2_channel_read(s->ch, (char *)s->buf + s->blen,
+		    RSESS_BUF_MAX - s->blen);
+		if (n > 0) {
+			s->blen += (size_t)n;
+			progress = 1;
+			s->deadline = rsess_deadline(s, RS_STREAM);
+			if (!s->live) {
+				s->live = 1;
+				s->fails = 0;
+			}
+			if (!s->synced)
+				rsess_sync(s);
+		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
+			return -1;
+	} while (progress);
+	if (!s->synced && s->junk > RSESS_JUNK_MAX)
+		return -2;
+	return libssh2_channel_eof(s->ch) ? 1 : 0;
+}
+
+/* STREAM: keepalive, the probe's output, its end.  Sub-steps after EOF:
+ * close the channel, wait for the close, judge the exit. */
+static int
+rsess_do_stream(struct rsess *s)
+{
+	int	rc, secs, status;
+	char	*sig = NULL, signame[32];
+
+	switch (s->sub) {
+	case 0:
+		if (s->stopping) {
+			rc = libssh2_channel_send_eof(s->ch);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return STEP_WAIT;
+			s->sub = 1;
+			return STEP_GO;
+		}
+		/* FALLTHROUGH */
+	case 1:
+		if (s->conf->keepalive_s > 0 && s->now >= s->ka_next) {
+			secs = 0;
+			if (libssh2_keepalive_send(s->ssh, &secs) != 0)
+				return rsess_fail(s, 0, "connection lost: %s",
+				    rsess_ssh_error(s));
+			s->ka_next = s->now + (uint64_t)(secs > 0 ? secs : 1) *
+			    1000;
+		}
+		rc = rsess_stream_read(s);
+		if (rc == -2)
+			return rsess_fail(s, 0, "no HELLO from the probe after "
+			    "%zu bytes of other output", s->junk);
+		if (rc < 0)
+			return rsess_fail(s, 0, "connection lost: %s",
+			    rsess_ssh_error(s));
+		if (rc == 0)
+			return STEP_WAIT;
+		s->sub = 2;
+		return STEP_GO;
+	case 2:
+		rc = libssh2_channel_close(s->ch);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return STEP_WAIT;
+		s->sub = 3;
+		return STEP_GO;
+	case 3:
+		rc = libssh2_channel_wait_closed(s->ch);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return STEP_WAIT;
+		status = libssh2_channel_get_exit_status(s->ch);
+		signame[0] = '\0';
+		if (libssh2_channel_get_exit_signal(s->ch, &sig, NULL, NULL,
+		    NULL, NULL, NULL) == 0 && sig != NULL) {
+			snprintf(signame, sizeof(signame), "%s", sig);
+			libssh2_free(s->ssh, sig);
+		}
+		if (s->stopping) {
+			rsess_log(s, "probe stopped (status %d)", status);
+			rsess_teardown(s, 1);
+			s->stopped = 1;
+			s->err[0] = '\0';
+			rsess_enter(s, RS_DEAD);
+		} else if (signame[0] != '\0')
+			rsess_fail(s, 0, "probe killed by SIG%s%s%s", signame,
+			    s->lasterr[0] != '\0' ? ": " : "", s->lasterr);
+		else
+			rsess_fail(s, 0, "probe exited with status %d%s%s",
+			    status, s->lasterr[0] != '\0' ? ": " : "",
+			    s->lasterr);
+		return STEP_GO;
+	}
+	return rsess_fail(s, 0, "broken STREAM step %d", s->sub);
+}
+
+/* BACKOFF: wait for the timer (and for the caller to take the end of the
+ * last stream), then start over. */
+static int
+rsess_do_backoff(struct rsess *s)
+{
+	if (s->now < s->wake || s->eos != 0 ||
+	    (s->synced && s->boff < s->blen))
+		return STEP_WAIT;
+	rsess_enter(s, RS_RESOLVE);
+	return STEP_GO;
+}
+
+static int
+rsess_do_dead(struct rsess *s)
+{
+	return STEP_WAIT;
+}
+
+void
+rsess_step(struct rsess *s, uint64_t now)
+{
+	int	i;
+
+	s->now = now;
+	s->ready = 0;
+	for (i = 0; i < RSESS_STEPS; i++) {
+		if (s->deadline != 0 && now >= s->deadline) {
+			if (s->state == RS_STREAM)
+				rsess_fail(s, 0, "no data for %.1f s",
+				    rsess_limit(s, RS_STREAM) / 1000.0);
+			else if (s->state == RS_CONNECT)
+				rsess_fail(s, 0, "connection timed out after "
+				    "%.1f s", s->connect_ms / 1000.0);
+			else
+				rsess_fail(s, 0, "timed out in %s after %.1f s",
+				    rsess_states[s->state].name,
+				    rsess_limit(s, s->state) / 1000.0);
+			continue;
+		}
+		if (rsess_states[s->state].step(s) == STEP_WAIT)
+			return;
+	}
+	s->ready = 1;
+}
+
+void
+rsess_pollfd(const struct rsess *s, struct pollfd *pfd)
+{
+	int	dirs;
+
+	pfd->fd = -1;
+	pfd->events = 0;
+	pfd->revents = 0;
+	switch (s->state) {
+	case RS_CONNECT:
+		if (s->sock >= 0) {
+			pfd->fd = s->sock;
+			pfd->events = POLLOUT;
+		}
+		return;
+	case RS_HANDSHAKE:
+	case RS_AUTH:
+	case RS_PUSH:
+	case RS_EXEC:
+	case RS_STREAM:
+		if (s->sock < 0 || s->ssh == NULL)
+			return;
+		pfd->fd = s->sock;
+		dirs = libssh2_session_block_directions(s->ssh);
+		if (dirs & LIBSSH2_SESSION_BLOCK_INBOUND)
+			pfd->events |= POLLIN;
+		if (dirs & LIBSSH2_SESSION_BLOCK_OUTBOUND)
+			pfd->events |= POLLOUT;
+		if (s->state == RS_STREAM || pfd->events == 0)
+			pfd->events |= POLLIN;
+		return;
+	default:
+		return;
+	}
+}
+
+int
+rsess_timeout(const struct rsess *s, uint64_t now)
+{
+	uint64_t	t = UINT64_MAX;
+
+	if (s->ready || (s->synced && s->boff < s->blen) || s->eos == 1)
+		return 0;
+	switch (s->state) {
+	case RS_RESOLVE:
+		return s->slot || rconf_slot_free(s->conf) ? 0 : -1;
+	case RS_HOSTKEY:
+		return 0;
+	case RS_BACKOFF:
+		t = s->wake;
+		break;
+	case RS_DEAD:
+		return -1;
+	case RS_STREAM:
+		if (s->conf->keepalive_s > 0)
+			t = s->ka_next;
+		/* FALLTHROUGH */
+	default:
+		if (s->deadline != 0 && s->deadline < t)
+			t = s->deadline;
+		break;
+	}
+	if (t == UINT64_MAX)
+		return -1;
+	if (t <= now)
+		return 0;
+	return t - now > INT32_MAX ? INT32_MAX : (int)(t - now);
+}
+
+ssize_t
+rsess_read(struct rsess *s, void *buf, size_t len)
+{
+	size_t	n;
+
+	if (s->synced && s->boff < s->blen) {
+		n = s->blen - s->boff;
+		if (n > len)
+			n = len;
+		memcpy(buf, s->buf + s->boff, n);
+		s->boff += n;
+		return (ssize_t)n;
+	}
+	if (s->eos == 1) {
+		s->eos = 0;
+		s->boff = s->blen = 0;
+		s->synced = 0;
+		return -1;
+	}
+	return 0;
+}
+
+const char *
+rsess_state(const struct rsess *s)
+{
+	struct rsess	*w = (struct rsess *)(uintptr_t)s;
+
+	switch (s->state) {
+	case RS_RESOLVE:
+		return s->slot || rconf_slot_free(s->conf) ? "connecting" :
+		    "waiting";
+	case RS_STREAM:
+		return s->stopping ? "stopping" : "live";
+	case RS_BACKOFF:
+		snprintf(w->statebuf, sizeof(w->statebuf), "lost: %s", s->err);
+		return s->statebuf;
+	case RS_DEAD:
+		if (s->stopped)
+			return "closed";
+		snprintf(w->statebuf, sizeof(w->statebuf), "%s: %s",
+		    s->refused ? "refused" : "failed", s->err);
+		return s->statebuf;
+	default:
+		return rsess_states[s->state].ui;
+	}
+}
+
+enum rsess_state
+rsess_phase(const struct rsess *s)
+{
+	return s->state;
+}
+
+const char *
+rsess_error(const struct rsess *s)
+{
+	return s->err;
+}
+
+int
+rsess_refused(const struct rsess *s)
+{
+	return s->state == RS_DEAD && s->refused;
+}
+
+const char *
+rsess_host(const struct rsess *s)
+{
+	return s->host;
+}
+
+unsigned
+rsess_uploads(const struct rsess *s)
+{
+	return s->uploads;
+}

@@ -1,0 +1,36 @@
+/*
+ * rutil: small helpers of the SSH transport that need no session: base64
+ * as OpenSSH writes it (known_hosts lines, key files, fingerprints),
+ * whether a private key file is protected by a passphrase, and paths
+ * under the user's home.
+ */
+#ifndef JOBTOP_RUTIL_H
+#define JOBTOP_RUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Encode len bytes; returns an allocated NUL-terminated string.  With
+ * pad 0 the trailing '=' are left out (as in "SHA256:..." fingerprints). */
+char	*rutil_b64_encode(const uint8_t *, size_t, int);
+/* Decode base64 text, skipping whitespace; returns the decoded length or
+ * -1 when the text is not base64 or does not fit in outlen bytes. */
+long	 rutil_b64_decode(const char *, size_t, uint8_t *, size_t);
+
+/* Is the private key in this file protected by a passphrase?  1 yes, 0 no
+ * (or a format this does not know, which libssh2 will judge), -1 when it
+ * cannot be read (errno set). */
+int	 rutil_key_encrypted(const char *);
+/* The same for key text in memory. */
+int	 rutil_key_text_encrypted(const char *, size_t);
+
+/* "SHA256:" and the unpadded base64 of the SHA-256 of a key blob, as
+ * ssh-keygen -l prints it, into buf. */
+void	 rutil_fingerprint(const uint8_t *, size_t, char *, size_t);
+
+/* Read a whole regular file of at most max bytes: an allocated buffer
+ * (NUL-terminated) with its length in *len, or NULL with errno set
+ * (EFBIG when it is larger). */
+char	*rutil_read_file(const char *, size_t, size_t *);
+
+#endif

@@ -1,0 +1,461 @@
+/*
+ * session: the poll loop over all nodes.  One process, one thread, one
+ * poll() with one deadline: the earliest of every feed's timer, every
+ * node's lost deadline and the hooks' own.  Signals arrive through a
+ * self-pipe.  A node whose stream breaks is a failed node, shown and
+ * reported; the others go on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "proto.h"
+#include "session.h"
+#include "stream.h"
+#include "xmalloc.h"
+
+#define SESSION_READ_SIZE	65536
+#define SESSION_READS_PER_WAKE	16	/* then let other nodes in */
+#define SESSION_EXTRA_FDS	8
+#define SESSION_QUIT_GRACE_MS	3000	/* after a quit, before giving up */
+#define SESSION_STATE_MAX	256
+
+struct snode {
+	char		*name;
+	struct feed	*feed;
+	struct stream	*st;
+	int		 st_ended;	/* the current stream ended */
+	int		 stopping;
+	int		 failed;
+	int		 lost;
+	char		*error;
+	uint64_t	 samples;
+	uint64_t	 last_data;	/* monotonic ms */
+	char		 state[SESSION_STATE_MAX];
+};
+
+struct session {
+	struct session_conf	 conf;
+	struct session_hooks	 hooks;
+	struct snode		*nodes;
+	int			 nnodes;
+	int			 quit;
+	uint64_t		 quit_at;
+	uint8_t			*buf;
+};
+
+static volatile sig_atomic_t	 session_signalled;
+static int			 session_sigfd[2] = { -1, -1 };
+
+uint64_t
+session_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+uint64_t
+session_wall_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void
+session_on_signal(int sig)
+{
+	int	save = errno;
+	char	c = (char)sig;
+	ssize_t	n;
+
+	if (sig != SIGCHLD)
+		session_signalled = sig;
+	/* A full pipe already holds a wake-up. */
+	n = write(session_sigfd[1], &c, 1);
+	(void)n;
+	errno = save;
+}
+
+static void
+session_signals(void)
+{
+	struct sigaction	sa;
+
+	if (session_sigfd[0] >= 0)
+		return;
+	if (pipe2(session_sigfd, O_CLOEXEC | O_NONBLOCK) != 0)
+		fatal("pipe: %s", strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = session_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+struct session *
+session_new(const struct session_conf *conf, const struct session_hooks *h)
+{
+	struct session	*s;
+
+	s = xcalloc(1, sizeof(*s));
+	s->conf = *conf;
+	if (h != NULL)
+		s->hooks = *h;
+	s->buf = xmalloc(SESSION_READ_SIZE);
+	session_signals();
+	return s;
+}
+
+/* Set a node's state text and tell the hook when it changed. */
+static void
+session_set_state(struct session *s, int i, const char *st)
+{
+	struct snode	*nd = &s->nodes[i];
+	char		 old[SESSION_STATE_MAX];
+
+	if (strcmp(nd->state, st) == 0)
+		return;
+	snprintf(old, sizeof(old), "%s", nd->state);
+	snprintf(nd->state, sizeof(nd->state), "%s", st);
+	log_debug("%s: state %s", nd->name, st);
+	if (s->hooks.state != NULL)
+		s->hooks.state(s->hooks.arg, s, i, old, nd->state);
+}
+
+/* A node failed for good: keep the reason, stop its probe. */
+static void
+session_fail(struct session *s, int i, const char *why)
+{
+	struct snode	*nd = &s->nodes[i];
+	char		 st[SESSION_STATE_MAX];
+
+	if (!nd->failed) {
+		nd->failed = 1;
+		nd->error = xstrdup(why);
+		snprintf(st, sizeof(st), "failed: %s", why);
+		session_set_state(s, i, st);
+	}
+	if (nd->feed != NULL && !nd->stopping) {
+		nd->stopping = 1;
+		nd->feed->ops->stop(nd->feed);
+	}
+}
+
+int
+session_add(struct session *s, const char *name, struct feed *f,
+    const char *why)
+{
+	struct snode	*nd;
+	int		 i = s->nnodes;
+
+	s->nodes = xreallocarray(s->nodes, (size_t)s->nnodes + 1,
+	    sizeof(*s->nodes));
+	nd = &s->nodes[s->nnodes++];
+	memset(nd, 0, sizeof(*nd));
+	nd->name = xstrdup(name);
+	nd->feed = f;
+	nd->st = stream_new(name);
+	model_fix_name(stream_model(nd->st));
+	nd->last_data = session_now_ms();
+	if (f == NULL)
+		session_fail(s, i, why != NULL ? why : "cannot start");
+	else
+		session_set_state(s, i, f->ops->state(f));
+	return i;
+}
+
+void
+session_quit(struct session *s)
+{
+	int	i;
+
+	if (s->quit)
+		return;
+	s->quit = 1;
+	s->quit_at = session_now_ms() + SESSION_QUIT_GRACE_MS;
+	for (i = 0; i < s->nnodes; i++) {
+		if (s->nodes[i].feed != NULL && !s->nodes[i].stopping) {
+			s->nodes[i].stopping = 1;
+			s->nodes[i].feed->ops->stop(s->nodes[i].feed);
+		}
+	}
+}
+
+/* Move what a node's feed has into its decoder. */
+static void
+session_drain(struct session *s, int i, uint64_t now)
+{
+	struct snode	*nd = &s->nodes[i];
+	char		 err[256];
+	ssize_t		 n;
+	int		 k, t;
+
+	for (k = 0; k < SESSION_READS_PER_WAKE; k++) {
+		n = nd->feed->ops->read(nd->feed, s->buf, SESSION_READ_SIZE);
+		if (n == 0)
+			return;
+		if (n < 0) {
+			if (!nd->st_ended && stream_finish(nd->st) < 0 &&
+			    !nd->stopping)
+				log_debug("%s: stream ended inside a frame",
+				    nd->name);
+			nd->st_ended = 1;
+			return;
+		}
+		if (nd->failed)
+			continue;	/* draining a broken stream */
+		if (nd->st_ended) {
+			/* A reconnect: a new probe, a new HELLO. */
+			stream_free(nd->st);
+			nd->st = stream_new(nd->name);
+			model_fix_name(stream_model(nd->st));
+			nd->st_ended = 0;
+		}
+		nd->last_data = now;
+		if (s->hooks.bytes != NULL)
+			s->hooks.bytes(s->hooks.arg, s, i, session_wall_ms(),
+			    s->buf, (size_t)n);
+		stream_feed(nd->st, s->buf, (size_t)n);
+		while ((t = stream_next(nd->st)) > 0) {
+			if (t == MSG_SAMPLE)
+				nd->samples++;
+			if (s->hooks.message != NULL && !(nd->stopping &&
+			    t == MSG_SAMPLE && s->conf.count > 0 &&
+			    nd->samples > (uint64_t)s->conf.count))
+				s->hooks.message(s->hooks.arg, s, i, t);
+			if (t == MSG_SAMPLE && s->conf.count > 0 &&
+			    nd->samples == (uint64_t)s->conf.count &&
+			    !nd->stopping) {
+				nd->stopping = 1;
+				nd->feed->ops->stop(nd->feed);
+			}
+		}
+		if (t < 0) {
+			stream_error(nd->st, err, sizeof(err));
+			snprintf((char *)s->buf, SESSION_READ_SIZE,
+			    "probe stream: %s", err);
+			session_fail(s, i, (char *)s->buf);
+			return;
+		}
+	}
+}
+
+/* The state people see: the feed's, or lost when a live feed is silent. */
+static void
+session_update_state(struct session *s, int i, uint64_t now)
+{
+	struct snode	*nd = &s->nodes[i];
+	const char	*st, *err;
+	char		 buf[SESSION_STATE_MAX];
+
+	if (nd->feed == NULL)
+		return;
+	if (nd->feed->ops->done(nd->feed)) {
+		err = nd->feed->ops->error(nd->feed);
+		if (*err != '\0' && !nd->failed && !s->quit)
+			session_fail(s, i, err);
+		else if (!nd->failed)
+			session_set_state(s, i, nd->feed->ops->state(nd->feed));
+		return;
+	}
+	if (nd->failed)
+		return;
+	st = nd->feed->ops->state(nd->feed);
+	nd->lost = 0;
+	if (strcmp(st, "live") == 0 && !nd->stopping &&
+	    now - nd->last_data > s->conf.lost_ms) {
+		snprintf(buf, sizeof(buf), "lost: no data for %.1f s",
+		    (now - nd->last_data) / 1000.0);
+		/* Report the moment it is lost, not every tenth. */
+		if (strncmp(nd->state, "lost: no data", 13) != 0)
+			session_set_state(s, i, buf);
+		nd->lost = 1;
+		return;
+	}
+	if (strncmp(st, "lost", 4) == 0 || strncmp(st, "reconnect", 9) == 0)
+		nd->lost = 1;
+	session_set_state(s, i, st);
+}
+
+int
+session_run(struct session *s)
+{
+	struct pollfd	*pfd;
+	int		*owner;		/* pfd index -> node, -1 extra */
+	int		 i, k, np, n, timeout, t, left, rc = 0, nextra;
+	uint64_t	 now, next;
+	char		 drain[64];
+
+	pfd = xcalloc(1 + SESSION_EXTRA_FDS + FEED_MAX_FDS *
+	    (size_t)s->nnodes, sizeof(*pfd));
+	owner = xcalloc(1 + SESSION_EXTRA_FDS + FEED_MAX_FDS *
+	    (size_t)s->nnodes, sizeof(*owner));
+	for (;;) {
+		now = session_now_ms();
+		if (session_signalled && !s->quit)
+			session_quit(s);
+		left = 0;
+		next = UINT64_MAX;
+		pfd[0].fd = session_sigfd[0];
+		pfd[0].events = POLLIN;
+		owner[0] = -2;
+		np = 1;
+		nextra = 0;
+		if (s->hooks.pollfds != NULL) {
+			nextra = s->hooks.pollfds(s->hooks.arg, pfd + np,
+			    SESSION_EXTRA_FDS);
+			for (k = 0; k < nextra; k++)
+				owner[np + k] = -1;
+			np += nextra;
+		}
+		for (i = 0; i < s->nnodes; i++) {
+			struct snode *nd = &s->nodes[i];
+			if (nd->feed == NULL)
+				continue;
+			session_update_state(s, i, now);
+			if (nd->feed->ops->done(nd->feed))
+				continue;
+			left++;
+			n = nd->feed->ops->pollfds(nd->feed, pfd + np);
+			for (k = 0; k < n; k++) {
+				owner[np + k] = i;
+				pfd[np + k].revents = 0;
+			}
+			np += n;
+			t = nd->feed->ops->timeout(nd->feed, now);
+			if (t >= 0 && now + (uint64_t)t < next)
+				next = now + (uint64_t)t;
+			/* Wake to notice a live node going silent. */
+			if (!nd->lost && !nd->stopping &&
+			    nd->last_data + s->conf.lost_ms + 1 < next)
+				next = nd->last_data + s->conf.lost_ms + 1;
+		}
+		if (left == 0)
+			break;
+		if (s->quit) {
+			if (now >= s->quit_at)
+				break;
+			if (s->quit_at < next)
+				next = s->quit_at;
+		}
+		if (s->hooks.timeout != NULL &&
+		    (t = s->hooks.timeout(s->hooks.arg, now)) >= 0 &&
+		    now + (uint64_t)t < next)
+			next = now + (uint64_t)t;
+		timeout = next == UINT64_MAX ? -1 : next <= now ? 0 :
+		    (int)(next - now);
+		if (poll(pfd, (nfds_t)np, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			fatal("poll: %s", strerror(errno));
+		}
+		now = session_now_ms();
+		if (pfd[0].revents != 0) {
+			while (read(session_sigfd[0], drain, sizeof(drain)) > 0)
+				;
+		}
+		if (nextra > 0 && s->hooks.ready != NULL)
+			s->hooks.ready(s->hooks.arg, s, pfd + 1, nextra, now);
+		/* Step every feed: its own pollfds, or just its timers. */
+		for (i = 0, k = 1 + nextra; i < s->nnodes; i++) {
+			struct snode *nd = &s->nodes[i];
+			int first = k;
+			if (nd->feed == NULL)
+				continue;
+			while (k < np && owner[k] == i)
+				k++;
+			if (nd->feed->ops->done(nd->feed) && first == k)
+				continue;
+			nd->feed->ops->step(nd->feed, now, pfd + first,
+			    k - first);
+			session_drain(s, i, now);
+		}
+	}
+	for (i = 0; i < s->nnodes; i++) {
+		if (s->nodes[i].failed)
+			rc = 1;
+	}
+	free(pfd);
+	free(owner);
+	return rc;
+}
+
+void
+session_free(struct session *s)
+{
+	int	i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->nnodes; i++) {
+		feed_free(s->nodes[i].feed);
+		stream_free(s->nodes[i].st);
+		free(s->nodes[i].name);
+		free(s->nodes[i].error);
+	}
+	free(s->nodes);
+	free(s->buf);
+	free(s);
+}
+
+int
+session_nnodes(const struct session *s)
+{
+	return s->nnodes;
+}
+
+const char *
+session_node_name(const struct session *s, int i)
+{
+	return s->nodes[i].name;
+}
+
+const struct node_model *
+session_node_model(const struct session *s, int i)
+{
+	return stream_model(s->nodes[i].st);
+}
+
+const char *
+session_node_state(const struct session *s, int i)
+{
+	return s->nodes[i].state;
+}
+
+const char *
+session_node_error(const struct session *s, int i)
+{
+	return s->nodes[i].error;
+}
+
+uint64_t
+session_node_samples(const struct session *s, int i)
+{
+	return s->nodes[i].samples;
+}
+
+int
+session_node_lost(const struct session *s, int i)
+{
+	return s->nodes[i].lost;
+}
+
+const struct proto_event *
+session_node_event(const struct session *s, int i)
+{
+	return stream_event(s->nodes[i].st);
+}
