@@ -34,6 +34,7 @@ struct snode {
 	int		 stopping;
 	int		 failed;
 	int		 lost;
+	int		 got_data;	/* the current stream sent bytes */
 	char		*error;
 	uint64_t	 samples;
 	uint64_t	 last_data;	/* monotonic ms */
@@ -214,6 +215,7 @@ session_drain(struct session *s, int i, uint64_t now)
 				log_debug("%s: stream ended inside a frame",
 				    nd->name);
 			nd->st_ended = 1;
+			nd->got_data = 0;
 			return;
 		}
 		if (nd->failed)
@@ -226,6 +228,7 @@ session_drain(struct session *s, int i, uint64_t now)
 			nd->st_ended = 0;
 		}
 		nd->last_data = now;
+		nd->got_data = 1;
 		if (s->hooks.bytes != NULL)
 			s->hooks.bytes(s->hooks.arg, s, i, session_wall_ms(),
 			    s->buf, (size_t)n);
@@ -276,7 +279,9 @@ session_update_state(struct session *s, int i, uint64_t now)
 		return;
 	st = nd->feed->ops->state(nd->feed);
 	nd->lost = 0;
-	if (strcmp(st, "live") == 0 && !nd->stopping &&
+	/* A probe still starting (a slow login shell) is not lost: only a
+	 * stream that delivered and then went silent. */
+	if (strcmp(st, "live") == 0 && !nd->stopping && nd->got_data &&
 	    now - nd->last_data > s->conf.lost_ms) {
 		snprintf(buf, sizeof(buf), "lost: no data for %.1f s",
 		    (now - nd->last_data) / 1000.0);
@@ -340,7 +345,7 @@ session_run(struct session *s)
 			if (t >= 0 && now + (uint64_t)t < next)
 				next = now + (uint64_t)t;
 			/* Wake to notice a live node going silent. */
-			if (!nd->lost && !nd->stopping &&
+			if (!nd->lost && !nd->stopping && nd->got_data &&
 			    nd->last_data + s->conf.lost_ms + 1 < next)
 				next = nd->last_data + s->conf.lost_ms + 1;
 		}
