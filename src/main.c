@@ -22,13 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "detect.h"
 #include "feed-local.h"
 #include "feed.h"
-#include "history.h"
 #include "hostlist.h"
 #include "log.h"
-#include "out-json.h"
 #include "out.h"
 #include "proto.h"
 #include "rconf.h"
@@ -362,46 +359,7 @@ main_decode(const struct main_opts *o)
 /* What batch mode's hooks need. */
 struct main_run {
 	const struct output	*out;
-	struct session		*s;
-	struct history		*hist;
-	struct detect		*det;
-	int			 cur;	/* the node being printed */
 };
-
-/* The flags of the record being printed (out_json_set_flags). */
-static int
-main_flags(void *arg, const struct node_model *m, const struct minst *mi,
-    const char **names, int max)
-{
-	struct main_run		*r = arg;
-	const struct hist_rank	*hr;
-	int64_t			 pid, start, rank;
-
-	if (mi == NULL)
-		return detect_flag_names(detect_node_flags(r->det, r->cur),
-		    names, max);
-	if (!history_rank_ident(m, mi, &pid, &start, &rank) ||
-	    (hr = history_rank_find(r->hist, r->cur, pid, start)) == NULL)
-		return 0;
-	return detect_flag_names(detect_rank_flags(hr), names, max);
-}
-
-/* A detector raised or cleared a flag: an event record. */
-static void
-main_on_detect(void *arg, const struct detect_event *de)
-{
-	struct main_run		*r = arg;
-	struct proto_event	 ev;
-
-	if (main_out_broken || r->s == NULL)
-		return;
-	memset(&ev, 0, sizeof(ev));
-	ev.time_ms = de->time_ms;
-	ev.level = (uint8_t)de->level;
-	snprintf(ev.code, sizeof(ev.code), "%s", de->code);
-	snprintf(ev.text, sizeof(ev.text), "%s", de->text);
-	r->out->event(stdout, session_node_model(r->s, de->node), &ev);
-}
 
 /* A decoded message: print it. */
 static void
@@ -410,11 +368,6 @@ main_on_message(void *arg, struct session *s, int i, int type)
 	struct main_run		*r = arg;
 	const struct node_model	*m = session_node_model(s, i);
 
-	r->cur = i;
-	if (type == MSG_SAMPLE && r->det != NULL) {
-		history_node_sample(r->hist, i, m, session_now_ms());
-		detect_node_sample(r->det, i, m, m->time_ms);
-	}
 	if (main_out_broken)
 		return;
 	if (type == MSG_SAMPLE)
@@ -433,9 +386,6 @@ main_on_state(void *arg, struct session *s, int i, const char *old,
 	struct main_run	*r = arg;
 	const char	*name = session_node_name(s, i);
 
-	if (r->det != NULL)
-		detect_node_state(r->det, i, name, session_node_lost(s, i),
-		    cur, session_wall_ms());
 	if (!main_out_broken) {
 		r->out->state(stdout, name, session_wall_ms(), cur);
 		main_flush();
@@ -523,17 +473,11 @@ main_batch(const struct main_opts *o, struct job *job)
 
 	memset(&run, 0, sizeof(run));
 	run.out = o->json ? &out_json : &out_text;
-	run.hist = history_new();
-	run.det = detect_new(run.hist, NULL, main_on_detect, &run);
-	if (o->json)
-		out_json_set_flags(main_flags, &run);
 	memset(&hooks, 0, sizeof(hooks));
 	hooks.arg = &run;
 	hooks.message = main_on_message;
 	hooks.state = main_on_state;
 	s = session_new(&sc, &hooks);
-	run.s = s;
-	history_resize(run.hist, (int)n);
 	for (i = 0; i < n; i++) {
 		name = hostlist_get(job->nodes, i);
 		err[0] = '\0';
@@ -548,9 +492,6 @@ main_batch(const struct main_opts *o, struct job *job)
 	if (main_out_broken)
 		ret = MAIN_EXIT_FAIL;
 	session_free(s);
-	out_json_set_flags(NULL, NULL);
-	detect_free(run.det);
-	history_free(run.hist);
 	rconf_free(&rc);
 	free(probe);
 	return ret;
