@@ -512,7 +512,10 @@ ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	e->ppid = (int32_t)st.ppid;
 	e->slot = -1;
 	e->step = RANKS_STEP_NONE;
+	/* rf_skip[0] is the probe: its own children (nvidia-smi) are
+	 * helpers, never ranks. */
 	if (ranks_find_skipped(e->pid) || e->pid == 2 ||
+	    (rf_nskip > 0 && st.ppid == rf_skip[0]) ||
 	    (st.flags & RANKS_PF_KTHREAD) != 0)
 		return e->kind = RF_OTHER;
 	switch (rf_mode) {

@@ -76,6 +76,12 @@ int		 ranks_tracked(int, pid_t, uint64_t);
 uint32_t	 ranks_tracked_step(int);
 /* Stop tracking the slot if it is still that process. */
 void		 ranks_untrack(int, pid_t, uint64_t);
+/* The processes the rank source reported in its latest sample, one a
+ * call: start with *it at 0; 0 with the pid and start time set, -1 after
+ * the last.  After a 0, *it - 1 is the process's slot: below RANKS_MAX,
+ * the same while it is tracked.  A source listed after ranks in the
+ * registry sees this sample's. */
+int		 ranks_reported(unsigned *, pid_t *, uint64_t *);
 
 /* ranks-find.c: open /proc and learn who the probe is; 0 or -1 with why. */
 int		 ranks_find_init(const struct probe_conf *, char *, size_t);

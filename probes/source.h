@@ -79,6 +79,16 @@ extern const struct source src_disk;
 extern const struct source src_net;
 extern const struct source src_self;
 extern const struct source src_ranks;
+extern const struct source src_ib;
+extern const struct source src_lustre;
+extern const struct source src_nfs;
+extern const struct source src_numa;
+extern const struct source src_cgroup;
+extern const struct source src_nvgpu;
+extern const struct source src_amdgpu;
+extern const struct source src_rapl;
+extern const struct source src_thermal;
+extern const struct source src_perf;
 
 struct pinst;
 

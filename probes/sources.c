@@ -14,5 +14,15 @@ const struct source *const sources[] = {
 	&src_net,
 	&src_self,
 	&src_ranks,
+	&src_ib,
+	&src_lustre,
+	&src_nfs,
+	&src_numa,
+	&src_cgroup,
+	&src_nvgpu,
+	&src_amdgpu,
+	&src_rapl,
+	&src_thermal,
+	&src_perf,
 	NULL
 };

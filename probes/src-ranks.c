@@ -328,6 +328,22 @@ ranks_untrack(int slot, pid_t pid, uint64_t start)
 		ranks_drop(&ranks_procs[slot]);
 }
 
+int
+ranks_reported(unsigned *it, pid_t *pid, uint64_t *start)
+{
+	const struct ranks_proc	*rp;
+
+	while (*it < ranks_hw) {
+		rp = &ranks_procs[(*it)++];
+		if (rp->used && ranks_seq > 0 && rp->seen == ranks_seq) {
+			*pid = rp->pid;
+			*start = rp->start;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /*
  * Read one of a process's files into buf with a single pread: its length,
  * or -1.  A file that cannot be read for lack of permission (io, syscall

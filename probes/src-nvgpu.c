@@ -1,0 +1,769 @@
+/*
+ * nvgpu: NVIDIA GPUs, as nvidia-smi reports them.  Group "gpu" has one
+ * instance per GPU, named by its index ("0"): utilization (percent),
+ * memory used and total (bytes), power draw (milliwatts, unit "mW"),
+ * temperature (whole degrees, unit "celsius"), SM clock (MHz), the active
+ * clock throttle reasons (NVML's bitmask, nvml.h names the bits), and the
+ * GPU's UUID and product name.  Group "gpuproc" has one instance per
+ * process holding a compute context, named "GPU:PID" ("0:4242"): the GPU
+ * index, the pid and the GPU memory it uses, so the monitor can tell the
+ * job's share of a GPU it shares with others.
+ *
+ * How it reaches NVML (see probes/NVIDIA.md): the probe is a static musl
+ * binary and cannot dlopen the driver's glibc libnvidia-ml.so, so it runs
+ * nvidia-smi, NVML's own command line front end, as a child:
+ *	nvidia-smi --query-gpu=index,uuid,...,name
+ *	    --format=csv,noheader,nounits -lms INTERVAL
+ * runs for the probe's life and writes a line per GPU per interval into a
+ * non-blocking pipe, which each sample drains; every NV_APPS_MS a one-shot
+ * nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory lists the
+ * processes, whose GPU UUIDs the stream's uuid column maps to indexes.
+ * Nothing here ever waits on a child: a line not yet complete waits for
+ * the next sample.
+ *
+ * The source is on when the driver is there (/dev/nvidiactl or
+ * /proc/driver/nvidia/version, under --root) and an nvidia-smi is found:
+ * under --root at ROOT/usr/bin/nvidia-smi first (tests put a fake there),
+ * then on PATH (absolute entries only), then /usr/bin/nvidia-smi.  Values
+ * nvidia-smi does not have ("[N/A]", "[Not Supported]") are absent; so are
+ * all of a GPU's values when its last line is older than the stall window
+ * (five intervals, at least 5 s), and all GPU values while the stream is
+ * stalled or not running.  Children die with the probe (PR_SET_PDEATHSIG,
+ * and an atexit handler kills them) and are reaped without blocking.  A
+ * stream that ends before its first line is retried at once with the
+ * throttle column under its newer name, then without it (drivers differ
+ * there); otherwise an end is an EVENT (with the last line nvidia-smi
+ * wrote that was not data: its error message), a stall is an EVENT and,
+ * after NV_KILL_MS, a SIGKILL; the stream is restarted after a back-off
+ * that doubles from 10 s to 5 min.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "source.h"
+
+#define NV_GPUS_MAX	64	/* GPU indexes 0..63 */
+#define NV_PROCS_MAX	512	/* compute processes, all GPUs together */
+#define NV_UUID_MAX	48	/* "GPU-" and 36 characters */
+#define NV_DIAG_MAX	160	/* a line nvidia-smi said instead of data */
+#define NV_LMS_MIN	100	/* nvidia-smi loops no faster than this */
+#define NV_GRACE_MS	30000	/* start-up before a stall is one */
+#define NV_STALL_MIN_MS	5000
+#define NV_KILL_MS	60000	/* a stalled stream is killed after this */
+#define NV_BACKOFF_MS	10000	/* first restart delay; doubles */
+#define NV_BACKOFF_MAX	300000
+#define NV_APPS_MS	5000	/* between process lists */
+#define NV_APPS_TIMEOUT	30000
+
+enum {
+	NV_UTIL, NV_MEM_USED, NV_MEM_TOTAL, NV_POWER, NV_TEMP, NV_CLOCK,
+	NV_THROTTLE, NV_UUID, NV_NAME, NV_NFIELDS
+};
+
+static const struct field_def nv_fields[NV_NFIELDS] = {
+	{ "util",	"percent",	PF_GAUGE },
+	{ "mem_used",	"bytes",	PF_GAUGE },
+	{ "mem_total",	"bytes",	PF_GAUGE },
+	{ "power",	"mW",		PF_GAUGE },
+	{ "temp",	"celsius",	PF_GAUGE },
+	{ "clock",	"MHz",		PF_GAUGE },
+	{ "throttle",	"",		PF_GAUGE },
+	{ "uuid",	"",		PF_STRING },
+	{ "name",	"",		PF_STRING },
+};
+static const struct group_def nv_group = {
+	"gpu", nv_fields, NV_NFIELDS
+};
+
+enum { NVP_GPU, NVP_PID, NVP_MEM_USED, NVP_NFIELDS };
+
+static const struct field_def nvp_fields[NVP_NFIELDS] = {
+	{ "gpu",	"",		PF_GAUGE },
+	{ "pid",	"",		PF_GAUGE },
+	{ "mem_used",	"bytes",	PF_GAUGE },
+};
+static const struct group_def nvp_group = {
+	"gpuproc", nvp_fields, NVP_NFIELDS
+};
+static const struct group_def *nv_groups[] = { &nv_group, &nvp_group, NULL };
+
+/* The throttle column's names, tried in turn; NULL: without it. */
+static const char *const nv_throttle_names[] = {
+	"clocks_throttle_reasons.active",
+	"clocks_event_reasons.active",
+	NULL
+};
+#define NV_NVARIANTS	3
+
+/* A child nvidia-smi and what it has written so far. */
+struct nv_child {
+	pid_t		 pid;		/* 0: none */
+	int		 fd;		/* read end of its output, or -1 */
+	int		 killed;	/* sent SIGKILL, waiting to reap */
+	uint64_t	 start_ms;
+	size_t		 len;
+	char		 buf[32768];
+};
+
+struct nv_gpu {
+	int		 seen;
+	uint64_t	 last_ms;	/* when its last line came */
+	uint64_t	 present;	/* fields of the last line */
+	int64_t		 v[NV_THROTTLE + 1];
+	char		 uuid[NV_UUID_MAX];
+	char		 name[PINST_STRLEN];
+};
+
+struct nv_proc {
+	char		 uuid[NV_UUID_MAX];
+	int64_t		 pid;
+	int64_t		 mem;
+	int		 has_mem;
+};
+
+static char		 nv_smi[4096];		/* the nvidia-smi to run */
+static char		 nv_query[512], nv_lms[24];
+static uint32_t		 nv_lms_ms;
+static uint64_t		 nv_stall_ms;
+static int		 nv_variant;		/* of nv_throttle_names */
+/* Zero-initialised (bss, not 64 KB of data in the binary); nv_init sets
+ * the descriptors to -1 before anything can use them. */
+static struct nv_child	 nv_stream;
+static struct nv_child	 nv_apps;
+static unsigned		 nv_stream_lines;	/* data lines of this child */
+static uint64_t		 nv_last_line_ms;
+static uint64_t		 nv_restart_ms;		/* 0: now */
+static uint64_t		 nv_backoff_ms = NV_BACKOFF_MS;
+static int		 nv_stalled;
+static char		 nv_diag[NV_DIAG_MAX];
+static struct nv_gpu	 nv_gpus[NV_GPUS_MAX];
+static struct nv_proc	 nv_procs[NV_PROCS_MAX];
+static unsigned		 nv_nprocs;
+static uint64_t		 nv_procs_ms;		/* when the list was taken */
+static uint64_t		 nv_apps_next_ms;
+
+static uint64_t
+nv_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Is path an executable regular file? */
+static int
+nv_executable(const char *path)
+{
+	struct stat	st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(path, X_OK) == 0;
+}
+
+/* Find the nvidia-smi to run (see the top of the file). */
+static int
+nv_find_smi(const struct probe_conf *conf)
+{
+	const char	*path, *p, *e;
+	size_t		 n;
+
+	if (conf->root[0] != '\0') {
+		probe_path(nv_smi, sizeof(nv_smi), "/usr/bin/nvidia-smi");
+		if (nv_executable(nv_smi))
+			return 0;
+	}
+	if ((path = getenv("PATH")) != NULL) {
+		for (p = path; *p != '\0'; p = *e == ':' ? e + 1 : e) {
+			e = strchr(p, ':');
+			if (e == NULL)
+				e = p + strlen(p);
+			n = (size_t)(e - p);
+			if (n == 0 || *p != '/' || n > sizeof(nv_smi) - 16)
+				continue;
+			snprintf(nv_smi, sizeof(nv_smi), "%.*s/nvidia-smi",
+			    (int)n, p);
+			if (nv_executable(nv_smi))
+				return 0;
+		}
+	}
+	snprintf(nv_smi, sizeof(nv_smi), "/usr/bin/nvidia-smi");
+	return nv_executable(nv_smi) ? 0 : -1;
+}
+
+/* Kill the children: the probe is ending.  Reaping waits at most 100 ms
+ * (a child stuck in the driver is left to init). */
+static void
+nv_atexit(void)
+{
+	struct nv_child	*c[2] = { &nv_stream, &nv_apps };
+	unsigned	 i, k;
+
+	for (i = 0; i < 2; i++) {
+		if (c[i]->pid <= 0)
+			continue;
+		kill(c[i]->pid, SIGKILL);
+		for (k = 0; k < 50; k++) {
+			if (waitpid(c[i]->pid, NULL, WNOHANG) != 0)
+				break;
+			usleep(2000);
+		}
+		c[i]->pid = 0;
+	}
+}
+
+/* Start nvidia-smi with argv, its output (and errors) into c's pipe. */
+static int
+nv_spawn(struct nv_child *c, char *const argv[], uint64_t now)
+{
+	pid_t	parent = getpid(), pid;
+	int	p[2], nul;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	if ((pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* Die with the probe, even if it is killed. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		if ((nul = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+			dup2(nul, STDIN_FILENO);
+		dup2(p[1], STDOUT_FILENO);
+		dup2(p[1], STDERR_FILENO);
+		execv(nv_smi, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	c->pid = pid;
+	c->fd = p[0];
+	c->killed = 0;
+	c->start_ms = now;
+	c->len = 0;
+	return 0;
+}
+
+/* Start the stream with the current throttle column variant. */
+static void
+nv_start_stream(uint64_t now)
+{
+	static char	 a0[] = "nvidia-smi";
+	static char	 a2[] = "--format=csv,noheader,nounits";
+	static char	 a3[] = "-lms";
+	char		*argv[6];
+	const char	*thr = nv_throttle_names[nv_variant];
+
+	snprintf(nv_query, sizeof(nv_query), "--query-gpu=index,uuid,"
+	    "utilization.gpu,memory.used,memory.total,power.draw,"
+	    "temperature.gpu,clocks.sm%s%s,name", thr != NULL ? "," : "",
+	    thr != NULL ? thr : "");
+	argv[0] = a0;
+	argv[1] = nv_query;
+	argv[2] = a2;
+	argv[3] = a3;
+	argv[4] = nv_lms;
+	argv[5] = NULL;
+	nv_stream_lines = 0;
+	nv_last_line_ms = now;
+	nv_stalled = 0;
+	nv_diag[0] = '\0';
+	if (nv_spawn(&nv_stream, argv, now) < 0) {
+		probe_event(EV_WARN, "nvgpu-spawn", "cannot run %s: %s",
+		    nv_smi, strerror(errno));
+		nv_restart_ms = now + nv_backoff_ms;
+	}
+}
+
+/* Start a one-shot list of the compute processes. */
+static void
+nv_start_apps(uint64_t now)
+{
+	static char	 a0[] = "nvidia-smi";
+	static char	 a1[] = "--query-compute-apps=gpu_uuid,pid,used_memory";
+	static char	 a2[] = "--format=csv,noheader,nounits";
+	char		*argv[4];
+
+	argv[0] = a0;
+	argv[1] = a1;
+	argv[2] = a2;
+	argv[3] = NULL;
+	if (nv_spawn(&nv_apps, argv, now) < 0)
+		probe_event(EV_WARN, "nvgpu-spawn", "cannot run %s: %s",
+		    nv_smi, strerror(errno));
+}
+
+static int
+nv_init(const struct probe_conf *conf, char *why, size_t whysz)
+{
+	char		path[4096];
+	uint64_t	ms;
+
+	nv_stream.fd = nv_apps.fd = -1;
+	if (access(probe_path(path, sizeof(path), "/dev/nvidiactl"),
+	    F_OK) < 0 && access(probe_path(path, sizeof(path),
+	    "/proc/driver/nvidia/version"), F_OK) < 0) {
+		snprintf(why, whysz, "no NVIDIA driver (no /dev/nvidiactl or "
+		    "/proc/driver/nvidia/version)");
+		return -1;
+	}
+	if (nv_find_smi(conf) < 0) {
+		snprintf(why, whysz, "NVIDIA driver but no nvidia-smi (not "
+		    "on PATH or in /usr/bin)");
+		return -1;
+	}
+	ms = (uint64_t)(conf->interval * 1000 + 0.5);
+	nv_lms_ms = ms < NV_LMS_MIN ? NV_LMS_MIN : (uint32_t)ms;
+	snprintf(nv_lms, sizeof(nv_lms), "%u", nv_lms_ms);
+	nv_stall_ms = (uint64_t)nv_lms_ms * 5;
+	if (nv_stall_ms < NV_STALL_MIN_MS)
+		nv_stall_ms = NV_STALL_MIN_MS;
+	atexit(nv_atexit);
+	nv_start_stream(nv_now_ms());
+	return 0;
+}
+
+/* Cut the next comma-separated column out of *pp, blanks trimmed. */
+static char *
+nv_column(char **pp)
+{
+	char	*s = *pp, *e, *end;
+
+	if (s == NULL)
+		return NULL;
+	while (*s == ' ')
+		s++;
+	if ((e = strchr(s, ',')) != NULL) {
+		*e = '\0';
+		*pp = e + 1;
+	} else
+		*pp = NULL;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\r'))
+		*--end = '\0';
+	return s;
+}
+
+/* A whole decimal column; -1 for "[N/A]" and the like. */
+static int
+nv_parse_int(const char *s, int64_t *v)
+{
+	const char	*p;
+
+	if ((p = probe_parse_i64(s, v)) == NULL || *p != '\0')
+		return -1;
+	return 0;
+}
+
+/* "69.54" (watts) as thousandths, 69540. */
+static int
+nv_parse_milli(const char *s, int64_t *v)
+{
+	const char	*p;
+	uint64_t	 ip, fp = 0;
+	int		 digits = 0;
+
+	if ((p = probe_parse_u64(s, &ip)) == NULL || ip > UINT32_MAX)
+		return -1;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++) {
+			if (digits < 3)
+				fp = fp * 10 + (uint64_t)(*p - '0');
+		}
+		for (; digits < 3; digits++)
+			fp *= 10;
+	}
+	if (*p != '\0')
+		return -1;
+	*v = (int64_t)(ip * 1000 + fp);
+	return 0;
+}
+
+/* "0x0000000000000004". */
+static int
+nv_parse_hex(const char *s, int64_t *v)
+{
+	char			*end;
+	unsigned long long	 x;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s[2] == '\0')
+		return -1;
+	errno = 0;
+	x = strtoull(s + 2, &end, 16);
+	if (*end != '\0' || errno != 0)
+		return -1;
+	*v = (int64_t)x;
+	return 0;
+}
+
+/* Keep a line nvidia-smi wrote that is not data, for the EVENT text. */
+static void
+nv_keep_diag(const char *line)
+{
+	if (*line != '\0')
+		snprintf(nv_diag, sizeof(nv_diag), "%s", line);
+}
+
+/* One line of the stream: index, uuid, numbers, [throttle,] name. */
+static void
+nv_stream_line(char *line, uint64_t now)
+{
+	struct nv_gpu	*g;
+	char		*p = line, *col;
+	int64_t		 idx, v;
+	unsigned	 f, last;
+	int		 ok;
+
+	if (*line < '0' || *line > '9') {
+		nv_keep_diag(line);
+		return;
+	}
+	if ((col = nv_column(&p)) == NULL || nv_parse_int(col, &idx) < 0 ||
+	    idx < 0 || idx >= NV_GPUS_MAX || p == NULL)
+		return;
+	g = &nv_gpus[idx];
+	g->present = 0;
+	if ((col = nv_column(&p)) == NULL)
+		return;
+	snprintf(g->uuid, sizeof(g->uuid), "%s", col);
+	if (strncmp(g->uuid, "GPU-", 4) == 0)
+		g->present |= (uint64_t)1 << NV_UUID;
+	last = nv_throttle_names[nv_variant] != NULL ? NV_THROTTLE : NV_CLOCK;
+	for (f = NV_UTIL; f <= last; f++) {
+		if ((col = nv_column(&p)) == NULL)
+			return;
+		switch (f) {
+		case NV_MEM_USED:
+		case NV_MEM_TOTAL:
+			ok = nv_parse_int(col, &v) == 0 && v >= 0 &&
+			    v < (INT64_MAX >> 20);
+			if (ok)
+				v *= 1024 * 1024;	/* MiB */
+			break;
+		case NV_POWER:
+			ok = nv_parse_milli(col, &v) == 0;
+			break;
+		case NV_THROTTLE:
+			ok = nv_parse_hex(col, &v) == 0;
+			break;
+		default:
+			ok = nv_parse_int(col, &v) == 0;
+			break;
+		}
+		if (ok) {
+			g->v[f] = v;
+			g->present |= (uint64_t)1 << f;
+		}
+	}
+	/* The name is last: whatever is left, commas and all. */
+	if (p != NULL) {
+		while (*p == ' ')
+			p++;
+		if (*p != '\0' && *p != '[') {
+			snprintf(g->name, sizeof(g->name), "%s", p);
+			g->present |= (uint64_t)1 << NV_NAME;
+		}
+	}
+	g->seen = 1;
+	g->last_ms = now;
+	if (nv_stream_lines++ == 0)
+		nv_backoff_ms = NV_BACKOFF_MS;
+	nv_last_line_ms = now;
+}
+
+/* Read what a child wrote; each complete line goes to fn.  Returns 1 at
+ * end of file, 0 otherwise. */
+static int
+nv_drain(struct nv_child *c, void (*fn)(char *, uint64_t), uint64_t now)
+{
+	ssize_t	 n;
+	char	*nl, *start, skip[512];
+	size_t	 used;
+
+	for (;;) {
+		if (c->len == sizeof(c->buf) - 1 && fn == NULL) {
+			/* Keep what fits; read the rest to nowhere. */
+			n = read(c->fd, skip, sizeof(skip));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			continue;
+		}
+		if (c->len == sizeof(c->buf) - 1)
+			c->len = 0;	/* a line this long is not data */
+		n = read(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		c->len += (size_t)n;
+		c->buf[c->len] = '\0';
+		if (fn == NULL)
+			continue;
+		start = c->buf;
+		while ((nl = strchr(start, '\n')) != NULL) {
+			*nl = '\0';
+			fn(start, now);
+			start = nl + 1;
+		}
+		used = (size_t)(start - c->buf);
+		memmove(c->buf, start, c->len - used);
+		c->len -= used;
+	}
+	return n == 0;
+}
+
+/* What became of a child that ended, for an EVENT. */
+static void
+nv_status_text(int status, char *buf, size_t size)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, size, "exited with status %d",
+		    WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, size, "ended");
+}
+
+/* Reap a child if it has ended, reading the rest of its output into fn:
+ * 1 with its status, else 0. */
+static int
+nv_reap(struct nv_child *c, void (*fn)(char *, uint64_t), uint64_t now,
+    int *status)
+{
+	pid_t	r;
+
+	if (c->pid <= 0)
+		return 0;
+	while ((r = waitpid(c->pid, status, WNOHANG)) < 0 && errno == EINTR)
+		;
+	if (r == 0)
+		return 0;
+	if (r < 0)
+		*status = 0;
+	c->pid = 0;
+	if (c->fd >= 0) {
+		/* What it wrote between the last read and its end. */
+		nv_drain(c, fn, now);
+		close(c->fd);
+		c->fd = -1;
+	}
+	return 1;
+}
+
+/* Kill a child that no longer answers; nv_reap collects it later. */
+static void
+nv_kill(struct nv_child *c)
+{
+	if (c->pid > 0 && !c->killed) {
+		kill(c->pid, SIGKILL);
+		c->killed = 1;
+	}
+}
+
+/* The stream's child ended: try the next column variant, or report it
+ * and restart it later. */
+static void
+nv_stream_ended(int status, uint64_t now)
+{
+	char	what[64];
+
+	/* What it said no longer holds. */
+	memset(nv_gpus, 0, sizeof(nv_gpus));
+	nv_nprocs = 0;
+	nv_status_text(status, what, sizeof(what));
+	if (nv_stream_lines == 0 && !nv_stalled &&
+	    nv_variant + 1 < NV_NVARIANTS) {
+		nv_variant++;
+		nv_start_stream(now);
+		return;
+	}
+	probe_event(EV_WARN, "nvgpu-exited", "nvidia-smi %s%s%s; GPU values "
+	    "absent until it restarts", what, nv_diag[0] != '\0' ? ": " : "",
+	    nv_diag);
+	nv_restart_ms = now + nv_backoff_ms;
+	if (nv_backoff_ms < NV_BACKOFF_MAX)
+		nv_backoff_ms *= 2;
+}
+
+/* Drain, reap, watch and restart the stream. */
+static void
+nv_tend_stream(uint64_t now)
+{
+	int	status, eof = 0;
+
+	if (nv_stream.pid <= 0) {
+		if (now >= nv_restart_ms)
+			nv_start_stream(now);
+		return;
+	}
+	if (nv_stream.fd >= 0)
+		eof = nv_drain(&nv_stream, nv_stream_line, now);
+	if (nv_reap(&nv_stream, nv_stream_line, now, &status)) {
+		nv_stream_ended(status, now);
+		return;
+	}
+	if (eof) {
+		/* Its output closed but it lives on: it is of no use. */
+		nv_kill(&nv_stream);
+		return;
+	}
+	if (now - nv_stream.start_ms < NV_GRACE_MS && nv_stream_lines == 0)
+		return;
+	if (now - nv_last_line_ms >= nv_stall_ms && !nv_stalled) {
+		nv_stalled = 1;
+		probe_event(EV_WARN, "nvgpu-stalled", "nvidia-smi wrote "
+		    "nothing for %llu s; GPU values absent",
+		    (unsigned long long)(now - nv_last_line_ms) / 1000);
+	}
+	if (nv_stalled && now - nv_last_line_ms >= NV_KILL_MS)
+		nv_kill(&nv_stream);
+}
+
+/* Parse the process list a finished one-shot wrote. */
+static void
+nv_apps_commit(void)
+{
+	struct nv_proc	*pr;
+	char		*line, *nl, *p, *col;
+	int64_t		 v;
+
+	nv_nprocs = 0;
+	nv_apps.buf[nv_apps.len] = '\0';
+	for (line = nv_apps.buf; *line != '\0'; line = nl + 1) {
+		if ((nl = strchr(line, '\n')) == NULL)
+			break;
+		*nl = '\0';
+		p = line;
+		if (nv_nprocs == NV_PROCS_MAX ||
+		    (col = nv_column(&p)) == NULL ||
+		    strncmp(col, "GPU-", 4) != 0)
+			continue;
+		pr = &nv_procs[nv_nprocs];
+		snprintf(pr->uuid, sizeof(pr->uuid), "%s", col);
+		if ((col = nv_column(&p)) == NULL ||
+		    nv_parse_int(col, &pr->pid) < 0 || pr->pid <= 0)
+			continue;
+		pr->has_mem = (col = nv_column(&p)) != NULL &&
+		    nv_parse_int(col, &v) == 0 && v >= 0 &&
+		    v < (INT64_MAX >> 20);
+		pr->mem = pr->has_mem ? v * 1024 * 1024 : 0;
+		nv_nprocs++;
+	}
+}
+
+/* Run the process list every NV_APPS_MS while the stream works. */
+static void
+nv_tend_apps(uint64_t now)
+{
+	char	what[64];
+	int	status;
+
+	if (nv_apps.pid <= 0) {
+		if (nv_stream_lines > 0 && !nv_stalled &&
+		    now >= nv_apps_next_ms) {
+			nv_apps_next_ms = now + (NV_APPS_MS > nv_lms_ms ?
+			    NV_APPS_MS : nv_lms_ms);
+			nv_start_apps(now);
+		}
+		return;
+	}
+	if (nv_apps.fd >= 0)
+		nv_drain(&nv_apps, NULL, now);
+	if (nv_reap(&nv_apps, NULL, now, &status)) {
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+			nv_apps_commit();
+			nv_procs_ms = now;
+		} else {
+			nv_status_text(status, what, sizeof(what));
+			probe_event(EV_WARN, "nvgpu-apps", "nvidia-smi "
+			    "--query-compute-apps %s", what);
+		}
+		return;
+	}
+	if (now - nv_apps.start_ms >= NV_APPS_TIMEOUT)
+		nv_kill(&nv_apps);
+}
+
+/* The index of the GPU with this UUID, or -1. */
+static int
+nv_gpu_by_uuid(const char *uuid)
+{
+	unsigned	i;
+
+	for (i = 0; i < NV_GPUS_MAX; i++) {
+		if (nv_gpus[i].seen && strcmp(nv_gpus[i].uuid, uuid) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+static void
+nv_sample(const struct probe_conf *conf)
+{
+	struct nv_gpu	*g;
+	struct nv_proc	*pr;
+	struct pinst	*pi;
+	uint64_t	 now = nv_now_ms();
+	unsigned	 i, f;
+	char		 name[32];
+	int		 idx;
+
+	nv_tend_stream(now);
+	nv_tend_apps(now);
+	if (nv_stream.pid <= 0 || nv_stalled)
+		return;
+	for (i = 0; i < NV_GPUS_MAX; i++) {
+		g = &nv_gpus[i];
+		if (!g->seen || now - g->last_ms >= nv_stall_ms)
+			continue;
+		snprintf(name, sizeof(name), "%u", i);
+		if ((pi = probe_inst(&nv_group, name)) == NULL)
+			continue;
+		for (f = 0; f <= NV_THROTTLE; f++) {
+			if (g->present & ((uint64_t)1 << f))
+				pinst_set(pi, f, g->v[f]);
+		}
+		if (g->present & ((uint64_t)1 << NV_UUID))
+			pinst_set_str(pi, NV_UUID, g->uuid);
+		if (g->present & ((uint64_t)1 << NV_NAME))
+			pinst_set_str(pi, NV_NAME, g->name);
+	}
+	/* A list older than three periods is no longer the truth. */
+	if (nv_procs_ms == 0 || now - nv_procs_ms > 3 * (NV_APPS_MS >
+	    nv_lms_ms ? NV_APPS_MS : nv_lms_ms) + NV_APPS_TIMEOUT)
+		return;
+	for (i = 0; i < nv_nprocs; i++) {
+		pr = &nv_procs[i];
+		if ((idx = nv_gpu_by_uuid(pr->uuid)) < 0)
+			continue;
+		snprintf(name, sizeof(name), "%d:%lld", idx,
+		    (long long)pr->pid);
+		if ((pi = probe_inst(&nvp_group, name)) == NULL)
+			continue;
+		pinst_set(pi, NVP_GPU, idx);
+		pinst_set(pi, NVP_PID, pr->pid);
+		if (pr->has_mem)
+			pinst_set(pi, NVP_MEM_USED, pr->mem);
+	}
+}
+
+const struct source src_nvgpu = {
+	"nvgpu", nv_groups, nv_init, nv_sample
+};
