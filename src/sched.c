@@ -654,6 +654,14 @@ sched_run(const char *const *argv, char **out, char *errtxt,
 	while (elen > 0 && (errtxt[elen - 1] == '\n' ||
 	    errtxt[elen - 1] == '\r'))
 		errtxt[--elen] = '\0';
+	/* Errors reach the user as one line: keep the command's last one,
+	 * where tools put the verdict ("fatal: ..."). */
+	if (elen > 0) {
+		char	*nl = strrchr(errtxt, '\n');
+
+		if (nl != NULL)
+			memmove(errtxt, nl + 1, strlen(nl + 1) + 1);
+	}
 out:
 	if (opipe[0] != -1)
 		close(opipe[0]);
