@@ -41,7 +41,8 @@ struct rconf_priv {
 void
 rconf_init(struct rconf *c)
 {
-	static const char	*keys[] = { "id_ed25519", "id_ecdsa", "id_rsa" };
+	static const char	*keys[] = { "id_ed25519", "id_ecdsa",
+				    "id_rsa" };
 	static const unsigned	 backoff[] = { 1000, 2000, 4000, 8000, 16000,
 				    30000 };
 	struct passwd		*pw;

@@ -32,7 +32,7 @@ struct rconf {
 	/* Host keys.  A changed key is always refused; an unknown one is
 	 * refused unless accept_new, which appends it to known_hosts. */
 	char		*known_hosts;	/* ~/.ssh/known_hosts (NULL: none) */
-	char		*known_hosts_sys; /* /etc/ssh/ssh_known_hosts, or NULL */
+	char		*known_hosts_sys; /* /etc/ssh/ssh_known_hosts|NULL */
 	int		 accept_new;
 
 	/* Authentication: the agent's keys, then the IdentityFile entries

@@ -14,6 +14,8 @@
 #include "rpush.h"
 #include "xmalloc.h"
 
+static const char rpush_garbage[] = "unexpected output from the node's shell";
+
 /* uname -m answers that fit each machine name the probe can have. */
 static const struct {
 	const char	*arch;
@@ -63,24 +65,35 @@ rpush_arch_ok(const char *uname_m, const char *arch)
 }
 
 char *
-rpush_check_cmd(const char *dir, const char *name, const char *arch)
+rpush_check_cmd(const char *dir, const char *name, const char *arch,
+    long stale)
 {
+	char	kill[256];
+
+	kill[0] = '\0';
+	if (stale > 0)
+		snprintf(kill, sizeof(kill), "p=%ld; "
+		    "if grep -q \"%s\" /proc/$p/cmdline 2>/dev/null; then "
+		    "kill $p && echo \"killed $p\"; fi; ", stale, name);
 	return xasprintf("exec /bin/sh -c '"
 	    "m=$(uname -m); echo \"arch $m\"; "
-	    "case \"$m\" in %s) ;; *) exit 0;; esac; "
+	    "case \"$m\" in %s) ;; *) exit 0;; esac; %s"
 	    "d=\"%s\"; umask 077; "
 	    "[ -d \"$d\" ] || mkdir -p \"$d\" || "
 	    "{ echo \"dir cannot be created\"; exit 0; }; "
 	    "if [ -L \"$d\" ]; then echo \"dir is a symbolic link\"; "
 	    "elif [ ! -d \"$d\" ]; then echo \"dir is not a directory\"; "
 	    "elif [ ! -O \"$d\" ]; then echo \"dir is owned by another user\"; "
-	    "elif ! chmod 700 \"$d\"; then echo \"dir cannot be made private\"; "
+	    "elif ! chmod 700 \"$d\"; then "
+	    "echo \"dir cannot be made private\"; "
 	    "else echo \"dir ok\"; f=\"$d/%s\"; "
+	    "find \"$d\" -name \".jobtop-probe-*.tmp\" -mmin +10 "
+	    "-exec rm -f {} + 2>/dev/null; "
 	    "if [ -f \"$f\" ] && [ ! -L \"$f\" ] && [ -O \"$f\" ]; then "
 	    "echo \"file $(($(wc -c <\"$f\"))) "
 	    "$(sha256sum <\"$f\" 2>/dev/null)\"; "
 	    "else echo \"file none\"; fi; fi'",
-	    rpush_pattern(arch), dir, name);
+	    rpush_pattern(arch), kill, dir, name);
 }
 
 char *
@@ -99,13 +112,24 @@ rpush_install_cmd(const char *dir, const char *tmp, const char *name,
 }
 
 char *
+rpush_upload_cmd(const char *dir, const char *tmp)
+{
+	return xasprintf("exec /bin/sh -c 'umask 077; cat > \"%s/%s\"'", dir,
+	    tmp);
+}
+
+char *
 rpush_exec_cmd(const char *dir, const char *name, const char *job,
     double interval)
 {
+	char	jobarg[128];
+
+	jobarg[0] = '\0';
 	if (job != NULL && *job != '\0')
-		return xasprintf("exec '%s/%s' --interval %.3f --job '%s'",
-		    dir, name, interval, job);
-	return xasprintf("exec '%s/%s' --interval %.3f", dir, name, interval);
+		snprintf(jobarg, sizeof(jobarg), " --job \"%s\"", job);
+	return xasprintf("exec /bin/sh -c '"
+	    "echo \"jobtop-probe-pid $$\" >&2; "
+	    "exec \"%s/%s\" --interval %.3f%s'", dir, name, interval, jobarg);
 }
 
 /* Copy one word of at most size-1 bytes; returns what follows it. */
@@ -142,6 +166,8 @@ rpush_parse(const char *out, size_t len, struct rpush_report *r)
 			rpush_word(line + 5, r->arch, sizeof(r->arch));
 		else if (strncmp(line, "dir ", 4) == 0 && r->dir[0] == '\0')
 			snprintf(r->dir, sizeof(r->dir), "%s", line + 4);
+		else if (strncmp(line, "killed ", 7) == 0)
+			r->killed = strtol(line + 7, NULL, 10);
 		else if (strcmp(line, "file none") == 0 && r->file == -1)
 			r->file = 0;
 		else if (((upload = strncmp(line, "upload ", 7) == 0) ||
@@ -167,7 +193,7 @@ rpush_decide(const struct rpush_report *r, const char *arch, uint64_t size,
     const char *hash, const char *dir, char *why, size_t whylen)
 {
 	if (r->arch[0] == '\0') {
-		snprintf(why, whylen, "unexpected output from the node's shell");
+		snprintf(why, whylen, "%s", rpush_garbage);
 		return RP_GARBAGE;
 	}
 	if (!rpush_arch_ok(r->arch, arch)) {
@@ -180,7 +206,7 @@ rpush_decide(const struct rpush_report *r, const char *arch, uint64_t size,
 		return RP_DIR;
 	}
 	if (r->file == -1) {
-		snprintf(why, whylen, "unexpected output from the node's shell");
+		snprintf(why, whylen, "%s", rpush_garbage);
 		return RP_GARBAGE;
 	}
 	if (r->file == 1 && !r->upload && r->size == size &&

@@ -4,13 +4,16 @@
  * the user's login shell (one line each, handed to /bin/sh so csh or fish
  * users are served too): a check that prints the machine, prepares the
  * private cache directory and describes the cached probe; an install that
- * verifies an uploaded temporary file and renames it into place; and the
- * probe's own command line.  The check prints lines the monitor decides on:
+ * verifies an uploaded temporary file (sent with scp, or through cat where
+ * scp failed) and renames it into place; and the probe's own command line.
+ * The check also removes temporary files older than ten minutes, left by
+ * uploads that were cut off.  The check prints lines the monitor decides on:
  *
  *	arch x86_64
  *	dir ok                  (or "dir is a symbolic link", ...)
  *	file 123456 <sha256>    (or "file none"; the hash is empty without
  *	                         sha256sum, and then the size alone counts)
+ *	killed 4242             (a stale probe of this session was stopped)
  */
 #ifndef JOBTOP_RPUSH_H
 #define JOBTOP_RPUSH_H
@@ -33,6 +36,7 @@ struct rpush_report {
 	int		upload;		/* 1: install said "upload" (bad) */
 	uint64_t	size;
 	char		hash[65];	/* "" when unknown */
+	long		killed;		/* pid of a stale probe stopped */
 };
 
 /* A directory, file name or job id may hold only these characters (no
@@ -42,12 +46,20 @@ int		 rpush_safe(const char *);
 int		 rpush_arch_ok(const char *, const char *);
 
 /* The commands, allocated.  dir is the cache directory, name the probe's
- * file name there, tmp the upload's temporary name. */
-char		*rpush_check_cmd(const char *, const char *, const char *);
+ * file name there, tmp the upload's temporary name.
+ *
+ * The check: stale, when above 0, is the pid of this session's probe from
+ * before its connection was lost; it is killed if it still runs that
+ * probe (its sshd may not have noticed the loss yet, and would keep it). */
+char		*rpush_check_cmd(const char *, const char *, const char *,
+		    long);
 char		*rpush_install_cmd(const char *, const char *, const char *,
 		    uint64_t, const char *);
+/* The probe's command: it says "jobtop-probe-pid N" on stderr first. */
 char		*rpush_exec_cmd(const char *, const char *, const char *,
 		    double);
+/* Upload without scp: the data on stdin into dir/tmp. */
+char		*rpush_upload_cmd(const char *, const char *);
 
 /* Parse what check or install printed. */
 void		 rpush_parse(const char *, size_t, struct rpush_report *);

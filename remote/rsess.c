@@ -95,7 +95,7 @@ struct rsess {
 	int			 nids;
 	int			 ids_only;
 	unsigned		 connect_ms;
-	char			*config_err;	/* ssh_config refused the host */
+	char			*config_err;	/* ssh_config refused it */
 
 	enum rsess_state	 state;
 	int			 sub;
@@ -110,6 +110,10 @@ struct rsess {
 	int			 refused;
 	int			 stopping;
 	int			 stopped;
+	int			 eof_sent;	/* on the probe's channel */
+	int			 scp_failed;	/* upload through cat instead */
+	long			 probe_pid;	/* the live probe's, on the node */
+	long			 stale_pid;	/* a lost one's, to kill */
 	unsigned		 uploads;
 
 	struct addrinfo		*ai, *aicur;
@@ -290,7 +294,8 @@ rsess_teardown(struct rsess *s, int graceful)
 {
 	if (s->ssh != NULL && graceful) {
 		if (s->ch != NULL) {
-			libssh2_channel_send_eof(s->ch);
+			if (!s->eof_sent)
+				libssh2_channel_send_eof(s->ch);
 			libssh2_channel_close(s->ch);
 		}
 		libssh2_session_disconnect(s->ssh, "jobtop closing");
@@ -324,6 +329,10 @@ rsess_teardown(struct rsess *s, int graceful)
 	rsess_slot_give(s);
 	if (s->eos == 0 && s->state == RS_STREAM)
 		s->eos = 1;
+	/* A probe whose end was not seen may outlive its connection. */
+	if (s->probe_pid > 0)
+		s->stale_pid = s->probe_pid;
+	s->probe_pid = 0;
 }
 
 /* A failure: record it, tear down, and go to BACKOFF or DEAD. */
@@ -331,12 +340,15 @@ static int
 rsess_fail(struct rsess *s, int permanent, const char *fmt, ...)
 {
 	va_list		ap;
+	char		msg[sizeof(s->err)];
 	unsigned	wait;
 	int		i;
 
+	/* The message may be built from s->err itself. */
 	va_start(ap, fmt);
-	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memcpy(s->err, msg, sizeof(s->err));
 	rsess_log(s, "%s in %s", s->err, rsess_states[s->state].name);
 	rsess_teardown(s, 0);
 	s->fails++;
@@ -470,7 +482,7 @@ rsess_do_resolve(struct rsess *s)
 			clock_gettime(CLOCK_MONOTONIC, &ts);
 			t0 = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec /
 			    1000000;
-			hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
+			hints.ai_flags = AI_NUMERICSERV;
 			rc = getaddrinfo(s->hostname, port, &hints, &s->ai);
 			clock_gettime(CLOCK_MONOTONIC, &ts);
 			t1 = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec /
@@ -503,8 +515,8 @@ rsess_do_connect(struct rsess *s)
 
 	if (s->sock < 0) {
 		if (s->aicur == NULL)
-			return rsess_fail(s, 0, "%s", strerror(s->sock_err != 0 ?
-			    s->sock_err : ECONNREFUSED));
+			return rsess_fail(s, 0, "%s", strerror(s->sock_err !=
+			    0 ? s->sock_err : ECONNREFUSED));
 		s->sock = socket(s->aicur->ai_family, s->aicur->ai_socktype |
 		    SOCK_NONBLOCK | SOCK_CLOEXEC, s->aicur->ai_protocol);
 		if (s->sock < 0) {
@@ -552,6 +564,34 @@ connected:
 	return STEP_GO;
 }
 
+/* Keep only the algorithms this libssh2 knows: libssh2 1.10 strips the
+ * others itself with an overlapping memcpy. */
+static void
+rsess_supported(LIBSSH2_SESSION *ssh, char *pref)
+{
+	const char	**algs = NULL;
+	char		 *copy, *p, *w, *out = pref;
+	int		  n, i, ok;
+
+	if ((n = libssh2_session_supported_algs(ssh, LIBSSH2_METHOD_HOSTKEY,
+	    &algs)) <= 0)
+		return;
+	copy = p = xstrdup(pref);
+	while ((w = strsep(&p, ",")) != NULL) {
+		for (i = 0, ok = 0; i < n && !ok; i++)
+			ok = strcmp(algs[i], w) == 0;
+		if (!ok)
+			continue;
+		if (out != pref)
+			*out++ = ',';
+		memmove(out, w, strlen(w));
+		out += strlen(w);
+	}
+	*out = '\0';
+	free(copy);
+	libssh2_free(ssh, algs);
+}
+
 /* HANDSHAKE: a session preferring the host key types known_hosts has for
  * the node, as ssh does, then the key exchange. */
 static int
@@ -567,8 +607,10 @@ rsess_do_handshake(struct rsess *s)
 		libssh2_session_set_blocking(s->ssh, 0);
 		hostkeys_method_pref(hostkeys_known_types(rconf_hostkeys(
 		    s->conf), s->hostname, s->port), pref, sizeof(pref));
-		libssh2_session_method_pref(s->ssh, LIBSSH2_METHOD_HOSTKEY,
-		    pref);
+		rsess_supported(s->ssh, pref);
+		if (pref[0] != '\0')
+			libssh2_session_method_pref(s->ssh,
+			    LIBSSH2_METHOD_HOSTKEY, pref);
 		if (s->conf->keepalive_s > 0)
 			libssh2_keepalive_config(s->ssh, 1,
 			    s->conf->keepalive_s);
@@ -884,12 +926,14 @@ rsess_cmd_step(struct rsess *s)
 		c->phase = c->data != NULL ? CMD_WRITE : CMD_EOF;
 		return CMD_R_GO;
 	case CMD_WRITE:
-		/* scp only: the data, then "\0", the source's "done". */
+		/* The data; for scp then "\0", the source's "done". */
 		if (c->off < c->len)
 			n = libssh2_channel_write(c->ch,
 			    (const char *)c->data + c->off, c->len - c->off);
-		else
+		else if (c->cmd == NULL)
 			n = libssh2_channel_write(c->ch, "", 1);
+		else
+			n = 0;
 		if (n == LIBSSH2_ERROR_EAGAIN)
 			return CMD_R_WAIT;
 		if (n < 0) {
@@ -972,24 +1016,35 @@ rsess_do_push(struct rsess *s)
 	probe = rconf_probe_data(cf, &plen);
 	if (s->sub == PUSH_START) {
 		rsess_cmd_start(s, rpush_check_cmd(cf->cache_dir,
-		    rconf_probe_name(cf), rconf_probe_arch(cf)), NULL, NULL, 0);
+		    rconf_probe_name(cf), rconf_probe_arch(cf), s->stale_pid),
+		    NULL, NULL, 0);
 		s->sub = PUSH_CHECK;
 	}
 	rc = rsess_cmd_step(s);
 	if (rc == CMD_R_WAIT)
 		return STEP_WAIT;
-	if (rc == CMD_R_FAIL)
+	if (rc == CMD_R_FAIL) {
+		/* No scp there, or a login shell that prints and so breaks
+		 * scp's protocol: the next attempt writes through cat. */
+		if (s->sub == PUSH_UPLOAD && s->cmd.cmd == NULL)
+			s->scp_failed = 1;
 		return rsess_fail(s, 0, "%s", s->err);
+	}
 	if (rc == CMD_R_GO)
 		return STEP_GO;
 
 	switch (s->sub) {
 	case PUSH_CHECK:
 		rpush_parse(s->cmd.out, s->cmd.outlen, &r);
+		if (r.killed > 0)
+			rsess_log(s, "stopped the probe of the lost connection "
+			    "(pid %ld)", r.killed);
+		s->stale_pid = 0;
 		switch (rpush_decide(&r, rconf_probe_arch(cf), plen,
 		    rconf_probe_hash(cf), cf->cache_dir, why, sizeof(why))) {
 		case RP_CACHED:
-			rsess_log(s, "probe %s is cached", rconf_probe_name(cf));
+			rsess_log(s, "probe %s is cached",
+			    rconf_probe_name(cf));
 			rsess_enter(s, RS_EXEC);
 			return STEP_GO;
 		case RP_ARCH:
@@ -1005,15 +1060,20 @@ rsess_do_push(struct rsess *s)
 		free(s->tmpname);
 		s->tmpname = xasprintf(".%s.%ld.%u.tmp", rconf_probe_name(cf),
 		    (long)getpid(), rconf_seq(cf));
-		rsess_log(s, "uploading %zu bytes as %s/%s", plen,
-		    cf->cache_dir, s->tmpname);
-		rsess_cmd_start(s, NULL, xasprintf("%s/%s", cf->cache_dir,
-		    s->tmpname), probe, plen);
+		rsess_log(s, "uploading %zu bytes as %s/%s%s", plen,
+		    cf->cache_dir, s->tmpname, s->scp_failed ?
+		    " through cat" : "");
+		if (s->scp_failed)
+			rsess_cmd_start(s, rpush_upload_cmd(cf->cache_dir,
+			    s->tmpname), NULL, probe, plen);
+		else
+			rsess_cmd_start(s, NULL, xasprintf("%s/%s",
+			    cf->cache_dir, s->tmpname), probe, plen);
 		s->sub = PUSH_UPLOAD;
 		return STEP_GO;
 	case PUSH_UPLOAD:
 		if (s->cmd.status != 0)
-			rsess_log(s, "scp exited with status %d%s%s",
+			rsess_log(s, "upload exited with status %d%s%s",
 			    s->cmd.status, s->cmd.errlen > 0 ? ": " : "",
 			    rsess_cmd_errline(&s->cmd, line, sizeof(line)));
 		rsess_cmd_start(s, rpush_install_cmd(cf->cache_dir, s->tmpname,
@@ -1025,12 +1085,14 @@ rsess_do_push(struct rsess *s)
 		rpush_parse(s->cmd.out, s->cmd.outlen, &r);
 		if (r.file != 1 || r.upload || r.size != plen ||
 		    (r.hash[0] != '\0' && strcmp(r.hash,
-		    rconf_probe_hash(cf)) != 0))
+		    rconf_probe_hash(cf)) != 0)) {
+			s->scp_failed = 1;
 			return rsess_fail(s, 0, "upload of the probe failed "
 			    "(%llu of %zu bytes arrived%s%s)",
 			    (unsigned long long)r.size, plen,
 			    s->cmd.errlen > 0 ? ": " : "",
 			    rsess_cmd_errline(&s->cmd, line, sizeof(line)));
+		}
 		s->uploads++;
 		rsess_log(s, "probe installed as %s/%s", cf->cache_dir,
 		    rconf_probe_name(cf));
@@ -1069,6 +1131,8 @@ rsess_do_exec(struct rsess *s)
 	s->lasterr[0] = '\0';
 	s->errlinelen = 0;
 	s->ka_next = s->now + (uint64_t)s->conf->keepalive_s * 1000;
+	s->eof_sent = 0;
+	s->probe_pid = 0;
 	rsess_enter(s, RS_STREAM);
 	return STEP_GO;
 }
@@ -1088,7 +1152,11 @@ rsess_stderr(struct rsess *s, const char *p, size_t n)
 		if (p[i] != '\n')
 			continue;
 		s->errline[s->errlinelen] = '\0';
-		if (s->errlinelen > 0) {
+		if (s->probe_pid == 0 && strncmp(s->errline,
+		    "jobtop-probe-pid ", 17) == 0) {
+			s->probe_pid = strtol(s->errline + 17, NULL, 10);
+			rsess_log(s, "probe runs as pid %ld", s->probe_pid);
+		} else if (s->errlinelen > 0) {
 			rsess_log(s, "probe: %s", s->errline);
 			memcpy(s->lasterr, s->errline, s->errlinelen + 1);
 		}
@@ -1097,12 +1165,13 @@ rsess_stderr(struct rsess *s, const char *p, size_t n)
 }
 
 /* Find the probe's first frame (type 1, a varint length, "JTOP") and drop
- * what a login shell printed before it. */
+ * what a login shell printed before it.  Until it shows, everything is
+ * kept (up to RSESS_JUNK_MAX) so the log can say what was printed. */
 static void
 rsess_sync(struct rsess *s)
 {
 	uint8_t	*b = s->buf + s->boff;
-	size_t	 n = s->blen - s->boff, i, f, k, drop;
+	size_t	 n = s->blen - s->boff, i, f, k;
 	char	 shown[81];
 
 	for (i = 2; i + 4 <= n; i++) {
@@ -1117,23 +1186,18 @@ rsess_sync(struct rsess *s)
 				break;
 		}
 	}
-	/* Keep a tail that may hold the start of the frame. */
-	drop = n > 8 ? n - 8 : 0;
-	goto dropped;
+	return;
 found:
-	drop = f;
 	s->synced = 1;
-dropped:
-	if (drop == 0)
+	if (f == 0)
 		return;
-	for (k = 0; k < drop && k < sizeof(shown) - 1; k++)
+	for (k = 0; k < f && k < sizeof(shown) - 1; k++)
 		shown[k] = b[k] >= 0x20 && b[k] < 0x7f ? (char)b[k] : '.';
 	shown[k] = '\0';
-	if (s->junk == 0)
-		rsess_log(s, "dropped output before the probe's HELLO: \"%s\"",
-		    shown);
-	s->junk += drop;
-	s->boff += drop;
+	rsess_log(s, "dropped output before the probe's HELLO: \"%s\"",
+	    shown);
+	s->junk = f;
+	s->boff += f;
 }
 
 /* Read the probe's stdout into the buffer and its stderr until both
@@ -1182,8 +1246,10 @@ rsess_stream_read(struct rsess *s)
 		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
 			return -1;
 	} while (progress);
-	if (!s->synced && s->junk > RSESS_JUNK_MAX)
+	if (!s->synced && s->blen - s->boff > RSESS_JUNK_MAX) {
+		s->junk = s->blen - s->boff;
 		return -2;
+	}
 	return libssh2_channel_eof(s->ch) ? 1 : 0;
 }
 
@@ -1201,6 +1267,7 @@ rsess_do_stream(struct rsess *s)
 			rc = libssh2_channel_send_eof(s->ch);
 			if (rc == LIBSSH2_ERROR_EAGAIN)
 				return STEP_WAIT;
+			s->eof_sent = 1;
 			s->sub = 1;
 			return STEP_GO;
 		}
@@ -1242,6 +1309,10 @@ rsess_do_stream(struct rsess *s)
 			snprintf(signame, sizeof(signame), "%s", sig);
 			libssh2_free(s->ssh, sig);
 		}
+		s->probe_pid = 0;	/* it ended */
+		/* Closed both ways: free it here, nothing more to send. */
+		if (libssh2_channel_free(s->ch) == 0)
+			s->ch = NULL;
 		if (s->stopping) {
 			rsess_log(s, "probe stopped (status %d)", status);
 			rsess_teardown(s, 1);

@@ -698,7 +698,7 @@ sshconf_expand(const struct sshconf *c, const char *v, const char *orig,
 		case 'i':
 			snprintf(num, sizeof(num), "%u", (unsigned)getuid());
 			break;
-		default:	/* %% (other tokens were refused by the parser) */
+		default:	/* %%; the parser refused other tokens */
 			num[0] = v[1];
 			num[1] = '\0';
 			break;

@@ -1,0 +1,823 @@
+/*
+ * test-remote-config: the SSH transport's pieces that need no server.
+ * ssh_config parsing and lookup (patterns, negation, first value wins,
+ * IdentityFile expansion, Include, Match, errors with file:line); known
+ * host decisions on temporary known_hosts files (plain, hashed, other
+ * ports, changed, other key types, revoked, lines libssh2 cannot parse,
+ * appending); base64, fingerprints, passphrase detection, SHA-256; the
+ * push scripts' output and decisions; the state table.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <libssh2.h>
+
+#include "harness.h"
+#include "hostkey.h"
+#include "rconf.h"
+#include "rpush.h"
+#include "rsess.h"
+#include "rutil.h"
+#include "sha256.h"
+#include "sshconf.h"
+
+static char	tmp[64];
+
+/* Public keys made with ssh-keygen for these tests (no private part). */
+#define KEY_A	"AAAAC3NzaC1lZDI1NTE5AAAAIDxi7klxuuU98kFlHVq6GuRQ2p4evjmTC+" \
+		"C2V9uCRY25"
+#define KEY_B	"AAAAC3NzaC1lZDI1NTE5AAAAIPyCu/U7Gn/QGycpYBmn2g/e1JVGZgDeZH" \
+		"aGrihEf4Hp"
+#define KEY_C	"AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBP8jGQ" \
+		"+dr0ym4POG8i4xc7wIUYim9JyJYmp6QPkWUpAssB8yP+3/JkMWKbxjfPbAe" \
+		"JnQs8FHGlwk0acoGrIZyJs="
+/* ssh-keygen -H of "node7 KEY_A" and "[node8]:2222 KEY_A". */
+#define HASHED_7 "|1|6U5Fjz1fcg+uGz90UIVcrLP6xKI=|wodHctunkDHmR1inZHpqkBSqAks="
+#define HASHED_8 "|1|U7dAGL9uYzj7fVBXr55fwinJFbI=|k/9FKF8/XU0cVSTifWC/ALvKmeI="
+
+static void
+put(const char *name, const char *text)
+{
+	char	 path[256];
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	if ((f = fopen(path, "w")) == NULL) {
+		perror(path);
+		exit(1);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+static size_t
+blob(const char *b64, uint8_t *out, size_t size)
+{
+	long	n = rutil_b64_decode(b64, strlen(b64), out, size);
+
+	return n < 0 ? 0 : (size_t)n;
+}
+
+static int
+parse(struct sshconf *c, const char *text, char *err, size_t errlen)
+{
+	return sshconf_parse(c, "cfg", text, strlen(text), 0, err, errlen);
+}
+
+static void
+test_patterns(void)
+{
+	char	 p1[] = "node*", p2[] = "!node3";
+	char	*l1[] = { p1, p2 };
+	char	*l2[] = { p2 };
+
+	CHECK(sshconf_match_pattern("node*", "node12"));
+	CHECK(sshconf_match_pattern("NODE?", "node1"));
+	CHECK(!sshconf_match_pattern("node?", "node12"));
+	CHECK(sshconf_match_pattern("*", ""));
+	CHECK(sshconf_match_pattern("*.a.*.b", "x.a.y.a.z.b"));
+	CHECK(!sshconf_match_pattern("*.a.*.b", "x.a.y.a.z.c"));
+	CHECK(sshconf_match_pattern("a*b*c*d", "aXXbYYcZZd"));
+	CHECK(!sshconf_match_pattern("a*b*c*d", "aXXbYYcZZ"));
+	CHECK(sshconf_match_list(l1, 2, "node1"));
+	CHECK(!sshconf_match_list(l1, 2, "node3"));
+	CHECK(!sshconf_match_list(l1, 2, "gpu1"));
+	/* A negation alone matches nothing, as in ssh. */
+	CHECK(!sshconf_match_list(l2, 1, "node1"));
+}
+
+static void
+test_config_lookup(void)
+{
+	static const char text[] =
+	    "# comment\n"
+	    "Host node1 gpu?\n"
+	    "    HostName %h.cluster.example\n"
+	    "    User alice\n"
+	    "    IdentityFile ~/.ssh/cluster_%r_%h\n"
+	    "Host node* !node3\n"
+	    "\tPort=2222\n"
+	    "\tUser bob\n"
+	    "Host node3\n"
+	    "  IdentitiesOnly yes\n"
+	    "  IdentityFile \"/keys/with space\"\n"
+	    "Host *\n"
+	    "  Port 22\n"
+	    "  User carol\n"
+	    "  IdentityFile %d/.ssh/all_%u_%p%%\n"
+	    "  ConnectTimeout 7\n"
+	    "  UnknownKeyword whatever we like\n";
+	struct sshconf		*c;
+	struct sshconf_host	 h;
+	char			 err[256];
+
+	c = sshconf_new("/home/me", "me", 0);
+	CHECK_INT(parse(c, text, err, sizeof(err)), 0);
+
+	CHECK_INT(sshconf_lookup(c, "node1", "me", &h, err, sizeof(err)), 0);
+	CHECK_STR(h.hostname, "node1.cluster.example");
+	CHECK_STR(h.user, "alice");
+	CHECK_INT(h.port, 2222);
+	CHECK_INT(h.nidentity, 2);
+	if (h.nidentity == 2) {
+		CHECK_STR(h.identity[0],
+		    "/home/me/.ssh/cluster_alice_node1.cluster.example");
+		CHECK_STR(h.identity[1], "/home/me/.ssh/all_me_2222%");
+	}
+	CHECK_INT(h.connect_timeout, 7);
+	CHECK_INT(h.identities_only, -1);
+	sshconf_host_free(&h);
+
+	CHECK_INT(sshconf_lookup(c, "node3", "me", &h, err, sizeof(err)), 0);
+	CHECK_STR(h.hostname, "node3");
+	CHECK_STR(h.user, "carol");
+	CHECK_INT(h.port, 22);
+	CHECK_INT(h.identities_only, 1);
+	CHECK(h.nidentity == 2 && strcmp(h.identity[0], "/keys/with space")
+	    == 0);
+	sshconf_host_free(&h);
+
+	CHECK_INT(sshconf_lookup(c, "login", "me", &h, err, sizeof(err)), 0);
+	CHECK_STR(h.hostname, "login");
+	CHECK_STR(h.user, "carol");
+	sshconf_host_free(&h);
+	sshconf_free(c);
+
+	/* Nothing applies: everything unset. */
+	c = sshconf_new("/h", "me", 0);
+	CHECK_INT(sshconf_lookup(c, "x", "me", &h, err, sizeof(err)), 0);
+	CHECK_STR(h.hostname, "x");
+	CHECK(h.user == NULL && h.port == 0 && h.nidentity == 0);
+	sshconf_host_free(&h);
+	sshconf_free(c);
+}
+
+static void
+test_config_match_proxy(void)
+{
+	static const char text[] =
+	    "Host short\n"
+	    "  HostName long.example\n"
+	    "Match host *.example\n"
+	    "  User matched\n"
+	    "Match originalhost jump*\n"
+	    "  ProxyJump bastion\n"
+	    "Match exec \"true\"\n"
+	    "  Port 99\n"
+	    "Match all\n"
+	    "  Port 23\n";
+	struct sshconf		*c;
+	struct sshconf_host	 h;
+	char			 err[256];
+
+	c = sshconf_new("/h", "me", 0);
+	CHECK_INT(parse(c, text, err, sizeof(err)), 0);
+	CHECK_INT(sshconf_lookup(c, "short", "me", &h, err, sizeof(err)), 0);
+	CHECK_STR(h.user, "matched");
+	CHECK_INT(h.port, 23);		/* Match exec never runs here */
+	sshconf_host_free(&h);
+	CHECK_INT(sshconf_lookup(c, "jumphost", "me", &h, err, sizeof(err)),
+	    -1);
+	CHECK_STR(err, "ProxyJump bastion is not supported");
+	sshconf_host_free(&h);
+	sshconf_free(c);
+}
+
+static void
+test_config_errors(void)
+{
+	static const struct {
+		const char	*text;
+		const char	*err;
+	} cases[] = {
+		{ "Host a\n  Port 0\n", "cfg:2: bad port \"0\"" },
+		{ "Host a\n\n  Port 70000\n", "cfg:3: bad port \"70000\"" },
+		{ "Port x1\n", "cfg:1: bad port \"x1\"" },
+		{ "Host\n", "cfg:1: Host needs an argument" },
+		{ "User \"alice\n", "cfg:1: unterminated quote" },
+		{ "User alice bob\n", "cfg:1: User takes one argument" },
+		{ "IdentityFile ~/.ssh/id_%z\n",
+		  "cfg:1: unknown token %z in IdentityFile" },
+		{ "HostName %u.x\n", "cfg:1: unknown token %u in HostName" },
+		{ "IdentitiesOnly maybe\n",
+		  "cfg:1: IdentitiesOnly must be yes or no" },
+		{ "ConnectTimeout -1\n", "cfg:1: bad ConnectTimeout \"-1\"" },
+		{ "Match host\n", "cfg:1: Match host needs an argument" },
+		{ "Host a\nHost !\n", "cfg:2: empty Host pattern" },
+	};
+	struct sshconf	*c;
+	char		 err[256];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		c = sshconf_new("/h", "me", 0);
+		err[0] = '\0';
+		CHECK_INT(parse(c, cases[i].text, err, sizeof(err)), -1);
+		CHECK_STR(err, cases[i].err);
+		sshconf_free(c);
+	}
+	c = sshconf_new("/h", "me", SSHCONF_NO_INCLUDE);
+	CHECK_INT(parse(c, "Include x\n", err, sizeof(err)), -1);
+	CHECK_STR(err, "cfg:1: Include is not allowed here");
+	sshconf_free(c);
+}
+
+static void
+test_config_include(void)
+{
+	struct sshconf		*c;
+	struct sshconf_host	 h;
+	char			 err[512], path[256], main[512];
+
+	snprintf(path, sizeof(path), "%s/.ssh", tmp);
+	mkdir(path, 0700);
+	put(".ssh/inc-a.conf", "Port 1001\nHost other\n  User other\n");
+	put(".ssh/inc-b.conf", "User fromb\n");
+	put(".ssh/bad.conf", "\n\nPort none\n");
+	snprintf(main, sizeof(main),
+	    "Host node*\n"
+	    "  Include inc-*.conf\n"
+	    "  HostName after-include\n"
+	    "Host *\n"
+	    "  Include %s/.ssh/missing-*.conf\n"
+	    "  User last\n", tmp);
+	c = sshconf_new(tmp, "me", 0);
+	CHECK_INT(parse(c, main, err, sizeof(err)), 0);
+	CHECK_INT(sshconf_lookup(c, "node1", "me", &h, err, sizeof(err)), 0);
+	CHECK_INT(h.port, 1001);
+	CHECK_STR(h.user, "fromb");
+	CHECK_STR(h.hostname, "after-include");
+	sshconf_host_free(&h);
+	/* An Include inside "Host node*" applies to node* only. */
+	CHECK_INT(sshconf_lookup(c, "other", "me", &h, err, sizeof(err)), 0);
+	CHECK_STR(h.user, "last");
+	CHECK_INT(h.port, 0);
+	sshconf_host_free(&h);
+	sshconf_free(c);
+
+	c = sshconf_new(tmp, "me", 0);
+	CHECK_INT(parse(c, "Include bad.conf\n", err, sizeof(err)), -1);
+	snprintf(main, sizeof(main), "%s/.ssh/bad.conf:3: bad port \"none\"",
+	    tmp);
+	CHECK_STR(err, main);
+	sshconf_free(c);
+
+	/* A file that includes itself stops at the depth limit. */
+	put(".ssh/loop.conf", "Include loop.conf\n");
+	c = sshconf_new(tmp, "me", 0);
+	CHECK_INT(parse(c, "Include loop.conf\n", err, sizeof(err)), -1);
+	CHECK(strstr(err, "Include nested too deeply") != NULL);
+	sshconf_free(c);
+
+	/* sshconf_load: a missing file is fine, a bad one names itself. */
+	c = sshconf_new(tmp, "me", 0);
+	snprintf(path, sizeof(path), "%s/none", tmp);
+	CHECK_INT(sshconf_load(c, path, 0, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/.ssh/bad.conf", tmp);
+	CHECK_INT(sshconf_load(c, path, 0, err, sizeof(err)), -1);
+	sshconf_free(c);
+}
+
+static void
+test_hostkeys(void)
+{
+	struct hostkeys	*hk;
+	uint8_t		 a[128], b[128], cc[256];
+	size_t		 la, lb, lc;
+	char		 path[256], err[256], pref[256];
+	char		 text[4096];
+	int		 skipped;
+
+	la = blob(KEY_A, a, sizeof(a));
+	lb = blob(KEY_B, b, sizeof(b));
+	lc = blob(KEY_C, cc, sizeof(cc));
+	CHECK(la == 51 && lb == 51 && lc > 100);
+
+	/* An unparsable line first must not hide the lines after it. */
+	snprintf(text, sizeof(text),
+	    "# known hosts\n"
+	    "@cert-authority *.example ssh-ed25519 %s\n"
+	    "strange-host sk-ssh-ed25519@openssh.com AAAAGnNrLXNzaC1lZDI1\n"
+	    "node1,node1.example ssh-ed25519 %s\n"
+	    "[node2]:2222 ssh-ed25519 %s\n"
+	    "node4 ecdsa-sha2-nistp256 %s\n"
+	    HASHED_7 " ssh-ed25519 %s\n"
+	    HASHED_8 " ssh-ed25519 %s\n"
+	    "@revoked * ssh-ed25519 %s\n",
+	    KEY_A, KEY_A, KEY_A, KEY_C, KEY_A, KEY_A, KEY_B);
+	put("known_hosts", text);
+	snprintf(path, sizeof(path), "%s/known_hosts", tmp);
+	hk = hostkeys_new();
+	CHECK_INT(hostkeys_load(hk, path, &skipped), 7);
+	CHECK_INT(skipped, 1);
+
+	CHECK_INT(hostkeys_check(hk, "node1", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	CHECK_INT(hostkeys_check(hk, "NODE1.example", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	CHECK_INT(hostkeys_check(hk, "node2", 2222, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	/* Port 22's entry is not the key of another port, and back. */
+	CHECK_INT(hostkeys_check(hk, "node1", 2222, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	CHECK_INT(hostkeys_check(hk, "node2", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	CHECK_INT(hostkeys_check(hk, "node7", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	CHECK_INT(hostkeys_check(hk, "node8", 2222, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	CHECK_INT(hostkeys_check(hk, "node9", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	/* The ecdsa key for node4 now offered for node1: changed. */
+	CHECK_INT(hostkeys_check(hk, "node1", 22, cc, lc,
+	    LIBSSH2_HOSTKEY_TYPE_ECDSA_256), HK_CHANGED);
+	CHECK_INT(hostkeys_check(hk, "node4", 22, cc, lc,
+	    LIBSSH2_HOSTKEY_TYPE_ECDSA_256), HK_MATCH);
+	/* node4 known only as ecdsa, offered ed25519: as bad as a change. */
+	CHECK_INT(hostkeys_check(hk, "node4", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_CHANGED);
+	/* Another ed25519 key for a known name; the revoked key anywhere. */
+	memcpy(cc, a, la);
+	cc[la - 1] ^= 1;
+	CHECK_INT(hostkeys_check(hk, "node7", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_CHANGED);
+	CHECK_INT(hostkeys_check(hk, "node1", 22, b, lb,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_REVOKED);
+	CHECK_INT(hostkeys_check(hk, "nowhere", 22, b, lb,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_REVOKED);
+	CHECK_INT(hostkeys_check(hk, "node1", 22, a, la, 99), HK_ERROR);
+
+	/* Preferred algorithms: the known types first. */
+	CHECK_INT(hostkeys_known_types(hk, "node4", 22),
+	    1u << LIBSSH2_HOSTKEY_TYPE_ECDSA_256);
+	CHECK_INT(hostkeys_known_types(hk, "node7", 22),
+	    1u << LIBSSH2_HOSTKEY_TYPE_ED25519);
+	CHECK_INT(hostkeys_known_types(hk, "node9", 22), 0);
+	hostkeys_method_pref(hostkeys_known_types(hk, "node4", 22), pref,
+	    sizeof(pref));
+	CHECK(strncmp(pref, "ecdsa-sha2-nistp256,ssh-ed25519,", 32) == 0);
+	CHECK(strstr(pref, "rsa-sha2-512") != NULL);
+
+	/* Appending: a file without a final newline gets one first. */
+	put("kh2", "node1 ssh-ed25519 " KEY_A);
+	snprintf(path, sizeof(path), "%s/kh2", tmp);
+	CHECK_INT(hostkeys_add(hk, path, "node5", 2200, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519, err, sizeof(err)), 0);
+	CHECK_INT(hostkeys_check(hk, "node5", 2200, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	hostkeys_free(hk);
+	hk = hostkeys_new();
+	CHECK_INT(hostkeys_load(hk, path, &skipped), 2);
+	CHECK_INT(hostkeys_check(hk, "node5", 2200, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	{
+		struct stat	st;
+
+		CHECK(stat(path, &st) == 0);
+	}
+	/* A new file in a new directory: both private. */
+	snprintf(path, sizeof(path), "%s/newdir/known_hosts", tmp);
+	CHECK_INT(hostkeys_add(hk, path, "node6", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519, err, sizeof(err)), 0);
+	{
+		struct stat	st;
+
+		CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+		snprintf(path, sizeof(path), "%s/newdir", tmp);
+		CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0700);
+	}
+	snprintf(path, sizeof(path), "%s/nodir/x/known_hosts", tmp);
+	CHECK_INT(hostkeys_add(hk, path, "node6", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519, err, sizeof(err)), -1);
+	CHECK(strstr(err, "No such file or directory") != NULL);
+	snprintf(path, sizeof(path), "%s/missing", tmp);
+	CHECK_INT(hostkeys_load(hk, path, &skipped), -1);
+	hostkeys_free(hk);
+
+	hostkeys_name("n", 22, text, sizeof(text));
+	CHECK_STR(text, "n");
+	hostkeys_name("n", 2022, text, sizeof(text));
+	CHECK_STR(text, "[n]:2022");
+	CHECK_STR(hostkeys_type_name(LIBSSH2_HOSTKEY_TYPE_ED25519),
+	    "ssh-ed25519");
+}
+
+static void
+test_b64_fingerprint_sha(void)
+{
+	uint8_t	 out[64], a[128];
+	char	*s, fp[80], hex[65];
+	size_t	 la;
+
+	s = rutil_b64_encode((const uint8_t *)"foobar", 6, 1);
+	CHECK_STR(s, "Zm9vYmFy");
+	free(s);
+	s = rutil_b64_encode((const uint8_t *)"fooba", 5, 1);
+	CHECK_STR(s, "Zm9vYmE=");
+	free(s);
+	s = rutil_b64_encode((const uint8_t *)"f", 1, 0);
+	CHECK_STR(s, "Zg");
+	free(s);
+	CHECK_INT(rutil_b64_decode("Zm9v\nYmE=", 9, out, sizeof(out)), 5);
+	CHECK(memcmp(out, "fooba", 5) == 0);
+	CHECK_INT(rutil_b64_decode("Zm9v!", 5, out, sizeof(out)), -1);
+	CHECK_INT(rutil_b64_decode("Zm9vYmFy", 8, out, 3), -1);
+	CHECK_INT(rutil_b64_decode("Zg=a", 4, out, sizeof(out)), -1);
+
+	/* As `ssh-keygen -lf` prints it for KEY_A. */
+	la = blob(KEY_A, a, sizeof(a));
+	rutil_fingerprint(a, la, fp, sizeof(fp));
+	CHECK_STR(fp, "SHA256:FRR6IQkK3e5zyKU8xP8rZj4F/uA8kUtPEypayp0cVIs");
+
+	sha256_hex("", 0, hex);
+	CHECK_STR(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495"
+	    "991b7852b855");
+	sha256_hex("abc", 3, hex);
+	CHECK_STR(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410"
+	    "ff61f20015ad");
+	sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+	    56, hex);
+	CHECK_STR(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ec"
+	    "edd419db06c1");
+	{
+		static uint8_t	m[1000000];
+		struct sha256	c;
+		uint8_t		d[SHA256_LEN];
+		size_t		i;
+
+		memset(m, 'a', sizeof(m));
+		sha256_init(&c);
+		for (i = 0; i < sizeof(m); i += 777)
+			sha256_update(&c, m + i, i + 777 > sizeof(m) ?
+			    sizeof(m) - i : 777);
+		sha256_final(&c, d);
+		CHECK(d[0] == 0xcd && d[1] == 0xc7 && d[31] == 0xd0);
+	}
+}
+
+/* Private key text in OpenSSH's format with the given cipher name; only
+ * its start matters to the check. */
+static char *
+fake_key(const char *cipher)
+{
+	uint8_t	 bin[200];
+	size_t	 n = 0, cl = strlen(cipher);
+	char	*b64, *text;
+
+	memcpy(bin, "openssh-key-v1", 15);
+	n = 15;
+	bin[n++] = 0;
+	bin[n++] = 0;
+	bin[n++] = 0;
+	bin[n++] = (uint8_t)cl;
+	memcpy(bin + n, cipher, cl);
+	n += cl;
+	memset(bin + n, 0x41, 60);
+	n += 60;
+	b64 = rutil_b64_encode(bin, n, 1);
+	if (asprintf(&text, "-----BEGIN OPENSSH PRIVATE KEY-----\n%.70s\n%s\n"
+	    "-----END OPENSSH PRIVATE KEY-----\n", b64,
+	    strlen(b64) > 70 ? b64 + 70 : "") < 0)
+		exit(1);
+	free(b64);
+	return text;
+}
+
+static void
+test_key_encrypted(void)
+{
+	static const char pem_enc[] =
+	    "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n"
+	    "DEK-Info: AES-128-CBC,00\n\nAAAA\n-----END RSA PRIVATE KEY-----\n";
+	static const char pem[] =
+	    "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n"
+	    "-----END RSA PRIVATE KEY-----\n";
+	static const char p8[] =
+	    "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n"
+	    "-----END ENCRYPTED PRIVATE KEY-----\n";
+	char	*k, path[256];
+
+	k = fake_key("none");
+	CHECK_INT(rutil_key_text_encrypted(k, strlen(k)), 0);
+	free(k);
+	k = fake_key("aes256-ctr");
+	CHECK_INT(rutil_key_text_encrypted(k, strlen(k)), 1);
+	put("enc_key", k);
+	free(k);
+	CHECK_INT(rutil_key_text_encrypted(pem_enc, strlen(pem_enc)), 1);
+	CHECK_INT(rutil_key_text_encrypted(pem, strlen(pem)), 0);
+	CHECK_INT(rutil_key_text_encrypted(p8, strlen(p8)), 1);
+	CHECK_INT(rutil_key_text_encrypted("garbage", 7), 0);
+	snprintf(path, sizeof(path), "%s/enc_key", tmp);
+	CHECK_INT(rutil_key_encrypted(path), 1);
+	snprintf(path, sizeof(path), "%s/no_such_key", tmp);
+	CHECK_INT(rutil_key_encrypted(path), -1);
+}
+
+static int
+count(const char *s, char c)
+{
+	int	n = 0;
+
+	for (; *s != '\0'; s++)
+		n += *s == c;
+	return n;
+}
+
+static void
+test_push(void)
+{
+	static const char hash[] =
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	struct rpush_report	 r;
+	char			 why[256], out[512], *cmd;
+
+	CHECK(rpush_safe(".cache/jobtop"));
+	CHECK(rpush_safe("/tmp/x/cache"));
+	CHECK(rpush_safe("123[4]"));
+	CHECK(!rpush_safe("a'b"));
+	CHECK(!rpush_safe("a b"));
+	CHECK(!rpush_safe("$(x)"));
+	CHECK(!rpush_safe("../x"));
+	CHECK(!rpush_safe("-x"));
+	CHECK(!rpush_safe(""));
+	CHECK(rpush_arch_ok("x86_64", "x86_64"));
+	CHECK(rpush_arch_ok("arm64", "aarch64"));
+	CHECK(rpush_arch_ok("i586", "i686"));
+	CHECK(!rpush_arch_ok("aarch64", "x86_64"));
+
+	snprintf(out, sizeof(out), "arch x86_64\r\ndir ok\nfile 1000 %s  -\n",
+	    hash);
+	rpush_parse(out, strlen(out), &r);
+	CHECK_STR(r.arch, "x86_64");
+	CHECK_STR(r.dir, "ok");
+	CHECK_INT(r.file, 1);
+	CHECK_INT(r.size, 1000);
+	CHECK_STR(r.hash, hash);
+	CHECK_INT(rpush_decide(&r, "x86_64", 1000, hash, "d", why,
+	    sizeof(why)), RP_CACHED);
+	CHECK_INT(rpush_decide(&r, "x86_64", 1001, hash, "d", why,
+	    sizeof(why)), RP_UPLOAD);
+	r.hash[0] = '\0';	/* no sha256sum on the node: size decides */
+	CHECK_INT(rpush_decide(&r, "x86_64", 1000, hash, "d", why,
+	    sizeof(why)), RP_CACHED);
+	CHECK_INT(rpush_decide(&r, "aarch64", 1000, hash, "d", why,
+	    sizeof(why)), RP_ARCH);
+	CHECK_STR(why, "node is x86_64, probe is aarch64");
+
+	rpush_parse("arch x86_64\ndir is a symbolic link\n", 36, &r);
+	CHECK_INT(rpush_decide(&r, "x86_64", 1, hash, "~/.cache/jobtop", why,
+	    sizeof(why)), RP_DIR);
+	CHECK_STR(why, "~/.cache/jobtop on the node is a symbolic link");
+	rpush_parse("arch x86_64\ndir ok\nfile none\n", 29, &r);
+	CHECK_INT(rpush_decide(&r, "x86_64", 1, hash, "d", why, sizeof(why)),
+	    RP_UPLOAD);
+	rpush_parse("Welcome to the cluster!\n", 24, &r);
+	CHECK_INT(rpush_decide(&r, "x86_64", 1, hash, "d", why, sizeof(why)),
+	    RP_GARBAGE);
+	rpush_parse("arch x86_64\ndir ok\nfile 12x\n", 28, &r);
+	CHECK_INT(rpush_decide(&r, "x86_64", 1, hash, "d", why, sizeof(why)),
+	    RP_GARBAGE);
+	rpush_parse("upload 10 \n", 11, &r);
+	CHECK(r.file == 1 && r.upload && r.size == 10 && r.hash[0] == '\0');
+
+	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5);
+	CHECK_STR(cmd, "exec /bin/sh -c 'echo \"jobtop-probe-pid $$\" >&2; "
+	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
+	    "--job \"42_1\"'");
+	free(cmd);
+	cmd = rpush_check_cmd(".cache/jobtop", "jobtop-probe-x", "x86_64", 0);
+	CHECK(strstr(cmd, "kill") == NULL);
+	CHECK(strncmp(cmd, "exec /bin/sh -c '", 17) == 0);
+	CHECK_INT(count(cmd, '\''), 2);
+	CHECK_INT(count(cmd, '\n'), 0);
+	free(cmd);
+	cmd = rpush_install_cmd("d", "t", "n", 5, hash);
+	CHECK(strstr(cmd, "h=${h%% *}") != NULL);
+	CHECK_INT(count(cmd, '\''), 2);
+	CHECK(cmd[strlen(cmd) - 1] == '\'');
+	free(cmd);
+}
+
+/* Run the check script through sh in a scratch home: it must create the
+ * private directory and refuse a symlink. */
+static void
+test_push_script(void)
+{
+	struct rpush_report	 r;
+	char			 cmd[2048], out[1024], *c;
+	FILE			*f;
+	size_t			 n;
+	pid_t			 pid;
+	int			 wst;
+
+	if (access("/bin/sh", X_OK) != 0)
+		return;
+	c = rpush_check_cmd("cache/jobtop", "jobtop-probe-x", "x86_64", 0);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s", tmp, c);
+	free(c);
+	if ((f = popen(cmd, "r")) == NULL)
+		return;
+	n = fread(out, 1, sizeof(out) - 1, f);
+	pclose(f);
+	out[n] = '\0';
+	rpush_parse(out, n, &r);
+	if (strcmp(r.arch, "x86_64") != 0)
+		return;		/* another machine: nothing more to see */
+	CHECK_STR(r.dir, "ok");
+	CHECK_INT(r.file, 0);
+	snprintf(cmd, sizeof(cmd), "%s/cache/jobtop", tmp);
+	{
+		struct stat	st;
+
+		CHECK(lstat(cmd, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    (st.st_mode & 0777) == 0700);
+	}
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p real && "
+	    "ln -s ../real cache/link", tmp);
+	CHECK_INT(system(cmd), 0);
+	c = rpush_check_cmd("cache/link", "jobtop-probe-x", "x86_64", 0);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s", tmp, c);
+	free(c);
+	if ((f = popen(cmd, "r")) == NULL)
+		return;
+	n = fread(out, 1, sizeof(out) - 1, f);
+	pclose(f);
+	out[n] = '\0';
+	rpush_parse(out, n, &r);
+	CHECK_STR(r.dir, "is a symbolic link");
+
+	/* A stale probe (a copy of sleep by the probe's name) is killed; a
+	 * pid that runs something else is left alone. */
+	snprintf(cmd, sizeof(cmd), "cp /bin/sleep '%s/jobtop-probe-x'", tmp);
+	if (system(cmd) != 0)
+		return;
+	if ((pid = fork()) == 0) {
+		snprintf(cmd, sizeof(cmd), "%s/jobtop-probe-x", tmp);
+		execl(cmd, cmd, "30", (char *)NULL);
+		_exit(127);
+	}
+	usleep(100000);
+	c = rpush_check_cmd("cache/jobtop", "jobtop-probe-x", "x86_64",
+	    (long)getpid());
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s >/dev/null", tmp, c);
+	free(c);
+	CHECK_INT(system(cmd), 0);	/* we are still here */
+	c = rpush_check_cmd("cache/jobtop", "jobtop-probe-x", "x86_64",
+	    (long)pid);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s", tmp, c);
+	free(c);
+	if ((f = popen(cmd, "r")) == NULL)
+		return;
+	n = fread(out, 1, sizeof(out) - 1, f);
+	pclose(f);
+	out[n] = '\0';
+	rpush_parse(out, n, &r);
+	CHECK_INT(r.killed, pid);
+	CHECK(waitpid(pid, &wst, 0) == pid && WIFSIGNALED(wst) &&
+	    WTERMSIG(wst) == SIGTERM);
+}
+
+static void
+test_state_table(void)
+{
+	static const char *names[] = { "RESOLVE", "CONNECT", "HANDSHAKE",
+	    "HOSTKEY", "AUTH", "PUSH", "EXEC", "STREAM", "BACKOFF", "DEAD" };
+	int	i;
+
+	for (i = 0; i < RS_NSTATES; i++)
+		CHECK_STR(rsess_state_name((enum rsess_state)i), names[i]);
+	CHECK_STR(rsess_state_name(RS_NSTATES), "?");
+	CHECK(rsess_state_timeout(RS_HANDSHAKE) > 0);
+	CHECK(rsess_state_timeout(RS_AUTH) > 0);
+	CHECK(rsess_state_timeout(RS_PUSH) > 0);
+	CHECK_INT(rsess_state_timeout(RS_DEAD), 0);
+	CHECK_INT(rsess_state_timeout(RS_CONNECT), 0);	/* from the rconf */
+}
+
+static void
+test_rconf(void)
+{
+	static const uint8_t elf64[20] = { 0x7f, 'E', 'L', 'F', 2, 1, 1, 0,
+	    0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 62, 0 };
+	struct rconf	 c;
+	struct rsess	*s;
+	struct pollfd	 pfd;
+	char		 path[256], err[512];
+	uint8_t		 e[20];
+
+	CHECK_STR(rconf_elf_arch(elf64, sizeof(elf64)), "x86_64");
+	memcpy(e, elf64, sizeof(e));
+	e[18] = 183;
+	CHECK_STR(rconf_elf_arch(e, sizeof(e)), "aarch64");
+	e[18] = 1;
+	CHECK(rconf_elf_arch(e, sizeof(e)) == NULL);
+	CHECK(rconf_elf_arch((const uint8_t *)"#!/bin/sh\nexit 0\n....", 20) ==
+	    NULL);
+
+	put("probe", "");
+	snprintf(path, sizeof(path), "%s/probe", tmp);
+	{
+		FILE *f = fopen(path, "w");
+
+		fwrite(elf64, 1, sizeof(elf64), f);
+		fclose(f);
+	}
+	rconf_init(&c);
+	CHECK_INT(c.port, 22);
+	CHECK_INT(c.max_inflight, 32);
+	CHECK_INT(c.backoff_ms[0], 1000);
+	CHECK_INT(c.backoff_ms[c.nbackoff - 1], 30000);
+	free(c.home);
+	c.home = strdup(tmp);
+	free(c.ssh_config);
+	snprintf(path, sizeof(path), "%s/bad_config", tmp);
+	put("bad_config", "Host x\n  Port 0\n");
+	c.ssh_config = strdup(path);
+	free(c.ssh_config_sys);
+	c.ssh_config_sys = NULL;
+	free(c.known_hosts_sys);
+	c.known_hosts_sys = NULL;
+	snprintf(path, sizeof(path), "%s/probe", tmp);
+	c.probe_path = strdup(path);
+	CHECK_INT(rconf_ready(&c, err, sizeof(err)), -1);
+	CHECK(strstr(err, "bad_config:2: bad port \"0\"") != NULL);
+	CHECK(c.priv == NULL);
+	put("bad_config", "Host jump\n  ProxyJump gw\n");
+	CHECK_INT(rconf_ready(&c, err, sizeof(err)), 0);
+	CHECK_STR(rconf_probe_arch(&c), "x86_64");
+	CHECK(strncmp(rconf_probe_name(&c), "jobtop-probe-", 13) == 0);
+	CHECK_INT(strlen(rconf_probe_name(&c)), 13 + 16);
+	CHECK_INT(strlen(rconf_probe_hash(&c)), 64);
+
+	/* Nothing happens before a step; a host ssh_config cannot serve
+	 * is refused at its first step. */
+	s = rsess_new(&c, "jump");
+	CHECK_STR(rsess_state(s), "connecting");
+	rsess_pollfd(s, &pfd);
+	CHECK_INT(pfd.fd, -1);
+	CHECK_INT(rsess_timeout(s, 0), 0);
+	rsess_step(s, 1);
+	CHECK_INT(rsess_phase(s), RS_DEAD);
+	CHECK(rsess_refused(s));
+	CHECK_STR(rsess_state(s),
+	    "refused: ProxyJump gw is not supported");
+	CHECK_INT(rsess_timeout(s, 1), -1);
+	rsess_close(s);
+
+	/* Stopping a session that never went live ends it at once. */
+	s = rsess_new(&c, "node1");
+	rsess_stop(s);
+	CHECK_STR(rsess_state(s), "closed");
+	CHECK_INT(rsess_read(s, e, sizeof(e)), 0);
+	rsess_close(s);
+	rconf_free(&c);
+
+	rconf_init(&c);
+	free(c.job);
+	c.job = strdup("1'2");
+	CHECK_INT(rconf_ready(&c, err, sizeof(err)), -1);
+	CHECK_STR(err, "job id unusable on the command line");
+	rconf_free(&c);
+	rconf_init(&c);
+	c.probe_path = strdup("/nonexistent/jobtop-probe");
+	CHECK_INT(rconf_ready(&c, err, sizeof(err)), -1);
+	CHECK_STR(err, "/nonexistent/jobtop-probe: No such file or directory");
+	rconf_free(&c);
+}
+
+int
+main(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/jobtop-rconf.XXXXXX");
+	if (mkdtemp(tmp) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN(test_patterns);
+	RUN(test_config_lookup);
+	RUN(test_config_match_proxy);
+	RUN(test_config_errors);
+	RUN(test_config_include);
+	RUN(test_hostkeys);
+	RUN(test_b64_fingerprint_sha);
+	RUN(test_key_encrypted);
+	RUN(test_push);
+	RUN(test_push_script);
+	RUN(test_state_table);
+	RUN(test_rconf);
+	{
+		char	cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", tmp);
+	}
+	return harness_done();
+}
