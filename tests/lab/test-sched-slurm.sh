@@ -1,0 +1,94 @@
+#!/bin/bash
+# Job resolution against the lab's real Slurm: `jobtop --list JOBID` as the
+# job's owner for a running job, a job array and one of its tasks, a
+# heterogeneous job and one component (node sets checked against squeue and
+# scontrol show hostnames); a pending, a finished and an unknown job each
+# give one clear line and a non-zero exit.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+lab_require_up
+top=$(cd "$here/../.." && pwd)
+[ -x "$top/jobtop" ] || lab_skip "jobtop is not built"
+install -m 755 "$top/jobtop" "$top/jobtop-probe" "$LAB_BIN/"
+JT=$LAB_BIN/jobtop
+tmp=$(mktemp -d)
+ids=()
+cleanup() { [ ${#ids[@]} -gt 0 ] && lab_cancel "${ids[@]}"; rm -rf "$tmp"; }
+trap cleanup EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+submit() {	# sbatch args... (script on stdin) -> job id
+	local id
+	id=$(lab_as "$LAB_USER" sbatch --parsable --chdir=/tmp --output=/dev/null "$@") || return 1
+	echo "${id%%;*}"
+}
+wait_state() {	# id state...
+	local id=$1 t0=$SECONDS st; shift
+	while ((SECONDS - t0 < 30)); do
+		st=$(squeue -h -j "$id" -o %T 2>/dev/null | sort -u | tr '\n' ' ')
+		[ -z "$st" ] && st=$(sacct -n -X -j "$id" -o State 2>/dev/null | head -1)
+		[ -z "$st" ] && st=$(scontrol show job -o "$id" 2>/dev/null | sed -n 's/.*JobState=\([A-Z]*\).*/\1/p' | head -1)
+		for want in "$@"; do case " $st " in *" $want "*) return 0 ;; esac; done
+		sleep 0.2
+	done
+	echo "job $id stayed '$st'" >&2
+	return 1
+}
+# same_nodes WHAT JOBSPEC: jobtop --list vs scontrol show job's NodeList, as sets.
+same_nodes() {
+	local what=$1 spec=$2 want got
+	want=$(scontrol show job -o "$spec" | sed -n 's/.* NodeList=\([^ ]*\) .*/\1/p' |
+		while read -r nl; do scontrol show hostnames "$nl"; done | sort -u)
+	got=$(lab_as "$LAB_USER" "$JT" --list "$spec" 2>"$tmp/err" | sort)
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		ok "$what ($spec): $(echo $got)"
+	else
+		fail "$what ($spec): jobtop --list gave '$(echo $got)' ($(cat "$tmp/err")), scontrol '$(echo $want)'"
+	fi
+}
+expect_err() {	# what pattern jobspec
+	lab_as "$LAB_USER" "$JT" --list "$3" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	if [ $rc -ne 0 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	    grep -q "$2" "$tmp/err"; then
+		ok "$1: $(cat "$tmp/err")"
+	else
+		fail "$1: exit $rc, stdout '$(cat "$tmp/out")', stderr '$(cat "$tmp/err")'"
+	fi
+}
+
+# First, while the nodes are free: a job that ran and finished.
+done_id=$(printf '#!/bin/sh\ntrue\n' | submit -N1) || lab_fail "sbatch of a short job failed"
+ids+=("$done_id")
+wait_state "$done_id" COMPLETED || fail "short job did not complete"
+expect_err "finished job" "finished" "$done_id"
+
+job=$(lab_submit "$LAB_USER" healthy) || lab_fail "the healthy job did not start"
+ids+=("$job")
+same_nodes "running job" "$job"
+
+arr=$(printf '#!/bin/sh\nsleep 120\n' | submit -N1 --array=0-1) || lab_fail "sbatch --array failed"
+ids+=("$arr")
+wait_state "${arr}_0" RUNNING && wait_state "${arr}_1" RUNNING || fail "array tasks did not run"
+same_nodes "job array task" "${arr}_1"
+same_nodes "whole job array" "$arr"
+
+het=$(printf '#!/bin/sh\n#SBATCH -N1\n#SBATCH hetjob\n#SBATCH -N1\nsleep 120\n' | submit) ||
+	lab_fail "sbatch of a heterogeneous job failed"
+ids+=("$het")
+wait_state "$het" RUNNING || fail "het job did not run"
+same_nodes "het job component" "$het+1"
+same_nodes "whole het job" "$het"
+
+held=$(printf '#!/bin/sh\nsleep 60\n' | submit -N1 --hold) || lab_fail "sbatch --hold failed"
+ids+=("$held")
+wait_state "$held" PENDING || fail "held job is not pending"
+expect_err "pending job" "pending" "$held"
+
+expect_err "unknown job" "no such job" 987654
+
+[ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
+echo "all Slurm resolution checks passed"
