@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,6 +108,20 @@ session_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* A node costs a socket or two pipes: take every descriptor the hard limit
+ * allows, so a thousand nodes do not fail on the soft limit of 1024. */
+static void
+session_raise_nofile(void)
+{
+	struct rlimit	rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		log_debug("setrlimit NOFILE: %s", strerror(errno));
+}
+
 struct session *
 session_new(const struct session_conf *conf, const struct session_hooks *h)
 {
@@ -118,6 +133,7 @@ session_new(const struct session_conf *conf, const struct session_hooks *h)
 		s->hooks = *h;
 	s->buf = xmalloc(SESSION_READ_SIZE);
 	session_signals();
+	session_raise_nofile();
 	return s;
 }
 
@@ -226,6 +242,9 @@ session_drain(struct session *s, int i, uint64_t now)
 			nd->st = stream_new(nd->name);
 			model_fix_name(stream_model(nd->st));
 			nd->st_ended = 0;
+			if (s->hooks.restart != NULL)
+				s->hooks.restart(s->hooks.arg, s, i,
+				    session_wall_ms());
 		}
 		nd->last_data = now;
 		nd->got_data = 1;

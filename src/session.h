@@ -24,6 +24,9 @@ struct session_hooks {
 	/* Bytes a node's probe sent, before decoding (wall-clock ms). */
 	void	(*bytes)(void *, struct session *, int, uint64_t,
 		    const void *, size_t);
+	/* The node's probe stream starts again (a reconnect: a new HELLO
+	 * follows), before its first bytes reach the bytes hook. */
+	void	(*restart)(void *, struct session *, int, uint64_t);
 	/* A message decoded and applied to the node's model. */
 	void	(*message)(void *, struct session *, int, int);
 	/* The node's state text changed (old is "" at first). */

@@ -12,6 +12,9 @@ export TOP
 export JOBTOP="$TOP/jobtop" PROBE="$TOP/jobtop-probe"
 export TESTBIN="$TOP/build/tests"
 LOGDIR="$TOP/build/test-logs"
+# Recordings and logs of tested runs stay in the build tree, not in the
+# tester's ~/.local/state.
+export XDG_STATE_HOME="$TOP/build/test-state"
 mkdir -p "$LOGDIR"
 pattern=${1:-}
 per_test_timeout=${TEST_TIMEOUT:-600}

@@ -25,8 +25,9 @@ jobs_started=()
 bgpids=()
 cleanup() {
 	local p
-	for p in "${bgpids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	pkill -9 -u "$LAB_USER" -x jobtop 2>/dev/null
+	for p in "${bgpids[@]}"; do
+		kill -9 "$(jobtop_pid "$p")" "$p" 2>/dev/null
+	done
 	ip link set "$(lab_veth node3)" up 2>/dev/null
 	[ ${#jobs_started[@]} -gt 0 ] && lab_cancel "${jobs_started[@]}"
 	rm -rf "$tmp"
@@ -101,8 +102,13 @@ fi
 
 # A node's link goes down mid-run, then comes back.
 veth=$(lab_veth node3)
-# The monitor runs under runuser in a subshell: signal jobtop itself.
-jobtop_pid() { pgrep -u "$LAB_USER" -x jobtop | head -1; }
+# The monitor runs under runuser in a background subshell: signal that
+# jobtop itself (our own, never another session's), found down the tree.
+jobtop_pid() {	# background pid -> its jobtop
+	local ru
+	ru=$(pgrep -P "$1" -x runuser | head -1)
+	[ -n "$ru" ] && pgrep -P "$ru" -x jobtop | head -1
+}
 : >"$tmp/link.out"
 lab_as "$LAB_USER" "$JT" -b --json -d 0.5 "$job" >"$tmp/link.out" 2>"$tmp/link.err" &
 bgpids+=($!)
@@ -123,7 +129,7 @@ for _ in $(seq 400); do
 	if [ "$(count_node node3)" -gt "$n3_before" ]; then back=$(date +%s.%N); break; fi
 	sleep 0.1
 done
-kill "$(jobtop_pid)" 2>/dev/null
+kill "$(jobtop_pid "$linkpid")" 2>/dev/null
 wait "$linkpid" 2>/dev/null
 python3 - "$tmp/link.out" "$down_at" <<'PY' || fails=$((fails + 1))
 import json, sys
@@ -163,7 +169,7 @@ for _ in $(seq 100); do
 done
 probes_running() { pgrep -u "$LAB_USER" -f "jobtop-probe-.* --job $job\$" | grep -c .; }
 before=$(probes_running)
-kill -9 "$(jobtop_pid)"
+kill -9 "$(jobtop_pid "$killpid")"
 sleep 3
 after=$(probes_running)
 if [ "$before" -ge 4 ] && [ "$after" -eq 0 ]; then
