@@ -22,16 +22,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "detect.h"
+#include "export.h"
 #include "feed-local.h"
 #include "feed.h"
+#include "history.h"
 #include "hostlist.h"
 #include "log.h"
+#include "out-json.h"
 #include "out.h"
 #include "proto.h"
 #include "rconf.h"
+#include "rec.h"
+#include "report.h"
 #include "sched.h"
 #include "session.h"
 #include "stream.h"
+#include "ui.h"
 #include "xmalloc.h"
 
 #ifndef JOBTOP_VERSION
@@ -60,6 +67,10 @@ struct main_opts {
 	double		 interval;	/* seconds */
 	int		 nargs;
 	char		**args;
+	const char	*record;	/* -o: recording path */
+	int		 no_record;
+	const char	*replay;	/* -r: recording to play */
+	const char	*theme;		/* -t: colour theme */
 };
 
 static int			 main_out_broken;
@@ -70,6 +81,10 @@ main_usage(FILE *f)
 	fprintf(f,
 "usage: jobtop [-bv] [--json] [-d seconds] [-n count] [--accept-new]\n"
 "              [--scheduler name] [jobid | -w hostlist | --hostfile file]\n"
+"              [-o file | --no-record] [-t theme]\n"
+"       jobtop -r file -b [--json] [-n count]\n"
+"       jobtop export file [--csv | --json] [-o out]\n"
+"       jobtop report file -o report.html\n"
 "       jobtop --decode [--json] < stream\n"
 "       jobtop --list [jobid | -w hostlist | --hostfile file]\n"
 "       jobtop --version | --help\n");
@@ -90,8 +105,14 @@ main_help(void)
 "      --json            newline-delimited JSON records (implies -b)\n"
 "  -n, --count N         stop after N samples\n"
 "  -d, --delay SECONDS   sample interval (default 1, at least %.2g)\n"
+"  -t, --theme THEME     colour theme: a name (default, dark, light, mono)\n"
+"                        or a path to a .theme file\n"
 "  -v, --verbose         debug log to $XDG_STATE_HOME/jobtop/jobtop.log\n"
 "      --log FILE        debug log to FILE (implies -v)\n"
+"  -o, --record FILE     record the session to FILE (default: a new file in\n"
+"                        $XDG_STATE_HOME/jobtop/)\n"
+"      --no-record       do not record the session\n"
+"  -r, --replay FILE     play a recording (with -b: its records)\n"
 "      --decode          print the probe stream read from standard input\n"
 "      --list            print the resolved node names and exit\n"
 "  -V, --version         print the version and exit\n"
@@ -144,7 +165,7 @@ static int
 main_parse(int argc, char **argv, struct main_opts *o)
 {
 	enum { OPT_JSON = 256, OPT_DECODE, OPT_LIST, OPT_LOG, OPT_HOSTFILE,
-	    OPT_SCHED, OPT_ACCEPT };
+	    OPT_SCHED, OPT_ACCEPT, OPT_NOREC };
 	static const struct option longopts[] = {
 		{ "nodes",	required_argument,	NULL, 'w' },
 		{ "batch",	no_argument,		NULL, 'b' },
@@ -160,6 +181,10 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		{ "hostfile",	required_argument,	NULL, OPT_HOSTFILE },
 		{ "scheduler",	required_argument,	NULL, OPT_SCHED },
 		{ "accept-new",	no_argument,		NULL, OPT_ACCEPT },
+		{ "record",	required_argument,	NULL, 'o' },
+		{ "no-record",	no_argument,		NULL, OPT_NOREC },
+		{ "replay",	required_argument,	NULL, 'r' },
+		{ "theme",	required_argument,	NULL, 't' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	char	 buf[128];
@@ -168,7 +193,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->interval = 1.0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":w:bn:d:vVh", longopts, NULL))
+	while ((ch = getopt_long(argc, argv, ":w:bn:d:vVho:r:t:", longopts, NULL))
 	    != -1) {
 		switch (ch) {
 		case 'w':
@@ -226,6 +251,18 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case OPT_ACCEPT:
 			o->accept_new = 1;
+			break;
+		case 'o':
+			o->record = optarg;
+			break;
+		case OPT_NOREC:
+			o->no_record = 1;
+			break;
+		case 'r':
+			o->replay = optarg;
+			break;
+		case 't':
+			o->theme = optarg;
 			break;
 		case ':':
 			log_error("option %s needs an argument (see jobtop "
@@ -359,7 +396,145 @@ main_decode(const struct main_opts *o)
 /* What batch mode's hooks need. */
 struct main_run {
 	const struct output	*out;
+	struct session		*s;
+	struct history		*hist;
+	struct detect		*det;
+	int			 cur;	/* the node being printed */
+	struct rec		*rec;	/* the recording, or NULL */
 };
+
+/* The recording stopped (a full disk): say so once; monitoring goes on. */
+static void
+main_rec_stopped(struct main_run *r)
+{
+	main_flush();
+	log_error("recording stopped: %s", rec_error(r->rec));
+}
+
+/* Bytes a probe sent: into the recording before they are decoded. */
+static void
+main_on_bytes(void *arg, struct session *s, int i, uint64_t wall,
+    const void *buf, size_t n)
+{
+	struct main_run	*r = arg;
+
+	if (rec_node_bytes(r->rec, (unsigned)i, wall, buf, n) != 0)
+		main_rec_stopped(r);
+}
+
+/* A node reconnected: its new stream starts a new decoder in replay too. */
+static void
+main_on_restart(void *arg, struct session *s, int i, uint64_t wall)
+{
+	struct main_run	*r = arg;
+
+	if (rec_node_restart(r->rec, (unsigned)i, wall) != 0)
+		main_rec_stopped(r);
+}
+
+/* Keyframes and flushes of the recording when no data comes. */
+static int
+main_on_timeout(void *arg, uint64_t now)
+{
+	struct main_run	*r = arg;
+
+	/* Once per loop pass, not per record: one write for many. */
+	main_flush();
+	if (rec_tick(r->rec, rec_now_ms()) != 0)
+		main_rec_stopped(r);
+	return rec_timeout(r->rec, rec_now_ms());
+}
+
+/*
+ * The session's recording: -o FILE, else a new file at the default path
+ * unless --no-record.  NULL when there is none; *fail when -o FILE could
+ * not be created (a default path that cannot be is only a warning).
+ */
+static struct rec *
+main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
+{
+	struct rec_meta	  meta;
+	struct rec	 *rec;
+	const char	**names;
+	char		 *path, err[512];
+	size_t		  i, n = hostlist_count(job->nodes);
+
+	*fail = 0;
+	if (o->no_record)
+		return NULL;
+	rec_meta_init(&meta, rec_now_ms());
+	meta.interval_ms = (uint32_t)(o->interval * 1000 + 0.5);
+	meta.count = (uint64_t)o->count;
+	if (strcmp(job->sched, "hostlist") != 0)
+		snprintf(meta.job, sizeof(meta.job), "%.*s",
+		    (int)sizeof(meta.job) - 1, job->id);
+	snprintf(meta.name, sizeof(meta.name), "%s", job->name);
+	if (job->user[0] != '\0')
+		snprintf(meta.user, sizeof(meta.user), "%s", job->user);
+	names = xcalloc(n, sizeof(*names));
+	for (i = 0; i < n; i++)
+		names[i] = hostlist_get(job->nodes, i);
+	rec_meta_set_nodes(&meta, (unsigned)n, names);
+	free(names);
+	if (o->record != NULL)
+		path = xstrdup(o->record);
+	else
+		path = rec_default_path(meta.job[0] != '\0' ? meta.job :
+		    n > 0 ? meta.nodes[0] : "", meta.start_ms);
+	rec = NULL;
+	if (path == NULL)
+		log_error("no place for the recording: set HOME or "
+		    "XDG_STATE_HOME, or give -o FILE or --no-record");
+	else if ((rec = rec_open(path, &meta, o->record == NULL, err,
+	    sizeof(err))) == NULL) {
+		if (o->record != NULL)
+			*fail = 1;
+		log_error("%s%s", err, o->record != NULL ? "" :
+		    "; going on without a recording");
+	} else
+		log_debug("recording to %s", rec_path(rec));
+	free(path);
+	rec_meta_free(&meta);
+	return rec;
+}
+
+/* The flags of the record being printed (out_json_set_flags). */
+static int
+main_flags(void *arg, const struct node_model *m, const struct minst *mi,
+    const char **names, int max)
+{
+	struct main_run		*r = arg;
+	const struct hist_rank	*hr;
+	int64_t			 pid, start, rank;
+
+	if (mi == NULL)
+		return detect_flag_names(detect_node_flags(r->det, r->cur),
+		    names, max);
+	if (!history_rank_ident(m, mi, &pid, &start, &rank) ||
+	    (hr = history_rank_find(r->hist, r->cur, pid, start)) == NULL)
+		return 0;
+	return detect_flag_names(detect_rank_flags(hr), names, max);
+}
+
+/* A detector raised or cleared a flag: an event record. */
+static void
+main_on_detect(void *arg, const struct detect_event *de)
+{
+	struct main_run		*r = arg;
+	struct proto_event	 ev;
+
+	if (main_out_broken || r->s == NULL)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.time_ms = de->time_ms;
+	ev.level = (uint8_t)de->level;
+	snprintf(ev.code, sizeof(ev.code), "%s", de->code);
+	snprintf(ev.text, sizeof(ev.text), "%s", de->text);
+	if (rec_event(r->rec, (unsigned)de->node, de->time_ms,
+	    (uint8_t)de->level, de->code, de->text) != 0)
+		main_rec_stopped(r);
+	r->out->event(stdout, session_node_model(r->s, de->node), &ev);
+}
 
 /* A decoded message: print it. */
 static void
@@ -368,13 +543,17 @@ main_on_message(void *arg, struct session *s, int i, int type)
 	struct main_run		*r = arg;
 	const struct node_model	*m = session_node_model(s, i);
 
+	r->cur = i;
+	if (type == MSG_SAMPLE && r->det != NULL) {
+		history_node_sample(r->hist, i, m, session_now_ms());
+		detect_node_sample(r->det, i, m, m->time_ms);
+	}
 	if (main_out_broken)
 		return;
 	if (type == MSG_SAMPLE)
 		r->out->sample(stdout, m);
 	else if (type == MSG_EVENT)
 		r->out->event(stdout, m, session_node_event(s, i));
-	main_flush();
 }
 
 /* A node's state changed: a record, and one line on stderr for a node
@@ -386,6 +565,14 @@ main_on_state(void *arg, struct session *s, int i, const char *old,
 	struct main_run	*r = arg;
 	const char	*name = session_node_name(s, i);
 
+	if (rec_event(r->rec, (unsigned)i, session_wall_ms(),
+	    strncmp(cur, "failed", 6) == 0 ? EV_ERROR :
+	    strncmp(cur, "lost", 4) == 0 ? EV_WARN : EV_INFO, "state", cur) != 0)
+		main_rec_stopped(r);
+
+	if (r->det != NULL)
+		detect_node_state(r->det, i, name, session_node_lost(s, i),
+		    cur, session_wall_ms());
 	if (!main_out_broken) {
 		r->out->state(stdout, name, session_wall_ms(), cur);
 		main_flush();
@@ -417,6 +604,7 @@ main_batch(const struct main_opts *o, struct job *job)
 {
 	static char		 opt_interval[] = "--interval", opt_job[] = "--job";
 	struct main_run		 run;
+	struct detect_conf	 dconf;
 	struct session_hooks	 hooks;
 	struct session_conf	 sc;
 	struct session		*s;
@@ -473,11 +661,31 @@ main_batch(const struct main_opts *o, struct job *job)
 
 	memset(&run, 0, sizeof(run));
 	run.out = o->json ? &out_json : &out_text;
+	run.hist = history_new();
+	detect_conf_default(&dconf);
+	dconf.ranks = jobid != NULL;	/* -w: processes, not ranks */
+	run.det = detect_new(run.hist, &dconf, main_on_detect, &run);
+	if (o->json)
+		out_json_set_flags(main_flags, &run);
 	memset(&hooks, 0, sizeof(hooks));
 	hooks.arg = &run;
 	hooks.message = main_on_message;
 	hooks.state = main_on_state;
+	hooks.bytes = main_on_bytes;
+	hooks.restart = main_on_restart;
+	hooks.timeout = main_on_timeout;
+	run.rec = main_rec_open(o, job, &ret);
+	if (ret != 0) {
+		out_json_set_flags(NULL, NULL);
+		detect_free(run.det);
+		history_free(run.hist);
+		rconf_free(&rc);
+		free(probe);
+		return MAIN_EXIT_FAIL;
+	}
 	s = session_new(&sc, &hooks);
+	run.s = s;
+	history_resize(run.hist, (int)n);
 	for (i = 0; i < n; i++) {
 		name = hostlist_get(job->nodes, i);
 		err[0] = '\0';
@@ -488,10 +696,158 @@ main_batch(const struct main_opts *o, struct job *job)
 		session_add(s, name, f, err);
 	}
 	ret = session_run(s) != 0 ? MAIN_EXIT_FAIL : 0;
+	if (rec_close(run.rec, err, sizeof(err)) != 0)
+		log_error("recording stopped: %s", err);
 	main_flush();
 	if (main_out_broken)
 		ret = MAIN_EXIT_FAIL;
 	session_free(s);
+	out_json_set_flags(NULL, NULL);
+	detect_free(run.det);
+	history_free(run.hist);
+	rconf_free(&rc);
+	free(probe);
+	return ret;
+}
+
+/* The monitor's detectors raised or cleared a flag: into the recording. */
+static void
+main_ui_event(void *arg, const struct detect_event *de)
+{
+	struct main_run	*r = arg;
+
+	if (rec_event(r->rec, (unsigned)de->node, de->time_ms,
+	    (uint8_t)de->level, de->code, de->text) != 0)
+		main_rec_stopped(r);
+}
+
+/*
+ * The interactive monitor: the probes and the poll loop of batch mode,
+ * drawn by the curses UI (ui/), recorded the same way.  The terminal and
+ * the theme are checked before any probe starts: a terminal that cannot
+ * run it gets one line and exit 2, untouched.
+ */
+static int
+main_interactive(const struct main_opts *o, struct job *job)
+{
+	static char		 opt_interval[] = "--interval", opt_job[] = "--job";
+	struct main_run		 run;
+	struct session_hooks	 hooks, chain;
+	struct session_conf	 sc;
+	struct ui_conf		 uc;
+	struct session		*s;
+	struct ui		*ui;
+	struct rconf		 rc;
+	struct feed		*f;
+	char			*probe, err[512], ivl[32], *argv[6];
+	const char		*name, *jobid = NULL;
+	size_t			 i, n = hostlist_count(job->nodes);
+	int			 remote = 0, ret, k = 0, local;
+
+	if (ui_check_terminal(err, sizeof(err)) != 0) {
+		log_error("%s", err);
+		return MAIN_EXIT_USAGE;
+	}
+	if (strcmp(job->sched, "hostlist") != 0 && job->id[0] != '\0')
+		jobid = job->id;
+	memset(&uc, 0, sizeof(uc));
+	uc.job_id = jobid != NULL ? jobid : "";
+	uc.job_name = job->name;
+	uc.job_user = job->user;
+	uc.job_state = job->state_name;
+	uc.elapsed = job->elapsed;
+	uc.time_limit = job->time_limit;
+	uc.ntasks = job->ntasks;
+	uc.interval = o->interval;
+	uc.theme = o->theme;
+	uc.utf8 = -1;
+	if ((ui = ui_new(&uc, err, sizeof(err))) == NULL) {
+		log_error("%s", err);
+		return MAIN_EXIT_USAGE;
+	}
+	if ((probe = feed_local_find_probe(err, sizeof(err))) == NULL) {
+		log_error("%s", err);
+		ui_free(ui);
+		return MAIN_EXIT_FAIL;
+	}
+	snprintf(ivl, sizeof(ivl), "%.3f", o->interval);
+	argv[k++] = probe;
+	argv[k++] = opt_interval;
+	argv[k++] = ivl;
+	if (jobid != NULL) {
+		argv[k++] = opt_job;
+		argv[k++] = (char *)(uintptr_t)jobid;
+	}
+	argv[k] = NULL;
+	memset(&sc, 0, sizeof(sc));
+	sc.count = o->count;
+	sc.interval = o->interval;
+	sc.lost_ms = (unsigned)(o->interval * 2500);
+	if (sc.lost_ms < 1000)
+		sc.lost_ms = 1000;
+	for (i = 0; i < n; i++)
+		remote |= !main_host_local(hostlist_get(job->nodes, i));
+	rconf_init(&rc);
+	memset(&run, 0, sizeof(run));
+	ret = 0;
+	if (remote) {
+		main_rconf_set(&rc.probe_path, probe);
+		main_rconf_set(&rc.job, jobid);
+		rc.interval = o->interval;
+		rc.accept_new = o->accept_new;
+		rc.log = main_rconf_log;
+		if (rconf_ready(&rc, err, sizeof(err)) != 0) {
+			log_error("%s", err);
+			ret = MAIN_EXIT_FAIL;
+		}
+	}
+	if (ret == 0) {
+		run.rec = main_rec_open(o, job, &ret);
+		if (ret != 0)
+			ret = MAIN_EXIT_FAIL;
+	}
+	if (ret != 0) {
+		rconf_free(&rc);
+		free(probe);
+		ui_free(ui);
+		return ret;
+	}
+
+	memset(&chain, 0, sizeof(chain));
+	chain.arg = &run;
+	chain.bytes = main_on_bytes;
+	chain.timeout = main_on_timeout;
+	ui_hooks(ui, &hooks, &chain);
+	ui_set_event_hook(ui, main_ui_event, &run);
+	s = session_new(&sc, &hooks);
+	run.s = s;
+	ui_set_session(ui, s);
+	for (i = 0; i < n; i++) {
+		name = hostlist_get(job->nodes, i);
+		local = main_host_local(name);
+		ui_add_node(ui, name, local);
+		err[0] = '\0';
+		if (local)
+			f = feed_new_local(probe, argv, err, sizeof(err));
+		else
+			f = feed_new_ssh(&rc, name);
+		session_add(s, name, f, err);
+	}
+	if (ui_start(ui, err, sizeof(err)) != 0) {
+		log_error("%s", err);
+		ret = MAIN_EXIT_FAIL;
+	} else {
+		ret = session_run(s) != 0 ? MAIN_EXIT_FAIL : 0;
+		ui_stop(ui);
+		for (k = 0; k < session_nnodes(s); k++)
+			if (session_node_error(s, k) != NULL)
+				log_error("%s: %s", session_node_name(s, k),
+				    session_node_error(s, k));
+	}
+	if (rec_close(run.rec, err, sizeof(err)) != 0)
+		log_error("recording stopped: %s", err);
+	session_free(s);
+	ui_free(ui);
 	rconf_free(&rc);
 	free(probe);
 	return ret;
@@ -561,6 +917,10 @@ main(int argc, char **argv)
 	size_t			i;
 	int			rc;
 
+	if (argc > 1 && strcmp(argv[1], "export") == 0)
+		return export_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return report_main(argc - 1, argv + 1);
 	if ((rc = main_parse(argc, argv, &o)) != 0)
 		return rc > 0 ? 0 : MAIN_EXIT_USAGE;
 	if (main_open_log(&o) != 0)
@@ -578,6 +938,20 @@ main(int argc, char **argv)
 		log_close();
 		return rc;
 	}
+	if (o.replay != NULL) {
+		if (o.hostlist != NULL || o.hostfile != NULL || o.nargs > 0 ||
+		    o.list) {
+			log_error("-r plays a recording and takes no nodes");
+			rc = MAIN_EXIT_USAGE;
+		} else if (!o.batch) {
+			log_error("the replay screen is not built yet; use -b");
+			rc = MAIN_EXIT_USAGE;
+		} else
+			rc = export_file(o.replay, o.json ? EXPORT_JSON :
+			    EXPORT_TEXT, stdout, o.count);
+		log_close();
+		return rc;
+	}
 	sched_job_init(&job);
 	if ((rc = main_resolve(&o, &job)) != 0) {
 		sched_job_free(&job);
@@ -590,10 +964,9 @@ main(int argc, char **argv)
 		for (i = 0; i < hostlist_count(job.nodes); i++)
 			printf("%s\n", hostlist_get(job.nodes, i));
 		rc = 0;
-	} else if (!o.batch) {
-		log_error("the interactive monitor is not built yet; use -b");
-		rc = MAIN_EXIT_USAGE;
-	} else
+	} else if (!o.batch)
+		rc = main_interactive(&o, &job);
+	else
 		rc = main_batch(&o, &job);
 	sched_job_free(&job);
 	log_close();

@@ -132,6 +132,37 @@ out_json_time(FILE *f, uint64_t ms)
 	fprintf(f, "%" PRIu64 ".%03u", ms / 1000, (unsigned)(ms % 1000));
 }
 
+static int	(*out_json_flags_fn)(void *, const struct node_model *,
+		    const struct minst *, const char **, int);
+static void	*out_json_flags_arg;
+
+void
+out_json_set_flags(int (*fn)(void *, const struct node_model *,
+    const struct minst *, const char **, int), void *arg)
+{
+	out_json_flags_fn = fn;
+	out_json_flags_arg = arg;
+}
+
+/* ,"flags":[...] when a hook is set. */
+static void
+out_json_flags(FILE *f, const struct node_model *m, const struct minst *mi)
+{
+	const char	*names[16];
+	int		 i, n;
+
+	if (out_json_flags_fn == NULL)
+		return;
+	n = out_json_flags_fn(out_json_flags_arg, m, mi, names, 16);
+	fputs(",\"flags\":[", f);
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			fputc(',', f);
+		out_json_string(f, names[i], strlen(names[i]));
+	}
+	fputc(']', f);
+}
+
 /* A field's value as the user sees it; 0 when absent. */
 static int
 out_json_get(const struct node_model *m, const struct minst *mi, unsigned f,
@@ -290,6 +321,7 @@ out_json_rank(FILE *f, const struct node_model *m, const struct minst *mi)
 		out_json_put(f, &v);
 	}
 	out_json_plain(f, m, mi, mi->mg->def->name, skip);
+	out_json_flags(f, m, mi);
 	fputs("}\n", f);
 }
 
@@ -315,6 +347,7 @@ out_json_sample(FILE *f, const struct node_model *m)
 		else
 			out_json_plain(f, m, m->gfirst[g], mg->def->name, 0);
 	}
+	out_json_flags(f, m, NULL);
 	fputs("}\n", f);
 	if (rank_g < 0)
 		return;

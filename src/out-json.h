@@ -19,4 +19,15 @@ void	out_json_number(FILE *, double);
 /* Unix milliseconds as seconds with 3 decimals. */
 void	out_json_time(FILE *, uint64_t);
 
+struct node_model;
+struct minst;
+/*
+ * Flags for records (batch mode's detectors): once a hook is set, node
+ * records (minst NULL) and rank records carry "flags": [...] with the
+ * names the hook writes into names[] (it returns how many, at most max).
+ * NULL removes the hook.
+ */
+void	out_json_set_flags(int (*)(void *, const struct node_model *,
+	    const struct minst *, const char **, int), void *);
+
 #endif

@@ -13,5 +13,5 @@ apt-get install -y -qq --no-install-recommends \
 	libclang-rt-14-dev llvm \
 	openssh-server openssh-client slurm-wlm slurm-client munge \
 	clustershell pdsh tmux iproute2 procps psmisc util-linux \
-	mandoc valgrind gdb atop ca-certificates locales python3 \
+	mandoc valgrind gdb atop ca-certificates locales python3 chromium \
 	>/dev/null

@@ -47,8 +47,9 @@ bad -w 'node[01-02]'
 bad -w 'bad host'
 bad -b -n 1
 bad 123456
+# Without -b and without a terminal: one line that says to use -b.
 bad -w localhost -n 1
-grep -q 'interactive monitor is not built yet; use -b' "$tmp/err" ||
+grep -q 'interactive monitor needs a terminal.*use -b' "$tmp/err" ||
 	fail "no -b: $(cat "$tmp/err")"
 bad --decode -w localhost
 : >"$tmp/file"

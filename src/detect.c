@@ -1,0 +1,599 @@
+/*
+ * detect: stalled ranks, stragglers, memory pressure and lost nodes, from
+ * the history.  Every judgement counts consecutive samples, so a single
+ * odd sample never raises a flag and a flag never blinks: raising needs
+ * several samples in a row, clearing needs the rank to progress (stalled)
+ * or several normal samples (straggler), or memory to fall under a lower
+ * threshold (hysteresis).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect.h"
+#include "xmalloc.h"
+
+#define DETECT_MAD_SCALE	1.4826	/* MAD to a normal's sigma */
+
+struct detect_node {
+	unsigned	 flags;
+	int		 lost;
+	unsigned	 far, near, mem;
+	unsigned	 rflags;		/* union of its ranks' flags */
+	unsigned	 nrflagged;		/* ranks with a flag */
+	unsigned	 rcount[DF_NFLAGS];	/* ranks with each flag */
+};
+
+struct detect {
+	struct history		*h;
+	struct detect_conf	 conf;
+	void			(*cb)(void *, const struct detect_event *);
+	void			*arg;
+	struct detect_node	*nodes;
+	int			 nnodes;
+	float			*scratch;
+	size_t			 capscratch;
+	unsigned		 since;		/* node samples since stats */
+	int			 valid;
+	double			 rank_med, rank_mad;
+	unsigned		 rank_n;
+	double			 node_med, node_mad;
+	unsigned		 node_n;
+	size_t			 rank_total;	/* ranks known, rates or not */
+	unsigned		 live_at_stats;	/* live nodes then */
+};
+
+static const char *const detect_names[DF_NFLAGS] = {
+	"stalled", "straggler", "memory", "lost"
+};
+
+void
+detect_conf_default(struct detect_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ranks = 1;
+	c->stall_samples = 3;
+	c->idle_cpu = 1.0;
+	c->busy_cpu = 3.0;
+	c->strag_samples = 5;
+	c->clear_samples = 3;
+	c->strag_mads = 4.0;
+	c->strag_gap = 25.0;
+	c->strag_frac = 0.25;
+	c->strag_min = 3;
+	c->mem_pct = 90.0;
+	c->mem_clear_pct = 85.0;
+	c->mem_samples = 2;
+}
+
+struct detect *
+detect_new(struct history *h, const struct detect_conf *conf,
+    void (*cb)(void *, const struct detect_event *), void *arg)
+{
+	struct detect	*d;
+
+	d = xcalloc(1, sizeof(*d));
+	d->h = h;
+	if (conf != NULL)
+		d->conf = *conf;
+	else
+		detect_conf_default(&d->conf);
+	d->cb = cb;
+	d->arg = arg;
+	d->rank_med = d->node_med = NAN;
+	return d;
+}
+
+void
+detect_free(struct detect *d)
+{
+	if (d == NULL)
+		return;
+	free(d->nodes);
+	free(d->scratch);
+	free(d);
+}
+
+const char *
+detect_flag_name(unsigned bit)
+{
+	unsigned	i;
+
+	for (i = 0; i < DF_NFLAGS; i++) {
+		if (bit == (1u << i))
+			return detect_names[i];
+	}
+	return NULL;
+}
+
+int
+detect_flag_names(unsigned flags, const char **names, int max)
+{
+	unsigned	i;
+	int		n = 0;
+
+	for (i = 0; i < DF_NFLAGS && n < max; i++) {
+		if ((flags & (1u << i)) != 0)
+			names[n++] = detect_names[i];
+	}
+	return n;
+}
+
+static void
+detect_grow(struct detect *d, int n)
+{
+	if (n <= d->nnodes)
+		return;
+	d->nodes = xreallocarray(d->nodes, (size_t)n, sizeof(*d->nodes));
+	memset(d->nodes + d->nnodes, 0, (size_t)(n - d->nnodes) *
+	    sizeof(*d->nodes));
+	d->nnodes = n;
+}
+
+unsigned
+detect_node_flags(const struct detect *d, int i)
+{
+	return i >= 0 && i < d->nnodes ? d->nodes[i].flags : 0;
+}
+
+unsigned
+detect_rank_flags(const struct hist_rank *hr)
+{
+	return hr != NULL ? hr->flags : 0;
+}
+
+double
+detect_rank_median(const struct detect *d)
+{
+	return d->rank_med;
+}
+
+double
+detect_node_median(const struct detect *d)
+{
+	return d->node_med;
+}
+
+void
+detect_counts(const struct detect *d, unsigned *nodes, unsigned *ranks)
+{
+	const struct detect_node	*dn;
+	unsigned			 b;
+	int				 i;
+
+	memset(nodes, 0, DF_NFLAGS * sizeof(*nodes));
+	memset(ranks, 0, DF_NFLAGS * sizeof(*ranks));
+	for (i = 0; i < d->nnodes; i++) {
+		dn = &d->nodes[i];
+		for (b = 0; b < DF_NFLAGS; b++) {
+			if ((dn->flags & (1u << b)) != 0)
+				nodes[b]++;
+			ranks[b] += dn->rcount[b];
+		}
+	}
+}
+
+void
+detect_node_ranks(const struct detect *d, int i, unsigned *flags,
+    unsigned *nflagged)
+{
+	*flags = *nflagged = 0;
+	if (i >= 0 && i < d->nnodes) {
+		*flags = d->nodes[i].rflags;
+		*nflagged = d->nodes[i].nrflagged;
+	}
+}
+
+/* Count the flags of a node's ranks (after its sample). */
+static void
+detect_recount(struct detect *d, int i)
+{
+	struct detect_node	*dn = &d->nodes[i];
+	const struct hist_rank	*hr;
+	unsigned		 k, b, n = history_nranks(d->h, i);
+
+	dn->rflags = dn->nrflagged = 0;
+	memset(dn->rcount, 0, sizeof(dn->rcount));
+	for (k = 0; k < n; k++) {
+		hr = history_rank_const(d->h, i, k);
+		if (hr->flags == 0)
+			continue;
+		dn->rflags |= hr->flags;
+		dn->nrflagged++;
+		for (b = 0; b < DF_NFLAGS; b++)
+			if ((hr->flags & (1u << b)) != 0)
+				dn->rcount[b]++;
+	}
+}
+
+static int
+detect_cmp_float(const void *a, const void *b)
+{
+	float	x = *(const float *)a, y = *(const float *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median and median absolute deviation of n values (reordered). */
+static void
+detect_median_mad(float *v, unsigned n, double *med, double *mad)
+{
+	unsigned	i;
+
+	if (n == 0) {
+		*med = *mad = NAN;
+		return;
+	}
+	qsort(v, n, sizeof(*v), detect_cmp_float);
+	*med = n % 2 ? v[n / 2] : ((double)v[n / 2 - 1] + v[n / 2]) / 2;
+	for (i = 0; i < n; i++)
+		v[i] = (float)fabs(v[i] - *med);
+	qsort(v, n, sizeof(*v), detect_cmp_float);
+	*mad = n % 2 ? v[n / 2] : ((double)v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static float *
+detect_scratch(struct detect *d, size_t n)
+{
+	if (n > d->capscratch) {
+		d->capscratch = n + n / 2 + 64;
+		free(d->scratch);
+		d->scratch = xreallocarray(NULL, d->capscratch,
+		    sizeof(*d->scratch));
+	}
+	return d->scratch;
+}
+
+/* Is node i part of the job's current picture? */
+static int
+detect_live(const struct detect *d, int i)
+{
+	return history_node_samples(d->h, i) > 0 &&
+	    !(i < d->nnodes && d->nodes[i].lost);
+}
+
+/* Recompute the job-wide medians of node CPU busy and rank %CPU. */
+static void
+detect_stats(struct detect *d)
+{
+	const struct hist_rank	*hr;
+	size_t			 total = 0;
+	unsigned		 n, k;
+	float			*v;
+	double			 x;
+	int			 i, nn = history_nnodes(d->h);
+
+	for (i = 0; i < nn; i++)
+		total += history_nranks(d->h, i);
+	d->rank_total = total;
+	v = detect_scratch(d, total > (size_t)nn ? total : (size_t)nn);
+	for (i = 0, n = 0; i < nn; i++) {
+		if (!detect_live(d, i))
+			continue;
+		x = history_node_get(d->h, i, HN_CPU, 0);
+		if (isfinite(x))
+			v[n++] = (float)x;
+	}
+	d->node_n = n;
+	detect_median_mad(v, n, &d->node_med, &d->node_mad);
+	for (i = 0, d->live_at_stats = 0; i < nn; i++)
+		d->live_at_stats += detect_live(d, i);
+	/* Ranks have rank ids (SLURM_PROCID, PMI_RANK...); other processes
+	 * (the batch shell waiting for srun, a user's editor on a -w node,
+	 * the busiest processes root sees) are no peers to compare with. */
+	for (i = 0, n = 0; i < nn; i++) {
+		if (!detect_live(d, i))
+			continue;
+		for (k = 0; k < history_nranks(d->h, i); k++) {
+			hr = history_rank_const(d->h, i, k);
+			x = history_rank_get(hr, HR_CPU, 0);
+			if (isfinite(x) && hr->rank >= 0)
+				v[n++] = (float)x;
+		}
+	}
+	d->rank_n = n;
+	detect_median_mad(v, n, &d->rank_med, &d->rank_mad);
+	d->valid = 1;
+	d->since = 0;
+}
+
+/* Does node i's latest sample give any rank a rate? */
+static int
+detect_has_rates(const struct detect *d, int i)
+{
+	unsigned	k, n = history_nranks(d->h, i);
+
+	for (k = 0; k < n; k++)
+		if (isfinite(history_rank_get(history_rank_const(d->h, i, k),
+		    HR_CPU, 0)))
+			return 1;
+	return 0;
+}
+
+/*
+ * Refresh the medians once per round of samples (as many as live nodes).
+ * Until there are peers to compare with, a sample that brings rank rates
+ * refreshes them at once, so the first judgements need not wait a round.
+ */
+static void
+detect_maybe_stats(struct detect *d, int i)
+{
+	d->since++;
+	if (d->valid && d->since < (d->live_at_stats > 0 ?
+	    d->live_at_stats : 1) && !(d->rank_n < 2 && d->rank_total >= 2 &&
+	    detect_has_rates(d, i)))
+		return;
+	detect_stats(d);
+}
+
+/* Is x far from the median by the robust measure? */
+static int
+detect_far(const struct detect *d, double x, double med, double mad)
+{
+	double	thr;
+
+	thr = d->conf.strag_mads * DETECT_MAD_SCALE * mad;
+	if (thr < d->conf.strag_gap)
+		thr = d->conf.strag_gap;
+	if (thr < d->conf.strag_frac * fabs(med))
+		thr = d->conf.strag_frac * fabs(med);
+	return fabs(x - med) > thr;
+}
+
+static void	detect_emit(struct detect *, int, const struct hist_rank *,
+		    unsigned, int, uint64_t, const char *, ...)
+		    __attribute__((format(printf, 7, 8)));
+
+/* Hand one raised or cleared flag to the callback. */
+static void
+detect_emit(struct detect *d, int node, const struct hist_rank *hr,
+    unsigned flag, int raised, uint64_t ms, const char *fmt, ...)
+{
+	struct detect_event	ev;
+	va_list			ap;
+
+	if (d->cb == NULL)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.time_ms = ms;
+	ev.node = node;
+	ev.is_rank = hr != NULL;
+	ev.rank = hr != NULL ? hr->rank : -1;
+	ev.pid = hr != NULL ? hr->pid : -1;
+	ev.flag = flag;
+	ev.raised = raised;
+	ev.level = raised ? EV_WARN : EV_INFO;
+	snprintf(ev.code, sizeof(ev.code), "%s%s", detect_flag_name(flag),
+	    raised ? "" : "-cleared");
+	va_start(ap, fmt);
+	vsnprintf(ev.text, sizeof(ev.text), fmt, ap);
+	va_end(ap);
+	d->cb(d->arg, &ev);
+}
+
+/* "rank 2 (pid 160)" or "pid 160". */
+static const char *
+detect_who(char *buf, size_t size, const struct hist_rank *hr)
+{
+	if (hr->rank >= 0)
+		snprintf(buf, size, "rank %lld (pid %lld)", (long long)hr->rank,
+		    (long long)hr->pid);
+	else
+		snprintf(buf, size, "pid %lld", (long long)hr->pid);
+	return buf;
+}
+
+/* A rank string field by name, or "?". */
+static const char *
+detect_str(const struct node_model *m, const struct minst *mi,
+    const char *field)
+{
+	const char	*s;
+	int		 f;
+
+	if ((f = model_field_index(m, mi->group, field)) < 0 ||
+	    (s = model_str(mi, (unsigned)f)) == NULL || *s == '\0')
+		return "?";
+	return s;
+}
+
+/* Memory: raise over mem_pct for mem_samples, clear under mem_clear_pct. */
+static int
+detect_memory(const struct detect *d, double pct, unsigned *run,
+    unsigned flags)
+{
+	if (!isfinite(pct))
+		return 0;
+	if ((flags & DF_MEMORY) == 0) {
+		*run = pct > d->conf.mem_pct ? *run + 1 : 0;
+		return *run >= d->conf.mem_samples ? 1 : 0;
+	}
+	if (pct < d->conf.mem_clear_pct) {
+		*run = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* Straggler: count far and near samples; 1 raise, -1 clear, 0 nothing. */
+static int
+detect_straggle(const struct detect *d, int far, unsigned *nfar,
+    unsigned *nnear, unsigned flags)
+{
+	if (far) {
+		(*nfar)++;
+		*nnear = 0;
+	} else {
+		(*nnear)++;
+		*nfar = 0;
+	}
+	if ((flags & DF_STRAGGLER) == 0 && *nfar >= d->conf.strag_samples)
+		return 1;
+	if ((flags & DF_STRAGGLER) != 0 && *nnear >= d->conf.clear_samples)
+		return -1;
+	return 0;
+}
+
+/* Judge one rank of node i. */
+static void
+detect_rank(struct detect *d, int i, const struct node_model *m,
+    const struct minst *mi, struct hist_rank *hr, uint64_t ms)
+{
+	char		 who[64];
+	double		 cpu, rd, wr, limit, pct;
+	int		 idle, r, far;
+
+	if (hr->rank < 0 || !d->conf.ranks)
+		cpu = NAN;	/* not a rank: only memory is judged */
+	else
+		cpu = history_rank_get(hr, HR_CPU, 0);
+	rd = history_rank_get(hr, HR_READ, 0);
+	wr = history_rank_get(hr, HR_WRITE, 0);
+	detect_who(who, sizeof(who), hr);
+
+	/* Stalled: no CPU time and no I/O while the median rank works. */
+	if (isfinite(cpu)) {
+		idle = cpu < d->conf.idle_cpu && hr->dticks <= 0 &&
+		    !(isfinite(rd) && rd > 0) && !(isfinite(wr) && wr > 0);
+		if (idle && d->rank_n >= 2 && d->rank_med >= d->conf.busy_cpu)
+			hr->det_idle++;
+		else
+			hr->det_idle = 0;
+		if (!idle && (hr->flags & DF_STALLED) != 0) {
+			hr->flags &= ~DF_STALLED;
+			detect_emit(d, i, hr, DF_STALLED, 0, ms,
+			    "%s progresses again (%.0f%% CPU)", who, cpu);
+		} else if (idle && (hr->flags & DF_STALLED) == 0 &&
+		    hr->det_idle >= d->conf.stall_samples) {
+			hr->flags |= DF_STALLED;
+			detect_emit(d, i, hr, DF_STALLED, 1, ms,
+			    "%s made no progress for %u samples (state %s, "
+			    "wchan %s) while the median rank runs at %.0f%% "
+			    "CPU", who, hr->det_idle, detect_str(m, mi,
+			    "state"), detect_str(m, mi, "wchan"),
+			    d->rank_med);
+		}
+	}
+
+	/* Straggler: far from the median rank; a stalled rank is already
+	 * flagged for what matters more. */
+	if (isfinite(cpu) && d->rank_n >= d->conf.strag_min &&
+	    isfinite(d->rank_med)) {
+		far = (hr->flags & DF_STALLED) == 0 &&
+		    detect_far(d, cpu, d->rank_med, d->rank_mad);
+		r = detect_straggle(d, far, &hr->det_far, &hr->det_near,
+		    hr->flags);
+		if (r > 0) {
+			hr->flags |= DF_STRAGGLER;
+			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
+			    "%s runs at %.0f%% CPU, far from the median rank's "
+			    "%.0f%%, for %u samples", who, cpu, d->rank_med,
+			    hr->det_far);
+		} else if (r < 0) {
+			hr->flags &= ~DF_STRAGGLER;
+			detect_emit(d, i, hr, DF_STRAGGLER, 0, ms,
+			    "%s is back near the median (%.0f%% CPU)", who,
+			    cpu);
+		}
+	}
+
+	/* Memory: one rank holding most of the limit. */
+	limit = history_node_mem_limit(d->h, i);
+	pct = limit > 0 ? history_rank_get(hr, HR_RSS, 0) * 100.0 / limit :
+	    NAN;
+	r = detect_memory(d, pct, &hr->det_mem, hr->flags);
+	if (r > 0) {
+		hr->flags |= DF_MEMORY;
+		detect_emit(d, i, hr, DF_MEMORY, 1, ms,
+		    "%s uses %.0f%% of the memory limit", who, pct);
+	} else if (r < 0) {
+		hr->flags &= ~DF_MEMORY;
+		detect_emit(d, i, hr, DF_MEMORY, 0, ms,
+		    "%s memory back to %.0f%% of the limit", who, pct);
+	}
+}
+
+void
+detect_node_sample(struct detect *d, int i, const struct node_model *m,
+    uint64_t ms)
+{
+	struct detect_node	*dn;
+	struct hist_rank	*hr;
+	const struct minst	*mi;
+	const char		*name = model_name(m);
+	int64_t			 pid, start, rank;
+	double			 x;
+	int			 g, r;
+
+	if (i < 0)
+		return;
+	detect_grow(d, i + 1);
+	dn = &d->nodes[i];
+	detect_maybe_stats(d, i);
+
+	r = detect_memory(d, history_node_get(d->h, i, HN_MEMPCT, 0),
+	    &dn->mem, dn->flags);
+	x = history_node_get(d->h, i, HN_MEMPCT, 0);
+	if (r > 0) {
+		dn->flags |= DF_MEMORY;
+		detect_emit(d, i, NULL, DF_MEMORY, 1, ms,
+		    "%s memory at %.0f%% of its limit", name, x);
+	} else if (r < 0) {
+		dn->flags &= ~DF_MEMORY;
+		detect_emit(d, i, NULL, DF_MEMORY, 0, ms,
+		    "%s memory back to %.0f%% of its limit", name, x);
+	}
+
+	x = history_node_get(d->h, i, HN_CPU, 0);
+	if (isfinite(x) && d->node_n >= d->conf.strag_min &&
+	    isfinite(d->node_med)) {
+		r = detect_straggle(d, detect_far(d, x, d->node_med,
+		    d->node_mad), &dn->far, &dn->near, dn->flags);
+		if (r > 0) {
+			dn->flags |= DF_STRAGGLER;
+			detect_emit(d, i, NULL, DF_STRAGGLER, 1, ms,
+			    "%s CPU busy %.0f%%, far from the median node's "
+			    "%.0f%%, for %u samples", name, x, d->node_med,
+			    dn->far);
+		} else if (r < 0) {
+			dn->flags &= ~DF_STRAGGLER;
+			detect_emit(d, i, NULL, DF_STRAGGLER, 0, ms,
+			    "%s CPU back near the median (%.0f%%)", name, x);
+		}
+	}
+
+	if ((g = model_group_index(m, "rank")) >= 0) {
+		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+			if (!history_rank_ident(m, mi, &pid, &start, &rank) ||
+			    (hr = history_rank_find(d->h, i, pid, start)) ==
+			    NULL)
+				continue;
+			detect_rank(d, i, m, mi, hr, ms);
+		}
+	}
+	detect_recount(d, i);
+}
+
+void
+detect_node_state(struct detect *d, int i, const char *name, int lost,
+    const char *state, uint64_t ms)
+{
+	struct detect_node	*dn;
+
+	if (i < 0)
+		return;
+	detect_grow(d, i + 1);
+	dn = &d->nodes[i];
+	dn->lost = lost;
+	if (lost && (dn->flags & DF_LOST) == 0) {
+		dn->flags |= DF_LOST;
+		detect_emit(d, i, NULL, DF_LOST, 1, ms, "%s %s", name, state);
+	} else if (!lost && (dn->flags & DF_LOST) != 0) {
+		dn->flags &= ~DF_LOST;
+		detect_emit(d, i, NULL, DF_LOST, 0, ms, "%s back: %s", name,
+		    state);
+	}
+}

@@ -1,0 +1,107 @@
+/*
+ * detect: the judgements the monitor makes about a job from its history,
+ * raised as flags on nodes and ranks and announced as events.
+ *
+ *   stalled    a rank whose CPU time and I/O stopped advancing for several
+ *              consecutive samples while the median rank of the job is
+ *              busy: judged on samples, not on elapsed time;
+ *   straggler  a node (CPU busy) or a rank (%CPU) far from the job's median
+ *              by a robust measure (median absolute deviation, with a
+ *              minimum absolute and relative gap so noise never flags),
+ *              sustained for several samples;
+ *   memory     memory in use over 90% of the limit (the job's cgroup limit
+ *              when the node sends it, else the node's memory), for a node,
+ *              or one rank's RSS over 90% of it;
+ *   lost       a node the session reports lost (silent or reconnecting).
+ *
+ * Only processes with a rank id are judged as ranks (stalled, straggler);
+ * the job's other processes are judged on memory alone.
+ *
+ * The detector reads the history (history.h) after each node sample and
+ * keeps each rank's flags in its struct hist_rank.  Every flag that is
+ * raised or cleared is handed to the callback (the event log, batch JSON,
+ * the recorder).  Job-wide medians are recomputed once per round of
+ * samples (as many samples as live nodes), so the cost of a round is
+ * linear in the number of ranks.
+ */
+#ifndef JOBTOP_DETECT_H
+#define JOBTOP_DETECT_H
+
+#include <stdint.h>
+
+#include "history.h"
+#include "model.h"
+
+#define DF_STALLED	0x01
+#define DF_STRAGGLER	0x02
+#define DF_MEMORY	0x04
+#define DF_LOST		0x08
+#define DF_NFLAGS	4
+
+struct detect_conf {
+	int		 ranks;		/* judge ranks (0: processes of a
+					 * hostlist, not a job's ranks) */
+	unsigned	 stall_samples;	/* idle samples before "stalled" */
+	double		 idle_cpu;	/* a rank under this %CPU is idle */
+	double		 busy_cpu;	/* the median rank over this is busy */
+	unsigned	 strag_samples;	/* far samples before "straggler" */
+	unsigned	 clear_samples;	/* normal samples before a clear */
+	double		 strag_mads;	/* far: this many scaled MADs, */
+	double		 strag_gap;	/* at least this many %-points, */
+	double		 strag_frac;	/* and this fraction of the median */
+	unsigned	 strag_min;	/* peers needed to judge (nodes, ranks) */
+	double		 mem_pct;	/* raise over this percent */
+	double		 mem_clear_pct;	/* clear under this percent */
+	unsigned	 mem_samples;	/* samples over before a raise */
+};
+
+struct detect_event {
+	uint64_t	 time_ms;	/* unix ms */
+	int		 node;
+	int		 is_rank;
+	int64_t		 rank;		/* -1 unknown or a node event */
+	int64_t		 pid;
+	unsigned	 flag;		/* one DF_* */
+	int		 raised;	/* 1 raised, 0 cleared */
+	int		 level;		/* EV_WARN raised, EV_INFO cleared */
+	char		 code[32];	/* "stalled", "stalled-cleared" */
+	char		 text[256];	/* one line for people */
+};
+
+struct detect;
+
+/* The defaults (ranks judged, 3 idle samples, 5 far samples, 90%). */
+void		 detect_conf_default(struct detect_conf *);
+/* A detector over h (not owned); conf NULL for the defaults; cb may be
+ * NULL. */
+struct detect	*detect_new(struct history *, const struct detect_conf *,
+		     void (*)(void *, const struct detect_event *), void *);
+void		 detect_free(struct detect *);
+
+/* Judge a node's latest sample (after history_node_sample); time_ms is
+ * the sample's unix time for the events. */
+void		 detect_node_sample(struct detect *, int,
+		     const struct node_model *, uint64_t);
+/* The session's view of a node changed: lost (1) or not (0), with the
+ * state text and a name for the event. */
+void		 detect_node_state(struct detect *, int, const char *, int,
+		     const char *, uint64_t);
+
+unsigned	 detect_node_flags(const struct detect *, int);
+unsigned	 detect_rank_flags(const struct hist_rank *);
+/* The union of the flags of node i's ranks and how many have one. */
+void		 detect_node_ranks(const struct detect *, int, unsigned *,
+		     unsigned *);
+/* How many nodes and ranks carry each flag: counts[DF_NFLAGS] indexed by
+ * bit number. */
+void		 detect_counts(const struct detect *, unsigned *, unsigned *);
+/* The job-wide medians the last judgements used (NaN before any). */
+double		 detect_rank_median(const struct detect *);
+double		 detect_node_median(const struct detect *);
+
+/* "stalled", "straggler", "memory", "lost" for one bit; NULL otherwise. */
+const char	*detect_flag_name(unsigned);
+/* The names of the bits set, in a fixed order; returns how many. */
+int		 detect_flag_names(unsigned, const char **, int);
+
+#endif

@@ -1,0 +1,653 @@
+/*
+ * history: ring buffers of recent values per node, per rank and for the
+ * whole job.  Each node keeps its ranks in an array (first-seen order) with
+ * an open-addressing index by pid, rebuilt whenever a rank comes or goes;
+ * a sample costs one lookup per rank.  Values are floats: sparklines and
+ * detectors need shapes and medians, not the exact counters (those stay in
+ * the model and in the recording).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history.h"
+#include "xmalloc.h"
+
+struct hist_node {
+	uint64_t	 samples;
+	uint64_t	 last_ms;
+	unsigned	 head, len;
+	float		 v[HN_NMETRICS][HIST_NODE_DEPTH];
+	double		 mem_limit;
+	struct hist_rank **ranks;
+	unsigned	 nranks, capranks;
+	unsigned	*index;		/* by pid: rank index + 1, 0 empty */
+	unsigned	 capindex;	/* a power of two, > 2 * nranks */
+};
+
+struct history {
+	struct hist_node **nodes;
+	int		 nnodes;
+	uint64_t	 jsamples;
+	unsigned	 jhead, jlen;
+	float		 jv[HJ_NMETRICS][HIST_NODE_DEPTH];
+};
+
+struct history *
+history_new(void)
+{
+	return xcalloc(1, sizeof(struct history));
+}
+
+static void
+history_node_free(struct hist_node *hn)
+{
+	unsigned	i;
+
+	if (hn == NULL)
+		return;
+	for (i = 0; i < hn->nranks; i++)
+		free(hn->ranks[i]);
+	free(hn->ranks);
+	free(hn->index);
+	free(hn);
+}
+
+void
+history_free(struct history *h)
+{
+	int	i;
+
+	if (h == NULL)
+		return;
+	for (i = 0; i < h->nnodes; i++)
+		history_node_free(h->nodes[i]);
+	free(h->nodes);
+	free(h);
+}
+
+void
+history_resize(struct history *h, int n)
+{
+	int	i;
+
+	if (n <= h->nnodes)
+		return;
+	h->nodes = xreallocarray(h->nodes, (size_t)n, sizeof(*h->nodes));
+	for (i = h->nnodes; i < n; i++)
+		h->nodes[i] = xcalloc(1, sizeof(struct hist_node));
+	h->nnodes = n;
+}
+
+int
+history_nnodes(const struct history *h)
+{
+	return h->nnodes;
+}
+
+/* Write v at the ring's head slot of one series. */
+static void
+history_put(float *series, unsigned head, double v)
+{
+	series[head] = isfinite(v) ? (float)v : NAN;
+}
+
+/* Value k back in a ring of depth d whose next slot is head. */
+static double
+history_ring_get(const float *series, unsigned depth, unsigned head,
+    unsigned len, unsigned k)
+{
+	if (k >= len)
+		return NAN;
+	return series[(head + depth - 1 - k) % depth];
+}
+
+/* The last n values oldest first, NaN where the ring is shorter. */
+static void
+history_ring_series(const float *series, unsigned depth, unsigned head,
+    unsigned len, float *out, unsigned n)
+{
+	unsigned	i;
+
+	for (i = 0; i < n; i++)
+		out[n - 1 - i] = (float)history_ring_get(series, depth, head,
+		    len, i);
+}
+
+/* The node-wide instance of a group, or NULL. */
+static const struct minst *
+history_inst(const struct node_model *m, const char *group, int *g)
+{
+	if ((*g = model_group_index(m, group)) < 0)
+		return NULL;
+	return model_inst_by_name(m, (unsigned)*g, "");
+}
+
+/* A metric of the node-wide instance of a group by field name. */
+static int
+history_metric(const struct node_model *m, const char *group,
+    const char *field, double *v)
+{
+	return model_metric_by_name(m, group, "", field, v);
+}
+
+/* A raw gauge of the node-wide instance of a group by field name. */
+static int
+history_raw(const struct node_model *m, const char *group, const char *field,
+    int64_t *v)
+{
+	const struct minst	*mi;
+	int			 g, f;
+
+	if ((mi = history_inst(m, group, &g)) == NULL ||
+	    (f = model_field_index(m, (unsigned)g, field)) < 0)
+		return 0;
+	return model_value(mi, (unsigned)f, v);
+}
+
+/* The sum of two fields' metrics over every instance of a group, skipping
+ * instances named skip; NaN when no instance had either. */
+static double
+history_sum(const struct node_model *m, const char *group, const char *f1,
+    const char *f2, const char *skip)
+{
+	const struct minst	*mi;
+	double			 sum = 0, x;
+	int			 g, a, b, any = 0;
+
+	if ((g = model_group_index(m, group)) < 0)
+		return NAN;
+	a = model_field_index(m, (unsigned)g, f1);
+	b = f2 != NULL ? model_field_index(m, (unsigned)g, f2) : -1;
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (skip != NULL && strcmp(mi->name, skip) == 0)
+			continue;
+		if (a >= 0 && model_metric(m, mi, (unsigned)a, &x)) {
+			sum += x;
+			any = 1;
+		}
+		if (b >= 0 && model_metric(m, mi, (unsigned)b, &x)) {
+			sum += x;
+			any = 1;
+		}
+	}
+	return any ? sum : NAN;
+}
+
+/* Mean GPU utilisation over the "gpu" and "amdgpu" groups, or NaN. */
+static double
+history_gpu(const struct node_model *m)
+{
+	static const char	*groups[] = { "gpu", "amdgpu" };
+	const struct minst	*mi;
+	double			 sum = 0, x;
+	unsigned		 i;
+	int			 g, f, n = 0;
+
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		if ((g = model_group_index(m, groups[i])) < 0 ||
+		    (f = model_field_index(m, (unsigned)g, "util")) < 0)
+			continue;
+		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+			if (model_metric(m, mi, (unsigned)f, &x)) {
+				sum += x;
+				n++;
+			}
+		}
+	}
+	return n > 0 ? sum / n : NAN;
+}
+
+/* A raw value of the first instance of a group (the job's cgroup is one
+ * instance named by its path). */
+static int
+history_raw_first(const struct node_model *m, const char *group,
+    const char *field, int64_t *v)
+{
+	int	g, f;
+
+	if ((g = model_group_index(m, group)) < 0 || m->gfirst[g] == NULL ||
+	    (f = model_field_index(m, (unsigned)g, field)) < 0)
+		return 0;
+	return model_value(m->gfirst[g], (unsigned)f, v);
+}
+
+/*
+ * Memory in use and its limit: the job's cgroup when the node sends its
+ * accounting with a limit (cgroup.mem_current of cgroup.mem_max, the
+ * node's memory if that is less), else the node's mem.used of mem.total.
+ */
+static void
+history_memory(const struct node_model *m, double *used, double *limit)
+{
+	const struct minst	*mi;
+	int64_t			 cur, max, total;
+	int			 g;
+
+	*used = NAN;
+	*limit = 0;
+	if (history_raw_first(m, "cgroup", "mem_max", &max) && max > 0 &&
+	    history_raw_first(m, "cgroup", "mem_current", &cur)) {
+		*used = (double)cur;
+		*limit = (double)max;
+		if (history_raw(m, "mem", "total", &total) && total > 0 &&
+		    total < max)
+			*limit = (double)total;
+		return;
+	}
+	if ((mi = history_inst(m, "mem", &g)) != NULL)
+		model_derive(m, mi, "used", used);
+	if (history_raw(m, "mem", "total", &total) && total > 0)
+		*limit = (double)total;
+	else if (m->have_hello && m->hello.mem_total > 0)
+		*limit = (double)m->hello.mem_total;
+}
+
+int
+history_rank_ident(const struct node_model *m, const struct minst *mi,
+    int64_t *pid, int64_t *start, int64_t *rank)
+{
+	int	f;
+
+	*pid = *start = *rank = -1;
+	if ((f = model_field_index(m, mi->group, "pid")) < 0 ||
+	    !model_value(mi, (unsigned)f, pid))
+		return 0;
+	if ((f = model_field_index(m, mi->group, "start_time")) >= 0)
+		model_value(mi, (unsigned)f, start);
+	if ((f = model_field_index(m, mi->group, "rank")) >= 0)
+		model_value(mi, (unsigned)f, rank);
+	return 1;
+}
+
+static unsigned
+history_hash(int64_t pid, unsigned cap)
+{
+	return (unsigned)(((uint64_t)pid * 0x9e3779b97f4a7c15ULL) >> 40) &
+	    (cap - 1);
+}
+
+/* Rebuild a node's pid index for its current ranks. */
+static void
+history_reindex(struct hist_node *hn)
+{
+	unsigned	i, k, cap = 16;
+
+	while (cap <= 2 * hn->nranks)
+		cap *= 2;
+	if (cap != hn->capindex) {
+		free(hn->index);
+		hn->index = xcalloc(cap, sizeof(*hn->index));
+		hn->capindex = cap;
+	} else
+		memset(hn->index, 0, cap * sizeof(*hn->index));
+	for (i = 0; i < hn->nranks; i++) {
+		k = history_hash(hn->ranks[i]->pid, cap);
+		while (hn->index[k] != 0)
+			k = (k + 1) & (cap - 1);
+		hn->index[k] = i + 1;
+	}
+}
+
+/* The index of a node's rank with this pid, or -1. */
+static long
+history_lookup(const struct hist_node *hn, int64_t pid)
+{
+	unsigned	k;
+
+	if (hn->capindex == 0)
+		return -1;
+	k = history_hash(pid, hn->capindex);
+	while (hn->index[k] != 0) {
+		if (hn->ranks[hn->index[k] - 1]->pid == pid)
+			return (long)hn->index[k] - 1;
+		k = (k + 1) & (hn->capindex - 1);
+	}
+	return -1;
+}
+
+/* Record one rank instance of the sample. */
+static int
+history_rank_sample(struct hist_node *hn, const struct node_model *m,
+    const struct minst *mi, const int *fi)
+{
+	struct hist_rank	*hr;
+	int64_t			 pid, start, rank, ut, st, rd = -1, wr = -1;
+	double			 x;
+	const char		*s;
+	long			 k;
+	int			 added = 0;
+
+	if (!history_rank_ident(m, mi, &pid, &start, &rank))
+		return 0;
+	k = history_lookup(hn, pid);
+	if (k >= 0 && start >= 0 && hn->ranks[k]->start >= 0 &&
+	    hn->ranks[k]->start != start) {
+		/* The pid was reused: a new process. */
+		memset(hn->ranks[k], 0, sizeof(*hn->ranks[k]));
+		hr = hn->ranks[k];
+		hr->ticks = -1;
+	} else if (k >= 0)
+		hr = hn->ranks[k];
+	else {
+		if (hn->nranks == hn->capranks) {
+			hn->capranks = hn->capranks ? hn->capranks * 2 : 8;
+			hn->ranks = xreallocarray(hn->ranks, hn->capranks,
+			    sizeof(*hn->ranks));
+		}
+		hr = xcalloc(1, sizeof(*hr));
+		hr->ticks = -1;
+		hn->ranks[hn->nranks++] = hr;
+		added = 1;
+	}
+	hr->pid = pid;
+	hr->start = start;
+	hr->rank = rank;
+
+	if (!model_derive(m, mi, "cpu", &x))
+		x = NAN;
+	history_put(hr->v[HR_CPU], hr->head, x);
+	x = NAN;
+	if (fi[0] >= 0 && model_value(mi, (unsigned)fi[0], &ut))
+		x = (double)ut;
+	history_put(hr->v[HR_RSS], hr->head, x);
+	x = NAN;
+	if (fi[1] >= 0 && model_metric(m, mi, (unsigned)fi[1], &x))
+		hr->io_known = 1;
+	history_put(hr->v[HR_READ], hr->head, x);
+	x = NAN;
+	if (fi[2] >= 0 && model_metric(m, mi, (unsigned)fi[2], &x))
+		hr->io_known = 1;
+	history_put(hr->v[HR_WRITE], hr->head, x);
+	if (fi[1] >= 0 && model_value(mi, (unsigned)fi[1], &rd))
+		hr->io_known = 1;
+	if (fi[2] >= 0 && model_value(mi, (unsigned)fi[2], &wr))
+		hr->io_known = 1;
+	hr->head = (hr->head + 1) % HIST_RANK_DEPTH;
+	if (hr->len < HIST_RANK_DEPTH)
+		hr->len++;
+
+	hr->dticks = -1;
+	if (fi[3] >= 0 && fi[4] >= 0 &&
+	    model_value(mi, (unsigned)fi[3], &ut) &&
+	    model_value(mi, (unsigned)fi[4], &st)) {
+		if (hr->ticks >= 0 && hr->seen + 1 == hn->samples &&
+		    ut + st >= hr->ticks)
+			hr->dticks = ut + st - hr->ticks;
+		hr->ticks = ut + st;
+	} else
+		hr->ticks = -1;
+	hr->state = '?';
+	if (fi[5] >= 0 && (s = model_str(mi, (unsigned)fi[5])) != NULL &&
+	    *s != '\0')
+		hr->state = *s;
+	hr->seen = hn->samples;
+	return added;
+}
+
+/* Record every rank of the sample; forget those that are gone. */
+static void
+history_ranks(struct hist_node *hn, const struct node_model *m)
+{
+	static const char	*names[] = { "rss", "read_bytes",
+	    "write_bytes", "utime", "stime", "state" };
+	const struct minst	*mi;
+	unsigned		 i, j;
+	int			 g, fi[6], changed = 0;
+
+	if ((g = model_group_index(m, "rank")) >= 0) {
+		for (i = 0; i < 6; i++)
+			fi[i] = model_field_index(m, (unsigned)g, names[i]);
+		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+			if (history_rank_sample(hn, m, mi, fi)) {
+				/* Index it now: a later instance may share
+				 * the pid only by mistake, never silently. */
+				history_reindex(hn);
+			}
+		}
+	}
+	for (i = j = 0; i < hn->nranks; i++) {
+		if (hn->ranks[i]->seen == hn->samples)
+			hn->ranks[j++] = hn->ranks[i];
+		else {
+			free(hn->ranks[i]);
+			changed = 1;
+		}
+	}
+	hn->nranks = j;
+	if (changed)
+		history_reindex(hn);
+}
+
+void
+history_node_sample(struct history *h, int i, const struct node_model *m,
+    uint64_t now_ms)
+{
+	struct hist_node	*hn;
+	const struct minst	*mi;
+	double			 x, y, used, limit;
+	unsigned		 hd;
+	int			 g;
+
+	if (i < 0)
+		return;
+	if (i >= h->nnodes)
+		history_resize(h, i + 1);
+	hn = h->nodes[i];
+	hn->samples++;
+	hn->last_ms = now_ms;
+	hd = hn->head;
+
+	x = NAN;
+	if ((mi = history_inst(m, "cpu", &g)) == NULL ||
+	    !model_derive(m, mi, "busy", &x))
+		x = NAN;
+	history_put(hn->v[HN_CPU], hd, x);
+	history_memory(m, &used, &limit);
+	hn->mem_limit = limit;
+	history_put(hn->v[HN_MEM], hd, used);
+	history_put(hn->v[HN_MEMPCT], hd, limit > 0 ? used * 100.0 / limit :
+	    NAN);
+	if (!history_metric(m, "load", "load1", &x))
+		x = NAN;
+	history_put(hn->v[HN_LOAD], hd, x);
+	history_put(hn->v[HN_DISK], hd, history_sum(m, "disk", "read_bytes",
+	    "write_bytes", NULL));
+	history_put(hn->v[HN_NET], hd, history_sum(m, "net", "rx_bytes",
+	    "tx_bytes", "lo"));
+	history_put(hn->v[HN_GPU], hd, history_gpu(m));
+	if (history_metric(m, "self", "utime", &x) &&
+	    history_metric(m, "self", "stime", &y))
+		x += y;
+	else
+		x = NAN;
+	history_put(hn->v[HN_PROBE_CPU], hd, x);
+	if (!history_metric(m, "self", "bytes_sent", &x))
+		x = NAN;
+	history_put(hn->v[HN_PROBE_BYTES], hd, x);
+	hn->head = (hd + 1) % HIST_NODE_DEPTH;
+	if (hn->len < HIST_NODE_DEPTH)
+		hn->len++;
+	history_ranks(hn, m);
+}
+
+uint64_t
+history_node_samples(const struct history *h, int i)
+{
+	return i >= 0 && i < h->nnodes ? h->nodes[i]->samples : 0;
+}
+
+uint64_t
+history_node_last_ms(const struct history *h, int i)
+{
+	return i >= 0 && i < h->nnodes ? h->nodes[i]->last_ms : 0;
+}
+
+double
+history_node_mem_limit(const struct history *h, int i)
+{
+	return i >= 0 && i < h->nnodes ? h->nodes[i]->mem_limit : 0;
+}
+
+double
+history_node_get(const struct history *h, int i, enum hist_node_metric k,
+    unsigned back)
+{
+	const struct hist_node	*hn;
+
+	if (i < 0 || i >= h->nnodes)
+		return NAN;
+	hn = h->nodes[i];
+	return history_ring_get(hn->v[k], HIST_NODE_DEPTH, hn->head, hn->len,
+	    back);
+}
+
+void
+history_node_series(const struct history *h, int i, enum hist_node_metric k,
+    float *out, unsigned n)
+{
+	const struct hist_node	*hn;
+	unsigned		 j;
+
+	if (i < 0 || i >= h->nnodes) {
+		for (j = 0; j < n; j++)
+			out[j] = NAN;
+		return;
+	}
+	hn = h->nodes[i];
+	history_ring_series(hn->v[k], HIST_NODE_DEPTH, hn->head, hn->len, out,
+	    n);
+}
+
+unsigned
+history_nranks(const struct history *h, int i)
+{
+	return i >= 0 && i < h->nnodes ? h->nodes[i]->nranks : 0;
+}
+
+struct hist_rank *
+history_rank(struct history *h, int i, unsigned k)
+{
+	if (i < 0 || i >= h->nnodes || k >= h->nodes[i]->nranks)
+		return NULL;
+	return h->nodes[i]->ranks[k];
+}
+
+const struct hist_rank *
+history_rank_const(const struct history *h, int i, unsigned k)
+{
+	if (i < 0 || i >= h->nnodes || k >= h->nodes[i]->nranks)
+		return NULL;
+	return h->nodes[i]->ranks[k];
+}
+
+struct hist_rank *
+history_rank_find(const struct history *h, int i, int64_t pid,
+    int64_t start)
+{
+	struct hist_rank	*hr;
+	long			 k;
+
+	if (i < 0 || i >= h->nnodes ||
+	    (k = history_lookup(h->nodes[i], pid)) < 0)
+		return NULL;
+	hr = h->nodes[i]->ranks[k];
+	if (start >= 0 && hr->start >= 0 && hr->start != start)
+		return NULL;
+	return hr;
+}
+
+double
+history_rank_get(const struct hist_rank *hr, enum hist_rank_metric k,
+    unsigned back)
+{
+	return history_ring_get(hr->v[k], HIST_RANK_DEPTH, hr->head, hr->len,
+	    back);
+}
+
+void
+history_rank_series(const struct hist_rank *hr, enum hist_rank_metric k,
+    float *out, unsigned n)
+{
+	history_ring_series(hr->v[k], HIST_RANK_DEPTH, hr->head, hr->len, out,
+	    n);
+}
+
+/* Add x to a sum when it is a number; count it. */
+static void
+history_acc(double *sum, unsigned *n, double x)
+{
+	if (isfinite(x)) {
+		*sum += x;
+		(*n)++;
+	}
+}
+
+void
+history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
+{
+	const struct hist_node	*hn;
+	double			 sum[HJ_NMETRICS], x;
+	unsigned		 cnt[HJ_NMETRICS], k, r;
+	int			 i;
+
+	memset(sum, 0, sizeof(sum));
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < h->nnodes; i++) {
+		hn = h->nodes[i];
+		if (hn->samples == 0 || now_ms - hn->last_ms > stale_ms)
+			continue;
+		history_acc(&sum[HJ_CPU], &cnt[HJ_CPU],
+		    history_node_get(h, i, HN_CPU, 0));
+		x = history_node_get(h, i, HN_MEM, 0);
+		history_acc(&sum[HJ_MEM], &cnt[HJ_MEM], x);
+		if (isfinite(x) && hn->mem_limit > 0)
+			history_acc(&sum[HJ_MEMTOTAL], &cnt[HJ_MEMTOTAL],
+			    hn->mem_limit);
+		history_acc(&sum[HJ_DISK], &cnt[HJ_DISK],
+		    history_node_get(h, i, HN_DISK, 0));
+		history_acc(&sum[HJ_NET], &cnt[HJ_NET],
+		    history_node_get(h, i, HN_NET, 0));
+		history_acc(&sum[HJ_GPU], &cnt[HJ_GPU],
+		    history_node_get(h, i, HN_GPU, 0));
+		history_acc(&sum[HJ_PROBE_CPU], &cnt[HJ_PROBE_CPU],
+		    history_node_get(h, i, HN_PROBE_CPU, 0));
+		history_acc(&sum[HJ_PROBE_BYTES], &cnt[HJ_PROBE_BYTES],
+		    history_node_get(h, i, HN_PROBE_BYTES, 0));
+		for (r = 0; r < hn->nranks; r++)
+			history_acc(&sum[HJ_RANKCPU], &cnt[HJ_RANKCPU],
+			    history_rank_get(hn->ranks[r], HR_CPU, 0));
+	}
+	for (k = 0; k < HJ_NMETRICS; k++) {
+		x = cnt[k] == 0 ? NAN : sum[k];
+		if ((k == HJ_CPU || k == HJ_GPU) && cnt[k] > 0)
+			x /= cnt[k];
+		history_put(h->jv[k], h->jhead, x);
+	}
+	h->jhead = (h->jhead + 1) % HIST_NODE_DEPTH;
+	if (h->jlen < HIST_NODE_DEPTH)
+		h->jlen++;
+	h->jsamples++;
+}
+
+double
+history_job_get(const struct history *h, enum hist_job_metric k,
+    unsigned back)
+{
+	return history_ring_get(h->jv[k], HIST_NODE_DEPTH, h->jhead, h->jlen,
+	    back);
+}
+
+void
+history_job_series(const struct history *h, enum hist_job_metric k,
+    float *out, unsigned n)
+{
+	history_ring_series(h->jv[k], HIST_NODE_DEPTH, h->jhead, h->jlen, out,
+	    n);
+}
+
+uint64_t
+history_job_samples(const struct history *h)
+{
+	return h->jsamples;
+}

@@ -1,0 +1,143 @@
+/*
+ * history: the recent past of every node and every rank of a job, as ring
+ * buffers of the values people look at (CPU busy, memory, disk and network
+ * rates, a rank's %CPU, RSS and I/O rates) plus job-wide rings of the
+ * aggregates.  Sparklines draw from it and the detectors judge from it.
+ *
+ * A node is known by its index in the session and a rank by its pid and
+ * start time, not by the probe's instance ids, so the history survives a
+ * reconnect (a new probe, a new stream, a new model).  A value that was
+ * absent in a sample is stored as NaN, never as 0.  The history copies
+ * values out of the model after each sample; it keeps no pointer into a
+ * model.
+ */
+#ifndef JOBTOP_HISTORY_H
+#define JOBTOP_HISTORY_H
+
+#include <stdint.h>
+
+#include "model.h"
+
+/* Powers of two: the ring index is a mask. */
+#define HIST_NODE_DEPTH		256	/* samples kept per node and job */
+#define HIST_RANK_DEPTH		64	/* samples kept per rank */
+
+/* Per-node series. */
+enum hist_node_metric {
+	HN_CPU,			/* cpu.busy, percent of the node */
+	HN_MEM,			/* memory in use, bytes (the job's if known) */
+	HN_MEMPCT,		/* HN_MEM as percent of the limit */
+	HN_LOAD,		/* load1 */
+	HN_DISK,		/* read + write bytes/s, every disk */
+	HN_NET,			/* rx + tx bytes/s, every interface but lo */
+	HN_GPU,			/* mean GPU utilisation, percent */
+	HN_PROBE_CPU,		/* the probe's CPU, percent of one CPU */
+	HN_PROBE_BYTES,		/* the probe's bytes sent per second */
+	HN_NMETRICS
+};
+
+/* Per-rank series. */
+enum hist_rank_metric {
+	HR_CPU,			/* percent of one CPU */
+	HR_RSS,			/* bytes */
+	HR_READ,		/* bytes/s */
+	HR_WRITE,		/* bytes/s */
+	HR_NMETRICS
+};
+
+/* Job-wide series, from the latest value of every node that is not
+ * stale. */
+enum hist_job_metric {
+	HJ_CPU,			/* mean node busy, percent */
+	HJ_MEM,			/* sum of HN_MEM, bytes */
+	HJ_MEMTOTAL,		/* sum of the nodes' limits, bytes */
+	HJ_DISK,		/* bytes/s */
+	HJ_NET,			/* bytes/s */
+	HJ_GPU,			/* mean GPU utilisation, percent */
+	HJ_PROBE_CPU,		/* percent of one CPU, every probe */
+	HJ_PROBE_BYTES,		/* bytes/s, every probe */
+	HJ_RANKCPU,		/* sum of the ranks' %CPU */
+	HJ_NMETRICS
+};
+
+/* One rank's past.  The det_* fields belong to detect.c. */
+struct hist_rank {
+	int64_t		 pid;
+	int64_t		 start;		/* start_time (jiffies), -1 unknown */
+	int64_t		 rank;		/* rank id, -1 unknown */
+	uint64_t	 seen;		/* the node's sample count when seen */
+	unsigned	 head;		/* next slot to write */
+	unsigned	 len;		/* valid samples, up to the depth */
+	float		 v[HR_NMETRICS][HIST_RANK_DEPTH];
+	int64_t		 ticks;		/* utime + stime, -1 unknown */
+	int64_t		 dticks;	/* since the previous sample, -1 */
+	int		 io_known;	/* read or write bytes were readable */
+	char		 state;		/* the state letter, '?' unknown */
+	unsigned	 flags;		/* DF_* (detect.c) */
+	unsigned	 det_idle;	/* consecutive idle samples */
+	unsigned	 det_far;	/* consecutive straggling samples */
+	unsigned	 det_near;	/* consecutive normal samples */
+	unsigned	 det_mem;	/* consecutive samples over the limit */
+};
+
+struct history;
+
+struct history	*history_new(void);
+void		 history_free(struct history *);
+
+/* Make room for nodes 0..n-1 (new nodes have no samples). */
+void		 history_resize(struct history *, int);
+int		 history_nnodes(const struct history *);
+
+/*
+ * Record the sample a node's model just applied: its series and every
+ * rank of the rank group (ranks missing from the sample are forgotten).
+ * now_ms is the monotonic time it arrived.
+ */
+void		 history_node_sample(struct history *, int,
+		     const struct node_model *, uint64_t);
+
+/* Samples recorded for a node (0: none yet) and when the last came. */
+uint64_t	 history_node_samples(const struct history *, int);
+uint64_t	 history_node_last_ms(const struct history *, int);
+/* The node's memory limit in bytes (the job's cgroup limit when the node
+ * sends one, else its memory), 0 when unknown. */
+double		 history_node_mem_limit(const struct history *, int);
+/* Value k samples back (0: the latest); NaN when absent or too old. */
+double		 history_node_get(const struct history *, int,
+		     enum hist_node_metric, unsigned);
+/* The last n values oldest first into out (NaN-padded at the front). */
+void		 history_node_series(const struct history *, int,
+		     enum hist_node_metric, float *, unsigned);
+
+/* A node's ranks, in the order they were first seen. */
+unsigned	 history_nranks(const struct history *, int);
+struct hist_rank *history_rank(struct history *, int, unsigned);
+const struct hist_rank *history_rank_const(const struct history *, int,
+		     unsigned);
+/* The rank with this pid and start time (start -1 matches any), or NULL. */
+struct hist_rank *history_rank_find(const struct history *, int, int64_t,
+		     int64_t);
+double		 history_rank_get(const struct hist_rank *,
+		     enum hist_rank_metric, unsigned);
+void		 history_rank_series(const struct hist_rank *,
+		     enum hist_rank_metric, float *, unsigned);
+
+/*
+ * Push one job-wide sample: the aggregate of every node whose latest
+ * sample is younger than stale_ms at now_ms.  Call once per interval.
+ */
+void		 history_job_sample(struct history *, uint64_t, uint64_t);
+double		 history_job_get(const struct history *, enum hist_job_metric,
+		     unsigned);
+void		 history_job_series(const struct history *,
+		     enum hist_job_metric, float *, unsigned);
+/* Job samples pushed so far. */
+uint64_t	 history_job_samples(const struct history *);
+
+/* Helpers shared with the detectors and the UI: the identity fields of a
+ * rank instance (0 when it has no pid). */
+int		 history_rank_ident(const struct node_model *,
+		     const struct minst *, int64_t *, int64_t *, int64_t *);
+
+#endif

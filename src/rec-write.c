@@ -1,0 +1,946 @@
+/*
+ * rec-write: the recorder.  Bytes from each node are cut at frame
+ * boundaries (a partial frame waits for the rest) and written as DATA
+ * blocks, each block one write() at the end of the file, so a monitor
+ * killed at any moment leaves whole blocks and at most one torn one.
+ * Earlier bytes are never rewritten.
+ *
+ * Every frame written is also fed to a decoder of the recorder's own: its
+ * model is what a reader holds after the same blocks, so the keyframes
+ * written from it (the node's HELLO and SCHEMA frames and a synthetic
+ * SAMPLE pair re-encoded from the model) rebuild exactly that state.  An
+ * INDEX block follows each keyframe set; the close writes a full index and
+ * a fixed-size tail that points at it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "rec.h"
+#include "xmalloc.h"
+
+#ifndef JOBTOP_VERSION
+#define JOBTOP_VERSION "0"
+#endif
+
+/* Frames written per DATA block at most (a frame may exceed it alone). */
+#define REC_DATA_MAX		(1u << 20)
+/* Entries an INDEX block covers before it is chained behind the next. */
+#define REC_INDEX_GROUP		32
+#define REC_PREFIX_MAX		32	/* node and time varints */
+
+/* One node as the recorder tracks it. */
+struct rec_wnode {
+	struct stream	*st;		/* decodes what was written */
+	uint8_t		*pend;		/* an incomplete frame */
+	size_t		 pendlen;
+	size_t		 pendcap;
+	uint8_t		*hello;		/* the stream's raw HELLO frame */
+	size_t		 hellolen;
+	uint8_t		*schema;	/* and its raw SCHEMA frame */
+	size_t		 schemalen;
+	uint64_t	 stream_off;	/* bytes of this stream written */
+	int		 broken;	/* framing broke: raw from here on */
+	int		 failed;	/* the decoder refused a frame */
+};
+
+struct rec {
+	int		 fd;
+	char		*path;
+	uint64_t	 off;		/* bytes written */
+	uint64_t	 start_ms;
+	uint32_t	 keyframe_ms;
+	uint64_t	 next_key;
+	uint64_t	 next_sync;
+	uint64_t	 synced;	/* offset flushed so far */
+	uint64_t	 last_ms;	/* time of the last timed block */
+	int		 dirty;		/* data since the last keyframe */
+	unsigned	 nnodes;
+	char		**names;
+	struct rec_wnode *nodes;
+
+	struct rec_index_entry *idx;
+	size_t		 nidx;
+	size_t		 capidx;
+	size_t		 igroup;	/* first entry of the open group */
+	uint64_t	 ichain;	/* INDEX block that closed a group */
+
+	uint8_t		*scratch;	/* keyframes and indexes */
+	size_t		 scratchcap;
+	int		 stopped;
+	char		 err[PATH_MAX + 128];
+};
+
+void
+rec_meta_init(struct rec_meta *m, uint64_t now)
+{
+	struct passwd	*pw;
+	const char	*user;
+
+	memset(m, 0, sizeof(*m));
+	m->start_ms = now;
+	m->interval_ms = 1000;
+	m->keyframe_ms = REC_KEYFRAME_MS;
+	m->major = REC_MAJOR;
+	m->minor = REC_MINOR;
+	snprintf(m->version, sizeof(m->version), "%s", JOBTOP_VERSION);
+	if ((pw = getpwuid(getuid())) != NULL)
+		user = pw->pw_name;
+	else if ((user = getenv("USER")) == NULL)
+		user = "";
+	snprintf(m->user, sizeof(m->user), "%s", user);
+	if (gethostname(m->host, sizeof(m->host)) != 0)
+		m->host[0] = '\0';
+	m->host[sizeof(m->host) - 1] = '\0';
+}
+
+void
+rec_meta_set_nodes(struct rec_meta *m, unsigned n, const char *const *names)
+{
+	unsigned	i;
+
+	rec_meta_free(m);
+	m->nnodes = n;
+	m->nodes = xcalloc(n, sizeof(*m->nodes));
+	for (i = 0; i < n; i++)
+		m->nodes[i] = xstrdup(names[i]);
+}
+
+void
+rec_meta_free(struct rec_meta *m)
+{
+	unsigned	i;
+
+	for (i = 0; i < m->nnodes; i++)
+		free(m->nodes[i]);
+	free(m->nodes);
+	m->nodes = NULL;
+	m->nnodes = 0;
+}
+
+uint64_t
+rec_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A name safe in a file name: letters, digits, dot, dash, underscore. */
+static void
+rec_file_tag(char *dst, size_t size, const char *tag)
+{
+	static const char	ok[] = "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	size_t			i;
+
+	for (i = 0; i + 1 < size && tag != NULL && tag[i] != '\0'; i++)
+		dst[i] = strchr(ok, tag[i]) != NULL ? tag[i] : '_';
+	dst[i] = '\0';
+	if (i == 0 || dst[0] == '.')
+		snprintf(dst, size, "jobtop");
+}
+
+char *
+rec_default_path(const char *tag, uint64_t start_ms)
+{
+	const char	*state, *home;
+	char		 name[64], stamp[32];
+	struct tm	 tm;
+	time_t		 t = (time_t)(start_ms / 1000);
+
+	rec_file_tag(name, sizeof(name), tag);
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm) == 0)
+		snprintf(stamp, sizeof(stamp), "%llu",
+		    (unsigned long long)(start_ms / 1000));
+	if ((state = getenv("XDG_STATE_HOME")) != NULL && state[0] == '/')
+		return xasprintf("%s/jobtop/%s-%s.jtr", state, name, stamp);
+	if ((home = getenv("HOME")) == NULL || home[0] != '/')
+		return NULL;
+	return xasprintf("%s/.local/state/jobtop/%s-%s.jtr", home, name,
+	    stamp);
+}
+
+/* Create the missing directories above path (mode 0700). */
+static int
+rec_mkdirs(const char *path)
+{
+	char	*dir, *p;
+	int	 rc = 0;
+
+	dir = xstrdup(path);
+	for (p = dir + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+			rc = -1;
+			break;
+		}
+		*p = '/';
+	}
+	free(dir);
+	return rc;
+}
+
+/* Stop recording after a write error: say why once. */
+static void
+rec_stop(struct rec *r, int err)
+{
+	if (r->stopped)
+		return;
+	r->stopped = 1;
+	snprintf(r->err, sizeof(r->err), "%s (%s)", strerror(err), r->path);
+}
+
+/* Write iov completely; on failure cut the file back to where the block
+ * began (a torn block must not stay) and stop. */
+static int
+rec_writev(struct rec *r, struct iovec *iov, int n)
+{
+	size_t	total = 0, left;
+	ssize_t	w;
+	int	i, err;
+
+	for (i = 0; i < n; i++)
+		total += iov[i].iov_len;
+	left = total;
+	while (left > 0) {
+		w = writev(r->fd, iov, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err = w < 0 ? errno : ENOSPC;
+			if (ftruncate(r->fd, (off_t)r->off) == 0)
+				lseek(r->fd, (off_t)r->off, SEEK_SET);
+			rec_stop(r, err);
+			return -1;
+		}
+		left -= (size_t)w;
+		while (n > 0 && (size_t)w >= iov[0].iov_len) {
+			w -= (ssize_t)iov[0].iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov[0].iov_base = (uint8_t *)iov[0].iov_base + w;
+			iov[0].iov_len -= (size_t)w;
+		}
+	}
+	r->off += total;
+	return 0;
+}
+
+/* One block: header (type, length, CRC of both and the payload), then the
+ * payload in two pieces, in one writev. */
+static int
+rec_write_block(struct rec *r, uint8_t type, const void *a, size_t alen,
+    const void *b, size_t blen)
+{
+	uint8_t		hdr[REC_BLOCK_HDR_MAX];
+	struct wbuf	w;
+	struct iovec	iov[3];
+	uint32_t	crc;
+	size_t		vlen;
+
+	if (r->stopped)
+		return -1;
+	if (alen + blen > REC_BLOCK_MAX)
+		return WIRE_ERR_TOOBIG;
+	wbuf_init(&w, hdr, sizeof(hdr));
+	wire_put_u8(&w, type);
+	wire_put_varint(&w, alen + blen);
+	vlen = w.len;
+	crc = wire_crc32c(0, hdr, vlen);
+	crc = wire_crc32c(crc, a, alen);
+	crc = wire_crc32c(crc, b, blen);
+	hdr[vlen] = (uint8_t)crc;
+	hdr[vlen + 1] = (uint8_t)(crc >> 8);
+	hdr[vlen + 2] = (uint8_t)(crc >> 16);
+	hdr[vlen + 3] = (uint8_t)(crc >> 24);
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = vlen + 4;
+	iov[1].iov_base = (void *)(uintptr_t)a;
+	iov[1].iov_len = alen;
+	iov[2].iov_base = (void *)(uintptr_t)b;
+	iov[2].iov_len = blen;
+	return rec_writev(r, iov, blen > 0 ? 3 : 2);
+}
+
+int
+rec_put_block(struct rec *r, uint8_t type, const void *p, size_t len)
+{
+	return rec_write_block(r, type, p, len, NULL, 0) == 0 ? 0 : -1;
+}
+
+/* Node index and time relative to the start: the head of timed blocks. */
+static size_t
+rec_prefix(struct rec *r, uint8_t *buf, uint64_t node, uint64_t now)
+{
+	struct wbuf	w;
+
+	wbuf_init(&w, buf, REC_PREFIX_MAX);
+	wire_put_varint(&w, node);
+	wire_put_svarint(&w, (int64_t)(now - r->start_ms));
+	if (r->last_ms < now)
+		r->last_ms = now;
+	return w.len;
+}
+
+/* DATA blocks of bytes as they are. */
+static int
+rec_put_data(struct rec *r, unsigned i, uint64_t now, const void *p,
+    size_t n)
+{
+	const uint8_t	*b = p;
+	uint8_t		 pre[REC_PREFIX_MAX];
+	size_t		 plen, k;
+
+	r->dirty |= n > 0;
+	while (n > 0) {
+		k = n > REC_DATA_MAX ? REC_DATA_MAX : n;
+		plen = rec_prefix(r, pre, i, now);
+		if (rec_write_block(r, REC_BLK_DATA, pre, plen, b, k) != 0)
+			return -1;
+		r->nodes[i].stream_off += k;
+		b += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* An EVENT block; node REC_NODE_NONE is the job. */
+static int
+rec_put_event(struct rec *r, unsigned node, uint64_t now, uint8_t level,
+    const char *code, const char *text)
+{
+	uint8_t		buf[REC_PREFIX_MAX + 2 * 3 + PROTO_NAME_MAX +
+			    PROTO_TEXT_MAX];
+	struct wbuf	w;
+	size_t		clen, tlen;
+
+	clen = strnlen(code, PROTO_NAME_MAX - 1);
+	tlen = strnlen(text, PROTO_TEXT_MAX - 1);
+	wbuf_init(&w, buf, sizeof(buf));
+	w.len = rec_prefix(r, buf, node == REC_NODE_NONE ? 0 :
+	    (uint64_t)node + 1, now);
+	wire_put_u8(&w, level);
+	wire_put_strn(&w, code, clen);
+	wire_put_strn(&w, text, tlen);
+	return rec_write_block(r, REC_BLK_EVENT, buf, w.len, NULL, 0);
+}
+
+/* Keep a copy of a raw frame (HELLO, SCHEMA) for keyframes. */
+static void
+rec_keep(uint8_t **dst, size_t *dstlen, const uint8_t *p, size_t n)
+{
+	free(*dst);
+	*dst = xmalloc(n);
+	memcpy(*dst, p, n);
+	*dstlen = n;
+}
+
+/* Feed written frames to the node's decoder; the first refusal becomes an
+ * event, as it did for the live decoder. */
+static void
+rec_decode(struct rec *r, unsigned i, uint64_t now, const uint8_t *p,
+    size_t n)
+{
+	struct rec_wnode	*wn = &r->nodes[i];
+	char			 err[256];
+	int			 t;
+
+	if (wn->failed || n == 0)
+		return;
+	stream_feed(wn->st, p, n);
+	while ((t = stream_next(wn->st)) > 0)
+		;
+	if (t < 0) {
+		wn->failed = 1;
+		stream_error(wn->st, err, sizeof(err));
+		rec_put_event(r, i, now, EV_ERROR, "stream-error", err);
+	}
+}
+
+/* Write [from, to) of p as frames and decode them. */
+static int
+rec_put_frames_span(struct rec *r, unsigned i, uint64_t now,
+    const uint8_t *p, size_t from, size_t to)
+{
+	if (to <= from)
+		return 0;
+	if (rec_put_data(r, i, now, p + from, to - from) != 0)
+		return -1;
+	rec_decode(r, i, now, p + from, to - from);
+	return 0;
+}
+
+/*
+ * Write the complete frames at the start of p and return how many bytes
+ * they take; what follows is an incomplete frame.  When the framing
+ * breaks, everything from there is written raw and the node stays raw.
+ */
+static size_t
+rec_put_frames(struct rec *r, unsigned i, uint64_t now, const uint8_t *p,
+    size_t n)
+{
+	struct rec_wnode	*wn = &r->nodes[i];
+	struct proto_frame	 f;
+	char			 text[128];
+	size_t			 off = 0, chunk = 0, used;
+	int			 rc;
+
+	while (off < n) {
+		rc = proto_frame_parse(p + off, n - off, &f, &used);
+		if (rc == WIRE_ERR_TRUNC)
+			break;
+		if (rc != WIRE_OK) {
+			if (rec_put_frames_span(r, i, now, p, chunk, off) != 0)
+				return n;
+			snprintf(text, sizeof(text), "bad frame at byte %llu: "
+			    "%s", (unsigned long long)wn->stream_off,
+			    wire_strerror(rc));
+			wn->broken = 1;
+			rec_put_event(r, i, now, EV_ERROR, "stream-broken",
+			    text);
+			rec_put_data(r, i, now, p + off, n - off);
+			return n;
+		}
+		if (f.type == MSG_HELLO && wn->hello == NULL)
+			rec_keep(&wn->hello, &wn->hellolen, p + off, used);
+		else if (f.type == MSG_SCHEMA && wn->schema == NULL)
+			rec_keep(&wn->schema, &wn->schemalen, p + off, used);
+		if (off > chunk && off + used - chunk > REC_DATA_MAX) {
+			if (rec_put_frames_span(r, i, now, p, chunk, off) != 0)
+				return n;
+			chunk = off;
+		}
+		off += used;
+	}
+	rec_put_frames_span(r, i, now, p, chunk, off);
+	return off;
+}
+
+/* Keep bytes of an incomplete frame. */
+static void
+rec_pend(struct rec_wnode *wn, const uint8_t *p, size_t n)
+{
+	if (n > wn->pendcap - wn->pendlen) {
+		while (n > wn->pendcap - wn->pendlen)
+			wn->pendcap = wn->pendcap == 0 ? 256 : wn->pendcap * 2;
+		wn->pend = xreallocarray(wn->pend, wn->pendcap, 1);
+	}
+	memcpy(wn->pend + wn->pendlen, p, n);
+	wn->pendlen += n;
+}
+
+/* Grow the scratch buffer to at least n bytes. */
+static void
+rec_scratch(struct rec *r, size_t n)
+{
+	if (r->scratchcap >= n)
+		return;
+	free(r->scratch);
+	r->scratch = xmalloc(n);
+	r->scratchcap = n;
+}
+
+/* The integer fields of an instance's group. */
+static uint64_t
+rec_intmask(const struct minst *mi)
+{
+	uint64_t	all;
+
+	all = mi->nfields >= 64 ? ~(uint64_t)0 :
+	    ((uint64_t)1 << mi->nfields) - 1;
+	return all & ~mi->mg->strmask;
+}
+
+/*
+ * The model as two SAMPLE frames: the first adds every instance in its
+ * group's order with the previous sample's integer values, the second
+ * moves them to the current values and sets the strings.  A decoder that
+ * reads both has the same values, rates, order and time as the model.
+ */
+static int
+rec_key_samples(struct wbuf *w, const struct node_model *m)
+{
+	struct proto_sample_wr	 sw;
+	const struct minst	*mi;
+	const char		*s;
+	uint64_t		 im, seq;
+	unsigned		 g, f;
+	int64_t			 dt;
+
+	seq = m->seq > 0 ? m->seq - 1 : 0;
+	dt = (int64_t)(m->time_ms - (uint64_t)m->dt_ms - m->hello.start_ms);
+	proto_sample_begin(&sw, w, seq, dt);
+	for (g = 0; g < m->schema->ngroups; g++) {
+		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+			im = rec_intmask(mi);
+			proto_sample_add(&sw, mi->id, g, mi->name);
+			proto_sample_diff(&sw, mi->id, im, mi->v + mi->nfields,
+			    0, mi->v + mi->nfields, mi->prevp & im);
+		}
+	}
+	if (proto_sample_end(&sw) != WIRE_OK)
+		return -1;
+	proto_sample_begin(&sw, w, m->seq, m->dt_ms);
+	for (g = 0; g < m->schema->ngroups; g++) {
+		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+			im = rec_intmask(mi);
+			proto_sample_diff(&sw, mi->id, im, mi->v + mi->nfields,
+			    mi->prevp & im, mi->v, mi->curp & im);
+			for (f = 0; f < mi->nfields; f++) {
+				if ((s = model_str(mi, f)) != NULL)
+					proto_sample_str(&sw, mi->id, f, s,
+					    strlen(s));
+			}
+		}
+	}
+	return proto_sample_end(&sw) == WIRE_OK ? 0 : -1;
+}
+
+/* One node's KEY block. */
+static int
+rec_put_key(struct rec *r, unsigned i, uint64_t now)
+{
+	struct rec_wnode	*wn = &r->nodes[i];
+	const struct node_model	*m = stream_model(wn->st);
+	struct wbuf		 w;
+	size_t			 need, state_at, frames_at;
+
+	need = REC_PREFIX_MAX + 1 + wn->hellolen + wn->schemalen +
+	    2 * (PROTO_FRAME_MAX + PROTO_FRAME_HDR_MAX) + PROTO_TEXT_MAX + 16;
+	rec_scratch(r, need);
+	wbuf_init(&w, r->scratch, need);
+	w.len = rec_prefix(r, r->scratch, i, now);
+	state_at = w.len;
+	wire_put_u8(&w, REC_KEY_EMPTY);
+	frames_at = w.len;
+	if (wn->broken || wn->failed)
+		r->scratch[state_at] = REC_KEY_BROKEN;
+	else if (m->have_hello && wn->hello != NULL) {
+		r->scratch[state_at] = REC_KEY_STREAM;
+		wire_put_bytes(&w, wn->hello, wn->hellolen);
+		if (m->schema != NULL && wn->schema != NULL) {
+			wire_put_bytes(&w, wn->schema, wn->schemalen);
+			if (m->nsamples > 0 && rec_key_samples(&w, m) != 0) {
+				w.err = WIRE_OK;
+				w.len = frames_at;
+				r->scratch[state_at] = REC_KEY_NOSTATE;
+			}
+		}
+		if (m->ended && r->scratch[state_at] == REC_KEY_STREAM)
+			proto_put_bye(&w, m->bye_code, m->bye_text != NULL ?
+			    m->bye_text : "");
+	}
+	if (w.err != WIRE_OK) {
+		w.len = frames_at;
+		r->scratch[state_at] = REC_KEY_NOSTATE;
+	}
+	return rec_write_block(r, REC_BLK_KEY, r->scratch, w.len, NULL, 0);
+}
+
+/* An INDEX block of entries [from, nidx) chained to prev. */
+static int
+rec_put_index(struct rec *r, size_t from, uint64_t prev)
+{
+	struct wbuf	w;
+	uint64_t	pt = r->start_ms, po = 0;
+	size_t		i, need;
+
+	need = 64 + (r->nidx - from) * 20;
+	rec_scratch(r, need);
+	wbuf_init(&w, r->scratch, need);
+	wire_put_bytes(&w, "JTIX", 4);
+	wire_put_varint(&w, prev);
+	wire_put_svarint(&w, (int64_t)(r->last_ms - r->start_ms));
+	wire_put_varint(&w, r->nidx - from);
+	for (i = from; i < r->nidx; i++) {
+		wire_put_svarint(&w, (int64_t)(r->idx[i].time_ms - pt));
+		wire_put_varint(&w, r->idx[i].offset - po);
+		pt = r->idx[i].time_ms;
+		po = r->idx[i].offset;
+	}
+	if (w.err != WIRE_OK)
+		return -1;
+	return rec_write_block(r, REC_BLK_INDEX, r->scratch, w.len, NULL, 0);
+}
+
+/* A keyframe set (one KEY block per node) and the index after it. */
+static int
+rec_keyframes(struct rec *r, uint64_t now)
+{
+	uint64_t	first = r->off, at;
+	unsigned	i;
+
+	for (i = 0; i < r->nnodes; i++) {
+		if (rec_put_key(r, i, now) != 0)
+			return -1;
+	}
+	if (r->nidx == r->capidx) {
+		r->capidx = r->capidx == 0 ? 64 : r->capidx * 2;
+		r->idx = xreallocarray(r->idx, r->capidx, sizeof(*r->idx));
+	}
+	r->idx[r->nidx].time_ms = now;
+	r->idx[r->nidx].offset = first;
+	r->nidx++;
+	at = r->off;
+	if (rec_put_index(r, r->igroup, r->ichain) != 0)
+		return -1;
+	if (r->nidx - r->igroup == REC_INDEX_GROUP) {
+		r->ichain = at;
+		r->igroup = r->nidx;
+	}
+	r->dirty = 0;
+	return 0;
+}
+
+/* Start writing back what is not on disk yet, without waiting for it. */
+static void
+rec_sync(struct rec *r)
+{
+	if (r->off == r->synced)
+		return;
+	if (sync_file_range(r->fd, (off_t)r->synced, 0,
+	    SYNC_FILE_RANGE_WRITE) != 0)
+		fdatasync(r->fd);
+	r->synced = r->off;
+}
+
+/* Keyframes and flushes that are due at now. */
+static int
+rec_due(struct rec *r, uint64_t now)
+{
+	/* The clock went back: keyframes go on from now. */
+	if (r->next_key > now + 2 * (uint64_t)r->keyframe_ms)
+		r->next_key = now + r->keyframe_ms;
+	if (now >= r->next_key) {
+		if (r->dirty && rec_keyframes(r, now) != 0)
+			return -1;
+		r->next_key = now + r->keyframe_ms;
+	}
+	if (now >= r->next_sync) {
+		rec_sync(r);
+		r->next_sync = now + REC_SYNC_MS;
+	}
+	return 0;
+}
+
+/* The META block's payload. */
+static int
+rec_put_meta(struct wbuf *w, const struct rec_meta *m)
+{
+	unsigned	i;
+
+	wire_put_varint(w, m->start_ms);
+	wire_put_varint(w, m->interval_ms);
+	wire_put_varint(w, m->keyframe_ms);
+	wire_put_strn(w, m->version, strnlen(m->version, PROTO_NAME_MAX - 1));
+	wire_put_strn(w, m->job, strnlen(m->job, PROTO_TEXT_MAX - 1));
+	wire_put_strn(w, m->name, strnlen(m->name, PROTO_TEXT_MAX - 1));
+	wire_put_strn(w, m->user, strnlen(m->user, PROTO_TEXT_MAX - 1));
+	wire_put_strn(w, m->host, strnlen(m->host, PROTO_HOST_MAX - 1));
+	wire_put_varint(w, m->nnodes);
+	for (i = 0; i < m->nnodes; i++)
+		wire_put_strn(w, m->nodes[i], strnlen(m->nodes[i],
+		    PROTO_HOST_MAX - 1));
+	wire_put_varint(w, m->count);
+	return w->err;
+}
+
+/* Open path, or with exclusive a free variant of it ("-2" before the
+ * extension).  The fd, or -1 with errno set. */
+static int
+rec_create(const char *path, int exclusive, char **used)
+{
+	const char	*dot;
+	char		*p;
+	int		 fd, k;
+
+	if (rec_mkdirs(path) != 0)
+		return -1;
+	if (!exclusive) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		*used = fd >= 0 ? xstrdup(path) : NULL;
+		return fd;
+	}
+	dot = strrchr(path, '.');
+	if (dot == NULL || strchr(dot, '/') != NULL)
+		dot = path + strlen(path);
+	for (k = 1; k < 100; k++) {
+		if (k == 1)
+			p = xstrdup(path);
+		else
+			p = xasprintf("%.*s-%d%s", (int)(dot - path), path, k,
+			    dot);
+		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			*used = p;
+			return fd;
+		}
+		free(p);
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+struct rec *
+rec_open(const char *path, const struct rec_meta *meta, int exclusive,
+    char *err, size_t errsz)
+{
+	struct rec	*r;
+	struct wbuf	 w;
+	struct iovec	 iov;
+	uint8_t		 head[6];
+	size_t		 need;
+	unsigned	 i;
+	int		 fd;
+
+	if (meta->nnodes > REC_NODES_MAX) {
+		snprintf(err, errsz, "too many nodes to record (%u)",
+		    meta->nnodes);
+		return NULL;
+	}
+	r = xcalloc(1, sizeof(*r));
+	if ((fd = rec_create(path, exclusive, &r->path)) < 0) {
+		snprintf(err, errsz, "cannot create %s: %s", path,
+		    strerror(errno));
+		free(r);
+		return NULL;
+	}
+	r->fd = fd;
+	r->start_ms = meta->start_ms;
+	r->last_ms = meta->start_ms;
+	r->keyframe_ms = meta->keyframe_ms > 0 ? meta->keyframe_ms :
+	    REC_KEYFRAME_MS;
+	r->next_key = r->start_ms + r->keyframe_ms;
+	r->next_sync = r->start_ms + REC_SYNC_MS;
+	r->nnodes = meta->nnodes;
+	r->nodes = xcalloc(r->nnodes, sizeof(*r->nodes));
+	r->names = xcalloc(r->nnodes, sizeof(*r->names));
+	for (i = 0; i < r->nnodes; i++) {
+		r->names[i] = xstrdup(meta->nodes[i]);
+		r->nodes[i].st = stream_new(meta->nodes[i]);
+	}
+
+	/* The file header is bare bytes; the META block follows. */
+	memcpy(head, REC_MAGIC, 4);
+	head[4] = REC_MAJOR;
+	head[5] = REC_MINOR;
+	iov.iov_base = head;
+	iov.iov_len = sizeof(head);
+	need = 256 + 5 * PROTO_TEXT_MAX + (size_t)meta->nnodes *
+	    (PROTO_HOST_MAX + 2);
+	rec_scratch(r, need);
+	wbuf_init(&w, r->scratch, need);
+	if (rec_put_meta(&w, meta) != WIRE_OK) {
+		snprintf(err, errsz, "bad recording metadata");
+		goto fail;
+	}
+	if (rec_writev(r, &iov, 1) != 0 || rec_write_block(r, REC_BLK_META,
+	    r->scratch, w.len, NULL, 0) != 0) {
+		snprintf(err, errsz, "cannot write %s", r->err);
+		goto fail;
+	}
+	return r;
+
+fail:
+	close(fd);
+	unlink(r->path);
+	for (i = 0; i < r->nnodes; i++) {
+		stream_free(r->nodes[i].st);
+		free(r->names[i]);
+	}
+	free(r->nodes);
+	free(r->names);
+	free(r->scratch);
+	free(r->path);
+	free(r);
+	return NULL;
+}
+
+const char *
+rec_path(const struct rec *r)
+{
+	return r->path;
+}
+
+uint64_t
+rec_size(const struct rec *r)
+{
+	return r->off;
+}
+
+const char *
+rec_error(const struct rec *r)
+{
+	return r->stopped ? r->err : NULL;
+}
+
+int
+rec_node_bytes(struct rec *r, unsigned i, uint64_t now, const void *buf,
+    size_t n)
+{
+	struct rec_wnode	*wn;
+	const uint8_t		*p = buf;
+	size_t			 used;
+
+	if (r == NULL || r->stopped || i >= r->nnodes || n == 0)
+		return 0;
+	wn = &r->nodes[i];
+	if (rec_due(r, now) != 0)
+		return -1;
+	if (wn->broken)
+		rec_put_data(r, i, now, p, n);
+	else if (wn->pendlen == 0) {
+		used = rec_put_frames(r, i, now, p, n);
+		if (used < n && !wn->broken)
+			rec_pend(wn, p + used, n - used);
+	} else {
+		rec_pend(wn, p, n);
+		used = rec_put_frames(r, i, now, wn->pend, wn->pendlen);
+		if (wn->broken)
+			used = wn->pendlen;
+		memmove(wn->pend, wn->pend + used, wn->pendlen - used);
+		wn->pendlen -= used;
+	}
+	return r->stopped ? -1 : 0;
+}
+
+int
+rec_node_restart(struct rec *r, unsigned i, uint64_t now)
+{
+	struct rec_wnode	*wn;
+	uint8_t			 pre[REC_PREFIX_MAX];
+	size_t			 plen;
+
+	if (r == NULL || r->stopped || i >= r->nnodes)
+		return 0;
+	wn = &r->nodes[i];
+	rec_due(r, now);
+	/* What was left of the old stream, as it came. */
+	rec_put_data(r, i, now, wn->pend, wn->pendlen);
+	wn->pendlen = 0;
+	plen = rec_prefix(r, pre, i, now);
+	rec_write_block(r, REC_BLK_RESTART, pre, plen, NULL, 0);
+	stream_free(wn->st);
+	wn->st = stream_new(r->names[i]);
+	free(wn->hello);
+	free(wn->schema);
+	wn->hello = wn->schema = NULL;
+	wn->hellolen = wn->schemalen = 0;
+	wn->stream_off = 0;
+	wn->broken = wn->failed = 0;
+	r->dirty = 1;
+	return r->stopped ? -1 : 0;
+}
+
+int
+rec_event(struct rec *r, unsigned node, uint64_t now, uint8_t level,
+    const char *code, const char *text)
+{
+	if (r == NULL || r->stopped)
+		return 0;
+	if (node != REC_NODE_NONE && node >= r->nnodes)
+		return 0;
+	if (rec_due(r, now) == 0)
+		rec_put_event(r, node, now, level, code, text);
+	r->dirty = 1;
+	return r->stopped ? -1 : 0;
+}
+
+int
+rec_tick(struct rec *r, uint64_t now)
+{
+	if (r == NULL || r->stopped)
+		return 0;
+	rec_due(r, now);
+	return r->stopped ? -1 : 0;
+}
+
+int
+rec_timeout(const struct rec *r, uint64_t now)
+{
+	uint64_t	next;
+
+	if (r == NULL || r->stopped)
+		return -1;
+	next = r->next_sync;
+	if (r->dirty && r->next_key < next)
+		next = r->next_key;
+	if (next <= now)
+		return 0;
+	return next - now > INT_MAX ? INT_MAX : (int)(next - now);
+}
+
+/* Free everything but the file. */
+static void
+rec_free(struct rec *r)
+{
+	unsigned	i;
+
+	for (i = 0; i < r->nnodes; i++) {
+		stream_free(r->nodes[i].st);
+		free(r->nodes[i].pend);
+		free(r->nodes[i].hello);
+		free(r->nodes[i].schema);
+		free(r->names[i]);
+	}
+	free(r->nodes);
+	free(r->names);
+	free(r->idx);
+	free(r->scratch);
+	free(r->path);
+	free(r);
+}
+
+int
+rec_close(struct rec *r, char *err, size_t errsz)
+{
+	uint8_t		tail[12];
+	uint64_t	at;
+	unsigned	i;
+	int		rc = 0, was;
+
+	if (r == NULL)
+		return 0;
+	was = r->stopped;
+	for (i = 0; i < r->nnodes && !r->stopped; i++) {
+		rec_put_data(r, i, r->last_ms, r->nodes[i].pend,
+		    r->nodes[i].pendlen);
+		r->nodes[i].pendlen = 0;
+	}
+	if (!r->stopped) {
+		at = r->off;
+		rec_put_index(r, 0, 0);
+		memcpy(tail, "JTND", 4);
+		for (i = 0; i < 8; i++)
+			tail[4 + i] = (uint8_t)(at >> (8 * i));
+		rec_write_block(r, REC_BLK_TAIL, tail, sizeof(tail), NULL, 0);
+	}
+	if (!r->stopped && fdatasync(r->fd) != 0 && errno != EINVAL &&
+	    errno != EROFS)
+		rec_stop(r, errno);
+	if (close(r->fd) != 0 && !r->stopped)
+		rec_stop(r, errno);
+	if (!was && r->stopped) {
+		snprintf(err, errsz, "%s", r->err);
+		rc = -1;
+	}
+	rec_free(r);
+	return rc;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The monitor's cost: target under 5 ms of CPU to build and draw one frame
+# of a 1024-node job with 32 ranks per node.
+#  - Frames: build/tests/test-ui-big with JOBTOP_BENCH=1 feeds synthetic
+#    probe streams of 1024 nodes x 32 ranks through the real decoder,
+#    history and detectors and draws into a 200x60 curses screen on
+#    /dev/null: CPU ms per frame of the node table (folded, and flat with
+#    1024 rows), of every rank (32768 rows: rebuilt after new data, and
+#    redrawn for a key), and of one rank's detail; the ratio to 5 ms.
+#  - CPU per second at 1 Hz for those 1024 nodes: decoding, history,
+#    detectors, a job tick and one frame (SSH is not in it).
+#  - The real monitor at 1 Hz on this machine (-w localhost, a local probe)
+#    in a tmux pane for 20 s: its CPU per second from /proc.
+set -eu
+: "${TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
+JOBTOP=${JOBTOP:-$TOP/jobtop}
+BIG=$TOP/build/tests/test-ui-big
+[ -x "$BIG" ] && [ -x "$JOBTOP" ] || { echo "build first: make tests-build"; exit 1; }
+target=5
+
+out=$(JOBTOP_BENCH=1 "$BIG")
+echo "$out" | grep -v 'checks,' | while read -r name value unit; do
+	case $name in
+	frame_*) printf '%-24s %8.3f %s  (%.2fx the %d ms target)\n' \
+		"$name" "$value" "$unit" "$(echo "$value / $target" | bc -l)" "$target" ;;
+	*) printf '%-24s %8.2f %s\n' "$name" "$value" "$unit" ;;
+	esac
+done
+echo "$out" | grep -q ' 0 failed' || { echo "the benchmark's checks failed"; exit 1; }
+
+if command -v tmux >/dev/null; then
+	sock=jtbench-$$
+	tmux -L "$sock" new-session -d -s b -x 160 -y 50 \
+		"$JOBTOP --no-record -d 1 -w localhost; sleep 60"
+	trap 'tmux -L "$sock" kill-server 2>/dev/null || true' EXIT
+	sleep 3
+	pid=$(pgrep -n -f "^$JOBTOP --no-record -d 1 -w localhost" || true)
+	if [ -n "$pid" ]; then
+		tck=$(getconf CLK_TCK)
+		t1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+		sleep 20
+		t2=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+		rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+		printf '%-24s %8.2f ms  (%.3f%% of a CPU)\n' live_1hz_cpu_per_second \
+			"$(echo "($t2 - $t1) * 1000 / $tck / 20" | bc -l)" \
+			"$(echo "($t2 - $t1) * 100 / $tck / 20" | bc -l)"
+		printf '%-24s %8d KiB\n' live_peak_rss "$rss"
+	else
+		echo "live_1hz: jobtop did not start in tmux"
+	fi
+fi

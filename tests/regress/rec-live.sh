@@ -1,0 +1,195 @@
+#!/bin/sh
+# rec-live: recording a live batch run and playing it back.
+#  - `-o F` records; `-r F -b --json` prints the same node and rank
+#    records (times, values) and state records as the live run did;
+#  - a jobtop killed with SIGKILL leaves a file that plays every sample
+#    it printed;
+#  - --no-record writes nothing; the default path is
+#    $XDG_STATE_HOME/jobtop/<node>-<YYYYmmdd-HHMMSS>.jtr;
+#  - export --csv and --json; a newer major version is refused in one line.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+JOBTOP=${JOBTOP:-$TOP/jobtop}
+tmp=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME="$tmp/state"
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+[ -x "$JOBTOP" ] || fail "$JOBTOP not built"
+
+# Live with a recording, then the replay of it.
+"$JOBTOP" -w localhost -b --json -n 5 -d 0.2 -o "$tmp/r.jtr" \
+    >"$tmp/live" 2>"$tmp/err" || fail "live run: $(cat "$tmp/err")"
+[ -s "$tmp/err" ] && fail "live run wrote to stderr: $(cat "$tmp/err")"
+[ -s "$tmp/r.jtr" ] || fail "no recording written"
+[ -e "$tmp/state/jobtop" ] && fail "-o also wrote to the default path"
+"$JOBTOP" -r "$tmp/r.jtr" -b --json >"$tmp/replay" 2>"$tmp/err" ||
+	fail "replay: $(cat "$tmp/err")"
+[ -s "$tmp/err" ] && fail "replay wrote to stderr: $(cat "$tmp/err")"
+"$JOBTOP" export "$tmp/r.jtr" --json -o "$tmp/export.json" 2>"$tmp/err" ||
+	fail "export --json: $(cat "$tmp/err")"
+cmp -s "$tmp/replay" "$tmp/export.json" ||
+	fail "export --json differs from -r -b --json"
+"$JOBTOP" export "$tmp/r.jtr" --csv >"$tmp/export.csv" 2>"$tmp/err" ||
+	fail "export --csv: $(cat "$tmp/err")"
+
+python3 - "$tmp/live" "$tmp/replay" "$tmp/export.csv" <<'PY' || exit 1
+import csv, json, sys
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+def load(path):
+    out = []
+    for n, line in enumerate(open(path), 1):
+        try:
+            r = json.loads(line)
+        except ValueError as e:
+            fail("%s line %d is not JSON: %s" % (path, n, e))
+        # Detector flags are computed live; the replay has the samples.
+        r.pop("flags", None)
+        out.append(r)
+    return out
+
+live, rep = load(sys.argv[1]), load(sys.argv[2])
+for kind in ("node", "rank", "state"):
+    a = [r for r in live if r["type"] == kind]
+    b = [r for r in rep if r["type"] == kind]
+    if kind == "node" and len(a) != 5:
+        fail("live run printed %d node records, want 5" % len(a))
+    if a != b:
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                fail("%s record %d differs:\nlive   %r\nreplay %r" %
+                     (kind, i, x, y))
+        fail("%d live %s records, %d replayed" % (len(a), kind, len(b)))
+
+rows = list(csv.reader(open(sys.argv[3])))
+if rows[0] != ["time", "node", "rank", "pid", "metric", "value"]:
+    fail("csv header %r" % rows[0])
+body = rows[1:]
+if any(len(r) != 6 for r in body):
+    fail("a csv row without 6 columns")
+nodes = [r for r in live if r["type"] == "node"]
+times = {"%.3f" % r["time"] for r in nodes}
+if {r[0] for r in body} != times:
+    fail("csv times %r, want %r" % (sorted({r[0] for r in body}),
+                                     sorted(times)))
+def rows_of(metric):
+    return [r for r in body if r[4] == metric]
+mt = rows_of("mem.total")
+if len(mt) != 5 or int(mt[0][5]) != nodes[0]["mem.total"]:
+    fail("mem.total rows %r" % mt[:2])
+busy = rows_of("cpu.busy")
+if len(busy) != 4 or abs(float(busy[-1][5]) - nodes[-1]["cpu.busy"]) > 0.001:
+    fail("cpu.busy rows %r (want 4: no rate on the first sample)" % busy)
+if not any(r[4].startswith("core.idle[") for r in body):
+    fail("no core.idle[N] rows")
+ranks = [r for r in body if r[4].startswith("rank.")]
+if ranks and not all(r[3] for r in ranks):
+    fail("a rank row without a pid")
+if any(r[2] or r[3] for r in body if not r[4].startswith("rank.")):
+    fail("a node row with a rank or pid")
+print("%d node records replayed, %d csv rows" % (len(nodes), len(body)))
+PY
+
+# kill -9 in the middle (once it printed 8 samples, about 2 s): every
+# sample it printed plays back.
+"$JOBTOP" -w localhost -b --json -d 0.25 -o "$tmp/k.jtr" >"$tmp/klive" \
+    2>/dev/null &
+pid=$!
+i=0
+while [ "$(grep -c '"type":"node"' "$tmp/klive")" -lt 8 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -9 $pid
+wait $pid 2>/dev/null
+pid=
+"$JOBTOP" -r "$tmp/k.jtr" -b --json >"$tmp/kreplay" 2>"$tmp/err" ||
+	fail "replay of a killed run: $(cat "$tmp/err")"
+python3 - "$tmp/klive" "$tmp/kreplay" <<'PY' || exit 1
+import json, sys
+live = [json.loads(l) for l in open(sys.argv[1]) if l.endswith("\n")]
+rep = [json.loads(l) for l in open(sys.argv[2])]
+ln = [r["time"] for r in live if r["type"] == "node"]
+rn = [r["time"] for r in rep if r["type"] == "node"]
+if len(ln) < 8:
+    print("FAIL: the live run printed only %d samples" % len(ln))
+    sys.exit(1)
+# Recorded before decoded: what was printed was written; one more sample
+# may have been written but not printed.
+if rn[:len(ln)] != ln or len(rn) - len(ln) > 1:
+    print("FAIL: replayed %d samples, live printed %d" % (len(rn), len(ln)))
+    sys.exit(1)
+print("killed run: %d samples over %.2f s replayed" % (len(rn),
+      rn[-1] - rn[0]))
+PY
+
+# --no-record writes nothing; the default path is used otherwise.
+"$JOBTOP" -w localhost -b --json -n 1 -d 0.1 --no-record >/dev/null \
+    2>"$tmp/err" || fail "--no-record: $(cat "$tmp/err")"
+[ -e "$tmp/state/jobtop" ] && [ -n "$(ls -A "$tmp/state/jobtop")" ] &&
+	fail "--no-record wrote $(ls "$tmp/state/jobtop")"
+"$JOBTOP" -w localhost -b --json -n 2 -d 0.1 >"$tmp/dlive" 2>"$tmp/err" ||
+	fail "default path: $(cat "$tmp/err")"
+set -- "$tmp"/state/jobtop/localhost-*.jtr
+[ $# -eq 1 ] && [ -f "$1" ] ||
+	fail "default path: $(ls -R "$tmp/state" 2>&1)"
+case "$(basename "$1")" in
+localhost-[0-9][0-9][0-9][0-9][0-1][0-9][0-3][0-9]-[0-2][0-9][0-5][0-9][0-5][0-9].jtr) ;;
+*) fail "default name $(basename "$1")" ;;
+esac
+[ "$(stat -c %a "$tmp/state/jobtop")" = 700 ] ||
+	fail "recording directory mode $(stat -c %a "$tmp/state/jobtop")"
+n=$("$JOBTOP" -r "$1" -b --json | grep -c '"type":"node"')
+[ "$n" -eq 2 ] || fail "default-path recording replays $n samples"
+
+# Errors: one line each.
+one_error() {
+	what=$1
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	[ $rc -ne 0 ] || fail "$what: exit status 0"
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] ||
+		fail "$what: want one line on stderr, got: $(cat "$tmp/err")"
+	grep -q '^jobtop: ' "$tmp/err" || fail "$what: $(cat "$tmp/err")"
+	[ -s "$tmp/out" ] && fail "$what: wrote to stdout"
+	return 0
+}
+cp "$tmp/r.jtr" "$tmp/new.jtr"
+printf '\002' | dd of="$tmp/new.jtr" bs=1 seek=4 conv=notrunc 2>/dev/null
+one_error "newer major" "$JOBTOP" -r "$tmp/new.jtr" -b --json
+grep -q 'recording format 2.0 is newer than this jobtop reads' "$tmp/err" ||
+	fail "newer major: $(cat "$tmp/err")"
+one_error "export newer major" "$JOBTOP" export "$tmp/new.jtr" --csv
+one_error "not a recording" "$JOBTOP" -r "$tmp/live" -b --json
+grep -q 'not a jobtop recording' "$tmp/err" || fail "$(cat "$tmp/err")"
+one_error "missing recording" "$JOBTOP" export "$tmp/none.jtr"
+one_error "replay without -b" "$JOBTOP" -r "$tmp/r.jtr"
+one_error "replay with nodes" "$JOBTOP" -r "$tmp/r.jtr" -b -w localhost
+one_error "export without a file" "$JOBTOP" export --csv
+one_error "report without -o" "$JOBTOP" report "$tmp/r.jtr"
+one_error "-o in a missing directory" "$JOBTOP" -w localhost -b -n 1 \
+    -o /proc/none/r.jtr
+
+# A cut recording: a warning line, the records before it, exit 0.
+size=$(stat -c %s "$tmp/r.jtr")
+# Cut inside the last samples: the first sample (every process ADDed)
+# is the big one, so a cut much earlier may leave no sample at all.
+head -c $((size * 9 / 10)) "$tmp/r.jtr" >"$tmp/cut.jtr"
+"$JOBTOP" -r "$tmp/cut.jtr" -b --json >"$tmp/out" 2>"$tmp/err" ||
+	fail "cut recording: exit status $?: $(cat "$tmp/err")"
+grep -q 'truncated at byte' "$tmp/err" || fail "cut: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "cut: $(cat "$tmp/err")"
+n=$(grep -c '"type":"node"' "$tmp/out")
+[ "$n" -ge 1 ] && [ "$n" -lt 5 ] || fail "cut recording replays $n samples"
+echo "ok"

@@ -1,0 +1,108 @@
+#!/bin/sh
+# rec-report: `jobtop report` makes one self-contained page that headless
+# Chromium opens without a console error, with every plot drawn.  The
+# recordings: a synthetic 4-node job of 5 minutes with events (made by
+# build/tests/test-rec --gen) and a live run on this machine.  The page
+# and a screenshot stay in build/test-artifacts/.  Skipped without
+# chromium.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+JOBTOP=${JOBTOP:-$TOP/jobtop}
+TESTBIN=${TESTBIN:-$TOP/build/tests}
+ART=$TOP/build/test-artifacts
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME="$tmp/state"
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+CHROMIUM=
+for c in chromium chromium-browser google-chrome; do
+	if command -v "$c" >/dev/null 2>&1; then
+		CHROMIUM=$c
+		break
+	fi
+done
+if [ -z "$CHROMIUM" ]; then
+	echo "chromium is not installed"
+	exit 77
+fi
+[ -x "$JOBTOP" ] || fail "$JOBTOP not built"
+[ -x "$TESTBIN/test-rec" ] || fail "$TESTBIN/test-rec not built"
+mkdir -p "$ART"
+
+# Headless Chromium with nothing that reaches the network.
+chrome() {
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+	    --disable-quic --no-first-run --disable-background-networking \
+	    --disable-component-update --disable-sync \
+	    --user-data-dir="$(mktemp -d "$tmp/profile.XXXXXX")" \
+	    --enable-logging=stderr --v=0 "$@"
+}
+
+# Open a page: its DOM after the scripts ran, and no console errors.
+check_page() {
+	page=$1
+	min_plots=$2
+	chrome --dump-dom "file://$page" >"$tmp/dom" 2>"$tmp/log" ||
+		fail "chromium --dump-dom $page: $(tail -5 "$tmp/log")"
+	# The page writes nothing to the console: any line there is a fault.
+	if grep -E 'Uncaught|:CONSOLE' "$tmp/log" >"$tmp/bad"; then
+		fail "console messages from $page: $(cat "$tmp/bad")"
+	fi
+	grep -q 'data-jt-ready="1"' "$tmp/dom" ||
+		fail "$page: the script did not finish: $(grep -o '<pre id="jt-errors"[^<]*' "$tmp/dom")"
+	grep -q '<pre id="jt-errors" data-count="0">' "$tmp/dom" ||
+		fail "$page: script errors: $(grep -o '<pre id="jt-errors".*</pre>' "$tmp/dom")"
+	plots=$(grep -o '<svg class="chart"' "$tmp/dom" | wc -l)
+	[ "$plots" -ge "$min_plots" ] ||
+		fail "$page: $plots plots, want $min_plots at least"
+	lines=$(grep -o '<path [^>]*class="series"' "$tmp/dom" | wc -l)
+	[ "$lines" -ge "$min_plots" ] || fail "$page: $lines plotted lines"
+}
+
+# Nothing in the page may be fetched: no src or href, no URL but the SVG
+# namespace, and a policy that forbids fetching.
+check_offline() {
+	page=$1
+	grep -Eiq '<(link|img|iframe|object|embed)[ >]|<script[^>]* src=' \
+	    "$page" && fail "$page loads something"
+	grep -Eo '(https?|ftp)://[^"<> ]*' "$page" | sort -u |
+	    grep -v '^http://www.w3.org/2000/svg$' >"$tmp/urls" &&
+		fail "$page names URLs: $(cat "$tmp/urls")"
+	grep -q "Content-Security-Policy\" content=\"default-src 'none'" \
+	    "$page" || fail "$page has no content security policy"
+}
+
+"$TESTBIN/test-rec" --gen "$tmp/job.jtr" 4 300 >/dev/null ||
+	fail "test-rec --gen"
+"$JOBTOP" report "$tmp/job.jtr" -o "$ART/report.html" 2>"$tmp/err" ||
+	fail "report: $(cat "$tmp/err")"
+[ -s "$tmp/err" ] && fail "report wrote to stderr: $(cat "$tmp/err")"
+check_offline "$ART/report.html"
+# 7 job-wide and 7 per-node plots, rank CPU and RSS.
+check_page "$ART/report.html" 16
+grep -q 'id="jt-meta"' "$tmp/dom" || fail "no metadata table"
+grep -q '1234567' "$tmp/dom" || fail "the job id is not shown"
+grep -q 'cn004' "$tmp/dom" || fail "the node names are not shown"
+grep -q '<table class="events" id="jt-flagged">' "$tmp/dom" ||
+	fail "no flagged table"
+grep -o '<table class="events" id="jt-flagged">.*</table>' "$tmp/dom" |
+    grep -q 'stalled' || fail "the stalled rank is not flagged"
+grep -q 'lost: no data' "$tmp/dom" || fail "the lost node is not listed"
+chrome --screenshot="$ART/report.png" --window-size=1280,2000 \
+    "file://$ART/report.html" >/dev/null 2>"$tmp/log" ||
+	fail "screenshot: $(tail -5 "$tmp/log")"
+[ -s "$ART/report.png" ] || fail "no screenshot"
+
+# A live recording of this machine; with no events: "none".
+"$JOBTOP" -w localhost -b --json -n 4 -d 0.2 -o "$tmp/live.jtr" \
+    >/dev/null 2>"$tmp/err" || fail "live run: $(cat "$tmp/err")"
+"$JOBTOP" report "$tmp/live.jtr" -o "$ART/report-live.html" 2>"$tmp/err" ||
+	fail "report: $(cat "$tmp/err")"
+check_offline "$ART/report-live.html"
+check_page "$ART/report-live.html" 14
+echo "ok; screenshot in $ART/report.png"

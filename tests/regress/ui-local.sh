@@ -1,0 +1,101 @@
+#!/bin/sh
+# ui-local: the curses monitor on this machine alone (-w localhost, a
+# local probe, no SSH and no lab), driven through tmux.  The node row is
+# live with a sparkline; the filter finds a busy process by its command;
+# Enter drills down to it; 'b' takes a user-space backtrace with gdb (the
+# node is local) and shows its frames; LANG=C draws ASCII sparklines;
+# TERM=dumb, no terminal and a bad theme are refused with one line and
+# exit 2.  Skips without tmux.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+JOBTOP=${JOBTOP:-$TOP/jobtop}
+tmp=$(mktemp -d)
+sock=jtui-regress-$$
+busy=
+cleanup() {
+	tmux -L "$sock" kill-server 2>/dev/null
+	[ -z "$busy" ] || kill "$busy" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "--- screen:"
+	tmux -L "$sock" capture-pane -p -t "$win" 2>/dev/null
+	echo "FAIL: $*"
+	exit 1
+}
+command -v tmux >/dev/null 2>&1 || { echo "tmux is not installed"; exit 77; }
+[ -x "$JOBTOP" ] || fail "$JOBTOP not built"
+
+win=ui0
+screen() { tmux -L "$sock" capture-pane -p -t "$win"; }
+keys() { tmux -L "$sock" send-keys -t "$win" "$@"; }
+# wait_for SECONDS ERE
+wait_for() {
+	n=$(($1 * 5))
+	while [ $n -gt 0 ]; do
+		screen | grep -Eq -- "$2" && return 0
+		sleep 0.2
+		n=$((n - 1))
+	done
+	return 1
+}
+nwin=0
+start() {	# start COMMAND: a fresh session running it (the old one goes)
+	old=$win
+	nwin=$((nwin + 1))
+	win=ui$nwin
+	tmux -L "$sock" new-session -d -s "$win" -x 150 -y 40 \
+		"$1; echo rc=\$?; sleep 600"
+	tmux -L "$sock" kill-session -t "$old" 2>/dev/null
+}
+
+# A busy process with a name of its own (comm is the file name).
+cp /usr/bin/yes "$tmp/jtbusyloop"
+"$tmp/jtbusyloop" >/dev/null &
+busy=$!
+
+start "env LANG=C.UTF-8 $JOBTOP --no-record -d 0.5 -w localhost"
+wait_for 15 '^localhost +live .*[▁▂▃▄▅▆▇█]{2}' || fail "no live localhost row with a sparkline"
+keys / j t b u s y Enter
+wait_for 5 'filter /jtbusy/: 1 rows' || fail "the filter does not find the busy process's node"
+keys Enter
+wait_for 5 'Ranks of localhost' || fail "Enter does not open the node's ranks"
+wait_for 5 "^ +- +localhost +$busy .*jtbusyloop" || fail "the busy process is not listed"
+keys Enter
+wait_for 5 "Process $busy on localhost: jtbusyloop" || fail "Enter does not open the process"
+screen | grep -q 'kernel stack: not collected by this probe' || fail "no kernel stack line"
+if command -v gdb >/dev/null 2>&1; then
+	keys b
+	wait_for 20 'gdb exited with status 0' || fail "no backtrace from gdb"
+	wait_for 2 '#0 .* in ' || fail "the backtrace shows no frame"
+	echo "ok: gdb backtrace of pid $busy"
+fi
+keys q
+wait_for 10 '^rc=0$' || fail "q does not end jobtop with status 0"
+echo "ok: drill-down to a local process"
+
+start "env LANG=C LC_ALL=C $JOBTOP --no-record -d 0.5 -w localhost"
+wait_for 15 '^localhost +live .*[_.,~=*#-]{2} *$' || fail "LANG=C: no ASCII sparkline"
+screen | LC_ALL=C grep -q "$(printf '\342')" && fail "LANG=C: UTF-8 on the screen"
+echo "ok: ASCII sparklines under LANG=C"
+
+start "TERM=dumb $JOBTOP --no-record -w localhost"
+wait_for 10 '^rc=2$' || fail "TERM=dumb: not exit 2"
+screen | grep -q '^jobtop: this terminal (TERM=dumb) cannot run the interactive monitor; use -b for batch output$' ||
+	fail "TERM=dumb: not the expected message"
+
+printf 'default = default\n\nheader = pinkish\n' >"$tmp/x.theme"
+start "$JOBTOP --no-record -t $tmp/x.theme -w localhost"
+wait_for 10 '^rc=2$' || fail "bad theme: not exit 2"
+screen | grep -q "^jobtop: $tmp/x.theme:3: unknown colour \"pinkish\"\$" ||
+	fail "bad theme: not the expected message"
+
+out=$("$JOBTOP" --no-record -w localhost </dev/null 2>&1)
+rc=$?
+[ $rc -eq 2 ] || fail "no terminal: exit $rc"
+[ "$out" = "jobtop: the interactive monitor needs a terminal on standard input and output; use -b for batch output" ] ||
+	fail "no terminal: '$out'"
+echo "ok: refusals"
+echo PASS

@@ -1,0 +1,447 @@
+/*
+ * test-detect: the history and the detectors on synthetic jobs whose
+ * probe streams go through the real decoder (test-ui-synth.h).  A healthy
+ * noisy job must never raise a flag; a rank that stops is "stalled" after
+ * exactly the configured number of idle samples and clears when it runs
+ * again; stragglers need a sustained, robust distance from the median;
+ * memory has hysteresis; lost nodes come from the session state; the
+ * history of a rank survives a reconnect.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect.h"
+#include "harness.h"
+#include "history.h"
+#include "test-ui-synth.h"
+
+#define NODES	8
+#define RANKS	4
+
+struct job {
+	struct synth_node	 n[NODES];
+	struct history		*h;
+	struct detect		*d;
+	uint64_t		 now;
+	int			 nevents;
+	struct detect_event	 ev[64];
+};
+
+static uint32_t	rnd_state = 12345;
+
+/* A deterministic noise in [-1, 1]. */
+static double
+rnd(void)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return ((rnd_state >> 8) & 0xffff) / 32767.5 - 1.0;
+}
+
+static void
+on_event(void *arg, const struct detect_event *ev)
+{
+	struct job	*j = arg;
+
+	if (j->nevents < 64)
+		j->ev[j->nevents] = *ev;
+	j->nevents++;
+}
+
+static void
+job_init(struct job *j)
+{
+	char	name[16];
+	int	i;
+
+	memset(j, 0, sizeof(*j));
+	for (i = 0; i < NODES; i++) {
+		snprintf(name, sizeof(name), "n%d", i + 1);
+		synth_node_init(&j->n[i], name, RANKS, i * RANKS, 1000);
+		j->n[i].busy = 90;
+	}
+	j->h = history_new();
+	history_resize(j->h, NODES);
+	j->d = detect_new(j->h, NULL, on_event, j);
+	j->now = 1000;
+}
+
+static void
+job_free(struct job *j)
+{
+	int	i;
+
+	for (i = 0; i < NODES; i++)
+		synth_node_free(&j->n[i]);
+	detect_free(j->d);
+	history_free(j->h);
+}
+
+/* One sample of every node, with noise on CPU. */
+static void
+job_step(struct job *j, double noise)
+{
+	const struct node_model	*m;
+	int			 i, k;
+
+	for (i = 0; i < NODES; i++) {
+		for (k = 0; k < RANKS; k++) {
+			/* Noise on the ranks that run flat out. */
+			if (j->n[i].r[k].cpu >= 80 && noise > 0)
+				j->n[i].r[k].cpu = 95 + noise * rnd();
+		}
+		if (j->n[i].busy >= 80 && noise > 0)
+			j->n[i].busy = 90 + noise * rnd();
+		CHECK(synth_node_step(&j->n[i]) == MSG_SAMPLE);
+		m = synth_model(&j->n[i]);
+		history_node_sample(j->h, i, m, j->now);
+		detect_node_sample(j->d, i, m, m->time_ms);
+	}
+	j->now += 1000;
+	history_job_sample(j->h, j->now, 2500);
+}
+
+static unsigned
+job_flags(struct job *j)
+{
+	unsigned	f = 0, k;
+	int		i;
+
+	for (i = 0; i < NODES; i++) {
+		f |= detect_node_flags(j->d, i);
+		for (k = 0; k < history_nranks(j->h, i); k++)
+			f |= history_rank_const(j->h, i, k)->flags;
+	}
+	return f;
+}
+
+static const struct hist_rank *
+job_rank(struct job *j, int node, int k)
+{
+	return history_rank_find(j->h, node, j->n[node].r[k].pid, -1);
+}
+
+/* A noisy healthy job: no flag in 600 samples. */
+static void
+test_healthy(void)
+{
+	struct job	j;
+	int		s;
+	unsigned	f = 0;
+
+	job_init(&j);
+	for (s = 0; s < 600; s++) {
+		job_step(&j, 8);
+		f |= job_flags(&j);
+	}
+	CHECK_INT(f, 0);
+	CHECK_INT(j.nevents, 0);
+	CHECK_INT(history_nranks(j.h, 0), RANKS);
+	CHECK_NEAR(detect_rank_median(j.d), 95, 6);
+	CHECK(isfinite(history_job_get(j.h, HJ_CPU, 0)));
+	job_free(&j);
+}
+
+/* A rank that blocks is stalled after 3 idle samples, not before. */
+static void
+test_stall(void)
+{
+	struct job		 j;
+	const struct hist_rank	*hr;
+	int			 s, first = -1;
+
+	job_init(&j);
+	for (s = 0; s < 10; s++)
+		job_step(&j, 3);
+	CHECK_INT(job_flags(&j), 0);
+	j.n[2].r[1].cpu = 0;
+	snprintf(j.n[2].r[1].state, 4, "S");
+	snprintf(j.n[2].r[1].wchan, 64, "anon_pipe_read");
+	for (s = 0; s < 6; s++) {
+		job_step(&j, 3);
+		hr = job_rank(&j, 2, 1);
+		if (first < 0 && hr != NULL && (hr->flags & DF_STALLED))
+			first = s;
+	}
+	CHECK_INT(first, 2);	/* the third idle sample */
+	hr = job_rank(&j, 2, 1);
+	CHECK(hr != NULL && hr->flags == DF_STALLED);
+	CHECK(j.nevents >= 1);
+	CHECK_STR(j.ev[0].code, "stalled");
+	CHECK_INT(j.ev[0].node, 2);
+	CHECK_INT(j.ev[0].rank, j.n[2].r[1].rank);
+	CHECK(strstr(j.ev[0].text, "anon_pipe_read") != NULL);
+	CHECK(strstr(j.ev[0].text, "rank 9 (pid 1009)") != NULL);
+	CHECK_INT(job_flags(&j), DF_STALLED);	/* no straggler on top */
+	/* It runs again: cleared at once. */
+	j.n[2].r[1].cpu = 95;
+	snprintf(j.n[2].r[1].state, 4, "R");
+	job_step(&j, 3);
+	CHECK_INT(job_flags(&j), 0);
+	CHECK_STR(j.ev[j.nevents - 1].code, "stalled-cleared");
+	job_free(&j);
+}
+
+/* A rank doing I/O without CPU is not stalled; nor is an idle rank
+ * while every rank is idle. */
+static void
+test_no_stall(void)
+{
+	struct job	j;
+	int		s, i, k;
+
+	job_init(&j);
+	j.n[0].r[0].cpu = 0;
+	j.n[0].r[0].rd = 1 << 20;
+	for (s = 0; s < 20; s++)
+		job_step(&j, 3);
+	CHECK_INT(job_flags(&j) & DF_STALLED, 0);
+	job_free(&j);
+
+	job_init(&j);
+	for (i = 0; i < NODES; i++)
+		for (k = 0; k < RANKS; k++)
+			j.n[i].r[k].cpu = 0;
+	for (s = 0; s < 20; s++)
+		job_step(&j, 0);
+	CHECK_INT(job_flags(&j), 0);
+	job_free(&j);
+}
+
+/* A straggler node: sustained 5 samples; noise within the gap never. */
+static void
+test_straggler_node(void)
+{
+	struct job	j;
+	int		s, first = -1;
+
+	job_init(&j);
+	for (s = 0; s < 5; s++)
+		job_step(&j, 2);
+	j.n[5].busy = 20;
+	for (s = 0; s < 10; s++) {
+		job_step(&j, 0);
+		if (first < 0 && (detect_node_flags(j.d, 5) & DF_STRAGGLER))
+			first = s;
+	}
+	CHECK_INT(first, 4);
+	CHECK_INT(detect_node_flags(j.d, 4), 0);
+	/* Back near the median: cleared after 3 normal samples. */
+	j.n[5].busy = 88;
+	for (s = 0; s < 2; s++)
+		job_step(&j, 0);
+	CHECK_INT(detect_node_flags(j.d, 5), DF_STRAGGLER);
+	job_step(&j, 0);
+	CHECK_INT(detect_node_flags(j.d, 5), 0);
+	job_free(&j);
+
+	/* 15 points off the median (the gap is 25): never flagged. */
+	job_init(&j);
+	j.n[3].busy = 75;
+	for (s = 0; s < 50; s++)
+		job_step(&j, 0);
+	CHECK_INT(detect_node_flags(j.d, 3), 0);
+	job_free(&j);
+}
+
+/* A straggler rank: one rank at 40% while the others run at 95%. */
+static void
+test_straggler_rank(void)
+{
+	struct job		 j;
+	const struct hist_rank	*hr;
+	int			 s;
+
+	job_init(&j);
+	j.n[1].r[2].cpu = 40;
+	for (s = 0; s < 10; s++)
+		job_step(&j, 2);
+	hr = job_rank(&j, 1, 2);
+	CHECK(hr != NULL && (hr->flags & DF_STRAGGLER) != 0);
+	CHECK(hr != NULL && (hr->flags & DF_STALLED) == 0);
+	CHECK_INT(job_flags(&j), DF_STRAGGLER);
+	job_free(&j);
+}
+
+/* Memory: over 90% for 2 samples raises; under 85% clears. */
+static void
+test_memory(void)
+{
+	struct job	j;
+	int		s;
+
+	job_init(&j);
+	job_step(&j, 0);
+	j.n[6].mem_used_pct = 95;
+	job_step(&j, 0);
+	CHECK_INT(detect_node_flags(j.d, 6) & DF_MEMORY, 0);
+	job_step(&j, 0);
+	CHECK_INT(detect_node_flags(j.d, 6) & DF_MEMORY, DF_MEMORY);
+	CHECK_NEAR(history_node_get(j.h, 6, HN_MEMPCT, 0), 95, 0.01);
+	j.n[6].mem_used_pct = 87;
+	for (s = 0; s < 3; s++)
+		job_step(&j, 0);
+	CHECK_INT(detect_node_flags(j.d, 6) & DF_MEMORY, DF_MEMORY);
+	j.n[6].mem_used_pct = 80;
+	job_step(&j, 0);
+	CHECK_INT(detect_node_flags(j.d, 6), 0);
+	job_free(&j);
+}
+
+/* The job's cgroup limit, when a node sends one, is the limit. */
+static void
+test_cgroup_memory(void)
+{
+	struct job	j;
+
+	job_init(&j);
+	j.n[4].cg_max = 4LL << 30;
+	j.n[4].cg_current = 2LL << 30;
+	job_step(&j, 0);
+	job_step(&j, 0);
+	CHECK_NEAR(history_node_mem_limit(j.h, 4), 4.0 * (1 << 30), 1);
+	CHECK_NEAR(history_node_get(j.h, 4, HN_MEMPCT, 0), 50, 0.01);
+	CHECK_INT(detect_node_flags(j.d, 4), 0);
+	j.n[4].cg_current = (int64_t)(3.8 * (1 << 30));
+	/* And one rank holds most of it. */
+	j.n[4].r[0].rss = (int64_t)(3.7 * (1 << 30));
+	job_step(&j, 0);
+	job_step(&j, 0);
+	CHECK_INT(detect_node_flags(j.d, 4), DF_MEMORY);
+	CHECK(job_rank(&j, 4, 0) != NULL &&
+	    job_rank(&j, 4, 0)->flags == DF_MEMORY);
+	CHECK(job_rank(&j, 4, 1) != NULL && job_rank(&j, 4, 1)->flags == 0);
+	/* Other nodes: 30% of 64G, no flag. */
+	CHECK_INT(detect_node_flags(j.d, 3), 0);
+	job_free(&j);
+}
+
+/* Lost and back, from the session. */
+static void
+test_lost(void)
+{
+	struct job	j;
+	const char	*names[4];
+
+	job_init(&j);
+	job_step(&j, 0);
+	detect_node_state(j.d, 3, "n4", 1, "lost: no data for 2.5 s", 1);
+	CHECK_INT(detect_node_flags(j.d, 3), DF_LOST);
+	CHECK_STR(j.ev[0].code, "lost");
+	CHECK(strstr(j.ev[0].text, "n4 lost") != NULL);
+	detect_node_state(j.d, 3, "n4", 1, "reconnecting", 2);
+	CHECK_INT(j.nevents, 1);
+	detect_node_state(j.d, 3, "n4", 0, "live", 3);
+	CHECK_INT(detect_node_flags(j.d, 3), 0);
+	CHECK_STR(j.ev[1].code, "lost-cleared");
+	CHECK_INT(detect_flag_names(DF_STALLED | DF_LOST, names, 4), 2);
+	CHECK_STR(names[0], "stalled");
+	CHECK_STR(names[1], "lost");
+	CHECK_STR(detect_flag_name(DF_MEMORY), "memory");
+	CHECK(detect_flag_name(3) == NULL);
+	job_free(&j);
+}
+
+/* A process without a rank id (the batch shell) is not judged against
+ * the ranks. */
+static void
+test_unranked(void)
+{
+	struct job	j;
+	int		s;
+
+	job_init(&j);
+	j.n[0].r[3].rank = -1;
+	j.n[0].r[3].cpu = 0;
+	snprintf(j.n[0].r[3].state, 4, "S");
+	for (s = 0; s < 10; s++)
+		job_step(&j, 2);
+	CHECK_INT(job_flags(&j), 0);
+	job_free(&j);
+}
+
+/* A reconnect: a new stream, same processes; the history goes on. */
+static void
+test_reconnect(void)
+{
+	struct job		 j;
+	const struct hist_rank	*hr;
+	const struct node_model	*m;
+	unsigned		 len;
+	int			 s;
+
+	job_init(&j);
+	for (s = 0; s < 5; s++)
+		job_step(&j, 0);
+	hr = job_rank(&j, 0, 0);
+	CHECK(hr != NULL);
+	len = hr != NULL ? hr->len : 0;
+	/* A new probe: new stream and model, counters from the same
+	 * processes, instance ids from scratch. */
+	stream_free(j.n[0].st);
+	j.n[0].st = stream_new("n1");
+	j.n[0].started = 0;
+	memset(j.n[0].oldp, 0, sizeof(j.n[0].oldp));
+	for (s = 0; s < RANKS; s++) {
+		j.n[0].r[s].added = 0;
+		j.n[0].r[s].oldp = 0;
+	}
+	CHECK(synth_node_step(&j.n[0]) == MSG_SAMPLE);
+	m = synth_model(&j.n[0]);
+	history_node_sample(j.h, 0, m, j.now);
+	hr = job_rank(&j, 0, 0);
+	CHECK(hr != NULL && hr->len == len + 1);
+	CHECK(hr != NULL && isnan(history_rank_get(hr, HR_CPU, 0)));
+	CHECK(hr != NULL && isfinite(history_rank_get(hr, HR_CPU, 1)));
+	/* Ticks carry over: the next sample has a delta again. */
+	CHECK(synth_node_step(&j.n[0]) == MSG_SAMPLE);
+	history_node_sample(j.h, 0, synth_model(&j.n[0]), j.now + 1000);
+	hr = job_rank(&j, 0, 0);
+	CHECK(hr != NULL && hr->dticks > 0);
+	CHECK(hr != NULL && isfinite(history_rank_get(hr, HR_CPU, 0)));
+	job_free(&j);
+}
+
+/* Series are oldest first and NaN-padded. */
+static void
+test_series(void)
+{
+	struct job	j;
+	float		v[8];
+	int		s;
+
+	job_init(&j);
+	for (s = 0; s < 3; s++)
+		job_step(&j, 0);
+	history_node_series(j.h, 0, HN_CPU, v, 8);
+	CHECK(isnan(v[0]) && isnan(v[5]));
+	CHECK(isnan(v[5]));	/* the first sample has no rate */
+	CHECK_NEAR(v[6], 90, 0.5);
+	CHECK_NEAR(v[7], 90, 0.5);
+	CHECK_NEAR(history_node_get(j.h, 0, HN_DISK, 0), 1 << 20, 2);
+	CHECK_NEAR(history_node_get(j.h, 0, HN_NET, 0), 2 << 20, 2);
+	CHECK_NEAR(history_node_get(j.h, 0, HN_PROBE_BYTES, 0), 300, 1);
+	CHECK_NEAR(history_job_get(j.h, HJ_DISK, 0), NODES * (1 << 20),
+	    NODES * 2);
+	CHECK(isnan(history_node_get(j.h, 0, HN_GPU, 0)));
+	job_free(&j);
+}
+
+int
+main(void)
+{
+	RUN(test_healthy);
+	RUN(test_stall);
+	RUN(test_no_stall);
+	RUN(test_straggler_node);
+	RUN(test_straggler_rank);
+	RUN(test_memory);
+	RUN(test_cgroup_memory);
+	RUN(test_lost);
+	RUN(test_unranked);
+	RUN(test_reconnect);
+	RUN(test_series);
+	return harness_done();
+}

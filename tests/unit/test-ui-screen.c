@@ -1,0 +1,385 @@
+/*
+ * test-ui-screen: the monitor's panels drawn into a real curses screen
+ * (newterm on /dev/null, 140x40 unless a test resizes it) from synthetic
+ * nodes fed through the real decoder, read back line by line.  Checks the
+ * node table with sparklines (UTF-8 and ASCII), flags, drill-down to a
+ * stalled rank's wait channel, the filter and its errors, folding of many
+ * nodes with outliers kept apart, the too-small message, help, sort keys
+ * and themes.
+ */
+#include <locale.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "ui-priv.h"
+#include "test-ui-synth.h"
+
+#define MAXN	256
+
+static struct synth_node	 nodes[MAXN];
+static int			 nnodes;
+static FILE			*out, *in;
+static uint64_t			 now = 100000;
+
+static const struct node_model *
+models(void *arg, int i)
+{
+	return i < nnodes ? synth_model(&nodes[i]) : NULL;
+}
+
+/* A monitor of n synthetic nodes of r ranks each. */
+static struct ui *
+start(int n, int r, int utf8, int rows, int cols)
+{
+	struct ui_conf	 c;
+	struct ui	*ui;
+	char		 name[32], err[256];
+	int		 i;
+
+	memset(&c, 0, sizeof(c));
+	c.job_id = "4242";
+	c.job_name = "solver";
+	c.job_user = "jtuser";
+	c.job_state = "RUNNING";
+	c.elapsed = 61;
+	c.time_limit = 900;
+	c.interval = 1;
+	c.utf8 = utf8;
+	c.theme = "default";
+	ui = ui_new(&c, err, sizeof(err));
+	CHECK(ui != NULL);
+	if (ui == NULL)
+		return NULL;
+	nnodes = n;
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), n > 99 ? "n%03d" : "n%d", i + 1);
+		synth_node_init(&nodes[i], name, r, i * r, 1000);
+		nodes[i].busy = 90;
+		ui_add_node(ui, name, i == 0);
+		ui_node_state(ui, i, "live", 0);
+	}
+	ui_set_models(ui, models, NULL);
+	CHECK_INT(ui_start_on(ui, out, in, "xterm-256color", rows, cols, err,
+	    sizeof(err)), 0);
+	return ui;
+}
+
+static void
+finish(struct ui *ui)
+{
+	int	i;
+
+	ui_free(ui);
+	for (i = 0; i < nnodes; i++)
+		synth_node_free(&nodes[i]);
+	nnodes = 0;
+}
+
+/* One sample of every node, then a job tick. */
+static void
+step(struct ui *ui)
+{
+	int	i;
+
+	for (i = 0; i < nnodes; i++) {
+		CHECK(synth_node_step(&nodes[i]) == MSG_SAMPLE);
+		ui_node_sample(ui, i, synth_model(&nodes[i]), now);
+	}
+	now += 1000;
+	ui_job_tick(ui, now);
+}
+
+/* The screen as text, lines joined by '\n'. */
+static const char *
+screen(struct ui *ui)
+{
+	static char	buf[64 * 1024];
+	char		line[2048];
+	size_t		len = 0;
+	int		y;
+
+	ui_frame(ui, now);
+	buf[0] = '\0';
+	for (y = 0; y < ui->rows && len + sizeof(line) < sizeof(buf); y++) {
+		ui_screen_line(ui, y, line, sizeof(line));
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s\n",
+		    line);
+	}
+	return buf;
+}
+
+/* The line holding s, or NULL. */
+static const char *
+line_with(struct ui *ui, const char *s)
+{
+	static char	line[2048];
+	int		y;
+
+	ui_frame(ui, now);
+	for (y = 0; y < ui->rows; y++) {
+		ui_screen_line(ui, y, line, sizeof(line));
+		if (strstr(line, s) != NULL)
+			return line;
+	}
+	return NULL;
+}
+
+/* Is there a line starting with s? */
+static int
+row_of(struct ui *ui, const char *s)
+{
+	char	line[2048];
+	int	y;
+
+	ui_frame(ui, now);
+	for (y = 0; y < ui->rows; y++) {
+		ui_screen_line(ui, y, line, sizeof(line));
+		if (strncmp(line, s, strlen(s)) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+keys(struct ui *ui, const char *s)
+{
+	for (; *s != '\0'; s++)
+		ui_key(ui, (unsigned char)*s, now);
+}
+
+static void
+test_nodes(void)
+{
+	struct ui	*ui = start(4, 2, 1, 40, 140);
+	const char	*l;
+	int		 i;
+
+	for (i = 0; i < 5; i++)
+		step(ui);
+	l = line_with(ui, "job 4242");
+	CHECK(l != NULL && strstr(l, "solver of jtuser RUNNING") != NULL);
+	CHECK(l != NULL && strstr(l, "/ 15:00") != NULL);
+	CHECK(l != NULL && strstr(l, "4 live") != NULL);
+	for (i = 1; i <= 4; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%d ", i);
+		l = line_with(ui, name);
+		CHECK(l != NULL && strstr(l, "live") != NULL);
+		/* 90% busy draws the 8th-but-one block. */
+		CHECK(l != NULL && strstr(l, "\xe2\x96\x88") != NULL);
+		CHECK(l != NULL && strstr(l, "90.0") != NULL);
+	}
+	CHECK(line_with(ui, "CPU HISTORY") != NULL);
+	CHECK(line_with(ui, "FLAGS none") != NULL);
+	CHECK(line_with(ui, "COST probes") != NULL);
+	CHECK(line_with(ui, "n1 live") != NULL);	/* the event */
+	finish(ui);
+
+	ui = start(4, 2, 0, 40, 140);
+	for (i = 0; i < 5; i++)
+		step(ui);
+	l = line_with(ui, "n2 ");
+	CHECK(l != NULL && strstr(l, "####") != NULL);
+	CHECK(l != NULL && strstr(l, "\xe2\x96") == NULL);
+	finish(ui);
+}
+
+static void
+test_stalled(void)
+{
+	struct ui	*ui = start(4, 1, 1, 40, 140);
+	const char	*l;
+	int		 i;
+
+	for (i = 0; i < 3; i++)
+		step(ui);
+	nodes[2].r[0].cpu = 0;
+	snprintf(nodes[2].r[0].state, 4, "S");
+	snprintf(nodes[2].r[0].wchan, 64, "anon_pipe_read");
+	nodes[2].r[0].syscall = 0;
+	for (i = 0; i < 4; i++)
+		step(ui);
+	l = line_with(ui, "n3 ");
+	CHECK(l != NULL && strstr(l, "1 stalled rank") != NULL);
+	CHECK(line_with(ui, "1 stalled rank") != NULL);
+	CHECK(line_with(ui, "made no progress") != NULL);	/* events */
+	/* Down twice to n3, Enter: its ranks. */
+	ui_key(ui, KEY_DOWN, now);
+	ui_key(ui, KEY_DOWN, now);
+	ui_key(ui, '\r', now);
+	CHECK(line_with(ui, "Ranks of n3: 1") != NULL);
+	l = line_with(ui, "anon_pipe_read");
+	CHECK(l != NULL && strstr(l, "stalled") != NULL);
+	CHECK(l != NULL && strstr(l, " read ") != NULL);	/* syscall */
+	ui_key(ui, '\r', now);
+	CHECK(line_with(ui, "Rank 2 (pid 1002) on n3") != NULL);
+	l = line_with(ui, "wchan");
+	CHECK(l != NULL && strstr(l, "anon_pipe_read") != NULL);
+	l = line_with(ui, "syscall");
+	CHECK(l != NULL && strstr(l, "0 (read)") != NULL);
+	CHECK(line_with(ui, "kernel stack: not collected by this probe") !=
+	    NULL);
+	/* b on a remote node says what is missing. */
+	ui_key(ui, 'b', now);
+	CHECK(line_with(ui, "backtrace on remote nodes needs the SSH exec "
+	    "channel (not yet)") != NULL);
+	/* Esc twice: back to the nodes. */
+	ui_key(ui, 27, now);
+	ui_key(ui, 27, now);
+	CHECK(line_with(ui, "Nodes 4, 4 live") != NULL);
+	/* Tab: every rank. */
+	ui_key(ui, '\t', now);
+	CHECK(line_with(ui, "Ranks of the job: 4") != NULL);
+	finish(ui);
+}
+
+static void
+test_filter(void)
+{
+	struct ui	*ui = start(4, 1, 1, 40, 140);
+	int		 i;
+
+	for (i = 0; i < 3; i++)
+		step(ui);
+	keys(ui, "/n3");
+	CHECK(line_with(ui, "Filter /n3_") != NULL);
+	ui_key(ui, '\r', now);
+	CHECK(row_of(ui, "n3 "));
+	CHECK(!row_of(ui, "n2 "));
+	CHECK(strstr(screen(ui), "filter /n3/: 1 rows") != NULL);
+	/* Commands match too: every rank runs "solver". */
+	keys(ui, "/");
+	ui_key(ui, 0x15, now);
+	keys(ui, "SOLV");
+	ui_key(ui, '\r', now);
+	CHECK(!row_of(ui, "n2 "));	/* capitals: exact case */
+	keys(ui, "/");
+	ui_key(ui, 0x15, now);
+	keys(ui, "solv");
+	ui_key(ui, '\r', now);
+	CHECK(row_of(ui, "n2 "));
+	/* A bad pattern: PCRE2's message, the filter unchanged. */
+	keys(ui, "/");
+	ui_key(ui, 0x15, now);
+	keys(ui, "n(");
+	ui_key(ui, '\r', now);
+	CHECK(line_with(ui, "missing closing parenthesis") != NULL);
+	ui_key(ui, 27, now);
+	CHECK(strstr(screen(ui), "filter /solv/") != NULL);
+	/* Esc on the node table clears it. */
+	ui_key(ui, 27, now);
+	CHECK(strstr(screen(ui), "filter /") == NULL);
+	finish(ui);
+}
+
+static void
+test_fold(void)
+{
+	struct ui	*ui = start(200, 1, 1, 30, 140);
+	const char	*s;
+	int		 i;
+
+	for (i = 0; i < 3; i++)
+		step(ui);
+	nodes[77].r[0].cpu = 0;
+	for (i = 0; i < 4; i++)
+		step(ui);
+	s = screen(ui);
+	CHECK(strstr(s, "look-alike nodes folded") != NULL);
+	CHECK(strstr(s, "n[001-077,079-200]") != NULL);
+	CHECK(strstr(s, "199 nodes") != NULL);
+	CHECK(strstr(s, "n078 ") != NULL);
+	/* Enter on the group (the first row by name): its 199 ranks. */
+	ui_key(ui, KEY_HOME, now);
+	ui_key(ui, '\r', now);
+	CHECK(line_with(ui, "Ranks of n[001-077,079-200]: 199") != NULL);
+	ui_key(ui, 27, now);
+	/* f: never fold. */
+	ui_key(ui, 'f', now);
+	ui_key(ui, 'f', now);
+	s = screen(ui);
+	CHECK(strstr(s, "folded") == NULL);
+	CHECK(strstr(s, "n001 ") != NULL);
+	finish(ui);
+}
+
+static void
+test_small(void)
+{
+	struct ui	*ui = start(2, 1, 1, 8, 50);
+
+	step(ui);
+	CHECK(line_with(ui, "terminal too small (50x8):") != NULL);
+	CHECK(line_with(ui, "jobtop needs at least 60x10") != NULL);
+	resizeterm(24, 80);
+	CHECK(line_with(ui, "Nodes 2, 2 live") != NULL);
+	finish(ui);
+}
+
+static void
+test_keys(void)
+{
+	struct ui	*ui = start(3, 2, 1, 40, 140);
+	const char	*l;
+	int		 i;
+
+	for (i = 0; i < 3; i++)
+		step(ui);
+	nodes[1].busy = 10;
+	step(ui);
+	ui_key(ui, 'P', now);
+	CHECK(line_with(ui, "nodes sorted by CPU%") != NULL);
+	l = line_with(ui, "CPU%");
+	CHECK(l != NULL && strstr(l, "CPU%\xe2\x96\xbc") != NULL);
+	ui_key(ui, 'I', now);
+	l = line_with(ui, "CPU%");
+	CHECK(l != NULL && strstr(l, "CPU%\xe2\x96\xb2") != NULL);
+	ui_key(ui, 'h', now);
+	CHECK(line_with(ui, "quit (stops every probe)") != NULL);
+	CHECK(line_with(ui, "In the nodes panel:") != NULL);
+	ui_key(ui, 'x', now);
+	CHECK(line_with(ui, "Nodes 3") != NULL);
+	ui_key(ui, 'p', now);
+	CHECK(line_with(ui, "PAUSED") != NULL);
+	ui_key(ui, 'p', now);
+	ui_key(ui, '+', now);
+	CHECK(line_with(ui, "display refresh every 2 s") != NULL);
+	ui_key(ui, '-', now);
+	ui_key(ui, '-', now);
+	CHECK(line_with(ui, "display refresh every 0.5 s") != NULL);
+	ui_key(ui, 't', now);
+	CHECK(line_with(ui, "theme dark") != NULL);
+	ui_key(ui, 't', now);
+	CHECK(line_with(ui, "theme light") != NULL);
+	ui_key(ui, 'e', now);
+	CHECK(line_with(ui, "Events:") != NULL);
+	ui_key(ui, 27, now);
+	CHECK_INT(ui_key(ui, 'q', now), 1);
+	finish(ui);
+}
+
+int
+main(void)
+{
+	setlocale(LC_CTYPE, "C.UTF-8");
+	setenv("TERM", "xterm-256color", 1);
+	unsetenv("NO_COLOR");
+	out = fopen("/dev/null", "w");
+	in = fopen("/dev/null", "r");
+	if (out == NULL || in == NULL)
+		return 1;
+	RUN(test_nodes);
+	RUN(test_stalled);
+	RUN(test_filter);
+	RUN(test_fold);
+	RUN(test_small);
+	RUN(test_keys);
+	fclose(out);
+	fclose(in);
+	return harness_done();
+}

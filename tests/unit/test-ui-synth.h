@@ -1,0 +1,311 @@
+/*
+ * test-ui-synth: synthetic nodes for the detector and UI tests and the UI
+ * benchmark.  A synthetic node writes a real probe stream (HELLO, SCHEMA,
+ * SAMPLEs with the protocol writers of src/proto.h) from values the test
+ * sets per sample (CPU busy, each rank's %CPU, I/O and state) and feeds it
+ * to a real stream decoder, so the model the code under test reads is
+ * exactly what a probe would produce.  Header only (static inline).
+ */
+#ifndef JOBTOP_TEST_UI_SYNTH_H
+#define JOBTOP_TEST_UI_SYNTH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "proto.h"
+#include "stream.h"
+
+#define SYNTH_RANKS_MAX		64
+#define SYNTH_BUF		(64 << 10)
+#define SYNTH_START_MS		1700000000000ULL
+
+enum { SG_CPU, SG_MEM, SG_LOAD, SG_DISK, SG_NET, SG_SELF, SG_RANK, SG_CGROUP,
+    SG_N };
+enum { SC_USER, SC_SYSTEM, SC_IDLE, SC_IOWAIT, SC_N };
+enum { SM_TOTAL, SM_AVAIL, SM_N };
+enum { SF_UTIME, SF_STIME, SF_RSS, SF_BYTES, SF_N };
+enum {
+	SR_RANK, SR_PID, SR_STATE, SR_COMM, SR_UTIME, SR_STIME, SR_RSS,
+	SR_READ, SR_WRITE, SR_WCHAN, SR_SYSCALL, SR_START, SR_THREADS, SR_N
+};
+
+struct synth_rank {
+	int64_t		 rank, pid, start;
+	double		 cpu;		/* % of one CPU in the next sample */
+	double		 rd, wr;	/* bytes/s */
+	int64_t		 rss;
+	char		 state[4];
+	char		 wchan[64];
+	char		 comm[32];
+	int64_t		 syscall;
+	double		 ticks, rdb, wrb;	/* cumulative */
+	int64_t		 old[SR_N];
+	uint64_t	 oldp;
+	char		 sent_state[4], sent_wchan[64];
+	int		 added;
+};
+
+struct synth_node {
+	struct stream	*st;
+	char		 host[64];
+	uint64_t	 seq;
+	int		 dt_ms;
+	int		 started;
+	double		 busy;		/* % of the node */
+	double		 mem_used_pct;
+	int64_t		 mem_total;
+	double		 disk_rate, net_rate;
+	int64_t		 cg_max, cg_current;	/* a job cgroup when max > 0 */
+	double		 cpu[SC_N], disk, net, self_ticks, self_bytes;
+	int64_t		 old[SG_N][SR_N];
+	uint64_t	 oldp[SG_N];
+	int		 nranks;
+	struct synth_rank r[SYNTH_RANKS_MAX];
+	uint8_t		*buf;
+};
+
+static inline void
+synth_node_init(struct synth_node *n, const char *host, int nranks,
+    int first_rank, int dt_ms)
+{
+	int	k;
+
+	memset(n, 0, sizeof(*n));
+	snprintf(n->host, sizeof(n->host), "%s", host);
+	n->st = stream_new(host);
+	model_fix_name(stream_model(n->st));
+	n->dt_ms = dt_ms;
+	n->busy = 50;
+	n->mem_used_pct = 30;
+	n->mem_total = 64LL << 30;
+	n->disk_rate = 1 << 20;
+	n->net_rate = 2 << 20;
+	n->nranks = nranks > SYNTH_RANKS_MAX ? SYNTH_RANKS_MAX : nranks;
+	for (k = 0; k < n->nranks; k++) {
+		n->r[k].rank = first_rank + k;
+		n->r[k].pid = 1000 + first_rank + k;
+		n->r[k].start = 5000 + k;
+		n->r[k].cpu = 100;
+		n->r[k].rss = 100LL << 20;
+		snprintf(n->r[k].state, sizeof(n->r[k].state), "R");
+		snprintf(n->r[k].comm, sizeof(n->r[k].comm), "solver");
+		n->r[k].syscall = -1;
+	}
+	n->buf = malloc(SYNTH_BUF);
+}
+
+static inline void
+synth_node_free(struct synth_node *n)
+{
+	stream_free(n->st);
+	free(n->buf);
+}
+
+static inline void
+synth_hello(struct synth_node *n, struct wbuf *w)
+{
+	static struct proto_hello	h;
+	size_t				start;
+
+	memset(&h, 0, sizeof(h));
+	snprintf(h.version, sizeof(h.version), "synth");
+	snprintf(h.host, sizeof(h.host), "%s", n->host);
+	snprintf(h.kernel, sizeof(h.kernel), "6.1");
+	snprintf(h.arch, sizeof(h.arch), "x86_64");
+	h.ncpu = 4;
+	h.mem_total = (uint64_t)n->mem_total;
+	h.clk_tck = 100;
+	h.page_size = 4096;
+	h.start_ms = SYNTH_START_MS;
+	h.interval_ms = (uint32_t)n->dt_ms;
+	h.nsources = 1;
+	snprintf(h.sources[0].name, PROTO_NAME_MAX, "all");
+	h.sources[0].on = 1;
+	proto_put_hello(w, &h);
+
+	proto_schema_begin(w, &start, SG_N);
+	proto_schema_group(w, "cpu", SC_N);
+	proto_schema_field(w, "user", "cpu-jiffies", PF_COUNTER);
+	proto_schema_field(w, "system", "cpu-jiffies", PF_COUNTER);
+	proto_schema_field(w, "idle", "cpu-jiffies", PF_COUNTER);
+	proto_schema_field(w, "iowait", "cpu-jiffies", PF_COUNTER);
+	proto_schema_group(w, "mem", SM_N);
+	proto_schema_field(w, "total", "bytes", PF_GAUGE);
+	proto_schema_field(w, "available", "bytes", PF_GAUGE);
+	proto_schema_group(w, "load", 1);
+	proto_schema_field(w, "load1", "centi", PF_GAUGE);
+	proto_schema_group(w, "disk", 2);
+	proto_schema_field(w, "read_bytes", "bytes", PF_COUNTER);
+	proto_schema_field(w, "write_bytes", "bytes", PF_COUNTER);
+	proto_schema_group(w, "net", 2);
+	proto_schema_field(w, "rx_bytes", "bytes", PF_COUNTER);
+	proto_schema_field(w, "tx_bytes", "bytes", PF_COUNTER);
+	proto_schema_group(w, "self", SF_N);
+	proto_schema_field(w, "utime", "jiffies", PF_COUNTER);
+	proto_schema_field(w, "stime", "jiffies", PF_COUNTER);
+	proto_schema_field(w, "rss", "bytes", PF_GAUGE);
+	proto_schema_field(w, "bytes_sent", "bytes", PF_COUNTER);
+	proto_schema_group(w, "rank", SR_N);
+	proto_schema_field(w, "rank", "", PF_GAUGE);
+	proto_schema_field(w, "pid", "", PF_GAUGE);
+	proto_schema_field(w, "state", "", PF_STRING);
+	proto_schema_field(w, "comm", "", PF_STRING);
+	proto_schema_field(w, "utime", "jiffies", PF_COUNTER);
+	proto_schema_field(w, "stime", "jiffies", PF_COUNTER);
+	proto_schema_field(w, "rss", "bytes", PF_GAUGE);
+	proto_schema_field(w, "read_bytes", "bytes", PF_COUNTER);
+	proto_schema_field(w, "write_bytes", "bytes", PF_COUNTER);
+	proto_schema_field(w, "wchan", "", PF_STRING);
+	proto_schema_field(w, "syscall", "", PF_GAUGE);
+	proto_schema_field(w, "start_time", "jiffies", PF_GAUGE);
+	proto_schema_field(w, "threads", "count", PF_GAUGE);
+	proto_schema_group(w, "cgroup", 2);
+	proto_schema_field(w, "mem_current", "bytes", PF_GAUGE);
+	proto_schema_field(w, "mem_max", "bytes", PF_GAUGE);
+	proto_schema_end(w, start);
+}
+
+/* One node-wide instance's new values. */
+static inline void
+synth_inst(struct synth_node *n, struct proto_sample_wr *sw, unsigned g,
+    const char *name, const int64_t *cur, unsigned nf)
+{
+	uint64_t	mask = ((uint64_t)1 << nf) - 1;
+
+	if (n->oldp[g] == 0)
+		proto_sample_add(sw, g, g, name);
+	proto_sample_diff(sw, g, mask, n->old[g], n->oldp[g], cur, mask);
+	memcpy(n->old[g], cur, nf * sizeof(*cur));
+	n->oldp[g] = mask;
+}
+
+/* Write the next sample (HELLO and SCHEMA first) into n->buf: its length,
+ * or a negative WIRE_* error. */
+static inline long
+synth_node_encode(struct synth_node *n)
+{
+	struct proto_sample_wr	 sw;
+	struct wbuf		 w;
+	struct synth_rank	*r;
+	int64_t			 v[SR_N];
+	double			 dt = n->dt_ms / 1000.0, total;
+	uint64_t		 intmask;
+	int			 k;
+
+	wbuf_init(&w, n->buf, SYNTH_BUF);
+	if (!n->started)
+		synth_hello(n, &w);
+	proto_sample_begin(&sw, &w, n->seq++, n->dt_ms);
+	total = 4 * 100 * dt;
+	n->cpu[SC_USER] += total * n->busy / 100 * 0.9;
+	n->cpu[SC_SYSTEM] += total * n->busy / 100 * 0.1;
+	n->cpu[SC_IDLE] += total * (100 - n->busy) / 100;
+	for (k = 0; k < SC_N; k++)
+		v[k] = (int64_t)floor(n->cpu[k]);
+	synth_inst(n, &sw, SG_CPU, "", v, SC_N);
+	v[SM_TOTAL] = n->mem_total;
+	v[SM_AVAIL] = (int64_t)(n->mem_total * (100 - n->mem_used_pct) / 100);
+	synth_inst(n, &sw, SG_MEM, "", v, SM_N);
+	v[0] = 150;
+	synth_inst(n, &sw, SG_LOAD, "", v, 1);
+	n->disk += n->disk_rate * dt;
+	v[0] = v[1] = (int64_t)(n->disk / 2);
+	synth_inst(n, &sw, SG_DISK, "sda", v, 2);
+	n->net += n->net_rate * dt;
+	v[0] = v[1] = (int64_t)(n->net / 2);
+	synth_inst(n, &sw, SG_NET, "eth0", v, 2);
+	n->self_ticks += 0.2 * dt;
+	n->self_bytes += 300 * dt;
+	v[SF_UTIME] = (int64_t)n->self_ticks;
+	v[SF_STIME] = 0;
+	v[SF_RSS] = 1 << 20;
+	v[SF_BYTES] = (int64_t)n->self_bytes;
+	synth_inst(n, &sw, SG_SELF, "", v, SF_N);
+	if (n->cg_max > 0) {
+		v[0] = n->cg_current;
+		v[1] = n->cg_max;
+		synth_inst(n, &sw, SG_CGROUP, "/slurm/uid_1000/job_1", v, 2);
+	}
+
+	intmask = ((uint64_t)1 << SR_N) - 1;
+	intmask &= ~((1ULL << SR_STATE) | (1ULL << SR_COMM) |
+	    (1ULL << SR_WCHAN));
+	for (k = 0; k < n->nranks; k++) {
+		char	name[24];
+		uint32_t id = 16 + (uint32_t)k;
+
+		r = &n->r[k];
+		r->ticks += r->cpu * dt;
+		r->rdb += r->rd * dt;
+		r->wrb += r->wr * dt;
+		memset(v, 0, sizeof(v));
+		v[SR_RANK] = r->rank;
+		v[SR_PID] = r->pid;
+		v[SR_UTIME] = (int64_t)floor(r->ticks);
+		v[SR_STIME] = 0;
+		v[SR_RSS] = r->rss;
+		v[SR_READ] = (int64_t)r->rdb;
+		v[SR_WRITE] = (int64_t)r->wrb;
+		v[SR_SYSCALL] = r->syscall;
+		v[SR_START] = r->start;
+		v[SR_THREADS] = 1;
+		if (!r->added) {
+			snprintf(name, sizeof(name), "%lld",
+			    (long long)r->pid);
+			proto_sample_add(&sw, id, SG_RANK, name);
+			proto_sample_str(&sw, id, SR_COMM, r->comm,
+			    strlen(r->comm));
+		}
+		proto_sample_diff(&sw, id, intmask, r->old, r->oldp, v,
+		    intmask);
+		memcpy(r->old, v, sizeof(v));
+		r->oldp = intmask;
+		if (!r->added || strcmp(r->sent_state, r->state) != 0) {
+			proto_sample_str(&sw, id, SR_STATE, r->state,
+			    strlen(r->state));
+			memcpy(r->sent_state, r->state, sizeof(r->state));
+		}
+		if (!r->added || strcmp(r->sent_wchan, r->wchan) != 0) {
+			proto_sample_str(&sw, id, SR_WCHAN, r->wchan,
+			    strlen(r->wchan));
+			memcpy(r->sent_wchan, r->wchan, sizeof(r->wchan));
+		}
+		r->added = 1;
+	}
+	proto_sample_end(&sw);
+	n->started = 1;
+	return w.err != 0 ? w.err : (long)w.len;
+}
+
+/* Decode len bytes of n->buf: the last message type, or an error. */
+static inline int
+synth_node_feed(struct synth_node *n, long len)
+{
+	int	t, last = 0;
+
+	if (len < 0)
+		return (int)len;
+	stream_feed(n->st, n->buf, (size_t)len);
+	while ((t = stream_next(n->st)) > 0)
+		last = t;
+	return t < 0 ? t : last;
+}
+
+/* Write the next sample and decode it. */
+static inline int
+synth_node_step(struct synth_node *n)
+{
+	return synth_node_feed(n, synth_node_encode(n));
+}
+
+static inline const struct node_model *
+synth_model(struct synth_node *n)
+{
+	return stream_model(n->st);
+}
+
+#endif

@@ -1,0 +1,331 @@
+/*
+ * panel-detail: one rank up close.  Its state, wait channel and system
+ * call (what a stalled rank is stuck in), CPU, memory and I/O with
+ * sparklines of their recent past, the flags raised and why, the kernel
+ * stack when a probe sends it, and on 'b' a user-space backtrace: taken
+ * with gdb or eu-stack when the node is this machine; remote nodes need an
+ * exec channel the transport does not offer yet, and the panel says so.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui-priv.h"
+
+#define DETAIL_LABEL	10
+
+static int
+detail_height(const struct ui *ui, int avail)
+{
+	return -1;
+}
+
+static void
+detail_prepare(struct ui *ui, const struct ui_rect *r)
+{
+	const struct node_model	*m = ui_model(ui, ui->det_node);
+	const struct minst	*mi;
+	int64_t			 pid, start, rank;
+	int			 g;
+
+	ui->det_mi = NULL;
+	ui->det_hr = NULL;
+	if (m == NULL)
+		return;
+	if ((g = model_group_index(m, "rank")) >= 0) {
+		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+			if (history_rank_ident(m, mi, &pid, &start, &rank) &&
+			    pid == ui->det_pid && (ui->det_start < 0 ||
+			    start < 0 || start == ui->det_start)) {
+				ui->det_mi = mi;
+				break;
+			}
+		}
+	}
+	ui->det_hr = history_rank_find(ui->hist, ui->det_node, ui->det_pid,
+	    ui->det_start);
+}
+
+/* A string field of the rank, or NULL. */
+static const char *
+detail_str(const struct node_model *m, const struct minst *mi, const char *f)
+{
+	const char	*s;
+	int		 k;
+
+	if (m == NULL || mi == NULL ||
+	    (k = model_field_index(m, mi->group, f)) < 0 ||
+	    (s = model_str(mi, (unsigned)k)) == NULL || *s == '\0')
+		return NULL;
+	return s;
+}
+
+/* A value of the rank as the user sees it (gauge or rate), or NaN. */
+static double
+detail_metric(const struct node_model *m, const struct minst *mi,
+    const char *f)
+{
+	double	v;
+	int	k;
+
+	if (m == NULL || mi == NULL ||
+	    (k = model_field_index(m, mi->group, f)) < 0 ||
+	    !model_metric(m, mi, (unsigned)k, &v))
+		return NAN;
+	return v;
+}
+
+static const char *
+detail_state_word(char c)
+{
+	switch (c) {
+	case 'R':
+		return "running";
+	case 'S':
+		return "sleeping, interruptible";
+	case 'D':
+		return "waiting, uninterruptible (usually I/O)";
+	case 'Z':
+		return "zombie";
+	case 'T':
+		return "stopped";
+	case 't':
+		return "stopped by a tracer";
+	case 'I':
+		return "idle kernel thread";
+	case 'X':
+		return "dead";
+	default:
+		return "unknown";
+	}
+}
+
+/* "LABEL  value" and return the next line. */
+static int
+detail_line(const struct ui *ui, const struct ui_rect *r, int y,
+    const char *label, const char *text)
+{
+	if (y >= r->y + r->h)
+		return y;
+	widget_put(y, r->x, DETAIL_LABEL, ui->attr[TR_LABEL], label);
+	widget_put(y, r->x + DETAIL_LABEL, r->w - DETAIL_LABEL,
+	    ui->attr[TR_DEFAULT], text);
+	return y + 1;
+}
+
+/* A history sparkline line with its latest value. */
+static int
+detail_spark(const struct ui *ui, const struct ui_rect *r, int y,
+    const char *label, enum hist_rank_metric k, int bytes)
+{
+	float	v[HIST_RANK_DEPTH];
+	char	spark[HIST_RANK_DEPTH * 3 + 1], num[32], text[48];
+	int	n = r->w - DETAIL_LABEL - 12;
+	double	x;
+
+	if (y >= r->y + r->h || ui->det_hr == NULL)
+		return y;
+	if (n > HIST_RANK_DEPTH)
+		n = HIST_RANK_DEPTH;
+	if (n < 4)
+		n = 4;
+	widget_put(y, r->x, DETAIL_LABEL, ui->attr[TR_LABEL], label);
+	history_rank_series(ui->det_hr, k, v, (unsigned)n);
+	widget_spark(v, (unsigned)n, 0, k == HR_CPU ? 100 : 0, ui->utf8,
+	    spark, sizeof(spark));
+	widget_put_spark(y, r->x + DETAIL_LABEL, ui->attr[TR_SPARK], spark);
+	x = history_rank_get(ui->det_hr, k, 0);
+	if (bytes)
+		snprintf(text, sizeof(text), " %s", widget_bytes(num,
+		    sizeof(num), x));
+	else
+		snprintf(text, sizeof(text), " %s%%", widget_num(num,
+		    sizeof(num), x, 1));
+	widget_put(y, r->x + DETAIL_LABEL + n, r->w - DETAIL_LABEL - n,
+	    ui->attr[TR_DEFAULT], text);
+	return y + 1;
+}
+
+/* The last event the detectors raised about this rank, or NULL. */
+static const char *
+detail_why(const struct ui *ui)
+{
+	const struct ui_event	*e;
+	char			 pidtext[40];
+	unsigned		 k;
+
+	snprintf(pidtext, sizeof(pidtext), "pid %lld)", (long long)ui->det_pid);
+	for (k = ui->evlen; k > 0; k--) {
+		e = ui_event_get(ui, k - 1);
+		if (e->node == ui->det_node && e->level == EV_WARN &&
+		    strstr(e->text, pidtext) != NULL)
+			return e->text;
+	}
+	return NULL;
+}
+
+static void
+detail_draw(const struct ui *ui, const struct ui_rect *r)
+{
+	const struct node_model	*m = ui_model(ui, ui->det_node);
+	const struct minst	*mi = ui->det_mi;
+	const char		*s, *p, *nl, *why;
+	char			 buf[512], a[32], b[32], c[32], d[32];
+	double			 x;
+	int64_t			 nr;
+	int			 y = r->y, k, n, line;
+	unsigned		 flags = ui->det_hr != NULL ?
+				    ui->det_hr->flags : 0;
+
+	if (ui->det_node < 0 || ui->det_node >= ui->nnodes)
+		return;
+	if (ui->det_hr != NULL && ui->det_hr->rank >= 0)
+		snprintf(buf, sizeof(buf), "Rank %lld (pid %lld) on %s",
+		    (long long)ui->det_hr->rank, (long long)ui->det_pid,
+		    ui->nodes[ui->det_node].name);
+	else
+		snprintf(buf, sizeof(buf), "Process %lld on %s",
+		    (long long)ui->det_pid, ui->nodes[ui->det_node].name);
+	k = widget_put(y, r->x, r->w, ui->attr[TR_TITLE], buf);
+	if ((s = detail_str(m, mi, "comm")) != NULL)
+		k += widget_putf(y, r->x + k, r->w - k, ui->attr[TR_DEFAULT],
+		    ": %s", s);
+	for (line = 0; line < DF_NFLAGS; line++)
+		if ((flags & (1u << line)) != 0)
+			k += widget_putf(y, r->x + k, r->w - k,
+			    ui->attr[TR_FLAG_STALLED + line], "  [%s]",
+			    detect_flag_name(1u << line));
+	y++;
+	if (mi == NULL) {
+		y = detail_line(ui, r, y, "", ui->det_hr != NULL ?
+		    "the node's latest sample does not list this process "
+		    "(it ended, or the node is not live): last values below" :
+		    "not in the node's latest sample: the process ended, or "
+		    "the probe no longer lists it");
+	} else {
+		s = detail_str(m, mi, "state");
+		snprintf(buf, sizeof(buf), "%s (%s)", s != NULL ? s : "?",
+		    detail_state_word(s != NULL ? *s : '?'));
+		x = detail_metric(m, mi, "threads");
+		if (isfinite(x))
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			    "   threads %.0f", x);
+		x = detail_metric(m, mi, "processor");
+		if (isfinite(x))
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			    "   on CPU %.0f", x);
+		y = detail_line(ui, r, y, "state", buf);
+		s = detail_str(m, mi, "wchan");
+		y = detail_line(ui, r, y, "wchan", s != NULL ? s :
+		    "- (running, or not readable)");
+		x = detail_metric(m, mi, "syscall");
+		nr = isfinite(x) ? (int64_t)x : -2;
+		if (nr == -1)
+			snprintf(buf, sizeof(buf), "- (running in user space)");
+		else if (nr < 0)
+			snprintf(buf, sizeof(buf), "- (not readable)");
+		else
+			snprintf(buf, sizeof(buf), "%lld (%s)", (long long)nr,
+			    (s = ui_syscall_name(m->have_hello ?
+			    m->hello.arch : NULL, nr)) != NULL ? s : "?");
+		y = detail_line(ui, r, y, "syscall", buf);
+		if (!model_derive(m, mi, "cputime", &x))
+			x = NAN;
+		snprintf(buf, sizeof(buf), "%s%% of one CPU, %s s in all; "
+		    "ctxsw/s %s vol, %s invol",
+		    widget_num(a, sizeof(a), ui->det_hr != NULL ?
+		    history_rank_get(ui->det_hr, HR_CPU, 0) : NAN, 1),
+		    widget_num(b, sizeof(b), x, 2),
+		    widget_num(c, sizeof(c), detail_metric(m, mi,
+		    "vol_ctxsw"), 0), widget_num(d, sizeof(d),
+		    detail_metric(m, mi, "invol_ctxsw"), 0));
+		y = detail_line(ui, r, y, "cpu", buf);
+		snprintf(buf, sizeof(buf), "rss %s  vsize %s  major "
+		    "faults/s %s", widget_bytes(a, sizeof(a),
+		    detail_metric(m, mi, "rss")), widget_bytes(b, sizeof(b),
+		    detail_metric(m, mi, "vsize")), widget_num(c, sizeof(c),
+		    detail_metric(m, mi, "majflt"), 0));
+		y = detail_line(ui, r, y, "memory", buf);
+		snprintf(buf, sizeof(buf), "read %s/s  write %s/s",
+		    widget_bytes(a, sizeof(a), detail_metric(m, mi,
+		    "read_bytes")), widget_bytes(b, sizeof(b),
+		    detail_metric(m, mi, "write_bytes")));
+		y = detail_line(ui, r, y, "io", buf);
+	}
+	if (flags != 0 && (why = detail_why(ui)) != NULL)
+		y = detail_line(ui, r, y, "why", why);
+	y = detail_spark(ui, r, y, "%CPU", HR_CPU, 0);
+	y = detail_spark(ui, r, y, "RSS", HR_RSS, 1);
+	y = detail_spark(ui, r, y, "READ/s", HR_READ, 1);
+	y = detail_spark(ui, r, y, "WRITE/s", HR_WRITE, 1);
+	if ((s = detail_str(m, mi, "stack")) != NULL)
+		y = detail_line(ui, r, y, "kstack", s);
+	else
+		y = detail_line(ui, r, y, "kstack",
+		    "kernel stack: not collected by this probe");
+	if (ui->bt_node == ui->det_node && ui->bt_pid == ui->det_pid &&
+	    ui->bt_note[0] != '\0')
+		y = detail_line(ui, r, y, "backtrace", ui->bt_note);
+	else
+		y = detail_line(ui, r, y, "backtrace", ui->nodes[
+		    ui->det_node].local ? "press b for a user-space backtrace "
+		    "(gdb or eu-stack on this machine)" : "press b (remote "
+		    "nodes need the SSH exec channel, not there yet)");
+	if (ui->bt == NULL || ui->bt_node != ui->det_node ||
+	    ui->bt_pid != ui->det_pid)
+		return;
+	p = backtrace_text(ui->bt);
+	for (line = 0; *p != '\0' && y < r->y + r->h; line++) {
+		nl = strchr(p, '\n');
+		n = nl != NULL ? (int)(nl - p) : (int)strlen(p);
+		if (line >= ui->det_scroll) {
+			snprintf(buf, sizeof(buf), "%.*s", n, p);
+			widget_put(y++, r->x + 2, r->w - 2,
+			    ui->attr[TR_DEFAULT], buf);
+		}
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+}
+
+static int
+detail_key(struct ui *ui, int key)
+{
+	switch (key) {
+	case 'b':
+		ui_backtrace(ui);
+		return 1;
+	case KEY_DOWN:
+	case 'j':
+		ui->det_scroll++;
+		return 1;
+	case KEY_UP:
+	case 'k':
+		if (ui->det_scroll > 0)
+			ui->det_scroll--;
+		return 1;
+	case KEY_NPAGE:
+	case ' ':
+		ui->det_scroll += 10;
+		return 1;
+	case KEY_PPAGE:
+		ui->det_scroll = ui->det_scroll > 10 ? ui->det_scroll - 10 : 0;
+		return 1;
+	case KEY_HOME:
+	case 'g':
+		ui->det_scroll = 0;
+		return 1;
+	}
+	return 0;
+}
+
+const struct panel panel_detail = {
+	"detail",
+	"b\ta user-space backtrace of the rank (this machine: gdb)\n"
+	"Up Down j k\tscroll the backtrace\n",
+	detail_height,
+	detail_prepare,
+	detail_draw,
+	detail_key
+};

@@ -1,0 +1,236 @@
+/*
+ * panel-header: the job at a glance.  Its first line names the job (id,
+ * name, owner, state, elapsed of the time limit, nodes by state, ranks);
+ * below it job-wide meters with sparklines of their recent past (CPU busy,
+ * memory of the limit, disk and network rates, GPUs when a node has them)
+ * and what monitoring costs: every probe's CPU and bytes sent, the
+ * monitor's own CPU, and the flags raised.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "ui-priv.h"
+
+static int
+header_height(const struct ui *ui, int avail)
+{
+	return ui->rows >= 20 ? 4 : 2;
+}
+
+/* "LABEL [|||   45%] sparkline" in w columns. */
+static void
+header_meter(const struct ui *ui, int y, int x, int w, const char *label,
+    double pct, const char *text, enum hist_job_metric k, double lo,
+    double hi)
+{
+	float	v[UI_SPARK_MAX];
+	char	spark[UI_SPARK_MAX * 3 + 1];
+	int	bw, sw, lw = 5;
+
+	if (w < lw + 8)
+		return;
+	widget_put(y, x, lw, ui->attr[TR_HEADER_LABEL], label);
+	bw = (w - lw) / 2;
+	if (bw > 32)
+		bw = 32;
+	if (bw < 12)
+		bw = w - lw;
+	widget_bar(y, x + lw, bw, ui->attr[TR_METER_BAR],
+	    ui->attr[TR_METER_TEXT], pct, text);
+	sw = w - lw - bw - 2;
+	if (sw <= 0)
+		return;
+	if (sw > UI_SPARK_MAX)
+		sw = UI_SPARK_MAX;
+	history_job_series(ui->hist, k, v, (unsigned)sw);
+	widget_spark(v, (unsigned)sw, lo, hi, ui->utf8, spark, sizeof(spark));
+	widget_put_spark(y, x + lw + bw + 1, ui->attr[TR_SPARK], spark);
+}
+
+/* "LABEL 1.2M/s sparkline" in w columns. */
+static void
+header_rate(const struct ui *ui, int y, int x, int w, const char *label,
+    enum hist_job_metric k, int pct)
+{
+	float	v[UI_SPARK_MAX];
+	char	spark[UI_SPARK_MAX * 3 + 1], num[32], text[40];
+	double	x0 = history_job_get(ui->hist, k, 0);
+	int	lw = 5, tw = 9, sw;
+
+	if (w < lw + tw + 2)
+		return;
+	widget_put(y, x, lw, ui->attr[TR_HEADER_LABEL], label);
+	if (pct)
+		snprintf(text, sizeof(text), "%s%%", widget_num(num,
+		    sizeof(num), x0, 0));
+	else
+		snprintf(text, sizeof(text), "%s/s", widget_bytes(num,
+		    sizeof(num), x0));
+	widget_rput(y, x + lw, tw - 1, ui->attr[TR_METER_TEXT], text);
+	sw = w - lw - tw - 1;
+	if (sw <= 0)
+		return;
+	if (sw > UI_SPARK_MAX)
+		sw = UI_SPARK_MAX;
+	history_job_series(ui->hist, k, v, (unsigned)sw);
+	widget_spark(v, (unsigned)sw, 0, pct ? 100 : 0, ui->utf8, spark,
+	    sizeof(spark));
+	widget_put_spark(y, x + lw + tw, ui->attr[TR_SPARK], spark);
+}
+
+/* The job line. */
+static void
+header_job(const struct ui *ui, int y, int w)
+{
+	char		 line[512], el[32], lim[32], name[128], clock[16];
+	unsigned	 cls[US_DONE + 1], k, nranks = 0;
+	long		 elapsed;
+	int		 i, x;
+	time_t		 t = time(NULL);
+	struct tm	 tm;
+
+	memset(cls, 0, sizeof(cls));
+	for (i = 0; i < ui->nnodes; i++) {
+		cls[ui_sclass(ui, i)]++;
+		nranks += history_nranks(ui->hist, i);
+	}
+	elapsed = ui->now > ui->start_ms ?
+	    (long)((ui->now - ui->start_ms) / 1000) : 0;
+	if (ui->conf.elapsed >= 0)
+		elapsed += ui->conf.elapsed;
+	widget_duration(el, sizeof(el), elapsed);
+	widget_duration(lim, sizeof(lim), ui->conf.time_limit);
+	x = widget_put(y, 0, w, ui->attr[TR_TITLE], "jobtop ");
+	if (ui->conf.job_id[0] != '\0') {
+		snprintf(line, sizeof(line), "job %s", ui->conf.job_id);
+		x += widget_put(y, x, w - x, ui->attr[TR_HEADER_LABEL], line);
+		snprintf(line, sizeof(line), "%s%s%s%s%s%s",
+		    ui->conf.job_name[0] != '\0' ? " " : "",
+		    widget_clean(name, sizeof(name), ui->conf.job_name),
+		    ui->conf.job_user[0] != '\0' ? " of " : "",
+		    ui->conf.job_user,
+		    ui->conf.job_state[0] != '\0' ? " " : "",
+		    ui->conf.job_state);
+	} else
+		snprintf(line, sizeof(line), "(nodes given by hand)");
+	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
+	snprintf(line, sizeof(line), "  %s%s%s  nodes %d:", el,
+	    ui->conf.time_limit >= 0 ? " / " : "",
+	    ui->conf.time_limit >= 0 ? lim : "", ui->nnodes);
+	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
+	for (k = 0; k <= US_DONE; k++) {
+		if (cls[k] == 0)
+			continue;
+		snprintf(line, sizeof(line), " %u %s", cls[k],
+		    ui_sclass_name((int)k));
+		x += widget_put(y, x, w - x, ui->attr[ui_sclass_role((int)k)],
+		    line);
+	}
+	snprintf(line, sizeof(line), "  ranks %u", nranks);
+	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
+	if (localtime_r(&t, &tm) != NULL && w - x > 10) {
+		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
+		widget_rput(y, 0, w, ui->attr[TR_HEADER], clock);
+	}
+}
+
+/* The mean of a job series over its last 10 samples: a probe's CPU time
+ * moves in whole clock ticks, one sample alone jumps. */
+static double
+header_recent(const struct ui *ui, enum hist_job_metric k)
+{
+	double		 x, sum = 0;
+	unsigned	 i, n = 0;
+
+	for (i = 0; i < 10; i++) {
+		x = history_job_get(ui->hist, k, i);
+		if (isfinite(x)) {
+			sum += x;
+			n++;
+		}
+	}
+	return n > 0 ? sum / n : NAN;
+}
+
+/* The cost and flags line. */
+static void
+header_cost(const struct ui *ui, int y, int w)
+{
+	static const int	 roles[DF_NFLAGS] = { TR_FLAG_STALLED,
+	    TR_FLAG_STRAGGLER, TR_FLAG_MEMORY, TR_FLAG_LOST };
+	unsigned		 nf[DF_NFLAGS], rf[DF_NFLAGS], b;
+	char			 line[256], num[32];
+	int			 x, any = 0;
+
+	x = widget_put(y, 0, w, ui->attr[TR_HEADER_LABEL], "COST ");
+	snprintf(line, sizeof(line), "probes %s%% CPU",
+	    widget_num(num, sizeof(num), header_recent(ui, HJ_PROBE_CPU), 2));
+	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
+	snprintf(line, sizeof(line), " %s/s sent", widget_bytes(num,
+	    sizeof(num), header_recent(ui, HJ_PROBE_BYTES)));
+	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
+	snprintf(line, sizeof(line), ", monitor %.1f%% CPU", ui->self_cpu);
+	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
+	x += widget_put(y, x, w - x, ui->attr[TR_HEADER_LABEL], "   FLAGS");
+	detect_counts(ui->det, nf, rf);
+	for (b = 0; b < DF_NFLAGS; b++) {
+		if (nf[b] > 0) {
+			snprintf(line, sizeof(line), " %u %s node%s", nf[b],
+			    detect_flag_name(1u << b), nf[b] > 1 ? "s" : "");
+			x += widget_put(y, x, w - x, ui->attr[roles[b]], line);
+			any = 1;
+		}
+		if (rf[b] > 0) {
+			snprintf(line, sizeof(line), " %u %s rank%s", rf[b],
+			    detect_flag_name(1u << b), rf[b] > 1 ? "s" : "");
+			x += widget_put(y, x, w - x, ui->attr[roles[b]], line);
+			any = 1;
+		}
+	}
+	if (!any)
+		widget_put(y, x, w - x, ui->attr[TR_HEADER], " none");
+}
+
+static void
+header_draw(const struct ui *ui, const struct ui_rect *r)
+{
+	char	text[64], a[32], b[32];
+	double	cpu, mem, tot, gpu;
+	int	half = r->w / 2, third;
+
+	header_job(ui, r->y, r->w);
+	if (r->h < 2)
+		return;
+	cpu = history_job_get(ui->hist, HJ_CPU, 0);
+	mem = history_job_get(ui->hist, HJ_MEM, 0);
+	tot = history_job_get(ui->hist, HJ_MEMTOTAL, 0);
+	snprintf(text, sizeof(text), "%s%%", widget_num(a, sizeof(a), cpu,
+	    1));
+	header_meter(ui, r->y + 1, 0, half - 1, "CPU", cpu, text, HJ_CPU, 0,
+	    100);
+	snprintf(text, sizeof(text), "%s/%s", widget_bytes(a, sizeof(a), mem),
+	    widget_bytes(b, sizeof(b), tot));
+	header_meter(ui, r->y + 1, half, r->w - half, "MEM", tot > 0 ?
+	    mem * 100.0 / tot : NAN, text, HJ_MEM, 0, isfinite(tot) ? tot : 0);
+	if (r->h < 4)
+		return;
+	gpu = history_job_get(ui->hist, HJ_GPU, 0);
+	third = isfinite(gpu) ? r->w / 3 : half;
+	header_rate(ui, r->y + 2, 0, third - 1, "DISK", HJ_DISK, 0);
+	header_rate(ui, r->y + 2, third, third - 1, "NET", HJ_NET, 0);
+	if (isfinite(gpu))
+		header_rate(ui, r->y + 2, 2 * third, r->w - 2 * third, "GPU",
+		    HJ_GPU, 1);
+	header_cost(ui, r->y + 3, r->w);
+}
+
+const struct panel panel_header = {
+	"header",
+	NULL,
+	header_height,
+	NULL,
+	header_draw,
+	NULL
+};

@@ -1,0 +1,504 @@
+/*
+ * panel-ranks: the rank table, every rank of the job or of the nodes the
+ * user drilled into: rank, node, pid, state, %CPU, RSS, I/O rates, flags,
+ * wait channel, system call, a CPU sparkline and the command.  Flagged
+ * ranks are highlighted; Enter opens one rank's detail.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui-priv.h"
+#include "xmalloc.h"
+
+enum {
+	RC_RANK, RC_NODE, RC_PID, RC_STATE, RC_CPU, RC_RSS, RC_READ, RC_WRITE,
+	RC_FLAGS, RC_WCHAN, RC_SYSCALL, RC_SPARK, RC_COMM, RC_NCOLS
+};
+
+static const struct widget_col ranks_cols[RC_NCOLS] = {
+	{ "RANK",	5,	0,	1,	0 },
+	{ "NODE",	6,	0,	0,	1 },
+	{ "PID",	7,	0,	1,	0 },
+	{ "S",		1,	0,	0,	0 },
+	{ "%CPU",	6,	0,	1,	0 },
+	{ "RSS",	6,	0,	1,	1 },
+	{ "READ/s",	7,	0,	1,	2 },
+	{ "WRITE/s",	7,	0,	1,	2 },
+	{ "FLAGS",	8,	20,	0,	0 },
+	{ "WCHAN",	14,	24,	0,	1 },
+	{ "SYSCALL",	12,	0,	0,	3 },
+	{ "CPU HISTORY", 10,	20,	0,	2 },
+	{ "COMMAND",	15,	200,	0,	1 },
+};
+
+static const int ranks_desc[RC_NCOLS] = {
+	0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0
+};
+
+static int
+ranks_height(const struct ui *ui, int avail)
+{
+	return -1;
+}
+
+static int	ranks_sort_col, ranks_sort_rev;
+static const struct ui *ranks_sort_ui;
+
+/* A string field of a rank by name, or "". */
+static const char *
+ranks_str(const struct node_model *m, const struct minst *mi, const char *f)
+{
+	const char	*s;
+	int		 k;
+
+	if (m == NULL || mi == NULL ||
+	    (k = model_field_index(m, mi->group, f)) < 0 ||
+	    (s = model_str(mi, (unsigned)k)) == NULL)
+		return "";
+	return s;
+}
+
+static int
+ranks_cmp(const void *a, const void *b)
+{
+	const struct ui_rrow	*x = *(const struct ui_rrow *const *)a;
+	const struct ui_rrow	*y = *(const struct ui_rrow *const *)b;
+	const struct ui		*ui = ranks_sort_ui;
+	double			 kx = 0, ky = 0;
+	int			 c = 0, s = 0;
+
+	switch (ranks_sort_col) {
+	case RC_NODE:
+		c = x->node < y->node ? -1 : x->node > y->node;
+		break;
+	case RC_PID:
+		c = x->pid < y->pid ? -1 : x->pid > y->pid;
+		break;
+	case RC_STATE:
+		c = x->state < y->state ? -1 : x->state > y->state;
+		break;
+	case RC_CPU:
+		kx = x->cpu, ky = y->cpu, s = 1;
+		break;
+	case RC_RSS:
+		kx = x->rss, ky = y->rss, s = 1;
+		break;
+	case RC_READ:
+		kx = x->rd, ky = y->rd, s = 1;
+		break;
+	case RC_WRITE:
+		kx = x->wr, ky = y->wr, s = 1;
+		break;
+	case RC_FLAGS:
+		kx = __builtin_popcount(x->flags);
+		ky = __builtin_popcount(y->flags);
+		s = 1;
+		break;
+	case RC_SYSCALL:
+		c = x->syscall < y->syscall ? -1 : x->syscall > y->syscall;
+		break;
+	case RC_WCHAN:
+		c = strcmp(ranks_str(ui_model(ui, x->node), x->mi, "wchan"),
+		    ranks_str(ui_model(ui, y->node), y->mi, "wchan"));
+		break;
+	case RC_COMM:
+		c = strcmp(ranks_str(ui_model(ui, x->node), x->mi, "comm"),
+		    ranks_str(ui_model(ui, y->node), y->mi, "comm"));
+		break;
+	default:
+		break;
+	}
+	if (s) {
+		if (isnan(kx) != isnan(ky))
+			return isnan(kx) ? 1 : -1;
+		if (!isnan(kx) && kx != ky)
+			c = kx < ky ? -1 : 1;
+	}
+	if (ranks_sort_rev)
+		c = -c;
+	if (c != 0)
+		return c;
+	/* Then by rank id (ranks without one last), node and pid. */
+	if ((x->rank < 0) != (y->rank < 0))
+		return x->rank < 0 ? 1 : -1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static struct ui_rrow *
+ranks_add_row(struct ui *ui)
+{
+	if (ui->nrrows == ui->caprrows) {
+		ui->caprrows = ui->caprrows ? ui->caprrows * 2 : 256;
+		ui->rrows = xreallocarray(ui->rrows, ui->caprrows,
+		    sizeof(*ui->rrows));
+	}
+	return &ui->rrows[ui->nrrows++];
+}
+
+/* Add every rank of node i that passes the filter. */
+static void
+ranks_collect(struct ui *ui, int i)
+{
+	const struct node_model	*m = ui_model(ui, i);
+	const struct minst	*mi;
+	struct ui_rrow		*r;
+	const char		*s;
+	int			 g, fcomm, fstate, fsys, fpid, fstart, frank;
+	int			 name_ok;
+
+	if (m == NULL || (g = model_group_index(m, "rank")) < 0)
+		return;
+	/* Field indexes once per node, not per rank. */
+	fcomm = model_field_index(m, (unsigned)g, "comm");
+	fstate = model_field_index(m, (unsigned)g, "state");
+	fsys = model_field_index(m, (unsigned)g, "syscall");
+	fpid = model_field_index(m, (unsigned)g, "pid");
+	fstart = model_field_index(m, (unsigned)g, "start_time");
+	frank = model_field_index(m, (unsigned)g, "rank");
+	if (fpid < 0)
+		return;
+	name_ok = filter_match(ui->filter, ui->nodes[i].name);
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (!name_ok && (fcomm < 0 || !filter_match(ui->filter,
+		    model_str(mi, (unsigned)fcomm))))
+			continue;
+		r = ranks_add_row(ui);
+		memset(r, 0, sizeof(*r));
+		r->node = i;
+		r->mi = mi;
+		r->start = r->rank = -1;
+		if (!model_value(mi, (unsigned)fpid, &r->pid)) {
+			ui->nrrows--;
+			continue;
+		}
+		if (fstart >= 0)
+			model_value(mi, (unsigned)fstart, &r->start);
+		if (frank >= 0)
+			model_value(mi, (unsigned)frank, &r->rank);
+		r->hr = history_rank_find(ui->hist, i, r->pid, r->start);
+		r->cpu = r->rss = r->rd = r->wr = NAN;
+		if (r->hr != NULL) {
+			r->cpu = history_rank_get(r->hr, HR_CPU, 0);
+			r->rss = history_rank_get(r->hr, HR_RSS, 0);
+			r->rd = history_rank_get(r->hr, HR_READ, 0);
+			r->wr = history_rank_get(r->hr, HR_WRITE, 0);
+			r->flags = r->hr->flags;
+		}
+		r->state = '?';
+		if (fstate >= 0 && (s = model_str(mi, (unsigned)fstate)) !=
+		    NULL && *s != '\0')
+			r->state = *s;
+		r->syscall = -2;
+		if (fsys >= 0)
+			model_value(mi, (unsigned)fsys, &r->syscall);
+	}
+}
+
+/* The model instance of a row's process in its node's current model. */
+static void
+ranks_resolve(const struct ui *ui, struct ui_rrow *r)
+{
+	const struct node_model	*m = ui_model(ui, r->node);
+	const struct minst	*mi;
+	int64_t			 pid, start, rank;
+	int			 g;
+
+	r->mi = NULL;
+	r->hr = NULL;
+	if (m == NULL || (g = model_group_index(m, "rank")) < 0)
+		return;
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (history_rank_ident(m, mi, &pid, &start, &rank) &&
+		    pid == r->pid && (start < 0 || r->start < 0 ||
+		    start == r->start)) {
+			r->mi = mi;
+			break;
+		}
+	}
+	r->hr = history_rank_find(ui->hist, r->node, r->pid, r->start);
+}
+
+static void
+ranks_prepare(struct ui *ui, const struct ui_rect *rc)
+{
+	struct ui_rrow	**order, *sorted;
+	unsigned	  k;
+	int		  i;
+
+	/* The rows stay valid while no sample came and no key was pressed
+	 * (a redraw for the clock, an event): 32768 ranks take a while. */
+	if (ui->rrows_valid && ui->rrows_data == ui->data_gen &&
+	    ui->rrows_view == ui->view_gen) {
+		ui_table_clamp(&ui->rtab, (int)ui->nrrows, rc->h - 2);
+		/* Instances may have changed under the rows (a reconnect
+		 * replaces the model): find the shown ones again. */
+		for (k = (unsigned)ui->rtab.top; k < ui->nrrows &&
+		    k < (unsigned)(ui->rtab.top + rc->h - 2); k++)
+			ranks_resolve(ui, &ui->rrows[k]);
+		return;
+	}
+	ui->rrows_valid = 1;
+	ui->rrows_data = ui->data_gen;
+	ui->rrows_view = ui->view_gen;
+	ui->nrrows = 0;
+	if (ui->scope != NULL) {
+		for (k = 0; k < ui->nscope; k++)
+			ranks_collect(ui, ui->scope[k]);
+	} else {
+		for (i = 0; i < ui->nnodes; i++)
+			ranks_collect(ui, i);
+	}
+	/* Sort pointers (rows are large), then put the rows in order. */
+	ranks_sort_col = ui->rtab.sort;
+	ranks_sort_rev = ui->rtab.rev;
+	ranks_sort_ui = ui;
+	order = xreallocarray(NULL, ui->nrrows > 0 ? ui->nrrows : 1,
+	    sizeof(*order));
+	for (k = 0; k < ui->nrrows; k++)
+		order[k] = &ui->rrows[k];
+	qsort(order, ui->nrrows, sizeof(*order), ranks_cmp);
+	sorted = xreallocarray(NULL, ui->caprrows > 0 ? ui->caprrows : 1,
+	    sizeof(*sorted));
+	for (k = 0; k < ui->nrrows; k++)
+		sorted[k] = *order[k];
+	free(order);
+	free(ui->rrows);
+	ui->rrows = sorted;
+	if (ui->sel_rnode >= 0) {
+		for (k = 0; k < ui->nrrows; k++) {
+			if (ui->rrows[k].node == ui->sel_rnode &&
+			    ui->rrows[k].pid == ui->sel_pid) {
+				ui->rtab.sel = (int)k;
+				break;
+			}
+		}
+	}
+	ui_table_clamp(&ui->rtab, (int)ui->nrrows, rc->h - 2);
+	if (ui->nrrows > 0) {
+		ui->sel_rnode = ui->rrows[ui->rtab.sel].node;
+		ui->sel_pid = ui->rrows[ui->rtab.sel].pid;
+	}
+}
+
+/* The syscall column: "read", "0", "-" (running) or "". */
+static const char *
+ranks_syscall(const struct node_model *m, int64_t nr, char *buf,
+    size_t size)
+{
+	const char	*name;
+
+	if (nr == -2)
+		return "";
+	if (nr == -1)
+		return "-";
+	name = m != NULL && m->have_hello ? ui_syscall_name(m->hello.arch,
+	    nr) : NULL;
+	if (name != NULL)
+		return name;
+	snprintf(buf, size, "%lld", (long long)nr);
+	return buf;
+}
+
+static void
+ranks_draw(const struct ui *ui, const struct ui_rect *r)
+{
+	struct widget_col	 c[RC_NCOLS];
+	const struct ui_rrow	*row;
+	const struct node_model	*m;
+	const char		*names[DF_NFLAGS];
+	float			 v[UI_SPARK_MAX];
+	char			 buf[256], a[32], spark[UI_SPARK_MAX * 3 + 1];
+	int			 x[RC_NCOLS], w[RC_NCOLS], y, k, n, j, sel;
+	int			 namew = 4, role;
+	size_t			 len;
+	attr_t			 base;
+
+	memcpy(c, ranks_cols, sizeof(c));
+	for (k = 0; k < ui->nnodes; k++)
+		if (ui_in_scope(ui, k) && (int)strlen(ui->nodes[k].name) > namew)
+			namew = (int)strlen(ui->nodes[k].name);
+	c[RC_NODE].width = namew > 24 ? 24 : namew;
+	widget_cols(c, RC_NCOLS, r->w, x, w);
+
+	if (ui->scope != NULL)
+		snprintf(buf, sizeof(buf), "Ranks of %s: %u", ui->scope_label,
+		    ui->nrrows);
+	else
+		snprintf(buf, sizeof(buf), "Ranks of the job: %u", ui->nrrows);
+	k = widget_put(r->y, r->x, r->w, ui->attr[TR_TITLE], buf);
+	if (ui->filter != NULL) {
+		snprintf(buf, sizeof(buf), "  filter /%s/",
+		    filter_pattern(ui->filter));
+		k += widget_put(r->y, r->x + k, r->w - k, ui->attr[TR_LABEL],
+		    buf);
+	}
+	widget_put(r->y, r->x + k, r->w - k, ui->attr[TR_LABEL],
+	    "  (Enter: detail, Esc: back)");
+	widget_head(r->y + 1, r->x, r->w, ui->attr[TR_TABLE_HEAD],
+	    ui->attr[TR_TABLE_SORT], c, RC_NCOLS, x, w, ui->rtab.sort,
+	    ui->rtab.rev, ui->utf8);
+	if (ui->nrrows == 0) {
+		widget_put(r->y + 2, r->x, r->w, ui->attr[TR_LABEL],
+		    ui->filter != NULL ? "no rank matches the filter" :
+		    "no ranks reported (yet)");
+		return;
+	}
+	for (y = 0; y < r->h - 2; y++) {
+		k = ui->rtab.top + y;
+		if (k >= (int)ui->nrrows)
+			break;
+		row = &ui->rrows[k];
+		m = ui_model(ui, row->node);
+		sel = k == ui->rtab.sel;
+		role = (row->flags & DF_STALLED) ? TR_FLAG_STALLED :
+		    (row->flags & DF_STRAGGLER) ? TR_FLAG_STRAGGLER :
+		    (row->flags & DF_MEMORY) ? TR_FLAG_MEMORY : -1;
+		base = sel ? ui->attr[TR_TABLE_SELECTED] : role >= 0 ?
+		    ui->attr[TR_OUTLIER] : ui->attr[TR_TABLE_ROW];
+		widget_fill(r->y + 2 + y, r->x, r->w, sel ? base :
+		    ui->attr[TR_TABLE_ROW]);
+#define RCELL(col, right, text) do {					\
+	if (w[col] > 0) {						\
+		if (right)						\
+			widget_rput(r->y + 2 + y, r->x + x[col], w[col],\
+			    base, text);				\
+		else							\
+			widget_put(r->y + 2 + y, r->x + x[col], w[col],\
+			    base, text);				\
+	}								\
+} while (0)
+		if (row->rank >= 0)
+			snprintf(buf, sizeof(buf), "%lld", (long long)row->rank);
+		else
+			snprintf(buf, sizeof(buf), "-");
+		RCELL(RC_RANK, 1, buf);
+		RCELL(RC_NODE, 0, ui->nodes[row->node].name);
+		snprintf(buf, sizeof(buf), "%lld", (long long)row->pid);
+		RCELL(RC_PID, 1, buf);
+		snprintf(buf, sizeof(buf), "%c", row->state);
+		RCELL(RC_STATE, 0, buf);
+		RCELL(RC_CPU, 1, widget_num(a, sizeof(a), row->cpu, 1));
+		RCELL(RC_RSS, 1, widget_bytes(a, sizeof(a), row->rss));
+		RCELL(RC_READ, 1, widget_bytes(a, sizeof(a), row->rd));
+		RCELL(RC_WRITE, 1, widget_bytes(a, sizeof(a), row->wr));
+		RCELL(RC_WCHAN, 0, ranks_str(m, row->mi, "wchan"));
+		RCELL(RC_SYSCALL, 0, ranks_syscall(m, row->syscall, a,
+		    sizeof(a)));
+		RCELL(RC_COMM, 0, ranks_str(m, row->mi, "comm"));
+#undef RCELL
+		if (w[RC_FLAGS] > 0) {
+			n = detect_flag_names(row->flags, names, DF_NFLAGS);
+			for (j = 0, len = 0, buf[0] = '\0'; j < n; j++)
+				len += (size_t)snprintf(buf + len,
+				    sizeof(buf) - len, "%s%s", j ? "," : "",
+				    names[j]);
+			widget_put(r->y + 2 + y, r->x + x[RC_FLAGS],
+			    w[RC_FLAGS], sel || role < 0 ? base :
+			    ui->attr[role], buf);
+		}
+		if (w[RC_SPARK] > 0 && row->hr != NULL) {
+			n = w[RC_SPARK] > HIST_RANK_DEPTH ? HIST_RANK_DEPTH :
+			    w[RC_SPARK];
+			history_rank_series(row->hr, HR_CPU, v, (unsigned)n);
+			widget_spark(v, (unsigned)n, 0, 100, ui->utf8, spark,
+			    sizeof(spark));
+			widget_put_spark(r->y + 2 + y, r->x + x[RC_SPARK],
+			    sel ? base : ui->attr[TR_SPARK], spark);
+		}
+	}
+}
+
+static void
+ranks_sort_by(struct ui *ui, int col)
+{
+	ui->rtab.sort = col;
+	ui->rtab.rev = ranks_desc[col];
+	ui->view_gen++;
+	ui_message(ui, 0, "ranks sorted by %s", ranks_cols[col].title);
+}
+
+static int
+ranks_key(struct ui *ui, int key)
+{
+	const struct ui_rrow	*row;
+	int			 col;
+
+	if (ui_table_key(&ui->rtab, key, (int)ui->nrrows)) {
+		if (ui->nrrows > 0) {
+			ui->sel_rnode = ui->rrows[ui->rtab.sel].node;
+			ui->sel_pid = ui->rrows[ui->rtab.sel].pid;
+		}
+		return 1;
+	}
+	switch (key) {
+	case '\r':
+	case '\n':
+	case KEY_ENTER:
+	case KEY_RIGHT:
+		if (ui->nrrows == 0)
+			return 1;
+		row = &ui->rrows[ui->rtab.sel];
+		if (ui->det_node != row->node || ui->det_pid != row->pid) {
+			ui->bt_note[0] = '\0';
+			ui->det_scroll = 0;
+		}
+		ui->det_node = row->node;
+		ui->det_pid = row->pid;
+		ui->det_start = row->start;
+		ui_push(ui, UV_DETAIL);
+		return 1;
+	case 's':
+	case '>':
+	case '.':
+		col = ui->rtab.sort;
+		do
+			col = (col + 1) % RC_NCOLS;
+		while (col == RC_SPARK);
+		ranks_sort_by(ui, col);
+		return 1;
+	case '<':
+	case ',':
+		col = ui->rtab.sort;
+		do
+			col = (col + RC_NCOLS - 1) % RC_NCOLS;
+		while (col == RC_SPARK);
+		ranks_sort_by(ui, col);
+		return 1;
+	case 'I':
+		ui->rtab.rev = !ui->rtab.rev;
+		ui->view_gen++;
+		return 1;
+	case 'P':
+		ranks_sort_by(ui, RC_CPU);
+		return 1;
+	case 'M':
+		ranks_sort_by(ui, RC_RSS);
+		return 1;
+	case 'N':
+		ranks_sort_by(ui, RC_RANK);
+		return 1;
+	case 'F':
+		ranks_sort_by(ui, RC_FLAGS);
+		return 1;
+	}
+	return 0;
+}
+
+const struct panel panel_ranks = {
+	"ranks",
+	"Up Down j k\tmove (PgUp PgDn Home End too)\n"
+	"Enter Right\tthe rank's detail: state, wait channel, history\n"
+	"s > <\tsort by the next / previous column\n"
+	"P M N F\tsort by %CPU, RSS, rank, flags\n"
+	"I\tinvert the sort\n",
+	ranks_height,
+	ranks_prepare,
+	ranks_draw,
+	ranks_key
+};

@@ -1,0 +1,1086 @@
+/*
+ * ui: the monitor's core.  It owns the history and the detectors, keeps
+ * each node's state and an event log, and schedules frames: data marks
+ * the screen dirty and a frame is drawn at most once per refresh interval
+ * (never while paused); a key is answered with a frame at once.  A frame
+ * lays the current view's panels out top to bottom, lets each prepare
+ * what it shows, then draws them and the status line.
+ *
+ * Views (how to add one: a UV_* value, a line in ui_views[], a key that
+ * pushes it): nodes (header, node table, recent events), ranks (header,
+ * rank table of all nodes or a chosen few), one rank's detail, the event
+ * log, help.  Esc goes back.
+ */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "log.h"
+#include "proto.h"
+#include "ui-priv.h"
+#include "xmalloc.h"
+
+#define UI_REFRESH_MIN_MS	100
+#define UI_REFRESH_MAX_MS	10000
+
+struct ui_view_def {
+	const char		*name;
+	const struct panel	*focus;
+	const struct panel	*panels[4];	/* top to bottom, NULL ends */
+};
+
+static const struct ui_view_def ui_views[UV_NVIEWS] = {
+	[UV_NODES] = { "nodes", &panel_nodes,
+	    { &panel_header, &panel_nodes, &panel_events, NULL } },
+	[UV_RANKS] = { "ranks", &panel_ranks,
+	    { &panel_header, &panel_ranks, NULL } },
+	[UV_DETAIL] = { "rank detail", &panel_detail,
+	    { &panel_header, &panel_detail, NULL } },
+	[UV_EVENTS] = { "events", &panel_events,
+	    { &panel_header, &panel_events, NULL } },
+	[UV_HELP] = { "help", &panel_help, { &panel_help, NULL } },
+};
+
+/* Refresh intervals '+' and '-' step through, in ms. */
+static const unsigned ui_refresh_steps[] = {
+	100, 200, 250, 500, 1000, 2000, 3000, 5000, 10000
+};
+
+static void	ui_on_detect(void *, const struct detect_event *);
+static int	ui_sclass_of(const struct ui *, int);
+
+int
+ui_check_terminal(char *err, size_t errsz)
+{
+	return screen_check(err, errsz);
+}
+
+/* The theme to start with: -t, else mono under NO_COLOR, else default. */
+static struct theme *
+ui_first_theme(struct ui *ui, char *err, size_t errsz)
+{
+	struct theme	*t;
+	const char	*nc = getenv("NO_COLOR");
+
+	if (ui->conf.theme != NULL)
+		return theme_load(ui->conf.theme, err, errsz);
+	if (nc != NULL && *nc != '\0') {
+		ui->no_color = 1;
+		if ((t = theme_load("mono", err, errsz)) != NULL)
+			return t;
+	}
+	return theme_load("default", err, errsz);
+}
+
+struct ui *
+ui_new(const struct ui_conf *conf, char *err, size_t errsz)
+{
+	struct detect_conf	 dc;
+	struct ui		*ui;
+	size_t			 i;
+	uint64_t		 ms;
+
+	ui = xcalloc(1, sizeof(*ui));
+	ui->conf = *conf;
+	ui->conf.job_id = xstrdup(conf->job_id != NULL ? conf->job_id : "");
+	ui->conf.job_name = xstrdup(conf->job_name != NULL ?
+	    conf->job_name : "");
+	ui->conf.job_user = xstrdup(conf->job_user != NULL ?
+	    conf->job_user : "");
+	ui->conf.job_state = xstrdup(conf->job_state != NULL ?
+	    conf->job_state : "");
+	ui->conf.theme = conf->theme != NULL ? xstrdup(conf->theme) : NULL;
+	if ((ui->theme = ui_first_theme(ui, err, errsz)) == NULL) {
+		ui_free(ui);
+		return NULL;
+	}
+	ui->themes = theme_names(&ui->nthemes);
+	for (i = 0; i < ui->nthemes; i++)
+		if (strcmp(ui->themes[i], ui->theme->name) == 0)
+			ui->theme_idx = i;
+	ui->hist = history_new();
+	detect_conf_default(&dc);
+	/* Without a job (-w) the processes shown are no job's ranks. */
+	dc.ranks = ui->conf.job_id[0] != '\0';
+	ui->det = detect_new(ui->hist, &dc, ui_on_detect, ui);
+	ui->events = xcalloc(UI_EVENTS_MAX, sizeof(*ui->events));
+	ui->start_ms = session_now_ms();
+	ui->interval_ms = (uint64_t)(conf->interval * 1000);
+	if (ui->interval_ms < 10)
+		ui->interval_ms = 10;
+	ui->next_job_tick = ui->start_ms + ui->interval_ms;
+	ms = ui->interval_ms;
+	if (ms < UI_REFRESH_MIN_MS)
+		ms = UI_REFRESH_MIN_MS;
+	if (ms > UI_REFRESH_MAX_MS)
+		ms = UI_REFRESH_MAX_MS;
+	ui->refresh_ms = ms;
+	ui->stack[0] = UV_NODES;
+	ui->depth = 1;
+	ui->det_node = -1;
+	ui->sel_rnode = -1;
+	ui->bt_node = -1;
+	ui->utf8 = conf->utf8 > 0;
+	return ui;
+}
+
+void
+ui_free(struct ui *ui)
+{
+	int		i;
+	unsigned	k;
+
+	if (ui == NULL)
+		return;
+	if (ui->started)
+		ui_stop(ui);
+	backtrace_free(ui->bt);
+	detect_free(ui->det);
+	history_free(ui->hist);
+	for (i = 0; i < ui->nnodes; i++)
+		free(ui->nodes[i].name);
+	free(ui->nodes);
+	free(ui->events);
+	for (k = 0; k < ui->nnrows; k++)
+		free(ui->nrows[k].label);
+	free(ui->nrows);
+	free(ui->nall);
+	free(ui->members);
+	free(ui->rrows);
+	free(ui->scope);
+	free(ui->scope_label);
+	filter_free(ui->filter);
+	filter_free(ui->filter_saved);
+	theme_free(ui->theme);
+	if (ui->themes != NULL)
+		theme_names_free(ui->themes, ui->nthemes);
+	free((char *)(uintptr_t)ui->conf.job_id);
+	free((char *)(uintptr_t)ui->conf.job_name);
+	free((char *)(uintptr_t)ui->conf.job_user);
+	free((char *)(uintptr_t)ui->conf.job_state);
+	free((char *)(uintptr_t)ui->conf.theme);
+	free(ui);
+}
+
+void
+ui_add_node(struct ui *ui, const char *name, int local)
+{
+	struct ui_node	*n;
+
+	ui->nodes = xreallocarray(ui->nodes, (size_t)ui->nnodes + 1,
+	    sizeof(*ui->nodes));
+	n = &ui->nodes[ui->nnodes++];
+	memset(n, 0, sizeof(*n));
+	n->name = xstrdup(name);
+	n->local = local;
+	snprintf(n->state, sizeof(n->state), "connecting");
+	n->sclass = US_CONNECTING;
+	history_resize(ui->hist, ui->nnodes);
+	ui->dirty = 1;
+}
+
+/* Models from the session (always the current stream's: a reconnect
+ * replaces it). */
+static const struct node_model *
+ui_session_model(void *arg, int i)
+{
+	struct session	*s = arg;
+
+	return i < session_nnodes(s) ? session_node_model(s, i) : NULL;
+}
+
+void
+ui_set_session(struct ui *ui, struct session *s)
+{
+	ui->sess = s;
+	ui->models = ui_session_model;
+	ui->models_arg = s;
+}
+
+void
+ui_set_models(struct ui *ui, const struct node_model *(*fn)(void *, int),
+    void *arg)
+{
+	ui->models = fn;
+	ui->models_arg = arg;
+}
+
+void
+ui_set_event_hook(struct ui *ui, void (*fn)(void *,
+    const struct detect_event *), void *arg)
+{
+	ui->ev_hook = fn;
+	ui->ev_hook_arg = arg;
+}
+
+const struct node_model *
+ui_model(const struct ui *ui, int i)
+{
+	if (ui->models == NULL || i < 0 || i >= ui->nnodes)
+		return NULL;
+	return ui->models(ui->models_arg, i);
+}
+
+/* Add one line to the event log. */
+static void
+ui_event_add(struct ui *ui, int node, int level, const char *code,
+    const char *text, uint64_t ms)
+{
+	struct ui_event	*e;
+	unsigned	 slot;
+
+	slot = (ui->evhead + ui->evlen) % UI_EVENTS_MAX;
+	if (ui->evlen == UI_EVENTS_MAX)
+		ui->evhead = (ui->evhead + 1) % UI_EVENTS_MAX;
+	else
+		ui->evlen++;
+	e = &ui->events[slot];
+	e->ms = ms;
+	e->node = node;
+	e->level = level;
+	snprintf(e->code, sizeof(e->code), "%s", code);
+	snprintf(e->text, sizeof(e->text), "%s", text);
+	ui->evtotal++;
+	ui->dirty = 1;
+}
+
+const struct ui_event *
+ui_event_get(const struct ui *ui, unsigned k)
+{
+	if (k >= ui->evlen)
+		return NULL;
+	return &ui->events[(ui->evhead + k) % UI_EVENTS_MAX];
+}
+
+static void
+ui_on_detect(void *arg, const struct detect_event *de)
+{
+	struct ui	*ui = arg;
+
+	ui_event_add(ui, de->node, de->level, de->code, de->text,
+	    de->time_ms);
+	if (ui->ev_hook != NULL)
+		ui->ev_hook(ui->ev_hook_arg, de);
+}
+
+void
+ui_node_sample(struct ui *ui, int i, const struct node_model *m,
+    uint64_t now)
+{
+	if (i < 0 || i >= ui->nnodes)
+		return;
+	history_node_sample(ui->hist, i, m, now);
+	detect_node_sample(ui->det, i, m, m->time_ms);
+	ui->data_gen++;
+	ui->dirty = 1;
+}
+
+void
+ui_node_state(struct ui *ui, int i, const char *state, int lost)
+{
+	struct ui_node	*n;
+	char		 text[256];
+
+	if (i < 0 || i >= ui->nnodes)
+		return;
+	n = &ui->nodes[i];
+	snprintf(n->state, sizeof(n->state), "%s", state);
+	n->lost = lost;
+	n->sclass = ui_sclass_of(ui, i);
+	if (strncmp(state, "failed", 6) == 0 && !n->failed) {
+		n->failed = 1;
+		snprintf(text, sizeof(text), "%s %s", n->name, state);
+		ui_event_add(ui, i, EV_ERROR, "failed", text,
+		    session_wall_ms());
+	} else if (strcmp(state, "live") == 0 && !n->live_once) {
+		n->live_once = 1;
+		snprintf(text, sizeof(text), "%s live", n->name);
+		ui_event_add(ui, i, EV_INFO, "live", text, session_wall_ms());
+	}
+	detect_node_state(ui->det, i, n->name, lost, state,
+	    session_wall_ms());
+	ui->dirty = 1;
+}
+
+void
+ui_node_event(struct ui *ui, int i, const struct proto_event *ev)
+{
+	char	text[320];
+
+	if (i < 0 || i >= ui->nnodes || ev == NULL)
+		return;
+	snprintf(text, sizeof(text), "%s probe: %s", ui->nodes[i].name,
+	    ev->text);
+	ui_event_add(ui, i, ev->level, ev->code, text, ev->time_ms);
+}
+
+/* The monitor's own CPU since the last tick, percent of one CPU. */
+static void
+ui_self_cost(struct ui *ui, uint64_t now)
+{
+	struct rusage	ru;
+	double		secs;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return;
+	secs = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	if (ui->self_ticks_at != 0 && now > ui->self_ticks_at)
+		ui->self_cpu = (secs - ui->self_secs) * 100.0 * 1000.0 /
+		    (double)(now - ui->self_ticks_at);
+	ui->self_secs = secs;
+	ui->self_ticks_at = now;
+}
+
+void
+ui_job_tick(struct ui *ui, uint64_t now)
+{
+	uint64_t	stale = ui->interval_ms * 5 / 2;
+
+	if (stale < 1000)
+		stale = 1000;
+	history_job_sample(ui->hist, now, stale);
+	ui_self_cost(ui, now);
+	ui->dirty = 1;
+}
+
+enum ui_view
+ui_view(const struct ui *ui)
+{
+	return ui->stack[ui->depth - 1];
+}
+
+void
+ui_push(struct ui *ui, enum ui_view v)
+{
+	if (ui_view(ui) == v)
+		return;
+	if (ui->depth < (int)(sizeof(ui->stack) / sizeof(ui->stack[0])))
+		ui->depth++;
+	ui->stack[ui->depth - 1] = v;
+	ui->dirty = 1;
+}
+
+void
+ui_pop(struct ui *ui)
+{
+	if (ui->depth > 1)
+		ui->depth--;
+	ui->dirty = 1;
+}
+
+void
+ui_message(struct ui *ui, int error, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ui->msg, sizeof(ui->msg), fmt, ap);
+	va_end(ap);
+	ui->msg_err = error;
+	ui->msg_until = session_now_ms() + UI_MSG_MS;
+	ui->dirty = 1;
+}
+
+int
+ui_sclass(const struct ui *ui, int i)
+{
+	return ui->nodes[i].sclass;
+}
+
+/* The class of a node's state text (computed when it changes). */
+static int
+ui_sclass_of(const struct ui *ui, int i)
+{
+	const char	*st = ui->nodes[i].state;
+
+	if (ui->nodes[i].failed || strncmp(st, "failed", 6) == 0)
+		return US_FAILED;
+	if (ui->nodes[i].lost || strncmp(st, "lost", 4) == 0 ||
+	    strncmp(st, "reconnect", 9) == 0)
+		return US_LOST;
+	if (strcmp(st, "live") == 0)
+		return US_LIVE;
+	if (strcmp(st, "done") == 0 || strncmp(st, "ended", 5) == 0 ||
+	    strncmp(st, "exited", 6) == 0)
+		return US_DONE;
+	return US_CONNECTING;
+}
+
+const char *
+ui_sclass_name(int c)
+{
+	static const char *const names[] = { "live", "connecting", "lost",
+	    "failed", "done" };
+
+	return c >= 0 && c <= US_DONE ? names[c] : "?";
+}
+
+int
+ui_sclass_role(int c)
+{
+	switch (c) {
+	case US_LIVE:
+		return TR_STATE_LIVE;
+	case US_LOST:
+		return TR_STATE_LOST;
+	case US_FAILED:
+		return TR_STATE_FAILED;
+	default:
+		return TR_STATE_CONNECTING;
+	}
+}
+
+int
+ui_node_visible(const struct ui *ui, int i)
+{
+	const struct node_model	*m;
+	const struct minst	*mi;
+	int			 g, f;
+
+	if (ui->filter == NULL || filter_match(ui->filter, ui->nodes[i].name))
+		return 1;
+	if ((m = ui_model(ui, i)) == NULL ||
+	    (g = model_group_index(m, "rank")) < 0 ||
+	    (f = model_field_index(m, (unsigned)g, "comm")) < 0)
+		return 0;
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext)
+		if (filter_match(ui->filter, model_str(mi, (unsigned)f)))
+			return 1;
+	return 0;
+}
+
+int
+ui_in_scope(const struct ui *ui, int i)
+{
+	unsigned	k;
+
+	if (ui->scope == NULL)
+		return 1;
+	for (k = 0; k < ui->nscope; k++)
+		if (ui->scope[k] == i)
+			return 1;
+	return 0;
+}
+
+void
+ui_set_scope(struct ui *ui, const int *nodes, unsigned n, const char *label)
+{
+	free(ui->scope);
+	free(ui->scope_label);
+	ui->scope = NULL;
+	ui->scope_label = NULL;
+	ui->nscope = 0;
+	if (nodes != NULL) {
+		ui->scope = xreallocarray(NULL, n > 0 ? n : 1,
+		    sizeof(*ui->scope));
+		memcpy(ui->scope, nodes, n * sizeof(*nodes));
+		ui->nscope = n;
+		ui->scope_label = xstrdup(label);
+	}
+	ui->rtab.sel = ui->rtab.top = 0;
+	ui->sel_rnode = -1;
+	ui->view_gen++;
+	ui->dirty = 1;
+}
+
+void
+ui_table_clamp(struct ui_table *t, int n, int h)
+{
+	if (h < 1)
+		h = 1;
+	t->shown = h;
+	if (t->sel >= n)
+		t->sel = n - 1;
+	if (t->sel < 0)
+		t->sel = 0;
+	if (t->top > t->sel)
+		t->top = t->sel;
+	if (t->sel >= t->top + h)
+		t->top = t->sel - h + 1;
+	if (t->top > n - h)
+		t->top = n - h;
+	if (t->top < 0)
+		t->top = 0;
+}
+
+int
+ui_table_key(struct ui_table *t, int key, int n)
+{
+	int	page = t->shown > 1 ? t->shown - 1 : 1;
+
+	switch (key) {
+	case KEY_UP:
+	case 'k':
+		t->sel--;
+		break;
+	case KEY_DOWN:
+	case 'j':
+		t->sel++;
+		break;
+	case KEY_PPAGE:
+	case 0x02:	/* ^B */
+		t->sel -= page;
+		break;
+	case KEY_NPAGE:
+	case 0x06:	/* ^F */
+	case ' ':
+		t->sel += page;
+		break;
+	case KEY_HOME:
+	case 'g':
+		t->sel = 0;
+		break;
+	case KEY_END:
+	case 'G':
+		t->sel = n - 1;
+		break;
+	default:
+		return 0;
+	}
+	ui_table_clamp(t, n, t->shown);
+	return 1;
+}
+
+void
+ui_quit(struct ui *ui)
+{
+	ui->quitting = 1;
+	ui_message(ui, 0, "stopping the probes...");
+	if (ui->sess != NULL)
+		session_quit(ui->sess);
+}
+
+void
+ui_theme_next(struct ui *ui)
+{
+	struct theme	*t = NULL;
+	char		 err[512];
+	size_t		 tries;
+
+	if (ui->nthemes < 2) {
+		ui_message(ui, 0, "no other theme found: put NAME.theme files "
+		    "in ~/.config/jobtop/themes");
+		return;
+	}
+	for (tries = 0; tries < ui->nthemes && t == NULL; tries++) {
+		ui->theme_idx = (ui->theme_idx + 1) % ui->nthemes;
+		if ((t = theme_load(ui->themes[ui->theme_idx], err,
+		    sizeof(err))) == NULL)
+			ui_message(ui, 1, "%s", err);
+	}
+	if (t == NULL)
+		return;
+	theme_free(ui->theme);
+	ui->theme = t;
+	if (ui->started)
+		screen_apply_theme(ui);
+	if (ui->msg_until == 0 || !ui->msg_err)
+		ui_message(ui, 0, "theme %s%s", t->name, ui->no_color ?
+		    " (NO_COLOR: attributes only)" : "");
+}
+
+void
+ui_filter_begin(struct ui *ui)
+{
+	const char	*p = filter_pattern(ui->filter);
+	char		 err[256];
+
+	ui->editing = 1;
+	snprintf(ui->edit, sizeof(ui->edit), "%s", p);
+	ui->edit_len = strlen(ui->edit);
+	filter_free(ui->filter_saved);
+	ui->filter_saved = NULL;
+	if (ui->filter != NULL)
+		ui->filter_saved = filter_new(p, err, sizeof(err));
+	ui->dirty = 1;
+}
+
+/* Compile what is typed so far; apply it when it compiles (live). */
+static int
+ui_filter_apply(struct ui *ui, int final)
+{
+	struct filter	*f;
+	char		 err[256];
+
+	ui->view_gen++;
+	if (ui->edit_len == 0) {
+		filter_free(ui->filter);
+		ui->filter = NULL;
+		return 0;
+	}
+	if ((f = filter_new(ui->edit, err, sizeof(err))) == NULL) {
+		if (final)
+			ui_message(ui, 1, "filter: %s", err);
+		return -1;
+	}
+	filter_free(ui->filter);
+	ui->filter = f;
+	ui->ntab.sel = ui->rtab.sel = 0;
+	return 0;
+}
+
+/* A key while the filter is being typed. */
+static void
+ui_filter_key(struct ui *ui, int key)
+{
+	switch (key) {
+	case 27:	/* Esc: back to the filter there was */
+		ui->view_gen++;
+		filter_free(ui->filter);
+		ui->filter = ui->filter_saved;
+		ui->filter_saved = NULL;
+		ui->editing = 0;
+		break;
+	case '\r':
+	case '\n':
+	case KEY_ENTER:
+		if (ui_filter_apply(ui, 1) == 0) {
+			ui->editing = 0;
+			filter_free(ui->filter_saved);
+			ui->filter_saved = NULL;
+			if (ui->filter != NULL)
+				ui_message(ui, 0, "filter /%s/",
+				    filter_pattern(ui->filter));
+		}
+		break;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		if (ui->edit_len > 0)
+			ui->edit[--ui->edit_len] = '\0';
+		ui_filter_apply(ui, 0);
+		break;
+	case 0x15:	/* ^U */
+		ui->edit_len = 0;
+		ui->edit[0] = '\0';
+		ui_filter_apply(ui, 0);
+		break;
+	default:
+		if (key >= ' ' && key < 0x7f && ui->edit_len + 1 <
+		    sizeof(ui->edit)) {
+			ui->edit[ui->edit_len++] = (char)key;
+			ui->edit[ui->edit_len] = '\0';
+			ui->msg_until = 0;
+			ui_filter_apply(ui, 0);
+		}
+		break;
+	}
+	ui->dirty = 1;
+}
+
+void
+ui_backtrace(struct ui *ui)
+{
+	char	err[256];
+
+	if (ui->det_node < 0 || ui->det_node >= ui->nnodes)
+		return;
+	if (ui->bt != NULL && !backtrace_done(ui->bt)) {
+		ui_message(ui, 1, "a backtrace is already being taken");
+		return;
+	}
+	backtrace_free(ui->bt);
+	ui->bt = NULL;
+	ui->bt_node = ui->det_node;
+	ui->bt_pid = ui->det_pid;
+	ui->det_scroll = 0;
+	if (!ui->nodes[ui->det_node].local) {
+		snprintf(ui->bt_note, sizeof(ui->bt_note), "backtrace on "
+		    "remote nodes needs the SSH exec channel (not yet)");
+		ui->dirty = 1;
+		return;
+	}
+	if ((ui->bt = backtrace_start((pid_t)ui->det_pid, session_now_ms(),
+	    err, sizeof(err))) == NULL)
+		snprintf(ui->bt_note, sizeof(ui->bt_note), "%s", err);
+	else
+		snprintf(ui->bt_note, sizeof(ui->bt_note), "running %s on pid "
+		    "%lld...", backtrace_tool(ui->bt), (long long)ui->det_pid);
+	ui->dirty = 1;
+}
+
+int
+ui_key(struct ui *ui, int key, uint64_t now)
+{
+	const struct panel	*focus;
+	const struct ui_key	*k;
+
+	ui->now = now;
+	ui->dirty = 1;
+	if (key == KEY_RESIZE) {
+		getmaxyx(stdscr, ui->rows, ui->cols);
+		return 0;
+	}
+	if (ui->editing) {
+		ui_filter_key(ui, key);
+		return 0;
+	}
+	if (ui->msg_until != 0 && ui->msg_err)
+		ui->msg_until = 0;	/* a key dismisses an error */
+	focus = ui_views[ui_view(ui)].focus;
+	if (focus->key != NULL && focus->key(ui, key))
+		return ui->quitting;
+	for (k = ui_keys; k->name != NULL; k++) {
+		if (key == k->key || (k->alt != 0 && key == k->alt)) {
+			k->fn(ui);
+			break;
+		}
+	}
+	return ui->quitting;
+}
+
+void
+ui_refresh_step(struct ui *ui, int dir)
+{
+	size_t	i, n = sizeof(ui_refresh_steps) / sizeof(ui_refresh_steps[0]);
+
+	if (dir > 0) {
+		for (i = 0; i < n; i++)
+			if (ui_refresh_steps[i] > ui->refresh_ms)
+				break;
+		ui->refresh_ms = ui_refresh_steps[i < n ? i : n - 1];
+	} else {
+		for (i = n; i > 0; i--)
+			if (ui_refresh_steps[i - 1] < ui->refresh_ms)
+				break;
+		ui->refresh_ms = ui_refresh_steps[i > 0 ? i - 1 : 0];
+	}
+	ui_message(ui, 0, "display refresh every %.2g s (the probes sample "
+	    "every %.2g s, fixed for this run)", ui->refresh_ms / 1000.0,
+	    ui->interval_ms / 1000.0);
+}
+
+/* The bottom line: the filter being typed, a message, or key hints. */
+static void
+ui_status(const struct ui *ui, int y)
+{
+	char	right[160], pat[80];
+	int	x, w = ui->cols, rw;
+
+	widget_fill(y, 0, w, ui->attr[TR_STATUS]);
+	if (ui->editing) {
+		x = widget_put(y, 0, w, ui->attr[TR_STATUS_KEY], "Filter /");
+		x += widget_put(y, x, w - x, ui->attr[TR_STATUS], ui->edit);
+		x += widget_put(y, x, w - x, ui->attr[TR_STATUS_KEY], "_");
+		if (ui->msg_until != 0 && ui->msg_err)
+			widget_put(y, x + 2, w - x - 2,
+			    ui->attr[TR_STATUS_ERROR], ui->msg);
+		else
+			widget_rput(y, 0, w, ui->attr[TR_STATUS],
+			    "  Enter apply  Esc cancel  ^U clear ");
+		return;
+	}
+	snprintf(right, sizeof(right), "%s%s%s%s refresh %.2gs ",
+	    ui->paused ? " PAUSED " : "", ui->filter != NULL ? " /" : "",
+	    ui->filter != NULL ? widget_clean(pat, sizeof(pat),
+	    filter_pattern(ui->filter)) : "", ui->filter != NULL ? "/" : "",
+	    ui->refresh_ms / 1000.0);
+	rw = (int)strlen(right);
+	if (rw > w / 2)
+		rw = 0;
+	if (ui->msg_until != 0) {
+		widget_put(y, 0, w - rw, ui->attr[ui->msg_err ?
+		    TR_STATUS_ERROR : TR_STATUS], ui->msg);
+	} else {
+		x = 0;
+		x += widget_put(y, x, w - rw - x, ui->attr[TR_STATUS_KEY],
+		    ui_views[ui_view(ui)].name);
+		x += widget_put(y, x, w - rw - x, ui->attr[TR_STATUS],
+		    "  h help  q quit  / filter  s sort  Enter open  Esc back"
+		    "  p pause  t theme  +/- refresh");
+	}
+	if (rw > 0)
+		widget_put(y, w - rw, rw, ui->attr[ui->paused ?
+		    TR_STATUS_ERROR : TR_STATUS], right);
+}
+
+/* Lay the view's panels out: rects[] and how many. */
+static int
+ui_layout(struct ui *ui, const struct panel **ps, struct ui_rect *r)
+{
+	const struct ui_view_def	*v = &ui_views[ui_view(ui)];
+	int				 n, i, flex = -1, avail, h;
+
+	avail = ui->rows - 1;
+	for (n = 0; v->panels[n] != NULL; n++) {
+		ps[n] = v->panels[n];
+		r[n].x = 0;
+		r[n].w = ui->cols;
+		r[n].h = 0;
+	}
+	for (i = 0; i < n; i++) {
+		h = ps[i]->height(ui, avail);
+		if (h < 0) {
+			flex = i;
+			continue;
+		}
+		if (h > avail)
+			h = avail;
+		r[i].h = h;
+		avail -= h;
+	}
+	/* The flex panel keeps at least 4 rows: optional panels give way
+	 * from the bottom. */
+	for (i = n - 1; i >= 0 && flex >= 0 && avail < 4; i--) {
+		if (i == flex || ps[i] == &panel_header)
+			continue;
+		avail += r[i].h;
+		r[i].h = 0;
+	}
+	if (flex >= 0)
+		r[flex].h = avail > 0 ? avail : 0;
+	for (i = 0, h = 0; i < n; i++) {
+		r[i].y = h;
+		h += r[i].h;
+	}
+	return n;
+}
+
+void
+ui_frame(struct ui *ui, uint64_t now)
+{
+	const struct panel	*ps[4];
+	struct ui_rect		 r[4];
+	char			 msg[128];
+	int			 n, i;
+
+	ui->now = now;
+	if (!ui->started)
+		return;
+	getmaxyx(stdscr, ui->rows, ui->cols);
+	attrset(ui->attr[TR_DEFAULT]);
+	erase();
+	if (ui->rows < UI_MIN_ROWS || ui->cols < UI_MIN_COLS) {
+		snprintf(msg, sizeof(msg), "terminal too small (%dx%d):",
+		    ui->cols, ui->rows);
+		widget_put(ui->rows / 2 - 1, 0, ui->cols,
+		    ui->attr[TR_STATUS_ERROR], msg);
+		snprintf(msg, sizeof(msg), "jobtop needs at least %dx%d",
+		    UI_MIN_COLS, UI_MIN_ROWS);
+		widget_put(ui->rows / 2, 0, ui->cols,
+		    ui->attr[TR_STATUS_ERROR], msg);
+	} else {
+		n = ui_layout(ui, ps, r);
+		for (i = 0; i < n; i++)
+			if (r[i].h > 0 && ps[i]->prepare != NULL)
+				ps[i]->prepare(ui, &r[i]);
+		for (i = 0; i < n; i++)
+			if (r[i].h > 0)
+				ps[i]->draw(ui, &r[i]);
+		ui_status(ui, ui->rows - 1);
+	}
+	wnoutrefresh(stdscr);
+	doupdate();
+	ui->dirty = 0;
+	ui->last_draw = now;
+	ui->frames++;
+}
+
+void
+ui_screen_line(struct ui *ui, int y, char *buf, size_t size)
+{
+	wchar_t	wbuf[1024];
+	size_t	n;
+
+	buf[0] = '\0';
+	if (!ui->started || size < 2)
+		return;
+	if (mvinnwstr(y, 0, wbuf, 1023) == ERR)
+		return;
+	wbuf[1023] = L'\0';
+	n = wcstombs(buf, wbuf, size - 1);
+	if (n == (size_t)-1)
+		buf[0] = '\0';
+	else
+		buf[n < size ? n : size - 1] = '\0';
+}
+
+int
+ui_start(struct ui *ui, char *err, size_t errsz)
+{
+	ui->own_tty = 1;
+	return screen_start(ui, stdout, stdin, NULL, 0, 0, err, errsz);
+}
+
+int
+ui_start_on(struct ui *ui, FILE *out, FILE *in, const char *term, int rows,
+    int cols, char *err, size_t errsz)
+{
+	ui->own_tty = 0;
+	return screen_start(ui, out, in, term, rows, cols, err, errsz);
+}
+
+void
+ui_stop(struct ui *ui)
+{
+	screen_stop(ui);
+}
+
+/* Session hooks. */
+
+static void
+ui_on_bytes(void *arg, struct session *s, int i, uint64_t wall,
+    const void *buf, size_t n)
+{
+	struct ui	*ui = arg;
+
+	if (ui->chain.bytes != NULL)
+		ui->chain.bytes(ui->chain.arg, s, i, wall, buf, n);
+}
+
+static void
+ui_on_message(void *arg, struct session *s, int i, int type)
+{
+	struct ui	*ui = arg;
+
+	if (ui->chain.message != NULL)
+		ui->chain.message(ui->chain.arg, s, i, type);
+	if (type == MSG_SAMPLE)
+		ui_node_sample(ui, i, session_node_model(s, i),
+		    session_now_ms());
+	else if (type == MSG_EVENT)
+		ui_node_event(ui, i, session_node_event(s, i));
+	else
+		ui->dirty = 1;
+}
+
+static void
+ui_on_state(void *arg, struct session *s, int i, const char *old,
+    const char *cur)
+{
+	struct ui	*ui = arg;
+
+	if (ui->chain.state != NULL)
+		ui->chain.state(ui->chain.arg, s, i, old, cur);
+	ui_node_state(ui, i, cur, session_node_lost(s, i));
+}
+
+static int
+ui_on_pollfds(void *arg, struct pollfd *pfd, int max)
+{
+	struct ui	*ui = arg;
+	int		 n = 0;
+
+	if (!ui->started)
+		return 0;
+	if (ui->own_tty && n < max) {
+		pfd[n].fd = STDIN_FILENO;
+		pfd[n].events = POLLIN;
+		pfd[n++].revents = 0;
+	}
+	if (screen_winch_fd(ui) >= 0 && n < max) {
+		pfd[n].fd = screen_winch_fd(ui);
+		pfd[n].events = POLLIN;
+		pfd[n++].revents = 0;
+	}
+	if (backtrace_fd(ui->bt) >= 0 && n < max) {
+		pfd[n].fd = backtrace_fd(ui->bt);
+		pfd[n].events = POLLIN;
+		pfd[n++].revents = 0;
+	}
+	return n;
+}
+
+static void
+ui_on_ready(void *arg, struct session *s, const struct pollfd *pfd, int n,
+    uint64_t now)
+{
+	struct ui	*ui = arg;
+	int		 i, ch, keys = 0;
+
+	ui->now = now;
+	for (i = 0; i < n; i++) {
+		if (pfd[i].revents == 0)
+			continue;
+		if (pfd[i].fd == STDIN_FILENO) {
+			if ((pfd[i].revents & (POLLHUP | POLLERR |
+			    POLLNVAL)) != 0 && (pfd[i].revents & POLLIN) == 0) {
+				/* The terminal went away. */
+				ui->own_tty = 0;
+				if (!ui->quitting)
+					ui_quit(ui);
+				continue;
+			}
+			while ((ch = getch()) != ERR) {
+				keys++;
+				if (ui_key(ui, ch, now))
+					break;
+			}
+		} else if (pfd[i].fd == screen_winch_fd(ui)) {
+			screen_resize(ui);
+			keys++;
+		} else if (ui->bt != NULL && pfd[i].fd == backtrace_fd(ui->bt)) {
+			backtrace_read(ui->bt);
+			ui->dirty = 1;
+		}
+	}
+	if (keys > 0)
+		ui_frame(ui, now);
+}
+
+static int
+ui_on_timeout(void *arg, uint64_t now)
+{
+	struct ui	*ui = arg;
+	uint64_t	 next;
+	int		 t, bt;
+
+	ui->now = now;
+	if (now >= ui->next_job_tick) {
+		ui_job_tick(ui, now);
+		ui->next_job_tick += ui->interval_ms;
+		if (ui->next_job_tick <= now)
+			ui->next_job_tick = now + ui->interval_ms;
+	}
+	if (ui->bt != NULL && !backtrace_done(ui->bt) &&
+	    backtrace_check(ui->bt, now)) {
+		snprintf(ui->bt_note, sizeof(ui->bt_note), "%s",
+		    backtrace_status(ui->bt));
+		ui->dirty = 1;
+	}
+	if (ui->msg_until != 0 && now >= ui->msg_until) {
+		ui->msg_until = 0;
+		ui->dirty = 1;
+	}
+	if (ui->started && ui->dirty && !ui->paused &&
+	    now >= ui->last_draw + ui->refresh_ms)
+		ui_frame(ui, now);
+
+	next = ui->next_job_tick;
+	if (ui->dirty && !ui->paused && ui->last_draw + ui->refresh_ms < next)
+		next = ui->last_draw + ui->refresh_ms;
+	if (ui->msg_until != 0 && ui->msg_until < next)
+		next = ui->msg_until;
+	t = next <= now ? 0 : (int)(next - now);
+	if ((bt = backtrace_timeout(ui->bt, now)) >= 0 && bt < t)
+		t = bt;
+	if (ui->chain.timeout != NULL &&
+	    (bt = (ui->chain.timeout)(ui->chain.arg, now)) >= 0 && bt < t)
+		t = bt;
+	return t;
+}
+
+void
+ui_hooks(struct ui *ui, struct session_hooks *h,
+    const struct session_hooks *chain)
+{
+	memset(&ui->chain, 0, sizeof(ui->chain));
+	if (chain != NULL)
+		ui->chain = *chain;
+	memset(h, 0, sizeof(*h));
+	h->arg = ui;
+	h->bytes = ui_on_bytes;
+	h->message = ui_on_message;
+	h->state = ui_on_state;
+	h->pollfds = ui_on_pollfds;
+	h->ready = ui_on_ready;
+	h->timeout = ui_on_timeout;
+}

@@ -1,0 +1,88 @@
+/*
+ * ui: the interactive monitor.  The session's poll loop drives it through
+ * hooks (ui_hooks): decoded samples go to the history and the detectors,
+ * state changes and probe events to the event log, the keyboard and the
+ * window size through extra descriptors, and redraws happen on a dirty
+ * flag at most once per refresh interval.  Draw functions only read the
+ * models, the history, the detectors and the UI's own cursor state.
+ *
+ * Use (main_interactive):
+ *	if (ui_check_terminal(err, sizeof(err)) != 0) -> one line, exit 2
+ *	ui = ui_new(&conf, err, sizeof(err))          -> NULL: bad theme
+ *	ui_hooks(ui, &hooks, NULL); s = session_new(&sc, &hooks);
+ *	ui_set_session(ui, s); ui_add_node(ui, name, local)... session_add...
+ *	ui_start(ui, ...); session_run(s); ui_stop(ui); ui_free(ui);
+ */
+#ifndef JOBTOP_UI_H
+#define JOBTOP_UI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "detect.h"
+#include "model.h"
+#include "session.h"
+
+struct ui_conf {
+	const char	*job_id;	/* "" for a hostlist */
+	const char	*job_name;
+	const char	*job_user;
+	const char	*job_state;
+	long		 elapsed;	/* seconds at start, <0 unknown */
+	long		 time_limit;	/* seconds, <0 unknown/unlimited */
+	long		 ntasks;	/* <0 unknown */
+	double		 interval;	/* the probes' sample interval, s */
+	const char	*theme;		/* -t, NULL: default (or NO_COLOR) */
+	int		 utf8;		/* 1, 0, or -1 from the locale */
+};
+
+struct ui;
+
+/* Can this terminal run the monitor?  0, or -1 with one line in err (the
+ * terminal is left untouched). */
+int		 ui_check_terminal(char *, size_t);
+/* A monitor; NULL with the reason (a theme that does not load). */
+struct ui	*ui_new(const struct ui_conf *, char *, size_t);
+void		 ui_free(struct ui *);
+
+/* Nodes, in session order; local: the monitor's own machine (a backtrace
+ * can be taken there). */
+void		 ui_add_node(struct ui *, const char *, int);
+/* The session: the models, state and quit come from it. */
+void		 ui_set_session(struct ui *, struct session *);
+/* Where models come from without a session (tests, replay). */
+void		 ui_set_models(struct ui *, const struct node_model *(*)(void *,
+		     int), void *);
+/* The session hooks of the monitor (arg is the ui).  chain, when not
+ * NULL, is called too: its bytes, message and state hooks before the
+ * ui's, and its timeout joins the ui's (the recorder). */
+void		 ui_hooks(struct ui *, struct session_hooks *,
+		     const struct session_hooks *);
+/* Also hand every detector event to fn (the recorder). */
+void		 ui_set_event_hook(struct ui *, void (*)(void *,
+		     const struct detect_event *), void *);
+
+/* Take the terminal (curses on stdin/stdout) / give it back. */
+int		 ui_start(struct ui *, char *, size_t);
+/* Draw into a screen on these files instead (tests, benchmarks): term is
+ * the terminfo name, rows and cols the size. */
+int		 ui_start_on(struct ui *, FILE *, FILE *, const char *, int, int,
+		     char *, size_t);
+void		 ui_stop(struct ui *);
+
+/* What the hooks call, public for tests and benchmarks. */
+void		 ui_node_sample(struct ui *, int, const struct node_model *,
+		     uint64_t);
+void		 ui_node_state(struct ui *, int, const char *, int);
+void		 ui_node_event(struct ui *, int, const struct proto_event *);
+/* Push a job-wide history sample now. */
+void		 ui_job_tick(struct ui *, uint64_t);
+/* Prepare and draw one frame now. */
+void		 ui_frame(struct ui *, uint64_t);
+/* Handle one key (curses key code); 1 when the monitor should quit. */
+int		 ui_key(struct ui *, int, uint64_t);
+/* Read back screen line y (tests): at most size-1 bytes of text. */
+void		 ui_screen_line(struct ui *, int, char *, size_t);
+
+#endif
