@@ -119,11 +119,17 @@ FUZZ_SRC = $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BIN = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 20
-build/fuzz/%: tests/fuzz/%.c $(MON_SRC) $(HDRS)
+# The monitor's sources are compiled once for all targets.
+FUZZ_OBJ = $(patsubst %.c,build/fuzzobj/%.o,$(filter-out src/main.c,$(MON_SRC)))
+FUZZ_CFLAGS = $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -g -O1
+build/fuzzobj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -g -O1 \
-		-fsanitize=fuzzer,address,undefined -o $@ $< \
-		$(filter-out src/main.c,$(MON_SRC)) $(PKG_LIBS) -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined \
+		-c -o $@ $<
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< \
+		$(FUZZ_OBJ) $(PKG_LIBS) -lm
 fuzz-build: $(FUZZ_BIN)
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
