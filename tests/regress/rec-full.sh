@@ -30,12 +30,12 @@ fi
 mounted=1
 dd if=/dev/zero of="$mnt/filler" bs=1024 count=52 2>/dev/null
 
-"$JOBTOP" -w localhost -b --json -n 150 -d 0.05 -o "$mnt/r.jtr" \
+"$JOBTOP" -w localhost -b --json -n 400 -d 0.05 -o "$mnt/r.jtr" \
     >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 0 ] || fail "exit status $rc: $(cat "$tmp/err")"
 n=$(grep -c '"type":"node"' "$tmp/out")
-[ "$n" -eq 150 ] || fail "$n samples printed, want 150 (monitoring stopped?)"
+[ "$n" -eq 400 ] || fail "$n samples printed, want 400 (monitoring stopped?)"
 [ "$(cat "$tmp/err")" = "jobtop: recording stopped: No space left on device ($mnt/r.jtr)" ] ||
 	fail "stderr: $(cat "$tmp/err")"
 size=$(stat -c %s "$mnt/r.jtr")
@@ -44,7 +44,7 @@ size=$(stat -c %s "$mnt/r.jtr")
 "$JOBTOP" -r "$mnt/r.jtr" -b --json >"$tmp/replay" 2>"$tmp/err" ||
 	fail "replay of the full recording: $(cat "$tmp/err")"
 m=$(grep -c '"type":"node"' "$tmp/replay")
-[ "$m" -ge 1 ] && [ "$m" -lt 150 ] || fail "replay has $m samples"
+[ "$m" -ge 1 ] && [ "$m" -lt 400 ] || fail "replay has $m samples"
 python3 - "$tmp/out" "$tmp/replay" <<'PY' || exit 1
 import json, sys
 def load(path):
@@ -62,4 +62,4 @@ if a != b:
     print("FAIL: the replay is not what the live run printed first")
     sys.exit(1)
 PY
-echo "recording stopped after $m of 150 samples ($size bytes); monitoring went on"
+echo "recording stopped after $m of 400 samples ($size bytes); monitoring went on"

@@ -184,14 +184,14 @@ one_error "-o in a missing directory" "$JOBTOP" -w localhost -b -n 1 \
 # A cut recording: a warning line, the records before it, exit 0.  The
 # writer puts about a second of frames in a block, so the run spans
 # several seconds and the cut falls inside its last blocks.
-"$JOBTOP" -w localhost -b --json -n 14 -d 0.25 -o "$tmp/long.jtr" \
+"$JOBTOP" -w localhost -b --json -n 28 -d 0.25 -o "$tmp/long.jtr" \
     >/dev/null 2>&1 || fail "long recording run failed"
 size=$(stat -c %s "$tmp/long.jtr")
-head -c $((size * 8 / 10)) "$tmp/long.jtr" >"$tmp/cut.jtr"
+head -c $((size * 9 / 10)) "$tmp/long.jtr" >"$tmp/cut.jtr"
 "$JOBTOP" -r "$tmp/cut.jtr" -b --json >"$tmp/out" 2>"$tmp/err" ||
 	fail "cut recording: exit status $?: $(cat "$tmp/err")"
 grep -q 'truncated at byte' "$tmp/err" || fail "cut: $(cat "$tmp/err")"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "cut: $(cat "$tmp/err")"
 n=$(grep -c '"type":"node"' "$tmp/out")
-[ "$n" -ge 1 ] && [ "$n" -lt 14 ] || fail "cut recording replays $n samples"
+[ "$n" -ge 1 ] && [ "$n" -lt 28 ] || fail "cut recording replays $n samples"
 echo "ok"
