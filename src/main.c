@@ -595,6 +595,94 @@ main_rconf_set(char **field, const char *v)
 	*field = v != NULL ? xstrdup(v) : NULL;
 }
 
+/* What batch and interactive modes share: the probe, its arguments, the
+ * SSH configuration and the session's timing. */
+struct main_probes {
+	char			*probe;
+	char			 ivl[32];
+	char			*argv[6];
+	const char		*jobid;		/* NULL for -w and hostfiles */
+	struct rconf		 rc;
+	struct session_conf	 sc;
+};
+
+/* Find the probe and ready the SSH configuration when any node is remote:
+ * 0, or -1 after one line on stderr. */
+static int
+main_probes_init(struct main_probes *mp, const struct main_opts *o,
+    const struct job *job)
+{
+	static char	 opt_interval[] = "--interval", opt_job[] = "--job";
+	char		 err[512];
+	size_t		 i, n = hostlist_count(job->nodes);
+	int		 remote = 0, k = 0;
+
+	memset(mp, 0, sizeof(*mp));
+	rconf_init(&mp->rc);
+	if ((mp->probe = feed_local_find_probe(err, sizeof(err))) == NULL) {
+		log_error("%s", err);
+		return -1;
+	}
+	if (strcmp(job->sched, "hostlist") != 0 && job->id[0] != '\0')
+		mp->jobid = job->id;
+	snprintf(mp->ivl, sizeof(mp->ivl), "%.3f", o->interval);
+	mp->argv[k++] = mp->probe;
+	mp->argv[k++] = opt_interval;
+	mp->argv[k++] = mp->ivl;
+	if (mp->jobid != NULL) {
+		mp->argv[k++] = opt_job;
+		mp->argv[k++] = (char *)(uintptr_t)mp->jobid;
+	}
+	mp->argv[k] = NULL;
+
+	mp->sc.count = o->count;
+	mp->sc.interval = o->interval;
+	/* Lost after two and a half silent intervals (at least a second):
+	 * flagged within three samples, never on one late sample.  The SSH
+	 * session gives up on the connection later (rconf's data timeout,
+	 * 5 s + 3 intervals) and reconnects. */
+	mp->sc.lost_ms = (unsigned)(o->interval * 2500);
+	if (mp->sc.lost_ms < 1000)
+		mp->sc.lost_ms = 1000;
+
+	for (i = 0; i < n; i++)
+		remote |= !main_host_local(hostlist_get(job->nodes, i));
+	if (!remote)
+		return 0;
+	main_rconf_set(&mp->rc.probe_path, mp->probe);
+	main_rconf_set(&mp->rc.job, mp->jobid);
+	mp->rc.interval = o->interval;
+	mp->rc.accept_new = o->accept_new;
+	mp->rc.log = main_rconf_log;
+	if (rconf_ready(&mp->rc, err, sizeof(err)) != 0) {
+		log_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Add a node to the session: a local probe child or an SSH session. */
+static void
+main_probes_add(struct main_probes *mp, struct session *s, const char *name)
+{
+	struct feed	*f;
+	char		 err[512];
+
+	err[0] = '\0';
+	if (main_host_local(name))
+		f = feed_new_local(mp->probe, mp->argv, err, sizeof(err));
+	else
+		f = feed_new_ssh(&mp->rc, name);
+	session_add(s, name, f, err);
+}
+
+static void
+main_probes_free(struct main_probes *mp)
+{
+	rconf_free(&mp->rc);
+	free(mp->probe);
+}
+
 /*
  * Batch mode: a probe per node (a local child for this machine, over SSH
  * for the others), one poll loop, records on stdout.
@@ -602,68 +690,25 @@ main_rconf_set(char **field, const char *v)
 static int
 main_batch(const struct main_opts *o, struct job *job)
 {
-	static char		 opt_interval[] = "--interval", opt_job[] = "--job";
+	struct main_probes	 mp;
 	struct main_run		 run;
 	struct detect_conf	 dconf;
 	struct session_hooks	 hooks;
-	struct session_conf	 sc;
 	struct session		*s;
-	struct rconf		 rc;
-	struct feed		*f;
-	char			*probe, err[512], ivl[32], *argv[6];
-	const char		*name, *jobid = NULL;
+	char			 err[512];
 	size_t			 i, n = hostlist_count(job->nodes);
-	int			 remote = 0, ret, k = 0;
+	int			 ret;
 
-	if ((probe = feed_local_find_probe(err, sizeof(err))) == NULL) {
-		log_error("%s", err);
+	if (main_probes_init(&mp, o, job) != 0) {
+		main_probes_free(&mp);
 		return MAIN_EXIT_FAIL;
-	}
-	if (strcmp(job->sched, "hostlist") != 0 && job->id[0] != '\0')
-		jobid = job->id;
-	snprintf(ivl, sizeof(ivl), "%.3f", o->interval);
-	argv[k++] = probe;
-	argv[k++] = opt_interval;
-	argv[k++] = ivl;
-	if (jobid != NULL) {
-		argv[k++] = opt_job;
-		argv[k++] = (char *)(uintptr_t)jobid;
-	}
-	argv[k] = NULL;
-
-	memset(&sc, 0, sizeof(sc));
-	sc.count = o->count;
-	sc.interval = o->interval;
-	/* Lost after two and a half silent intervals (at least a second):
-	 * flagged within three samples, never on one late sample.  The SSH
-	 * session gives up on the connection later (rconf's data timeout,
-	 * 5 s + 3 intervals) and reconnects. */
-	sc.lost_ms = (unsigned)(o->interval * 2500);
-	if (sc.lost_ms < 1000)
-		sc.lost_ms = 1000;
-
-	for (i = 0; i < n; i++)
-		remote |= !main_host_local(hostlist_get(job->nodes, i));
-	rconf_init(&rc);
-	if (remote) {
-		main_rconf_set(&rc.probe_path, probe);
-		main_rconf_set(&rc.job, jobid);
-		rc.interval = o->interval;
-		rc.accept_new = o->accept_new;
-		rc.log = main_rconf_log;
-		if (rconf_ready(&rc, err, sizeof(err)) != 0) {
-			log_error("%s", err);
-			rconf_free(&rc);
-			free(probe);
-			return MAIN_EXIT_FAIL;
-		}
 	}
 
 	memset(&run, 0, sizeof(run));
 	run.out = o->json ? &out_json : &out_text;
 	run.hist = history_new();
 	detect_conf_default(&dconf);
-	dconf.ranks = jobid != NULL;	/* -w: processes, not ranks */
+	dconf.ranks = mp.jobid != NULL;	/* -w: processes, not ranks */
 	run.det = detect_new(run.hist, &dconf, main_on_detect, &run);
 	if (o->json)
 		out_json_set_flags(main_flags, &run);
@@ -679,22 +724,14 @@ main_batch(const struct main_opts *o, struct job *job)
 		out_json_set_flags(NULL, NULL);
 		detect_free(run.det);
 		history_free(run.hist);
-		rconf_free(&rc);
-		free(probe);
+		main_probes_free(&mp);
 		return MAIN_EXIT_FAIL;
 	}
-	s = session_new(&sc, &hooks);
+	s = session_new(&mp.sc, &hooks);
 	run.s = s;
 	history_resize(run.hist, (int)n);
-	for (i = 0; i < n; i++) {
-		name = hostlist_get(job->nodes, i);
-		err[0] = '\0';
-		if (main_host_local(name))
-			f = feed_new_local(probe, argv, err, sizeof(err));
-		else
-			f = feed_new_ssh(&rc, name);
-		session_add(s, name, f, err);
-	}
+	for (i = 0; i < n; i++)
+		main_probes_add(&mp, s, hostlist_get(job->nodes, i));
 	ret = session_run(s) != 0 ? MAIN_EXIT_FAIL : 0;
 	if (rec_close(run.rec, err, sizeof(err)) != 0)
 		log_error("recording stopped: %s", err);
@@ -705,8 +742,7 @@ main_batch(const struct main_opts *o, struct job *job)
 	out_json_set_flags(NULL, NULL);
 	detect_free(run.det);
 	history_free(run.hist);
-	rconf_free(&rc);
-	free(probe);
+	main_probes_free(&mp);
 	return ret;
 }
 
@@ -730,19 +766,16 @@ main_ui_event(void *arg, const struct detect_event *de)
 static int
 main_interactive(const struct main_opts *o, struct job *job)
 {
-	static char		 opt_interval[] = "--interval", opt_job[] = "--job";
+	struct main_probes	 mp;
 	struct main_run		 run;
 	struct session_hooks	 hooks, chain;
-	struct session_conf	 sc;
 	struct ui_conf		 uc;
 	struct session		*s;
 	struct ui		*ui;
-	struct rconf		 rc;
-	struct feed		*f;
-	char			*probe, err[512], ivl[32], *argv[6];
+	char			 err[512];
 	const char		*name, *jobid = NULL;
 	size_t			 i, n = hostlist_count(job->nodes);
-	int			 remote = 0, ret, k = 0, local;
+	int			 ret, k;
 
 	if (ui_check_terminal(err, sizeof(err)) != 0) {
 		log_error("%s", err);
@@ -765,50 +798,15 @@ main_interactive(const struct main_opts *o, struct job *job)
 		log_error("%s", err);
 		return MAIN_EXIT_USAGE;
 	}
-	if ((probe = feed_local_find_probe(err, sizeof(err))) == NULL) {
-		log_error("%s", err);
-		ui_free(ui);
-		return MAIN_EXIT_FAIL;
-	}
-	snprintf(ivl, sizeof(ivl), "%.3f", o->interval);
-	argv[k++] = probe;
-	argv[k++] = opt_interval;
-	argv[k++] = ivl;
-	if (jobid != NULL) {
-		argv[k++] = opt_job;
-		argv[k++] = (char *)(uintptr_t)jobid;
-	}
-	argv[k] = NULL;
-	memset(&sc, 0, sizeof(sc));
-	sc.count = o->count;
-	sc.interval = o->interval;
-	sc.lost_ms = (unsigned)(o->interval * 2500);
-	if (sc.lost_ms < 1000)
-		sc.lost_ms = 1000;
-	for (i = 0; i < n; i++)
-		remote |= !main_host_local(hostlist_get(job->nodes, i));
-	rconf_init(&rc);
 	memset(&run, 0, sizeof(run));
-	ret = 0;
-	if (remote) {
-		main_rconf_set(&rc.probe_path, probe);
-		main_rconf_set(&rc.job, jobid);
-		rc.interval = o->interval;
-		rc.accept_new = o->accept_new;
-		rc.log = main_rconf_log;
-		if (rconf_ready(&rc, err, sizeof(err)) != 0) {
-			log_error("%s", err);
-			ret = MAIN_EXIT_FAIL;
-		}
-	}
+	ret = main_probes_init(&mp, o, job) != 0 ? MAIN_EXIT_FAIL : 0;
 	if (ret == 0) {
 		run.rec = main_rec_open(o, job, &ret);
 		if (ret != 0)
 			ret = MAIN_EXIT_FAIL;
 	}
 	if (ret != 0) {
-		rconf_free(&rc);
-		free(probe);
+		main_probes_free(&mp);
 		ui_free(ui);
 		return ret;
 	}
@@ -819,19 +817,13 @@ main_interactive(const struct main_opts *o, struct job *job)
 	chain.timeout = main_on_timeout;
 	ui_hooks(ui, &hooks, &chain);
 	ui_set_event_hook(ui, main_ui_event, &run);
-	s = session_new(&sc, &hooks);
+	s = session_new(&mp.sc, &hooks);
 	run.s = s;
 	ui_set_session(ui, s);
 	for (i = 0; i < n; i++) {
 		name = hostlist_get(job->nodes, i);
-		local = main_host_local(name);
-		ui_add_node(ui, name, local);
-		err[0] = '\0';
-		if (local)
-			f = feed_new_local(probe, argv, err, sizeof(err));
-		else
-			f = feed_new_ssh(&rc, name);
-		session_add(s, name, f, err);
+		ui_add_node(ui, name, main_host_local(name));
+		main_probes_add(&mp, s, name);
 	}
 	if (ui_start(ui, err, sizeof(err)) != 0) {
 		log_error("%s", err);
@@ -848,8 +840,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 		log_error("recording stopped: %s", err);
 	session_free(s);
 	ui_free(ui);
-	rconf_free(&rc);
-	free(probe);
+	main_probes_free(&mp);
 	return ret;
 }
 
