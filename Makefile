@@ -99,19 +99,25 @@ build/tests/%: tests/%.c
 tests-build: all $(UNIT_BIN) $(HELPER_BIN)
 
 # The one test command (README, CI): unit, regress and lab tests.
-check: tests-build
+# `make deps check` on a bare machine: the package probes above (pkg-config,
+# musl-gcc) ran before deps installed anything, so build in a fresh make.
+check:
+	$(MAKE) tests-build
 	tests/run.sh
 
-lab-up: all $(HELPER_BIN)
+lab-up:
+	$(MAKE) all $(HELPER_BIN)
 	tests/lab/lab-up.sh
 
 lab-down:
 	tests/lab/lab-down.sh
 
-demo: all $(HELPER_BIN)
+demo:
+	$(MAKE) all $(HELPER_BIN)
 	tests/lab/demo.sh
 
-bench: tests-build
+bench:
+	$(MAKE) tests-build
 	tests/bench/run.sh
 
 # libFuzzer targets (clang): one per decoder and parser.
