@@ -9,6 +9,7 @@ BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man/man1
 DATADIR = $(PREFIX)/share/jobtop
 LIBEXECDIR = $(PREFIX)/libexec/jobtop
+SYSCONFDIR ?= /etc
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -23,6 +24,7 @@ endif
 OPT ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -DJOBTOP_VERSION='"$(VERSION)"' \
 	-DJOBTOP_DATADIR='"$(DATADIR)"' -DJOBTOP_LIBEXECDIR='"$(LIBEXECDIR)"' \
+	-DJOBTOP_SYSCONFDIR='"$(SYSCONFDIR)"' \
 	-iquote src -iquote ui -iquote remote -iquote probes
 # -iquote, not -I: project headers (src/sched.h) must not shadow the
 # system's (<sched.h>).

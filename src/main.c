@@ -858,6 +858,12 @@ main_resolve(const struct main_opts *o, struct job *job)
 		log_error("give one of JOBID, -w HOSTLIST or --hostfile FILE");
 		return MAIN_EXIT_USAGE;
 	}
+	if (o->scheduler != NULL && jobid == NULL &&
+	    (o->hostlist != NULL || o->hostfile != NULL)) {
+		log_error("--scheduler goes with a job id or an allocation, "
+		    "not with -w or --hostfile");
+		return MAIN_EXIT_USAGE;
+	}
 	if (o->hostlist != NULL)
 		r = sched_from_hostlist(o->hostlist, job, err, sizeof(err));
 	else if (o->hostfile != NULL)
@@ -865,7 +871,7 @@ main_resolve(const struct main_opts *o, struct job *job)
 	else if (jobid != NULL)
 		r = sched_resolve(o->scheduler, jobid, job, err, sizeof(err));
 	else
-		r = sched_from_env(job, err, sizeof(err));
+		r = sched_from_env(o->scheduler, job, err, sizeof(err));
 	if (r == SCHED_OK && !sched_may_watch(job, getuid(), err,
 	    sizeof(err)))
 		r = SCHED_EPERM;

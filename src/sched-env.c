@@ -256,13 +256,26 @@ sched_env_id(struct job *job, const char *sched, const char *var,
 	return SCHED_OK;
 }
 
+/* Does --scheduler (NULL: any) allow the scheduler named s? */
+static int
+sched_env_want(const char *only, const char *s)
+{
+	return only == NULL || strcmp(only, s) == 0;
+}
+
 int
-sched_from_env(struct job *job, char *err, size_t errsz)
+sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 {
 	const char	*id, *v, *w;
 	int		 r;
 
-	if ((id = sched_env_get("SLURM_JOB_ID", "SLURM_JOBID", NULL)) !=
+	if (only != NULL && sched_by_name(only) == NULL) {
+		snprintf(err, errsz, "unknown scheduler \"%.64s\" (known: "
+		    "slurm, pbs, lsf, oar, flux)", only);
+		return SCHED_ENOSCHED;
+	}
+	if (sched_env_want(only, "slurm") &&
+	    (id = sched_env_get("SLURM_JOB_ID", "SLURM_JOBID", NULL)) !=
 	    NULL) {
 		if ((r = sched_env_id(job, "slurm", "SLURM_JOB_ID", id,
 		    VJ_SLURM, err, errsz)) != SCHED_OK)
@@ -278,7 +291,8 @@ sched_from_env(struct job *job, char *err, size_t errsz)
 		if ((v = sched_env_get("SLURM_NTASKS", "SLURM_NPROCS",
 		    NULL)) != NULL)
 			job->ntasks = strtol(v, NULL, 10);
-	} else if ((id = sched_env_get("PBS_JOBID", NULL, NULL)) != NULL) {
+	} else if (sched_env_want(only, "pbs") &&
+	    (id = sched_env_get("PBS_JOBID", NULL, NULL)) != NULL) {
 		if ((r = sched_env_id(job, "pbs", "PBS_JOBID", id, VJ_PBS, err,
 		    errsz)) != SCHED_OK)
 			return r;
@@ -289,7 +303,8 @@ sched_from_env(struct job *job, char *err, size_t errsz)
 		}
 		if ((r = sched_env_hostfile(job, v, err, errsz)) != SCHED_OK)
 			return r;
-	} else if ((id = sched_env_get("LSB_JOBID", NULL, NULL)) != NULL) {
+	} else if (sched_env_want(only, "lsf") &&
+	    (id = sched_env_get("LSB_JOBID", NULL, NULL)) != NULL) {
 		if ((r = sched_env_id(job, "lsf", "LSB_JOBID", id, VJ_LSF, err,
 		    errsz)) != SCHED_OK)
 			return r;
@@ -303,8 +318,8 @@ sched_from_env(struct job *job, char *err, size_t errsz)
 		if ((r = sched_env_lsf_hosts(job, v, w, err, errsz)) !=
 		    SCHED_OK)
 			return r;
-	} else if ((id = sched_env_get("OAR_JOB_ID", "OAR_JOBID", NULL)) !=
-	    NULL) {
+	} else if (sched_env_want(only, "oar") &&
+	    (id = sched_env_get("OAR_JOB_ID", "OAR_JOBID", NULL)) != NULL) {
 		if ((r = sched_env_id(job, "oar", "OAR_JOB_ID", id, VJ_OAR, err,
 		    errsz)) != SCHED_OK)
 			return r;
@@ -316,6 +331,10 @@ sched_from_env(struct job *job, char *err, size_t errsz)
 		}
 		if ((r = sched_env_hostfile(job, v, err, errsz)) != SCHED_OK)
 			return r;
+	} else if (only != NULL) {
+		snprintf(err, errsz, "no job given and not inside a %s job; "
+		    "give a job id, -w HOSTLIST or --hostfile FILE", only);
+		return SCHED_ENOENV;
 	} else {
 		snprintf(err, errsz, "no job given and not inside one (no "
 		    "SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or OAR_JOB_ID); give "

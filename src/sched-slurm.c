@@ -324,6 +324,7 @@ slurm_parse(const char *text, const char *jobid, struct job *job, char *err,
 	if ((copy = strdup(text)) == NULL ||
 	    (rec = malloc(sizeof(*rec))) == NULL) {
 		free(copy);
+		snprintf(err, errsz, "out of memory reading Slurm's answer");
 		return SCHED_ENOMEM;
 	}
 	for (line = copy; line != NULL && *line != '\0'; line = next) {

@@ -8,6 +8,7 @@
  * not depend on the user's locale.  Output is bounded (SCHED_OUT_MAX), and
  * the command is killed, with its process group, after the timeout.
  */
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -51,6 +52,7 @@ static const struct sched *const sched_table[] = {
 #define SCHED_JSON_DEPTH 64
 
 static int	sched_timeout_ms = SCHED_TIMEOUT_MS;
+static const char *sched_conf_path = JOBTOP_SYSCONFDIR "/jobtop.conf";
 
 static int	sched_err(char *, size_t, int, const char *, ...)
 		    __attribute__((format(printf, 4, 5)));
@@ -411,9 +413,50 @@ sched_in_group(uid_t uid, const char *group)
 }
 
 int
+sched_admin_group(const char *path, char *group, size_t groupsz)
+{
+	struct stat	 st;
+	FILE		*f;
+	char		 line[512], key[64], val[256];
+	int		 fd, found = 0;
+
+	group[0] = '\0';
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return 0;
+	/*
+	 * Only root may name the admins: a file anyone else could have
+	 * written (or replaced) would let a user make themselves admin.
+	 */
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
+	    (f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, " %63s %255s", key, val) != 2 ||
+		    key[0] == '#' || strcmp(key, "admin-group") != 0)
+			continue;
+		if (validate_username(val)) {
+			sched_copy(group, groupsz, val);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+void
+sched_set_conf(const char *path)
+{
+	sched_conf_path = path;
+}
+
+int
 sched_may_watch(const struct job *job, uid_t uid, char *err, size_t errsz)
 {
 	struct passwd	*pw;
+	char		 group[256];
 
 	if (uid == 0 || job->user[0] == '\0')
 		return 1;
@@ -423,7 +466,8 @@ sched_may_watch(const struct job *job, uid_t uid, char *err, size_t errsz)
 	} else if ((pw = getpwuid(uid)) != NULL &&
 	    strcmp(pw->pw_name, job->user) == 0)
 		return 1;
-	if (sched_in_group(uid, getenv("JOBTOP_ADMIN_GROUP")))
+	if (sched_admin_group(sched_conf_path, group, sizeof(group)) &&
+	    sched_in_group(uid, group))
 		return 1;
 	sched_err(err, errsz, 0, "job %s belongs to %s; only its owner or "
 	    "an admin can watch it", job->id, job->user);

@@ -25,7 +25,7 @@
  *	else if (jobid != NULL)
  *		r = sched_resolve(schedname, jobid, &job, err, sizeof(err));
  *	else
- *		r = sched_from_env(&job, err, sizeof(err));
+ *		r = sched_from_env(NULL, &job, err, sizeof(err));
  *	if (r == SCHED_OK && !sched_may_watch(&job, getuid(), err,
  *	    sizeof(err)))
  *		r = SCHED_EPERM;
@@ -159,18 +159,31 @@ int	sched_from_hostfile(const char *, struct job *, char *, size_t);
 /*
  * No job named: the job we run inside, from SLURM_JOB_ID and
  * SLURM_JOB_NODELIST, PBS_JOBID and PBS_NODEFILE, LSB_JOBID and
- * LSB_MCPU_HOSTS or LSB_HOSTS, OAR_JOB_ID (or OAR_JOBID) and OAR_NODEFILE.
- * SCHED_ENOENV outside a job.
+ * LSB_MCPU_HOSTS or LSB_HOSTS, OAR_JOB_ID (or OAR_JOBID) and OAR_NODEFILE,
+ * in that order; only those of scheduler `only` unless it is NULL.
+ * SCHED_ENOENV outside a job, SCHED_ENOSCHED for an unknown `only`.
  */
-int	sched_from_env(struct job *, char *, size_t);
+int	sched_from_env(const char *, struct job *, char *, size_t);
 
 /*
- * May user uid watch this job?  Root, the owner, and members of the group
- * named by JOBTOP_ADMIN_GROUP (unset: no such group) may; a job without an
- * owner (a hostlist) is anyone's.  Returns 1, or 0 with "job 123 belongs to
- * alice; only its owner or an admin can watch it" in err.
+ * May user uid watch this job?  Root, the owner, and members of the site's
+ * admin group may; a job without an owner (a hostlist) is anyone's.  The
+ * admin group is named only by an "admin-group NAME" line in the
+ * configuration file (JOBTOP_SYSCONFDIR/jobtop.conf), and only if that file
+ * is a regular file owned by root and writable by no one else: never by the
+ * environment.  Returns 1, or 0 with "job 123 belongs to alice; only its
+ * owner or an admin can watch it" in err.
  */
 int	sched_may_watch(const struct job *, uid_t, char *, size_t);
+
+/*
+ * The admin group configured in file path into group: 1 if there is one,
+ * 0 if the file is missing, not root's, writable by others, or names none.
+ */
+int	sched_admin_group(const char *, char *, size_t);
+
+/* Use another configuration file (tests). */
+void	sched_set_conf(const char *);
 
 /* Job records. */
 void		 sched_job_init(struct job *);

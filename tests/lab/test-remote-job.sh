@@ -2,7 +2,9 @@
 # `jobtop JOBID` over SSH on the real lab cluster (issue: remote):
 #  - as jtuser and as root, -b --json -n 5 gives node and rank records from
 #    all 4 nodes, each rank on the node where Slurm placed it;
-#  - jtother is refused jtuser's job with one clear line;
+#  - jtother is refused jtuser's job with one clear line, also when it
+#    names its own group as admin group in the environment; as a member of
+#    the admin group named in a root-owned /etc/jobtop.conf it may watch;
 #  - a node whose link goes down is reported lost within 3 samples while
 #    the others keep streaming, and comes back after the link returns;
 #  - kill -9 of jobtop leaves no probe on any node after 3 seconds;
@@ -29,6 +31,8 @@ cleanup() {
 		kill -9 "$(jobtop_pid "$p")" "$p" 2>/dev/null
 	done
 	ip link set "$(lab_veth node3)" up 2>/dev/null
+	[ -n "${conf_made:-}" ] && rm -f /etc/jobtop.conf
+	getent group jtadmin >/dev/null && groupdel jtadmin
 	[ ${#jobs_started[@]} -gt 0 ] && lab_cancel "${jobs_started[@]}"
 	rm -rf "$tmp"
 }
@@ -98,6 +102,46 @@ if [ $rc -ne 0 ] && [ "$(wc -l <"$tmp/other.err")" -eq 1 ] &&
 	ok "$LAB_OTHER refused: $(cat "$tmp/other.err")"
 else
 	fail "$LAB_OTHER on $LAB_USER's job: exit $rc, stderr: $(cat "$tmp/other.err"), stdout $(wc -l <"$tmp/other.out") lines"
+fi
+
+# The environment names no admins.
+lab_as "$LAB_OTHER" env JOBTOP_ADMIN_GROUP="$LAB_OTHER" "$JT" -b --json -n 1 \
+	"$job" >"$tmp/other.out" 2>"$tmp/other.err"
+rc=$?
+if [ $rc -ne 0 ] && grep -q "belongs to $LAB_USER" "$tmp/other.err"; then
+	ok "JOBTOP_ADMIN_GROUP in the environment grants nothing"
+else
+	fail "environment made $LAB_OTHER an admin: exit $rc, $(cat "$tmp/other.err")"
+fi
+
+# An admin (a member of the group that root's /etc/jobtop.conf names)
+# watches the job: all 4 nodes.
+if [ -e /etc/jobtop.conf ]; then
+	echo "   (skipping the admin-group check: /etc/jobtop.conf exists already)"
+else
+	conf_made=1
+	groupadd -f jtadmin && usermod -aG jtadmin "$LAB_OTHER"
+	printf '# lab test\nadmin-group jtadmin\n' >/etc/jobtop.conf
+	chmod 644 /etc/jobtop.conf
+	lab_as "$LAB_OTHER" "$JT" -b --json -n 2 -d 0.5 "$job" \
+		>"$tmp/admin.out" 2>"$tmp/admin.err"
+	rc=$?
+	nodes=$(python3 -c 'import json,sys
+print(len({r["node"] for r in map(json.loads, open(sys.argv[1])) if r["type"] == "node"}))' "$tmp/admin.out")
+	if [ $rc -eq 0 ] && [ "$nodes" -eq 4 ]; then
+		ok "admin $LAB_OTHER watches $LAB_USER's job on $nodes nodes"
+	else
+		fail "admin $LAB_OTHER: exit $rc, $nodes nodes, $(head -3 "$tmp/admin.err")"
+	fi
+	chmod 666 /etc/jobtop.conf
+	lab_as "$LAB_OTHER" "$JT" -b --json -n 1 "$job" >/dev/null 2>"$tmp/admin.err"
+	if [ $? -ne 0 ] && grep -q "belongs to" "$tmp/admin.err"; then
+		ok "a jobtop.conf others may write names no admins"
+	else
+		fail "a world-writable jobtop.conf was honoured"
+	fi
+	rm -f /etc/jobtop.conf
+	conf_made=
 fi
 
 # A node's link goes down mid-run, then comes back.

@@ -1,8 +1,10 @@
 #!/bin/sh
 # hostlist-oracle: expand every expression of tests/data/hostlist-corpus.txt
-# with jobtop's hostlist code (build/tests/test-hostlist --expand) and with
-# ClusterShell (nodeset -e), and compare them as sets: any difference fails.
-# Lines "error EXPR" must be refused by both.
+# with jobtop itself (`jobtop --list -w EXPR`) and with ClusterShell
+# (nodeset -e), and compare them as sets: any difference fails.  Lines
+# "error EXPR" must be refused by both.  Then fold the expanded names back
+# with jobtop's hostlist code (build/tests/test-hostlist --fold) and with
+# `nodeset -f`: the two strings must be the same.
 #
 # Slurm's `scontrol show hostnames` is compared too, for information only:
 # it needs no slurmctld, only a slurm.conf it can parse, so it gets a
@@ -16,12 +18,13 @@
 
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=${TESTBIN:-$TOP/build/tests}/test-hostlist
+JT=${JOBTOP:-$TOP/jobtop}
 CORPUS=$TOP/tests/data/hostlist-corpus.txt
 LC_ALL=C
 export LC_ALL
 
-if [ ! -x "$BIN" ]; then
-	echo "skip: $BIN is not built (make tests-build)"
+if [ ! -x "$BIN" ] || [ ! -x "$JT" ]; then
+	echo "skip: $BIN or $JT is not built (make tests-build)"
 	exit 77
 fi
 if ! command -v nodeset >/dev/null 2>&1; then
@@ -42,7 +45,7 @@ if command -v scontrol >/dev/null 2>&1; then
 	[ "$out" = "n1 n2 " ] && use_scontrol=1
 fi
 
-total=0 bad=0 scdiff=0 screfused=0 scsame=0
+total=0 folds=0 bad=0 scdiff=0 screfused=0 scsame=0
 while IFS= read -r line; do
 	case $line in
 	'' | '#'*) continue ;;
@@ -52,7 +55,7 @@ while IFS= read -r line; do
 	total=$((total + 1))
 
 	ours=ok
-	"$BIN" --expand "$expr" >"$tmp/ours" 2>"$tmp/ours.err" || ours=error
+	"$JT" --list -w "$expr" >"$tmp/ours" 2>"$tmp/ours.err" || ours=error
 	cs=ok
 	nodeset -e "$expr" >"$tmp/cs.raw" 2>"$tmp/cs.err" || cs=error
 
@@ -83,6 +86,16 @@ while IFS= read -r line; do
 		bad=$((bad + 1))
 		continue
 	fi
+	# shellcheck disable=SC2046
+	ourfold=$("$BIN" --fold $(cat "$tmp/a"))
+	# shellcheck disable=SC2046
+	csfold=$(nodeset -f $(cat "$tmp/a"))
+	folds=$((folds + 1))
+	if [ "$ourfold" != "$csfold" ]; then
+		echo "FAIL '$expr': folds to '$ourfold', nodeset -f to '$csfold'"
+		bad=$((bad + 1))
+		continue
+	fi
 	[ $use_scontrol = 1 ] || continue
 	SLURM_CONF=$tmp/slurm.conf timeout 10 scontrol show hostnames "$expr" \
 	    >"$tmp/sc" 2>"$tmp/sc.err"
@@ -103,7 +116,7 @@ if [ $use_scontrol = 1 ]; then
 else
 	echo "scontrol: not compared (scontrol missing or unusable)"
 fi
-echo "$total expressions, $bad differ from ClusterShell"
+echo "$total expressions ($folds folded), $bad differ from ClusterShell"
 if [ $total -lt 100 ]; then
 	echo "FAIL: the corpus has fewer than 100 expressions"
 	exit 1

@@ -541,7 +541,7 @@ test_env(void)
 
 	clear_job_env();
 	sched_job_init(&job);
-	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_ENOENV);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_ENOENV);
 	CHECK(strstr(err, "not inside") != NULL);
 	sched_job_free(&job);
 
@@ -549,7 +549,7 @@ test_env(void)
 	setenv("SLURM_JOB_NODELIST", "cn[01-04],gpu7", 1);
 	setenv("SLURM_NTASKS", "20", 1);
 	sched_job_init(&job);
-	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_OK);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
 	CHECK_STR(job.id, "4242");
 	CHECK_STR(job.sched, "slurm");
 	CHECK_STR(job.nodelist, "cn[01-04],gpu7");
@@ -560,12 +560,12 @@ test_env(void)
 
 	setenv("SLURM_JOB_ID", "42;reboot", 1);
 	sched_job_init(&job);
-	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_EINVAL);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EINVAL);
 	sched_job_free(&job);
 	unsetenv("SLURM_JOB_NODELIST");
 	setenv("SLURM_JOB_ID", "42", 1);
 	sched_job_init(&job);
-	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_ENOENV);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_ENOENV);
 	sched_job_free(&job);
 	clear_job_env();
 
@@ -573,7 +573,7 @@ test_env(void)
 	setenv("PBS_JOBID", "1234.pbs01", 1);
 	setenv("PBS_NODEFILE", path, 1);
 	sched_job_init(&job);
-	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_OK);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
 	CHECK_STR(job.sched, "pbs");
 	CHECK_STR(job.nodelist, "n[01-02]");
 	CHECK_INT(job.ntasks, 8);
@@ -584,7 +584,7 @@ test_env(void)
 	setenv("LSB_MCPU_HOSTS", "hpc-n01 4 hpc-n02 2", 1);
 	setenv("LSB_HOSTS", "ignored", 1);
 	sched_job_init(&job);
-	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_OK);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
 	CHECK_STR(job.nodelist, "hpc-n[01-02]");
 	CHECK_INT(slots_of(&job, "hpc-n01"), 4);
 	CHECK_INT(job.ntasks, 6);
@@ -592,13 +592,13 @@ test_env(void)
 	unsetenv("LSB_MCPU_HOSTS");
 	setenv("LSB_HOSTS", "hpc-n03 hpc-n03 hpc-n04", 1);
 	sched_job_init(&job);
-	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_OK);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
 	CHECK_STR(job.nodelist, "hpc-n[03-04]");
 	CHECK_INT(slots_of(&job, "hpc-n03"), 2);
 	sched_job_free(&job);
 	setenv("LSB_MCPU_HOSTS", "hpc-n01 four", 1);
 	sched_job_init(&job);
-	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_EINVAL);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EINVAL);
 	sched_job_free(&job);
 	clear_job_env();
 
@@ -606,10 +606,34 @@ test_env(void)
 	setenv("OAR_JOBID", "5150", 1);
 	setenv("OAR_FILE_NODES", path, 1);
 	sched_job_init(&job);
-	CHECK_INT(sched_from_env(&job, err, sizeof(err)), SCHED_OK);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
 	CHECK_STR(job.sched, "oar");
 	CHECK_INT(hostlist_count(job.nodes), 5);
 	sched_job_free(&job);
+
+	/* --scheduler picks among the allocations the environment names. */
+	setenv("SLURM_JOB_ID", "77", 1);
+	setenv("SLURM_JOB_NODELIST", "n[1-2]", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sched, "slurm");
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env("oar", &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sched, "oar");
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env("pbs", &job, err, sizeof(err)),
+	    SCHED_ENOENV);
+	CHECK_STR(err, "no job given and not inside a pbs job; give a job "
+	    "id, -w HOSTLIST or --hostfile FILE");
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env("sge", &job, err, sizeof(err)),
+	    SCHED_ENOSCHED);
+	sched_job_free(&job);
+	unsetenv("SLURM_JOB_ID");
+	unsetenv("SLURM_JOB_NODELIST");
 	clear_job_env();
 }
 
@@ -634,18 +658,60 @@ test_may_watch(void)
 	CHECK_STR(err, "job 123 belongs to alice; only its owner or an admin "
 	    "can watch it");
 
-	/* Admins: members (here: primary group) of JOBTOP_ADMIN_GROUP. */
+	/*
+	 * Admins: members (here: primary group) of the group named in the
+	 * configuration file, which counts only when root owns it and no
+	 * one else may write it; the environment names no admins.
+	 */
 	if ((pw = getpwnam("nobody")) != NULL && pw->pw_uid != 1000 &&
 	    (gr = getgrgid(pw->pw_gid)) != NULL) {
+		char	conf[] = "/tmp/jobtop-conf.XXXXXX", group[256];
+		FILE	*f;
+		int	 fd;
+
 		other = pw->pw_uid;
+		sched_set_conf("/nonexistent/jobtop.conf");
 		CHECK_INT(sched_may_watch(&job, other, err, sizeof(err)), 0);
 		setenv("JOBTOP_ADMIN_GROUP", gr->gr_name, 1);
-		CHECK_INT(sched_may_watch(&job, other, err, sizeof(err)), 1);
-		setenv("JOBTOP_ADMIN_GROUP", "no-such-group-jt", 1);
-		CHECK_INT(sched_may_watch(&job, other, err, sizeof(err)), 0);
-		setenv("JOBTOP_ADMIN_GROUP", "bad;group", 1);
 		CHECK_INT(sched_may_watch(&job, other, err, sizeof(err)), 0);
 		unsetenv("JOBTOP_ADMIN_GROUP");
+		CHECK((fd = mkstemp(conf)) != -1);
+		CHECK((f = fdopen(fd, "w")) != NULL);
+		fprintf(f, "# site admins\n  admin-group %s\n", gr->gr_name);
+		fclose(f);
+		sched_set_conf(conf);
+		if (getuid() == 0) {
+			CHECK_INT(sched_admin_group(conf, group,
+			    sizeof(group)), 1);
+			CHECK_STR(group, gr->gr_name);
+			CHECK_INT(sched_may_watch(&job, other, err,
+			    sizeof(err)), 1);
+			/* Writable by the group: ignored. */
+			chmod(conf, 0664);
+			CHECK_INT(sched_may_watch(&job, other, err,
+			    sizeof(err)), 0);
+			chmod(conf, 0644);
+			/* Not root's: ignored. */
+			CHECK(chown(conf, 1, (gid_t)-1) == 0);
+			CHECK_INT(sched_admin_group(conf, group,
+			    sizeof(group)), 0);
+			CHECK(chown(conf, 0, (gid_t)-1) == 0);
+		} else
+			CHECK_INT(sched_admin_group(conf, group,
+			    sizeof(group)), 0);
+		f = fopen(conf, "w");
+		CHECK(f != NULL);
+		fprintf(f, "admin-group no-such-group-jt\n");
+		fclose(f);
+		CHECK_INT(sched_may_watch(&job, other, err, sizeof(err)), 0);
+		f = fopen(conf, "w");
+		CHECK(f != NULL);
+		fprintf(f, "admin-group bad;group\n");
+		fclose(f);
+		CHECK_INT(sched_admin_group(conf, group, sizeof(group)), 0);
+		CHECK_INT(sched_may_watch(&job, other, err, sizeof(err)), 0);
+		unlink(conf);
+		sched_set_conf("/nonexistent/jobtop.conf");
 	}
 
 	/* Without a uid, the user name decides. */
