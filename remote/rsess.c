@@ -13,17 +13,16 @@
  * failures go to BACKOFF, and a node that was never live gives up after
  * rconf.retries of them.
  *
- * RESOLVE is the one step that may block: a numeric address or a name
- * from /etc/hosts resolves at once, but a name that needs DNS goes
- * through getaddrinfo(3), which waits for the resolver.  Node names of a
- * cluster are nearly always in /etc/hosts or a local cache; a slow lookup
- * is logged with its duration, and each name is resolved once per
- * session, not at every reconnect.  The alternatives (a resolver thread
- * through getaddrinfo_a, a child process, or a DNS client of our own)
- * cost more than they save here.
+ * RESOLVE never blocks: a numeric address resolves at once, and a name
+ * goes to glibc's asynchronous resolver (getaddrinfo_a, which asks
+ * /etc/hosts, DNS and the rest of nsswitch on a thread of its own); the
+ * step polls for the answer on a short timer while it runs, gives up after
+ * RSESS_DNS_MS, and each name is resolved once per session, not at every
+ * reconnect.
  */
 #include <errno.h>
 #include <netdb.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -50,6 +49,17 @@
 #define RSESS_STEPS	64		/* steps per rsess_step call */
 #define RSESS_T_CONF	UINT32_MAX	/* timeout comes from the rconf */
 #define RSESS_SLOW_DNS	200		/* ms: log a slow lookup */
+#define RSESS_DNS_MS	10000		/* ms: give up on a lookup */
+#define RSESS_DNS_TICK	10		/* ms: poll a running lookup */
+
+/* One asynchronous lookup; the resolver's thread owns it until done. */
+struct rsess_gai {
+	struct gaicb		 cb;
+	struct addrinfo		 hints;
+	char			 port[16];
+	uint64_t		 since;
+	uint64_t		 next;		/* look again then */
+};
 
 enum { STEP_WAIT, STEP_GO };
 
@@ -117,6 +127,7 @@ struct rsess {
 	unsigned		 uploads;
 
 	struct addrinfo		*ai, *aicur;
+	struct rsess_gai	*gai;		/* a lookup in flight */
 	int			 sock;
 	int			 sock_err;
 	LIBSSH2_SESSION		*ssh;
@@ -145,6 +156,7 @@ struct rsess {
 };
 
 static int	rsess_do_resolve(struct rsess *);
+static void	rsess_gai_drop(struct rsess *);
 static int	rsess_do_connect(struct rsess *);
 static int	rsess_do_handshake(struct rsess *);
 static int	rsess_do_hostkey(struct rsess *);
@@ -424,6 +436,7 @@ rsess_close(struct rsess *s)
 	if (s == NULL)
 		return;
 	rsess_teardown(s, 1);
+	rsess_gai_drop(s);
 	if (s->ai != NULL)
 		freeaddrinfo(s->ai);
 	for (i = 0; i < s->nids; i++)
@@ -454,14 +467,59 @@ rsess_stop(struct rsess *s)
 	s->ready = 1;
 }
 
+/*
+ * Forget a lookup in flight.  One the resolver cannot cancel any more is
+ * still being written by its thread: it is left to it (a few hundred
+ * bytes, only when a session closes in the middle of a lookup).
+ */
+static void
+rsess_gai_drop(struct rsess *s)
+{
+	struct rsess_gai	*g = s->gai;
+
+	if (g == NULL)
+		return;
+	s->gai = NULL;
+	if (gai_error(&g->cb) == EAI_INPROGRESS &&
+	    gai_cancel(&g->cb) == EAI_NOTCANCELED)
+		return;
+	if (g->cb.ar_result != NULL)
+		freeaddrinfo(g->cb.ar_result);
+	free(g);
+}
+
+/* Start looking name up without waiting: 0, or a getaddrinfo error. */
+static int
+rsess_gai_start(struct rsess *s)
+{
+	struct rsess_gai	*g;
+	struct gaicb		*list[1];
+	int			 rc;
+
+	g = xcalloc(1, sizeof(*g));
+	g->hints.ai_family = AF_UNSPEC;
+	g->hints.ai_socktype = SOCK_STREAM;
+	g->hints.ai_flags = AI_NUMERICSERV;
+	snprintf(g->port, sizeof(g->port), "%d", s->port);
+	g->cb.ar_name = s->hostname;
+	g->cb.ar_service = g->port;
+	g->cb.ar_request = &g->hints;
+	g->since = s->now;
+	list[0] = &g->cb;
+	if ((rc = getaddrinfo_a(GAI_NOWAIT, list, 1, NULL)) != 0) {
+		free(g);
+		return rc;
+	}
+	s->gai = g;
+	return 0;
+}
+
 /* RESOLVE: take a fan-out slot, then the addresses (once a session). */
 static int
 rsess_do_resolve(struct rsess *s)
 {
 	struct addrinfo	 hints;
 	char		 port[16];
-	uint64_t	 t0, t1;
-	struct timespec	 ts;
 	int		 rc;
 
 	if (s->config_err != NULL)
@@ -471,32 +529,46 @@ rsess_do_resolve(struct rsess *s)
 			return STEP_WAIT;
 		s->slot = 1;
 	}
-	if (s->ai == NULL) {
+	if (s->ai == NULL && s->gai == NULL) {
 		memset(&hints, 0, sizeof(hints));
 		hints.ai_family = AF_UNSPEC;
 		hints.ai_socktype = SOCK_STREAM;
 		hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
 		snprintf(port, sizeof(port), "%d", s->port);
 		rc = getaddrinfo(s->hostname, port, &hints, &s->ai);
-		if (rc == EAI_NONAME) {
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			t0 = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec /
-			    1000000;
-			hints.ai_flags = AI_NUMERICSERV;
-			rc = getaddrinfo(s->hostname, port, &hints, &s->ai);
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			t1 = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec /
-			    1000000;
-			if (t1 - t0 >= RSESS_SLOW_DNS)
-				rsess_log(s, "resolving %s blocked for %llu ms",
-				    s->hostname, (unsigned long long)(t1 - t0));
-		}
+		if (rc == EAI_NONAME)
+			rc = rsess_gai_start(s);
 		if (rc != 0) {
 			s->ai = NULL;
 			return rsess_fail(s, rc != EAI_AGAIN, "%s: %s",
 			    s->hostname, rc == EAI_SYSTEM ? strerror(errno) :
 			    gai_strerror(rc));
 		}
+	}
+	if (s->gai != NULL) {
+		rc = gai_error(&s->gai->cb);
+		if (rc == EAI_INPROGRESS) {
+			if (s->now - s->gai->since < RSESS_DNS_MS) {
+				s->gai->next = s->now + RSESS_DNS_TICK;
+				return STEP_WAIT;
+			}
+			rsess_gai_drop(s);
+			return rsess_fail(s, 0, "%s: no answer from the "
+			    "resolver in %d s", s->hostname,
+			    RSESS_DNS_MS / 1000);
+		}
+		if (s->now - s->gai->since >= RSESS_SLOW_DNS)
+			rsess_log(s, "resolving %s took %llu ms", s->hostname,
+			    (unsigned long long)(s->now - s->gai->since));
+		if (rc != 0) {
+			rsess_gai_drop(s);
+			return rsess_fail(s, rc != EAI_AGAIN, "%s: %s",
+			    s->hostname, rc == EAI_SYSTEM ? strerror(errno) :
+			    gai_strerror(rc));
+		}
+		s->ai = s->gai->cb.ar_result;
+		s->gai->cb.ar_result = NULL;
+		rsess_gai_drop(s);
 	}
 	s->aicur = s->ai;
 	s->sock_err = 0;
@@ -1421,6 +1493,10 @@ rsess_timeout(const struct rsess *s, uint64_t now)
 		return 0;
 	switch (s->state) {
 	case RS_RESOLVE:
+		if (s->gai != NULL) {
+			t = s->gai->next;
+			break;
+		}
 		return s->slot || rconf_slot_free(s->conf) ? 0 : -1;
 	case RS_HOSTKEY:
 		return 0;

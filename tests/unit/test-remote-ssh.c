@@ -289,8 +289,9 @@ lab_up(void)
 		    "Host lockedkey\n\tHostName 127.0.0.1\n\tPort %d\n"
 		    "\tIdentityFile ~/.ssh/locked\n"
 		    "Host deadport\n\tHostName 127.0.0.1\n\tPort %d\n"
-		    "Host chatty\n\tHostName 127.0.0.3\n\tPort %d\n",
-		    port, port, port, port, deadport, port);
+		    "Host chatty\n\tHostName 127.0.0.3\n\tPort %d\n"
+		    "Host byname\n\tHostName localhost\n\tPort %d\n",
+		    port, port, port, port, deadport, port, port);
 		snprintf(path, sizeof(path), "%s/.ssh/config", home);
 		write_file(path, cfg, 0600);
 	}
@@ -598,6 +599,37 @@ test_wrong_key(void)
 	CHECK_INT(rsess_phase(nd.s), RS_DEAD);
 	CHECK(contains(rsess_error(nd.s), "~/.ssh/locked skipped: "
 	    "passphrase-protected"));
+	nodes_close(&nd, 1);
+	rconf_free(&c);
+}
+
+/* A name (not an address) resolves on the resolver's thread: no step waits
+ * for it, and the node comes up as any other. */
+static void
+test_resolve_by_name(void)
+{
+	struct rconf	c;
+	struct node	nd;
+	uint64_t	t0, t1, worst = 0;
+	int		i;
+
+	conf_make(&c, 1);
+	memset(&nd, 0, sizeof(nd));
+	nd.s = rsess_new(&c, "byname");
+	for (i = 0; i < 20 && rsess_phase(nd.s) == RS_RESOLVE; i++) {
+		t0 = now_ms();
+		rsess_step(nd.s, t0);
+		t1 = now_ms();
+		if (t1 - t0 > worst)
+			worst = t1 - t0;
+		if (rsess_phase(nd.s) == RS_RESOLVE)
+			CHECK(rsess_timeout(nd.s, t1) <= 10);
+		usleep(5000);
+	}
+	CHECK(worst < 100);
+	drive(&nd, 1, 20000, NULL);
+	CHECK_STR(rsess_state(nd.s), "live");
+	CHECK(is_hello(&nd));
 	nodes_close(&nd, 1);
 	rconf_free(&c);
 }
@@ -986,6 +1018,21 @@ main(int argc, char **argv)
 	if (find_probe(argv[0]) != 0)
 		skip("no jobtop-probe: run make first, or set PROBE");
 	lab_up();
+	/*
+	 * A probe of our own content (the same binary with this run's
+	 * directory name appended, which an ELF file ignores), so that its
+	 * cache name is ours alone and killing "our" probes by name never
+	 * touches another test's (a lab running beside us).
+	 */
+	{
+		char	own[PATH_MAX];
+
+		snprintf(own, sizeof(own), "%s/jobtop-probe", tmp);
+		if (run("cp '%s' '%s' && printf '%%s' '%s' >>'%s'", probe,
+		    own, tmp, own) != 0)
+			skip("cannot copy the probe");
+		snprintf(probe, sizeof(probe), "%s", own);
+	}
 	setenv("HOME", home, 1);
 	unsetenv("SSH_AUTH_SOCK");
 
@@ -995,6 +1042,7 @@ main(int argc, char **argv)
 	RUN(test_changed_key);
 	RUN(test_wrong_key);
 	RUN(test_dead_port);
+	RUN(test_resolve_by_name);
 	RUN(test_arch);
 	RUN(test_agent);
 	RUN(test_lost_and_back);
