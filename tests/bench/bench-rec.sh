@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Recording costs, each against its target or baseline measured in the
 # same run:
-#  - bytes on disk per node-hour at 1 Hz for this machine (`-w localhost`,
-#    node sources and the processes jobtop lists without a job), from 60 s
-#    of recording extrapolated to an hour, against `atop -w FILE 1` over
-#    the same 60 s.  Target: at most a tenth of atop's bytes.
+#  - bytes on disk per node-hour at 1 Hz, from 60 s of recording
+#    extrapolated to an hour, against `atop -w FILE 1` over the same 60 s
+#    on the same machine (atop records one host: its figure is per
+#    host-hour).  Two recordings: (a) a 4-node job of the lab cluster
+#    (tests/lab, brought up and down here when it is not up; root only;
+#    BENCH_REC_LAB=0 skips it), the job's ranks computing; (b) this
+#    machine as one node (`-w localhost`: node sources and the processes
+#    jobtop lists without a job).  Target: at most a tenth of atop's bytes
+#    per node-hour.
 #  - the time to open a one-hour recording of 64 nodes at 1 Hz (230,464
 #    probe-like samples, made by build/tests/test-rec --gen) and seek to
 #    its last minute.  Target: under 50 ms.  CPU time is shown too: on a
@@ -16,13 +21,40 @@ TESTREC=$TOP/build/tests/test-rec
 [ -x "$JOBTOP" ] && [ -x "$TESTREC" ] || { echo "build first: make tests-build"; exit 1; }
 tmp=$(mktemp -d)
 pids=()
-cleanup() { kill "${pids[@]}" 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 export XDG_STATE_HOME=$tmp/state
 SECS=${BENCH_REC_SECS:-60}
 fail=0
 
 # 1. Bytes per node-hour against atop, side by side.
+lab_started=0
+labjob=""
+cleanup() {
+	kill "${pids[@]}" 2>/dev/null || true
+	[ -z "$labjob" ] || lab_cancel "$labjob" >/dev/null 2>&1
+	((lab_started)) && "$TOP/tests/lab/lab-down.sh" >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+labnodes=0
+if [ "${BENCH_REC_LAB:-1}" != 0 ] && [ "$(id -u)" -eq 0 ]; then
+	# shellcheck source=../lab/lib.sh
+	. "$TOP/tests/lab/lib.sh"
+	if ! lab_is_up; then
+		echo "bench-rec: bringing the lab up (tests/lab/lab-up.sh 4)" >&2
+		lab_started=1
+		"$TOP/tests/lab/lab-up.sh" 4 >&2 || { echo "bench-rec: lab-up failed"; exit 1; }
+		. "$TOP/tests/lab/lib.sh"
+	fi
+	labjob=$(lab_submit "$LAB_USER" healthy) || { echo "bench-rec: the lab job did not start"; exit 1; }
+	labnodes=$LAB_N
+	install -d -m 755 "$tmp/bin"
+	chmod 755 "$tmp"
+	install -m 755 "$JOBTOP" "$TOP/jobtop-probe" "$tmp/bin/"
+	install -d -m 777 "$tmp/lab"
+	lab_as "$LAB_USER" "$tmp/bin/jobtop" -b -d 1 -n $((SECS + 1)) \
+	    -o "$tmp/lab/job.jtr" "$labjob" >/dev/null 2>"$tmp/lab.err" &
+	pids+=($!)
+fi
 "$JOBTOP" -w localhost -b -d 1 -n $((SECS + 1)) -o "$tmp/local.jtr" \
     >/dev/null 2>"$tmp/jobtop.err" &
 pids+=($!)
@@ -34,22 +66,35 @@ if command -v atop >/dev/null 2>&1; then
 fi
 wait "${pids[@]}" || true
 pids=()
-jb=$(stat -c %s "$tmp/local.jtr")
-jh=$((jb * 3600 / SECS))
-printf 'recording, this machine at 1 Hz: %d bytes in %d s; %d bytes per node-hour (extrapolated)\n' \
-    "$jb" "$SECS" "$jh"
+ab=0
 if [ $have_atop -eq 1 ] && [ -s "$tmp/atop.raw" ]; then
 	ab=$(stat -c %s "$tmp/atop.raw")
-	ah=$((ab * 3600 / SECS))
-	ratio=$(awk -v j="$jb" -v a="$ab" 'BEGIN {printf "%.3f", j / a}')
-	printf 'atop -w at 1 Hz, same %d s: %d bytes; %d bytes per hour\n' \
-	    "$SECS" "$ab" "$ah"
-	printf 'ratio jobtop/atop: %s (target <= 0.100)\n' "$ratio"
-	awk -v r="$ratio" 'BEGIN {exit !(r <= 0.1)}' ||
-		{ echo "MISS: recording bytes"; fail=1; }
+	printf 'atop -w at 1 Hz, same %d s: %d bytes; %d bytes per host-hour\n' \
+	    "$SECS" "$ab" $((ab * 3600 / SECS))
 else
 	echo "atop is not installed (or wrote nothing): no baseline"
 fi
+# report LABEL BYTES NODES: bytes per node-hour and the ratio to atop's.
+report() {
+	local per ratio
+	per=$(($2 * 3600 / SECS / $3))
+	printf 'recording, %s at 1 Hz: %d bytes in %d s for %d nodes; %d bytes per node-hour\n' \
+	    "$1" "$2" "$SECS" "$3" "$per"
+	((ab > 0)) || return 0
+	ratio=$(awk -v j="$per" -v a="$((ab * 3600 / SECS))" 'BEGIN {printf "%.3f", j / a}')
+	printf 'ratio jobtop/atop per node-hour, %s: %s (target <= 0.100)\n' "$1" "$ratio"
+	awk -v r="$ratio" 'BEGIN {exit !(r <= 0.1)}' ||
+		{ echo "MISS: recording bytes ($1)"; fail=1; }
+}
+if ((labnodes > 0)); then
+	if [ -s "$tmp/lab/job.jtr" ]; then
+		report "lab job $labjob" "$(stat -c %s "$tmp/lab/job.jtr")" "$labnodes"
+	else
+		echo "MISS: the lab job's recording is empty: $(tail -1 "$tmp/lab.err")"
+		fail=1
+	fi
+fi
+report "this machine (-w localhost)" "$(stat -c %s "$tmp/local.jtr")" 1
 
 # 2. Open and seek in a one-hour recording of 64 nodes.
 start=$(date +%s.%N)
