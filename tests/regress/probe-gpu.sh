@@ -154,9 +154,12 @@ elif mode == "nv":
     always("gpuproc.pid", "0:4242", 4242)
     always("gpuproc.mem_used", "0:4242", 1024 * MiB)
     never("gpuproc.mem_used", "1:4243")
-    nvev = [e for e in events if e.get("code", "").startswith("nvgpu")]
+    nvev = [e for e in events if e.get("code", "").startswith("nvgpu")
+            and e.get("code") != "nvgpu-backend"]
     if nvev:
         bad.append("events: %s" % nvev)
+    event("nvgpu-backend", "nvidia-smi", "no NVML helper given")
+    never("gpuproc.util", "0:4242")
 elif mode == "event-name":
     always("gpu.throttle", "0", 4)
 elif mode == "no-throttle":
