@@ -32,11 +32,10 @@
  * /proc/driver/nvidia/version, under --root) and the helper or an
  * nvidia-smi is found: under --root at ROOT/usr/bin/nvidia-smi first
  * (tests put a fake there), then on PATH (absolute entries only), then
- * /usr/bin/nvidia-smi.  Values
- * nvidia-smi does not have ("[N/A]", "[Not Supported]") are absent; so are
- * all of a GPU's values when its last line is older than the stall window
- * (five intervals, at least 5 s), and all GPU values while the stream is
- * stalled or not running.  Children die with the probe (PR_SET_PDEATHSIG,
+ * /usr/bin/nvidia-smi.  Values the child does not have ("[N/A]", "[Not
+ * Supported]") are absent; so are all of a GPU's values when its last line
+ * is older than the stall window (five intervals, at least 5 s), and all
+ * GPU values while the stream is stalled or not running.  Children die with the probe (PR_SET_PDEATHSIG,
  * and an atexit handler kills them) and are reaped without blocking.  An
  * nvidia-smi that refuses the throttle column's name before its first line
  * is retried at once with its newer name, then without it (drivers differ
