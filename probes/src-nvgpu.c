@@ -35,11 +35,11 @@
  * /usr/bin/nvidia-smi.  Values the child does not have ("[N/A]", "[Not
  * Supported]") are absent; so are all of a GPU's values when its last line
  * is older than the stall window (five intervals, at least 5 s), and all
- * GPU values while the stream is stalled or not running.  Children die with the probe (PR_SET_PDEATHSIG,
- * and an atexit handler kills them) and are reaped without blocking.  An
- * nvidia-smi that refuses the throttle column's name before its first line
- * is retried at once with its newer name, then without it (drivers differ
- * there); otherwise an end is an EVENT (with the last line the child
+ * GPU values while the stream is stalled or not running.  Children die
+ * with the probe (PR_SET_PDEATHSIG, and an atexit handler kills them) and
+ * are reaped without blocking.  An nvidia-smi that refuses the throttle
+ * column's name before its first line is retried at once with its newer
+ * name, then without it (drivers differ there); otherwise an end is an EVENT (with the last line the child
  * wrote that was not data: its error message), a stall is an EVENT and,
  * after NV_KILL_MS, a SIGKILL; the stream is restarted after a back-off
  * that doubles from 10 s to 5 min.
