@@ -138,7 +138,7 @@ rpush_exec_cmd(const char *dir, const char *name, const char *job,
 	return xasprintf("exec /bin/sh -c '"
 	    "echo \"jobtop-probe-pid $$\" >&2; "
 	    "exec \"%s/%s\" --interval %.3f%s%s'", dir, name, interval,
-	    jobarg, nvml);
+	    nvml, jobarg);
 }
 
 /* Copy one word of at most size-1 bytes; returns what follows it. */

@@ -631,13 +631,14 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 	mp->argv[k++] = mp->probe;
 	mp->argv[k++] = opt_interval;
 	mp->argv[k++] = mp->ivl;
-	if (mp->jobid != NULL) {
-		mp->argv[k++] = opt_job;
-		mp->argv[k++] = (char *)(uintptr_t)mp->jobid;
-	}
+	/* Before --job, which tests look for at the end of the line. */
 	if ((mp->nvml = feed_local_find_nvml(mp->probe)) != NULL) {
 		mp->argv[k++] = opt_nvml;
 		mp->argv[k++] = mp->nvml;
+	}
+	if (mp->jobid != NULL) {
+		mp->argv[k++] = opt_job;
+		mp->argv[k++] = (char *)(uintptr_t)mp->jobid;
 	}
 	mp->argv[k] = NULL;
 

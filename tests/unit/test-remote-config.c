@@ -593,6 +593,27 @@ test_push(void)
 	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
 	    "--job \"42_1\"'");
 	free(cmd);
+	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5,
+	    "jobtop-nvml-y");
+	CHECK_STR(cmd, "exec /bin/sh -c 'echo \"jobtop-probe-pid $$\" >&2; "
+	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
+	    "--nvml \".cache/jobtop/jobtop-nvml-y\" --job \"42_1\"'");
+	free(cmd);
+	/* The NVML helper's line: cached only with its size and hash. */
+	snprintf(out, sizeof(out), "arch x86_64\ndir ok\nhelper 20 \nfile none\n");
+	rpush_parse(out, strlen(out), &r);
+	CHECK(r.helper == 1 && r.hsize == 20 && r.hhash[0] == '\0');
+	CHECK(rpush_helper_cached(&r, 20, hash));
+	CHECK(!rpush_helper_cached(&r, 21, hash));
+	memcpy(r.hhash, hash, 65);
+	r.hhash[0] = r.hhash[0] == 'a' ? 'b' : 'a';
+	CHECK(!rpush_helper_cached(&r, 20, hash));
+	snprintf(out, sizeof(out), "arch x86_64\ndir ok\nhelper none\nfile none\n");
+	rpush_parse(out, strlen(out), &r);
+	CHECK(r.helper == 0 && !rpush_helper_cached(&r, 0, hash));
+	snprintf(out, sizeof(out), "arch x86_64\ndir ok\nfile none\n");
+	rpush_parse(out, strlen(out), &r);
+	CHECK(r.helper == -1);
 	cmd = rpush_check_cmd(".cache/jobtop", "jobtop-probe-x", "x86_64", 0,
 	    NULL);
 	CHECK(strstr(cmd, "kill") == NULL);
