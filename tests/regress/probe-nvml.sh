@@ -10,7 +10,8 @@
 # without a power reading must have none (not 0), values changed while the
 # probe runs must show, and each compute process must have its memory and
 # SM utilization (0 for a process NVML has no sample of, absent where NVML
-# cannot tell), with no nvidia-smi run at all.  The probe falls back to
+# cannot tell), with no nvidia-smi run at all.  A helper that ends after
+# it gave data is an EVENT, not a reason to fall back.  The probe falls back to
 # nvidia-smi, with an EVENT that says why, when the library is missing,
 # when NVML does not start, and when the helper is not there.  No helper
 # may outlive the probe, even one killed with SIGKILL.
@@ -175,6 +176,16 @@ elif mode.startswith("fallback"):
     always("gpu.power", "0", 69540)
     always("gpuproc.mem_used", "0:4242", 1024 * MiB)
     never("gpuproc.util", "0:4242")
+elif mode == "crash":
+    # Values first, then the end, without a fallback.
+    if not series("gpu.util", "0"):
+        bad.append("no values before the helper ended")
+    event("nvgpu-exited", "jobtop-nvml", "status 5")
+    no_event("nvgpu-fallback")
+    for r in recs[-3:]:
+        for k in r:
+            if k.startswith("gpu.") or k.startswith("gpuproc."):
+                bad.append("after the helper ended, %s = %r" % (k, r[k]))
 elif mode == "nohelper":
     no_event("nvgpu-fallback")
     event("nvgpu-backend", "nvidia-smi", "is not an executable file")
@@ -265,6 +276,14 @@ fresh init
 echo init-fail >"$tmp/init/nvml/mode"
 run init fallback-init 12 "$FAKELIB"
 [ -s "$tmp/init/nvml/log" ] || fail "the helper never tried NVML"
+
+# A helper that ends after its first lines: an EVENT, values absent, and
+# no fallback (it is restarted after a back-off).
+fresh crash
+echo "crash-after 8" >"$tmp/crash/nvml/mode"
+run crash crash 14 "$FAKELIB"
+[ ! -e "$tmp/crash/nvsmi/log" ] ||
+    fail "nvidia-smi ran after the helper had worked"
 
 # A helper that is not there.
 fresh nohelper

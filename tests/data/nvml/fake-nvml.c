@@ -13,7 +13,10 @@
  *		"-": NVML_VALUE_NOT_AVAILABLE), SM utilization (%, "-": no
  *		sample)
  *	mode	optional words: "init-fail" (nvmlInit says the driver is not
- *		loaded), "putil-unsupported" (no per-process utilization)
+ *		loaded), "putil-unsupported" (no per-process utilization),
+ *		"crash-after N" (the process using the library exits with
+ *		status 5 at the Nth utilization query, as one would that the
+ *		driver brought down)
  *	log	each nvmlInit appends the calling process's pid
  */
 #include <stdio.h>
@@ -147,6 +150,19 @@ fake_mode(const char *word)
 	return 0;
 }
 
+/* The N of "crash-after N" in the mode file, or 0. */
+static unsigned
+fake_crash_after(void)
+{
+	char		 line[256];
+	const char	*p;
+
+	if (fake_line("mode", 0, line, sizeof(line)) < 0 ||
+	    (p = strstr(line, "crash-after ")) == NULL)
+		return 0;
+	return (unsigned)atoi(p + 12);
+}
+
 /* Field f of a GPU's line: 0 with its text, NOT_SUPPORTED for "-". */
 static nvmlReturn_t
 fake_field(nvmlDevice_t d, unsigned f, char *out, size_t size)
@@ -272,9 +288,13 @@ nvmlDeviceGetName(nvmlDevice_t d, char *buf, unsigned int size)
 nvmlReturn_t
 nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
 {
+	static unsigned		calls;
 	unsigned long long	v;
+	unsigned		n;
 	nvmlReturn_t		r;
 
+	if ((n = fake_crash_after()) > 0 && ++calls >= n)
+		_exit(5);
 	if ((r = fake_uint(d, F_UTIL, &v, 10)) == NVML_SUCCESS) {
 		u->gpu = (unsigned)v;
 		u->memory = 0;
