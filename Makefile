@@ -81,8 +81,10 @@ jobtop-probe: $(PROBE_OBJ)
 	$(PROBE_CC) $(PROBE_LDFLAGS) -o $@ $(PROBE_OBJ)
 
 # No NVML headers or library needed: it dlopens the driver's at run time.
+# Stripped like the probe: it is pushed to the nodes too.
 jobtop-nvml: probes/nvml/jobtop-nvml.c
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -ldl
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) $(if $(SANITIZE),,-s) \
+		-ldl
 
 build/mon/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
