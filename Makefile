@@ -1,4 +1,6 @@
 # jobtop: build the monitor (./jobtop) and the static probe (./jobtop-probe).
+# ./jobtop-nvml is the probe's NVML helper: dynamic, against glibc, since
+# it loads the driver's libnvidia-ml.so.1 (probes/NVIDIA.md).
 #
 # Switches: WERROR=1 turns warnings into errors; SANITIZE=address,undefined
 # builds both binaries and the tests with those sanitizers; CC=clang works.
@@ -72,13 +74,19 @@ UNIT_BIN = $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRC))
 HELPER_SRC = $(wildcard tests/bench/*.c tests/lab/*.c)
 HELPER_BIN = $(patsubst tests/%.c,build/tests/%,$(HELPER_SRC))
 
-all: jobtop jobtop-probe
+all: jobtop jobtop-probe jobtop-nvml
 
 jobtop: $(MON_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $(MON_OBJ) $(PKG_LIBS) -lm
 
 jobtop-probe: $(PROBE_OBJ)
 	$(PROBE_CC) $(PROBE_LDFLAGS) -o $@ $(PROBE_OBJ)
+
+# No NVML headers or library needed: it dlopens the driver's at run time.
+# Stripped like the probe: it is pushed to the nodes too.
+jobtop-nvml: probes/nvml/jobtop-nvml.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) $(if $(SANITIZE),,-s) \
+		-ldl
 
 build/mon/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -98,7 +106,14 @@ build/tests/%: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -lm
 
-tests-build: all $(UNIT_BIN) $(HELPER_BIN)
+# A stand-in for the driver's NVML library, for jobtop-nvml's tests.
+FAKE_NVML = build/tests/nvml/libnvidia-ml.so.1
+$(FAKE_NVML): tests/data/nvml/fake-nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared \
+		-Wl,-soname,libnvidia-ml.so.1 -o $@ $< $(LDFLAGS)
+
+tests-build: all $(UNIT_BIN) $(HELPER_BIN) $(FAKE_NVML)
 
 # The one test command (README, CI): unit, regress and lab tests.
 # `make deps check` on a bare machine: the package probes above (pkg-config,
@@ -160,6 +175,7 @@ install: all
 		$(DESTDIR)$(DATADIR)/themes $(DESTDIR)$(LIBEXECDIR)
 	install -m 755 jobtop $(DESTDIR)$(BINDIR)/jobtop
 	install -m 755 jobtop-probe $(DESTDIR)$(LIBEXECDIR)/jobtop-probe
+	install -m 755 jobtop-nvml $(DESTDIR)$(LIBEXECDIR)/jobtop-nvml
 	install -m 644 jobtop.1 $(DESTDIR)$(MANDIR)/jobtop.1
 	for t in themes/*.theme; do [ -e "$$t" ] || continue; \
 		install -m 644 $$t $(DESTDIR)$(DATADIR)/themes/; done
@@ -168,7 +184,7 @@ deps:
 	tests/install-deps.sh
 
 clean:
-	rm -rf build jobtop jobtop-probe
+	rm -rf build jobtop jobtop-probe jobtop-nvml
 
 .PHONY: all check tests-build lab-up lab-down demo bench fuzz fuzz-build \
 	lint install deps clean

@@ -70,7 +70,7 @@ static void
 probe_usage(FILE *f)
 {
 	fprintf(f, "usage: jobtop-probe [--job ID] [--interval SECONDS] "
-	    "[--count N] [--root DIR]\n");
+	    "[--count N] [--root DIR] [--nvml PATH]\n");
 }
 
 static void
@@ -466,6 +466,7 @@ main(int argc, char **argv)
 		{ "interval",	required_argument, NULL, 'i' },
 		{ "count",	required_argument, NULL, 'c' },
 		{ "root",	required_argument, NULL, 'r' },
+		{ "nvml",	required_argument, NULL, 'n' },
 		{ "version",	no_argument,	   NULL, 'V' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -515,6 +516,9 @@ main(int argc, char **argv)
 			break;
 		case 'r':
 			conf.root = optarg;
+			break;
+		case 'n':
+			conf.nvml = optarg;
 			break;
 		case 'V':
 			printf("jobtop-probe %s (protocol %d.%d)\n",

@@ -46,6 +46,7 @@ struct group_def {
 struct probe_conf {
 	const char	*root;		/* "" or a fixture tree prefix */
 	const char	*job;		/* job id, or NULL: the user's processes */
+	const char	*nvml;		/* jobtop-nvml to run, or NULL */
 	double		 interval;	/* seconds */
 	long		 count;		/* samples, 0 = until stdin closes */
 	uid_t		 uid;		/* the probe's real uid */

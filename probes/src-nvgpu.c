@@ -1,38 +1,45 @@
 /*
- * nvgpu: NVIDIA GPUs, as nvidia-smi reports them.  Group "gpu" has one
+ * nvgpu: NVIDIA GPUs, through NVML or nvidia-smi.  Group "gpu" has one
  * instance per GPU, named by its index ("0"): utilization (percent),
  * memory used and total (bytes), power draw (milliwatts, unit "mW"),
  * temperature (whole degrees, unit "celsius"), SM clock (MHz), the active
  * clock throttle reasons (NVML's bitmask, nvml.h names the bits), and the
  * GPU's UUID and product name.  Group "gpuproc" has one instance per
  * process holding a compute context, named "GPU:PID" ("0:4242"): the GPU
- * index, the pid and the GPU memory it uses, so the monitor can tell the
- * job's share of a GPU it shares with others.
+ * index, the pid, the GPU memory it uses and (through NVML only) its SM
+ * utilization, so the monitor can tell the job's share of a GPU it shares
+ * with others.
  *
  * How it reaches NVML (see probes/NVIDIA.md): the probe is a static musl
- * binary and cannot dlopen the driver's glibc libnvidia-ml.so, so it runs
- * nvidia-smi, NVML's own command line front end, as a child:
+ * binary and cannot dlopen the driver's glibc libnvidia-ml.so, so a child
+ * does.  The stream child is, by preference, jobtop-nvml (the helper of
+ * probes/nvml/, given with --nvml PATH; the monitor pushes it beside the
+ * probe), which loads NVML and writes, every interval, a line per GPU in
+ * nvidia-smi's CSV format, a "proc, ..." line per compute process and
+ * "end".  Without it, or when it ends before its first data line (no
+ * libnvidia-ml.so.1, NVML cannot start, a glibc too old for it), the
+ * stream is nvidia-smi, NVML's own command line front end:
  *	nvidia-smi --query-gpu=index,uuid,...,name
  *	    --format=csv,noheader,nounits -lms INTERVAL
- * runs for the probe's life and writes a line per GPU per interval into a
- * non-blocking pipe, which each sample drains; every NV_APPS_MS a one-shot
+ * and every NV_APPS_MS a one-shot
  * nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory lists the
  * processes, whose GPU UUIDs the stream's uuid column maps to indexes.
+ * Either child writes into a non-blocking pipe, which each sample drains.
  * Nothing here ever waits on a child: a line not yet complete waits for
  * the next sample.
  *
  * The source is on when the driver is there (/dev/nvidiactl or
- * /proc/driver/nvidia/version, under --root) and an nvidia-smi is found:
- * under --root at ROOT/usr/bin/nvidia-smi first (tests put a fake there),
- * then on PATH (absolute entries only), then /usr/bin/nvidia-smi.  Values
- * nvidia-smi does not have ("[N/A]", "[Not Supported]") are absent; so are
- * all of a GPU's values when its last line is older than the stall window
- * (five intervals, at least 5 s), and all GPU values while the stream is
- * stalled or not running.  Children die with the probe (PR_SET_PDEATHSIG,
- * and an atexit handler kills them) and are reaped without blocking.  A
- * stream that ends before its first line is retried at once with the
- * throttle column under its newer name, then without it (drivers differ
- * there); otherwise an end is an EVENT (with the last line nvidia-smi
+ * /proc/driver/nvidia/version, under --root) and the helper or an
+ * nvidia-smi is found: under --root at ROOT/usr/bin/nvidia-smi first
+ * (tests put a fake there), then on PATH (absolute entries only), then
+ * /usr/bin/nvidia-smi.  Values the child does not have ("[N/A]", "[Not
+ * Supported]") are absent; so are all of a GPU's values when its last line
+ * is older than the stall window (five intervals, at least 5 s), and all
+ * GPU values while the stream is stalled or not running.  Children die
+ * with the probe (PR_SET_PDEATHSIG, and an atexit handler kills them) and
+ * are reaped without blocking.  An nvidia-smi that refuses the throttle
+ * column's name before its first line is retried at once with its newer
+ * name, then without it (drivers differ there); otherwise an end is an EVENT (with the last line the child
  * wrote that was not data: its error message), a stall is an EVENT and,
  * after NV_KILL_MS, a SIGKILL; the stream is restarted after a back-off
  * that doubles from 10 s to 5 min.
@@ -84,12 +91,13 @@ static const struct group_def nv_group = {
 	"gpu", nv_fields, NV_NFIELDS
 };
 
-enum { NVP_GPU, NVP_PID, NVP_MEM_USED, NVP_NFIELDS };
+enum { NVP_GPU, NVP_PID, NVP_MEM_USED, NVP_UTIL, NVP_NFIELDS };
 
 static const struct field_def nvp_fields[NVP_NFIELDS] = {
 	{ "gpu",	"",		PF_GAUGE },
 	{ "pid",	"",		PF_GAUGE },
 	{ "mem_used",	"bytes",	PF_GAUGE },
+	{ "util",	"percent",	PF_GAUGE },	/* SM, NVML only */
 };
 static const struct group_def nvp_group = {
 	"gpuproc", nvp_fields, NVP_NFIELDS
@@ -104,7 +112,10 @@ static const char *const nv_throttle_names[] = {
 };
 #define NV_NVARIANTS	3
 
-/* A child nvidia-smi and what it has written so far. */
+/* Which program the stream is. */
+enum { NV_BE_SMI, NV_BE_NVML };
+
+/* A child (nvidia-smi or jobtop-nvml) and what it has written so far. */
 struct nv_child {
 	pid_t		 pid;		/* 0: none */
 	int		 fd;		/* read end of its output, or -1 */
@@ -127,10 +138,15 @@ struct nv_proc {
 	char		 uuid[NV_UUID_MAX];
 	int64_t		 pid;
 	int64_t		 mem;
+	int64_t		 util;
 	int		 has_mem;
+	int		 has_util;
 };
 
-static char		 nv_smi[4096];		/* the nvidia-smi to run */
+static char		 nv_smi[4096];		/* nvidia-smi to run, or "" */
+static char		 nv_helper[4096];	/* jobtop-nvml, or "" */
+static int		 nv_backend;		/* NV_BE_SMI or NV_BE_NVML */
+static char		 nv_smi_why[NV_DIAG_MAX + 96]; /* why not NVML */
 static char		 nv_query[512], nv_lms[24];
 static uint32_t		 nv_lms_ms;
 static uint64_t		 nv_stall_ms;
@@ -148,6 +164,8 @@ static char		 nv_diag[NV_DIAG_MAX];
 static struct nv_gpu	 nv_gpus[NV_GPUS_MAX];
 static struct nv_proc	 nv_procs[NV_PROCS_MAX];
 static unsigned		 nv_nprocs;
+static struct nv_proc	 nv_pend[NV_PROCS_MAX];	/* the helper's, until "end" */
+static unsigned		 nv_npend;
 static uint64_t		 nv_procs_ms;		/* when the list was taken */
 static uint64_t		 nv_apps_next_ms;
 
@@ -221,12 +239,14 @@ nv_atexit(void)
 	}
 }
 
-/* Start nvidia-smi with argv, its output (and errors) into c's pipe. */
+/* Start path with argv, its output (and errors) into c's pipe. */
 static int
-nv_spawn(struct nv_child *c, char *const argv[], uint64_t now)
+nv_spawn(struct nv_child *c, const char *path, char *const argv[],
+    uint64_t now)
 {
 	pid_t	parent = getpid(), pid;
 	int	p[2], nul;
+	char	msg[256];
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
@@ -245,7 +265,12 @@ nv_spawn(struct nv_child *c, char *const argv[], uint64_t now)
 			dup2(nul, STDIN_FILENO);
 		dup2(p[1], STDOUT_FILENO);
 		dup2(p[1], STDERR_FILENO);
-		execv(nv_smi, argv);
+		execv(path, argv);
+		/* The reason, for the EVENT: a line that is not data. */
+		snprintf(msg, sizeof(msg), "cannot run %s: %s\n", path,
+		    strerror(errno));
+		if (write(STDERR_FILENO, msg, strlen(msg)) < 0)
+			_exit(127);
 		_exit(127);
 	}
 	close(p[1]);
@@ -258,15 +283,33 @@ nv_spawn(struct nv_child *c, char *const argv[], uint64_t now)
 	return 0;
 }
 
-/* Start the stream with the current throttle column variant. */
+/* The stream's program, for messages. */
+static const char *
+nv_prog(void)
+{
+	return nv_backend == NV_BE_NVML ? "jobtop-nvml" : "nvidia-smi";
+}
+
+/* Does the stream have the throttle column? */
+static int
+nv_has_throttle(void)
+{
+	return nv_backend == NV_BE_NVML ||
+	    nv_throttle_names[nv_variant] != NULL;
+}
+
+/* Start the stream: the helper, or nvidia-smi with the current throttle
+ * column variant. */
 static void
 nv_start_stream(uint64_t now)
 {
 	static char	 a0[] = "nvidia-smi";
 	static char	 a2[] = "--format=csv,noheader,nounits";
 	static char	 a3[] = "-lms";
+	static char	 h0[] = "jobtop-nvml";
+	static char	 h1[] = "--interval-ms";
 	char		*argv[6];
-	const char	*thr = nv_throttle_names[nv_variant];
+	const char	*thr = nv_throttle_names[nv_variant], *path = nv_smi;
 
 	snprintf(nv_query, sizeof(nv_query), "--query-gpu=index,uuid,"
 	    "utilization.gpu,memory.used,memory.total,power.draw,"
@@ -278,13 +321,21 @@ nv_start_stream(uint64_t now)
 	argv[3] = a3;
 	argv[4] = nv_lms;
 	argv[5] = NULL;
+	if (nv_backend == NV_BE_NVML) {
+		path = nv_helper;
+		argv[0] = h0;
+		argv[1] = h1;
+		argv[2] = nv_lms;
+		argv[3] = NULL;
+	}
 	nv_stream_lines = 0;
 	nv_last_line_ms = now;
 	nv_stalled = 0;
 	nv_diag[0] = '\0';
-	if (nv_spawn(&nv_stream, argv, now) < 0) {
+	nv_npend = 0;
+	if (nv_spawn(&nv_stream, path, argv, now) < 0) {
 		probe_event(EV_WARN, "nvgpu-spawn", "cannot run %s: %s",
-		    nv_smi, strerror(errno));
+		    path, strerror(errno));
 		nv_restart_ms = now + nv_backoff_ms;
 	}
 }
@@ -302,7 +353,7 @@ nv_start_apps(uint64_t now)
 	argv[1] = a1;
 	argv[2] = a2;
 	argv[3] = NULL;
-	if (nv_spawn(&nv_apps, argv, now) < 0)
+	if (nv_spawn(&nv_apps, nv_smi, argv, now) < 0)
 		probe_event(EV_WARN, "nvgpu-spawn", "cannot run %s: %s",
 		    nv_smi, strerror(errno));
 }
@@ -321,7 +372,29 @@ nv_init(const struct probe_conf *conf, char *why, size_t whysz)
 		    "/proc/driver/nvidia/version)");
 		return -1;
 	}
-	if (nv_find_smi(conf) < 0) {
+	if (nv_find_smi(conf) < 0)
+		nv_smi[0] = '\0';
+	if (conf->nvml != NULL && *conf->nvml != '\0') {
+		if (nv_executable(conf->nvml)) {
+			snprintf(nv_helper, sizeof(nv_helper), "%s",
+			    conf->nvml);
+			nv_backend = NV_BE_NVML;
+		} else
+			snprintf(nv_smi_why, sizeof(nv_smi_why), "%s is not "
+			    "an executable file", conf->nvml);
+	} else
+		snprintf(nv_smi_why, sizeof(nv_smi_why), "no NVML helper "
+		    "given");
+	if (nv_backend == NV_BE_NVML)
+		snprintf(why, whysz, "NVML through %s%s", nv_helper,
+		    nv_smi[0] != '\0' ? ", nvidia-smi as fallback" : "");
+	else if (nv_smi[0] != '\0')
+		snprintf(why, whysz, "nvidia-smi: %s", nv_smi_why);
+	else if (conf->nvml != NULL && *conf->nvml != '\0') {
+		snprintf(why, whysz, "NVIDIA driver but no nvidia-smi, and "
+		    "%s", nv_smi_why);
+		return -1;
+	} else {
 		snprintf(why, whysz, "NVIDIA driver but no nvidia-smi (not "
 		    "on PATH or in /usr/bin)");
 		return -1;
@@ -418,6 +491,49 @@ nv_keep_diag(const char *line)
 		snprintf(nv_diag, sizeof(nv_diag), "%s", line);
 }
 
+/* One process of a list: uuid, pid, memory (MiB) and, when util is
+ * set, SM utilization (%).  1 when it is one. */
+static int
+nv_proc_parse(char *p, struct nv_proc *pr, int util)
+{
+	char	*col;
+	int64_t	 v;
+
+	if ((col = nv_column(&p)) == NULL || strncmp(col, "GPU-", 4) != 0)
+		return 0;
+	snprintf(pr->uuid, sizeof(pr->uuid), "%s", col);
+	if ((col = nv_column(&p)) == NULL ||
+	    nv_parse_int(col, &pr->pid) < 0 || pr->pid <= 0)
+		return 0;
+	pr->has_mem = (col = nv_column(&p)) != NULL &&
+	    nv_parse_int(col, &v) == 0 && v >= 0 && v < (INT64_MAX >> 20);
+	pr->mem = pr->has_mem ? v * 1024 * 1024 : 0;
+	pr->has_util = util && (col = nv_column(&p)) != NULL &&
+	    nv_parse_int(col, &pr->util) == 0 && pr->util >= 0;
+	return 1;
+}
+
+/* The helper's lines that are not a GPU's: "proc, ..." adds a process to
+ * the pending list, "end" makes it the list.  1 when it was one. */
+static int
+nv_helper_line(char *line, uint64_t now)
+{
+	if (strncmp(line, "proc,", 5) == 0) {
+		if (nv_npend < NV_PROCS_MAX &&
+		    nv_proc_parse(line + 5, &nv_pend[nv_npend], 1))
+			nv_npend++;
+		return 1;
+	}
+	if (strcmp(line, "end") == 0) {
+		memcpy(nv_procs, nv_pend, nv_npend * sizeof(nv_pend[0]));
+		nv_nprocs = nv_npend;
+		nv_npend = 0;
+		nv_procs_ms = now;
+		return 1;
+	}
+	return 0;
+}
+
 /* One line of the stream: index, uuid, numbers, [throttle,] name. */
 static void
 nv_stream_line(char *line, uint64_t now)
@@ -428,6 +544,8 @@ nv_stream_line(char *line, uint64_t now)
 	unsigned	 f, last;
 	int		 ok;
 
+	if (nv_backend == NV_BE_NVML && nv_helper_line(line, now))
+		return;
 	if (*line < '0' || *line > '9') {
 		nv_keep_diag(line);
 		return;
@@ -442,7 +560,7 @@ nv_stream_line(char *line, uint64_t now)
 	snprintf(g->uuid, sizeof(g->uuid), "%s", col);
 	if (strncmp(g->uuid, "GPU-", 4) == 0)
 		g->present |= (uint64_t)1 << NV_UUID;
-	last = nv_throttle_names[nv_variant] != NULL ? NV_THROTTLE : NV_CLOCK;
+	last = nv_has_throttle() ? NV_THROTTLE : NV_CLOCK;
 	for (f = NV_UTIL; f <= last; f++) {
 		if ((col = nv_column(&p)) == NULL)
 			return;
@@ -480,8 +598,15 @@ nv_stream_line(char *line, uint64_t now)
 	}
 	g->seen = 1;
 	g->last_ms = now;
-	if (nv_stream_lines++ == 0)
+	if (nv_stream_lines++ == 0) {
 		nv_backoff_ms = NV_BACKOFF_MS;
+		if (nv_backend == NV_BE_NVML)
+			probe_event(EV_INFO, "nvgpu-backend", "GPU values "
+			    "from NVML through %s", nv_helper);
+		else
+			probe_event(EV_INFO, "nvgpu-backend", "GPU values "
+			    "from %s (%s)", nv_smi, nv_smi_why);
+	}
 	nv_last_line_ms = now;
 }
 
@@ -577,8 +702,8 @@ nv_kill(struct nv_child *c)
 	}
 }
 
-/* The stream's child ended: try the next column variant, or report it
- * and restart it later. */
+/* The stream's child ended: fall back from the helper to nvidia-smi, try
+ * nvidia-smi's next column variant, or report it and restart it later. */
 static void
 nv_stream_ended(int status, uint64_t now)
 {
@@ -586,17 +711,30 @@ nv_stream_ended(int status, uint64_t now)
 
 	/* What it said no longer holds. */
 	memset(nv_gpus, 0, sizeof(nv_gpus));
-	nv_nprocs = 0;
+	nv_nprocs = nv_npend = 0;
 	nv_status_text(status, what, sizeof(what));
-	if (nv_stream_lines == 0 && !nv_stalled &&
+	if (nv_backend == NV_BE_NVML && nv_stream_lines == 0 &&
+	    nv_smi[0] != '\0') {
+		snprintf(nv_smi_why, sizeof(nv_smi_why), "jobtop-nvml %s%s%s",
+		    what, nv_diag[0] != '\0' ? ": " : "", nv_diag);
+		probe_event(EV_WARN, "nvgpu-fallback", "%s before any data; "
+		    "using nvidia-smi", nv_smi_why);
+		nv_backend = NV_BE_SMI;
+		nv_start_stream(now);
+		return;
+	}
+	/* Only a rejected field name moves on to the next variant: a
+	 * driver that failed keeps the column for when it recovers. */
+	if (nv_backend == NV_BE_SMI && nv_stream_lines == 0 &&
+	    !nv_stalled && strstr(nv_diag, "is not a valid field") != NULL &&
 	    nv_variant + 1 < NV_NVARIANTS) {
 		nv_variant++;
 		nv_start_stream(now);
 		return;
 	}
-	probe_event(EV_WARN, "nvgpu-exited", "nvidia-smi %s%s%s; GPU values "
-	    "absent until it restarts", what, nv_diag[0] != '\0' ? ": " : "",
-	    nv_diag);
+	probe_event(EV_WARN, "nvgpu-exited", "%s %s%s%s; GPU values absent "
+	    "until it restarts", nv_prog(), what, nv_diag[0] != '\0' ?
+	    ": " : "", nv_diag);
 	nv_restart_ms = now + nv_backoff_ms;
 	if (nv_backoff_ms < NV_BACKOFF_MAX)
 		nv_backoff_ms *= 2;
@@ -628,8 +766,8 @@ nv_tend_stream(uint64_t now)
 		return;
 	if (now - nv_last_line_ms >= nv_stall_ms && !nv_stalled) {
 		nv_stalled = 1;
-		probe_event(EV_WARN, "nvgpu-stalled", "nvidia-smi wrote "
-		    "nothing for %llu s; GPU values absent",
+		probe_event(EV_WARN, "nvgpu-stalled", "%s wrote nothing "
+		    "for %llu s; GPU values absent", nv_prog(),
 		    (unsigned long long)(now - nv_last_line_ms) / 1000);
 	}
 	if (nv_stalled && now - nv_last_line_ms >= NV_KILL_MS)
@@ -640,9 +778,7 @@ nv_tend_stream(uint64_t now)
 static void
 nv_apps_commit(void)
 {
-	struct nv_proc	*pr;
-	char		*line, *nl, *p, *col;
-	int64_t		 v;
+	char	*line, *nl;
 
 	nv_nprocs = 0;
 	nv_apps.buf[nv_apps.len] = '\0';
@@ -650,25 +786,14 @@ nv_apps_commit(void)
 		if ((nl = strchr(line, '\n')) == NULL)
 			break;
 		*nl = '\0';
-		p = line;
-		if (nv_nprocs == NV_PROCS_MAX ||
-		    (col = nv_column(&p)) == NULL ||
-		    strncmp(col, "GPU-", 4) != 0)
-			continue;
-		pr = &nv_procs[nv_nprocs];
-		snprintf(pr->uuid, sizeof(pr->uuid), "%s", col);
-		if ((col = nv_column(&p)) == NULL ||
-		    nv_parse_int(col, &pr->pid) < 0 || pr->pid <= 0)
-			continue;
-		pr->has_mem = (col = nv_column(&p)) != NULL &&
-		    nv_parse_int(col, &v) == 0 && v >= 0 &&
-		    v < (INT64_MAX >> 20);
-		pr->mem = pr->has_mem ? v * 1024 * 1024 : 0;
-		nv_nprocs++;
+		if (nv_nprocs < NV_PROCS_MAX &&
+		    nv_proc_parse(line, &nv_procs[nv_nprocs], 0))
+			nv_nprocs++;
 	}
 }
 
-/* Run the process list every NV_APPS_MS while the stream works. */
+/* Run the process list every NV_APPS_MS while nvidia-smi's stream works
+ * (the helper's stream lists the processes itself). */
 static void
 nv_tend_apps(uint64_t now)
 {
@@ -676,7 +801,8 @@ nv_tend_apps(uint64_t now)
 	int	status;
 
 	if (nv_apps.pid <= 0) {
-		if (nv_stream_lines > 0 && !nv_stalled &&
+		if (nv_backend == NV_BE_SMI && nv_stream_lines > 0 &&
+		    !nv_stalled &&
 		    now >= nv_apps_next_ms) {
 			nv_apps_next_ms = now + (NV_APPS_MS > nv_lms_ms ?
 			    NV_APPS_MS : nv_lms_ms);
@@ -699,6 +825,16 @@ nv_tend_apps(uint64_t now)
 	}
 	if (now - nv_apps.start_ms >= NV_APPS_TIMEOUT)
 		nv_kill(&nv_apps);
+}
+
+/* How often the process list is renewed: the helper's every interval,
+ * nvidia-smi's every NV_APPS_MS (or interval, if longer). */
+static uint64_t
+nv_procs_period(void)
+{
+	if (nv_backend == NV_BE_NVML || nv_lms_ms > NV_APPS_MS)
+		return nv_lms_ms;
+	return NV_APPS_MS;
 }
 
 /* The index of the GPU with this UUID, or -1. */
@@ -745,9 +881,10 @@ nv_sample(const struct probe_conf *conf)
 		if (g->present & ((uint64_t)1 << NV_NAME))
 			pinst_set_str(pi, NV_NAME, g->name);
 	}
-	/* A list older than three periods is no longer the truth. */
-	if (nv_procs_ms == 0 || now - nv_procs_ms > 3 * (NV_APPS_MS >
-	    nv_lms_ms ? NV_APPS_MS : nv_lms_ms) + NV_APPS_TIMEOUT)
+	/* A list older than three periods (and than the stall window, for
+	 * the helper's short periods) is no longer the truth. */
+	if (nv_procs_ms == 0 || now - nv_procs_ms > (3 * nv_procs_period() >
+	    nv_stall_ms ? 3 * nv_procs_period() : nv_stall_ms))
 		return;
 	for (i = 0; i < nv_nprocs; i++) {
 		pr = &nv_procs[i];
@@ -761,6 +898,8 @@ nv_sample(const struct probe_conf *conf)
 		pinst_set(pi, NVP_PID, pr->pid);
 		if (pr->has_mem)
 			pinst_set(pi, NVP_MEM_USED, pr->mem);
+		if (pr->has_util)
+			pinst_set(pi, NVP_UTIL, pr->util);
 	}
 }
 

@@ -31,6 +31,10 @@ struct rconf_priv {
 	char		 hash[2 * SHA256_LEN + 1];
 	char		 name[64];
 	const char	*arch;
+	uint8_t		*nvml;		/* NULL: no helper to push */
+	size_t		 nvml_len;
+	char		 nvml_hash[2 * SHA256_LEN + 1];
+	char		 nvml_name[64];
 	struct sshconf	*sshconf;
 	struct hostkeys	*hostkeys;
 	int		 inflight;
@@ -130,6 +134,39 @@ rconf_load_probe(struct rconf *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* Read the NVML helper, if any.  It is optional: one that cannot be read
+ * or is built for another machine than the probe is logged and not
+ * pushed (the probes then use nvidia-smi). */
+static void
+rconf_load_nvml(struct rconf *c)
+{
+	struct rconf_priv	*p = c->priv;
+	const char		*arch;
+
+	if (c->nvml_path == NULL)
+		return;
+	if ((p->nvml = (uint8_t *)rutil_read_file(c->nvml_path,
+	    RCONF_PROBE_MAX, &p->nvml_len)) == NULL) {
+		rconf_log(c, "%s: %s; NVML helper not pushed", c->nvml_path,
+		    strerror(errno));
+		return;
+	}
+	if ((arch = rconf_elf_arch(p->nvml, p->nvml_len)) == NULL ||
+	    strcmp(arch, p->arch) != 0) {
+		rconf_log(c, "%s is for %s, the probe for %s; NVML helper not "
+		    "pushed", c->nvml_path, arch != NULL ? arch : "no known "
+		    "machine", p->arch);
+		free(p->nvml);
+		p->nvml = NULL;
+		return;
+	}
+	sha256_hex(p->nvml, p->nvml_len, p->nvml_hash);
+	snprintf(p->nvml_name, sizeof(p->nvml_name), "jobtop-nvml-%.16s",
+	    p->nvml_hash);
+	rconf_log(c, "NVML helper %s, %zu bytes", p->nvml_name,
+	    p->nvml_len);
+}
+
 /* Read one known_hosts file into the shared collection. */
 static void
 rconf_load_known(struct rconf *c, const char *path)
@@ -156,6 +193,7 @@ rconf_free_priv(struct rconf_priv *p)
 	if (p == NULL)
 		return;
 	free(p->probe);
+	free(p->nvml);
 	sshconf_free(p->sshconf);
 	/* The collection holds a libssh2 session: free it before exit. */
 	hostkeys_free(p->hostkeys);
@@ -199,6 +237,7 @@ rconf_ready(struct rconf *c, char *err, size_t errlen)
 	p->hostkeys = hostkeys_new();
 	if (rconf_load_probe(c, err, errlen) != 0)
 		goto fail;
+	rconf_load_nvml(c);
 	if (c->ssh_config != NULL && sshconf_load(p->sshconf, c->ssh_config,
 	    0, err, errlen) != 0)
 		goto fail;
@@ -235,6 +274,7 @@ rconf_free(struct rconf *c)
 	free(c->probe_path);
 	free(c->job);
 	free(c->cache_dir);
+	free(c->nvml_path);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -261,6 +301,25 @@ const char *
 rconf_probe_arch(const struct rconf *c)
 {
 	return c->priv->arch;
+}
+
+const uint8_t *
+rconf_nvml_data(const struct rconf *c, size_t *len)
+{
+	*len = c->priv->nvml_len;
+	return c->priv->nvml;
+}
+
+const char *
+rconf_nvml_hash(const struct rconf *c)
+{
+	return c->priv->nvml_hash;
+}
+
+const char *
+rconf_nvml_name(const struct rconf *c)
+{
+	return c->priv->nvml_name;
 }
 
 struct hostkeys *

@@ -60,6 +60,10 @@ struct rconf {
 	char		*job;
 	double		 interval;
 	char		*cache_dir;	/* ".cache/jobtop" */
+	/* The probe's NVML helper, or NULL: pushed beside the probe as
+	 * jobtop-nvml-<sha256 prefix> when it is built for the probe's
+	 * machine, and given to it with --nvml. */
+	char		*nvml_path;
 
 	/* Debug lines ("node3: AUTH -> PUSH"), without newline; NULL off. */
 	void		(*log)(void *, const char *);
@@ -83,6 +87,10 @@ const uint8_t	*rconf_probe_data(const struct rconf *, size_t *);
 const char	*rconf_probe_hash(const struct rconf *);
 const char	*rconf_probe_name(const struct rconf *);
 const char	*rconf_probe_arch(const struct rconf *);
+/* The helper's content (NULL when there is none to push), hash, name. */
+const uint8_t	*rconf_nvml_data(const struct rconf *, size_t *);
+const char	*rconf_nvml_hash(const struct rconf *);
+const char	*rconf_nvml_name(const struct rconf *);
 
 /* For the sessions (remote/ only). */
 struct hostkeys	*rconf_hostkeys(const struct rconf *);

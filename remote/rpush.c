@@ -66,15 +66,21 @@ rpush_arch_ok(const char *uname_m, const char *arch)
 
 char *
 rpush_check_cmd(const char *dir, const char *name, const char *arch,
-    long stale)
+    long stale, const char *helper)
 {
-	char	kill[256];
+	char	kill[256], help[512];
 
-	kill[0] = '\0';
+	kill[0] = help[0] = '\0';
 	if (stale > 0)
 		snprintf(kill, sizeof(kill), "p=%ld; "
 		    "if grep -q \"%s\" /proc/$p/cmdline 2>/dev/null; then "
 		    "kill $p && echo \"killed $p\"; fi; ", stale, name);
+	if (helper != NULL)
+		snprintf(help, sizeof(help), "g=\"$d/%s\"; "
+		    "if [ -f \"$g\" ] && [ ! -L \"$g\" ] && [ -O \"$g\" ]; then "
+		    "echo \"helper $(($(wc -c <\"$g\"))) "
+		    "$(sha256sum <\"$g\" 2>/dev/null)\"; "
+		    "else echo \"helper none\"; fi; ", helper);
 	return xasprintf("exec /bin/sh -c '"
 	    "m=$(uname -m); echo \"arch $m\"; "
 	    "case \"$m\" in %s) ;; *) exit 0;; esac; %s"
@@ -87,13 +93,13 @@ rpush_check_cmd(const char *dir, const char *name, const char *arch,
 	    "elif ! chmod 700 \"$d\"; then "
 	    "echo \"dir cannot be made private\"; "
 	    "else echo \"dir ok\"; f=\"$d/%s\"; "
-	    "find \"$d\" -name \".jobtop-probe-*.tmp\" -mmin +10 "
-	    "-exec rm -f {} + 2>/dev/null; "
+	    "find \"$d\" -name \".jobtop-*.tmp\" -mmin +10 "
+	    "-exec rm -f {} + 2>/dev/null; %s"
 	    "if [ -f \"$f\" ] && [ ! -L \"$f\" ] && [ -O \"$f\" ]; then "
 	    "echo \"file $(($(wc -c <\"$f\"))) "
 	    "$(sha256sum <\"$f\" 2>/dev/null)\"; "
 	    "else echo \"file none\"; fi; fi'",
-	    rpush_pattern(arch), kill, dir, name);
+	    rpush_pattern(arch), kill, dir, name, help);
 }
 
 char *
@@ -120,16 +126,19 @@ rpush_upload_cmd(const char *dir, const char *tmp)
 
 char *
 rpush_exec_cmd(const char *dir, const char *name, const char *job,
-    double interval)
+    double interval, const char *helper)
 {
-	char	jobarg[128];
+	char	jobarg[128], nvml[512];
 
-	jobarg[0] = '\0';
+	jobarg[0] = nvml[0] = '\0';
 	if (job != NULL && *job != '\0')
 		snprintf(jobarg, sizeof(jobarg), " --job \"%s\"", job);
+	if (helper != NULL)
+		snprintf(nvml, sizeof(nvml), " --nvml \"%s/%s\"", dir, helper);
 	return xasprintf("exec /bin/sh -c '"
 	    "echo \"jobtop-probe-pid $$\" >&2; "
-	    "exec \"%s/%s\" --interval %.3f%s'", dir, name, interval, jobarg);
+	    "exec \"%s/%s\" --interval %.3f%s%s'", dir, name, interval,
+	    nvml, jobarg);
 }
 
 /* Copy one word of at most size-1 bytes; returns what follows it. */
@@ -150,6 +159,23 @@ rpush_word(const char *p, char *out, size_t size)
 	return p;
 }
 
+/* "SIZE HASH" after "helper ": 0, or -1 when it is not that. */
+static int
+rpush_parse_helper(const char *p, struct rpush_report *r)
+{
+	char		 word[80], *end;
+	const char	*q;
+
+	q = rpush_word(p, word, sizeof(word));
+	r->hsize = strtoull(word, &end, 10);
+	if (*word == '\0' || *end != '\0')
+		return -1;
+	rpush_word(q, word, sizeof(word));
+	if (strlen(word) == 64 && strspn(word, "0123456789abcdef") == 64)
+		memcpy(r->hhash, word, 65);
+	return 0;
+}
+
 void
 rpush_parse(const char *out, size_t len, struct rpush_report *r)
 {
@@ -159,6 +185,7 @@ rpush_parse(const char *out, size_t len, struct rpush_report *r)
 
 	memset(r, 0, sizeof(*r));
 	r->file = -1;
+	r->helper = -1;
 	text = p = xstrndup(out, len);
 	while ((line = strsep(&p, "\n")) != NULL) {
 		line[strcspn(line, "\r")] = '\0';
@@ -170,6 +197,11 @@ rpush_parse(const char *out, size_t len, struct rpush_report *r)
 			r->killed = strtol(line + 7, NULL, 10);
 		else if (strcmp(line, "file none") == 0 && r->file == -1)
 			r->file = 0;
+		else if (strcmp(line, "helper none") == 0 && r->helper == -1)
+			r->helper = 0;
+		else if (strncmp(line, "helper ", 7) == 0 && r->helper == -1)
+			r->helper = rpush_parse_helper(line + 7, r) == 0 ? 1 :
+			    -1;
 		else if (((upload = strncmp(line, "upload ", 7) == 0) ||
 		    strncmp(line, "file ", 5) == 0) && r->file == -1) {
 			q = rpush_word(line + (upload ? 7 : 5), word,
@@ -213,4 +245,12 @@ rpush_decide(const struct rpush_report *r, const char *arch, uint64_t size,
 	    (r->hash[0] == '\0' || strcmp(r->hash, hash) == 0))
 		return RP_CACHED;
 	return RP_UPLOAD;
+}
+
+int
+rpush_helper_cached(const struct rpush_report *r, uint64_t size,
+    const char *hash)
+{
+	return r->helper == 1 && r->hsize == size && (r->hhash[0] == '\0' ||
+	    strcmp(r->hhash, hash) == 0);
 }

@@ -13,7 +13,12 @@
  *	dir ok                  (or "dir is a symbolic link", ...)
  *	file 123456 <sha256>    (or "file none"; the hash is empty without
  *	                         sha256sum, and then the size alone counts)
+ *	helper 34232 <sha256>   (or "helper none": the probe's NVML helper,
+ *	                         jobtop-nvml, when one is pushed too)
  *	killed 4242             (a stale probe of this session was stopped)
+ *
+ * The helper is uploaded and installed like the probe, with the same
+ * commands, into the same directory.
  */
 #ifndef JOBTOP_RPUSH_H
 #define JOBTOP_RPUSH_H
@@ -36,6 +41,9 @@ struct rpush_report {
 	int		upload;		/* 1: install said "upload" (bad) */
 	uint64_t	size;
 	char		hash[65];	/* "" when unknown */
+	int		helper;		/* as file, for the NVML helper */
+	uint64_t	hsize;
+	char		hhash[65];
 	long		killed;		/* pid of a stale probe stopped */
 };
 
@@ -50,14 +58,17 @@ int		 rpush_arch_ok(const char *, const char *);
  *
  * The check: stale, when above 0, is the pid of this session's probe from
  * before its connection was lost; it is killed if it still runs that
- * probe (its sshd may not have noticed the loss yet, and would keep it). */
+ * probe (its sshd may not have noticed the loss yet, and would keep it).
+ * helper, when not NULL, is the NVML helper's file name: the check
+ * describes it too. */
 char		*rpush_check_cmd(const char *, const char *, const char *,
-		    long);
+		    long, const char *);
 char		*rpush_install_cmd(const char *, const char *, const char *,
 		    uint64_t, const char *);
-/* The probe's command: it says "jobtop-probe-pid N" on stderr first. */
+/* The probe's command: it says "jobtop-probe-pid N" on stderr first.
+ * helper, when not NULL, is the NVML helper's file name (--nvml). */
 char		*rpush_exec_cmd(const char *, const char *, const char *,
-		    double);
+		    double, const char *);
 /* Upload without scp: the data on stdin into dir/tmp. */
 char		*rpush_upload_cmd(const char *, const char *);
 
@@ -67,5 +78,8 @@ void		 rpush_parse(const char *, size_t, struct rpush_report *);
  * for RP_ARCH, RP_DIR and RP_GARBAGE. */
 enum rpush_verdict rpush_decide(const struct rpush_report *, const char *,
 		    uint64_t, const char *, const char *, char *, size_t);
+/* After the check: is the helper of this size and hash there? */
+int		 rpush_helper_cached(const struct rpush_report *, uint64_t,
+		    const char *);
 
 #endif

@@ -86,8 +86,12 @@ struct rsess_cmd {
 	int			 status;
 };
 
-/* Sub-steps of PUSH. */
-enum { PUSH_START, PUSH_CHECK, PUSH_UPLOAD, PUSH_INSTALL };
+/* Sub-steps of PUSH; the NVML helper's upload and install follow the
+ * probe's. */
+enum {
+	PUSH_START, PUSH_CHECK, PUSH_UPLOAD, PUSH_INSTALL, PUSH_HUPLOAD,
+	PUSH_HINSTALL
+};
 
 /* Sub-steps of AUTH. */
 enum {
@@ -122,6 +126,8 @@ struct rsess {
 	int			 stopped;
 	int			 eof_sent;	/* on the probe's channel */
 	int			 scp_failed;	/* upload through cat instead */
+	int			 nvml_up;	/* the helper needs an upload */
+	int			 nvml_ok;	/* the helper is there: --nvml */
 	long			 probe_pid;	/* the live probe's, on the node */
 	long			 stale_pid;	/* a lost one's, to kill */
 	unsigned		 uploads;
@@ -1072,24 +1078,68 @@ rsess_cmd_errline(struct rsess_cmd *c, char *buf, size_t size)
 	return buf;
 }
 
-/* PUSH: check the node (machine, cache directory, cached probe); when
- * the probe is missing upload it under a temporary name and install it
- * with a rename, so a half-written probe is never run. */
+/* Upload data as name through a temporary file (scp, or cat where scp
+ * failed before), on to sub-step next. */
+static int
+rsess_push_upload(struct rsess *s, const char *name, const uint8_t *data,
+    size_t len, int next)
+{
+	const struct rconf	*cf = s->conf;
+
+	free(s->tmpname);
+	s->tmpname = xasprintf(".%s.%ld.%u.tmp", name, (long)getpid(),
+	    rconf_seq(cf));
+	rsess_log(s, "uploading %zu bytes as %s/%s%s", len, cf->cache_dir,
+	    s->tmpname, s->scp_failed ? " through cat" : "");
+	if (s->scp_failed)
+		rsess_cmd_start(s, rpush_upload_cmd(cf->cache_dir,
+		    s->tmpname), NULL, data, len);
+	else
+		rsess_cmd_start(s, NULL, xasprintf("%s/%s", cf->cache_dir,
+		    s->tmpname), data, len);
+	s->sub = next;
+	return STEP_GO;
+}
+
+/* The probe is in place: upload the NVML helper when it is missing, else
+ * on to EXEC. */
+static int
+rsess_push_helper(struct rsess *s)
+{
+	const struct rconf	*cf = s->conf;
+	const uint8_t		*data;
+	size_t			 len;
+
+	if (s->nvml_up) {
+		data = rconf_nvml_data(cf, &len);
+		return rsess_push_upload(s, rconf_nvml_name(cf), data, len,
+		    PUSH_HUPLOAD);
+	}
+	rsess_enter(s, RS_EXEC);
+	return STEP_GO;
+}
+
+/* PUSH: check the node (machine, cache directory, cached probe and NVML
+ * helper); when the probe is missing upload it under a temporary name and
+ * install it with a rename, so a half-written probe is never run; then the
+ * helper the same way.  The helper is optional: when its upload fails the
+ * probe runs without it (and uses nvidia-smi). */
 static int
 rsess_do_push(struct rsess *s)
 {
 	struct rpush_report	 r;
 	const struct rconf	*cf = s->conf;
-	const uint8_t		*probe;
-	size_t			 plen;
+	const uint8_t		*probe, *nvml;
+	size_t			 plen, nlen;
 	char			 why[512], line[256];
 	int			 rc;
 
 	probe = rconf_probe_data(cf, &plen);
+	nvml = rconf_nvml_data(cf, &nlen);
 	if (s->sub == PUSH_START) {
 		rsess_cmd_start(s, rpush_check_cmd(cf->cache_dir,
-		    rconf_probe_name(cf), rconf_probe_arch(cf), s->stale_pid),
-		    NULL, NULL, 0);
+		    rconf_probe_name(cf), rconf_probe_arch(cf), s->stale_pid,
+		    nvml != NULL ? rconf_nvml_name(cf) : NULL), NULL, NULL, 0);
 		s->sub = PUSH_CHECK;
 	}
 	rc = rsess_cmd_step(s);
@@ -1098,7 +1148,8 @@ rsess_do_push(struct rsess *s)
 	if (rc == CMD_R_FAIL) {
 		/* No scp there, or a login shell that prints and so breaks
 		 * scp's protocol: the next attempt writes through cat. */
-		if (s->sub == PUSH_UPLOAD && s->cmd.cmd == NULL)
+		if ((s->sub == PUSH_UPLOAD || s->sub == PUSH_HUPLOAD) &&
+		    s->cmd.cmd == NULL)
 			s->scp_failed = 1;
 		return rsess_fail(s, 0, "%s", s->err);
 	}
@@ -1112,13 +1163,16 @@ rsess_do_push(struct rsess *s)
 			rsess_log(s, "stopped the probe of the lost connection "
 			    "(pid %ld)", r.killed);
 		s->stale_pid = 0;
+		s->nvml_ok = nvml != NULL && rpush_helper_cached(&r, nlen,
+		    rconf_nvml_hash(cf));
+		s->nvml_up = nvml != NULL && !s->nvml_ok;
 		switch (rpush_decide(&r, rconf_probe_arch(cf), plen,
 		    rconf_probe_hash(cf), cf->cache_dir, why, sizeof(why))) {
 		case RP_CACHED:
-			rsess_log(s, "probe %s is cached",
-			    rconf_probe_name(cf));
-			rsess_enter(s, RS_EXEC);
-			return STEP_GO;
+			rsess_log(s, "probe %s is cached%s",
+			    rconf_probe_name(cf), s->nvml_ok ?
+			    ", NVML helper too" : "");
+			return rsess_push_helper(s);
 		case RP_ARCH:
 		case RP_DIR:
 			return rsess_fail(s, 1, "%s", why);
@@ -1129,29 +1183,23 @@ rsess_do_push(struct rsess *s)
 		case RP_UPLOAD:
 			break;
 		}
-		free(s->tmpname);
-		s->tmpname = xasprintf(".%s.%ld.%u.tmp", rconf_probe_name(cf),
-		    (long)getpid(), rconf_seq(cf));
-		rsess_log(s, "uploading %zu bytes as %s/%s%s", plen,
-		    cf->cache_dir, s->tmpname, s->scp_failed ?
-		    " through cat" : "");
-		if (s->scp_failed)
-			rsess_cmd_start(s, rpush_upload_cmd(cf->cache_dir,
-			    s->tmpname), NULL, probe, plen);
-		else
-			rsess_cmd_start(s, NULL, xasprintf("%s/%s",
-			    cf->cache_dir, s->tmpname), probe, plen);
-		s->sub = PUSH_UPLOAD;
-		return STEP_GO;
+		return rsess_push_upload(s, rconf_probe_name(cf), probe, plen,
+		    PUSH_UPLOAD);
 	case PUSH_UPLOAD:
+	case PUSH_HUPLOAD:
 		if (s->cmd.status != 0)
 			rsess_log(s, "upload exited with status %d%s%s",
 			    s->cmd.status, s->cmd.errlen > 0 ? ": " : "",
 			    rsess_cmd_errline(&s->cmd, line, sizeof(line)));
-		rsess_cmd_start(s, rpush_install_cmd(cf->cache_dir, s->tmpname,
-		    rconf_probe_name(cf), plen, rconf_probe_hash(cf)), NULL,
-		    NULL, 0);
-		s->sub = PUSH_INSTALL;
+		if (s->sub == PUSH_UPLOAD)
+			rsess_cmd_start(s, rpush_install_cmd(cf->cache_dir,
+			    s->tmpname, rconf_probe_name(cf), plen,
+			    rconf_probe_hash(cf)), NULL, NULL, 0);
+		else
+			rsess_cmd_start(s, rpush_install_cmd(cf->cache_dir,
+			    s->tmpname, rconf_nvml_name(cf), nlen,
+			    rconf_nvml_hash(cf)), NULL, NULL, 0);
+		s->sub = s->sub == PUSH_UPLOAD ? PUSH_INSTALL : PUSH_HINSTALL;
 		return STEP_GO;
 	case PUSH_INSTALL:
 		rpush_parse(s->cmd.out, s->cmd.outlen, &r);
@@ -1168,6 +1216,25 @@ rsess_do_push(struct rsess *s)
 		s->uploads++;
 		rsess_log(s, "probe installed as %s/%s", cf->cache_dir,
 		    rconf_probe_name(cf));
+		return rsess_push_helper(s);
+	case PUSH_HINSTALL:
+		rpush_parse(s->cmd.out, s->cmd.outlen, &r);
+		s->nvml_up = 0;
+		if (r.file != 1 || r.upload || r.size != nlen ||
+		    (r.hash[0] != '\0' && strcmp(r.hash,
+		    rconf_nvml_hash(cf)) != 0)) {
+			/* Not worth a reconnect: nvidia-smi stands in. */
+			rsess_log(s, "upload of the NVML helper failed (%llu "
+			    "of %zu bytes arrived%s%s); the probe runs "
+			    "without it", (unsigned long long)r.size, nlen,
+			    s->cmd.errlen > 0 ? ": " : "",
+			    rsess_cmd_errline(&s->cmd, line, sizeof(line)));
+		} else {
+			s->uploads++;
+			s->nvml_ok = 1;
+			rsess_log(s, "NVML helper installed as %s/%s",
+			    cf->cache_dir, rconf_nvml_name(cf));
+		}
 		rsess_enter(s, RS_EXEC);
 		return STEP_GO;
 	}
@@ -1190,7 +1257,7 @@ rsess_do_exec(struct rsess *s)
 		s->sub = 1;
 	}
 	cmd = rpush_exec_cmd(cf->cache_dir, rconf_probe_name(cf), cf->job,
-	    cf->interval);
+	    cf->interval, s->nvml_ok ? rconf_nvml_name(cf) : NULL);
 	rc = libssh2_channel_exec(s->ch, cmd);
 	free(cmd);
 	if (rc != 0)

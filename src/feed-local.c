@@ -81,6 +81,29 @@ feed_local_find_probe(char *err, size_t errsz)
 	return NULL;
 }
 
+char *
+feed_local_find_nvml(const char *probe)
+{
+	const char	*env, *slash;
+	char		*path;
+
+	if ((env = getenv("JOBTOP_NVML")) != NULL) {
+		if (*env == '\0')
+			return NULL;
+		if (feed_local_executable(env))
+			return xstrdup(env);
+		log_warn("JOBTOP_NVML=%s is not an executable file", env);
+		return NULL;
+	}
+	if ((slash = strrchr(probe, '/')) == NULL)
+		return NULL;
+	path = xasprintf("%.*sjobtop-nvml", (int)(slash - probe + 1), probe);
+	if (feed_local_executable(path))
+		return path;
+	free(path);
+	return NULL;
+}
+
 static void
 feed_local_close(int *fd)
 {

@@ -19,6 +19,10 @@ struct feed_local;
  * executable, else JOBTOP_LIBEXECDIR/jobtop-probe.  Returns an allocated
  * path, or NULL with the reason written to err. */
 char	*feed_local_find_probe(char *, size_t);
+/* The probe's NVML helper: $JOBTOP_NVML (set but empty: none), else
+ * jobtop-nvml beside the probe.  An allocated path, or NULL when there is
+ * none (the probe then uses nvidia-smi). */
+char	*feed_local_find_nvml(const char *);
 
 /* Start path with argv (argv[0] included, NULL-terminated).  NULL with the
  * reason in err when it cannot be started. */

@@ -599,8 +599,9 @@ main_rconf_set(char **field, const char *v)
  * SSH configuration and the session's timing. */
 struct main_probes {
 	char			*probe;
+	char			*nvml;		/* jobtop-nvml, or NULL */
 	char			 ivl[32];
-	char			*argv[6];
+	char			*argv[8];
 	const char		*jobid;		/* NULL for -w and hostfiles */
 	struct rconf		 rc;
 	struct session_conf	 sc;
@@ -613,6 +614,7 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
     const struct job *job)
 {
 	static char	 opt_interval[] = "--interval", opt_job[] = "--job";
+	static char	 opt_nvml[] = "--nvml";
 	char		 err[512];
 	size_t		 i, n = hostlist_count(job->nodes);
 	int		 remote = 0, k = 0;
@@ -629,6 +631,11 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 	mp->argv[k++] = mp->probe;
 	mp->argv[k++] = opt_interval;
 	mp->argv[k++] = mp->ivl;
+	/* Before --job, which tests look for at the end of the line. */
+	if ((mp->nvml = feed_local_find_nvml(mp->probe)) != NULL) {
+		mp->argv[k++] = opt_nvml;
+		mp->argv[k++] = mp->nvml;
+	}
 	if (mp->jobid != NULL) {
 		mp->argv[k++] = opt_job;
 		mp->argv[k++] = (char *)(uintptr_t)mp->jobid;
@@ -650,6 +657,7 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 	if (!remote)
 		return 0;
 	main_rconf_set(&mp->rc.probe_path, mp->probe);
+	main_rconf_set(&mp->rc.nvml_path, mp->nvml);
 	main_rconf_set(&mp->rc.job, mp->jobid);
 	mp->rc.interval = o->interval;
 	mp->rc.accept_new = o->accept_new;
@@ -681,6 +689,7 @@ main_probes_free(struct main_probes *mp)
 {
 	rconf_free(&mp->rc);
 	free(mp->probe);
+	free(mp->nvml);
 }
 
 /*

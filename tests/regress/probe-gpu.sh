@@ -10,8 +10,9 @@
 # probe runs must show, [N/A] must be absent rather than 0, and the
 # nvidia-smi loop must run at the probe's interval.  A driver that
 # refuses the throttle column under one name is asked under the other,
-# then without it.  A failing driver, a stream that ends and one that
-# stalls each give an EVENT and absent values.  After every run, and after
+# then without it (and only then: a failing driver keeps the column).  A
+# failing driver, a stream that ends and one that stalls each give an
+# EVENT and absent values.  After every run, and after
 # the probe is killed with SIGKILL, no nvidia-smi the probe started may be
 # left running.  Without a driver, or without nvidia-smi, the source is
 # off with its reason.
@@ -154,9 +155,12 @@ elif mode == "nv":
     always("gpuproc.pid", "0:4242", 4242)
     always("gpuproc.mem_used", "0:4242", 1024 * MiB)
     never("gpuproc.mem_used", "1:4243")
-    nvev = [e for e in events if e.get("code", "").startswith("nvgpu")]
+    nvev = [e for e in events if e.get("code", "").startswith("nvgpu")
+            and e.get("code") != "nvgpu-backend"]
     if nvev:
         bad.append("events: %s" % nvev)
+    event("nvgpu-backend", "nvidia-smi", "no NVML helper given")
+    never("gpuproc.util", "0:4242")
 elif mode == "event-name":
     always("gpu.throttle", "0", 4)
 elif mode == "no-throttle":
@@ -275,6 +279,11 @@ nv nothr no-throttle 15
 fresh fail
 echo fail >"$tmp/fail/nvsmi/mode"
 nv fail fail 10
+# A failing driver is not a refused field: the throttle column stays for
+# when the driver recovers.
+! grep -q 'clocks_event_reasons\|clocks.sm,name' "$tmp/fail/nvsmi/log" ||
+    fail "a failing driver dropped the throttle column: $(cat \
+    "$tmp/fail/nvsmi/log")"
 fresh exit
 echo "exit-after 4" >"$tmp/exit/nvsmi/mode"
 nv exit exit 14

@@ -587,12 +587,35 @@ test_push(void)
 	rpush_parse("upload 10 \n", 11, &r);
 	CHECK(r.file == 1 && r.upload && r.size == 10 && r.hash[0] == '\0');
 
-	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5);
+	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5,
+	    NULL);
 	CHECK_STR(cmd, "exec /bin/sh -c 'echo \"jobtop-probe-pid $$\" >&2; "
 	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
 	    "--job \"42_1\"'");
 	free(cmd);
-	cmd = rpush_check_cmd(".cache/jobtop", "jobtop-probe-x", "x86_64", 0);
+	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5,
+	    "jobtop-nvml-y");
+	CHECK_STR(cmd, "exec /bin/sh -c 'echo \"jobtop-probe-pid $$\" >&2; "
+	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
+	    "--nvml \".cache/jobtop/jobtop-nvml-y\" --job \"42_1\"'");
+	free(cmd);
+	/* The NVML helper's line: cached only with its size and hash. */
+	snprintf(out, sizeof(out), "arch x86_64\ndir ok\nhelper 20 \nfile none\n");
+	rpush_parse(out, strlen(out), &r);
+	CHECK(r.helper == 1 && r.hsize == 20 && r.hhash[0] == '\0');
+	CHECK(rpush_helper_cached(&r, 20, hash));
+	CHECK(!rpush_helper_cached(&r, 21, hash));
+	memcpy(r.hhash, hash, 65);
+	r.hhash[0] = r.hhash[0] == 'a' ? 'b' : 'a';
+	CHECK(!rpush_helper_cached(&r, 20, hash));
+	snprintf(out, sizeof(out), "arch x86_64\ndir ok\nhelper none\nfile none\n");
+	rpush_parse(out, strlen(out), &r);
+	CHECK(r.helper == 0 && !rpush_helper_cached(&r, 0, hash));
+	snprintf(out, sizeof(out), "arch x86_64\ndir ok\nfile none\n");
+	rpush_parse(out, strlen(out), &r);
+	CHECK(r.helper == -1);
+	cmd = rpush_check_cmd(".cache/jobtop", "jobtop-probe-x", "x86_64", 0,
+	    NULL);
 	CHECK(strstr(cmd, "kill") == NULL);
 	CHECK(strncmp(cmd, "exec /bin/sh -c '", 17) == 0);
 	CHECK_INT(count(cmd, '\''), 2);
@@ -619,7 +642,8 @@ test_push_script(void)
 
 	if (access("/bin/sh", X_OK) != 0)
 		return;
-	c = rpush_check_cmd("cache/jobtop", "jobtop-probe-x", "x86_64", 0);
+	c = rpush_check_cmd("cache/jobtop", "jobtop-probe-x", "x86_64", 0,
+	    NULL);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && %s", tmp, c);
 	free(c);
 	if ((f = popen(cmd, "r")) == NULL)
@@ -642,7 +666,8 @@ test_push_script(void)
 	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p real && "
 	    "ln -s ../real cache/link", tmp);
 	CHECK_INT(system(cmd), 0);
-	c = rpush_check_cmd("cache/link", "jobtop-probe-x", "x86_64", 0);
+	c = rpush_check_cmd("cache/link", "jobtop-probe-x", "x86_64", 0,
+	    NULL);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && %s", tmp, c);
 	free(c);
 	if ((f = popen(cmd, "r")) == NULL)
@@ -665,12 +690,12 @@ test_push_script(void)
 	}
 	usleep(100000);
 	c = rpush_check_cmd("cache/jobtop", "jobtop-probe-x", "x86_64",
-	    (long)getpid());
+	    (long)getpid(), NULL);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && %s >/dev/null", tmp, c);
 	free(c);
 	CHECK_INT(system(cmd), 0);	/* we are still here */
 	c = rpush_check_cmd("cache/jobtop", "jobtop-probe-x", "x86_64",
-	    (long)pid);
+	    (long)pid, NULL);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && %s", tmp, c);
 	free(c);
 	if ((f = popen(cmd, "r")) == NULL)

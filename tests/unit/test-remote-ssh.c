@@ -13,7 +13,9 @@
  * after backoff; a lost connection whose sshd still holds the probe (the
  * reconnect kills it); a login shell that prints a banner (scp breaks, cat
  * uploads, the stream is found after the banner); a graceful stop; and no
- * probe left after rsess_close.
+ * probe left after rsess_close.  The NVML helper is pushed beside the
+ * probe (and named to it with --nvml), found cached by the next run, and
+ * not pushed when it is built for another machine.
  *
  * Set VERBOSE=1 to see the transport's log, KEEP=1 to keep the temporary
  * directory, TIMEOUT_SCALE=N to give every wait N times longer (valgrind).
@@ -56,6 +58,7 @@ static char	 logbuf[1 << 16];
 static size_t	 loglen;
 static int	 verbose;
 static unsigned	 scale = 1;	/* $TIMEOUT_SCALE: slower under valgrind */
+static const char *conf_nvml;		/* the NVML helper for conf_make */
 
 static uint64_t
 now_ms(void)
@@ -339,6 +342,8 @@ conf_make_probe(struct rconf *c, int accept_new, const char *path)
 	c->use_agent = 0;
 	c->accept_new = accept_new;
 	c->probe_path = strdup(path);
+	if (conf_nvml != NULL)
+		c->nvml_path = strdup(conf_nvml);
 	c->interval = 0.5;
 	free(c->cache_dir);
 	if (asprintf(&c->cache_dir, "%s/cache", tmp) < 0)
@@ -554,6 +559,75 @@ test_cached_hashed(void)
 	CHECK_INT(rsess_uploads(nd.s), 0);
 	CHECK(contains(logbuf, "is cached"));
 	CHECK(!contains(logbuf, "uploading"));
+	nodes_close(&nd, 1);
+	rconf_free(&c);
+}
+
+/* The NVML helper beside the probe: pushed once into the same private
+ * directory, named to the probe, then found cached; one built for another
+ * machine is left out. */
+static void
+test_nvml_push(void)
+{
+	struct rconf	 c;
+	struct node	 nd;
+	struct stat	 st;
+	char		 helper[PATH_MAX], path[PATH_MAX + 128], name[128];
+	const char	*slash;
+	int		 fd;
+	uint8_t		 m[2] = { 183, 0 };	/* EM_AARCH64 */
+
+	slash = strrchr(probe, '/');
+	snprintf(helper, sizeof(helper), "%.*sjobtop-nvml",
+	    slash != NULL ? (int)(slash - probe + 1) : 0, probe);
+	CHECK(access(helper, R_OK) == 0);
+	loglen = 0;
+	conf_nvml = helper;
+	conf_make(&c, 0);
+	conf_nvml = NULL;
+	snprintf(name, sizeof(name), "%s", rconf_nvml_name(&c));
+	CHECK(strncmp(name, "jobtop-nvml-", 12) == 0 && strlen(name) == 28);
+	one(&nd, &c, "node1", 20000);
+	CHECK_STR(rsess_state(nd.s), "live");
+	CHECK_INT(rsess_uploads(nd.s), 1);	/* the probe is cached */
+	CHECK(contains(logbuf, "NVML helper installed as"));
+	snprintf(path, sizeof(path), "%s/cache/%s", tmp, name);
+	CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_mode & 0777) == 0700);
+	CHECK_INT(run("cmp -s '%s' '%s'", helper, path), 0);
+	/* exec: no shell of ours in the way to match the pattern too. */
+	CHECK_INT(run("exec pgrep -f -- '--nvml %s/cache/%s' >/dev/null", tmp,
+	    name), 0);
+	nodes_close(&nd, 1);
+	rconf_free(&c);
+
+	loglen = 0;
+	conf_nvml = helper;
+	conf_make(&c, 0);
+	conf_nvml = NULL;
+	one(&nd, &c, "node1", 20000);
+	CHECK_STR(rsess_state(nd.s), "live");
+	CHECK_INT(rsess_uploads(nd.s), 0);
+	CHECK(contains(logbuf, "is cached, NVML helper too"));
+	CHECK(!contains(logbuf, "uploading"));
+	nodes_close(&nd, 1);
+	rconf_free(&c);
+
+	snprintf(path, sizeof(path), "%s/nvml-arm", tmp);
+	CHECK_INT(run("cp '%s' '%s'", helper, path), 0);
+	fd = open(path, O_WRONLY);
+	CHECK(fd >= 0 && pwrite(fd, m, 2, 18) == 2);
+	close(fd);
+	loglen = 0;
+	conf_nvml = path;
+	conf_make(&c, 0);
+	conf_nvml = NULL;
+	CHECK(contains(logbuf, "is for aarch64, the probe for x86_64; NVML "
+	    "helper not pushed"));
+	one(&nd, &c, "node1", 20000);
+	CHECK_STR(rsess_state(nd.s), "live");
+	CHECK_INT(rsess_uploads(nd.s), 0);
+	CHECK(!contains(logbuf, "NVML helper too"));
 	nodes_close(&nd, 1);
 	rconf_free(&c);
 }
@@ -1039,6 +1113,7 @@ main(int argc, char **argv)
 	RUN(test_unknown_refused);
 	RUN(test_accept_new_two_nodes);
 	RUN(test_cached_hashed);
+	RUN(test_nvml_push);
 	RUN(test_changed_key);
 	RUN(test_wrong_key);
 	RUN(test_dead_port);
