@@ -1101,6 +1101,14 @@ main(int argc, char **argv)
 	{
 		char	own[PATH_MAX];
 
+		const char	*slash = strrchr(probe, '/');
+
+		/* The NVML helper that lies beside the probe comes along. */
+		snprintf(own, sizeof(own), "%.*sjobtop-nvml",
+		    slash != NULL ? (int)(slash - probe + 1) : 0, probe);
+		if (access(own, R_OK) == 0 &&
+		    run("cp '%s' '%s/'", own, tmp) != 0)
+			skip("cannot copy the NVML helper");
 		snprintf(own, sizeof(own), "%s/jobtop-probe", tmp);
 		if (run("cp '%s' '%s' && printf '%%s' '%s' >>'%s'", probe,
 		    own, tmp, own) != 0)
