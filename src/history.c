@@ -349,8 +349,6 @@ history_is_rank(const struct node_model *m, int g, int f, int64_t pid)
 	const struct minst	*mi;
 	int64_t			 x;
 
-	if (g < 0 || f < 0)
-		return 0;
 	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
 		if (model_value(mi, (unsigned)f, &x) && x == pid)
 			return 1;
@@ -362,7 +360,8 @@ history_is_rank(const struct node_model *m, int g, int f, int64_t pid)
  * The job's share of the node's GPUs: of what every process on them uses
  * (their utilisation when the probe sends it per process, else their
  * memory), the part of processes that are the job's ranks, in percent.
- * NaN without a process list or when the processes use nothing.
+ * NaN without a process list, without ranks, or when the processes use
+ * nothing.
  */
 static double
 history_gpu_job(const struct node_model *m)
@@ -387,8 +386,10 @@ history_gpu_job(const struct node_model *m)
 	}
 	if (f < 0)
 		return NAN;
-	rg = model_group_index(m, "rank");
-	rf = rg >= 0 ? model_field_index(m, (unsigned)rg, "pid") : -1;
+	/* Without ranks the job's processes are unknown, not absent. */
+	if ((rg = model_group_index(m, "rank")) < 0 || m->gfirst[rg] == NULL ||
+	    (rf = model_field_index(m, (unsigned)rg, "pid")) < 0)
+		return NAN;
 	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
 		if (!model_value(mi, (unsigned)fp, &pid) ||
 		    !model_value(mi, (unsigned)f, &x) || x < 0)
