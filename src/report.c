@@ -36,7 +36,7 @@
  * The plotted metrics of a node.  How to add one: a row here and either a
  * case in report_node_value or, for a metric of the history (history.h),
  * its HN_* index in report_hn[] (its key, title and unit come from there).
- * The first RM_BASE are always plotted, the others when a node has them.
+ * A metric is plotted when a node has it.
  */
 enum report_metric {
 	RM_CPU,
@@ -457,16 +457,18 @@ report_json(FILE *f, const struct report *rp, const char *path,
 	fputs("]},\"t\":", f);
 	report_json_times(f, rp, rp->nb);
 	fputs(",\"metrics\":[", f);
+	first = 1;
 	for (k = 0; k < RM_N; k++) {
-		/* An optional source's metric only when a node sent it. */
-		for (i = 0, any = k < RM_BASE; i < m->nnodes && !any; i++)
+		/* A metric only when a node sent it. */
+		for (i = 0, any = 0; i < m->nnodes && !any; i++)
 			any = rp->nodes[i].m[k].sum != NULL;
 		if (!any)
 			continue;
 		report_metric_info(k, &key, &title, &unit, &agg);
 		fprintf(f, "%s{\"key\":\"%s\",\"title\":\"%s\",\"unit\":\"%s\","
-		    "\"agg\":\"%s\",\"nodes\":[", k > 0 ? "," : "",
-		    key, title, unit, agg);
+		    "\"agg\":\"%s\",\"nodes\":[", first ? "" : ",", key, title,
+		    unit, agg);
+		first = 0;
 		for (i = 0; i < m->nnodes; i++) {
 			if (i > 0)
 				fputc(',', f);
