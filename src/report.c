@@ -2,8 +2,8 @@
  * report: one pass over the recording (rec_play) gathers per-node series
  * of the main metrics, and of every optional source's metric the nodes
  * sent (GPUs, InfiniBand, Lustre, NFS, RAPL power, temperatures, IPC, as
- * the monitor's history derives them), and per-rank CPU and RSS into time
- * buckets (means),
+ * the monitor's history derives them), and per-rank CPU, RSS and IPC into
+ * time buckets (means),
  * the events and the flagged ones; the page (report-page.c) is written
  * around them as one JSON document the page's script draws from.  The
  * number of buckets is bounded, so the page stays small however long the
@@ -120,7 +120,7 @@ struct report_rank {
 	int64_t		 key;		/* rank id, else pid */
 	int		 is_rank;
 	char		 comm[PROTO_NAME_MAX];
-	struct report_series cpu, rss;
+	struct report_series cpu, rss, ipc;
 };
 
 struct report_node {
@@ -275,8 +275,33 @@ report_rank(struct report *rp, struct report_node *nd, int64_t key,
 	rr->is_rank = is_rank;
 	report_series_init(&rr->cpu, rp->nrb);
 	report_series_init(&rr->rss, rp->nrb);
+	report_series_init(&rr->ipc, rp->nrb);
 	rp->nranks++;
 	return rr;
+}
+
+/* A process's instructions per cycle over the last interval, from its
+ * perf counters (group "rankperf", an instance named by pid): 1 when
+ * known. */
+static int
+report_rank_ipc(const struct node_model *m, int64_t pid, double *v)
+{
+	const struct minst	*mi;
+	char			 name[24];
+	double			 ins, cyc;
+	int			 g, fi, fc;
+
+	if ((g = model_group_index(m, "rankperf")) < 0 ||
+	    (fi = model_field_index(m, (unsigned)g, "instructions")) < 0 ||
+	    (fc = model_field_index(m, (unsigned)g, "cycles")) < 0)
+		return 0;
+	snprintf(name, sizeof(name), "%lld", (long long)pid);
+	if ((mi = model_inst_by_name(m, (unsigned)g, name)) == NULL ||
+	    !model_metric(m, mi, (unsigned)fi, &ins) ||
+	    !model_metric(m, mi, (unsigned)fc, &cyc) || cyc <= 0)
+		return 0;
+	*v = ins / cyc;
+	return 1;
 }
 
 /* Gather one sample of node i. */
@@ -287,7 +312,7 @@ report_sample(struct report *rp, unsigned i, const struct node_model *m)
 	struct report_rank	*rr;
 	const struct minst	*mi;
 	const char		*comm;
-	int64_t			 key;
+	int64_t			 key, pid;
 	double			 v, hv[HN_NMETRICS];
 	unsigned		 b, k;
 	int			 g, fr, fp, fc, frss, is_rank;
@@ -326,6 +351,9 @@ report_sample(struct report *rp, unsigned i, const struct node_model *m)
 			report_add(&rr->cpu, b, v);
 		if (frss >= 0 && model_metric(m, mi, (unsigned)frss, &v))
 			report_add(&rr->rss, b, v);
+		if (fp >= 0 && model_value(mi, (unsigned)fp, &pid) &&
+		    report_rank_ipc(m, pid, &v))
+			report_add(&rr->ipc, b, v);
 	}
 }
 
@@ -493,6 +521,10 @@ report_json(FILE *f, const struct report *rp, const char *path,
 			report_json_series(f, &rr->cpu, rp->nrb);
 			fputs(",\"rss\":", f);
 			report_json_series(f, &rr->rss, rp->nrb);
+			if (rr->ipc.sum != NULL) {
+				fputs(",\"ipc\":", f);
+				report_json_series(f, &rr->ipc, rp->nrb);
+			}
 			fputc('}', f);
 		}
 	}
@@ -600,6 +632,7 @@ report_free(struct report *rp)
 		for (j = 0; j < rp->nodes[i].nranks; j++) {
 			report_series_free(&rp->nodes[i].ranks[j].cpu);
 			report_series_free(&rp->nodes[i].ranks[j].rss);
+			report_series_free(&rp->nodes[i].ranks[j].ipc);
 		}
 		free(rp->nodes[i].ranks);
 	}

@@ -7,7 +7,10 @@
  * without the source and no column at all when no node has it, the
  * least important columns dropped first on a narrow terminal, the
  * header's items, the rank table's IPC column, the rank detail's IPC,
- * NUMA and GPU lines, and sorting by RANK in both directions.
+ * NUMA and GPU lines, and sorting by RANK in both directions.  The same
+ * synthetic streams recorded (rec-write) and read back by `jobtop report`
+ * give a plot of every source a node sent, and of nothing else, and each
+ * rank with perf counters an IPC series.
  */
 #include <locale.h>
 #include <math.h>
@@ -15,8 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
+#include "rec.h"
+#include "report.h"
 #include "ui-priv.h"
 #include "test-ui-synth.h"
 
@@ -389,6 +395,96 @@ test_ranks(void)
 	finish(ui);
 }
 
+/* How many times s occurs in text. */
+static int
+count(const char *text, const char *s)
+{
+	int	n = 0;
+
+	for (; (text = strstr(text, s)) != NULL; text += strlen(s))
+		n++;
+	return n;
+}
+
+/* A recording of a node with every source and a plain one, reported. */
+static void
+test_report(void)
+{
+	static const char *const names[] = { "g1", "p2" };
+	static const char *const keys[] = { "gpu", "gpu_mem", "gpu_power",
+	    "gpu_temp", "gpu_job", "ib_rx", "ib_tx", "lustre_read",
+	    "lustre_write", "nfs_read", "nfs_write", "power_pkg",
+	    "power_dram", "temp", "ipc", "cpu", "mem" };
+	struct synth_node	 sn[2];
+	struct rec_meta		 meta;
+	struct rec		*rc;
+	char			 path[] = "/tmp/jt-uisrc-XXXXXX", file[64];
+	char			 page[64], err[256], key[64], *text;
+	FILE			*f;
+	long			 len, n;
+	uint64_t		 t;
+	int			 i, k;
+
+	CHECK(mkdtemp(path) != NULL);
+	snprintf(file, sizeof(file), "%s/r.jtr", path);
+	snprintf(page, sizeof(page), "%s/r.html", path);
+	rec_meta_init(&meta, SYNTH_START_MS);
+	meta.interval_ms = 1000;
+	rec_meta_set_nodes(&meta, 2, names);
+	rc = rec_open(file, &meta, 0, err, sizeof(err));
+	CHECK(rc != NULL);
+	if (rc == NULL)
+		return;
+	for (i = 0; i < 2; i++)
+		synth_node_init(&sn[i], names[i], 3, i * 3, 1000);
+	synth_node_extra(&sn[0]);
+	for (k = 0, t = SYNTH_START_MS; k < 8; k++, t += 1000) {
+		for (i = 0; i < 2; i++) {
+			len = synth_node_encode(&sn[i]);
+			CHECK(len > 0);
+			CHECK_INT(rec_node_bytes(rc, (unsigned)i, t, sn[i].buf,
+			    (size_t)len), 0);
+		}
+		rec_tick(rc, t);
+	}
+	CHECK_INT(rec_close(rc, err, sizeof(err)), 0);
+	rec_meta_free(&meta);
+	for (i = 0; i < 2; i++)
+		synth_node_free(&sn[i]);
+
+	f = fopen(page, "w");
+	CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	CHECK_INT(report_file(file, f), 0);
+	fclose(f);
+	f = fopen(page, "r");
+	text = calloc(1, 4 << 20);
+	n = f != NULL && text != NULL ? (long)fread(text, 1, (4 << 20) - 1,
+	    f) : 0;
+	if (f != NULL)
+		fclose(f);
+	CHECK(n > 0);
+	for (k = 0; text != NULL && k < (int)(sizeof(keys) /
+	    sizeof(keys[0])); k++) {
+		snprintf(key, sizeof(key), "\"key\":\"%s\"", keys[k]);
+		CHECK_INT(count(text, key), 1);
+	}
+	/* The hottest, not a sum; no series of what nobody sent. */
+	CHECK(text != NULL && strstr(text, "\"key\":\"temp\",\"title\":"
+	    "\"Temperature (hottest sensor)\",\"unit\":\"C\",\"agg\":"
+	    "\"max\"") != NULL);
+	CHECK_INT(count(text, "\"key\":\"load\""), 1);
+	CHECK_INT(count(text, "\"key\":\"probe_cpu\""), 0);
+	/* g1's three ranks have IPC, p2's none; the page draws it. */
+	CHECK_INT(count(text, "\"ipc\":["), 3);
+	CHECK(strstr(text, "Rank instructions per cycle") != NULL);
+	free(text);
+	unlink(file);
+	unlink(page);
+	rmdir(path);
+}
+
 int
 main(void)
 {
@@ -403,6 +499,7 @@ main(void)
 	RUN(test_node_columns);
 	RUN(test_header);
 	RUN(test_ranks);
+	RUN(test_report);
 	fclose(out);
 	fclose(in);
 	return harness_done();
