@@ -10,7 +10,9 @@
 # RAPL packages 50 + 30 W and DRAM 5 + 3 W.  The node row must show the
 # GPU columns with the fixture's values, and IB/s, FS/s and POWER within
 # 30% of those rates; the header the same job-wide.  A tree without any of
-# these sources shows none of their columns or header items.  Then a
+# these sources shows none of their columns or header items.  On this
+# machine, when its probe reads NUMA placement, a process's detail shows
+# where its memory lies.  Then a
 # recording of the same probe: `jobtop report` lists the new metrics and
 # `jobtop export --csv` their raw fields.  Skips without tmux or python3.
 set -u
@@ -21,8 +23,10 @@ FIX=$TOP/tests/data/fixtures
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jt-uisrc.XXXXXX") || exit 1
 sock=jtuisrc-$$
 writer_pid=
+busy=
 cleanup() {
 	tmux -L "$sock" kill-server 2>/dev/null
+	[ -n "$busy" ] && kill "$busy" 2>/dev/null
 	[ -n "$writer_pid" ] && kill "$writer_pid" 2>/dev/null
 	# Whatever the probe left of the fake nvidia-smi.
 	if [ -f "$tmp/root/nvsmi/log" ]; then
@@ -231,6 +235,28 @@ screen | grep -E '^NODE' | grep -Eq 'NET/s +FLAGS' ||
 screen | grep -Eq 'GPU%|GPUMEM|IB/s|FS/s|POWER|TEMP|GMEM' &&
 	fail "node-basic: a column or item of a source it does not have"
 echo "ok: no source, no column"
+
+# This machine's NUMA placement of a process, in its detail.
+if "$PROBE" --count 1 --interval 0.1 </dev/null 2>/dev/null |
+    "$JOBTOP" --decode 2>/dev/null | grep -q 'numa on'; then
+	cp /usr/bin/yes "$tmp/jtnumaloop"
+	"$tmp/jtnumaloop" >/dev/null &
+	busy=$!
+	start "env LANG=C LC_ALL=C $JOBTOP --no-record -d 0.5 -w localhost"
+	wait_for 15 '^localhost +live' || fail "no live row"
+	tmux -L "$sock" send-keys -t "$win" / j t n u m a Enter
+	wait_for 5 'filter /jtnuma/' || fail "the filter finds no process"
+	tmux -L "$sock" send-keys -t "$win" Enter
+	wait_for 5 "jtnumaloop" || fail "the busy process is not listed"
+	tmux -L "$sock" send-keys -t "$win" Enter
+	wait_for 5 "^numa +node[0-9]+ [0-9.]+[KMG]? \\([0-9]+%\\)" ||
+		fail "no NUMA placement in the process's detail"
+	kill "$busy"
+	busy=
+	echo "ok: NUMA placement of a local process"
+else
+	echo "skip: the probe reads no NUMA placement here"
+fi
 tmux -L "$sock" kill-server 2>/dev/null
 
 # A recording: the report plots the new metrics, the export has them.
