@@ -162,7 +162,7 @@ detail_sources(const struct ui *ui, const struct ui_rect *r, int y,
 	double			 ipc, tot;
 	size_t			 len;
 	unsigned		 k;
-	int			 g, f, fg, fp, fm, n;
+	int			 g, f, fg, fp, fm, fu, n;
 
 	ipc = ui->det_hr != NULL ? history_rank_get(ui->det_hr, HR_IPC, 0) :
 	    NAN;
@@ -198,6 +198,7 @@ detail_sources(const struct ui *ui, const struct ui_rect *r, int y,
 	    (fp = model_field_index(m, (unsigned)g, "pid")) < 0)
 		return y;
 	fm = model_field_index(m, (unsigned)g, "mem_used");
+	fu = model_field_index(m, (unsigned)g, "util");
 	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
 		if (!model_value(mi, (unsigned)fp, &pid) || pid != ui->det_pid ||
 		    !model_value(mi, (unsigned)fg, &gpu))
@@ -220,6 +221,10 @@ detail_sources(const struct ui *ui, const struct ui_rect *r, int y,
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			    ", %.0f%% of the GPU's processes'",
 			    (double)mem * 100.0 / (double)all);
+		/* Its utilisation, when the probe has it per process. */
+		if (fu >= 0 && model_value(mi, (unsigned)fu, &og))
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			    "; %lld%% busy", (long long)og);
 		y = detail_line(ui, r, y, "gpu", buf);
 	}
 	return y;
