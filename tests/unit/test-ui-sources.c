@@ -229,6 +229,14 @@ test_history(void)
 	CHECK_NEAR(history_job_get(ui->hist, HJ_POWER, 0), 240, 1e-3);
 	CHECK_NEAR(history_job_get(ui->hist, HJ_GPU_TEMP, 0), 71, 1e-9);
 	CHECK_NEAR(history_job_get(ui->hist, HJ_IPC, 0), 1.5, 1e-6);
+	/* With utilisation per process the share is of that: 90 of 110. */
+	nodes[0].ex->proc_util[0] = 60;
+	nodes[0].ex->proc_util[1] = 30;
+	nodes[0].ex->proc_util[2] = 20;
+	nodes[0].ex->util_on = 1;
+	step(ui);
+	history_node_values(synth_model(&nodes[0]), v);
+	CHECK_NEAR(v[HN_GPU_JOB], 90.0 * 100 / 110, 1e-9);
 	/* A counter's first sample has no rate: absent, not 0. */
 	nodes[0].ex->perf = 0;
 	step(ui);
@@ -368,6 +376,13 @@ test_ranks(void)
 	l = line_with(ui, "gpu ");
 	CHECK(l != NULL && strstr(l, "GPU 0: 3.0G of memory, 38% of the "
 	    "GPU's processes'") != NULL);
+	CHECK(l != NULL && strstr(l, "busy") == NULL);
+	nodes[0].ex->proc_util[0] = 60;
+	nodes[0].ex->util_on = 1;
+	step(ui);
+	l = line_with(ui, "gpu ");
+	CHECK(l != NULL && strstr(l, "38% of the GPU's processes'; 60% busy")
+	    != NULL);
 	ui_key(ui, 27, now);
 	ui_key(ui, 27, now);
 

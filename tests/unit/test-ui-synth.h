@@ -66,6 +66,8 @@ struct synth_extra {
 	int64_t		 gpu_util[2], gpu_mem[2], gpu_total, gpu_mw[2];
 	int64_t		 gpu_temp[2];
 	int64_t		 proc_mem[3];	/* rank 0's, rank 1's, a stranger's */
+	int64_t		 proc_util[3];	/* percent; sent when util_on */
+	int		 util_on;
 	double		 ib_rx, ib_tx, lu_r, lu_w, nfs_r, nfs_w;  /* B/s */
 	double		 pkg_w, dram_w;		/* watts */
 	int64_t		 temp_mc;		/* millidegrees */
@@ -207,9 +209,11 @@ synth_extra_sample(struct synth_node *n, struct proto_sample_wr *sw,
 		v[0] = k == 1;
 		v[1] = k < 2 && k < n->nranks ? n->r[k].pid : 99999;
 		v[2] = e->proc_mem[k];
+		v[3] = e->proc_util[k];
 		snprintf(name, sizeof(name), "%lld:%lld", (long long)v[0],
 		    (long long)v[1]);
-		synth_xinst(n, sw, SX_PROC + k, SG_GPUPROC, name, v, 3);
+		synth_xinst(n, sw, SX_PROC + k, SG_GPUPROC, name, v,
+		    e->util_on ? 4 : 3);
 	}
 	e->c[0] += e->ib_rx * dt;
 	e->c[1] += e->ib_tx * dt;
@@ -320,10 +324,11 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 		proto_schema_field(w, "mem_total", "bytes", PF_GAUGE);
 		proto_schema_field(w, "power", "mW", PF_GAUGE);
 		proto_schema_field(w, "temp", "celsius", PF_GAUGE);
-		proto_schema_group(w, "gpuproc", 3);
+		proto_schema_group(w, "gpuproc", 4);
 		proto_schema_field(w, "gpu", "", PF_GAUGE);
 		proto_schema_field(w, "pid", "", PF_GAUGE);
 		proto_schema_field(w, "mem_used", "bytes", PF_GAUGE);
+		proto_schema_field(w, "util", "percent", PF_GAUGE);
 		proto_schema_group(w, "ib", 2);
 		proto_schema_field(w, "rcv_bytes", "bytes", PF_COUNTER);
 		proto_schema_field(w, "xmit_bytes", "bytes", PF_COUNTER);
