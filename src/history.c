@@ -470,33 +470,54 @@ history_node_values(const struct node_model *m, double *out)
 }
 
 const struct hist_metric_info hist_node_info[HN_NMETRICS] = {
-	[HN_CPU] =	{ "cpu",	"CPU busy",		"%",	"mean" },
-	[HN_MEM] =	{ "mem",	"Memory used",		"B",	"sum" },
-	[HN_MEMPCT] =	{ "mem_pct",	"Memory of the limit",	"%",	"mean" },
-	[HN_LOAD] =	{ "load",	"Load average (1 min)",	"",	"mean" },
-	[HN_DISK] =	{ "disk",	"Disk read + write",	"B/s",	"sum" },
-	[HN_NET] =	{ "net",	"Network rx + tx",	"B/s",	"sum" },
-	[HN_GPU] =	{ "gpu",	"GPU utilisation",	"%",	"mean" },
-	[HN_PROBE_CPU] = { "probe_cpu",	"Probe CPU",		"%",	"sum" },
-	[HN_PROBE_BYTES] = { "probe_bytes", "Probe bytes sent",	"B/s",	"sum" },
-	[HN_GPU_MEM] =	{ "gpu_mem",	"GPU memory used",	"B",	"sum" },
-	[HN_GPU_MEMTOTAL] = { "gpu_mem_total", "GPU memory",	"B",	"sum" },
-	[HN_GPU_POWER] = { "gpu_power",	"GPU power",		"W",	"sum" },
-	[HN_GPU_TEMP] =	{ "gpu_temp",	"GPU temperature (hottest)", "C",
-			  "max" },
-	[HN_GPU_JOB] =	{ "gpu_job",	"Job's share of the GPUs", "%",	"mean" },
-	[HN_IB_RX] =	{ "ib_rx",	"InfiniBand received",	"B/s",	"sum" },
-	[HN_IB_TX] =	{ "ib_tx",	"InfiniBand sent",	"B/s",	"sum" },
-	[HN_LUSTRE_READ] = { "lustre_read", "Lustre read",	"B/s",	"sum" },
-	[HN_LUSTRE_WRITE] = { "lustre_write", "Lustre write",	"B/s",	"sum" },
-	[HN_NFS_READ] =	{ "nfs_read",	"NFS read",		"B/s",	"sum" },
-	[HN_NFS_WRITE] = { "nfs_write",	"NFS write",		"B/s",	"sum" },
-	[HN_POWER_PKG] = { "power_pkg",	"CPU package power (RAPL)", "W",
-			  "sum" },
-	[HN_POWER_DRAM] = { "power_dram", "DRAM power (RAPL)",	"W",	"sum" },
-	[HN_TEMP] =	{ "temp",	"Temperature (hottest sensor)", "C",
-			  "max" },
-	[HN_IPC] =	{ "ipc",	"Instructions per cycle", "",	"mean" },
+	[HN_CPU] =
+	    { "cpu", "CPU busy", "%", "mean" },
+	[HN_MEM] =
+	    { "mem", "Memory used", "B", "sum" },
+	[HN_MEMPCT] =
+	    { "mem_pct", "Memory of the limit", "%", "mean" },
+	[HN_LOAD] =
+	    { "load", "Load average (1 min)", "", "mean" },
+	[HN_DISK] =
+	    { "disk", "Disk read + write", "B/s", "sum" },
+	[HN_NET] =
+	    { "net", "Network rx + tx", "B/s", "sum" },
+	[HN_GPU] =
+	    { "gpu", "GPU utilisation", "%", "mean" },
+	[HN_PROBE_CPU] =
+	    { "probe_cpu", "Probe CPU", "%", "sum" },
+	[HN_PROBE_BYTES] =
+	    { "probe_bytes", "Probe bytes sent", "B/s", "sum" },
+	[HN_GPU_MEM] =
+	    { "gpu_mem", "GPU memory used", "B", "sum" },
+	[HN_GPU_MEMTOTAL] =
+	    { "gpu_mem_total", "GPU memory", "B", "sum" },
+	[HN_GPU_POWER] =
+	    { "gpu_power", "GPU power", "W", "sum" },
+	[HN_GPU_TEMP] =
+	    { "gpu_temp", "GPU temperature (hottest)", "C", "max" },
+	[HN_GPU_JOB] =
+	    { "gpu_job", "Job's share of the GPUs", "%", "mean" },
+	[HN_IB_RX] =
+	    { "ib_rx", "InfiniBand received", "B/s", "sum" },
+	[HN_IB_TX] =
+	    { "ib_tx", "InfiniBand sent", "B/s", "sum" },
+	[HN_LUSTRE_READ] =
+	    { "lustre_read", "Lustre read", "B/s", "sum" },
+	[HN_LUSTRE_WRITE] =
+	    { "lustre_write", "Lustre write", "B/s", "sum" },
+	[HN_NFS_READ] =
+	    { "nfs_read", "NFS read", "B/s", "sum" },
+	[HN_NFS_WRITE] =
+	    { "nfs_write", "NFS write", "B/s", "sum" },
+	[HN_POWER_PKG] =
+	    { "power_pkg", "CPU package power (RAPL)", "W", "sum" },
+	[HN_POWER_DRAM] =
+	    { "power_dram", "DRAM power (RAPL)", "W", "sum" },
+	[HN_TEMP] =
+	    { "temp", "Temperature (hottest sensor)", "C", "max" },
+	[HN_IPC] =
+	    { "ipc", "Instructions per cycle", "", "mean" },
 };
 
 int

@@ -200,8 +200,8 @@ detail_sources(const struct ui *ui, const struct ui_rect *r, int y,
 	fm = model_field_index(m, (unsigned)g, "mem_used");
 	fu = model_field_index(m, (unsigned)g, "util");
 	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-		if (!model_value(mi, (unsigned)fp, &pid) || pid != ui->det_pid ||
-		    !model_value(mi, (unsigned)fg, &gpu))
+		if (!model_value(mi, (unsigned)fp, &pid) ||
+		    pid != ui->det_pid || !model_value(mi, (unsigned)fg, &gpu))
 			continue;
 		mem = -1;
 		if (fm >= 0)
