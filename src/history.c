@@ -294,22 +294,28 @@ history_fold(const struct node_model *m, const char *group,
     const char *field, const char *prefix, int how, double *acc, unsigned *n)
 {
 	const struct minst	*mi;
+	const char		*unit;
 	double			 x, scale;
 	size_t			 plen = prefix != NULL ? strlen(prefix) : 0;
-	int			 g, f;
+	int			 g, f, celsius;
 
 	if ((g = model_group_index(m, group)) < 0 ||
 	    (f = model_field_index(m, (unsigned)g, field)) < 0 ||
 	    m->gfirst[g] == NULL)
 		return;
-	scale = history_unit_scale(model_group(m, (unsigned)g)->def->
-	    fields[f].unit);
+	unit = model_group(m, (unsigned)g)->def->fields[f].unit;
+	scale = history_unit_scale(unit);
+	celsius = strncmp(unit, "celsius", 7) == 0;
 	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
 		if (plen > 0 && strncmp(mi->name, prefix, plen) != 0)
 			continue;
 		if (!model_metric(m, mi, (unsigned)f, &x))
 			continue;
 		x *= scale;
+		/* A sensor not ready reads below absolute zero (-274 C
+		 * from some drivers): no temperature. */
+		if (celsius && x < -273.15)
+			continue;
 		if (how == HA_MAX)
 			*acc = *n == 0 || x > *acc ? x : *acc;
 		else

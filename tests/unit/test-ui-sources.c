@@ -229,6 +229,12 @@ test_history(void)
 	CHECK_NEAR(history_job_get(ui->hist, HJ_POWER, 0), 240, 1e-3);
 	CHECK_NEAR(history_job_get(ui->hist, HJ_GPU_TEMP, 0), 71, 1e-9);
 	CHECK_NEAR(history_job_get(ui->hist, HJ_IPC, 0), 1.5, 1e-6);
+	/* Only sensors below absolute zero: no temperature. */
+	nodes[0].ex->temp_mc = -274000;
+	step(ui);
+	history_node_values(synth_model(&nodes[0]), v);
+	CHECK_NEAR(v[HN_TEMP], 35, 1e-9);
+	nodes[0].ex->temp_mc = 78000;
 	/* With utilisation per process the share is of that: 90 of 110. */
 	nodes[0].ex->proc_util[0] = 60;
 	nodes[0].ex->proc_util[1] = 30;

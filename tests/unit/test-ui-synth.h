@@ -30,7 +30,7 @@ enum { SG_CPU, SG_MEM, SG_LOAD, SG_DISK, SG_NET, SG_SELF, SG_RANK, SG_CGROUP,
     SG_N, SG_GPU = SG_N, SG_GPUPROC, SG_IB, SG_LLITE, SG_NFS, SG_RAPL,
     SG_TEMP, SG_RANKPERF, SG_RANKNUMA, SG_NALL };
 enum { SX_GPU = 0, SX_PROC = 2, SX_IB = 5, SX_LLITE, SX_NFS, SX_PKG, SX_DRAM,
-    SX_TEMP, SX_PERF = 12, SX_NUMA = SX_PERF + 64, SX_N = SX_NUMA + 64 };
+    SX_TEMP, SX_PERF = SX_TEMP + 4, SX_NUMA = SX_PERF + 64, SX_N = SX_NUMA + 64 };
 enum { SC_USER, SC_SYSTEM, SC_IDLE, SC_IOWAIT, SC_N };
 enum { SM_TOTAL, SM_AVAIL, SM_N };
 enum { SF_UTIME, SF_STIME, SF_RSS, SF_BYTES, SF_N };
@@ -240,6 +240,8 @@ synth_extra_sample(struct synth_node *n, struct proto_sample_wr *sw,
 	synth_xinst(n, sw, SX_TEMP, SG_TEMP, "coretemp/Package id 0", v, 1);
 	v[0] = 35000;
 	synth_xinst(n, sw, SX_TEMP + 1, SG_TEMP, "acpitz", v, 1);
+	v[0] = -274000;		/* a sensor not ready, as iwlwifi reads */
+	synth_xinst(n, sw, SX_TEMP + 2, SG_TEMP, "iwlwifi_1", v, 1);
 	for (k = 0; k < n->nranks; k++) {
 		snprintf(name, sizeof(name), "%lld", (long long)n->r[k].pid);
 		if (e->perf) {
