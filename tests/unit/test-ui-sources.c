@@ -292,7 +292,7 @@ test_node_columns(void)
 	l = first_row(ui, NODEHEAD);
 	CHECK(l != NULL && strncmp(l, "n1 ", 3) == 0);
 
-	/* Narrow: the temperatures go first, GPU% and the rates stay. */
+	/* Narrower: the temperatures go first, GPU% and the rates stay. */
 	resizeterm(40, 145);
 	CHECK(cell(ui, NODEHEAD, "TEMP", "n1 ") == NULL);
 	CHECK(cell(ui, NODEHEAD, "GTEMP", "n1 ") == NULL);
@@ -300,6 +300,16 @@ test_node_columns(void)
 	CHECK_STR(cell(ui, NODEHEAD, "IB/s", "n1 "), "4.0M");
 	CHECK_STR(cell(ui, NODEHEAD, "FS/s", "n1 "), "8.0M");
 	CHECK_STR(cell(ui, NODEHEAD, "CPU%", "n1 "), "50.0");
+	/* 80 columns: today's columns stay (the header has the rates). */
+	resizeterm(40, 80);
+	l = line_from(ui, NODEHEAD);
+	CHECK(l != NULL && strstr(l, "STATE") != NULL);
+	CHECK(l != NULL && strstr(l, "LOAD") != NULL);
+	CHECK(l != NULL && strstr(l, "GPU%") != NULL);
+	CHECK(l != NULL && strstr(l, "IB/s") == NULL);
+	l = line_with(ui, "GMEM");
+	CHECK(l != NULL && strstr(l, " IB ") != NULL &&
+	    strstr(l, "4.0M/s") != NULL);
 	finish(ui);
 
 	/* No node has a source: today's layout, no new column. */
