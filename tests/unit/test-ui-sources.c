@@ -229,6 +229,16 @@ test_history(void)
 	CHECK_NEAR(history_job_get(ui->hist, HJ_POWER, 0), 240, 1e-3);
 	CHECK_NEAR(history_job_get(ui->hist, HJ_GPU_TEMP, 0), 71, 1e-9);
 	CHECK_NEAR(history_job_get(ui->hist, HJ_IPC, 0), 1.5, 1e-6);
+	/* An AMD GPU beside the NVIDIA ones: its units (mW, millidegrees)
+	 * as the others'. */
+	nodes[0].ex->amd = 1;
+	step(ui);
+	history_node_values(synth_model(&nodes[0]), v);
+	CHECK_NEAR(v[HN_GPU], (80 + 40 + 20) / 3.0, 1e-9);
+	CHECK_NEAR(v[HN_GPU_MEM], 48.0 * (1 << 30), 1);
+	CHECK_NEAR(v[HN_GPU_MEMTOTAL], 176.0 * (1 << 30), 1);
+	CHECK_NEAR(v[HN_GPU_POWER], 550, 1e-9);
+	CHECK_NEAR(v[HN_GPU_TEMP], 90.5, 1e-9);
 	/* Only sensors below absolute zero: no temperature. */
 	nodes[0].ex->temp_mc = -274000;
 	step(ui);

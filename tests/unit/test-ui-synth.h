@@ -6,7 +6,7 @@
  * to a real stream decoder, so the model the code under test reads is
  * exactly what a probe would produce.  synth_node_extra adds the optional
  * sources' groups as the probe sends them (gpu, gpuproc, ib, llite, nfs,
- * rapl, temp, rankperf, ranknuma) with counters that advance at the rates
+ * rapl, temp, rankperf, ranknuma, amdgpu) with counters that advance at the rates
  * the test sets.  Header only (static inline).
  */
 #ifndef JOBTOP_TEST_UI_SYNTH_H
@@ -28,9 +28,9 @@
 
 enum { SG_CPU, SG_MEM, SG_LOAD, SG_DISK, SG_NET, SG_SELF, SG_RANK, SG_CGROUP,
     SG_N, SG_GPU = SG_N, SG_GPUPROC, SG_IB, SG_LLITE, SG_NFS, SG_RAPL,
-    SG_TEMP, SG_RANKPERF, SG_RANKNUMA, SG_NALL };
+    SG_TEMP, SG_RANKPERF, SG_RANKNUMA, SG_AMDGPU, SG_NALL };
 enum { SX_GPU = 0, SX_PROC = 2, SX_IB = 5, SX_LLITE, SX_NFS, SX_PKG, SX_DRAM,
-    SX_TEMP, SX_PERF = SX_TEMP + 4, SX_NUMA = SX_PERF + 64, SX_N = SX_NUMA + 64 };
+    SX_TEMP, SX_AMD = SX_TEMP + 3, SX_PERF = SX_TEMP + 4, SX_NUMA = SX_PERF + 64, SX_N = SX_NUMA + 64 };
 enum { SC_USER, SC_SYSTEM, SC_IDLE, SC_IOWAIT, SC_N };
 enum { SM_TOTAL, SM_AVAIL, SM_N };
 enum { SF_UTIME, SF_STIME, SF_RSS, SF_BYTES, SF_N };
@@ -73,6 +73,7 @@ struct synth_extra {
 	int64_t		 temp_mc;		/* millidegrees */
 	double		 ipc;			/* of every rank */
 	int		 perf;			/* send rankperf */
+	int		 amd;			/* and an AMD GPU */
 	double		 c[8];			/* cumulative counters */
 	double		 instr[SYNTH_RANKS_MAX], cyc[SYNTH_RANKS_MAX];
 	struct synth_xinst x[SX_N];
@@ -242,6 +243,14 @@ synth_extra_sample(struct synth_node *n, struct proto_sample_wr *sw,
 	synth_xinst(n, sw, SX_TEMP + 1, SG_TEMP, "acpitz", v, 1);
 	v[0] = -274000;		/* a sensor not ready, as iwlwifi reads */
 	synth_xinst(n, sw, SX_TEMP + 2, SG_TEMP, "iwlwifi_1", v, 1);
+	if (e->amd) {
+		v[0] = 20;
+		v[1] = 8LL << 30;
+		v[2] = 16LL << 30;
+		v[3] = 100000;		/* mW */
+		v[4] = 90500;		/* millidegrees */
+		synth_xinst(n, sw, SX_AMD, SG_AMDGPU, "card0", v, 5);
+	}
 	for (k = 0; k < n->nranks; k++) {
 		snprintf(name, sizeof(name), "%lld", (long long)n->r[k].pid);
 		if (e->perf) {
@@ -350,6 +359,12 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 		proto_schema_group(w, "ranknuma", 2);
 		proto_schema_field(w, "n0", "bytes", PF_GAUGE);
 		proto_schema_field(w, "n1", "bytes", PF_GAUGE);
+		proto_schema_group(w, "amdgpu", 5);
+		proto_schema_field(w, "util", "percent", PF_GAUGE);
+		proto_schema_field(w, "mem_used", "bytes", PF_GAUGE);
+		proto_schema_field(w, "mem_total", "bytes", PF_GAUGE);
+		proto_schema_field(w, "power", "mW", PF_GAUGE);
+		proto_schema_field(w, "temp", "celsius-milli", PF_GAUGE);
 	}
 	proto_schema_end(w, start);
 }
