@@ -97,7 +97,8 @@ build/probe/%.o: %.c $(HDRS)
 	$(PROBE_CC) $(CPPFLAGS) -DJOBTOP_PROBE -std=c11 $(PROBE_OPT) $(WARN) \
 		$(if $(SANITIZE),-fsanitize=$(SANITIZE)) -c -o $@ $<
 
-build/tests/test-%: tests/unit/test-%.c tests/unit/harness.h $(MON_LIB_OBJ)
+build/tests/test-%: tests/unit/test-%.c tests/unit/harness.h \
+    tests/unit/test-ui-synth.h $(MON_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -iquote tests/unit -o $@ $< \
 		$(MON_LIB_OBJ) $(LDFLAGS) $(PKG_LIBS) -lm

@@ -4,7 +4,9 @@
  * an open-addressing index by pid, rebuilt whenever a rank comes or goes;
  * a sample costs one lookup per rank.  Values are floats: sparklines and
  * detectors need shapes and medians, not the exact counters (those stay in
- * the model and in the recording).
+ * the model and in the recording).  A node's ring of a metric is
+ * allocated when the metric first has a value, so a node without GPUs or
+ * InfiniBand pays nothing for them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -17,7 +19,7 @@ struct hist_node {
 	uint64_t	 samples;
 	uint64_t	 last_ms;
 	unsigned	 head, len;
-	float		 v[HN_NMETRICS][HIST_NODE_DEPTH];
+	float		*v[HN_NMETRICS];	/* NULL: never had a value */
 	double		 mem_limit;
 	struct hist_rank **ranks;
 	unsigned	 nranks, capranks;
@@ -46,6 +48,8 @@ history_node_free(struct hist_node *hn)
 
 	if (hn == NULL)
 		return;
+	for (i = 0; i < HN_NMETRICS; i++)
+		free(hn->v[i]);
 	for (i = 0; i < hn->nranks; i++)
 		free(hn->ranks[i]);
 	free(hn->ranks);
@@ -92,12 +96,32 @@ history_put(float *series, unsigned head, double v)
 	series[head] = isfinite(v) ? (float)v : NAN;
 }
 
-/* Value k back in a ring of depth d whose next slot is head. */
+/* Write v at the head slot of a node's series, making its ring on the
+ * first value. */
+static void
+history_node_put(struct hist_node *hn, enum hist_node_metric k,
+    unsigned head, double v)
+{
+	unsigned	i;
+
+	if (hn->v[k] == NULL) {
+		if (!isfinite(v))
+			return;
+		hn->v[k] = xreallocarray(NULL, HIST_NODE_DEPTH,
+		    sizeof(*hn->v[k]));
+		for (i = 0; i < HIST_NODE_DEPTH; i++)
+			hn->v[k][i] = NAN;
+	}
+	history_put(hn->v[k], head, v);
+}
+
+/* Value k back in a ring of depth d whose next slot is head (a NULL ring
+ * never had a value). */
 static double
 history_ring_get(const float *series, unsigned depth, unsigned head,
     unsigned len, unsigned k)
 {
-	if (k >= len)
+	if (k >= len || series == NULL)
 		return NAN;
 	return series[(head + depth - 1 - k) % depth];
 }
@@ -243,6 +267,265 @@ history_memory(const struct node_model *m, double *used, double *limit)
 		*limit = (double)m->hello.mem_total;
 }
 
+/*
+ * What one unit of a field is in the unit the UI shows: milliwatts and
+ * millidegrees as watts and degrees, a microjoule counter (whose rate is
+ * microwatts) as watts.
+ */
+static double
+history_unit_scale(const char *unit)
+{
+	if (strcmp(unit, "mW") == 0 || strcmp(unit, "celsius-milli") == 0)
+		return 1e-3;
+	if (strcmp(unit, "uJ") == 0 || strcmp(unit, "uW") == 0)
+		return 1e-6;
+	return 1;
+}
+
+enum { HA_SUM, HA_MAX };
+
+/*
+ * Fold a field's metric (scaled by its unit) over the instances of a
+ * group whose name starts with prefix (NULL: all) into *acc, a sum or a
+ * maximum; *n counts the values.
+ */
+static void
+history_fold(const struct node_model *m, const char *group,
+    const char *field, const char *prefix, int how, double *acc, unsigned *n)
+{
+	const struct minst	*mi;
+	const char		*unit;
+	double			 x, scale;
+	size_t			 plen = prefix != NULL ? strlen(prefix) : 0;
+	int			 g, f, celsius;
+
+	if ((g = model_group_index(m, group)) < 0 ||
+	    (f = model_field_index(m, (unsigned)g, field)) < 0 ||
+	    m->gfirst[g] == NULL)
+		return;
+	unit = model_group(m, (unsigned)g)->def->fields[f].unit;
+	scale = history_unit_scale(unit);
+	celsius = strncmp(unit, "celsius", 7) == 0;
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (plen > 0 && strncmp(mi->name, prefix, plen) != 0)
+			continue;
+		if (!model_metric(m, mi, (unsigned)f, &x))
+			continue;
+		x *= scale;
+		/* A sensor not ready reads below absolute zero (-274 C
+		 * from some drivers): no temperature. */
+		if (celsius && x < -273.15)
+			continue;
+		if (how == HA_MAX)
+			*acc = *n == 0 || x > *acc ? x : *acc;
+		else
+			*acc += x;
+		(*n)++;
+	}
+}
+
+/* A field folded over the GPUs of both vendors, or NaN. */
+static double
+history_gpus(const struct node_model *m, const char *field, int how)
+{
+	double		acc = 0;
+	unsigned	n = 0;
+
+	history_fold(m, "gpu", field, NULL, how, &acc, &n);
+	history_fold(m, "amdgpu", field, NULL, how, &acc, &n);
+	return n > 0 ? acc : NAN;
+}
+
+/* A field folded over one group, or NaN. */
+static double
+history_group(const struct node_model *m, const char *group,
+    const char *field, const char *prefix, int how)
+{
+	double		acc = 0;
+	unsigned	n = 0;
+
+	history_fold(m, group, field, prefix, how, &acc, &n);
+	return n > 0 ? acc : NAN;
+}
+
+/* Is pid one of the node's ranks (an instance of group "rank")? */
+static int
+history_is_rank(const struct node_model *m, int g, int f, int64_t pid)
+{
+	const struct minst	*mi;
+	int64_t			 x;
+
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (model_value(mi, (unsigned)f, &x) && x == pid)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The job's share of the node's GPUs: of what every process on them uses
+ * (their utilisation when the probe sends it per process, else their
+ * memory), the part of processes that are the job's ranks, in percent.
+ * NaN without a process list, without ranks, or when the processes use
+ * nothing.
+ */
+static double
+history_gpu_job(const struct node_model *m)
+{
+	const struct minst	*mi;
+	int64_t			 pid, x;
+	double			 job = 0, all = 0;
+	int			 g, fp, fu, fm, f, rg, rf, n = 0;
+
+	if ((g = model_group_index(m, "gpuproc")) < 0 ||
+	    (fp = model_field_index(m, (unsigned)g, "pid")) < 0)
+		return NAN;
+	fu = model_field_index(m, (unsigned)g, "util");
+	fm = model_field_index(m, (unsigned)g, "mem_used");
+	/* Utilisation when any process has it. */
+	f = fm;
+	for (mi = m->gfirst[g]; fu >= 0 && mi != NULL; mi = mi->gnext) {
+		if (model_value(mi, (unsigned)fu, &x)) {
+			f = fu;
+			break;
+		}
+	}
+	if (f < 0)
+		return NAN;
+	/* Without ranks the job's processes are unknown, not absent. */
+	if ((rg = model_group_index(m, "rank")) < 0 || m->gfirst[rg] == NULL ||
+	    (rf = model_field_index(m, (unsigned)rg, "pid")) < 0)
+		return NAN;
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (!model_value(mi, (unsigned)fp, &pid) ||
+		    !model_value(mi, (unsigned)f, &x) || x < 0)
+			continue;
+		all += (double)x;
+		n++;
+		if (history_is_rank(m, rg, rf, pid))
+			job += (double)x;
+	}
+	return n > 0 && all > 0 ? job * 100.0 / all : NAN;
+}
+
+/* Instructions per cycle of two sums of rates, or NaN. */
+static double
+history_ipc(double ins, double cyc)
+{
+	return isfinite(ins) && isfinite(cyc) && cyc > 0 ? ins / cyc : NAN;
+}
+
+void
+history_node_values(const struct node_model *m, double *out)
+{
+	const struct minst	*mi;
+	double			 x, y, used, limit;
+	int			 g;
+
+	if (!(mi = history_inst(m, "cpu", &g)) ||
+	    !model_derive(m, mi, "busy", &out[HN_CPU]))
+		out[HN_CPU] = NAN;
+	history_memory(m, &used, &limit);
+	out[HN_MEM] = used;
+	out[HN_MEMPCT] = limit > 0 ? used * 100.0 / limit : NAN;
+	if (!history_metric(m, "load", "load1", &out[HN_LOAD]))
+		out[HN_LOAD] = NAN;
+	out[HN_DISK] = history_sum(m, "disk", "read_bytes", "write_bytes",
+	    NULL);
+	out[HN_NET] = history_sum(m, "net", "rx_bytes", "tx_bytes", "lo");
+	out[HN_GPU] = history_gpu(m);
+	if (history_metric(m, "self", "utime", &x) &&
+	    history_metric(m, "self", "stime", &y))
+		out[HN_PROBE_CPU] = x + y;
+	else
+		out[HN_PROBE_CPU] = NAN;
+	if (!history_metric(m, "self", "bytes_sent", &out[HN_PROBE_BYTES]))
+		out[HN_PROBE_BYTES] = NAN;
+
+	out[HN_GPU_MEM] = history_gpus(m, "mem_used", HA_SUM);
+	out[HN_GPU_MEMTOTAL] = history_gpus(m, "mem_total", HA_SUM);
+	out[HN_GPU_POWER] = history_gpus(m, "power", HA_SUM);
+	out[HN_GPU_TEMP] = history_gpus(m, "temp", HA_MAX);
+	out[HN_GPU_JOB] = history_gpu_job(m);
+	out[HN_IB_RX] = history_group(m, "ib", "rcv_bytes", NULL, HA_SUM);
+	out[HN_IB_TX] = history_group(m, "ib", "xmit_bytes", NULL, HA_SUM);
+	/* llite is what the job read and wrote; the OSCs count the same
+	 * bytes again on their way to each target. */
+	out[HN_LUSTRE_READ] = history_group(m, "llite", "read_bytes", NULL,
+	    HA_SUM);
+	out[HN_LUSTRE_WRITE] = history_group(m, "llite", "write_bytes", NULL,
+	    HA_SUM);
+	if (!isfinite(out[HN_LUSTRE_READ]) &&
+	    !isfinite(out[HN_LUSTRE_WRITE])) {
+		out[HN_LUSTRE_READ] = history_group(m, "osc", "read_bytes",
+		    NULL, HA_SUM);
+		out[HN_LUSTRE_WRITE] = history_group(m, "osc", "write_bytes",
+		    NULL, HA_SUM);
+	}
+	out[HN_NFS_READ] = history_group(m, "nfs", "read_bytes", NULL, HA_SUM);
+	out[HN_NFS_WRITE] = history_group(m, "nfs", "write_bytes", NULL,
+	    HA_SUM);
+	out[HN_POWER_PKG] = history_group(m, "rapl", "energy", "package-",
+	    HA_SUM);
+	out[HN_POWER_DRAM] = history_group(m, "rapl", "energy", "dram-",
+	    HA_SUM);
+	out[HN_TEMP] = history_group(m, "temp", "temp", NULL, HA_MAX);
+	out[HN_IPC] = history_ipc(history_group(m, "rankperf",
+	    "instructions", NULL, HA_SUM), history_group(m, "rankperf",
+	    "cycles", NULL, HA_SUM));
+}
+
+const struct hist_metric_info hist_node_info[HN_NMETRICS] = {
+	[HN_CPU] =
+	    { "cpu", "CPU busy", "%", "mean" },
+	[HN_MEM] =
+	    { "mem", "Memory used", "B", "sum" },
+	[HN_MEMPCT] =
+	    { "mem_pct", "Memory of the limit", "%", "mean" },
+	[HN_LOAD] =
+	    { "load", "Load average (1 min)", "", "mean" },
+	[HN_DISK] =
+	    { "disk", "Disk read + write", "B/s", "sum" },
+	[HN_NET] =
+	    { "net", "Network rx + tx", "B/s", "sum" },
+	[HN_GPU] =
+	    { "gpu", "GPU utilisation", "%", "mean" },
+	[HN_PROBE_CPU] =
+	    { "probe_cpu", "Probe CPU", "%", "sum" },
+	[HN_PROBE_BYTES] =
+	    { "probe_bytes", "Probe bytes sent", "B/s", "sum" },
+	[HN_GPU_MEM] =
+	    { "gpu_mem", "GPU memory used", "B", "sum" },
+	[HN_GPU_MEMTOTAL] =
+	    { "gpu_mem_total", "GPU memory", "B", "sum" },
+	[HN_GPU_POWER] =
+	    { "gpu_power", "GPU power", "W", "sum" },
+	[HN_GPU_TEMP] =
+	    { "gpu_temp", "GPU temperature (hottest)", "C", "max" },
+	[HN_GPU_JOB] =
+	    { "gpu_job", "Job's share of the GPUs", "%", "mean" },
+	[HN_IB_RX] =
+	    { "ib_rx", "InfiniBand received", "B/s", "sum" },
+	[HN_IB_TX] =
+	    { "ib_tx", "InfiniBand sent", "B/s", "sum" },
+	[HN_LUSTRE_READ] =
+	    { "lustre_read", "Lustre read", "B/s", "sum" },
+	[HN_LUSTRE_WRITE] =
+	    { "lustre_write", "Lustre write", "B/s", "sum" },
+	[HN_NFS_READ] =
+	    { "nfs_read", "NFS read", "B/s", "sum" },
+	[HN_NFS_WRITE] =
+	    { "nfs_write", "NFS write", "B/s", "sum" },
+	[HN_POWER_PKG] =
+	    { "power_pkg", "CPU package power (RAPL)", "W", "sum" },
+	[HN_POWER_DRAM] =
+	    { "power_dram", "DRAM power (RAPL)", "W", "sum" },
+	[HN_TEMP] =
+	    { "temp", "Temperature (hottest sensor)", "C", "max" },
+	[HN_IPC] =
+	    { "ipc", "Instructions per cycle", "", "mean" },
+};
+
 int
 history_rank_ident(const struct node_model *m, const struct minst *mi,
     int64_t *pid, int64_t *start, int64_t *rank)
@@ -359,6 +642,7 @@ history_rank_sample(struct hist_node *hn, const struct node_model *m,
 	if (fi[2] >= 0 && model_metric(m, mi, (unsigned)fi[2], &x))
 		hr->io_known = 1;
 	history_put(hr->v[HR_WRITE], hr->head, x);
+	history_put(hr->v[HR_IPC], hr->head, NAN);	/* history_perf */
 	if (fi[1] >= 0 && model_value(mi, (unsigned)fi[1], &rd))
 		hr->io_known = 1;
 	if (fi[2] >= 0 && model_value(mi, (unsigned)fi[2], &wr))
@@ -419,15 +703,45 @@ history_ranks(struct hist_node *hn, const struct node_model *m)
 		history_reindex(hn);
 }
 
+/* Each rank's IPC from the perf counters of its process (group
+ * "rankperf", an instance per pid). */
+static void
+history_perf(struct hist_node *hn, const struct node_model *m)
+{
+	const struct minst	*mi;
+	struct hist_rank	*hr;
+	double			 ins, cyc;
+	char			*end;
+	long long		 pid;
+	long			 k;
+	int			 g, fi, fc;
+
+	if ((g = model_group_index(m, "rankperf")) < 0 ||
+	    (fi = model_field_index(m, (unsigned)g, "instructions")) < 0 ||
+	    (fc = model_field_index(m, (unsigned)g, "cycles")) < 0)
+		return;
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		pid = strtoll(mi->name, &end, 10);
+		if (end == mi->name || *end != '\0' ||
+		    (k = history_lookup(hn, pid)) < 0)
+			continue;
+		hr = hn->ranks[k];
+		if (hr->seen != hn->samples ||
+		    !model_metric(m, mi, (unsigned)fi, &ins) ||
+		    !model_metric(m, mi, (unsigned)fc, &cyc))
+			continue;
+		history_put(hr->v[HR_IPC], (hr->head + HIST_RANK_DEPTH - 1) %
+		    HIST_RANK_DEPTH, history_ipc(ins, cyc));
+	}
+}
+
 void
 history_node_sample(struct history *h, int i, const struct node_model *m,
     uint64_t now_ms)
 {
 	struct hist_node	*hn;
-	const struct minst	*mi;
-	double			 x, y, used, limit;
-	unsigned		 hd;
-	int			 g;
+	double			 v[HN_NMETRICS], used, limit;
+	unsigned		 hd, k;
 
 	if (i < 0)
 		return;
@@ -438,37 +752,16 @@ history_node_sample(struct history *h, int i, const struct node_model *m,
 	hn->last_ms = now_ms;
 	hd = hn->head;
 
-	x = NAN;
-	if ((mi = history_inst(m, "cpu", &g)) == NULL ||
-	    !model_derive(m, mi, "busy", &x))
-		x = NAN;
-	history_put(hn->v[HN_CPU], hd, x);
+	history_node_values(m, v);
 	history_memory(m, &used, &limit);
 	hn->mem_limit = limit;
-	history_put(hn->v[HN_MEM], hd, used);
-	history_put(hn->v[HN_MEMPCT], hd, limit > 0 ? used * 100.0 / limit :
-	    NAN);
-	if (!history_metric(m, "load", "load1", &x))
-		x = NAN;
-	history_put(hn->v[HN_LOAD], hd, x);
-	history_put(hn->v[HN_DISK], hd, history_sum(m, "disk", "read_bytes",
-	    "write_bytes", NULL));
-	history_put(hn->v[HN_NET], hd, history_sum(m, "net", "rx_bytes",
-	    "tx_bytes", "lo"));
-	history_put(hn->v[HN_GPU], hd, history_gpu(m));
-	if (history_metric(m, "self", "utime", &x) &&
-	    history_metric(m, "self", "stime", &y))
-		x += y;
-	else
-		x = NAN;
-	history_put(hn->v[HN_PROBE_CPU], hd, x);
-	if (!history_metric(m, "self", "bytes_sent", &x))
-		x = NAN;
-	history_put(hn->v[HN_PROBE_BYTES], hd, x);
+	for (k = 0; k < HN_NMETRICS; k++)
+		history_node_put(hn, (enum hist_node_metric)k, hd, v[k]);
 	hn->head = (hd + 1) % HIST_NODE_DEPTH;
 	if (hn->len < HIST_NODE_DEPTH)
 		hn->len++;
 	history_ranks(hn, m);
+	history_perf(hn, m);
 }
 
 uint64_t
@@ -583,6 +876,29 @@ history_acc(double *sum, unsigned *n, double x)
 	}
 }
 
+/* The larger of a maximum so far and x when it is a number; count it. */
+static void
+history_acc_max(double *max, unsigned *n, double x)
+{
+	if (isfinite(x)) {
+		*max = *n == 0 || x > *max ? x : *max;
+		(*n)++;
+	}
+}
+
+/* The sum of two values of a node where either is a number, or NaN. */
+static double
+history_node_sum2(const struct history *h, int i, enum hist_node_metric a,
+    enum hist_node_metric b)
+{
+	double	x = history_node_get(h, i, a, 0);
+	double	y = history_node_get(h, i, b, 0);
+
+	if (!isfinite(x))
+		return y;
+	return isfinite(y) ? x + y : x;
+}
+
 void
 history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
 {
@@ -617,10 +933,35 @@ history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
 		for (r = 0; r < hn->nranks; r++)
 			history_acc(&sum[HJ_RANKCPU], &cnt[HJ_RANKCPU],
 			    history_rank_get(hn->ranks[r], HR_CPU, 0));
+		x = history_node_get(h, i, HN_GPU_MEM, 0);
+		history_acc(&sum[HJ_GPU_MEM], &cnt[HJ_GPU_MEM], x);
+		if (isfinite(x))
+			history_acc(&sum[HJ_GPU_MEMTOTAL],
+			    &cnt[HJ_GPU_MEMTOTAL], history_node_get(h, i,
+			    HN_GPU_MEMTOTAL, 0));
+		history_acc(&sum[HJ_GPU_POWER], &cnt[HJ_GPU_POWER],
+		    history_node_get(h, i, HN_GPU_POWER, 0));
+		history_acc_max(&sum[HJ_GPU_TEMP], &cnt[HJ_GPU_TEMP],
+		    history_node_get(h, i, HN_GPU_TEMP, 0));
+		history_acc(&sum[HJ_GPU_JOB], &cnt[HJ_GPU_JOB],
+		    history_node_get(h, i, HN_GPU_JOB, 0));
+		history_acc(&sum[HJ_IB], &cnt[HJ_IB],
+		    history_node_sum2(h, i, HN_IB_RX, HN_IB_TX));
+		history_acc(&sum[HJ_FS], &cnt[HJ_FS],
+		    history_node_sum2(h, i, HN_LUSTRE_READ, HN_LUSTRE_WRITE));
+		history_acc(&sum[HJ_FS], &cnt[HJ_FS],
+		    history_node_sum2(h, i, HN_NFS_READ, HN_NFS_WRITE));
+		history_acc(&sum[HJ_POWER], &cnt[HJ_POWER],
+		    history_node_sum2(h, i, HN_POWER_PKG, HN_POWER_DRAM));
+		history_acc_max(&sum[HJ_TEMP], &cnt[HJ_TEMP],
+		    history_node_get(h, i, HN_TEMP, 0));
+		history_acc(&sum[HJ_IPC], &cnt[HJ_IPC],
+		    history_node_get(h, i, HN_IPC, 0));
 	}
 	for (k = 0; k < HJ_NMETRICS; k++) {
 		x = cnt[k] == 0 ? NAN : sum[k];
-		if ((k == HJ_CPU || k == HJ_GPU) && cnt[k] > 0)
+		if ((k == HJ_CPU || k == HJ_GPU || k == HJ_GPU_JOB ||
+		    k == HJ_IPC) && cnt[k] > 0)
 			x /= cnt[k];
 		history_put(h->jv[k], h->jhead, x);
 	}

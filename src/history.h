@@ -1,8 +1,10 @@
 /*
  * history: the recent past of every node and every rank of a job, as ring
  * buffers of the values people look at (CPU busy, memory, disk and network
- * rates, a rank's %CPU, RSS and I/O rates) plus job-wide rings of the
- * aggregates.  Sparklines draw from it and the detectors judge from it.
+ * rates; GPUs, InfiniBand, Lustre and NFS rates, power and temperatures
+ * when a node has them; a rank's %CPU, RSS, I/O rates and IPC) plus
+ * job-wide rings of the aggregates.  Sparklines draw from it and the
+ * detectors judge from it.
  *
  * A node is known by its index in the session and a rank by its pid and
  * start time, not by the probe's instance ids, so the history survives a
@@ -33,6 +35,23 @@ enum hist_node_metric {
 	HN_GPU,			/* mean GPU utilisation, percent */
 	HN_PROBE_CPU,		/* the probe's CPU, percent of one CPU */
 	HN_PROBE_BYTES,		/* the probe's bytes sent per second */
+	HN_GPU_MEM,		/* GPU memory used, bytes, every GPU */
+	HN_GPU_MEMTOTAL,	/* GPU memory, bytes, every GPU */
+	HN_GPU_POWER,		/* watts, every GPU */
+	HN_GPU_TEMP,		/* the hottest GPU, degrees Celsius */
+	HN_GPU_JOB,		/* the job's share of its GPUs' processes,
+				   percent (of their utilisation, else of
+				   their memory) */
+	HN_IB_RX,		/* InfiniBand / Omni-Path bytes/s, every port */
+	HN_IB_TX,
+	HN_LUSTRE_READ,		/* Lustre client bytes/s (llite, else osc) */
+	HN_LUSTRE_WRITE,
+	HN_NFS_READ,		/* NFS client bytes/s, every mount */
+	HN_NFS_WRITE,
+	HN_POWER_PKG,		/* RAPL watts: every package, */
+	HN_POWER_DRAM,		/* every DRAM domain */
+	HN_TEMP,		/* the hottest sensor (thermal, hwmon), C */
+	HN_IPC,			/* instructions per cycle, every rank */
 	HN_NMETRICS
 };
 
@@ -42,6 +61,7 @@ enum hist_rank_metric {
 	HR_RSS,			/* bytes */
 	HR_READ,		/* bytes/s */
 	HR_WRITE,		/* bytes/s */
+	HR_IPC,			/* instructions per cycle (perf) */
 	HR_NMETRICS
 };
 
@@ -57,8 +77,27 @@ enum hist_job_metric {
 	HJ_PROBE_CPU,		/* percent of one CPU, every probe */
 	HJ_PROBE_BYTES,		/* bytes/s, every probe */
 	HJ_RANKCPU,		/* sum of the ranks' %CPU */
+	HJ_GPU_MEM,		/* sum of HN_GPU_MEM */
+	HJ_GPU_MEMTOTAL,	/* of HN_GPU_MEMTOTAL where HN_GPU_MEM is */
+	HJ_GPU_POWER,		/* watts */
+	HJ_GPU_TEMP,		/* the hottest GPU */
+	HJ_GPU_JOB,		/* mean of HN_GPU_JOB */
+	HJ_IB,			/* rx + tx bytes/s */
+	HJ_FS,			/* Lustre and NFS, read + write bytes/s */
+	HJ_POWER,		/* RAPL package + DRAM watts */
+	HJ_TEMP,		/* the hottest sensor */
+	HJ_IPC,			/* mean of HN_IPC */
 	HJ_NMETRICS
 };
+
+/* What a node metric is, for the outputs that list them (the report). */
+struct hist_metric_info {
+	const char	*key;		/* "gpu_mem" */
+	const char	*title;		/* "GPU memory used" */
+	const char	*unit;		/* "%", "B", "B/s", "W", "C", "" */
+	const char	*agg;		/* across nodes: "sum", "mean", "max" */
+};
+extern const struct hist_metric_info hist_node_info[HN_NMETRICS];
 
 /* One rank's past.  The det_* fields belong to detect.c. */
 struct hist_rank {
@@ -134,6 +173,13 @@ void		 history_job_series(const struct history *,
 		     enum hist_job_metric, float *, unsigned);
 /* Job samples pushed so far. */
 uint64_t	 history_job_samples(const struct history *);
+
+/*
+ * Every node metric of a model's current sample into out[HN_NMETRICS]
+ * (NaN where absent), as history_node_sample records them; for outputs
+ * that keep no history (the report).
+ */
+void		 history_node_values(const struct node_model *, double *);
 
 /* Helpers shared with the detectors and the UI: the identity fields of a
  * rank instance (0 when it has no pid). */

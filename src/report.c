@@ -1,6 +1,9 @@
 /*
  * report: one pass over the recording (rec_play) gathers per-node series
- * of the main metrics and per-rank CPU and RSS into time buckets (means),
+ * of the main metrics, and of every optional source's metric the nodes
+ * sent (GPUs, InfiniBand, Lustre, NFS, RAPL power, temperatures, IPC, as
+ * the monitor's history derives them), and per-rank CPU, RSS and IPC into
+ * time buckets (means),
  * the events and the flagged ones; the page (report-page.c) is written
  * around them as one JSON document the page's script draws from.  The
  * number of buckets is bounded, so the page stays small however long the
@@ -9,11 +12,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "history.h"
 #include "log.h"
 #include "model.h"
 #include "out-json.h"
@@ -27,8 +32,12 @@
 #define REPORT_RANKS_MAX	1024	/* ranks plotted (then "more") */
 #define REPORT_EVENTS_MAX	2000
 
-/* The plotted metrics of a node; how to add one: a row here and a case in
- * report_node_value. */
+/*
+ * The plotted metrics of a node.  How to add one: a row here and either a
+ * case in report_node_value or, for a metric of the history (history.h),
+ * its HN_* index in report_hn[] (its key, title and unit come from there).
+ * A metric is plotted when a node has it.
+ */
 enum report_metric {
 	RM_CPU,
 	RM_MEM,
@@ -37,15 +46,31 @@ enum report_metric {
 	RM_DISK_W,
 	RM_NET_RX,
 	RM_NET_TX,
+	RM_BASE,
+	RM_GPU = RM_BASE,
+	RM_GPU_MEM,
+	RM_GPU_POWER,
+	RM_GPU_TEMP,
+	RM_GPU_JOB,
+	RM_IB_RX,
+	RM_IB_TX,
+	RM_LUSTRE_R,
+	RM_LUSTRE_W,
+	RM_NFS_R,
+	RM_NFS_W,
+	RM_POWER_PKG,
+	RM_POWER_DRAM,
+	RM_TEMP,
+	RM_IPC,
 	RM_N
 };
 
 static const struct {
 	const char	*key;
 	const char	*title;
-	const char	*unit;	/* "%", "B", "B/s", "" */
-	const char	*agg;	/* across nodes: "sum" or "mean" */
-} report_metrics[RM_N] = {
+	const char	*unit;	/* "%", "B", "B/s", "W", "C", "" */
+	const char	*agg;	/* across nodes: "sum", "mean" or "max" */
+} report_metrics[RM_BASE] = {
 	{ "cpu",	"CPU busy",		"%",	"mean" },
 	{ "mem",	"Memory used",		"B",	"sum" },
 	{ "load",	"Load average (1 min)",	"",	"mean" },
@@ -55,17 +80,47 @@ static const struct {
 	{ "net_tx",	"Network sent",		"B/s",	"sum" },
 };
 
-/* Means per bucket: sums and counts. */
+/* The history metric of each optional one. */
+static const enum hist_node_metric report_hn[RM_N - RM_BASE] = {
+	HN_GPU, HN_GPU_MEM, HN_GPU_POWER, HN_GPU_TEMP, HN_GPU_JOB,
+	HN_IB_RX, HN_IB_TX, HN_LUSTRE_READ, HN_LUSTRE_WRITE, HN_NFS_READ,
+	HN_NFS_WRITE, HN_POWER_PKG, HN_POWER_DRAM, HN_TEMP, HN_IPC
+};
+
+/* A metric's description, wherever it comes from. */
+static void
+report_metric_info(unsigned k, const char **key, const char **title,
+    const char **unit, const char **agg)
+{
+	const struct hist_metric_info	*hi;
+
+	if (k < RM_BASE) {
+		*key = report_metrics[k].key;
+		*title = report_metrics[k].title;
+		*unit = report_metrics[k].unit;
+		*agg = report_metrics[k].agg;
+		return;
+	}
+	hi = &hist_node_info[report_hn[k - RM_BASE]];
+	*key = hi->key;
+	*title = hi->title;
+	*unit = hi->unit;
+	*agg = hi->agg;
+}
+
+/* Means per bucket: sums and counts, allocated on the first value (NULL:
+ * none yet), so a metric no node has costs nothing. */
 struct report_series {
 	double		*sum;
 	uint32_t	*cnt;
+	unsigned	 n;
 };
 
 struct report_rank {
 	int64_t		 key;		/* rank id, else pid */
 	int		 is_rank;
 	char		 comm[PROTO_NAME_MAX];
-	struct report_series cpu, rss;
+	struct report_series cpu, rss, ipc;
 };
 
 struct report_node {
@@ -97,8 +152,9 @@ struct report {
 static void
 report_series_init(struct report_series *s, unsigned n)
 {
-	s->sum = xcalloc(n, sizeof(*s->sum));
-	s->cnt = xcalloc(n, sizeof(*s->cnt));
+	s->sum = NULL;
+	s->cnt = NULL;
+	s->n = n;
 }
 
 static void
@@ -123,6 +179,10 @@ report_bucket(const struct report *rp, uint64_t t, unsigned n)
 static void
 report_add(struct report_series *s, unsigned b, double v)
 {
+	if (s->sum == NULL) {
+		s->sum = xcalloc(s->n, sizeof(*s->sum));
+		s->cnt = xcalloc(s->n, sizeof(*s->cnt));
+	}
 	s->sum[b] += v;
 	s->cnt[b]++;
 }
@@ -215,8 +275,33 @@ report_rank(struct report *rp, struct report_node *nd, int64_t key,
 	rr->is_rank = is_rank;
 	report_series_init(&rr->cpu, rp->nrb);
 	report_series_init(&rr->rss, rp->nrb);
+	report_series_init(&rr->ipc, rp->nrb);
 	rp->nranks++;
 	return rr;
+}
+
+/* A process's instructions per cycle over the last interval, from its
+ * perf counters (group "rankperf", an instance named by pid): 1 when
+ * known. */
+static int
+report_rank_ipc(const struct node_model *m, int64_t pid, double *v)
+{
+	const struct minst	*mi;
+	char			 name[24];
+	double			 ins, cyc;
+	int			 g, fi, fc;
+
+	if ((g = model_group_index(m, "rankperf")) < 0 ||
+	    (fi = model_field_index(m, (unsigned)g, "instructions")) < 0 ||
+	    (fc = model_field_index(m, (unsigned)g, "cycles")) < 0)
+		return 0;
+	snprintf(name, sizeof(name), "%lld", (long long)pid);
+	if ((mi = model_inst_by_name(m, (unsigned)g, name)) == NULL ||
+	    !model_metric(m, mi, (unsigned)fi, &ins) ||
+	    !model_metric(m, mi, (unsigned)fc, &cyc) || cyc <= 0)
+		return 0;
+	*v = ins / cyc;
+	return 1;
 }
 
 /* Gather one sample of node i. */
@@ -227,8 +312,8 @@ report_sample(struct report *rp, unsigned i, const struct node_model *m)
 	struct report_rank	*rr;
 	const struct minst	*mi;
 	const char		*comm;
-	int64_t			 key;
-	double			 v;
+	int64_t			 key, pid;
+	double			 v, hv[HN_NMETRICS];
 	unsigned		 b, k;
 	int			 g, fr, fp, fc, frss, is_rank;
 
@@ -236,8 +321,14 @@ report_sample(struct report *rp, unsigned i, const struct node_model *m)
 		return;
 	rp->samples++;
 	b = report_bucket(rp, m->time_ms, rp->nb);
-	for (k = 0; k < RM_N; k++) {
+	for (k = 0; k < RM_BASE; k++) {
 		if (report_node_value(m, (enum report_metric)k, &v))
+			report_add(&nd->m[k], b, v);
+	}
+	history_node_values(m, hv);
+	for (k = RM_BASE; k < RM_N; k++) {
+		v = hv[report_hn[k - RM_BASE]];
+		if (isfinite(v))
 			report_add(&nd->m[k], b, v);
 	}
 	if ((g = model_group_index(m, OUT_RANK_GROUP)) < 0)
@@ -260,6 +351,9 @@ report_sample(struct report *rp, unsigned i, const struct node_model *m)
 			report_add(&rr->cpu, b, v);
 		if (frss >= 0 && model_metric(m, mi, (unsigned)frss, &v))
 			report_add(&rr->rss, b, v);
+		if (fp >= 0 && model_value(mi, (unsigned)fp, &pid) &&
+		    report_rank_ipc(m, pid, &v))
+			report_add(&rr->ipc, b, v);
 	}
 }
 
@@ -316,7 +410,7 @@ report_json_series(FILE *f, const struct report_series *s, unsigned n)
 	for (b = 0; b < n; b++) {
 		if (b > 0)
 			fputc(',', f);
-		if (s->cnt[b] == 0)
+		if (s->cnt == NULL || s->cnt[b] == 0)
 			fputs("null", f);
 		else
 			out_json_number(f, s->sum[b] / s->cnt[b]);
@@ -355,10 +449,10 @@ report_json(FILE *f, const struct report *rp, const char *path,
 	const struct report_rank *rr;
 	const struct report_event *e;
 	static const char	*levels[] = { "info", "warn", "error" };
-	const char		*name;
+	const char		*name, *key, *title, *unit, *agg;
 	size_t			 i, j;
 	unsigned		 k;
-	int			 first;
+	int			 first, any;
 
 	fputs("{\"meta\":{\"file\":", f);
 	report_json_str(f, path);
@@ -391,11 +485,18 @@ report_json(FILE *f, const struct report *rp, const char *path,
 	fputs("]},\"t\":", f);
 	report_json_times(f, rp, rp->nb);
 	fputs(",\"metrics\":[", f);
+	first = 1;
 	for (k = 0; k < RM_N; k++) {
+		/* A metric only when a node sent it. */
+		for (i = 0, any = 0; i < m->nnodes && !any; i++)
+			any = rp->nodes[i].m[k].sum != NULL;
+		if (!any)
+			continue;
+		report_metric_info(k, &key, &title, &unit, &agg);
 		fprintf(f, "%s{\"key\":\"%s\",\"title\":\"%s\",\"unit\":\"%s\","
-		    "\"agg\":\"%s\",\"nodes\":[", k > 0 ? "," : "",
-		    report_metrics[k].key, report_metrics[k].title,
-		    report_metrics[k].unit, report_metrics[k].agg);
+		    "\"agg\":\"%s\",\"nodes\":[", first ? "" : ",", key, title,
+		    unit, agg);
+		first = 0;
 		for (i = 0; i < m->nnodes; i++) {
 			if (i > 0)
 				fputc(',', f);
@@ -420,6 +521,10 @@ report_json(FILE *f, const struct report *rp, const char *path,
 			report_json_series(f, &rr->cpu, rp->nrb);
 			fputs(",\"rss\":", f);
 			report_json_series(f, &rr->rss, rp->nrb);
+			if (rr->ipc.sum != NULL) {
+				fputs(",\"ipc\":", f);
+				report_json_series(f, &rr->ipc, rp->nrb);
+			}
 			fputc('}', f);
 		}
 	}
@@ -527,6 +632,7 @@ report_free(struct report *rp)
 		for (j = 0; j < rp->nodes[i].nranks; j++) {
 			report_series_free(&rp->nodes[i].ranks[j].cpu);
 			report_series_free(&rp->nodes[i].ranks[j].rss);
+			report_series_free(&rp->nodes[i].ranks[j].ipc);
 		}
 		free(rp->nodes[i].ranks);
 	}

@@ -146,6 +146,90 @@ detail_spark(const struct ui *ui, const struct ui_rect *r, int y,
 	return y + 1;
 }
 
+/*
+ * What the optional sources know of the rank: its IPC (perf counters),
+ * where its memory lies among the NUMA nodes, and what it uses of each
+ * GPU with its share of the GPU's processes.  Lines only for what the
+ * node sends; returns the next line.
+ */
+static int
+detail_sources(const struct ui *ui, const struct ui_rect *r, int y,
+    const struct node_model *m)
+{
+	const struct minst	*mi, *o;
+	char			 buf[512], name[24], a[32];
+	int64_t			 v[8], gpu, pid, mem, all, og, om;
+	double			 ipc, tot;
+	size_t			 len;
+	unsigned		 k;
+	int			 g, f, fg, fp, fm, fu, n;
+
+	ipc = ui->det_hr != NULL ? history_rank_get(ui->det_hr, HR_IPC, 0) :
+	    NAN;
+	if (isfinite(ipc)) {
+		snprintf(buf, sizeof(buf), "%.2f instructions per cycle", ipc);
+		y = detail_line(ui, r, y, "ipc", buf);
+	}
+	snprintf(name, sizeof(name), "%lld", (long long)ui->det_pid);
+	if ((g = model_group_index(m, "ranknuma")) >= 0 &&
+	    (mi = model_inst_by_name(m, (unsigned)g, name)) != NULL) {
+		for (k = 0, tot = 0, n = 0; k < 8; k++) {
+			snprintf(a, sizeof(a), "n%u", k);
+			v[k] = -1;
+			if ((f = model_field_index(m, (unsigned)g, a)) >= 0 &&
+			    model_value(mi, (unsigned)f, &v[k]) && v[k] > 0) {
+				tot += (double)v[k];
+				n++;
+			}
+		}
+		for (k = 0, len = 0, buf[0] = '\0'; k < 8 && n > 0; k++) {
+			if (v[k] <= 0 || len >= sizeof(buf))
+				continue;
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+			    "%snode%u %s (%.0f%%)", len > 0 ? "  " : "", k,
+			    widget_bytes(a, sizeof(a), (double)v[k]),
+			    (double)v[k] * 100.0 / tot);
+		}
+		y = detail_line(ui, r, y, "numa", n > 0 ? buf :
+		    "no resident memory on any node");
+	}
+	if ((g = model_group_index(m, "gpuproc")) < 0 ||
+	    (fg = model_field_index(m, (unsigned)g, "gpu")) < 0 ||
+	    (fp = model_field_index(m, (unsigned)g, "pid")) < 0)
+		return y;
+	fm = model_field_index(m, (unsigned)g, "mem_used");
+	fu = model_field_index(m, (unsigned)g, "util");
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (!model_value(mi, (unsigned)fp, &pid) ||
+		    pid != ui->det_pid || !model_value(mi, (unsigned)fg, &gpu))
+			continue;
+		mem = -1;
+		if (fm >= 0)
+			model_value(mi, (unsigned)fm, &mem);
+		snprintf(buf, sizeof(buf), "GPU %lld: %s of memory",
+		    (long long)gpu, widget_bytes(a, sizeof(a), mem >= 0 ?
+		    (double)mem : NAN));
+		/* Its share of what every process on that GPU uses. */
+		all = 0;
+		for (o = m->gfirst[g]; o != NULL && mem > 0; o = o->gnext) {
+			if (fm >= 0 && model_value(o, (unsigned)fg, &og) &&
+			    og == gpu && model_value(o, (unsigned)fm, &om) &&
+			    om > 0)
+				all += om;
+		}
+		if (all > 0)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			    ", %.0f%% of the GPU's processes'",
+			    (double)mem * 100.0 / (double)all);
+		/* Its utilisation, when the probe has it per process. */
+		if (fu >= 0 && model_value(mi, (unsigned)fu, &og))
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			    "; %lld%% busy", (long long)og);
+		y = detail_line(ui, r, y, "gpu", buf);
+	}
+	return y;
+}
+
 /* The last event the detectors raised about this rank, or NULL. */
 static const char *
 detail_why(const struct ui *ui)
@@ -251,6 +335,7 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 		    "read_bytes")), widget_bytes(b, sizeof(b),
 		    detail_metric(m, mi, "write_bytes")));
 		y = detail_line(ui, r, y, "io", buf);
+		y = detail_sources(ui, r, y, m);
 	}
 	if (flags != 0 && (why = detail_why(ui)) != NULL)
 		y = detail_line(ui, r, y, "why", why);

@@ -2,8 +2,11 @@
  * panel-header: the job at a glance.  Its first line names the job (id,
  * name, owner, state, elapsed of the time limit, nodes by state, ranks);
  * below it job-wide meters with sparklines of their recent past (CPU busy,
- * memory of the limit, disk and network rates, GPUs when a node has them)
- * and what monitoring costs: every probe's CPU and bytes sent, the
+ * memory of the limit, disk and network rates, GPUs when a node has them),
+ * on taller terminals a line or two of the optional sources the job's
+ * nodes have (GPU memory, power and temperature, the job's share of the
+ * GPUs, InfiniBand and file-system rates, RAPL power, the hottest sensor,
+ * IPC), and what monitoring costs: every probe's CPU and bytes sent, the
  * monitor's own CPU, and the flags raised.
  */
 #include <math.h>
@@ -13,10 +16,68 @@
 
 #include "ui-priv.h"
 
+/* The optional sources' items, in the order they are dropped last. */
+enum {
+	HI_GMEM, HI_GPOW, HI_IB, HI_FS, HI_POWER, HI_TEMP, HI_GTEMP, HI_GJOB,
+	HI_IPC, HI_N
+};
+
+static const struct {
+	const char		*label;
+	enum hist_job_metric	 k;
+} header_items[HI_N] = {
+	{ "GMEM",	HJ_GPU_MEM },
+	{ "GPUW",	HJ_GPU_POWER },
+	{ "IB",		HJ_IB },
+	{ "FS",		HJ_FS },
+	{ "POWER",	HJ_POWER },
+	{ "TEMP",	HJ_TEMP },
+	{ "GTEMP",	HJ_GPU_TEMP },
+	{ "GJOB",	HJ_GPU_JOB },
+	{ "IPC",	HJ_IPC },
+};
+
+#define HEADER_ITEM_W	26	/* columns an item wants */
+#define HEADER_XLINES	2	/* lines of items at most */
+
+/* The items the job has a value of in its recent past; their count. */
+static unsigned
+header_present(const struct ui *ui, int *have)
+{
+	unsigned	i, k, n = 0;
+
+	for (i = 0; i < HI_N; i++) {
+		have[i] = 0;
+		for (k = 0; k < 10 && !have[i]; k++)
+			have[i] = isfinite(history_job_get(ui->hist,
+			    header_items[i].k, k));
+		n += (unsigned)have[i];
+	}
+	return n;
+}
+
+/* Lines of items: as many as the items need, on a terminal tall enough. */
+static int
+header_xlines(const struct ui *ui)
+{
+	int		have[HI_N], per, n;
+
+	n = (int)header_present(ui, have);
+	per = ui->cols / HEADER_ITEM_W > 0 ? ui->cols / HEADER_ITEM_W : 1;
+	n = (n + per - 1) / per;
+	if (n > HEADER_XLINES)
+		n = HEADER_XLINES;
+	if (ui->rows < 24)
+		n = 0;
+	else if (ui->rows < 30 && n > 1)
+		n = 1;
+	return n;
+}
+
 static int
 header_height(const struct ui *ui, int avail)
 {
-	return ui->rows >= 20 ? 4 : 2;
+	return ui->rows >= 20 ? 4 + header_xlines(ui) : 2;
 }
 
 /* "LABEL [|||   45%] sparkline" in w columns. */
@@ -78,6 +139,88 @@ header_rate(const struct ui *ui, int y, int x, int w, const char *label,
 	widget_spark(v, (unsigned)sw, 0, pct ? 100 : 0, ui->utf8, spark,
 	    sizeof(spark));
 	widget_put_spark(y, x + lw + tw, ui->attr[TR_SPARK], spark);
+}
+
+/* "LABEL value sparkline" of an item in w columns. */
+static void
+header_item(const struct ui *ui, int y, int x, int w, unsigned i)
+{
+	float	v[UI_SPARK_MAX];
+	char	spark[UI_SPARK_MAX * 3 + 1], a[32], b[32], text[48];
+	double	x0 = history_job_get(ui->hist, header_items[i].k, 0), hi = 0;
+	int	lw = 6, tw = 12, sw;
+
+	if (w < lw + 6)
+		return;
+	widget_put(y, x, lw, ui->attr[TR_HEADER_LABEL], header_items[i].label);
+	switch (i) {
+	case HI_GMEM:
+		hi = history_job_get(ui->hist, HJ_GPU_MEMTOTAL, 0);
+		snprintf(text, sizeof(text), "%s/%s", widget_bytes(a,
+		    sizeof(a), x0), widget_bytes(b, sizeof(b), hi));
+		break;
+	case HI_IB:
+	case HI_FS:
+		snprintf(text, sizeof(text), "%s/s", widget_bytes(a, sizeof(a),
+		    x0));
+		break;
+	case HI_GPOW:
+	case HI_POWER:
+		snprintf(text, sizeof(text), "%sW", widget_num(a, sizeof(a),
+		    x0, 0));
+		break;
+	case HI_TEMP:
+	case HI_GTEMP:
+		snprintf(text, sizeof(text), "%sC", widget_num(a, sizeof(a),
+		    x0, 0));
+		break;
+	case HI_GJOB:
+		hi = 100;
+		snprintf(text, sizeof(text), "%s%%", widget_num(a, sizeof(a),
+		    x0, 0));
+		break;
+	default:
+		snprintf(text, sizeof(text), "%s", widget_num(a, sizeof(a), x0,
+		    2));
+		break;
+	}
+	if (tw > w - lw)
+		tw = w - lw;
+	widget_rput(y, x + lw, tw - 1, ui->attr[TR_METER_TEXT], text);
+	sw = w - lw - tw - 1;
+	if (sw <= 0)
+		return;
+	if (sw > UI_SPARK_MAX)
+		sw = UI_SPARK_MAX;
+	history_job_series(ui->hist, header_items[i].k, v, (unsigned)sw);
+	widget_spark(v, (unsigned)sw, 0, isfinite(hi) ? hi : 0, ui->utf8,
+	    spark, sizeof(spark));
+	widget_put_spark(y, x + lw + tw, ui->attr[TR_SPARK], spark);
+}
+
+/* The lines of the optional sources' items, from y; the next line. */
+static int
+header_extra(const struct ui *ui, int y, int w, int lines)
+{
+	int		have[HI_N], per, slot, n, col;
+	unsigned	i;
+
+	n = (int)header_present(ui, have);
+	if (lines <= 0 || n == 0)
+		return y;
+	per = w / HEADER_ITEM_W > 0 ? w / HEADER_ITEM_W : 1;
+	if (n < per * lines)
+		per = (n + lines - 1) / lines;
+	slot = w / per;
+	for (i = 0, n = 0; i < HI_N && n < per * lines; i++) {
+		if (!have[i])
+			continue;
+		col = n % per;
+		header_item(ui, y + n / per, col * slot, col == per - 1 ?
+		    w - col * slot : slot - 1, i);
+		n++;
+	}
+	return y + lines;
 }
 
 /* The job line. */
@@ -198,7 +341,7 @@ header_draw(const struct ui *ui, const struct ui_rect *r)
 {
 	char	text[64], a[32], b[32];
 	double	cpu, mem, tot, gpu;
-	int	half = r->w / 2, third;
+	int	half = r->w / 2, third, y;
 
 	header_job(ui, r->y, r->w);
 	if (r->h < 2)
@@ -223,7 +366,8 @@ header_draw(const struct ui *ui, const struct ui_rect *r)
 	if (isfinite(gpu))
 		header_rate(ui, r->y + 2, 2 * third, r->w - 2 * third, "GPU",
 		    HJ_GPU, 1);
-	header_cost(ui, r->y + 3, r->w);
+	y = header_extra(ui, r->y + 3, r->w, r->h - 4);
+	header_cost(ui, y, r->w);
 }
 
 const struct panel panel_header = {

@@ -1,9 +1,12 @@
 /*
  * panel-nodes: the node table, one row per node with its state, CPU busy,
- * memory, load, disk and network rates, GPU when any node has one, the
- * flags the detectors raised and a sparkline of its CPU.  Outliers (a
- * flag, a state other than live, CPU or memory far from the job's median)
- * are highlighted.
+ * memory, load, disk and network rates, the flags the detectors raised and
+ * a sparkline of its CPU.  Columns of the optional sources (GPU use,
+ * memory, power and temperature, the job's share of the GPUs, InfiniBand
+ * and file-system rates, RAPL power, the hottest sensor) are shown only
+ * when some node has the source, and are the first dropped on a narrow
+ * terminal.  Outliers (a flag, a state other than live, CPU or memory far
+ * from the job's median) are highlighted.
  *
  * When the nodes do not fit (or always, with 'f'), nodes that look alike
  * fold into one row named by their hostlist ("node[001-480]") showing the
@@ -21,7 +24,8 @@
 
 enum {
 	NC_NAME, NC_STATE, NC_CPU, NC_MEMPCT, NC_MEM, NC_LOAD, NC_DISK,
-	NC_NET, NC_GPU, NC_FLAGS, NC_SPARK, NC_NCOLS
+	NC_NET, NC_GPU, NC_GMEM, NC_GPOW, NC_GTEMP, NC_GJOB, NC_IB, NC_FS,
+	NC_POWER, NC_TEMP, NC_FLAGS, NC_SPARK, NC_NCOLS
 };
 
 static const struct widget_col nodes_cols[NC_NCOLS] = {
@@ -34,14 +38,33 @@ static const struct widget_col nodes_cols[NC_NCOLS] = {
 	{ "DISK/s",	7,	0,	1,	2 },
 	{ "NET/s",	7,	0,	1,	2 },
 	{ "GPU%",	5,	0,	1,	2 },
+	{ "GPUMEM",	11,	0,	1,	4 },
+	{ "GPUPWR",	6,	0,	1,	5 },
+	{ "GTEMP",	5,	0,	1,	6 },
+	{ "GJOB%",	5,	0,	1,	5 },
+	{ "IB/s",	7,	0,	1,	3 },
+	{ "FS/s",	7,	0,	1,	3 },
+	{ "POWER",	6,	0,	1,	5 },
+	{ "TEMP",	4,	0,	1,	6 },
 	{ "FLAGS",	8,	22,	0,	1 },
 	{ "CPU HISTORY", 10,	120,	0,	0 },
 };
 
 /* Sorting descends by default on these columns. */
 static const int nodes_desc[NC_NCOLS] = {
-	0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0
+	0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0
 };
+
+/* Columns of optional sources: shown when a row has a value (prepare
+ * sets it, draw and the sort keys read it). */
+static int	nodes_have[NC_NCOLS];
+
+/* Is a column shown (when the terminal is wide enough)? */
+static int
+nodes_shown(int col)
+{
+	return col < NC_GPU || col > NC_TEMP || nodes_have[col];
+}
 
 #define NODES_FAR_CPU		25.0	/* %-points from the median */
 #define NODES_MEM_HIGH		90.0
@@ -75,6 +98,22 @@ nodes_sortval(const struct ui_nrow *r, int col)
 		return r->net;
 	case NC_GPU:
 		return r->gpu;
+	case NC_GMEM:
+		return r->gmem;
+	case NC_GPOW:
+		return r->gpow;
+	case NC_GTEMP:
+		return r->gtemp;
+	case NC_GJOB:
+		return r->gjob;
+	case NC_IB:
+		return r->ib;
+	case NC_FS:
+		return r->fs;
+	case NC_POWER:
+		return r->power;
+	case NC_TEMP:
+		return r->temp;
 	case NC_FLAGS:
 		return __builtin_popcount(r->flags) * 1000.0 +
 		    r->nrflagged;
@@ -113,10 +152,25 @@ nodes_cmp(const void *a, const void *b)
 	return c;
 }
 
+/* The sum of two latest values of a node where either is a number. */
+static double
+nodes_sum(const struct ui *ui, int i, enum hist_node_metric a,
+    enum hist_node_metric b)
+{
+	double	x = history_node_get(ui->hist, i, a, 0);
+	double	y = history_node_get(ui->hist, i, b, 0);
+
+	if (!isfinite(x))
+		return y;
+	return isfinite(y) ? x + y : x;
+}
+
 /* Fill a row from one node's latest history and flags. */
 static void
 nodes_fill(const struct ui *ui, struct ui_nrow *r, int i)
 {
+	double	lu, nfs;
+
 	memset(r, 0, sizeof(*r));
 	r->node = i;
 	r->sclass = ui_sclass(ui, i);
@@ -128,6 +182,17 @@ nodes_fill(const struct ui *ui, struct ui_nrow *r, int i)
 	r->disk = history_node_get(ui->hist, i, HN_DISK, 0);
 	r->net = history_node_get(ui->hist, i, HN_NET, 0);
 	r->gpu = history_node_get(ui->hist, i, HN_GPU, 0);
+	r->gmem = history_node_get(ui->hist, i, HN_GPU_MEM, 0);
+	r->gmemtot = history_node_get(ui->hist, i, HN_GPU_MEMTOTAL, 0);
+	r->gpow = history_node_get(ui->hist, i, HN_GPU_POWER, 0);
+	r->gtemp = history_node_get(ui->hist, i, HN_GPU_TEMP, 0);
+	r->gjob = history_node_get(ui->hist, i, HN_GPU_JOB, 0);
+	r->ib = nodes_sum(ui, i, HN_IB_RX, HN_IB_TX);
+	lu = nodes_sum(ui, i, HN_LUSTRE_READ, HN_LUSTRE_WRITE);
+	nfs = nodes_sum(ui, i, HN_NFS_READ, HN_NFS_WRITE);
+	r->fs = !isfinite(lu) ? nfs : isfinite(nfs) ? lu + nfs : lu;
+	r->power = nodes_sum(ui, i, HN_POWER_PKG, HN_POWER_DRAM);
+	r->temp = history_node_get(ui->hist, i, HN_TEMP, 0);
 	r->flags = detect_node_flags(ui->det, i);
 	r->nranks = history_nranks(ui->hist, i);
 	detect_node_ranks(ui->det, i, &r->rflags, &r->nrflagged);
@@ -158,6 +223,14 @@ nodes_acc(double *s, double x)
 	if (!isfinite(x))
 		return;
 	*s = isfinite(*s) ? *s + x : x;
+}
+
+/* The larger of *s and x when x is a number. */
+static void
+nodes_max(double *s, double x)
+{
+	if (isfinite(x) && (!isfinite(*s) || x > *s))
+		*s = x;
 }
 
 /* The look-alike band of a node: -1 for no CPU value. */
@@ -192,9 +265,9 @@ nodes_fold(struct ui *ui, const struct ui_nrow *plain, unsigned n, int coarse)
 	unsigned	 count[NODES_NBANDS];
 	unsigned	 start[NODES_NBANDS], fill[NODES_NBANDS], k, b, m;
 	double		 cpu_sum[NODES_NBANDS], load_sum[NODES_NBANDS];
-	double		 gpu_sum[NODES_NBANDS];
+	double		 gpu_sum[NODES_NBANDS], gjob_sum[NODES_NBANDS];
 	unsigned	 cpu_n[NODES_NBANDS], load_n[NODES_NBANDS];
-	unsigned	 gpu_n[NODES_NBANDS];
+	unsigned	 gpu_n[NODES_NBANDS], gjob_n[NODES_NBANDS];
 	char		*label, err[64];
 
 	if (n == 0)
@@ -231,8 +304,10 @@ nodes_fold(struct ui *ui, const struct ui_nrow *plain, unsigned n, int coarse)
 		g->count = count[b];
 		g->sclass = US_LIVE;
 		g->cpu = g->mem = g->load = g->disk = g->net = g->gpu = NAN;
-		cpu_sum[b] = load_sum[b] = gpu_sum[b] = 0;
-		cpu_n[b] = load_n[b] = gpu_n[b] = 0;
+		g->gmem = g->gmemtot = g->gpow = g->gtemp = g->gjob = NAN;
+		g->ib = g->fs = g->power = g->temp = NAN;
+		cpu_sum[b] = load_sum[b] = gpu_sum[b] = gjob_sum[b] = 0;
+		cpu_n[b] = load_n[b] = gpu_n[b] = gjob_n[b] = 0;
 		hl = hostlist_new();
 		for (k = 0; k < n; k++) {
 			const struct ui_nrow *p = &plain[k];
@@ -259,11 +334,25 @@ nodes_fold(struct ui *ui, const struct ui_nrow *plain, unsigned n, int coarse)
 				g->limit += p->limit;
 			nodes_acc(&g->disk, p->disk);
 			nodes_acc(&g->net, p->net);
+			if (isfinite(p->gjob)) {
+				gjob_sum[b] += p->gjob;
+				gjob_n[b]++;
+			}
+			nodes_acc(&g->gmem, p->gmem);
+			if (isfinite(p->gmem))
+				nodes_acc(&g->gmemtot, p->gmemtot);
+			nodes_acc(&g->gpow, p->gpow);
+			nodes_max(&g->gtemp, p->gtemp);
+			nodes_acc(&g->ib, p->ib);
+			nodes_acc(&g->fs, p->fs);
+			nodes_acc(&g->power, p->power);
+			nodes_max(&g->temp, p->temp);
 			g->nranks += p->nranks;
 		}
 		g->cpu = cpu_n[b] ? cpu_sum[b] / cpu_n[b] : NAN;
 		g->load = load_n[b] ? load_sum[b] / load_n[b] : NAN;
 		g->gpu = gpu_n[b] ? gpu_sum[b] / gpu_n[b] : NAN;
+		g->gjob = gjob_n[b] ? gjob_sum[b] / gjob_n[b] : NAN;
 		g->mempct = g->limit > 0 ? g->mem * 100.0 / g->limit : NAN;
 		label = NULL;
 		if (hl == NULL || hostlist_fold(hl, &label) != HL_OK)
@@ -289,10 +378,18 @@ nodes_prepare(struct ui *ui, const struct ui_rect *r)
 		ui->nall = xreallocarray(ui->nall, ui->capnall,
 		    sizeof(*ui->nall));
 	}
-	/* Every visible node's row, once. */
-	for (i = 0; i < ui->nnodes; i++)
-		if (ui_node_visible(ui, i))
-			nodes_fill(ui, &ui->nall[nvis++], i);
+	/* Every visible node's row, once; which optional columns have a
+	 * value in any. */
+	memset(nodes_have, 0, sizeof(nodes_have));
+	for (i = 0; i < ui->nnodes; i++) {
+		if (!ui_node_visible(ui, i))
+			continue;
+		nodes_fill(ui, &ui->nall[nvis], i);
+		for (k = NC_GPU; k <= NC_TEMP; k++)
+			if (isfinite(nodes_sortval(&ui->nall[nvis], (int)k)))
+				nodes_have[k] = 1;
+		nvis++;
+	}
 	want = ui->fold == UF_ALWAYS ||
 	    (ui->fold == UF_AUTO && (int)nvis > avail);
 	ui->folded = 0;
@@ -383,6 +480,16 @@ nodes_series(const struct ui *ui, const struct ui_nrow *r, float *v,
 		v[j] = cnt[j] ? v[j] / cnt[j] : NAN;
 }
 
+/* A whole number with its unit, "245W", or "-". */
+static const char *
+nodes_unit(char *buf, size_t size, double x, const char *unit)
+{
+	if (!isfinite(x))
+		return widget_num(buf, size, x, 0);
+	snprintf(buf, size, "%.0f%s", x, unit);
+	return buf;
+}
+
 /* "lost, 1 stalled rank" for the FLAGS column. */
 static int
 nodes_flags_text(const struct ui_nrow *r, char *buf, size_t size)
@@ -424,7 +531,7 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 	char			 buf[256], a[32], b[32];
 	char			 spark[UI_SPARK_MAX * 3 + 1];
 	int			 x[NC_NCOLS], w[NC_NCOLS], i, y, k, role;
-	int			 namew = 8, gpu = 0, sel;
+	int			 namew = 8, sel;
 	unsigned		 live = 0;
 	attr_t			 base;
 
@@ -435,14 +542,13 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 		    (int)strlen(row->label);
 		if (i > namew)
 			namew = i;
-		if (isfinite(row->gpu))
-			gpu = 1;
 	}
 	for (i = 0; i < ui->nnodes; i++)
 		live += ui_sclass(ui, i) == US_LIVE;
 	c[NC_NAME].width = namew > 32 ? 32 : namew;
-	if (!gpu)
-		c[NC_GPU].width = 0;
+	for (k = 0; k < NC_NCOLS; k++)
+		if (!nodes_shown(k))
+			c[k].width = 0;
 	widget_cols(c, NC_NCOLS, r->w, x, w);
 
 	/* Title. */
@@ -514,6 +620,20 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 		NCELL(NC_DISK, 1, widget_bytes(a, sizeof(a), row->disk));
 		NCELL(NC_NET, 1, widget_bytes(a, sizeof(a), row->net));
 		NCELL(NC_GPU, 1, widget_num(a, sizeof(a), row->gpu, 0));
+		if (isfinite(row->gmem))
+			snprintf(buf, sizeof(buf), "%s/%s", widget_bytes(a,
+			    sizeof(a), row->gmem), widget_bytes(b, sizeof(b),
+			    row->gmemtot));
+		else
+			snprintf(buf, sizeof(buf), "-");
+		NCELL(NC_GMEM, 1, buf);
+		NCELL(NC_GPOW, 1, nodes_unit(a, sizeof(a), row->gpow, "W"));
+		NCELL(NC_GTEMP, 1, nodes_unit(a, sizeof(a), row->gtemp, "C"));
+		NCELL(NC_GJOB, 1, widget_num(a, sizeof(a), row->gjob, 0));
+		NCELL(NC_IB, 1, widget_bytes(a, sizeof(a), row->ib));
+		NCELL(NC_FS, 1, widget_bytes(a, sizeof(a), row->fs));
+		NCELL(NC_POWER, 1, nodes_unit(a, sizeof(a), row->power, "W"));
+		NCELL(NC_TEMP, 1, nodes_unit(a, sizeof(a), row->temp, "C"));
 #undef NCELL
 		if (w[NC_FLAGS] > 0) {
 			role = nodes_flags_text(row, buf, sizeof(buf));
@@ -578,7 +698,7 @@ nodes_key(struct ui *ui, int key)
 		col = ui->ntab.sort;
 		do
 			col = (col + 1) % NC_NCOLS;
-		while (col == NC_SPARK || col == NC_MEM);
+		while (col == NC_SPARK || col == NC_MEM || !nodes_shown(col));
 		nodes_sort_by(ui, col);
 		return 1;
 	case '<':
@@ -586,7 +706,7 @@ nodes_key(struct ui *ui, int key)
 		col = ui->ntab.sort;
 		do
 			col = (col + NC_NCOLS - 1) % NC_NCOLS;
-		while (col == NC_SPARK || col == NC_MEM);
+		while (col == NC_SPARK || col == NC_MEM || !nodes_shown(col));
 		nodes_sort_by(ui, col);
 		return 1;
 	case 'I':

@@ -1,7 +1,8 @@
 /*
  * panel-ranks: the rank table, every rank of the job or of the nodes the
- * user drilled into: rank, node, pid, state, %CPU, RSS, I/O rates, flags,
- * wait channel, system call, a CPU sparkline and the command.  Flagged
+ * user drilled into: rank, node, pid, state, %CPU, IPC (when a node sends
+ * perf counters), RSS, I/O rates, flags, wait channel, system call, a CPU
+ * sparkline and the command.  Flagged
  * ranks are highlighted; Enter opens one rank's detail.
  */
 #include <math.h>
@@ -13,8 +14,8 @@
 #include "xmalloc.h"
 
 enum {
-	RC_RANK, RC_NODE, RC_PID, RC_STATE, RC_CPU, RC_RSS, RC_READ, RC_WRITE,
-	RC_FLAGS, RC_WCHAN, RC_SYSCALL, RC_SPARK, RC_COMM, RC_NCOLS
+	RC_RANK, RC_NODE, RC_PID, RC_STATE, RC_CPU, RC_IPC, RC_RSS, RC_READ,
+	RC_WRITE, RC_FLAGS, RC_WCHAN, RC_SYSCALL, RC_SPARK, RC_COMM, RC_NCOLS
 };
 
 static const struct widget_col ranks_cols[RC_NCOLS] = {
@@ -23,6 +24,7 @@ static const struct widget_col ranks_cols[RC_NCOLS] = {
 	{ "PID",	7,	0,	1,	0 },
 	{ "S",		1,	0,	0,	0 },
 	{ "%CPU",	6,	0,	1,	0 },
+	{ "IPC",	4,	0,	1,	2 },
 	{ "RSS",	6,	0,	1,	1 },
 	{ "READ/s",	7,	0,	1,	2 },
 	{ "WRITE/s",	7,	0,	1,	2 },
@@ -34,8 +36,12 @@ static const struct widget_col ranks_cols[RC_NCOLS] = {
 };
 
 static const int ranks_desc[RC_NCOLS] = {
-	0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0
+	0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0
 };
+
+/* Does any row have an IPC (prepare sets it)?  Without perf counters the
+ * column is not shown. */
+static int	ranks_have_ipc;
 
 static int
 ranks_height(const struct ui *ui, int avail)
@@ -70,6 +76,12 @@ ranks_cmp(const void *a, const void *b)
 	int			 c = 0, s = 0;
 
 	switch (ranks_sort_col) {
+	case RC_RANK:
+		/* Ranks without an id last, whichever the direction. */
+		if ((x->rank < 0) != (y->rank < 0))
+			return x->rank < 0 ? 1 : -1;
+		c = x->rank < y->rank ? -1 : x->rank > y->rank;
+		break;
 	case RC_NODE:
 		c = x->node < y->node ? -1 : x->node > y->node;
 		break;
@@ -81,6 +93,9 @@ ranks_cmp(const void *a, const void *b)
 		break;
 	case RC_CPU:
 		kx = x->cpu, ky = y->cpu, s = 1;
+		break;
+	case RC_IPC:
+		kx = x->ipc, ky = y->ipc, s = 1;
 		break;
 	case RC_RSS:
 		kx = x->rss, ky = y->rss, s = 1;
@@ -182,9 +197,12 @@ ranks_collect(struct ui *ui, int i)
 		if (frank >= 0)
 			model_value(mi, (unsigned)frank, &r->rank);
 		r->hr = history_rank_find(ui->hist, i, r->pid, r->start);
-		r->cpu = r->rss = r->rd = r->wr = NAN;
+		r->cpu = r->rss = r->rd = r->wr = r->ipc = NAN;
 		if (r->hr != NULL) {
 			r->cpu = history_rank_get(r->hr, HR_CPU, 0);
+			r->ipc = history_rank_get(r->hr, HR_IPC, 0);
+			if (isfinite(r->ipc))
+				ranks_have_ipc = 1;
 			r->rss = history_rank_get(r->hr, HR_RSS, 0);
 			r->rd = history_rank_get(r->hr, HR_READ, 0);
 			r->wr = history_rank_get(r->hr, HR_WRITE, 0);
@@ -247,6 +265,7 @@ ranks_prepare(struct ui *ui, const struct ui_rect *rc)
 	ui->rrows_data = ui->data_gen;
 	ui->rrows_view = ui->view_gen;
 	ui->nrrows = 0;
+	ranks_have_ipc = 0;
 	if (ui->scope != NULL) {
 		for (k = 0; k < ui->nscope; k++)
 			ranks_collect(ui, ui->scope[k]);
@@ -324,6 +343,8 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		if (ui_in_scope(ui, k) && (int)strlen(ui->nodes[k].name) > namew)
 			namew = (int)strlen(ui->nodes[k].name);
 	c[RC_NODE].width = namew > 24 ? 24 : namew;
+	if (!ranks_have_ipc)
+		c[RC_IPC].width = 0;
 	widget_cols(c, RC_NCOLS, r->w, x, w);
 
 	if (ui->scope != NULL)
@@ -384,6 +405,8 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		snprintf(buf, sizeof(buf), "%c", row->state);
 		RCELL(RC_STATE, 0, buf);
 		RCELL(RC_CPU, 1, widget_num(a, sizeof(a), row->cpu, 1));
+		RCELL(RC_IPC, 1, isfinite(row->ipc) ? widget_num(a, sizeof(a),
+		    row->ipc, 2) : "");
 		RCELL(RC_RSS, 1, widget_bytes(a, sizeof(a), row->rss));
 		RCELL(RC_READ, 1, widget_bytes(a, sizeof(a), row->rd));
 		RCELL(RC_WRITE, 1, widget_bytes(a, sizeof(a), row->wr));
@@ -459,7 +482,7 @@ ranks_key(struct ui *ui, int key)
 		col = ui->rtab.sort;
 		do
 			col = (col + 1) % RC_NCOLS;
-		while (col == RC_SPARK);
+		while (col == RC_SPARK || (col == RC_IPC && !ranks_have_ipc));
 		ranks_sort_by(ui, col);
 		return 1;
 	case '<':
@@ -467,7 +490,7 @@ ranks_key(struct ui *ui, int key)
 		col = ui->rtab.sort;
 		do
 			col = (col + RC_NCOLS - 1) % RC_NCOLS;
-		while (col == RC_SPARK);
+		while (col == RC_SPARK || (col == RC_IPC && !ranks_have_ipc));
 		ranks_sort_by(ui, col);
 		return 1;
 	case 'I':

@@ -84,6 +84,8 @@ struct ui_nrow {
 	char		*label;		/* a group's folded names */
 	int		 sclass;
 	double		 cpu, mem, limit, mempct, load, disk, net, gpu;
+	double		 gmem, gmemtot, gpow, gtemp, gjob;	/* GPUs */
+	double		 ib, fs, power, temp;	/* bytes/s, W, C */
 	unsigned	 flags;		/* the node's DF_* (groups: union) */
 	unsigned	 rflags;	/* union of its ranks' DF_* */
 	unsigned	 nrflagged;	/* ranks with a flag */
@@ -98,6 +100,7 @@ struct ui_rrow {
 	const struct hist_rank	*hr;
 	int64_t			 rank, pid, start, syscall;
 	double			 cpu, rss, rd, wr;
+	double			 ipc;		/* NaN without perf */
 	char			 state;
 	unsigned		 flags;
 };

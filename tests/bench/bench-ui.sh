@@ -9,6 +9,8 @@
 #    redrawn for a key), and of one rank's detail; the ratio to 5 ms.
 #  - CPU per second at 1 Hz for those 1024 nodes: decoding, history,
 #    detectors, a job tick and one frame (SSH is not in it).
+#  - The same two with every optional source on every node ("+src": two
+#    GPUs, InfiniBand, Lustre, NFS, RAPL, sensors, perf and NUMA per rank).
 #  - The real monitor at 1 Hz on this machine (-w localhost, a local probe)
 #    in a tmux pane for 20 s: its CPU per second from /proc.
 set -eu
@@ -27,6 +29,18 @@ echo "$out" | grep -v 'checks,' | while read -r name value unit; do
 	esac
 done
 echo "$out" | grep -q ' 0 failed' || { echo "the benchmark's checks failed"; exit 1; }
+
+# The same with every optional source on every node (GPUs, InfiniBand,
+# Lustre, NFS, RAPL, sensors, perf and NUMA of each rank).
+out=$(JOBTOP_BENCH=1 JOBTOP_BENCH_SOURCES=1 "$BIG")
+echo "$out" | grep '^frame_\|^cpu_' | while read -r name value unit; do
+	case $name in
+	frame_*) printf '%-24s %8.3f %s  (%.2fx the %d ms target)\n' \
+		"${name}+src" "$value" "$unit" "$(echo "$value / $target" | bc -l)" "$target" ;;
+	*) printf '%-24s %8.2f %s\n' "${name}+src" "$value" "$unit" ;;
+	esac
+done
+echo "$out" | grep -q ' 0 failed' || { echo "the benchmark's checks failed (sources)"; exit 1; }
 
 if command -v tmux >/dev/null; then
 	sock=jtbench-$$

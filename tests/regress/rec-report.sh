@@ -3,8 +3,10 @@
 # Chromium opens without a console error, with every plot drawn.  The
 # recordings: a synthetic 4-node job of 5 minutes with events (made by
 # build/tests/test-rec --gen) and a live run on this machine.  The page
-# and a screenshot stay in build/test-artifacts/.  Skipped without
-# chromium.
+# and a screenshot stay in build/test-artifacts/.  A third recording is
+# of the real probe on fixture trees of every optional source (GPUs,
+# InfiniBand, Lustre, NFS, RAPL, sensors): its page must plot each of
+# them, job-wide and per node.  Skipped without chromium.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 JOBTOP=${JOBTOP:-$TOP/jobtop}
@@ -105,4 +107,38 @@ chrome --screenshot="$ART/report.png" --window-size=1280,2000 \
 	fail "report: $(cat "$tmp/err")"
 check_offline "$ART/report-live.html"
 check_page "$ART/report-live.html" 14
+
+# The optional sources: the probe on one tree of their fixtures.
+FIX=$TOP/tests/data/fixtures
+root=$tmp/root
+mkdir -p "$root"
+for fx in nvgpu-basic ib-hca lustre-proc nfs-client rapl-basic \
+    thermal-basic; do
+	cp -R "$FIX/$fx/." "$root/" || fail "cannot copy fixture $fx"
+done
+printf '#!/bin/sh\nexec "%s" --root "%s" "$@"\n' "${PROBE:-$TOP/jobtop-probe}" \
+    "$root" >"$tmp/probe"
+chmod +x "$tmp/probe"
+JOBTOP_PROBE=$tmp/probe timeout 60 "$JOBTOP" -w localhost -b --json -n 5 \
+    -d 0.3 -o "$tmp/src.jtr" >/dev/null 2>"$tmp/err" </dev/null ||
+	fail "fixture run: $(cat "$tmp/err")"
+"$JOBTOP" report "$tmp/src.jtr" -o "$ART/report-sources.html" \
+    2>"$tmp/err" || fail "report: $(cat "$tmp/err")"
+check_offline "$ART/report-sources.html"
+# 13 metrics (GPU use, memory, power, temperature; IB in and out; Lustre
+# and NFS read and write; RAPL package and DRAM; the hottest sensor), each
+# job-wide and per node; the tree has no /proc/stat or meminfo, so no CPU,
+# memory, load, disk or network plot (absent, not drawn as 0).
+check_page "$ART/report-sources.html" 26
+for t in "GPU utilisation" "GPU memory used" "GPU power" \
+    "GPU temperature (hottest)" "InfiniBand received" "InfiniBand sent" \
+    "Lustre read" "Lustre write" "NFS read" "NFS write" \
+    "CPU package power (RAPL)" "DRAM power (RAPL)" \
+    "Temperature (hottest sensor)"; do
+	grep -qF ">$t<" "$tmp/dom" || fail "report-sources: no plot of $t"
+done
+for t in "Instructions per cycle" "CPU busy" "Disk read"; do
+	grep -qF ">$t<" "$tmp/dom" &&
+		fail "report-sources: a plot of $t, which no node sent"
+done
 echo "ok; screenshot in $ART/report.png"

@@ -7,7 +7,9 @@
  * JOBTOP_BENCH=1 it is the measuring part of tests/bench/bench-ui.sh: it
  * times frames of each view and the monitor's CPU per simulated second at
  * 1 Hz (decode, history, detectors, a job tick and a frame), and prints
- * "name value unit" lines.
+ * "name value unit" lines.  JOBTOP_BENCH_SOURCES=1 gives every node the
+ * optional sources too (two GPUs, InfiniBand, Lustre, NFS, RAPL, sensors,
+ * perf counters and NUMA placement of every rank).
  */
 #include <locale.h>
 #include <math.h>
@@ -96,6 +98,7 @@ main(void)
 	double		 f_ranks_again;
 	int		 i, k, y, bench = getenv("JOBTOP_BENCH") != NULL;
 	int		 seconds = bench ? 30 : 0, found;
+	int		 sources = getenv("JOBTOP_BENCH_SOURCES") != NULL;
 
 	setlocale(LC_CTYPE, "C.UTF-8");
 	setenv("TERM", "xterm-256color", 1);
@@ -117,6 +120,8 @@ main(void)
 	for (i = 0; i < NODES; i++) {
 		snprintf(name, sizeof(name), "node%04d", i + 1);
 		synth_node_init(&nodes[i], name, RANKS, i * RANKS, 1000);
+		if (sources)
+			synth_node_extra(&nodes[i]);
 		ui_add_node(ui, name, 0);
 		ui_node_state(ui, i, "live", 0);
 	}

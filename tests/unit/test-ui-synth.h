@@ -4,7 +4,10 @@
  * SAMPLEs with the protocol writers of src/proto.h) from values the test
  * sets per sample (CPU busy, each rank's %CPU, I/O and state) and feeds it
  * to a real stream decoder, so the model the code under test reads is
- * exactly what a probe would produce.  Header only (static inline).
+ * exactly what a probe would produce.  synth_node_extra adds the optional
+ * sources' groups as the probe sends them (gpu, gpuproc, ib, llite, nfs,
+ * rapl, temp, rankperf, ranknuma, amdgpu) with counters that advance at the rates
+ * the test sets.  Header only (static inline).
  */
 #ifndef JOBTOP_TEST_UI_SYNTH_H
 #define JOBTOP_TEST_UI_SYNTH_H
@@ -24,7 +27,10 @@
 #define SYNTH_START_MS		1700000000000ULL
 
 enum { SG_CPU, SG_MEM, SG_LOAD, SG_DISK, SG_NET, SG_SELF, SG_RANK, SG_CGROUP,
-    SG_N };
+    SG_N, SG_GPU = SG_N, SG_GPUPROC, SG_IB, SG_LLITE, SG_NFS, SG_RAPL,
+    SG_TEMP, SG_RANKPERF, SG_RANKNUMA, SG_AMDGPU, SG_NALL };
+enum { SX_GPU = 0, SX_PROC = 2, SX_IB = 5, SX_LLITE, SX_NFS, SX_PKG, SX_DRAM,
+    SX_TEMP, SX_AMD = SX_TEMP + 3, SX_PERF = SX_TEMP + 4, SX_NUMA = SX_PERF + 64, SX_N = SX_NUMA + 64 };
 enum { SC_USER, SC_SYSTEM, SC_IDLE, SC_IOWAIT, SC_N };
 enum { SM_TOTAL, SM_AVAIL, SM_N };
 enum { SF_UTIME, SF_STIME, SF_RSS, SF_BYTES, SF_N };
@@ -49,8 +55,33 @@ struct synth_rank {
 	int		 added;
 };
 
+/* An optional source's instance: what was sent last. */
+struct synth_xinst {
+	int64_t		 old[8];
+	uint64_t	 oldp;
+};
+
+/* The optional sources of a node (synth_node_extra). */
+struct synth_extra {
+	int64_t		 gpu_util[2], gpu_mem[2], gpu_total, gpu_mw[2];
+	int64_t		 gpu_temp[2];
+	int64_t		 proc_mem[3];	/* rank 0's, rank 1's, a stranger's */
+	int64_t		 proc_util[3];	/* percent; sent when util_on */
+	int		 util_on;
+	double		 ib_rx, ib_tx, lu_r, lu_w, nfs_r, nfs_w;  /* B/s */
+	double		 pkg_w, dram_w;		/* watts */
+	int64_t		 temp_mc;		/* millidegrees */
+	double		 ipc;			/* of every rank */
+	int		 perf;			/* send rankperf */
+	int		 amd;			/* and an AMD GPU */
+	double		 c[8];			/* cumulative counters */
+	double		 instr[SYNTH_RANKS_MAX], cyc[SYNTH_RANKS_MAX];
+	struct synth_xinst x[SX_N];
+};
+
 struct synth_node {
 	struct stream	*st;
+	struct synth_extra *ex;		/* NULL: the basic groups only */
 	char		 host[64];
 	uint64_t	 seq;
 	int		 dt_ms;
@@ -103,6 +134,137 @@ synth_node_free(struct synth_node *n)
 {
 	stream_free(n->st);
 	free(n->buf);
+	free(n->ex);
+}
+
+/* Send the optional sources too, with these values (before the first
+ * sample): two GPUs, rank 0 and 1 and a stranger on them, one IB port,
+ * a Lustre and an NFS mount, RAPL package and DRAM, two sensors, perf. */
+static inline void
+synth_node_extra(struct synth_node *n)
+{
+	struct synth_extra	*e;
+
+	e = n->ex = calloc(1, sizeof(*n->ex));
+	e->gpu_util[0] = 80;
+	e->gpu_util[1] = 40;
+	e->gpu_mem[0] = 30LL << 30;
+	e->gpu_mem[1] = 10LL << 30;
+	e->gpu_total = 80LL << 30;
+	e->gpu_mw[0] = 300000;
+	e->gpu_mw[1] = 150000;
+	e->gpu_temp[0] = 71;
+	e->gpu_temp[1] = 64;
+	e->proc_mem[0] = 3LL << 30;
+	e->proc_mem[1] = 2LL << 30;
+	e->proc_mem[2] = 5LL << 30;
+	e->ib_rx = 3 << 20;
+	e->ib_tx = 1 << 20;
+	e->lu_r = 4 << 20;
+	e->lu_w = 2 << 20;
+	e->nfs_r = 1 << 20;
+	e->nfs_w = 1 << 20;
+	e->pkg_w = 200;
+	e->dram_w = 40;
+	e->temp_mc = 78000;
+	e->ipc = 1.5;
+	e->perf = 1;
+}
+
+/* One optional instance's new values (added on its first sample). */
+static inline void
+synth_xinst(struct synth_node *n, struct proto_sample_wr *sw, unsigned slot,
+    unsigned g, const char *name, const int64_t *cur, unsigned nf)
+{
+	struct synth_xinst	*x = &n->ex->x[slot];
+	uint64_t		 mask = ((uint64_t)1 << nf) - 1;
+	uint32_t		 id = 1000 + slot;
+
+	if (x->oldp == 0)
+		proto_sample_add(sw, id, g, name);
+	proto_sample_diff(sw, id, mask, x->old, x->oldp, cur, mask);
+	memcpy(x->old, cur, nf * sizeof(*cur));
+	x->oldp = mask;
+}
+
+/* The optional sources' part of a sample. */
+static inline void
+synth_extra_sample(struct synth_node *n, struct proto_sample_wr *sw,
+    double dt)
+{
+	struct synth_extra	*e = n->ex;
+	int64_t			 v[8];
+	char			 name[32];
+	int			 k;
+
+	for (k = 0; k < 2; k++) {
+		v[0] = e->gpu_util[k];
+		v[1] = e->gpu_mem[k];
+		v[2] = e->gpu_total;
+		v[3] = e->gpu_mw[k];
+		v[4] = e->gpu_temp[k];
+		snprintf(name, sizeof(name), "%d", k);
+		synth_xinst(n, sw, SX_GPU + k, SG_GPU, name, v, 5);
+	}
+	for (k = 0; k < 3; k++) {
+		v[0] = k == 1;
+		v[1] = k < 2 && k < n->nranks ? n->r[k].pid : 99999;
+		v[2] = e->proc_mem[k];
+		v[3] = e->proc_util[k];
+		snprintf(name, sizeof(name), "%lld:%lld", (long long)v[0],
+		    (long long)v[1]);
+		synth_xinst(n, sw, SX_PROC + k, SG_GPUPROC, name, v,
+		    e->util_on ? 4 : 3);
+	}
+	e->c[0] += e->ib_rx * dt;
+	e->c[1] += e->ib_tx * dt;
+	e->c[2] += e->lu_r * dt;
+	e->c[3] += e->lu_w * dt;
+	e->c[4] += e->nfs_r * dt;
+	e->c[5] += e->nfs_w * dt;
+	e->c[6] += e->pkg_w * 1e6 * dt;
+	e->c[7] += e->dram_w * 1e6 * dt;
+	v[0] = (int64_t)e->c[0];
+	v[1] = (int64_t)e->c[1];
+	synth_xinst(n, sw, SX_IB, SG_IB, "mlx5_0/1", v, 2);
+	v[0] = (int64_t)e->c[2];
+	v[1] = (int64_t)e->c[3];
+	synth_xinst(n, sw, SX_LLITE, SG_LLITE, "scratch-ffff8f0e", v, 2);
+	v[0] = (int64_t)e->c[4];
+	v[1] = (int64_t)e->c[5];
+	synth_xinst(n, sw, SX_NFS, SG_NFS, "/home", v, 2);
+	v[0] = (int64_t)e->c[6];
+	synth_xinst(n, sw, SX_PKG, SG_RAPL, "package-0", v, 1);
+	v[0] = (int64_t)e->c[7];
+	synth_xinst(n, sw, SX_DRAM, SG_RAPL, "dram-0", v, 1);
+	v[0] = e->temp_mc;
+	synth_xinst(n, sw, SX_TEMP, SG_TEMP, "coretemp/Package id 0", v, 1);
+	v[0] = 35000;
+	synth_xinst(n, sw, SX_TEMP + 1, SG_TEMP, "acpitz", v, 1);
+	v[0] = -274000;		/* a sensor not ready, as iwlwifi reads */
+	synth_xinst(n, sw, SX_TEMP + 2, SG_TEMP, "iwlwifi_1", v, 1);
+	if (e->amd) {
+		v[0] = 20;
+		v[1] = 8LL << 30;
+		v[2] = 16LL << 30;
+		v[3] = 100000;		/* mW */
+		v[4] = 90500;		/* millidegrees */
+		synth_xinst(n, sw, SX_AMD, SG_AMDGPU, "card0", v, 5);
+	}
+	for (k = 0; k < n->nranks; k++) {
+		snprintf(name, sizeof(name), "%lld", (long long)n->r[k].pid);
+		if (e->perf) {
+			e->cyc[k] += 2e9 * dt;
+			e->instr[k] += 2e9 * dt * e->ipc;
+			v[0] = (int64_t)e->instr[k];
+			v[1] = (int64_t)e->cyc[k];
+			synth_xinst(n, sw, SX_PERF + k, SG_RANKPERF, name, v,
+			    2);
+		}
+		v[0] = 3 * (n->r[k].rss / 4);
+		v[1] = n->r[k].rss / 4;
+		synth_xinst(n, sw, SX_NUMA + k, SG_RANKNUMA, name, v, 2);
+	}
 }
 
 static inline void
@@ -127,7 +289,7 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 	h.sources[0].on = 1;
 	proto_put_hello(w, &h);
 
-	proto_schema_begin(w, &start, SG_N);
+	proto_schema_begin(w, &start, n->ex != NULL ? SG_NALL : SG_N);
 	proto_schema_group(w, "cpu", SC_N);
 	proto_schema_field(w, "user", "cpu-jiffies", PF_COUNTER);
 	proto_schema_field(w, "system", "cpu-jiffies", PF_COUNTER);
@@ -166,6 +328,44 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 	proto_schema_group(w, "cgroup", 2);
 	proto_schema_field(w, "mem_current", "bytes", PF_GAUGE);
 	proto_schema_field(w, "mem_max", "bytes", PF_GAUGE);
+	if (n->ex != NULL) {
+		proto_schema_group(w, "gpu", 5);
+		proto_schema_field(w, "util", "percent", PF_GAUGE);
+		proto_schema_field(w, "mem_used", "bytes", PF_GAUGE);
+		proto_schema_field(w, "mem_total", "bytes", PF_GAUGE);
+		proto_schema_field(w, "power", "mW", PF_GAUGE);
+		proto_schema_field(w, "temp", "celsius", PF_GAUGE);
+		proto_schema_group(w, "gpuproc", 4);
+		proto_schema_field(w, "gpu", "", PF_GAUGE);
+		proto_schema_field(w, "pid", "", PF_GAUGE);
+		proto_schema_field(w, "mem_used", "bytes", PF_GAUGE);
+		proto_schema_field(w, "util", "percent", PF_GAUGE);
+		proto_schema_group(w, "ib", 2);
+		proto_schema_field(w, "rcv_bytes", "bytes", PF_COUNTER);
+		proto_schema_field(w, "xmit_bytes", "bytes", PF_COUNTER);
+		proto_schema_group(w, "llite", 2);
+		proto_schema_field(w, "read_bytes", "bytes", PF_COUNTER);
+		proto_schema_field(w, "write_bytes", "bytes", PF_COUNTER);
+		proto_schema_group(w, "nfs", 2);
+		proto_schema_field(w, "read_bytes", "bytes", PF_COUNTER);
+		proto_schema_field(w, "write_bytes", "bytes", PF_COUNTER);
+		proto_schema_group(w, "rapl", 1);
+		proto_schema_field(w, "energy", "uJ", PF_COUNTER);
+		proto_schema_group(w, "temp", 1);
+		proto_schema_field(w, "temp", "celsius-milli", PF_GAUGE);
+		proto_schema_group(w, "rankperf", 2);
+		proto_schema_field(w, "instructions", "count", PF_COUNTER);
+		proto_schema_field(w, "cycles", "count", PF_COUNTER);
+		proto_schema_group(w, "ranknuma", 2);
+		proto_schema_field(w, "n0", "bytes", PF_GAUGE);
+		proto_schema_field(w, "n1", "bytes", PF_GAUGE);
+		proto_schema_group(w, "amdgpu", 5);
+		proto_schema_field(w, "util", "percent", PF_GAUGE);
+		proto_schema_field(w, "mem_used", "bytes", PF_GAUGE);
+		proto_schema_field(w, "mem_total", "bytes", PF_GAUGE);
+		proto_schema_field(w, "power", "mW", PF_GAUGE);
+		proto_schema_field(w, "temp", "celsius-milli", PF_GAUGE);
+	}
 	proto_schema_end(w, start);
 }
 
@@ -276,6 +476,8 @@ synth_node_encode(struct synth_node *n)
 		}
 		r->added = 1;
 	}
+	if (n->ex != NULL)
+		synth_extra_sample(n, &sw, dt);
 	proto_sample_end(&sw);
 	n->started = 1;
 	return w.err != 0 ? w.err : (long)w.len;
