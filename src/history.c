@@ -96,6 +96,16 @@ history_put(float *series, unsigned head, double v)
 	series[head] = isfinite(v) ? (float)v : NAN;
 }
 
+/* Write a rank's newest value of metric k into its ring's slot (the
+ * newest) and beside its identity. */
+static void
+history_rank_put(struct hist_rank *hr, enum hist_rank_metric k,
+    unsigned slot, double v)
+{
+	history_put(hr->v[k], slot, v);
+	hr->cur[k] = hr->v[k][slot];
+}
+
 /* Write v at the head slot of a node's series, making its ring on the
  * first value. */
 static void
@@ -629,20 +639,20 @@ history_rank_sample(struct hist_node *hn, const struct node_model *m,
 
 	if (!model_derive(m, mi, "cpu", &x))
 		x = NAN;
-	history_put(hr->v[HR_CPU], hr->head, x);
+	history_rank_put(hr, HR_CPU, hr->head, x);
 	x = NAN;
 	if (fi[0] >= 0 && model_value(mi, (unsigned)fi[0], &ut))
 		x = (double)ut;
-	history_put(hr->v[HR_RSS], hr->head, x);
+	history_rank_put(hr, HR_RSS, hr->head, x);
 	x = NAN;
 	if (fi[1] >= 0 && model_metric(m, mi, (unsigned)fi[1], &x))
 		hr->io_known = 1;
-	history_put(hr->v[HR_READ], hr->head, x);
+	history_rank_put(hr, HR_READ, hr->head, x);
 	x = NAN;
 	if (fi[2] >= 0 && model_metric(m, mi, (unsigned)fi[2], &x))
 		hr->io_known = 1;
-	history_put(hr->v[HR_WRITE], hr->head, x);
-	history_put(hr->v[HR_IPC], hr->head, NAN);	/* history_perf */
+	history_rank_put(hr, HR_WRITE, hr->head, x);
+	history_rank_put(hr, HR_IPC, hr->head, NAN);	/* history_perf */
 	if (fi[1] >= 0 && model_value(mi, (unsigned)fi[1], &rd))
 		hr->io_known = 1;
 	if (fi[2] >= 0 && model_value(mi, (unsigned)fi[2], &wr))
@@ -730,7 +740,7 @@ history_perf(struct hist_node *hn, const struct node_model *m)
 		    !model_metric(m, mi, (unsigned)fi, &ins) ||
 		    !model_metric(m, mi, (unsigned)fc, &cyc))
 			continue;
-		history_put(hr->v[HR_IPC], (hr->head + HIST_RANK_DEPTH - 1) %
+		history_rank_put(hr, HR_IPC, (hr->head + HIST_RANK_DEPTH - 1) %
 		    HIST_RANK_DEPTH, history_ipc(ins, cyc));
 	}
 }
@@ -854,6 +864,8 @@ double
 history_rank_get(const struct hist_rank *hr, enum hist_rank_metric k,
     unsigned back)
 {
+	if (back == 0)
+		return hr->len > 0 ? hr->cur[k] : NAN;
 	return history_ring_get(hr->v[k], HIST_RANK_DEPTH, hr->head, hr->len,
 	    back);
 }

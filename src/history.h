@@ -107,6 +107,9 @@ struct hist_rank {
 	uint64_t	 seen;		/* the node's sample count when seen */
 	unsigned	 head;		/* next slot to write */
 	unsigned	 len;		/* valid samples, up to the depth */
+	/* The newest value of each ring, beside the identity: the rank
+	 * table reads 32768 of these a frame, one cache line each. */
+	float		 cur[HR_NMETRICS];
 	float		 v[HR_NMETRICS][HIST_RANK_DEPTH];
 	int64_t		 ticks;		/* utime + stime, -1 unknown */
 	int64_t		 dticks;	/* since the previous sample, -1 */

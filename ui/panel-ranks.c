@@ -145,6 +145,190 @@ ranks_cmp(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+/*
+ * Sorting 32768 rows at every sample through qsort and ranks_cmp (an
+ * indirect call and a walk to a 100-byte row per comparison) took most of
+ * a frame.  For every column but the two text ones, each row gets a
+ * compact key instead, built once, whose plain integer order is the order
+ * ranks_cmp defines (missing values last whatever the direction, then
+ * rank id, node and pid), and the keys are merge-sorted in place.
+ */
+struct ranks_key {
+	uint64_t	k1;		/* the column, direction applied */
+	uint64_t	k2;		/* rank id (missing last), node */
+	int64_t		pid;
+	uint32_t	idx;		/* the row */
+	uint8_t		last;		/* no value: after every value */
+};
+
+/* A double as an unsigned integer of the same order. */
+static uint64_t
+ranks_key_double(double d)
+{
+	uint64_t	b;
+
+	d += 0.0;			/* -0 sorts as 0 */
+	memcpy(&b, &d, sizeof(b));
+	return (b >> 63) ? ~b : b | (1ULL << 63);
+}
+
+/* The key of row r for column col; 0 when col has no integer key. */
+static int
+ranks_key_make(const struct ui_rrow *r, int col, int rev,
+    struct ranks_key *k)
+{
+	double	d = 0;
+	int	num = 0;
+
+	k->last = 0;
+	k->k1 = 0;
+	switch (col) {
+	case RC_RANK:
+		k->last = r->rank < 0;
+		k->k1 = (uint64_t)r->rank ^ (1ULL << 63);
+		break;
+	case RC_NODE:
+		k->k1 = (uint64_t)(int64_t)r->node ^ (1ULL << 63);
+		break;
+	case RC_PID:
+		k->k1 = (uint64_t)r->pid ^ (1ULL << 63);
+		break;
+	case RC_STATE:
+		k->k1 = (unsigned char)r->state;
+		break;
+	case RC_SYSCALL:
+		k->k1 = (uint64_t)r->syscall ^ (1ULL << 63);
+		break;
+	case RC_CPU:
+		d = r->cpu, num = 1;
+		break;
+	case RC_IPC:
+		d = r->ipc, num = 1;
+		break;
+	case RC_RSS:
+		d = r->rss, num = 1;
+		break;
+	case RC_READ:
+		d = r->rd, num = 1;
+		break;
+	case RC_WRITE:
+		d = r->wr, num = 1;
+		break;
+	case RC_FLAGS:
+		d = __builtin_popcount(r->flags), num = 1;
+		break;
+	case RC_WCHAN:
+	case RC_COMM:
+		return 0;
+	default:
+		break;
+	}
+	if (num) {
+		k->last = isnan(d);
+		k->k1 = k->last ? 0 : ranks_key_double(d);
+	}
+	if (rev)
+		k->k1 = ~k->k1;
+	k->k2 = ((uint64_t)(r->rank < 0) << 63) |
+	    (((uint64_t)(r->rank < 0 ? 0 : r->rank) & ((1ULL << 39) - 1)) <<
+	    24) | ((uint64_t)r->node & 0xffffff);
+	k->pid = r->pid;
+	return 1;
+}
+
+static inline int
+ranks_key_le(const struct ranks_key *a, const struct ranks_key *b)
+{
+	if (a->last != b->last)
+		return a->last < b->last;
+	if (a->k1 != b->k1)
+		return a->k1 < b->k1;
+	if (a->k2 != b->k2)
+		return a->k2 < b->k2;
+	return a->pid <= b->pid;
+}
+
+/* Sort n keys: insertion sort of short runs, then bottom-up merges. */
+static void
+ranks_key_sort(struct ranks_key *a, struct ranks_key *tmp, size_t n)
+{
+	struct ranks_key	*src = a, *dst = tmp, *t, x;
+	size_t			 i, j, l, m, r, p, q, o, w, run = 16;
+
+	/* Rows collected node by node are often in order already (ranks
+	 * placed in blocks, sorted by rank): one pass tells. */
+	for (i = 1; i < n && ranks_key_le(&a[i - 1], &a[i]); i++)
+		;
+	if (i >= n)
+		return;
+	for (l = 0; l < n; l += run) {
+		r = l + run < n ? l + run : n;
+		for (i = l + 1; i < r; i++) {
+			x = a[i];
+			for (j = i; j > l && !ranks_key_le(&a[j - 1], &x); j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+	}
+	for (w = run; w < n; w *= 2) {
+		for (l = 0; l < n; l += 2 * w) {
+			m = l + w < n ? l + w : n;
+			r = l + 2 * w < n ? l + 2 * w : n;
+			p = l, q = m, o = l;
+			while (p < m && q < r)
+				dst[o++] = ranks_key_le(&src[p], &src[q]) ?
+				    src[p++] : src[q++];
+			while (p < m)
+				dst[o++] = src[p++];
+			while (q < r)
+				dst[o++] = src[q++];
+		}
+		t = src, src = dst, dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
+
+/* Put the rows in the table's order. */
+static void
+ranks_sort(struct ui *ui)
+{
+	struct ui_rrow		**order, *sorted;
+	struct ranks_key	 *keys, *tmp;
+	size_t			  n = ui->nrrows, k;
+	int			  fast = 1;
+
+	sorted = xreallocarray(NULL, ui->caprrows > 0 ? ui->caprrows : 1,
+	    sizeof(*sorted));
+	keys = xreallocarray(NULL, n > 0 ? 2 * n : 1, sizeof(*keys));
+	for (k = 0; k < n && fast; k++) {
+		fast = ranks_key_make(&ui->rrows[k], ui->rtab.sort,
+		    ui->rtab.rev, &keys[k]);
+		keys[k].idx = (uint32_t)k;
+	}
+	if (fast) {
+		tmp = keys + n;
+		ranks_key_sort(keys, tmp, n);
+		for (k = 0; k < n; k++)
+			sorted[k] = ui->rrows[keys[k].idx];
+	} else {
+		/* The text columns: compare the strings themselves. */
+		ranks_sort_col = ui->rtab.sort;
+		ranks_sort_rev = ui->rtab.rev;
+		ranks_sort_ui = ui;
+		order = xreallocarray(NULL, n > 0 ? n : 1, sizeof(*order));
+		for (k = 0; k < n; k++)
+			order[k] = &ui->rrows[k];
+		qsort(order, n, sizeof(*order), ranks_cmp);
+		for (k = 0; k < n; k++)
+			sorted[k] = *order[k];
+		free(order);
+	}
+	free(keys);
+	free(ui->rrows);
+	ui->rrows = sorted;
+}
+
 static struct ui_rrow *
 ranks_add_row(struct ui *ui)
 {
@@ -209,7 +393,9 @@ ranks_collect(struct ui *ui, int i)
 			r->flags = r->hr->flags;
 		}
 		r->state = '?';
-		if (fstate >= 0 && (s = model_str(mi, (unsigned)fstate)) !=
+		if (r->hr != NULL)	/* the same letter, nearer at hand */
+			r->state = r->hr->state;
+		else if (fstate >= 0 && (s = model_str(mi, (unsigned)fstate)) !=
 		    NULL && *s != '\0')
 			r->state = *s;
 		r->syscall = -2;
@@ -245,7 +431,6 @@ ranks_resolve(const struct ui *ui, struct ui_rrow *r)
 static void
 ranks_prepare(struct ui *ui, const struct ui_rect *rc)
 {
-	struct ui_rrow	**order, *sorted;
 	unsigned	  k;
 	int		  i;
 
@@ -273,22 +458,7 @@ ranks_prepare(struct ui *ui, const struct ui_rect *rc)
 		for (i = 0; i < ui->nnodes; i++)
 			ranks_collect(ui, i);
 	}
-	/* Sort pointers (rows are large), then put the rows in order. */
-	ranks_sort_col = ui->rtab.sort;
-	ranks_sort_rev = ui->rtab.rev;
-	ranks_sort_ui = ui;
-	order = xreallocarray(NULL, ui->nrrows > 0 ? ui->nrrows : 1,
-	    sizeof(*order));
-	for (k = 0; k < ui->nrrows; k++)
-		order[k] = &ui->rrows[k];
-	qsort(order, ui->nrrows, sizeof(*order), ranks_cmp);
-	sorted = xreallocarray(NULL, ui->caprrows > 0 ? ui->caprrows : 1,
-	    sizeof(*sorted));
-	for (k = 0; k < ui->nrrows; k++)
-		sorted[k] = *order[k];
-	free(order);
-	free(ui->rrows);
-	ui->rrows = sorted;
+	ranks_sort(ui);
 	if (ui->sel_rnode >= 0) {
 		for (k = 0; k < ui->nrrows; k++) {
 			if (ui->rrows[k].node == ui->sel_rnode &&

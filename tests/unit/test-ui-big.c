@@ -95,7 +95,7 @@ main(void)
 	FILE		*out, *in;
 	char		 name[32], err[256], line[1024];
 	double		 spent = 0, f_nodes, f_ranks, f_detail, f_flat, t0;
-	double		 f_ranks_again;
+	double		 f_ranks_again, f_ranks_cpu;
 	int		 i, k, y, bench = getenv("JOBTOP_BENCH") != NULL;
 	int		 seconds = bench ? 30 : 0, found;
 	int		 sources = getenv("JOBTOP_BENCH_SOURCES") != NULL;
@@ -168,12 +168,15 @@ main(void)
 	ui_key(ui, 'r', now);		/* every rank: 32768 rows */
 	f_ranks = frames(ui, 50, 1);
 	f_ranks_again = frames(ui, 200, 0);
+	ui_key(ui, 'P', now);		/* by %CPU: no order to reuse */
+	f_ranks_cpu = frames(ui, 50, 1);
 	ui_key(ui, '\r', now);
 	f_detail = frames(ui, 200, 1);
 	printf("frame_nodes_folded %.3f ms\n", f_nodes);
 	printf("frame_nodes_flat %.3f ms\n", f_flat);
 	printf("frame_ranks_all %.3f ms\n", f_ranks);
 	printf("frame_ranks_all_keys %.3f ms\n", f_ranks_again);
+	printf("frame_ranks_all_by_cpu %.3f ms\n", f_ranks_cpu);
 	printf("frame_detail %.3f ms\n", f_detail);
 	printf("ingest_per_second %.2f ms\n", spent / seconds);
 	printf("cpu_per_second_1hz %.2f ms\n", spent / seconds + f_nodes);
