@@ -8,7 +8,8 @@
  * the job's sparkline values, the node states and the event log.  Steps,
  * speeds and jumps move the clock as asked, the keys and the timeline
  * line work, and history (twin) mode plays a recording that is still
- * being written while the live ui goes on taking samples.
+ * being written while the live ui goes on taking samples.  The recorder's
+ * hooks get restarts and states through the ui, and its warning shows.
  *
  *	test-replay --seek FILE [SECONDS_FROM_END]: the time to open a big
  *	recording and seek in it with the history rebuilt (tests/bench).
@@ -512,6 +513,69 @@ out:
 		synth_node_free(&live[i]);
 }
 
+static int	 restarts, states;
+
+static void
+count_restart(void *arg, struct session *s, int i, uint64_t wall)
+{
+	restarts++;
+}
+
+static void
+count_state(void *arg, struct session *s, int i, const char *old,
+    const char *cur)
+{
+	states++;
+}
+
+/* The recorder's hooks see restarts and states through the ui's (what
+ * main.c records in interactive mode); its warnings reach the screen,
+ * history shown or not. */
+static void
+test_hooks_warn(void)
+{
+	struct session_hooks	 h, chain;
+	struct session_conf	 sc;
+	struct session		*sess;
+	struct ui_conf		 c;
+	struct ui		*ui;
+	char			 err[256];
+
+	memset(&c, 0, sizeof(c));
+	c.job_id = "";
+	c.interval = 1;
+	c.utf8 = 1;
+	c.theme = "default";
+	c.elapsed = c.time_limit = c.ntasks = -1;
+	ui = ui_new(&c, err, sizeof(err));
+	ui_add_node(ui, "n1", 0);
+	memset(&chain, 0, sizeof(chain));
+	chain.restart = count_restart;
+	chain.state = count_state;
+	ui_hooks(ui, &h, &chain);
+	memset(&sc, 0, sizeof(sc));
+	sc.interval = 1;
+	sc.lost_ms = 2500;
+	sess = session_new(&sc, &h);
+	ui_set_session(ui, sess);
+	/* A node that cannot start: its state goes to both. */
+	session_add(sess, "n1", NULL, "cannot start");
+	CHECK_INT(states, 1);
+	CHECK_STR(ui->nodes[0].state, "failed: cannot start");
+	CHECK(h.restart != NULL);
+	if (h.restart != NULL)
+		h.restart(h.arg, sess, 0, T0);
+	CHECK_INT(restarts, 1);
+	CHECK_INT(ui_start_on(ui, out, in, "xterm-256color", 40, 140, err,
+	    sizeof(err)), 0);
+	ui_warn(ui, "recording stopped: No space left on device (/x.jtr)");
+	CHECK(strstr(line(ui, 39), "recording stopped: No space left") !=
+	    NULL);
+	CHECK(on_screen(ui, "error recording stopped: No space left"));
+	ui_free(ui);
+	session_free(sess);
+}
+
 static double
 clock_ms(void)
 {
@@ -581,6 +645,7 @@ main(int argc, char **argv)
 	RUN(test_controls);
 	RUN(test_keys);
 	RUN(test_twin);
+	RUN(test_hooks_warn);
 	for (i = 0; i < NN; i++)
 		synth_node_free(&sn[i]);
 	unlink(path);
