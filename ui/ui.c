@@ -639,7 +639,8 @@ void
 ui_quit(struct ui *ui)
 {
 	ui->quitting = 1;
-	ui_message(ui, 0, "stopping the probes...");
+	ui_message(ui, 0, "%s", ui->replay != NULL ? "quitting" :
+	    "stopping the probes...");
 	if (ui->sess != NULL)
 		session_quit(ui->sess);
 }
