@@ -287,10 +287,12 @@ replay_until(struct replay *rp, uint64_t t)
 		replay_note_reader(rp);
 }
 
-/* Move the clock to t: the messages and job-wide samples up to it. */
+/* Move the clock on to t: the messages and job-wide samples up to it. */
 static void
 replay_advance(struct replay *rp, uint64_t t)
 {
+	if (t < rp->pos_ms)
+		t = rp->pos_ms;
 	while (rp->next_tick <= t) {
 		replay_until(rp, rp->next_tick);
 		ui_set_clock(rp->ui, rp->next_tick, rp->start_ms);
@@ -355,6 +357,7 @@ replay_seek(struct replay *rp, uint64_t t)
 	}
 	rp->next_tick = from + rp->interval_ms -
 	    (from - rp->start_ms) % rp->interval_ms;
+	rp->pos_ms = from;
 	replay_advance(rp, t);
 	rp->at_end = !rp->twin && t >= rp->end_ms;
 }
