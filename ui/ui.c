@@ -433,7 +433,11 @@ ui_job_tick(struct ui *ui, uint64_t now)
 	if (stale < 1000)
 		stale = 1000;
 	history_job_sample(ui->hist, now, stale);
-	ui_self_cost(ui, now);
+	/* A replay's ticks are on its clock: the monitor's cost is not. */
+	if (ui->replay == NULL)
+		ui_self_cost(ui, now);
+	else if (session_now_ms() >= ui->self_ticks_at + 1000)
+		ui_self_cost(ui, session_now_ms());
 	ui->dirty = 1;
 }
 
