@@ -11,8 +11,10 @@
  * the window come from a list made by one quick pass over the file (EVENT
  * blocks only, the others skipped by their headers), then the player
  * seeks to the keyframe before T minus the window (as many intervals as
- * the widest sparkline has columns) and replays the window at once, so
- * the sparklines, rates and detector flags at T are what they were live.
+ * the widest sparkline has columns) and replays the window as fast as it
+ * can, so the sparklines, rates and detector flags at T are what they
+ * were live.  A big job's window is replayed a slice per loop pass (keys
+ * and the screen go on meanwhile), a small one's at once.
  *
  * History (twin) mode plays the live session's own recording while it is
  * written: when the clock reaches the last block read, the file is opened
@@ -38,6 +40,7 @@
 #define REPLAY_WAKE_MIN_MS	20	/* the clock runs at most this often */
 #define REPLAY_WAKE_MAX_MS	1000
 #define REPLAY_GROW_MS		1000	/* twin: look for new data this often */
+#define REPLAY_SLICE_MS		40	/* a seek's rebuilding per loop pass */
 
 static const double replay_speeds[] = {
 	0.25, 0.5, 1, 2, 4, 8, 16, 32, 64
@@ -63,8 +66,12 @@ struct replay {
 	uint64_t		 end_ms;	/* the last block read */
 	uint64_t		 interval_ms;
 	unsigned		 window;	/* samples rebuilt by a seek */
+	unsigned		 slice_ms;	/* rebuilding per loop pass */
 
 	uint64_t		 pos_ms;
+	uint64_t		 target_ms;	/* a seek's, while rebuilding */
+	uint64_t		 from_ms;	/* where the rebuilding began */
+	int			 rebuilding;
 	uint64_t		 next_tick;	/* the next job-wide sample */
 	int			 playing;
 	int			 speed;		/* in replay_speeds */
@@ -157,6 +164,7 @@ replay_open(const char *path, int twin, char *err, size_t errsz)
 	rp->twin = twin;
 	rp->speed = REPLAY_1X;
 	rp->window = HIST_NODE_DEPTH;
+	rp->slice_ms = REPLAY_SLICE_MS;
 	if (replay_load(rp, err, errsz) != 0) {
 		replay_free(rp);
 		return NULL;
@@ -209,6 +217,12 @@ replay_attach(struct replay *rp, struct ui *ui)
 	ui_set_models(ui, replay_model, rp);
 	ui_set_replay(ui, rp);
 	ui_set_clock(ui, rp->pos_ms, rp->start_ms);
+}
+
+void
+replay_set_slice(struct replay *rp, unsigned ms)
+{
+	rp->slice_ms = ms;
 }
 
 void
@@ -325,6 +339,24 @@ replay_grow(struct replay *rp, uint64_t now)
 	return rp->end_ms > rp->pos_ms;
 }
 
+/* Go on replaying a seek's window until the deadline (monotonic ms), an
+ * interval at a time: 1 when the clock is at the seek's time. */
+static int
+replay_rebuild(struct replay *rp, uint64_t deadline)
+{
+	uint64_t	t;
+
+	while (rp->pos_ms < rp->target_ms) {
+		t = rp->pos_ms + rp->interval_ms;
+		replay_advance(rp, t < rp->target_ms ? t : rp->target_ms);
+		if (rp->pos_ms < rp->target_ms && session_now_ms() >= deadline)
+			return 0;
+	}
+	rp->rebuilding = 0;
+	rp->at_end = !rp->twin && !rp->playing && rp->pos_ms >= rp->end_ms;
+	return 1;
+}
+
 void
 replay_seek(struct replay *rp, uint64_t t)
 {
@@ -357,9 +389,11 @@ replay_seek(struct replay *rp, uint64_t t)
 	}
 	rp->next_tick = from + rp->interval_ms -
 	    (from - rp->start_ms) % rp->interval_ms;
-	rp->pos_ms = from;
-	replay_advance(rp, t);
-	rp->at_end = !rp->twin && t >= rp->end_ms;
+	rp->pos_ms = rp->from_ms = from;
+	rp->target_ms = t;
+	rp->rebuilding = 1;
+	rp->at_end = 0;
+	replay_rebuild(rp, session_now_ms() + rp->slice_ms);
 }
 
 void
@@ -380,10 +414,16 @@ replay_step(struct replay *rp, int dir)
 	uint64_t	t;
 
 	rp->playing = 0;
+	t = rp->rebuilding ? rp->target_ms : rp->pos_ms;
 	if (dir < 0) {
-		t = rp->pos_ms - rp->start_ms > rp->interval_ms ?
-		    rp->pos_ms - rp->interval_ms : rp->start_ms;
-		replay_seek(rp, t);
+		replay_seek(rp, t - rp->start_ms > rp->interval_ms ?
+		    t - rp->interval_ms : rp->start_ms);
+		return;
+	}
+	if (rp->rebuilding) {
+		/* One more interval to rebuild. */
+		t += rp->interval_ms;
+		rp->target_ms = t < rp->end_ms ? t : rp->end_ms;
 		return;
 	}
 	if (rp->twin && rp->pos_ms + rp->interval_ms > rp->end_ms) {
@@ -412,6 +452,12 @@ replay_tick(struct replay *rp, uint64_t now)
 	double		adv, speed = replay_speeds[rp->speed];
 	uint64_t	t, ms;
 
+	if (rp->rebuilding) {
+		/* Play starts once the history is there. */
+		rp->real_ms = now;
+		if (!replay_rebuild(rp, now + rp->slice_ms))
+			return 0;
+	}
 	if (!rp->playing) {
 		rp->real_ms = now;
 		/* Twin mode: the end of the timeline is now. */
@@ -455,7 +501,13 @@ replay_status(const struct replay *rp, struct replay_status *st)
 	st->end_ms = rp->twin ? session_wall_ms() : rp->end_ms;
 	if (st->end_ms < rp->end_ms)
 		st->end_ms = rp->end_ms;
-	st->pos_ms = rp->pos_ms;
+	st->pos_ms = rp->rebuilding ? rp->target_ms : rp->pos_ms;
+	if (rp->rebuilding)
+		st->rebuilt = (int)((rp->pos_ms - rp->from_ms) * 100 /
+		    (rp->target_ms > rp->from_ms ? rp->target_ms - rp->from_ms :
+		    1));
+	else
+		st->rebuilt = -1;
 	st->speed = replay_speeds[rp->speed];
 	st->playing = rp->playing;
 	st->at_end = rp->at_end;

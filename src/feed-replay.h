@@ -38,6 +38,7 @@ struct replay_status {
 	double		 speed;		/* 0.25 to 64 */
 	int		 playing;
 	int		 at_end;	/* stopped at the end of the recording */
+	int		 rebuilt;	/* a seek's history, percent; -1 done */
 	int		 twin;		/* the live session's own recording */
 	const char	*note;		/* a problem reading the file, or NULL */
 };
@@ -52,15 +53,19 @@ void		 replay_attach(struct replay *, struct ui *);
 /* The session's one feed in a replay: done once stopped (a quit). */
 struct feed	*feed_new_replay(struct replay *);
 
-/* Run the clock at monotonic ms now: ms until it must run again, -1 when
- * nothing moves (paused). */
+/* Run the clock at monotonic ms now (and the rebuilding a seek left):
+ * ms until it must run again, -1 when nothing moves (paused). */
 int		 replay_tick(struct replay *, uint64_t);
 void		 replay_status(const struct replay *, struct replay_status *);
 /* Samples the sparklines show at most: history rebuilt after a seek. */
 void		 replay_set_window(struct replay *, unsigned);
+/* Rebuilding a seek does per loop pass, in ms (0: one interval; tests). */
+void		 replay_set_slice(struct replay *, unsigned);
 
 /* Controls.  A seek rebuilds the UI's state at t (clamped to the
- * recording); a step pauses and moves one sample interval. */
+ * recording): at once for a small job, else partly, and replay_tick goes
+ * on with it (replay_status says how far).  A step pauses and moves one
+ * sample interval. */
 void		 replay_play(struct replay *, int, uint64_t);
 void		 replay_seek(struct replay *, uint64_t);
 void		 replay_step(struct replay *, int);

@@ -74,7 +74,7 @@ static void
 timeline_draw(const struct ui *ui, const struct ui_rect *r)
 {
 	struct replay_status	 st;
-	char			 line[256], a[16], b[16], c[16], sp[16], off[32];
+	char			 line[256], a[16], b[16], c[24], sp[16], off[32];
 	int			 x, bw, k, mark, w = r->w;
 	uint64_t		 span;
 
@@ -92,9 +92,12 @@ timeline_draw(const struct ui *ui, const struct ui_rect *r)
 		    " REPLAY ");
 	widget_duration(off, sizeof(off), (long)((st.pos_ms - st.start_ms) /
 	    1000));
-	snprintf(line, sizeof(line), " %s %s  %s (+%s) ", st.at_end ? "end" :
-	    st.playing ? "playing" : "paused", timeline_speed(sp, sizeof(sp),
-	    st.speed), timeline_clock(a, sizeof(a), st.pos_ms), off);
+	if (st.rebuilt >= 0)
+		snprintf(c, sizeof(c), "seeking %d%%", st.rebuilt);
+	snprintf(line, sizeof(line), " %s %s  %s (+%s) ", st.rebuilt >= 0 ?
+	    c : st.at_end ? "end" : st.playing ? "playing" : "paused",
+	    timeline_speed(sp, sizeof(sp), st.speed), timeline_clock(a,
+	    sizeof(a), st.pos_ms), off);
 	x += widget_put(r->y, r->x + x, w - x, ui->attr[TR_STATUS], line);
 
 	/* start [=====|------] end */
@@ -248,7 +251,7 @@ timeline_tick(struct ui *ui, uint64_t now)
 	replay_status(ui->replay, &b);
 	/* The line moves with the clock; in history its end is now. */
 	if (a.pos_ms / 1000 != b.pos_ms / 1000 || a.playing != b.playing ||
-	    b.twin)
+	    a.rebuilt != b.rebuilt || b.twin)
 		ui->dirty = 1;
 	if (b.at_end && !a.at_end)
 		ui_message(ui, 0, "end of the recording: Space plays it again, "

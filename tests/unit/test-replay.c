@@ -188,6 +188,19 @@ pos(const struct replay *rp)
 	return st.pos_ms;
 }
 
+/* Let a seek's rebuilding finish (a small recording's does at once). */
+static void
+settle(struct replay *rp)
+{
+	struct replay_status	st;
+	int			n;
+
+	for (n = 0, replay_status(rp, &st); st.rebuilt >= 0 && n < 100000;
+	    n++, replay_status(rp, &st))
+		replay_tick(rp, session_now_ms());
+	CHECK_INT(st.rebuilt, -1);
+}
+
 /* The history, states and events of a ui seeked to t must be those of
  * one that played there sample by sample. */
 static void
@@ -233,9 +246,10 @@ compare_at(struct ui *play, struct ui *seek, unsigned window)
 static void
 test_seek_is_play(void)
 {
+	struct replay_status st;
 	struct replay	*rp, *rs;
 	struct ui	*play, *seek;
-	static const int targets[] = { 5, 40, 65, 150, 199 };
+	static const int targets[] = { 5, 40, 65, 101, 150, 199 };
 	unsigned	 window = 60;
 	size_t		 k;
 	int		 s = 0;
@@ -244,12 +258,33 @@ test_seek_is_play(void)
 	seek = replay_ui(&rs, 120);
 	replay_set_window(rp, HIST_NODE_DEPTH);
 	replay_seek(rp, T0);
+	settle(rp);
 	for (k = 0; k < sizeof(targets) / sizeof(targets[0]); k++) {
-		for (; s < targets[k]; s++)
+		for (; s < targets[k]; s++) {
 			replay_step(rp, 1);
+			settle(rp);
+		}
 		CHECK_INT(pos(rp), T0 + (uint64_t)targets[k] * 1000);
 		replay_set_window(rs, window);
-		replay_seek(rs, T0 + (uint64_t)targets[k] * 1000);
+		if (targets[k] != 101) {
+			replay_seek(rs, T0 + (uint64_t)targets[k] * 1000);
+			settle(rs);
+		} else {
+			/* Rebuilt a slice per loop pass: the line says how
+			 * far, keys go on meanwhile, the end is the same. */
+			replay_set_slice(rs, 0);
+			replay_seek(rs, T0 + 100000);
+			replay_status(rs, &st);
+			CHECK(st.rebuilt >= 0 && st.rebuilt < 100);
+			CHECK_INT(st.pos_ms, T0 + 100000);
+			CHECK(strstr(line(seek, 38), "seeking ") != NULL);
+			replay_step(rs, 1);
+			replay_tick(rs, session_now_ms());
+			replay_status(rs, &st);
+			CHECK(st.rebuilt > 0 && st.rebuilt < 100);
+			settle(rs);
+			replay_set_slice(rs, 40);
+		}
 		CHECK_INT(pos(rs), pos(rp));
 		compare_at(play, seek, window);
 		/* The value on the screen: node 1's latest sample. */
@@ -260,8 +295,10 @@ test_seek_is_play(void)
 	 * of recorded events when the window starts after it. */
 	replay_set_window(rs, 5);
 	replay_seek(rs, T0 + 65 * 1000);
+	settle(rs);
 	CHECK(strncmp(seek->nodes[2].state, "lost", 4) == 0);
 	replay_seek(rs, T0 + 120 * 1000);
+	settle(rs);
 	CHECK_STR(seek->nodes[2].state, "live");
 	CHECK(on_screen(seek, "made no progress for 30 s"));
 	replay_ui_free(play, rp);
@@ -283,12 +320,16 @@ test_controls(void)
 
 	ui = replay_ui(&rp, 120);
 	replay_seek(rp, T0 + 100500);
+	settle(rp);
 	replay_step(rp, -1);
+	settle(rp);
 	CHECK_INT(pos(rp), T0 + 99500);
 	CHECK_NEAR(history_node_get(ui->hist, 1, HN_CPU, 0), busy_of(1, 99),
 	    1.0);
 	replay_step(rp, 1);
+	settle(rp);
 	replay_step(rp, 1);
+	settle(rp);
 	CHECK_INT(pos(rp), T0 + 101500);
 	CHECK_NEAR(history_node_get(ui->hist, 1, HN_CPU, 0), busy_of(1, 101),
 	    1.0);
@@ -325,6 +366,7 @@ test_controls(void)
 	CHECK_INT(replay_parse_time(rp, "50%", &t, err, sizeof(err)), 0);
 	CHECK_INT(t, T0 + (st.end_ms - T0) / 2);
 	replay_seek(rp, T0 + 100000);
+	settle(rp);
 	CHECK_INT(replay_parse_time(rp, "-1m30s", &t, err, sizeof(err)), 0);
 	CHECK_INT(t, T0 + 10000);
 	CHECK_INT(replay_parse_time(rp, "+ 30", &t, err, sizeof(err)), 0);
@@ -355,6 +397,10 @@ keys(struct ui *ui, const char *s)
 {
 	for (; *s != '\0'; s++)
 		ui_key(ui, (unsigned char)*s, session_now_ms());
+	if (ui->replay != NULL)
+		settle(ui->replay);
+	if (ui->twin != NULL)
+		settle(ui->twin->replay);
 }
 
 /* The timeline line and the keys. */
@@ -369,6 +415,7 @@ test_keys(void)
 
 	ui = replay_ui(&rp, 140);
 	replay_seek(rp, T0 + 30000);
+	settle(rp);
 	CHECK(strstr(line(ui, 38), "REPLAY") != NULL);
 	CHECK(strstr(line(ui, 38), "paused 1x") != NULL);
 	CHECK(strstr(line(ui, 38), "(+00:30)") != NULL);
@@ -613,8 +660,10 @@ bench_seek(const char *file, unsigned back)
 	replay_status(rp, &st);
 	t2 = clock_ms();
 	replay_seek(rp, st.end_ms - back * 1000ULL);
+	settle(rp);
 	t3 = clock_ms();
 	replay_step(rp, -1);
+	settle(rp);
 	printf("open (events pass) %.1f ms; seek with 150 s of history "
 	    "rebuilt %.1f ms; step back %.1f ms (%u nodes)\n", t1 - t0,
 	    t3 - t2, clock_ms() - t3, (unsigned)replay_meta(rp)->nnodes);
