@@ -9,7 +9,9 @@
  * Views (how to add one: a UV_* value, a line in ui_views[], a key that
  * pushes it): nodes (header, node table, recent events), ranks (header,
  * rank table of all nodes or a chosen few), one rank's detail, the event
- * log, help.  Esc goes back.
+ * log, help.  Esc goes back.  In a replay, and in history (twin) mode,
+ * the timeline panel joins every view above the status line
+ * (panel-timeline.c).
  */
 #include <errno.h>
 #include <math.h>
