@@ -2,7 +2,8 @@
  * test-replay: the player in the monitor (src/feed-replay.c and the
  * timeline panel).  Synthetic nodes (test-ui-synth.h: real probe streams)
  * are recorded with the real recorder, keyframes every 10 s, one node
- * lost for a while, a detector event; the recording is played into a real
+ * lost for a while, one reconnecting (a new stream), a detector event;
+ * the recording is played into a real
  * ui drawn on a curses screen (newterm on /dev/null).  A seek must rebuild
  * exactly what a continuous play has at the same time: each node's and
  * the job's sparkline values, the node states and the event log.  Steps,
@@ -35,6 +36,7 @@
 #define LOST_FROM	50		/* node 2 sends nothing from here */
 #define LOST_TO		80		/* to here */
 #define STALL_AT	60
+#define RESTART_AT	120		/* node 2 reconnects */
 
 static struct synth_node	 sn[NN];
 static FILE			*out, *in;
@@ -89,6 +91,12 @@ rec_samples(struct rec *r, int from, int to)
 	int	s, i;
 
 	for (s = from; s < to; s++) {
+		if (s == RESTART_AT) {
+			/* Node 2 reconnects: a new probe, a new stream. */
+			CHECK_INT(rec_node_restart(r, 1, at(1, s) - 100), 0);
+			synth_node_free(&sn[1]);
+			synth_node_init(&sn[1], "n2", 4, 4, 1000);
+		}
 		for (i = 0; i < NN; i++) {
 			if (i == 2 && s >= LOST_FROM && s < LOST_TO)
 				continue;
@@ -287,9 +295,12 @@ test_seek_is_play(void)
 		}
 		CHECK_INT(pos(rs), pos(rp));
 		compare_at(play, seek, window);
-		/* The value on the screen: node 1's latest sample. */
+		/* The values on the screen: the latest samples (node 2's
+		 * from its new stream after 120). */
 		CHECK_NEAR(history_node_get(seek->hist, 0, HN_CPU, 0),
 		    busy_of(0, targets[k]), 1.0);
+		CHECK_NEAR(history_node_get(seek->hist, 1, HN_CPU, 0),
+		    busy_of(1, targets[k]), 1.0);
 	}
 	/* Node 3 was lost from 50 to 80: its state at 65, from the list
 	 * of recorded events when the window starts after it. */
