@@ -894,6 +894,8 @@ ui_status(const struct ui *ui, int y)
 		x += widget_put(y, x, w - rw - x, ui->attr[TR_STATUS_KEY],
 		    ui_views[ui_view(ui)].name);
 		x += widget_put(y, x, w - rw - x, ui->attr[TR_STATUS],
+		    ui->replay != NULL ? "  h help  q quit  Space play/pause"
+		    "  [ ] step  { } speed  J jump  ^ $ start/end  / filter" :
 		    "  h help  q quit  / filter  s sort  Enter open  Esc back"
 		    "  p pause  t theme  +/- refresh");
 	}
