@@ -75,14 +75,14 @@ struct replay {
 	uint64_t		 next_tick;	/* the next job-wide sample */
 	int			 playing;
 	int			 speed;		/* in replay_speeds */
-	uint64_t		 real_ms;	/* monotonic ms of the last run */
+	uint64_t		 real_ms;	/* monotonic ms, last run */
 	double			 carry;		/* clock ms not yet moved */
 	int			 at_end;
 	int			 quit;		/* the feed was stopped */
-	uint64_t		 grow_at;	/* twin: next look at the file */
+	uint64_t		 grow_at;	/* twin: next look at it */
 	unsigned char		*connecting;	/* per node: no state yet */
 
-	struct replay_ev	*evs;		/* from the pass over the file */
+	struct replay_ev	*evs;		/* the pass over the file */
 	size_t			 nevs, capevs;
 	uint64_t		 scanned;	/* where the pass got to */
 	char			 note[320];
@@ -660,8 +660,8 @@ replay_parse_time(const struct replay *rp, const char *in, uint64_t *t,
 		if ((rc = replay_parse_clock(rp, s, st.end_ms, t)) == 0)
 			return 0;
 		if (rc > 0)
-			snprintf(err, errsz, "%s is not in the recording (%s to "
-			    "%s)", s, replay_clock(a, sizeof(a), st.start_ms),
+			snprintf(err, errsz, "%s is not in the recording "
+			    "(%s to %s)", s, replay_clock(a, sizeof(a), st.start_ms),
 			    replay_clock(b, sizeof(b), st.end_ms));
 		else
 			snprintf(err, errsz, "bad time '%s': give HH:MM:SS", s);

@@ -37,10 +37,10 @@ struct replay_status {
 	uint64_t	 pos_ms;	/* the time shown */
 	double		 speed;		/* 0.25 to 64 */
 	int		 playing;
-	int		 at_end;	/* stopped at the end of the recording */
+	int		 at_end;	/* stopped at the recording's end */
 	int		 rebuilt;	/* a seek's history, percent; -1 done */
 	int		 twin;		/* the live session's own recording */
-	const char	*note;		/* a problem reading the file, or NULL */
+	const char	*note;		/* a problem reading, or NULL */
 };
 
 /* Open a recording: NULL with one phrase in err. */

@@ -74,7 +74,8 @@ static void
 timeline_draw(const struct ui *ui, const struct ui_rect *r)
 {
 	struct replay_status	 st;
-	char			 line[256], a[16], b[16], c[24], sp[16], off[32];
+	char			 line[256], a[16], b[16], c[24], sp[16];
+	char			 off[32];
 	int			 x, bw, k, mark, w = r->w;
 	uint64_t		 span;
 
@@ -172,7 +173,8 @@ timeline_enter(struct ui *ui)
 	char			 err[512];
 
 	if (ui->replay != NULL) {
-		ui_message(ui, 0, "this is a replay already: [ ] step, J jumps");
+		ui_message(ui, 0, "this is a replay already: [ ] step, J "
+		    "jumps");
 		return -1;
 	}
 	if (ui->twin != NULL)

@@ -4,8 +4,9 @@
  * recording is played through the stream decoders with every model value
  * read back, then it is seeked to times taken from the input and played
  * on from there (once on a clock, as the replay screen plays).  The
- * replay screen's pass over the EVENT blocks is run too.  Inputs of odd length are read with CRC checks off, so
- * mutations reach the block decoders behind the checksums too.
+ * replay screen's pass over the EVENT blocks is run too.  Inputs of odd
+ * length are read with CRC checks off, so mutations reach the block
+ * decoders behind the checksums too.
  */
 #include <stdint.h>
 #include <stdlib.h>
