@@ -661,8 +661,9 @@ replay_parse_time(const struct replay *rp, const char *in, uint64_t *t,
 			return 0;
 		if (rc > 0)
 			snprintf(err, errsz, "%s is not in the recording "
-			    "(%s to %s)", s, replay_clock(a, sizeof(a), st.start_ms),
-			    replay_clock(b, sizeof(b), st.end_ms));
+			    "(%s to %s)", s, replay_clock(a, sizeof(a),
+			    st.start_ms), replay_clock(b, sizeof(b),
+			    st.end_ms));
 		else
 			snprintf(err, errsz, "bad time '%s': give HH:MM:SS", s);
 		return -1;
