@@ -3,8 +3,10 @@
  * the job is resolved from them (a job id through its scheduler, -w, a
  * hostfile, or the allocation we run in: sched.c), and one mode runs:
  * batch mode (a probe per node, local or over SSH, in the session's one
- * poll loop, records on stdout), --decode (a probe stream on stdin printed
- * as records) or --list.  Every user error is one line on stderr and a
+ * poll loop, records on stdout), the interactive monitor (the same, drawn
+ * by ui/), a replay (-r: a recording in the monitor, or with -b its
+ * records), --decode (a probe stream on stdin printed as records) or
+ * --list.  Every user error is one line on stderr and a
  * non-zero exit: 2 for usage errors, 1 when a job or a node fails.
  */
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include "detect.h"
 #include "export.h"
 #include "feed-local.h"
+#include "feed-replay.h"
 #include "feed.h"
 #include "history.h"
 #include "hostlist.h"
@@ -82,7 +85,7 @@ main_usage(FILE *f)
 "usage: jobtop [-bv] [--json] [-d seconds] [-n count] [--accept-new]\n"
 "              [--scheduler name] [jobid | -w hostlist | --hostfile file]\n"
 "              [-o file | --no-record] [-t theme]\n"
-"       jobtop -r file -b [--json] [-n count]\n"
+"       jobtop -r file [-t theme] | -r file -b [--json] [-n count]\n"
 "       jobtop export file [--csv | --json] [-o out]\n"
 "       jobtop report file -o report.html\n"
 "       jobtop --decode [--json] < stream\n"
@@ -112,7 +115,8 @@ main_help(void)
 "  -o, --record FILE     record the session to FILE (default: a new file in\n"
 "                        $XDG_STATE_HOME/jobtop/)\n"
 "      --no-record       do not record the session\n"
-"  -r, --replay FILE     play a recording (with -b: its records)\n"
+"  -r, --replay FILE     play a recording in the monitor (with -b: print\n"
+"                        its records)\n"
 "      --decode          print the probe stream read from standard input\n"
 "      --list            print the resolved node names and exit\n"
 "  -V, --version         print the version and exit\n"
@@ -401,12 +405,22 @@ struct main_run {
 	struct detect		*det;
 	int			 cur;	/* the node being printed */
 	struct rec		*rec;	/* the recording, or NULL */
+	struct ui		*ui;	/* the interactive monitor, or NULL */
 };
 
-/* The recording stopped (a full disk): say so once; monitoring goes on. */
+/* The recording stopped (a full disk): say so once; monitoring goes on.
+ * Under curses stderr is the screen: the monitor shows it. */
 static void
 main_rec_stopped(struct main_run *r)
 {
+	char	text[640];
+
+	if (r->ui != NULL) {
+		snprintf(text, sizeof(text), "recording stopped: %s; "
+		    "monitoring goes on", rec_error(r->rec));
+		ui_warn(r->ui, text);
+		return;
+	}
 	main_flush();
 	log_error("recording stopped: %s", rec_error(r->rec));
 }
@@ -556,6 +570,19 @@ main_on_message(void *arg, struct session *s, int i, int type)
 		r->out->event(stdout, m, session_node_event(s, i));
 }
 
+/* A node's state changed: into the recording (batch and interactive). */
+static void
+main_rec_state(void *arg, struct session *s, int i, const char *old,
+    const char *cur)
+{
+	struct main_run	*r = arg;
+
+	if (rec_event(r->rec, (unsigned)i, session_wall_ms(),
+	    strncmp(cur, "failed", 6) == 0 ? EV_ERROR :
+	    strncmp(cur, "lost", 4) == 0 ? EV_WARN : EV_INFO, "state", cur) != 0)
+		main_rec_stopped(r);
+}
+
 /* A node's state changed: a record, and one line on stderr for a node
  * that failed for good. */
 static void
@@ -565,10 +592,7 @@ main_on_state(void *arg, struct session *s, int i, const char *old,
 	struct main_run	*r = arg;
 	const char	*name = session_node_name(s, i);
 
-	if (rec_event(r->rec, (unsigned)i, session_wall_ms(),
-	    strncmp(cur, "failed", 6) == 0 ? EV_ERROR :
-	    strncmp(cur, "lost", 4) == 0 ? EV_WARN : EV_INFO, "state", cur) != 0)
-		main_rec_stopped(r);
+	main_rec_state(arg, s, i, old, cur);
 
 	if (r->det != NULL)
 		detect_node_state(r->det, i, name, session_node_lost(s, i),
@@ -820,12 +844,18 @@ main_interactive(const struct main_opts *o, struct job *job)
 		return ret;
 	}
 
+	/* Recorded as batch mode records: bytes, restarts, node states,
+	 * the detectors' events, keyframes. */
+	run.ui = ui;
 	memset(&chain, 0, sizeof(chain));
 	chain.arg = &run;
 	chain.bytes = main_on_bytes;
+	chain.restart = main_on_restart;
+	chain.state = main_rec_state;
 	chain.timeout = main_on_timeout;
 	ui_hooks(ui, &hooks, &chain);
 	ui_set_event_hook(ui, main_ui_event, &run);
+	ui_set_recording(ui, run.rec != NULL ? rec_path(run.rec) : NULL);
 	s = session_new(&mp.sc, &hooks);
 	run.s = s;
 	ui_set_session(ui, s);
@@ -850,6 +880,80 @@ main_interactive(const struct main_opts *o, struct job *job)
 	session_free(s);
 	ui_free(ui);
 	main_probes_free(&mp);
+	return ret;
+}
+
+/*
+ * jobtop -r FILE: the recording in the monitor's screen.  The session's
+ * poll loop runs with the recording as its one feed, which only keeps the
+ * loop going until a quit; the UI's timeout hook runs the player's clock.
+ */
+static int
+main_replay(const struct main_opts *o)
+{
+	struct replay_status	 st;
+	struct session_hooks	 hooks;
+	struct session_conf	 sc;
+	struct ui_conf		 uc;
+	const struct rec_meta	*meta;
+	struct replay		*rp;
+	struct session		*s;
+	struct ui		*ui;
+	char			 err[512];
+	int			 ret = 0;
+
+	if (ui_check_terminal(err, sizeof(err)) != 0) {
+		log_error("%s", err);
+		return MAIN_EXIT_USAGE;
+	}
+	if ((rp = replay_open(o->replay, 0, err, sizeof(err))) == NULL) {
+		log_error("%s: %s", o->replay, err);
+		return MAIN_EXIT_FAIL;
+	}
+	meta = replay_meta(rp);
+	memset(&uc, 0, sizeof(uc));
+	uc.job_id = meta->job;
+	uc.job_name = meta->name;
+	uc.job_user = meta->user;
+	uc.job_state = "";
+	uc.elapsed = -1;
+	uc.time_limit = -1;
+	uc.ntasks = -1;
+	uc.interval = meta->interval_ms > 0 ? meta->interval_ms / 1000.0 : 1;
+	uc.theme = o->theme;
+	uc.utf8 = -1;
+	if ((ui = ui_new(&uc, err, sizeof(err))) == NULL) {
+		log_error("%s", err);
+		replay_free(rp);
+		return MAIN_EXIT_USAGE;
+	}
+	ui_hooks(ui, &hooks, NULL);
+	hooks.bytes = NULL;
+	hooks.message = NULL;
+	hooks.state = NULL;
+	memset(&sc, 0, sizeof(sc));
+	sc.interval = uc.interval;
+	sc.lost_ms = UINT32_MAX;
+	s = session_new(&sc, &hooks);
+	session_add(s, "replay", feed_new_replay(rp), NULL);
+	ui_set_session(ui, s);
+	replay_attach(rp, ui);
+	if (ui_start(ui, err, sizeof(err)) != 0) {
+		log_error("%s", err);
+		ret = MAIN_EXIT_FAIL;
+	} else {
+		replay_status(rp, &st);
+		replay_seek(rp, st.start_ms);
+		replay_play(rp, 1, session_now_ms());
+		session_run(s);
+		ui_stop(ui);
+		replay_status(rp, &st);
+		if (st.note != NULL)
+			log_error("%s: %s", o->replay, st.note);
+	}
+	session_free(s);
+	ui_free(ui);
+	replay_free(rp);
 	return ret;
 }
 
@@ -949,10 +1053,9 @@ main(int argc, char **argv)
 		    o.list) {
 			log_error("-r plays a recording and takes no nodes");
 			rc = MAIN_EXIT_USAGE;
-		} else if (!o.batch) {
-			log_error("the replay screen is not built yet; use -b");
-			rc = MAIN_EXIT_USAGE;
-		} else
+		} else if (!o.batch)
+			rc = main_replay(&o);
+		else
 			rc = export_file(o.replay, o.json ? EXPORT_JSON :
 			    EXPORT_TEXT, stdout, o.count);
 		log_close();

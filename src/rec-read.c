@@ -305,6 +305,34 @@ rec_reader_next(struct rec_reader *r, struct rec_block *b)
 	return 1;
 }
 
+int
+rec_reader_next_of(struct rec_reader *r, uint8_t type, struct rec_block *b)
+{
+	struct wreader	 rd;
+	const uint8_t	*p;
+	uint64_t	 plen, next;
+	size_t		 avail;
+
+	while (r->errcode == 0 && r->off < r->data_end) {
+		avail = r->data_end - r->off < REC_BLOCK_HDR_MAX ?
+		    (size_t)(r->data_end - r->off) : REC_BLOCK_HDR_MAX;
+		if (rec_reader_get(r, r->off, avail, &p) != WIRE_OK ||
+		    p[0] == type)
+			break;
+		wreader_init(&rd, p + 1, avail - 1);
+		if (wire_get_varint(&rd, &plen) != WIRE_OK ||
+		    plen > REC_BLOCK_MAX || rd.off > 5)
+			break;
+		next = r->off + 1 + rd.off + 4 + plen;
+		if (next > r->data_end)
+			break;
+		r->off = next;
+	}
+	/* The block wanted, the end, or what stopped the skipping: read
+	 * as usual, so damage and a torn end are reported the same way. */
+	return rec_reader_next(r, b);
+}
+
 void
 rec_reader_set_offset(struct rec_reader *r, uint64_t off)
 {
@@ -963,6 +991,41 @@ rec_play_next(struct rec_play *p, struct rec_msg *msg)
 			return 1;
 		if ((rc = rec_reader_next(p->r, &b)) <= 0)
 			return rc;
+		if (rec_play_block(p, &b, msg))
+			return 1;
+	}
+}
+
+/* Does the block carry an arrival time? */
+static int
+rec_play_timed(const struct rec_block *b)
+{
+	return b->type == REC_BLK_DATA || b->type == REC_BLK_EVENT ||
+	    b->type == REC_BLK_KEY || b->type == REC_BLK_RESTART;
+}
+
+int
+rec_play_until(struct rec_play *p, uint64_t t, struct rec_msg *msg,
+    uint64_t *next_ms)
+{
+	struct rec_block	b;
+	uint64_t		last;
+	int			rc;
+
+	*next_ms = UINT64_MAX;
+	for (;;) {
+		if (rec_play_drain(p, msg))
+			return 1;
+		last = p->r->last_ms;
+		if ((rc = rec_reader_next(p->r, &b)) <= 0)
+			return rc;
+		if (rec_play_timed(&b) && b.time_ms > t) {
+			/* Not yet: read it again next time. */
+			rec_reader_set_offset(p->r, b.offset);
+			p->r->last_ms = last;
+			*next_ms = b.time_ms;
+			return 0;
+		}
 		if (rec_play_block(p, &b, msg))
 			return 1;
 	}

@@ -190,6 +190,10 @@ int	 rec_reader_complete(const struct rec_reader *);
  * damage inside the file (every block before it was returned).  Unknown
  * block types are returned as they are; callers skip them. */
 int	 rec_reader_next(struct rec_reader *, struct rec_block *);
+/* The next block of one type, the others skipped by their headers
+ * without reading them (a quick pass over a big file): as
+ * rec_reader_next. */
+int	 rec_reader_next_of(struct rec_reader *, uint8_t, struct rec_block *);
 /* Continue reading at this offset (a block start). */
 void	 rec_reader_set_offset(struct rec_reader *, uint64_t);
 uint64_t rec_reader_offset(const struct rec_reader *);
@@ -226,6 +230,14 @@ int	 rec_play_next(struct rec_play *, struct rec_msg *);
  * it; rec_play_next goes on from there.  0 or a negative code.
  */
 int	 rec_play_seek(struct rec_play *, uint64_t);
+/*
+ * The next message that arrived at or before t (unix ms): 1, or 0 when
+ * every message up to t was returned, with *next_ms the arrival of the
+ * next block (UINT64_MAX at the end), or the reader's negative code.
+ * Nothing that arrived after t is decoded: a player on a clock.
+ */
+int	 rec_play_until(struct rec_play *, uint64_t, struct rec_msg *,
+	    uint64_t *);
 /* A node's decoder (and model). */
 struct stream *rec_play_stream(struct rec_play *, unsigned);
 unsigned rec_play_nnodes(const struct rec_play *);

@@ -231,7 +231,7 @@ header_job(const struct ui *ui, int y, int w)
 	unsigned	 cls[US_DONE + 1], k, nranks = 0;
 	long		 elapsed;
 	int		 i, x;
-	time_t		 t = time(NULL);
+	time_t		 t;
 	struct tm	 tm;
 
 	memset(cls, 0, sizeof(cls));
@@ -241,6 +241,11 @@ header_job(const struct ui *ui, int y, int w)
 	}
 	elapsed = ui->now > ui->start_ms ?
 	    (long)((ui->now - ui->start_ms) / 1000) : 0;
+	/* A replay: its recorded time. */
+	t = ui->vclock != 0 ? (time_t)(ui->vclock / 1000) : time(NULL);
+	if (ui->vclock != 0)
+		elapsed = ui->vclock > ui->vstart ?
+		    (long)((ui->vclock - ui->vstart) / 1000) : 0;
 	if (ui->conf.elapsed >= 0)
 		elapsed += ui->conf.elapsed;
 	widget_duration(el, sizeof(el), elapsed);

@@ -16,5 +16,6 @@ const struct panel *const ui_panels[] = {
 	&panel_detail,
 	&panel_events,
 	&panel_help,
+	&panel_timeline,
 	NULL
 };

@@ -131,6 +131,7 @@ extern const struct panel	panel_ranks;
 extern const struct panel	panel_detail;
 extern const struct panel	panel_events;
 extern const struct panel	panel_help;
+extern const struct panel	panel_timeline;
 extern const struct panel *const ui_panels[];
 
 /* A global key (keys.c). */
@@ -243,6 +244,19 @@ struct ui {
 	double			 self_cpu;	/* percent of one CPU */
 	uint64_t		 self_ticks_at;
 	double			 self_secs;
+
+	/* Replay and history (panel-timeline.c).  A replay's ui has its
+	 * player and its clock; a live ui in history (twin) mode shows a
+	 * second ui, fed from the session's recording, on its screen. */
+	struct replay		*replay;	/* feeding this ui, or NULL */
+	uint64_t		 vclock;	/* the data's unix ms, 0: live */
+	uint64_t		 vstart;	/* the recording's start */
+	char			*rec_path;	/* the session's recording */
+	struct ui		*twin;		/* shown instead (history) */
+	struct ui		*live;		/* a twin's live ui */
+	int			 tl_prompt;	/* typing a time to jump to */
+	char			 tl_edit[64];
+	size_t			 tl_len;
 };
 
 /* ui.c: shared helpers for panels and keys. */
@@ -326,6 +340,14 @@ void		 screen_apply_theme(struct ui *);
 void		 screen_resize(struct ui *);
 /* The SIGWINCH self-pipe's read end (-1 none), drained by screen_resize. */
 int		 screen_winch_fd(const struct ui *);
+
+/* panel-timeline.c: history (twin) mode of a live ui. */
+/* Go into history at the latest recorded time: 0, or -1 with a message. */
+int		 timeline_enter(struct ui *);
+/* Back to live: the twin goes, its view stays. */
+void		 timeline_leave(struct ui *);
+/* The replay's clock ran: ms until it needs to run again, -1 none. */
+int		 timeline_tick(struct ui *, uint64_t);
 
 /* syscalls.c: the name of a syscall number on an architecture, or NULL. */
 const char	*ui_syscall_name(const char *, int64_t);

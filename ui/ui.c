@@ -9,7 +9,9 @@
  * Views (how to add one: a UV_* value, a line in ui_views[], a key that
  * pushes it): nodes (header, node table, recent events), ranks (header,
  * rank table of all nodes or a chosen few), one rank's detail, the event
- * log, help.  Esc goes back.
+ * log, help.  Esc goes back.  In a replay, and in history (twin) mode,
+ * the timeline panel joins every view above the status line
+ * (panel-timeline.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -55,6 +57,7 @@ static const unsigned ui_refresh_steps[] = {
 
 static void	ui_on_detect(void *, const struct detect_event *);
 static int	ui_sclass_of(const struct ui *, int);
+static int	ui_on_timeout(void *, uint64_t);
 
 int
 ui_check_terminal(char *err, size_t errsz)
@@ -79,10 +82,21 @@ ui_first_theme(struct ui *ui, char *err, size_t errsz)
 	return theme_load("default", err, errsz);
 }
 
+/* The detectors over the ui's history. */
+static struct detect *
+ui_detect_new(struct ui *ui)
+{
+	struct detect_conf	dc;
+
+	detect_conf_default(&dc);
+	/* Without a job (-w) the processes shown are no job's ranks. */
+	dc.ranks = ui->conf.job_id[0] != '\0';
+	return detect_new(ui->hist, &dc, ui_on_detect, ui);
+}
+
 struct ui *
 ui_new(const struct ui_conf *conf, char *err, size_t errsz)
 {
-	struct detect_conf	 dc;
 	struct ui		*ui;
 	size_t			 i;
 	uint64_t		 ms;
@@ -106,10 +120,7 @@ ui_new(const struct ui_conf *conf, char *err, size_t errsz)
 		if (strcmp(ui->themes[i], ui->theme->name) == 0)
 			ui->theme_idx = i;
 	ui->hist = history_new();
-	detect_conf_default(&dc);
-	/* Without a job (-w) the processes shown are no job's ranks. */
-	dc.ranks = ui->conf.job_id[0] != '\0';
-	ui->det = detect_new(ui->hist, &dc, ui_on_detect, ui);
+	ui->det = ui_detect_new(ui);
 	ui->events = xcalloc(UI_EVENTS_MAX, sizeof(*ui->events));
 	ui->start_ms = session_now_ms();
 	ui->interval_ms = (uint64_t)(conf->interval * 1000);
@@ -139,6 +150,8 @@ ui_free(struct ui *ui)
 
 	if (ui == NULL)
 		return;
+	if (ui->twin != NULL)
+		timeline_leave(ui);
 	if (ui->started)
 		ui_stop(ui);
 	backtrace_free(ui->bt);
@@ -166,6 +179,7 @@ ui_free(struct ui *ui)
 	free((char *)(uintptr_t)ui->conf.job_user);
 	free((char *)(uintptr_t)ui->conf.job_state);
 	free((char *)(uintptr_t)ui->conf.theme);
+	free(ui->rec_path);
 	free(ui);
 }
 
@@ -264,6 +278,9 @@ ui_on_detect(void *arg, const struct detect_event *de)
 {
 	struct ui	*ui = arg;
 
+	/* A replay shows the events the live run recorded instead. */
+	if (ui->replay != NULL)
+		return;
 	ui_event_add(ui, de->node, de->level, de->code, de->text,
 	    de->time_ms);
 	if (ui->ev_hook != NULL)
@@ -282,6 +299,13 @@ ui_node_sample(struct ui *ui, int i, const struct node_model *m,
 	ui->dirty = 1;
 }
 
+/* Wall-clock ms of the data shown: a replay's clock, else now. */
+static uint64_t
+ui_wall(const struct ui *ui)
+{
+	return ui->vclock != 0 ? ui->vclock : session_wall_ms();
+}
+
 void
 ui_node_state(struct ui *ui, int i, const char *state, int lost)
 {
@@ -297,15 +321,13 @@ ui_node_state(struct ui *ui, int i, const char *state, int lost)
 	if (strncmp(state, "failed", 6) == 0 && !n->failed) {
 		n->failed = 1;
 		snprintf(text, sizeof(text), "%s %s", n->name, state);
-		ui_event_add(ui, i, EV_ERROR, "failed", text,
-		    session_wall_ms());
+		ui_event_add(ui, i, EV_ERROR, "failed", text, ui_wall(ui));
 	} else if (strcmp(state, "live") == 0 && !n->live_once) {
 		n->live_once = 1;
 		snprintf(text, sizeof(text), "%s live", n->name);
-		ui_event_add(ui, i, EV_INFO, "live", text, session_wall_ms());
+		ui_event_add(ui, i, EV_INFO, "live", text, ui_wall(ui));
 	}
-	detect_node_state(ui->det, i, n->name, lost, state,
-	    session_wall_ms());
+	detect_node_state(ui->det, i, n->name, lost, state, ui_wall(ui));
 	ui->dirty = 1;
 }
 
@@ -319,6 +341,72 @@ ui_node_event(struct ui *ui, int i, const struct proto_event *ev)
 	snprintf(text, sizeof(text), "%s probe: %s", ui->nodes[i].name,
 	    ev->text);
 	ui_event_add(ui, i, ev->level, ev->code, text, ev->time_ms);
+}
+
+void
+ui_log_event(struct ui *ui, int node, int level, const char *code,
+    const char *text, uint64_t ms)
+{
+	ui_event_add(ui, node >= 0 && node < ui->nnodes ? node : -1, level,
+	    code, text, ms);
+}
+
+void
+ui_warn(struct ui *ui, const char *text)
+{
+	ui_event_add(ui, -1, EV_ERROR, "monitor", text, session_wall_ms());
+	ui_message(ui, 1, "%s", text);
+	if (ui->twin != NULL)
+		ui_message(ui->twin, 1, "%s", text);
+}
+
+void
+ui_set_recording(struct ui *ui, const char *path)
+{
+	free(ui->rec_path);
+	ui->rec_path = path != NULL ? xstrdup(path) : NULL;
+}
+
+void
+ui_set_replay(struct ui *ui, struct replay *rp)
+{
+	ui->replay = rp;
+	ui->dirty = 1;
+}
+
+void
+ui_set_clock(struct ui *ui, uint64_t wall_ms, uint64_t start_ms)
+{
+	ui->vclock = wall_ms;
+	ui->vstart = start_ms;
+}
+
+void
+ui_reset(struct ui *ui)
+{
+	struct ui_node	*n;
+	int		 i;
+
+	detect_free(ui->det);
+	history_free(ui->hist);
+	ui->hist = history_new();
+	history_resize(ui->hist, ui->nnodes);
+	ui->det = ui_detect_new(ui);
+	for (i = 0; i < ui->nnodes; i++) {
+		n = &ui->nodes[i];
+		snprintf(n->state, sizeof(n->state), "connecting");
+		n->lost = n->failed = n->live_once = 0;
+		n->sclass = US_CONNECTING;
+	}
+	ui->evhead = ui->evlen = 0;
+	ui->evtotal = 0;
+	/* Prepared rows point into the old history. */
+	ui->det_mi = NULL;
+	ui->det_hr = NULL;
+	ui->rrows_valid = 0;
+	ui->data_gen++;
+	ui->view_gen++;
+	ui->dirty = 1;
 }
 
 /* The monitor's own CPU since the last tick, percent of one CPU. */
@@ -347,7 +435,11 @@ ui_job_tick(struct ui *ui, uint64_t now)
 	if (stale < 1000)
 		stale = 1000;
 	history_job_sample(ui->hist, now, stale);
-	ui_self_cost(ui, now);
+	/* A replay's ticks are on its clock: the monitor's cost is not. */
+	if (ui->replay == NULL)
+		ui_self_cost(ui, now);
+	else if (session_now_ms() >= ui->self_ticks_at + 1000)
+		ui_self_cost(ui, session_now_ms());
 	ui->dirty = 1;
 }
 
@@ -553,7 +645,8 @@ void
 ui_quit(struct ui *ui)
 {
 	ui->quitting = 1;
-	ui_message(ui, 0, "stopping the probes...");
+	ui_message(ui, 0, "%s", ui->replay != NULL ? "quitting" :
+	    "stopping the probes...");
 	if (ui->sess != NULL)
 		session_quit(ui->sess);
 }
@@ -683,6 +776,10 @@ ui_backtrace(struct ui *ui)
 
 	if (ui->det_node < 0 || ui->det_node >= ui->nnodes)
 		return;
+	if (ui->replay != NULL) {
+		ui_message(ui, 1, "a replay has no live process to trace");
+		return;
+	}
 	if (ui->bt != NULL && !backtrace_done(ui->bt)) {
 		ui_message(ui, 1, "a backtrace is already being taken");
 		return;
@@ -719,6 +816,9 @@ ui_key(struct ui *ui, int key, uint64_t now)
 		getmaxyx(stdscr, ui->rows, ui->cols);
 		return 0;
 	}
+	/* Replay and history keys, and every key while history shows. */
+	if (panel_timeline.key(ui, key))
+		return ui->quitting;
 	if (ui->editing) {
 		ui_filter_key(ui, key);
 		return 0;
@@ -794,6 +894,8 @@ ui_status(const struct ui *ui, int y)
 		x += widget_put(y, x, w - rw - x, ui->attr[TR_STATUS_KEY],
 		    ui_views[ui_view(ui)].name);
 		x += widget_put(y, x, w - rw - x, ui->attr[TR_STATUS],
+		    ui->replay != NULL ? "  h help  q quit  Space play/pause"
+		    "  [ ] step  { } speed  J jump  ^ $ start/end  / filter" :
 		    "  h help  q quit  / filter  s sort  Enter open  Esc back"
 		    "  p pause  t theme  +/- refresh");
 	}
@@ -807,9 +909,14 @@ static int
 ui_layout(struct ui *ui, const struct panel **ps, struct ui_rect *r)
 {
 	const struct ui_view_def	*v = &ui_views[ui_view(ui)];
-	int				 n, i, flex = -1, avail, h;
+	int				 n, i, flex = -1, avail, h, tl;
 
 	avail = ui->rows - 1;
+	/* The timeline, when there is one, sits above the status line. */
+	if ((tl = panel_timeline.height(ui, avail)) > 0 && avail - tl >= 4)
+		avail -= tl;
+	else
+		tl = 0;
 	for (n = 0; v->panels[n] != NULL; n++) {
 		ps[n] = v->panels[n];
 		r[n].x = 0;
@@ -841,20 +948,35 @@ ui_layout(struct ui *ui, const struct panel **ps, struct ui_rect *r)
 		r[i].y = h;
 		h += r[i].h;
 	}
+	if (tl > 0) {
+		ps[n] = &panel_timeline;
+		r[n].x = 0;
+		r[n].w = ui->cols;
+		r[n].h = tl;
+		r[n].y = ui->rows - 1 - tl;
+		n++;
+	}
 	return n;
 }
 
 void
 ui_frame(struct ui *ui, uint64_t now)
 {
-	const struct panel	*ps[4];
-	struct ui_rect		 r[4];
+	const struct panel	*ps[5];
+	struct ui_rect		 r[5];
 	char			 msg[128];
 	int			 n, i;
 
 	ui->now = now;
 	if (!ui->started)
 		return;
+	if (ui->twin != NULL) {
+		/* History is on the screen. */
+		ui_frame(ui->twin, now);
+		ui->dirty = 0;
+		ui->last_draw = now;
+		return;
+	}
 	getmaxyx(stdscr, ui->rows, ui->cols);
 	attrset(ui->attr[TR_DEFAULT]);
 	erase();
@@ -934,6 +1056,15 @@ ui_on_bytes(void *arg, struct session *s, int i, uint64_t wall,
 
 	if (ui->chain.bytes != NULL)
 		ui->chain.bytes(ui->chain.arg, s, i, wall, buf, n);
+}
+
+static void
+ui_on_restart(void *arg, struct session *s, int i, uint64_t wall)
+{
+	struct ui	*ui = arg;
+
+	if (ui->chain.restart != NULL)
+		ui->chain.restart(ui->chain.arg, s, i, wall);
 }
 
 static void
@@ -1031,10 +1162,13 @@ ui_on_timeout(void *arg, uint64_t now)
 {
 	struct ui	*ui = arg;
 	uint64_t	 next;
-	int		 t, bt;
+	int		 t, bt, tw = -1;
 
 	ui->now = now;
-	if (now >= ui->next_job_tick) {
+	/* A replay's clock makes its own job ticks. */
+	if (ui->replay != NULL)
+		tw = timeline_tick(ui, now);
+	else if (now >= ui->next_job_tick) {
 		ui_job_tick(ui, now);
 		ui->next_job_tick += ui->interval_ms;
 		if (ui->next_job_tick <= now)
@@ -1050,11 +1184,17 @@ ui_on_timeout(void *arg, uint64_t now)
 		ui->msg_until = 0;
 		ui->dirty = 1;
 	}
+	if (ui->twin != NULL) {
+		/* History is on the screen: the twin draws it. */
+		ui->dirty = 0;
+		tw = ui_on_timeout(ui->twin, now);
+	}
 	if (ui->started && ui->dirty && !ui->paused &&
 	    now >= ui->last_draw + ui->refresh_ms)
 		ui_frame(ui, now);
 
-	next = ui->next_job_tick;
+	next = ui->replay != NULL ? now + UI_REFRESH_MAX_MS :
+	    ui->next_job_tick;
 	if (ui->dirty && !ui->paused && ui->last_draw + ui->refresh_ms < next)
 		next = ui->last_draw + ui->refresh_ms;
 	if (ui->msg_until != 0 && ui->msg_until < next)
@@ -1065,6 +1205,8 @@ ui_on_timeout(void *arg, uint64_t now)
 	if (ui->chain.timeout != NULL &&
 	    (bt = (ui->chain.timeout)(ui->chain.arg, now)) >= 0 && bt < t)
 		t = bt;
+	if (tw >= 0 && tw < t)
+		t = tw;
 	return t;
 }
 
@@ -1078,6 +1220,7 @@ ui_hooks(struct ui *ui, struct session_hooks *h,
 	memset(h, 0, sizeof(*h));
 	h->arg = ui;
 	h->bytes = ui_on_bytes;
+	h->restart = ui_on_restart;
 	h->message = ui_on_message;
 	h->state = ui_on_state;
 	h->pollfds = ui_on_pollfds;

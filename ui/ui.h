@@ -63,6 +63,29 @@ void		 ui_hooks(struct ui *, struct session_hooks *,
 void		 ui_set_event_hook(struct ui *, void (*)(void *,
 		     const struct detect_event *), void *);
 
+/* The session's recording (path), which history (twin) mode plays while
+ * live goes on; NULL: none (--no-record). */
+void		 ui_set_recording(struct ui *, const char *);
+/* A problem of the monitor itself, such as the recording stopping: a
+ * line in the event log and on the status line (stderr is the screen's). */
+void		 ui_warn(struct ui *, const char *);
+
+/*
+ * Replay (src/feed-replay.c).  A player feeds the ui through the calls
+ * below on a clock of its own: ui_set_clock before each message stamps
+ * states and events with the recorded time (and the header shows it),
+ * the recorded events stand in for the detectors' own, and the timeline
+ * panel shows the player.  ui_reset forgets every sample, flag, state
+ * and event before a seek replays the history up to the new time.
+ */
+struct replay;
+void		 ui_set_replay(struct ui *, struct replay *);
+void		 ui_set_clock(struct ui *, uint64_t, uint64_t);
+void		 ui_reset(struct ui *);
+/* A recorded event: node (-1 the job), level, code, text, unix ms. */
+void		 ui_log_event(struct ui *, int, int, const char *, const char *,
+		     uint64_t);
+
 /* Take the terminal (curses on stdin/stdout) / give it back. */
 int		 ui_start(struct ui *, char *, size_t);
 /* Draw into a screen on these files instead (tests, benchmarks): term is

@@ -3,8 +3,10 @@
  * the input is a recording in memory.  Every block is read, the whole
  * recording is played through the stream decoders with every model value
  * read back, then it is seeked to times taken from the input and played
- * on from there.  Inputs of odd length are read with CRC checks off, so
- * mutations reach the block decoders behind the checksums too.
+ * on from there (once on a clock, as the replay screen plays).  The
+ * replay screen's pass over the EVENT blocks is run too.  Inputs of odd
+ * length are read with CRC checks off, so mutations reach the block
+ * decoders behind the checksums too.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,6 +51,27 @@ fuzz_play(struct rec_play *p)
 	}
 }
 
+/* Play on a clock, a second at a time, as the replay screen does. */
+static void
+fuzz_play_until(struct rec_play *p, uint64_t t, uint64_t end)
+{
+	struct rec_msg	msg;
+	uint64_t	next;
+	int		n = 0, rc;
+
+	for (; t <= end && n < 100000; t += 1000) {
+		while ((rc = rec_play_until(p, t, &msg, &next)) > 0 &&
+		    n++ < 100000)
+			if (msg.node < rec_play_nnodes(p))
+				fuzz_read_model(stream_model(
+				    rec_play_stream(p, msg.node)));
+		if (rc < 0 || (rc == 0 && next == UINT64_MAX))
+			break;
+		if (next > t + 1000 && next != UINT64_MAX)
+			t = next - 1000;
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
@@ -66,6 +89,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		return 0;
 	while (rec_reader_next(r, &b) > 0)
 		;
+	/* The replay screen's pass over the events, skipping the rest. */
+	rec_reader_set_offset(r, 0);
+	while (rec_reader_next_of(r, REC_BLK_EVENT, &b) > 0)
+		;
 	rec_reader_warning(r);
 	rec_reader_error(r);
 	n = rec_reader_index(r, &ix);
@@ -80,6 +107,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			t = start + (end > start ? (uint64_t)(len * (k + 1) *
 			    7919) % (end - start + 1) : 0);
 		rec_play_seek(p, t);
+		if (k == 1)
+			fuzz_play_until(p, t, end);
 		fuzz_play(p);
 	}
 	rec_play_free(p);

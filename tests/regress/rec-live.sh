@@ -174,7 +174,10 @@ one_error "export newer major" "$JOBTOP" export "$tmp/new.jtr" --csv
 one_error "not a recording" "$JOBTOP" -r "$tmp/live" -b --json
 grep -q 'not a jobtop recording' "$tmp/err" || fail "$(cat "$tmp/err")"
 one_error "missing recording" "$JOBTOP" export "$tmp/none.jtr"
-one_error "replay without -b" "$JOBTOP" -r "$tmp/r.jtr"
+# Without -b the replay is the screen: no terminal here, one line.
+one_error "replay screen without a terminal" "$JOBTOP" -r "$tmp/r.jtr"
+grep -q 'needs a terminal on standard input and output' "$tmp/err" ||
+	fail "replay without a terminal: $(cat "$tmp/err")"
 one_error "replay with nodes" "$JOBTOP" -r "$tmp/r.jtr" -b -w localhost
 one_error "export without a file" "$JOBTOP" export --csv
 one_error "report without -o" "$JOBTOP" report "$tmp/r.jtr"
