@@ -39,6 +39,9 @@ struct pinst {
 	int64_t		 cur[PINST_FIELDS], old[PINST_FIELDS];
 	char		 cstr[PINST_STRS][PINST_STRLEN];
 	char		 ostr[PINST_STRS][PINST_STRLEN];
+	const char	*text;		/* pinst_set_text: the source's */
+	int		 text_field;	/* -1: none */
+	uint8_t		 text_dirty;	/* changed since last sent */
 };
 
 struct pgroup {
@@ -189,6 +192,7 @@ probe_inst(const struct group_def *def, const char *name)
 	pi->id = i;
 	pi->gid = gid;
 	pi->used = 1;
+	pi->text_field = -1;
 	snprintf(pi->name, sizeof(pi->name), "%s", name);
 	pi->next = buckets[h];
 	buckets[h] = (int)i;
@@ -224,6 +228,21 @@ pinst_set_str(struct pinst *pi, unsigned field, const char *s)
 	pi->curp |= (uint64_t)1 << field;
 }
 
+void
+pinst_set_text(struct pinst *pi, unsigned field, const char *s, int changed)
+{
+	if (pi == NULL || field >= groups[pi->gid].def->nfields ||
+	    groups[pi->gid].strslot[field] < 0)
+		return;
+	if (pi->text_field != (int)field)
+		changed = 1;
+	pi->text = s;
+	pi->text_field = (int)field;
+	if (changed)
+		pi->text_dirty = 1;
+	pi->curp |= (uint64_t)1 << field;
+}
+
 int
 pinst_prev(const struct pinst *pi, unsigned field, int64_t *v)
 {
@@ -256,6 +275,7 @@ probe_encode_inst(struct proto_sample_wr *sw, struct pinst *pi)
 	const struct pgroup	*g = &groups[pi->gid];
 	uint64_t		 gone, bit;
 	unsigned		 f;
+	size_t			 len;
 	int			 slot, err;
 
 	if (!pi->added) {
@@ -274,6 +294,15 @@ probe_encode_inst(struct proto_sample_wr *sw, struct pinst *pi)
 		bit = (uint64_t)1 << f;
 		if ((slot = g->strslot[f]) < 0 || (pi->curp & bit) == 0)
 			continue;
+		if ((int)f == pi->text_field) {
+			if ((pi->oldp & bit) != 0 && !pi->text_dirty)
+				continue;
+			len = strnlen(pi->text, PROTO_TEXT_MAX - 1);
+			if ((err = proto_sample_str(sw, pi->id, f, pi->text,
+			    len)) != WIRE_OK)
+				return err;
+			continue;
+		}
 		if ((pi->oldp & bit) != 0 &&
 		    strcmp(pi->cstr[slot], pi->ostr[slot]) == 0)
 			continue;
@@ -330,6 +359,7 @@ probe_sample(const struct probe_conf *conf, uint64_t seq, int64_t dt_ms)
 		if (!pi->used)
 			continue;
 		pi->added = 1;
+		pi->text_dirty = 0;
 		pi->oldp = pi->curp;
 		memcpy(pi->old, pi->cur, sizeof(pi->old));
 		memcpy(pi->ostr, pi->cstr, sizeof(pi->ostr));

@@ -146,6 +146,62 @@ detail_spark(const struct ui *ui, const struct ui_rect *r, int y,
 	return y + 1;
 }
 
+/* Why a rank has no kernel stack: the probe's kstack source is off (its
+ * reason), the rank runs, or the probe does not collect stacks. */
+static const char *
+detail_kstack_why(const struct node_model *m, const char *state, char *buf,
+    size_t size)
+{
+	unsigned	i;
+
+	if (m != NULL && m->have_hello) {
+		for (i = 0; i < m->hello.nsources; i++) {
+			if (strcmp(m->hello.sources[i].name, "kstack") != 0)
+				continue;
+			if (!m->hello.sources[i].on) {
+				snprintf(buf, size, "kernel stack: %s",
+				    m->hello.sources[i].reason);
+				return buf;
+			}
+			if (state != NULL && *state != 'D' && *state != 'S')
+				return "- (read only while the rank waits: "
+				    "state D or S)";
+			return "- (not readable for this process)";
+		}
+	}
+	return "kernel stack: not collected by this probe";
+}
+
+/* The kernel stack, "f < g < h" broken at " < " to fit, on as many lines
+ * as it needs. */
+static int
+detail_kstack(const struct ui *ui, const struct ui_rect *r, int y,
+    const char *s)
+{
+	const char	*p = s, *cut, *q;
+	char		 buf[PROTO_TEXT_MAX];
+	int		 w = r->w - DETAIL_LABEL, n;
+
+	if (w < 20)
+		w = 20;
+	while (*p != '\0' && y < r->y + r->h) {
+		n = (int)strlen(p);
+		if (n > w) {
+			/* The last " < " that keeps the line within w. */
+			for (cut = NULL, q = p; (q = strstr(q, " < ")) != NULL &&
+			    q - p <= w; q += 3)
+				cut = q;
+			n = cut != NULL ? (int)(cut - p) : w;
+		}
+		snprintf(buf, sizeof(buf), "%.*s", n, p);
+		y = detail_line(ui, r, y, p == s ? "kstack" : "", buf);
+		p += n;
+		if (strncmp(p, " < ", 3) == 0)
+			p += 1;		/* the next line starts "< g" */
+	}
+	return y;
+}
+
 /* The last event the detectors raised about this rank, or NULL. */
 static const char *
 detail_why(const struct ui *ui)
@@ -258,11 +314,11 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 	y = detail_spark(ui, r, y, "RSS", HR_RSS, 1);
 	y = detail_spark(ui, r, y, "READ/s", HR_READ, 1);
 	y = detail_spark(ui, r, y, "WRITE/s", HR_WRITE, 1);
-	if ((s = detail_str(m, mi, "stack")) != NULL)
-		y = detail_line(ui, r, y, "kstack", s);
+	if ((s = detail_str(m, mi, "kstack")) != NULL)
+		y = detail_kstack(ui, r, y, s);
 	else
-		y = detail_line(ui, r, y, "kstack",
-		    "kernel stack: not collected by this probe");
+		y = detail_line(ui, r, y, "kstack", detail_kstack_why(m,
+		    detail_str(m, mi, "state"), buf, sizeof(buf)));
 	if (ui->bt_node == ui->det_node && ui->bt_pid == ui->det_pid &&
 	    ui->bt_note[0] != '\0')
 		y = detail_line(ui, r, y, "backtrace", ui->bt_note);
