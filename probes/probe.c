@@ -4,6 +4,9 @@
  * SCHEMA once, then a SAMPLE per interval carrying only what changed.  It
  * exits after --count samples, on SIGTERM, when its output breaks, and
  * within one interval after its standard input (the SSH channel) closes.
+ * Lines the monitor writes to that input are commands (PROTOCOL.md,
+ * "Control"): "interval MS" changes the sampling interval from the next
+ * tick on.
  *
  * Everything is allocated at start-up: the instance table and the output
  * buffer are static, so the sampling path never calls malloc.
@@ -68,6 +71,14 @@ static char		 evcodes[MAX_EVCODES][PROTO_NAME_MAX];
 static unsigned		 nevcodes;
 
 static volatile sig_atomic_t quit;
+
+#define PROBE_CTL_LINE	128
+#define PROBE_IVL_MIN	100		/* ms: bounds of "interval MS" */
+#define PROBE_IVL_MAX	60000
+
+static char		 ctl_line[PROBE_CTL_LINE];
+static size_t		 ctl_len;
+static int		 ctl_skip;	/* the rest of a too long line */
 
 static void
 probe_usage(FILE *f)
@@ -473,6 +484,52 @@ probe_init_sources(const struct probe_conf *conf)
 	return 0;
 }
 
+/* One command line from the monitor: a new interval in ms (0 when the
+ * line is not a command this probe knows, which it ignores). */
+static uint64_t
+probe_control_line(const char *line)
+{
+	char		*end;
+	unsigned long	 ms;
+
+	if (strncmp(line, "interval ", 9) != 0)
+		return 0;
+	ms = strtoul(line + 9, &end, 10);
+	if (end == line + 9 || (*end != '\0' && *end != '\r') ||
+	    ms < PROBE_IVL_MIN || ms > PROBE_IVL_MAX) {
+		probe_event(EV_WARN, "bad-control", "ignored \"%.60s\": "
+		    "interval must be %d to %d ms", line, PROBE_IVL_MIN,
+		    PROBE_IVL_MAX);
+		return 0;
+	}
+	return ms;
+}
+
+/* Bytes read from standard input: split them into lines and act on each.
+ * Returns the last interval asked for (ms), 0 if none. */
+static uint64_t
+probe_control(const char *buf, size_t n)
+{
+	uint64_t	ms, want = 0;
+	size_t		i;
+
+	for (i = 0; i < n; i++) {
+		if (buf[i] != '\n') {
+			if (ctl_len + 1 < sizeof(ctl_line))
+				ctl_line[ctl_len++] = buf[i];
+			else
+				ctl_skip = 1;
+			continue;
+		}
+		ctl_line[ctl_len] = '\0';
+		if (!ctl_skip && (ms = probe_control_line(ctl_line)) != 0)
+			want = ms;
+		ctl_len = 0;
+		ctl_skip = 0;
+	}
+	return want;
+}
+
 /* Standard input is the SSH channel (or the monitor's pipe): watch it for
  * EOF only when it is a pipe, socket or terminal, so `probe </dev/null`
  * runs for its --count. */
@@ -504,7 +561,7 @@ main(int argc, char **argv)
 	struct sigaction	 sa;
 	struct pollfd		 pfd;
 	uint64_t		 start_ms, next, now, seq = 0, taken = 0, prev_ms;
-	uint64_t		 t_ms;
+	uint64_t		 t_ms, tick, ivl_ms, want;
 	char			*end, buf[256];
 	int			 ch, watch, timeout;
 	long			 lv;
@@ -588,11 +645,13 @@ main(int argc, char **argv)
 	probe_flush();
 
 	watch = probe_watch_stdin();
-	next = probe_now_ms(CLOCK_MONOTONIC);
+	next = tick = probe_now_ms(CLOCK_MONOTONIC);
+	ivl_ms = (uint64_t)(conf.interval * 1000 + 0.5);
 	prev_ms = start_ms;
 	while (!quit) {
 		now = probe_now_ms(CLOCK_MONOTONIC);
 		if (now >= next) {
+			tick = now;
 			t_ms = probe_now_ms(CLOCK_REALTIME);
 			/* Time and seq advance only with a sample sent, so
 			 * dt_ms always spans the deltas it carries. */
@@ -605,11 +664,10 @@ main(int argc, char **argv)
 			probe_flush();
 			if (conf.count > 0 && taken >= (uint64_t)conf.count)
 				break;
-			next += (uint64_t)(conf.interval * 1000 + 0.5);
+			next += ivl_ms;
 			/* After a stall, skip missed samples, do not burst. */
 			if (next <= now)
-				next = now + (uint64_t)(conf.interval * 1000 +
-				    0.5);
+				next = now + ivl_ms;
 			continue;
 		}
 		timeout = (int)(next - now);
@@ -622,6 +680,14 @@ main(int argc, char **argv)
 			if (n == 0 || (n < 0 && errno != EINTR &&
 			    errno != EAGAIN))
 				break;
+			/* A new interval counts from the last sample: the
+			 * next one comes that long after it (or now). */
+			if (n > 0 && (want = probe_control(buf,
+			    (size_t)n)) != 0 && want != ivl_ms) {
+				ivl_ms = want;
+				conf.interval = want / 1000.0;
+				next = tick + ivl_ms;
+			}
 		}
 	}
 	proto_put_bye(&out, quit ? 1 : 0, quit ? "signal" : "done");

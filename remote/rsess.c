@@ -113,6 +113,10 @@ struct rsess {
 	int			 eof_sent;	/* on the probe's channel */
 	int			 scp_failed;	/* upload through cat instead */
 	long			 probe_pid;	/* the live probe's, on the node */
+	unsigned		 interval_ms;	/* 0: the rconf's */
+	unsigned		 ctl_ms;	/* an interval still to send, 0 */
+	char			 ctl[64];	/* a control line being sent */
+	size_t			 ctllen, ctloff;
 	long			 stale_pid;	/* a lost one's, to kill */
 	unsigned		 uploads;
 
@@ -223,6 +227,8 @@ rsess_limit(const struct rsess *s, enum rsess_state st)
 	if (st == RS_STREAM) {
 		if (s->conf->data_timeout_ms != 0)
 			return s->conf->data_timeout_ms;
+		if (s->interval_ms != 0)
+			return 5000 + s->interval_ms * 3;
 		return 5000 + (uint32_t)(s->conf->interval * 3000);
 	}
 	return rsess_states[st].timeout_ms;
@@ -1117,8 +1123,9 @@ rsess_do_exec(struct rsess *s)
 			    s->ssh), 0, "opening a channel");
 		s->sub = 1;
 	}
+	/* A probe started after rsess_set_interval starts at that one. */
 	cmd = rpush_exec_cmd(cf->cache_dir, rconf_probe_name(cf), cf->job,
-	    cf->interval);
+	    s->interval_ms != 0 ? s->interval_ms / 1000.0 : cf->interval);
 	rc = libssh2_channel_exec(s->ch, cmd);
 	free(cmd);
 	if (rc != 0)
@@ -1133,6 +1140,8 @@ rsess_do_exec(struct rsess *s)
 	s->ka_next = s->now + (uint64_t)s->conf->keepalive_s * 1000;
 	s->eof_sent = 0;
 	s->probe_pid = 0;
+	s->ctl_ms = 0;
+	s->ctllen = s->ctloff = 0;
 	rsess_enter(s, RS_STREAM);
 	return STEP_GO;
 }
@@ -1253,6 +1262,44 @@ rsess_stream_read(struct rsess *s)
 	return libssh2_channel_eof(s->ch) ? 1 : 0;
 }
 
+/* Is a libssh2 call that returned EAGAIN holding a packet it could not
+ * send?  Then that same call must come first at the next step. */
+static int
+rsess_blocked_out(struct rsess *s)
+{
+	return (libssh2_session_block_directions(s->ssh) &
+	    LIBSSH2_SESSION_BLOCK_OUTBOUND) != 0;
+}
+
+/* Send the pending control line to the probe's stdin: STEP_GO when it is
+ * out (or there is none), STEP_WAIT when the write must be repeated. */
+static int
+rsess_control_send(struct rsess *s)
+{
+	ssize_t	n;
+
+	if (s->ctllen == 0 && s->ctl_ms != 0) {
+		s->ctllen = (size_t)snprintf(s->ctl, sizeof(s->ctl),
+		    "interval %u\n", s->ctl_ms);
+		s->ctloff = 0;
+		s->ctl_ms = 0;
+	}
+	while (s->ctloff < s->ctllen) {
+		n = libssh2_channel_write(s->ch, s->ctl + s->ctloff,
+		    s->ctllen - s->ctloff);
+		if (n == LIBSSH2_ERROR_EAGAIN)
+			return rsess_blocked_out(s) ? STEP_WAIT : STEP_GO;
+		if (n < 0)
+			return rsess_fail(s, 0, "writing to the probe: %s",
+			    rsess_ssh_error(s));
+		s->ctloff += (size_t)n;
+	}
+	if (s->ctllen > 0)
+		rsess_log(s, "sent \"%.*s\"", (int)s->ctllen - 1, s->ctl);
+	s->ctllen = s->ctloff = 0;
+	return STEP_GO;
+}
+
 /* STREAM: keepalive, the probe's output, its end.  Sub-steps after EOF:
  * close the channel, wait for the close, judge the exit. */
 static int
@@ -1273,6 +1320,12 @@ rsess_do_stream(struct rsess *s)
 		}
 		/* FALLTHROUGH */
 	case 1:
+		if (!s->stopping && (s->ctllen > 0 || s->ctl_ms != 0)) {
+			if (rsess_control_send(s) == STEP_WAIT)
+				return STEP_WAIT;
+			if (s->state != RS_STREAM)
+				return STEP_GO;		/* it failed */
+		}
 		if (s->conf->keepalive_s > 0 && s->now >= s->ka_next) {
 			secs = 0;
 			if (libssh2_keepalive_send(s->ssh, &secs) != 0)
@@ -1419,6 +1472,9 @@ rsess_timeout(const struct rsess *s, uint64_t now)
 
 	if (s->ready || (s->synced && s->boff < s->blen) || s->eos == 1)
 		return 0;
+	if (s->state == RS_STREAM && !s->stopping && s->ctl_ms != 0 &&
+	    s->ctllen == 0)
+		return 0;
 	switch (s->state) {
 	case RS_RESOLVE:
 		return s->slot || rconf_slot_free(s->conf) ? 0 : -1;
@@ -1490,6 +1546,19 @@ rsess_state(const struct rsess *s)
 	default:
 		return rsess_states[s->state].ui;
 	}
+}
+
+void
+rsess_set_interval(struct rsess *s, unsigned ms)
+{
+	if (ms == 0 || ms == s->interval_ms)
+		return;
+	s->interval_ms = ms;
+	if (s->state != RS_STREAM || s->stopping)
+		return;		/* the next probe starts with it */
+	s->ctl_ms = ms;
+	/* The silence allowed follows the interval from now on. */
+	s->deadline = rsess_deadline(s, RS_STREAM);
 }
 
 enum rsess_state

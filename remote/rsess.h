@@ -67,6 +67,11 @@ void		 rsess_close(struct rsess *);
  * goes to DEAD with state "closed".  A session not live goes to DEAD now. */
 void		 rsess_stop(struct rsess *);
 
+/* Sample every ms from now on: the live probe is told (a control line on
+ * its stdin, PROTOCOL.md), a probe started later (a reconnect) starts with
+ * it, and the silence allowed before the node counts as lost follows it. */
+void		 rsess_set_interval(struct rsess *, unsigned);
+
 /* The descriptor and events to poll (events from
  * libssh2_session_block_directions); fd -1 when waiting on a timer. */
 void		 rsess_pollfd(const struct rsess *, struct pollfd *);

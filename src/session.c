@@ -195,6 +195,40 @@ session_add(struct session *s, const char *name, struct feed *f,
 	return i;
 }
 
+int
+session_set_interval(struct session *s, double secs)
+{
+	unsigned	ms = (unsigned)(secs * 1000 + 0.5);
+	int		i, n = 0;
+
+	s->conf.interval = secs;
+	/* Lost after two and a half silent intervals, at least a second,
+	 * as main sets it at the start. */
+	s->conf.lost_ms = ms * 5 / 2 < 1000 ? 1000 : ms * 5 / 2;
+	for (i = 0; i < s->nnodes; i++) {
+		struct snode *nd = &s->nodes[i];
+		if (nd->feed == NULL || nd->stopping || nd->failed ||
+		    nd->feed->ops->done(nd->feed))
+			continue;
+		if (feed_set_interval(nd->feed, ms) == 0)
+			n++;
+		/* Silence is judged from now: the new interval may be
+		 * longer than the time since the last sample. */
+		if (!nd->lost)
+			nd->last_data = session_now_ms();
+	}
+	log_debug("interval %u ms: %d probes told", ms, n);
+	return n;
+}
+
+struct rsess *
+session_node_rsess(const struct session *s, int i)
+{
+	if (i < 0 || i >= s->nnodes)
+		return NULL;
+	return feed_rsess(s->nodes[i].feed);
+}
+
 void
 session_quit(struct session *s)
 {

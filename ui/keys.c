@@ -137,10 +137,10 @@ const struct ui_key ui_keys[] = {
 	    "(PCRE2; lower case ignores case)", ui_key_filter },
 	{ 'p',		'Z',		"p",	"pause the display (data keeps "
 	    "coming)", ui_key_pause },
-	{ '+',		'=',		"+",	"refresh the display less often",
-	    ui_key_slower },
-	{ '-',		'_',		"-",	"refresh the display more often "
-	    "(the sample interval is fixed)", ui_key_faster },
+	{ '+',		'=',		"+",	"sample less often (longer "
+	    "interval, up to 60 s)", ui_key_slower },
+	{ '-',		'_',		"-",	"sample more often (shorter "
+	    "interval, down to 0.1 s)", ui_key_faster },
 	{ 't',		0,		"t",	"next colour theme", ui_key_theme },
 	{ 'f',		0,		"f",	"fold look-alike nodes: when they "
 	    "do not fit, always, never", ui_key_fold },

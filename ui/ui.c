@@ -48,9 +48,10 @@ static const struct ui_view_def ui_views[UV_NVIEWS] = {
 	[UV_HELP] = { "help", &panel_help, { &panel_help, NULL } },
 };
 
-/* Refresh intervals '+' and '-' step through, in ms. */
+/* Intervals '+' and '-' step through, in ms: the sampling interval of a
+ * live session (the probes' bounds), the display refresh otherwise. */
 static const unsigned ui_refresh_steps[] = {
-	100, 200, 250, 500, 1000, 2000, 3000, 5000, 10000
+	100, 200, 250, 500, 1000, 2000, 3000, 5000, 10000, 15000, 30000, 60000
 };
 
 static void	ui_on_detect(void *, const struct detect_event *);
@@ -740,22 +741,38 @@ ui_key(struct ui *ui, int key, uint64_t now)
 void
 ui_refresh_step(struct ui *ui, int dir)
 {
-	size_t	i, n = sizeof(ui_refresh_steps) / sizeof(ui_refresh_steps[0]);
+	size_t		i, n = sizeof(ui_refresh_steps) /
+			    sizeof(ui_refresh_steps[0]);
+	uint64_t	cur = ui->sess != NULL ? ui->interval_ms :
+			    ui->refresh_ms, ms;
+	int		told;
 
 	if (dir > 0) {
 		for (i = 0; i < n; i++)
-			if (ui_refresh_steps[i] > ui->refresh_ms)
+			if (ui_refresh_steps[i] > cur)
 				break;
-		ui->refresh_ms = ui_refresh_steps[i < n ? i : n - 1];
+		ms = ui_refresh_steps[i < n ? i : n - 1];
 	} else {
 		for (i = n; i > 0; i--)
-			if (ui_refresh_steps[i - 1] < ui->refresh_ms)
+			if (ui_refresh_steps[i - 1] < cur)
 				break;
-		ui->refresh_ms = ui_refresh_steps[i > 0 ? i - 1 : 0];
+		ms = ui_refresh_steps[i > 0 ? i - 1 : 0];
 	}
-	ui_message(ui, 0, "display refresh every %.2g s (the probes sample "
-	    "every %.2g s, fixed for this run)", ui->refresh_ms / 1000.0,
-	    ui->interval_ms / 1000.0);
+	ui->refresh_ms = ms < UI_REFRESH_MIN_MS ? UI_REFRESH_MIN_MS :
+	    ms > UI_REFRESH_MAX_MS ? UI_REFRESH_MAX_MS : ms;
+	if (ui->sess == NULL) {
+		ui_message(ui, 0, "display refresh every %.3g s",
+		    ui->refresh_ms / 1000.0);
+		return;
+	}
+	/* The probes take it at their next tick; samples carry their own
+	 * dt_ms, so rates stay right across the change. */
+	told = session_set_interval(ui->sess, ms / 1000.0);
+	ui->interval_ms = ms;
+	if (ui->next_job_tick > ui->now + ms)
+		ui->next_job_tick = ui->now + ms;
+	ui_message(ui, 0, "sampling every %.3g s (%d probe%s told)",
+	    ms / 1000.0, told, told == 1 ? "" : "s");
 }
 
 /* The bottom line: the filter being typed, a message, or key hints. */
@@ -795,7 +812,7 @@ ui_status(const struct ui *ui, int y)
 		    ui_views[ui_view(ui)].name);
 		x += widget_put(y, x, w - rw - x, ui->attr[TR_STATUS],
 		    "  h help  q quit  / filter  s sort  Enter open  Esc back"
-		    "  p pause  t theme  +/- refresh");
+		    "  p pause  t theme  +/- interval");
 	}
 	if (rw > 0)
 		widget_put(y, w - rw, rw, ui->attr[ui->paused ?
