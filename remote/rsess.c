@@ -8,6 +8,15 @@
  * call's input lives in the session, not on the stack.  States with
  * several calls (AUTH, PUSH, the channel commands) keep a sub-step index.
  *
+ * Beside the probe's channel a live session runs at most one extra
+ * command on a channel of its own (rsess_exec_*: a backtrace on the
+ * node).  It is stepped from STREAM before the probe's output is read;
+ * when one of its calls returns EAGAIN while libssh2 holds an unsent
+ * packet (the session blocks outbound), the step ends there so that the
+ * same call comes first next time, as libssh2 requires; an EAGAIN that
+ * only waits for input lets the probe's channel be read meanwhile.  Its
+ * failures end the command, never the session.
+ *
  * Failures go through rsess_fail: a refusal a retry cannot fix (host key,
  * authentication, architecture, unsafe cache directory) ends in DEAD; other
  * failures go to BACKOFF, and a node that was never live gives up after
@@ -76,6 +85,26 @@ struct rsess_cmd {
 	int			 status;
 };
 
+/* An extra command's phases (rsess_exec_*). */
+enum rsess_exec_phase {
+	X_OPEN, X_EXEC, X_EOF, X_READ, X_CLOSE, X_WAIT, X_FREE, X_DONE
+};
+
+struct rsess_exec {
+	struct rsess		*s;		/* NULL once the session went */
+	enum rsess_exec_phase	 phase;
+	LIBSSH2_CHANNEL		*ch;
+	char			*cmd;
+	unsigned		 timeout_ms;
+	uint64_t		 deadline;	/* 0 until it starts */
+	size_t			 cap;
+	char			*out, *err;
+	size_t			 outlen, errlen;
+	int			 status;	/* -1: did not exit */
+	int			 released;	/* the caller let go */
+	char			 why[256];	/* "" or why it ended early */
+};
+
 /* Sub-steps of PUSH. */
 enum { PUSH_START, PUSH_CHECK, PUSH_UPLOAD, PUSH_INSTALL };
 
@@ -133,6 +162,7 @@ struct rsess {
 
 	struct rsess_cmd	 cmd;
 	char			*tmpname;
+	struct rsess_exec	*x;		/* an extra command, or NULL */
 
 	LIBSSH2_CHANNEL		*ch;		/* the probe's */
 	uint8_t			*buf;
@@ -292,6 +322,8 @@ rsess_channel_drop(struct rsess *s, LIBSSH2_CHANNEL **chp)
 	*chp = NULL;
 }
 
+static void	rsess_exec_end(struct rsess *, const char *);
+
 /* Tear the connection down without waiting.  With graceful set, first try
  * (once, non-blocking) to send EOF and close on the probe's channel and a
  * disconnect message; the probe also sees EOF when the connection goes. */
@@ -311,6 +343,8 @@ rsess_teardown(struct rsess *s, int graceful)
 	if (s->ssh != NULL) {
 		rsess_channel_drop(s, &s->ch);
 		rsess_channel_drop(s, &s->cmd.ch);
+		if (s->x != NULL)
+			rsess_channel_drop(s, &s->x->ch);
 		if (s->agent != NULL) {
 			libssh2_agent_disconnect(s->agent);
 			libssh2_agent_free(s->agent);
@@ -327,6 +361,8 @@ rsess_teardown(struct rsess *s, int graceful)
 		s->sock = -1;
 	}
 	s->ident = NULL;
+	rsess_exec_end(s, s->stopping ? "the session closed" :
+	    "the connection to the node was lost");
 	free(s->cmd.cmd);
 	free(s->cmd.scp_path);
 	memset(&s->cmd, 0, sizeof(s->cmd));
@@ -440,6 +476,8 @@ rsess_close(struct rsess *s)
 	free(s->user);
 	free(s->config_err);
 	free(s->buf);
+	if (s->x != NULL)
+		s->x->s = NULL;		/* the caller still holds it */
 	free(s);
 }
 
@@ -1300,6 +1338,251 @@ rsess_control_send(struct rsess *s)
 	return STEP_GO;
 }
 
+static void
+rsess_exec_dispose(struct rsess_exec *x)
+{
+	free(x->cmd);
+	free(x->out);
+	free(x->err);
+	free(x);
+}
+
+/* The extra command is over (its channel already gone): keep why, and
+ * free it when its caller has let go. */
+static void
+rsess_exec_end(struct rsess *s, const char *why)
+{
+	struct rsess_exec	*x = s->x;
+
+	if (x == NULL)
+		return;
+	if (x->ch == NULL && x->phase != X_DONE) {
+		if (x->why[0] == '\0' && why != NULL)
+			snprintf(x->why, sizeof(x->why), "%s", why);
+		x->phase = X_DONE;
+	}
+	if (x->phase != X_DONE)
+		return;
+	s->x = NULL;
+	if (x->released)
+		rsess_exec_dispose(x);
+	else
+		x->s = NULL;
+}
+
+/* What an extra command's call that returned EAGAIN allows. */
+static int
+rsess_exec_again(struct rsess *s)
+{
+	return rsess_blocked_out(s) ? STEP_WAIT : STEP_GO;
+}
+
+/* Read the command's stdout and stderr until EAGAIN, keeping up to cap
+ * bytes of each: 1 at EOF, 0, -1 on an error. */
+static int
+rsess_exec_read(struct rsess_exec *x)
+{
+	char	 junk[2048];
+	ssize_t	 n;
+	size_t	*len;
+	char	*buf;
+	int	 stream, progress;
+
+	do {
+		progress = 0;
+		for (stream = 0; stream < 2; stream++) {
+			buf = stream == 0 ? x->out : x->err;
+			len = stream == 0 ? &x->outlen : &x->errlen;
+			if (*len < x->cap)
+				n = libssh2_channel_read_ex(x->ch, stream,
+				    buf + *len, x->cap - *len);
+			else
+				n = libssh2_channel_read_ex(x->ch, stream,
+				    junk, sizeof(junk));
+			if (n == LIBSSH2_ERROR_EAGAIN || n == 0)
+				continue;
+			if (n < 0)
+				return -1;
+			progress = 1;
+			if (*len < x->cap) {
+				*len += (size_t)n;
+				buf[*len] = '\0';
+			}
+		}
+	} while (progress);
+	return libssh2_channel_eof(x->ch) ? 1 : 0;
+}
+
+/* Advance the extra command as far as it goes: STEP_GO to go on with the
+ * probe's channel, STEP_WAIT when a call must be repeated first. */
+static int
+rsess_exec_step(struct rsess *s)
+{
+	struct rsess_exec	*x = s->x;
+	int			 rc;
+
+	if (x->deadline == 0)
+		x->deadline = s->now + x->timeout_ms;
+	if (x->phase <= X_READ && (s->now >= x->deadline || x->released)) {
+		if (!x->released)
+			snprintf(x->why, sizeof(x->why), "timed out after "
+			    "%.0f s", x->timeout_ms / 1000.0);
+		x->phase = x->ch != NULL ? X_CLOSE : X_DONE;
+	}
+	for (;;) {
+		switch (x->phase) {
+		case X_OPEN:
+			x->ch = libssh2_channel_open_session(s->ssh);
+			if (x->ch == NULL) {
+				if (libssh2_session_last_errno(s->ssh) ==
+				    LIBSSH2_ERROR_EAGAIN)
+					return rsess_exec_again(s);
+				snprintf(x->why, sizeof(x->why), "opening a "
+				    "channel: %s", rsess_ssh_error(s));
+				x->phase = X_DONE;
+				break;
+			}
+			x->phase = X_EXEC;
+			break;
+		case X_EXEC:
+			rc = libssh2_channel_exec(x->ch, x->cmd);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return rsess_exec_again(s);
+			if (rc != 0) {
+				snprintf(x->why, sizeof(x->why), "exec: %s",
+				    rsess_ssh_error(s));
+				x->phase = X_CLOSE;
+				break;
+			}
+			rsess_log(s, "running %s", x->cmd);
+			x->phase = X_EOF;
+			break;
+		case X_EOF:
+			rc = libssh2_channel_send_eof(x->ch);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return rsess_exec_again(s);
+			x->phase = X_READ;
+			break;
+		case X_READ:
+			rc = rsess_exec_read(x);
+			if (rc == 0)
+				return STEP_GO;		/* wait for output */
+			if (rc < 0)
+				snprintf(x->why, sizeof(x->why), "reading: %s",
+				    rsess_ssh_error(s));
+			x->phase = X_CLOSE;
+			break;
+		case X_CLOSE:
+			rc = libssh2_channel_close(x->ch);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return rsess_exec_again(s);
+			x->phase = X_WAIT;
+			break;
+		case X_WAIT:
+			rc = libssh2_channel_wait_closed(x->ch);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return rsess_exec_again(s);
+			if (x->why[0] == '\0')
+				x->status = libssh2_channel_get_exit_status(
+				    x->ch);
+			x->phase = X_FREE;
+			break;
+		case X_FREE:
+			rc = libssh2_channel_free(x->ch);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return rsess_exec_again(s);
+			x->ch = NULL;
+			rsess_log(s, "command ended: status %d%s%s", x->status,
+			    x->why[0] != '\0' ? ", " : "", x->why);
+			x->phase = X_DONE;
+			break;
+		case X_DONE:
+			rsess_exec_end(s, NULL);
+			return STEP_GO;
+		}
+	}
+}
+
+struct rsess_exec *
+rsess_exec_start(struct rsess *s, const char *cmd, size_t cap,
+    unsigned timeout_ms, char *err, size_t errsz)
+{
+	struct rsess_exec	*x;
+
+	if (s->state != RS_STREAM || s->stopping) {
+		snprintf(err, errsz, "%s is not live (%s)", s->host,
+		    rsess_state(s));
+		return NULL;
+	}
+	if (s->x != NULL) {
+		snprintf(err, errsz, "a command still runs on %s", s->host);
+		return NULL;
+	}
+	x = xcalloc(1, sizeof(*x));
+	x->s = s;
+	x->phase = X_OPEN;
+	x->cmd = xstrdup(cmd);
+	x->cap = cap;
+	x->timeout_ms = timeout_ms;
+	x->out = xmalloc(cap + 1);
+	x->err = xmalloc(cap + 1);
+	x->out[0] = x->err[0] = '\0';
+	x->status = -1;
+	s->x = x;
+	s->ready = 1;		/* start at the next step */
+	return x;
+}
+
+int
+rsess_exec_done(const struct rsess_exec *x)
+{
+	return x->phase == X_DONE;
+}
+
+const char *
+rsess_exec_out(const struct rsess_exec *x, size_t *len)
+{
+	if (len != NULL)
+		*len = x->outlen;
+	return x->out;
+}
+
+const char *
+rsess_exec_err(const struct rsess_exec *x, size_t *len)
+{
+	if (len != NULL)
+		*len = x->errlen;
+	return x->err;
+}
+
+int
+rsess_exec_status(const struct rsess_exec *x)
+{
+	return x->phase == X_DONE ? x->status : -1;
+}
+
+const char *
+rsess_exec_why(const struct rsess_exec *x)
+{
+	return x->why;
+}
+
+void
+rsess_exec_free(struct rsess_exec *x)
+{
+	if (x == NULL)
+		return;
+	if (x->s == NULL || x->phase == X_DONE) {
+		if (x->s != NULL)
+			x->s->x = NULL;
+		rsess_exec_dispose(x);
+		return;
+	}
+	/* Its channel closes at the session's next steps. */
+	x->released = 1;
+	x->s->ready = 1;
+}
+
 /* STREAM: keepalive, the probe's output, its end.  Sub-steps after EOF:
  * close the channel, wait for the close, judge the exit. */
 static int
@@ -1320,6 +1603,8 @@ rsess_do_stream(struct rsess *s)
 		}
 		/* FALLTHROUGH */
 	case 1:
+		if (s->x != NULL && rsess_exec_step(s) == STEP_WAIT)
+			return STEP_WAIT;
 		if (!s->stopping && (s->ctllen > 0 || s->ctl_ms != 0)) {
 			if (rsess_control_send(s) == STEP_WAIT)
 				return STEP_WAIT;
@@ -1488,6 +1773,8 @@ rsess_timeout(const struct rsess *s, uint64_t now)
 	case RS_STREAM:
 		if (s->conf->keepalive_s > 0)
 			t = s->ka_next;
+		if (s->x != NULL && s->x->deadline != 0 && s->x->deadline < t)
+			t = s->x->deadline;
 		/* FALLTHROUGH */
 	default:
 		if (s->deadline != 0 && s->deadline < t)

@@ -2,9 +2,10 @@
  * panel-detail: one rank up close.  Its state, wait channel and system
  * call (what a stalled rank is stuck in), CPU, memory and I/O with
  * sparklines of their recent past, the flags raised and why, the kernel
- * stack when a probe sends it, and on 'b' a user-space backtrace: taken
- * with gdb or eu-stack when the node is this machine; remote nodes need an
- * exec channel the transport does not offer yet, and the panel says so.
+ * stack when the probe may read it (else why not), and on 'b' a user-space
+ * backtrace taken with gdb or eu-stack on the rank's node: as a child
+ * when the node is this machine, through an extra exec channel of the
+ * node's SSH session otherwise (backtrace.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -325,8 +326,8 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 	else
 		y = detail_line(ui, r, y, "backtrace", ui->nodes[
 		    ui->det_node].local ? "press b for a user-space backtrace "
-		    "(gdb or eu-stack on this machine)" : "press b (remote "
-		    "nodes need the SSH exec channel, not there yet)");
+		    "(gdb or eu-stack on this machine)" : "press b for a "
+		    "user-space backtrace (gdb or eu-stack on the node)");
 	if (ui->bt == NULL || ui->bt_node != ui->det_node ||
 	    ui->bt_pid != ui->det_pid)
 		return;
@@ -378,7 +379,8 @@ detail_key(struct ui *ui, int key)
 
 const struct panel panel_detail = {
 	"detail",
-	"b\ta user-space backtrace of the rank (this machine: gdb)\n"
+	"b\ta user-space backtrace of the rank (gdb or eu-stack on its "
+	"node)\n"
 	"Up Down j k\tscroll the backtrace\n",
 	detail_height,
 	detail_prepare,

@@ -227,7 +227,7 @@ struct ui {
 	struct backtrace	*bt;
 	int			 bt_node;
 	int64_t			 bt_pid;
-	char			 bt_note[256];
+	char			 bt_note[400];
 
 	/* Filter. */
 	struct filter		*filter;

@@ -680,7 +680,9 @@ ui_filter_key(struct ui *ui, int key)
 void
 ui_backtrace(struct ui *ui)
 {
-	char	err[256];
+	struct rsess	*rs = NULL;
+	char		 err[256];
+	const char	*name;
 
 	if (ui->det_node < 0 || ui->det_node >= ui->nnodes)
 		return;
@@ -693,18 +695,28 @@ ui_backtrace(struct ui *ui)
 	ui->bt_node = ui->det_node;
 	ui->bt_pid = ui->det_pid;
 	ui->det_scroll = 0;
+	name = ui->nodes[ui->det_node].name;
 	if (!ui->nodes[ui->det_node].local) {
-		snprintf(ui->bt_note, sizeof(ui->bt_note), "backtrace on "
-		    "remote nodes needs the SSH exec channel (not yet)");
-		ui->dirty = 1;
-		return;
-	}
-	if ((ui->bt = backtrace_start((pid_t)ui->det_pid, session_now_ms(),
-	    err, sizeof(err))) == NULL)
+		/* On the node, through its SSH session. */
+		if (ui->sess != NULL)
+			rs = session_node_rsess(ui->sess, ui->det_node);
+		if (rs == NULL) {
+			snprintf(ui->bt_note, sizeof(ui->bt_note), "no live "
+			    "SSH session to %s: a backtrace needs one", name);
+			ui->dirty = 1;
+			return;
+		}
+		ui->bt = backtrace_start_remote(rs, name,
+		    (pid_t)ui->det_pid, session_now_ms(), err, sizeof(err));
+	} else
+		ui->bt = backtrace_start((pid_t)ui->det_pid,
+		    session_now_ms(), err, sizeof(err));
+	if (ui->bt == NULL)
 		snprintf(ui->bt_note, sizeof(ui->bt_note), "%s", err);
 	else
 		snprintf(ui->bt_note, sizeof(ui->bt_note), "running %s on pid "
-		    "%lld...", backtrace_tool(ui->bt), (long long)ui->det_pid);
+		    "%lld on %s...", backtrace_tool(ui->bt),
+		    (long long)ui->det_pid, name);
 	ui->dirty = 1;
 }
 

@@ -235,10 +235,10 @@ test_stalled(void)
 	    "ksys_read < do_syscall_64 < ") != NULL);
 	CHECK(l != NULL && strstr(l, "gamma_function_three") == NULL);
 	CHECK(line_with(ui, "          < gamma_function_three") != NULL);
-	/* b on a remote node says what is missing. */
+	/* b on a remote node without a session (no SSH here) says so. */
 	ui_key(ui, 'b', now);
-	CHECK(line_with(ui, "backtrace on remote nodes needs the SSH exec "
-	    "channel (not yet)") != NULL);
+	CHECK(line_with(ui, "no live SSH session to n3: a backtrace needs "
+	    "one") != NULL);
 	/* Esc twice: back to the nodes. */
 	ui_key(ui, 27, now);
 	ui_key(ui, 27, now);
