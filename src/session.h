@@ -63,6 +63,11 @@ int		 session_run(struct session *);
 int		 session_set_interval(struct session *, double);
 /* The SSH session of node i, NULL when it has none (a local probe). */
 struct rsess	*session_node_rsess(const struct session *, int);
+/* Hold (on) or go on decoding: during a hold the probes' bytes reach the
+ * bytes hook (the recording) as they come but wait to be decoded, so the
+ * models stay as they were; after it they are decoded in order at the
+ * loop's next turn, and the message hooks see every sample. */
+void		 session_hold(struct session *, int);
 /* Ask every probe to stop (a hook may call it: the 'q' key). */
 void		 session_quit(struct session *);
 void		 session_free(struct session *);
