@@ -262,6 +262,9 @@ void		 ui_quit(struct ui *);
 void		 ui_theme_next(struct ui *);
 void		 ui_filter_begin(struct ui *);
 void		 ui_backtrace(struct ui *);
+/* Pause (freeze what is drawn; data keeps coming and is recorded) or
+ * resume. */
+void		 ui_pause(struct ui *, int);
 /* Step the refresh interval: dir > 0 longer, < 0 shorter. */
 void		 ui_refresh_step(struct ui *, int);
 

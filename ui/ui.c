@@ -2,7 +2,11 @@
  * ui: the monitor's core.  It owns the history and the detectors, keeps
  * each node's state and an event log, and schedules frames: data marks
  * the screen dirty and a frame is drawn at most once per refresh interval
- * (never while paused); a key is answered with a frame at once.  A frame
+ * (never while paused); a key is answered with a frame at once.  A pause
+ * freezes what is drawn: the session holds the probes' bytes undecoded
+ * (they are still recorded), node states wait, and the job's series stop,
+ * so a key while paused redraws the same data; resuming decodes what was
+ * held, in order, so history and detectors miss nothing.  A frame
  * lays the current view's panels out top to bottom, lets each prepare
  * what it shows, then draws them and the status line.
  *
@@ -751,6 +755,29 @@ ui_key(struct ui *ui, int key, uint64_t now)
 }
 
 void
+ui_pause(struct ui *ui, int on)
+{
+	int	i;
+
+	ui->paused = on;
+	if (ui->sess != NULL)
+		session_hold(ui->sess, on);
+	if (!on && ui->sess != NULL) {
+		/* Node states that changed while paused. */
+		for (i = 0; i < ui->nnodes && i < session_nnodes(ui->sess);
+		    i++) {
+			if (strcmp(ui->nodes[i].state,
+			    session_node_state(ui->sess, i)) != 0 ||
+			    ui->nodes[i].lost != session_node_lost(ui->sess, i))
+				ui_node_state(ui, i,
+				    session_node_state(ui->sess, i),
+				    session_node_lost(ui->sess, i));
+		}
+	}
+	ui->dirty = 1;
+}
+
+void
 ui_refresh_step(struct ui *ui, int dir)
 {
 	size_t		i, n = sizeof(ui_refresh_steps) /
@@ -989,7 +1016,9 @@ ui_on_state(void *arg, struct session *s, int i, const char *old,
 
 	if (ui->chain.state != NULL)
 		ui->chain.state(ui->chain.arg, s, i, old, cur);
-	ui_node_state(ui, i, cur, session_node_lost(s, i));
+	/* Paused: the state shown stays; ui_pause catches up. */
+	if (!ui->paused)
+		ui_node_state(ui, i, cur, session_node_lost(s, i));
 }
 
 static int
@@ -1064,7 +1093,8 @@ ui_on_timeout(void *arg, uint64_t now)
 
 	ui->now = now;
 	if (now >= ui->next_job_tick) {
-		ui_job_tick(ui, now);
+		if (!ui->paused)
+			ui_job_tick(ui, now);
 		ui->next_job_tick += ui->interval_ms;
 		if (ui->next_job_tick <= now)
 			ui->next_job_tick = now + ui->interval_ms;

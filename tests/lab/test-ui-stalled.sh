@@ -56,7 +56,7 @@ job=$(lab_submit "$LAB_USER" blocked) || lab_fail "could not start the blocked j
 host=$(lab_ranks "$job" | awk '$1 == 2 { print $3 }')
 [ -n "$host" ] || lab_fail "no rank 2 in job $job"
 ui_tmux new-session -d -s ui -x 160 -y 45 \
-	"$UI_DIR/jobtop --no-record --log $UI_DIR/root.log -d $interval $job; echo jobtop-exit=\$?; sleep 600"
+	"$UI_DIR/jobtop --no-record -d $interval $job; echo jobtop-exit=\$?; sleep 600"
 
 ui_wait 20 'nodes 4: 4 live' || ui_fail "the 4 nodes are not all live within 20 s"
 ui_wait 10 '^node4 .*[▁▂▃▄▅▆▇█]' || ui_fail "no first sample within 10 s"
@@ -116,11 +116,11 @@ cleanup() {
 	rm -rf "$UI_DIR"
 }
 ui_tmux new-session -d -s ui -x 160 -y 45 \
-	"env HOME=$LAB_ROOT_HOME LANG=C.UTF-8 JOBTOP_DATADIR=$UI_DIR $UI_DIR/jobtop --no-record --log $UI_DIR/root.log -d $interval $job; echo jobtop-exit=\$?; sleep 600"
+	"env HOME=$LAB_ROOT_HOME LANG=C.UTF-8 $UI_DIR/jobtop --no-record --log $UI_DIR/root.log -d $interval $job; echo jobtop-exit=\$?; sleep 600"
 ui_wait 30 'nodes 4: 4 live' || ui_fail "root: the 4 nodes are not all live within 30 s"
 ui_keys r
 ui_wait 5 'Ranks of the job' || ui_fail "root: r does not show the ranks"
-ui_wait 10 '^ +2 +node' || { grep -E 'node|probe' "$UI_DIR/root.log" | tail -30; ui_fail "root: no rank 2"; }
+ui_wait 30 '^ +2 +node' || { grep -E 'node|probe' "$UI_DIR/root.log" | tail -30; ui_fail "root: no rank 2"; }
 row=$(ui_screen | grep -nE '^ +2 +node' | cut -d: -f1)
 top=$(ui_screen | grep -nE '^ +[0-9]+ +node' | head -1 | cut -d: -f1)
 ui_keys Home
