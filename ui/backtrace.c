@@ -201,8 +201,8 @@ backtrace_why_refused(struct backtrace *bt, const char *where, int scope)
 		    "%s; 0 lets a user trace their own processes, or run "
 		    "jobtop as root", scope, bt->rx != NULL ? "there" : "here");
 	else
-		snprintf(tail, sizeof(tail), "another user's process, or one "
-		    "already traced; root may trace it");
+		snprintf(tail, sizeof(tail), "it is traced already, by a "
+		    "debugger or strace, or it is another user's");
 	snprintf(bt->status, sizeof(bt->status), "%s%s could not attach to "
 	    "pid %ld: ptrace refused (%s)", bt->tool, where, (long)bt->target,
 	    tail);

@@ -74,6 +74,18 @@ if command -v gdb >/dev/null 2>&1; then
 	wait_for 20 'gdb exited with status 0' || fail "no backtrace from gdb"
 	wait_for 2 '#0 .* in ' || fail "the backtrace shows no frame"
 	echo "ok: gdb backtrace of pid $busy"
+	# A process traced already: the kernel refuses gdb, and the line
+	# says why.
+	if command -v strace >/dev/null 2>&1; then
+		strace -p "$busy" -o /dev/null 2>/dev/null &
+		tracer=$!
+		sleep 0.5
+		keys b
+		wait_for 20 "gdb could not attach to pid $busy: ptrace refused \\(" ||
+			fail "a refused attach is not explained"
+		kill "$tracer"
+		echo "ok: $(screen | grep '^backtrace' | tr -s ' ')"
+	fi
 fi
 keys q
 wait_for 10 '^rc=0$' || fail "q does not end jobtop with status 0"
