@@ -553,6 +553,7 @@ ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
 	}
 	if (quiet && (rp->has & (RK_HAS_WCHAN | RK_HAS_SYSCALL)) != 0 &&
 	    (!ranks_kstack || (rp->has & RK_HAS_KSTACK) != 0 ||
+	    rp->fd[RK_STACK] == RK_FD_BAD ||
 	    (st->state != 'D' && st->state != 'S')))
 		return;
 	rp->has &= ~(RK_HAS_WCHAN | RK_HAS_SYSCALL);
