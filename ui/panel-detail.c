@@ -194,7 +194,10 @@ detail_kstack(const struct ui *ui, const struct ui_rect *r, int y,
 				cut = q;
 			n = cut != NULL ? (int)(cut - p) : w;
 		}
-		snprintf(buf, sizeof(buf), "%.*s", n, p);
+		if (n > (int)sizeof(buf) - 1)
+			n = (int)sizeof(buf) - 1;
+		memcpy(buf, p, (size_t)n);
+		buf[n] = '\0';
 		y = detail_line(ui, r, y, p == s ? "kstack" : "", buf);
 		p += n;
 		if (strncmp(p, " < ", 3) == 0)
