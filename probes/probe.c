@@ -4,6 +4,9 @@
  * SCHEMA once, then a SAMPLE per interval carrying only what changed.  It
  * exits after --count samples, on SIGTERM, when its output breaks, and
  * within one interval after its standard input (the SSH channel) closes.
+ * Lines the monitor writes to that input are commands (PROTOCOL.md,
+ * "Control"): "interval MS" changes the sampling interval from the next
+ * tick on.
  *
  * Everything is allocated at start-up: the instance table and the output
  * buffer are static, so the sampling path never calls malloc.
@@ -39,6 +42,9 @@ struct pinst {
 	int64_t		 cur[PINST_FIELDS], old[PINST_FIELDS];
 	char		 cstr[PINST_STRS][PINST_STRLEN];
 	char		 ostr[PINST_STRS][PINST_STRLEN];
+	const char	*text;		/* pinst_set_text: the source's */
+	int		 text_field;	/* -1: none */
+	uint8_t		 text_dirty;	/* changed since last sent */
 };
 
 struct pgroup {
@@ -65,6 +71,14 @@ static char		 evcodes[MAX_EVCODES][PROTO_NAME_MAX];
 static unsigned		 nevcodes;
 
 static volatile sig_atomic_t quit;
+
+#define PROBE_CTL_LINE	128
+#define PROBE_IVL_MIN	100		/* ms: bounds of "interval MS" */
+#define PROBE_IVL_MAX	60000
+
+static char		 ctl_line[PROBE_CTL_LINE];
+static size_t		 ctl_len;
+static int		 ctl_skip;	/* the rest of a too long line */
 
 static void
 probe_usage(FILE *f)
@@ -189,6 +203,7 @@ probe_inst(const struct group_def *def, const char *name)
 	pi->id = i;
 	pi->gid = gid;
 	pi->used = 1;
+	pi->text_field = -1;
 	snprintf(pi->name, sizeof(pi->name), "%s", name);
 	pi->next = buckets[h];
 	buckets[h] = (int)i;
@@ -224,6 +239,21 @@ pinst_set_str(struct pinst *pi, unsigned field, const char *s)
 	pi->curp |= (uint64_t)1 << field;
 }
 
+void
+pinst_set_text(struct pinst *pi, unsigned field, const char *s, int changed)
+{
+	if (pi == NULL || field >= groups[pi->gid].def->nfields ||
+	    groups[pi->gid].strslot[field] < 0)
+		return;
+	if (pi->text_field != (int)field)
+		changed = 1;
+	pi->text = s;
+	pi->text_field = (int)field;
+	if (changed)
+		pi->text_dirty = 1;
+	pi->curp |= (uint64_t)1 << field;
+}
+
 int
 pinst_prev(const struct pinst *pi, unsigned field, int64_t *v)
 {
@@ -256,6 +286,7 @@ probe_encode_inst(struct proto_sample_wr *sw, struct pinst *pi)
 	const struct pgroup	*g = &groups[pi->gid];
 	uint64_t		 gone, bit;
 	unsigned		 f;
+	size_t			 len;
 	int			 slot, err;
 
 	if (!pi->added) {
@@ -274,6 +305,15 @@ probe_encode_inst(struct proto_sample_wr *sw, struct pinst *pi)
 		bit = (uint64_t)1 << f;
 		if ((slot = g->strslot[f]) < 0 || (pi->curp & bit) == 0)
 			continue;
+		if ((int)f == pi->text_field) {
+			if ((pi->oldp & bit) != 0 && !pi->text_dirty)
+				continue;
+			len = strnlen(pi->text, PROTO_TEXT_MAX - 1);
+			if ((err = proto_sample_str(sw, pi->id, f, pi->text,
+			    len)) != WIRE_OK)
+				return err;
+			continue;
+		}
 		if ((pi->oldp & bit) != 0 &&
 		    strcmp(pi->cstr[slot], pi->ostr[slot]) == 0)
 			continue;
@@ -330,6 +370,7 @@ probe_sample(const struct probe_conf *conf, uint64_t seq, int64_t dt_ms)
 		if (!pi->used)
 			continue;
 		pi->added = 1;
+		pi->text_dirty = 0;
 		pi->oldp = pi->curp;
 		memcpy(pi->old, pi->cur, sizeof(pi->old));
 		memcpy(pi->ostr, pi->cstr, sizeof(pi->ostr));
@@ -443,6 +484,52 @@ probe_init_sources(const struct probe_conf *conf)
 	return 0;
 }
 
+/* One command line from the monitor: a new interval in ms (0 when the
+ * line is not a command this probe knows, which it ignores). */
+static uint64_t
+probe_control_line(const char *line)
+{
+	char		*end;
+	unsigned long	 ms;
+
+	if (strncmp(line, "interval ", 9) != 0)
+		return 0;
+	ms = strtoul(line + 9, &end, 10);
+	if (end == line + 9 || (*end != '\0' && *end != '\r') ||
+	    ms < PROBE_IVL_MIN || ms > PROBE_IVL_MAX) {
+		probe_event(EV_WARN, "bad-control", "ignored \"%.60s\": "
+		    "interval must be %d to %d ms", line, PROBE_IVL_MIN,
+		    PROBE_IVL_MAX);
+		return 0;
+	}
+	return ms;
+}
+
+/* Bytes read from standard input: split them into lines and act on each.
+ * Returns the last interval asked for (ms), 0 if none. */
+static uint64_t
+probe_control(const char *buf, size_t n)
+{
+	uint64_t	ms, want = 0;
+	size_t		i;
+
+	for (i = 0; i < n; i++) {
+		if (buf[i] != '\n') {
+			if (ctl_len + 1 < sizeof(ctl_line))
+				ctl_line[ctl_len++] = buf[i];
+			else
+				ctl_skip = 1;
+			continue;
+		}
+		ctl_line[ctl_len] = '\0';
+		if (!ctl_skip && (ms = probe_control_line(ctl_line)) != 0)
+			want = ms;
+		ctl_len = 0;
+		ctl_skip = 0;
+	}
+	return want;
+}
+
 /* Standard input is the SSH channel (or the monitor's pipe): watch it for
  * EOF only when it is a pipe, socket or terminal, so `probe </dev/null`
  * runs for its --count. */
@@ -475,7 +562,7 @@ main(int argc, char **argv)
 	struct sigaction	 sa;
 	struct pollfd		 pfd;
 	uint64_t		 start_ms, next, now, seq = 0, taken = 0, prev_ms;
-	uint64_t		 t_ms;
+	uint64_t		 t_ms, tick, ivl_ms, want;
 	char			*end, buf[256];
 	int			 ch, watch, timeout;
 	long			 lv;
@@ -562,11 +649,13 @@ main(int argc, char **argv)
 	probe_flush();
 
 	watch = probe_watch_stdin();
-	next = probe_now_ms(CLOCK_MONOTONIC);
+	next = tick = probe_now_ms(CLOCK_MONOTONIC);
+	ivl_ms = (uint64_t)(conf.interval * 1000 + 0.5);
 	prev_ms = start_ms;
 	while (!quit) {
 		now = probe_now_ms(CLOCK_MONOTONIC);
 		if (now >= next) {
+			tick = now;
 			t_ms = probe_now_ms(CLOCK_REALTIME);
 			/* Time and seq advance only with a sample sent, so
 			 * dt_ms always spans the deltas it carries. */
@@ -579,11 +668,10 @@ main(int argc, char **argv)
 			probe_flush();
 			if (conf.count > 0 && taken >= (uint64_t)conf.count)
 				break;
-			next += (uint64_t)(conf.interval * 1000 + 0.5);
+			next += ivl_ms;
 			/* After a stall, skip missed samples, do not burst. */
 			if (next <= now)
-				next = now + (uint64_t)(conf.interval * 1000 +
-				    0.5);
+				next = now + ivl_ms;
 			continue;
 		}
 		timeout = (int)(next - now);
@@ -596,6 +684,14 @@ main(int argc, char **argv)
 			if (n == 0 || (n < 0 && errno != EINTR &&
 			    errno != EAGAIN))
 				break;
+			/* A new interval counts from the last sample: the
+			 * next one comes that long after it (or now). */
+			if (n > 0 && (want = probe_control(buf,
+			    (size_t)n)) != 0 && want != ivl_ms) {
+				ivl_ms = want;
+				conf.interval = want / 1000.0;
+				next = tick + ivl_ms;
+			}
 		}
 	}
 	proto_put_bye(&out, quit ? 1 : 0, quit ? "signal" : "done");

@@ -64,6 +64,9 @@ struct ranks_stat {
 int		 ranks_parse_stat(const char *, struct ranks_stat *);
 /* A step id as text: "0", "batch", "extern", "interactive"; "" for none. */
 void		 ranks_step_name(uint32_t, char *, size_t);
+/* /proc/PID/stack made compact: "pipe_read < vfs_read < ..." (function
+ * names without offsets, innermost first, at most 8). */
+void		 ranks_kstack_compact(const char *, char *, size_t);
 /* What kind of step a step id is: RANKS_CLASS_*. */
 int		 ranks_step_class(uint32_t);
 

@@ -26,7 +26,7 @@
 #include "proto.h"
 
 #define PINST_FIELDS	24	/* fields per group the probe supports */
-#define PINST_STRS	4	/* string fields per group */
+#define PINST_STRS	5	/* string fields per group */
 #define PINST_STRLEN	64	/* bytes per string value, with the NUL */
 #define PINST_MAX	4096	/* live instances, all groups together */
 
@@ -80,6 +80,7 @@ extern const struct source src_disk;
 extern const struct source src_net;
 extern const struct source src_self;
 extern const struct source src_ranks;
+extern const struct source src_kstack;
 extern const struct source src_ib;
 extern const struct source src_lustre;
 extern const struct source src_nfs;
@@ -98,6 +99,11 @@ struct pinst;
 struct pinst	*probe_inst(const struct group_def *, const char *);
 void		 pinst_set(struct pinst *, unsigned, int64_t);
 void		 pinst_set_str(struct pinst *, unsigned, const char *);
+/* A string field longer than PINST_STRLEN (up to PROTO_TEXT_MAX - 1
+ * bytes), one per instance: the source keeps the text, which must stay
+ * unchanged until the next sample, and says whether it changed since it
+ * last set it (it is sent then, or when it was absent). */
+void		 pinst_set_text(struct pinst *, unsigned, const char *, int);
 /* The value this field had in the previous sample, if it was present. */
 int		 pinst_prev(const struct pinst *, unsigned, int64_t *);
 

@@ -14,6 +14,7 @@ const struct source *const sources[] = {
 	&src_net,
 	&src_self,
 	&src_ranks,
+	&src_kstack,
 	&src_ib,
 	&src_lustre,
 	&src_nfs,

@@ -20,6 +20,13 @@
  * process not in state R; a running one reports syscall -1, as the file
  * itself would ("running").
  *
+ * The kernel stack (/proc/PID/stack, readable only with CAP_SYS_ADMIN: the
+ * kstack source below says whether it is) is read for a process in state
+ * D or S, like wchan only when the process ran or switched since, and
+ * sent compactly: the function names of the top RK_KSTACK_FRAMES frames
+ * without offsets, innermost first, joined by " < ", and only when it
+ * changed.
+ *
  * Values: rss is stat's resident pages times the page size, free to read
  * as stat is read anyway.  Since Linux 6.2 the kernel keeps that count per
  * CPU and stat shows the cached total, which can trail status's VmRSS and
@@ -49,12 +56,14 @@
 #define RK_FD_RESERVE	64	/* descriptors left for the rest */
 #define RANKS_TOP	32	/* root without --job: processes shown */
 #define RK_WCHAN_MAX	48
+#define RK_KSTACK_MAX	200	/* the compact kernel stack, with the NUL */
+#define RK_KSTACK_FRAMES 8
 
 enum {
 	F_RANK, F_PID, F_PPID, F_STEP, F_STATE, F_COMM, F_UTIME, F_STIME,
 	F_RSS, F_VSIZE, F_THREADS, F_MINFLT, F_MAJFLT, F_READ_BYTES,
 	F_WRITE_BYTES, F_VOL_CTXSW, F_INVOL_CTXSW, F_WCHAN, F_SYSCALL,
-	F_PROCESSOR, F_START_TIME, F_NFIELDS
+	F_PROCESSOR, F_START_TIME, F_KSTACK, F_NFIELDS
 };
 
 static const struct field_def ranks_fields[F_NFIELDS] = {
@@ -79,6 +88,7 @@ static const struct field_def ranks_fields[F_NFIELDS] = {
 	{ "syscall",		"",		PF_GAUGE },
 	{ "processor",		"",		PF_GAUGE },
 	{ "start_time",		"jiffies",	PF_GAUGE },
+	{ "kstack",		"",		PF_STRING },
 };
 static const struct group_def ranks_group = {
 	"rank", ranks_fields, F_NFIELDS
@@ -86,9 +96,12 @@ static const struct group_def ranks_group = {
 static const struct group_def *ranks_groups[] = { &ranks_group, NULL };
 
 /* The files of a process the source reads. */
-enum { RK_STAT, RK_SCHED, RK_STATUS, RK_IO, RK_WCHAN, RK_SYSCALL, RK_NFILES };
+enum {
+	RK_STAT, RK_SCHED, RK_STATUS, RK_IO, RK_WCHAN, RK_SYSCALL, RK_STACK,
+	RK_NFILES
+};
 static const char *const ranks_files[RK_NFILES] = {
-	"stat", "schedstat", "status", "io", "wchan", "syscall"
+	"stat", "schedstat", "status", "io", "wchan", "syscall", "stack"
 };
 #define RK_FD_NONE	-1	/* not open: open it when it is read */
 #define RK_FD_BAD	-2	/* not readable: do not try again */
@@ -98,6 +111,7 @@ static const char *const ranks_files[RK_NFILES] = {
 #define RK_HAS_IO	0x02
 #define RK_HAS_WCHAN	0x04
 #define RK_HAS_SYSCALL	0x08
+#define RK_HAS_KSTACK	0x10
 
 struct ranks_proc {
 	pid_t		 pid;
@@ -109,6 +123,7 @@ struct ranks_proc {
 	uint8_t		 keep;		/* files stay open */
 	uint8_t		 has;		/* RK_HAS_* */
 	uint8_t		 syscall_tried;	/* its syscall file was read */
+	uint8_t		 kstack_new;	/* kstack changed since reported */
 	char		 state;		/* at the last sample */
 	uint64_t	 seen;		/* sample last reported in */
 	uint64_t	 run_ns;	/* schedstat at the last sample */
@@ -117,6 +132,7 @@ struct ranks_proc {
 	uint64_t	 vcsw, ivcsw, rbytes, wbytes;
 	int64_t		 syscall;
 	char		 wchan[RK_WCHAN_MAX];
+	char		 kstack[RK_KSTACK_MAX];
 	char		 name[12];	/* the pid in decimal */
 	char		 stepname[16];
 };
@@ -137,6 +153,7 @@ static uint64_t		 ranks_seq;	/* samples taken */
 static uint32_t		 ranks_page_size;
 static int		 ranks_busiest;	/* root without --job */
 static int		 ranks_by_class;	/* --job */
+static int		 ranks_kstack;	/* /proc/PID/stack is readable */
 static char		 ranks_buf[8192];
 static struct ranks_top	 ranks_top[RANKS_TOP];
 
@@ -424,6 +441,67 @@ ranks_quiet(struct ranks_proc *rp, const struct ranks_stat *st, int fresh)
 	return quiet;
 }
 
+/*
+ * Make /proc/PID/stack ("[<0>] pipe_read+0x2d1/0x440" a line) compact in
+ * out: "pipe_read < vfs_read < ...", at most RK_KSTACK_FRAMES names.
+ */
+void
+ranks_kstack_compact(const char *buf, char *out, size_t size)
+{
+	const char	*p = buf, *name, *nl;
+	size_t		 len, used = 0;
+	unsigned	 frames = 0;
+
+	out[0] = '\0';
+	for (; *p != '\0' && frames < RK_KSTACK_FRAMES; p = *nl != '\0' ?
+	    nl + 1 : nl) {
+		nl = p + strcspn(p, "\n");
+		name = p;
+		if (*name == '[' && (name = memchr(p, ']', (size_t)(nl - p))) !=
+		    NULL)
+			name++;
+		else
+			name = p;
+		while (name < nl && *name == ' ')
+			name++;
+		len = strcspn(name, "+ \n");
+		if (name + len > nl)
+			len = (size_t)(nl - name);
+		if (len == 0)
+			continue;
+		if (used + len + (frames > 0 ? 3 : 0) + 1 > size)
+			break;
+		if (frames > 0) {
+			memcpy(out + used, " < ", 3);
+			used += 3;
+		}
+		memcpy(out + used, name, len);
+		used += len;
+		out[used] = '\0';
+		frames++;
+	}
+}
+
+/* Read the kernel stack of a process that is not running; note when it
+ * changed. */
+static void
+ranks_read_kstack(struct ranks_proc *rp)
+{
+	char	compact[RK_KSTACK_MAX];
+
+	if (ranks_read(rp, RK_STACK, ranks_buf, sizeof(ranks_buf)) < 0)
+		return;
+	ranks_kstack_compact(ranks_buf, compact, sizeof(compact));
+	if (compact[0] == '\0')
+		return;
+	if ((rp->has & RK_HAS_KSTACK) == 0 ||
+	    strcmp(compact, rp->kstack) != 0) {
+		memcpy(rp->kstack, compact, sizeof(rp->kstack));
+		rp->kstack_new = 1;
+	}
+	rp->has |= RK_HAS_KSTACK;
+}
+
 /* Read what the process's other files say, as far as it can change. */
 static void
 ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
@@ -459,6 +537,8 @@ ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
 			rp->has |= RK_HAS_IO;
 		}
 	}
+	if (st->state != 'D' && st->state != 'S')
+		rp->has &= ~RK_HAS_KSTACK;
 	if (running || st->state == 'Z' || st->state == 'X') {
 		rp->has &= ~(RK_HAS_WCHAN | RK_HAS_SYSCALL);
 		/* Read it once all the same, to learn whether it may be. */
@@ -471,9 +551,16 @@ ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
 		}
 		return;
 	}
-	if (quiet && (rp->has & (RK_HAS_WCHAN | RK_HAS_SYSCALL)) != 0)
+	if (quiet && (rp->has & (RK_HAS_WCHAN | RK_HAS_SYSCALL)) != 0 &&
+	    (!ranks_kstack || (rp->has & RK_HAS_KSTACK) != 0 ||
+	    rp->fd[RK_STACK] == RK_FD_BAD ||
+	    (st->state != 'D' && st->state != 'S')))
 		return;
 	rp->has &= ~(RK_HAS_WCHAN | RK_HAS_SYSCALL);
+	if (ranks_kstack && (st->state == 'D' || st->state == 'S'))
+		ranks_read_kstack(rp);
+	else
+		rp->has &= ~RK_HAS_KSTACK;
 	if (ranks_read(rp, RK_WCHAN, ranks_buf, sizeof(ranks_buf)) > 0) {
 		len = strcspn(ranks_buf, "\n");
 		if (len >= sizeof(rp->wchan))
@@ -543,6 +630,10 @@ ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 	if (st->processor >= 0)
 		pinst_set(pi, F_PROCESSOR, st->processor);
 	pinst_set(pi, F_START_TIME, (int64_t)st->start);
+	if (rp->has & RK_HAS_KSTACK) {
+		pinst_set_text(pi, F_KSTACK, rp->kstack, rp->kstack_new);
+		rp->kstack_new = 0;
+	}
 }
 
 /* Root without --job: read every process's stat, report the busiest. */
@@ -644,4 +735,50 @@ ranks_init(const struct probe_conf *conf, char *why, size_t whysz)
 
 const struct source src_ranks = {
 	"ranks", ranks_groups, ranks_init, ranks_sample
+};
+
+/*
+ * kstack: not a source of its own values but of the ranks' "kstack" field.
+ * It is on when this probe may read kernel stacks (/proc/PID/stack needs
+ * CAP_SYS_ADMIN, so in practice root), and its reason in HELLO tells the
+ * monitor why rank details have no kernel stack.  It is listed after
+ * ranks, whose first sample follows every init.
+ */
+static const struct group_def *kstack_groups[] = { NULL };
+
+static int
+kstack_init(const struct probe_conf *conf, char *why, size_t whysz)
+{
+	char	path[64];
+	int	fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", (int)conf->self);
+	if ((fd = probe_open(path)) >= 0) {
+		if (probe_pread(fd, ranks_buf, sizeof(ranks_buf)) >= 0) {
+			close(fd);
+			ranks_kstack = 1;
+			return 0;
+		}
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	if (errno == ENOENT)
+		snprintf(why, whysz, "no /proc/PID/stack (a kernel without "
+		    "CONFIG_STACKTRACE)");
+	else if (errno == EACCES || errno == EPERM)
+		snprintf(why, whysz, "needs root on the node "
+		    "(/proc/PID/stack wants CAP_SYS_ADMIN)");
+	else
+		snprintf(why, whysz, "/proc/PID/stack: %s", strerror(errno));
+	return -1;
+}
+
+static void
+kstack_sample(const struct probe_conf *conf)
+{
+}
+
+const struct source src_kstack = {
+	"kstack", kstack_groups, kstack_init, kstack_sample
 };

@@ -8,6 +8,15 @@
  * call's input lives in the session, not on the stack.  States with
  * several calls (AUTH, PUSH, the channel commands) keep a sub-step index.
  *
+ * Beside the probe's channel a live session runs at most one extra
+ * command on a channel of its own (rsess_exec_*: a backtrace on the
+ * node).  It is stepped from STREAM before the probe's output is read;
+ * when one of its calls returns EAGAIN while libssh2 holds an unsent
+ * packet (the session blocks outbound), the step ends there so that the
+ * same call comes first next time, as libssh2 requires; an EAGAIN that
+ * only waits for input lets the probe's channel be read meanwhile.  Its
+ * failures end the command, never the session.
+ *
  * Failures go through rsess_fail: a refusal a retry cannot fix (host key,
  * authentication, architecture, unsafe cache directory) ends in DEAD; other
  * failures go to BACKOFF, and a node that was never live gives up after
@@ -86,6 +95,26 @@ struct rsess_cmd {
 	int			 status;
 };
 
+/* An extra command's phases (rsess_exec_*). */
+enum rsess_exec_phase {
+	X_OPEN, X_EXEC, X_EOF, X_READ, X_CLOSE, X_WAIT, X_FREE, X_DONE
+};
+
+struct rsess_exec {
+	struct rsess		*s;		/* NULL once the session went */
+	enum rsess_exec_phase	 phase;
+	LIBSSH2_CHANNEL		*ch;
+	char			*cmd;
+	unsigned		 timeout_ms;
+	uint64_t		 deadline;	/* 0 until it starts */
+	size_t			 cap;
+	char			*out, *err;
+	size_t			 outlen, errlen;
+	int			 status;	/* -1: did not exit */
+	int			 released;	/* the caller let go */
+	char			 why[256];	/* "" or why it ended early */
+};
+
 /* Sub-steps of PUSH; the NVML helper's upload and install follow the
  * probe's. */
 enum {
@@ -129,6 +158,10 @@ struct rsess {
 	int			 nvml_up;	/* the helper needs an upload */
 	int			 nvml_ok;	/* the helper is there: --nvml */
 	long			 probe_pid;	/* the live probe's, on the node */
+	unsigned		 interval_ms;	/* 0: the rconf's */
+	unsigned		 ctl_ms;	/* an interval still to send, 0 */
+	char			 ctl[64];	/* a control line being sent */
+	size_t			 ctllen, ctloff;
 	long			 stale_pid;	/* a lost one's, to kill */
 	unsigned		 uploads;
 
@@ -146,6 +179,7 @@ struct rsess {
 
 	struct rsess_cmd	 cmd;
 	char			*tmpname;
+	struct rsess_exec	*x;		/* an extra command, or NULL */
 
 	LIBSSH2_CHANNEL		*ch;		/* the probe's */
 	uint8_t			*buf;
@@ -241,6 +275,8 @@ rsess_limit(const struct rsess *s, enum rsess_state st)
 	if (st == RS_STREAM) {
 		if (s->conf->data_timeout_ms != 0)
 			return s->conf->data_timeout_ms;
+		if (s->interval_ms != 0)
+			return 5000 + s->interval_ms * 3;
 		return 5000 + (uint32_t)(s->conf->interval * 3000);
 	}
 	return rsess_states[st].timeout_ms;
@@ -304,6 +340,8 @@ rsess_channel_drop(struct rsess *s, LIBSSH2_CHANNEL **chp)
 	*chp = NULL;
 }
 
+static void	rsess_exec_end(struct rsess *, const char *);
+
 /* Tear the connection down without waiting.  With graceful set, first try
  * (once, non-blocking) to send EOF and close on the probe's channel and a
  * disconnect message; the probe also sees EOF when the connection goes. */
@@ -323,6 +361,8 @@ rsess_teardown(struct rsess *s, int graceful)
 	if (s->ssh != NULL) {
 		rsess_channel_drop(s, &s->ch);
 		rsess_channel_drop(s, &s->cmd.ch);
+		if (s->x != NULL)
+			rsess_channel_drop(s, &s->x->ch);
 		if (s->agent != NULL) {
 			libssh2_agent_disconnect(s->agent);
 			libssh2_agent_free(s->agent);
@@ -339,6 +379,8 @@ rsess_teardown(struct rsess *s, int graceful)
 		s->sock = -1;
 	}
 	s->ident = NULL;
+	rsess_exec_end(s, s->stopping ? "the session closed" :
+	    "the connection to the node was lost");
 	free(s->cmd.cmd);
 	free(s->cmd.scp_path);
 	memset(&s->cmd, 0, sizeof(s->cmd));
@@ -453,6 +495,8 @@ rsess_close(struct rsess *s)
 	free(s->user);
 	free(s->config_err);
 	free(s->buf);
+	if (s->x != NULL)
+		s->x->s = NULL;		/* the caller still holds it */
 	free(s);
 }
 
@@ -1256,8 +1300,10 @@ rsess_do_exec(struct rsess *s)
 			    s->ssh), 0, "opening a channel");
 		s->sub = 1;
 	}
+	/* A probe started after rsess_set_interval starts at that one. */
 	cmd = rpush_exec_cmd(cf->cache_dir, rconf_probe_name(cf), cf->job,
-	    cf->interval, s->nvml_ok ? rconf_nvml_name(cf) : NULL);
+	    s->interval_ms != 0 ? s->interval_ms / 1000.0 : cf->interval,
+	    s->nvml_ok ? rconf_nvml_name(cf) : NULL);
 	rc = libssh2_channel_exec(s->ch, cmd);
 	free(cmd);
 	if (rc != 0)
@@ -1272,6 +1318,8 @@ rsess_do_exec(struct rsess *s)
 	s->ka_next = s->now + (uint64_t)s->conf->keepalive_s * 1000;
 	s->eof_sent = 0;
 	s->probe_pid = 0;
+	s->ctl_ms = 0;
+	s->ctllen = s->ctloff = 0;
 	rsess_enter(s, RS_STREAM);
 	return STEP_GO;
 }
@@ -1392,6 +1440,289 @@ rsess_stream_read(struct rsess *s)
 	return libssh2_channel_eof(s->ch) ? 1 : 0;
 }
 
+/* Is a libssh2 call that returned EAGAIN holding a packet it could not
+ * send?  Then that same call must come first at the next step. */
+static int
+rsess_blocked_out(struct rsess *s)
+{
+	return (libssh2_session_block_directions(s->ssh) &
+	    LIBSSH2_SESSION_BLOCK_OUTBOUND) != 0;
+}
+
+/* Send the pending control line to the probe's stdin: STEP_GO when it is
+ * out (or there is none), STEP_WAIT when the write must be repeated. */
+static int
+rsess_control_send(struct rsess *s)
+{
+	ssize_t	n;
+
+	if (s->ctllen == 0 && s->ctl_ms != 0) {
+		s->ctllen = (size_t)snprintf(s->ctl, sizeof(s->ctl),
+		    "interval %u\n", s->ctl_ms);
+		s->ctloff = 0;
+		s->ctl_ms = 0;
+	}
+	while (s->ctloff < s->ctllen) {
+		n = libssh2_channel_write(s->ch, s->ctl + s->ctloff,
+		    s->ctllen - s->ctloff);
+		if (n == LIBSSH2_ERROR_EAGAIN)
+			return rsess_blocked_out(s) ? STEP_WAIT : STEP_GO;
+		if (n < 0)
+			return rsess_fail(s, 0, "writing to the probe: %s",
+			    rsess_ssh_error(s));
+		s->ctloff += (size_t)n;
+	}
+	if (s->ctllen > 0)
+		rsess_log(s, "sent \"%.*s\"", (int)s->ctllen - 1, s->ctl);
+	s->ctllen = s->ctloff = 0;
+	return STEP_GO;
+}
+
+static void
+rsess_exec_dispose(struct rsess_exec *x)
+{
+	free(x->cmd);
+	free(x->out);
+	free(x->err);
+	free(x);
+}
+
+/* The extra command is over (its channel already gone): keep why, and
+ * free it when its caller has let go. */
+static void
+rsess_exec_end(struct rsess *s, const char *why)
+{
+	struct rsess_exec	*x = s->x;
+
+	if (x == NULL)
+		return;
+	if (x->ch == NULL && x->phase != X_DONE) {
+		if (x->why[0] == '\0' && why != NULL)
+			snprintf(x->why, sizeof(x->why), "%s", why);
+		x->phase = X_DONE;
+	}
+	if (x->phase != X_DONE)
+		return;
+	s->x = NULL;
+	if (x->released)
+		rsess_exec_dispose(x);
+	else
+		x->s = NULL;
+}
+
+/* What an extra command's call that returned EAGAIN allows. */
+static int
+rsess_exec_again(struct rsess *s)
+{
+	return rsess_blocked_out(s) ? STEP_WAIT : STEP_GO;
+}
+
+/* Read the command's stdout and stderr until EAGAIN, keeping up to cap
+ * bytes of each: 1 at EOF, 0, -1 on an error. */
+static int
+rsess_exec_read(struct rsess_exec *x)
+{
+	char	 junk[2048];
+	ssize_t	 n;
+	size_t	*len;
+	char	*buf;
+	int	 stream, progress;
+
+	do {
+		progress = 0;
+		for (stream = 0; stream < 2; stream++) {
+			buf = stream == 0 ? x->out : x->err;
+			len = stream == 0 ? &x->outlen : &x->errlen;
+			if (*len < x->cap)
+				n = libssh2_channel_read_ex(x->ch, stream,
+				    buf + *len, x->cap - *len);
+			else
+				n = libssh2_channel_read_ex(x->ch, stream,
+				    junk, sizeof(junk));
+			if (n == LIBSSH2_ERROR_EAGAIN || n == 0)
+				continue;
+			if (n < 0)
+				return -1;
+			progress = 1;
+			if (*len < x->cap) {
+				*len += (size_t)n;
+				buf[*len] = '\0';
+			}
+		}
+	} while (progress);
+	return libssh2_channel_eof(x->ch) ? 1 : 0;
+}
+
+/* Advance the extra command as far as it goes: STEP_GO to go on with the
+ * probe's channel, STEP_WAIT when a call must be repeated first. */
+static int
+rsess_exec_step(struct rsess *s)
+{
+	struct rsess_exec	*x = s->x;
+	int			 rc;
+
+	if (x->deadline == 0)
+		x->deadline = s->now + x->timeout_ms;
+	if (x->phase <= X_READ && (s->now >= x->deadline || x->released)) {
+		if (!x->released)
+			snprintf(x->why, sizeof(x->why), "timed out after "
+			    "%.0f s", x->timeout_ms / 1000.0);
+		x->phase = x->ch != NULL ? X_CLOSE : X_DONE;
+	}
+	for (;;) {
+		switch (x->phase) {
+		case X_OPEN:
+			x->ch = libssh2_channel_open_session(s->ssh);
+			if (x->ch == NULL) {
+				if (libssh2_session_last_errno(s->ssh) ==
+				    LIBSSH2_ERROR_EAGAIN)
+					return rsess_exec_again(s);
+				snprintf(x->why, sizeof(x->why), "opening a "
+				    "channel: %s", rsess_ssh_error(s));
+				x->phase = X_DONE;
+				break;
+			}
+			x->phase = X_EXEC;
+			break;
+		case X_EXEC:
+			rc = libssh2_channel_exec(x->ch, x->cmd);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return rsess_exec_again(s);
+			if (rc != 0) {
+				snprintf(x->why, sizeof(x->why), "exec: %s",
+				    rsess_ssh_error(s));
+				x->phase = X_CLOSE;
+				break;
+			}
+			rsess_log(s, "running %s", x->cmd);
+			x->phase = X_EOF;
+			break;
+		case X_EOF:
+			rc = libssh2_channel_send_eof(x->ch);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return rsess_exec_again(s);
+			x->phase = X_READ;
+			break;
+		case X_READ:
+			rc = rsess_exec_read(x);
+			if (rc == 0)
+				return STEP_GO;		/* wait for output */
+			if (rc < 0)
+				snprintf(x->why, sizeof(x->why), "reading: %s",
+				    rsess_ssh_error(s));
+			x->phase = X_CLOSE;
+			break;
+		case X_CLOSE:
+			rc = libssh2_channel_close(x->ch);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return rsess_exec_again(s);
+			x->phase = X_WAIT;
+			break;
+		case X_WAIT:
+			rc = libssh2_channel_wait_closed(x->ch);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return rsess_exec_again(s);
+			if (x->why[0] == '\0')
+				x->status = libssh2_channel_get_exit_status(
+				    x->ch);
+			x->phase = X_FREE;
+			break;
+		case X_FREE:
+			rc = libssh2_channel_free(x->ch);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return rsess_exec_again(s);
+			x->ch = NULL;
+			rsess_log(s, "command ended: status %d%s%s", x->status,
+			    x->why[0] != '\0' ? ", " : "", x->why);
+			x->phase = X_DONE;
+			break;
+		case X_DONE:
+			rsess_exec_end(s, NULL);
+			return STEP_GO;
+		}
+	}
+}
+
+struct rsess_exec *
+rsess_exec_start(struct rsess *s, const char *cmd, size_t cap,
+    unsigned timeout_ms, char *err, size_t errsz)
+{
+	struct rsess_exec	*x;
+
+	if (s->state != RS_STREAM || s->stopping) {
+		snprintf(err, errsz, "%s is not live (%s)", s->host,
+		    rsess_state(s));
+		return NULL;
+	}
+	if (s->x != NULL) {
+		snprintf(err, errsz, "a command still runs on %s", s->host);
+		return NULL;
+	}
+	x = xcalloc(1, sizeof(*x));
+	x->s = s;
+	x->phase = X_OPEN;
+	x->cmd = xstrdup(cmd);
+	x->cap = cap;
+	x->timeout_ms = timeout_ms;
+	x->out = xmalloc(cap + 1);
+	x->err = xmalloc(cap + 1);
+	x->out[0] = x->err[0] = '\0';
+	x->status = -1;
+	s->x = x;
+	s->ready = 1;		/* start at the next step */
+	return x;
+}
+
+int
+rsess_exec_done(const struct rsess_exec *x)
+{
+	return x->phase == X_DONE;
+}
+
+const char *
+rsess_exec_out(const struct rsess_exec *x, size_t *len)
+{
+	if (len != NULL)
+		*len = x->outlen;
+	return x->out;
+}
+
+const char *
+rsess_exec_err(const struct rsess_exec *x, size_t *len)
+{
+	if (len != NULL)
+		*len = x->errlen;
+	return x->err;
+}
+
+int
+rsess_exec_status(const struct rsess_exec *x)
+{
+	return x->phase == X_DONE ? x->status : -1;
+}
+
+const char *
+rsess_exec_why(const struct rsess_exec *x)
+{
+	return x->why;
+}
+
+void
+rsess_exec_free(struct rsess_exec *x)
+{
+	if (x == NULL)
+		return;
+	if (x->s == NULL || x->phase == X_DONE) {
+		if (x->s != NULL)
+			x->s->x = NULL;
+		rsess_exec_dispose(x);
+		return;
+	}
+	/* Its channel closes at the session's next steps. */
+	x->released = 1;
+	x->s->ready = 1;
+}
+
 /* STREAM: keepalive, the probe's output, its end.  Sub-steps after EOF:
  * close the channel, wait for the close, judge the exit. */
 static int
@@ -1412,6 +1743,14 @@ rsess_do_stream(struct rsess *s)
 		}
 		/* FALLTHROUGH */
 	case 1:
+		if (s->x != NULL && rsess_exec_step(s) == STEP_WAIT)
+			return STEP_WAIT;
+		if (!s->stopping && (s->ctllen > 0 || s->ctl_ms != 0)) {
+			if (rsess_control_send(s) == STEP_WAIT)
+				return STEP_WAIT;
+			if (s->state != RS_STREAM)
+				return STEP_GO;		/* it failed */
+		}
 		if (s->conf->keepalive_s > 0 && s->now >= s->ka_next) {
 			secs = 0;
 			if (libssh2_keepalive_send(s->ssh, &secs) != 0)
@@ -1558,6 +1897,9 @@ rsess_timeout(const struct rsess *s, uint64_t now)
 
 	if (s->ready || (s->synced && s->boff < s->blen) || s->eos == 1)
 		return 0;
+	if (s->state == RS_STREAM && !s->stopping && s->ctl_ms != 0 &&
+	    s->ctllen == 0)
+		return 0;
 	switch (s->state) {
 	case RS_RESOLVE:
 		if (s->gai != NULL) {
@@ -1575,6 +1917,8 @@ rsess_timeout(const struct rsess *s, uint64_t now)
 	case RS_STREAM:
 		if (s->conf->keepalive_s > 0)
 			t = s->ka_next;
+		if (s->x != NULL && s->x->deadline != 0 && s->x->deadline < t)
+			t = s->x->deadline;
 		/* FALLTHROUGH */
 	default:
 		if (s->deadline != 0 && s->deadline < t)
@@ -1633,6 +1977,19 @@ rsess_state(const struct rsess *s)
 	default:
 		return rsess_states[s->state].ui;
 	}
+}
+
+void
+rsess_set_interval(struct rsess *s, unsigned ms)
+{
+	if (ms == 0 || ms == s->interval_ms)
+		return;
+	s->interval_ms = ms;
+	if (s->state != RS_STREAM || s->stopping)
+		return;		/* the next probe starts with it */
+	s->ctl_ms = ms;
+	/* The silence allowed follows the interval from now on. */
+	s->deadline = rsess_deadline(s, RS_STREAM);
 }
 
 enum rsess_state

@@ -67,6 +67,36 @@ void		 rsess_close(struct rsess *);
  * goes to DEAD with state "closed".  A session not live goes to DEAD now. */
 void		 rsess_stop(struct rsess *);
 
+/* Sample every ms from now on: the live probe is told (a control line on
+ * its stdin, PROTOCOL.md), a probe started later (a reconnect) starts with
+ * it, and the silence allowed before the node counts as lost follows it. */
+void		 rsess_set_interval(struct rsess *, unsigned);
+
+/*
+ * One extra command on its own exec channel of a live session (a
+ * backtrace on the node), driven by rsess_step like everything else:
+ * never blocks.  Its stdout and stderr are kept up to cap bytes each (the
+ * rest is read and dropped); after timeout_ms its channel is closed.  At
+ * most one per session; NULL with the reason in err when the session is
+ * not live or one still runs.  The session owns the channel: when the
+ * connection goes, the command ends with a reason.
+ */
+struct rsess_exec;
+struct rsess_exec *rsess_exec_start(struct rsess *, const char *, size_t,
+		     unsigned, char *, size_t);
+/* 1 once it ended: it exited (status), or why says what happened. */
+int		 rsess_exec_done(const struct rsess_exec *);
+const char	*rsess_exec_out(const struct rsess_exec *, size_t *);
+const char	*rsess_exec_err(const struct rsess_exec *, size_t *);
+/* Its exit status; -1 while it runs or when it did not exit. */
+int		 rsess_exec_status(const struct rsess_exec *);
+/* "" or why it ended without an exit status ("timed out after 15 s",
+ * "the connection to the node was lost", "exec: ..."). */
+const char	*rsess_exec_why(const struct rsess_exec *);
+/* Let go of it (running or not): a running command's channel is closed
+ * by the session at its next steps, without blocking. */
+void		 rsess_exec_free(struct rsess_exec *);
+
 /* The descriptor and events to poll (events from
  * libssh2_session_block_directions); fd -1 when waiting on a timer. */
 void		 rsess_pollfd(const struct rsess *, struct pollfd *);

@@ -195,7 +195,8 @@ feed_local_start(const char *path, char *const argv[], char *err,
 	fl->out_fd = out[0];
 	fl->err_fd = errp[0];
 	if (feed_local_nonblock(fl->out_fd) != 0 ||
-	    feed_local_nonblock(fl->err_fd) != 0)
+	    feed_local_nonblock(fl->err_fd) != 0 ||
+	    feed_local_nonblock(fl->in_fd) != 0)
 		fatal("fcntl: %s", strerror(errno));
 	log_debug("started %s as pid %ld", path, (long)pid);
 	return fl;
@@ -210,6 +211,21 @@ fail:
 	feed_local_close(&rep[0]);
 	feed_local_close(&rep[1]);
 	return NULL;
+}
+
+int
+feed_local_control(struct feed_local *fl, const char *line)
+{
+	size_t	len = strlen(line);
+	ssize_t	n;
+
+	if (fl->in_fd < 0)
+		return -1;
+	do
+		n = write(fl->in_fd, line, len);
+	while (n < 0 && errno == EINTR);
+	/* A line is far below PIPE_BUF: it goes whole or not at all. */
+	return n == (ssize_t)len ? 0 : -1;
 }
 
 void

@@ -48,6 +48,9 @@ const char *feed_local_last_err(const struct feed_local *);
 
 /* Close the probe's standard input: it ends within one interval. */
 void	 feed_local_stop(struct feed_local *);
+/* Write a control line ("interval 500\n") to the probe's stdin without
+ * blocking: 0, or -1 when it could not go (stopped, or the pipe full). */
+int	 feed_local_control(struct feed_local *, const char *);
 /* Send a signal to the probe if it has not been reaped. */
 void	 feed_local_kill(struct feed_local *, int);
 /* Reap the child without blocking: 1 once it exited (*status is the wait

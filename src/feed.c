@@ -287,6 +287,32 @@ feed_new_ssh(const struct rconf *rc, const char *host)
 	return f;
 }
 
+int
+feed_set_interval(struct feed *f, unsigned ms)
+{
+	struct feed_lc	*lc;
+	char		 line[64];
+
+	if (f->ops == &feed_ssh_ops) {
+		rsess_set_interval(f->impl, ms);
+		return 0;
+	}
+	if (f->ops == &feed_local_ops) {
+		lc = f->impl;
+		if (lc->stopped || lc->ended)
+			return -1;
+		snprintf(line, sizeof(line), "interval %u\n", ms);
+		return feed_local_control(lc->fl, line);
+	}
+	return -1;
+}
+
+struct rsess *
+feed_rsess(struct feed *f)
+{
+	return f != NULL && f->ops == &feed_ssh_ops ? f->impl : NULL;
+}
+
 void
 feed_free(struct feed *f)
 {

@@ -24,6 +24,7 @@
 
 struct feed;
 struct rconf;
+struct rsess;
 
 struct feed_ops {
 	const char	*name;
@@ -58,5 +59,11 @@ struct feed	*feed_new_local(const char *, char *const [], char *, size_t);
 /* An SSH session to host with the shared configuration. */
 struct feed	*feed_new_ssh(const struct rconf *, const char *);
 void		 feed_free(struct feed *);
+/* Tell the probe to sample every ms (a control line, PROTOCOL.md); a
+ * transport that restarts probes starts them with it.  0, or -1 when the
+ * transport cannot (a replay, a stopped probe). */
+int		 feed_set_interval(struct feed *, unsigned);
+/* The SSH session behind an SSH feed, NULL for other transports. */
+struct rsess	*feed_rsess(struct feed *);
 
 #endif

@@ -18,7 +18,7 @@
 
 #define PROTO_MAGIC		"JTOP"
 #define PROTO_MAJOR		1
-#define PROTO_MINOR		0
+#define PROTO_MINOR		1
 
 #define PROTO_FRAME_MAX		(1u << 20)	/* payload bytes */
 #define PROTO_FRAME_HDR_MAX	4		/* type + 3-byte varint */

@@ -4,6 +4,14 @@
  * node's lost deadline and the hooks' own.  Signals arrive through a
  * self-pipe.  A node whose stream breaks is a failed node, shown and
  * reported; the others go on.
+ *
+ * A hold (the UI's pause) keeps every node's bytes flowing to the bytes
+ * hook (the recording) as they come, but not into the decoders: they wait
+ * in a per-node buffer, so the models, and all the UI draws from them,
+ * stay as they were.  When the hold ends they are decoded in order, and
+ * the message hooks see every sample they missed.  A node's buffer is
+ * decoded at once past SESSION_HOLD_MAX, and when the node's stream ends
+ * and a new one starts (a reconnect) during the hold.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +34,7 @@
 #define SESSION_EXTRA_FDS	8
 #define SESSION_QUIT_GRACE_MS	3000	/* after a quit, before giving up */
 #define SESSION_STATE_MAX	256
+#define SESSION_HOLD_MAX	(16 << 20)	/* bytes held per node */
 
 struct snode {
 	char		*name;
@@ -40,6 +49,9 @@ struct snode {
 	uint64_t	 samples;
 	uint64_t	 last_data;	/* monotonic ms */
 	char		 state[SESSION_STATE_MAX];
+	uint8_t		*held;		/* bytes not decoded: a hold */
+	size_t		 heldlen, heldcap;
+	int		 held_end;	/* the stream ended after them */
 };
 
 struct session {
@@ -50,6 +62,8 @@ struct session {
 	int			 quit;
 	uint64_t		 quit_at;
 	uint8_t			*buf;
+	int			 hold;
+	int			 held;		/* some node holds bytes */
 };
 
 static volatile sig_atomic_t	 session_signalled;
@@ -195,6 +209,40 @@ session_add(struct session *s, const char *name, struct feed *f,
 	return i;
 }
 
+int
+session_set_interval(struct session *s, double secs)
+{
+	unsigned	ms = (unsigned)(secs * 1000 + 0.5);
+	int		i, n = 0;
+
+	s->conf.interval = secs;
+	/* Lost after two and a half silent intervals, at least a second,
+	 * as main sets it at the start. */
+	s->conf.lost_ms = ms * 5 / 2 < 1000 ? 1000 : ms * 5 / 2;
+	for (i = 0; i < s->nnodes; i++) {
+		struct snode *nd = &s->nodes[i];
+		if (nd->feed == NULL || nd->stopping || nd->failed ||
+		    nd->feed->ops->done(nd->feed))
+			continue;
+		if (feed_set_interval(nd->feed, ms) == 0)
+			n++;
+		/* Silence is judged from now: the new interval may be
+		 * longer than the time since the last sample. */
+		if (!nd->lost)
+			nd->last_data = session_now_ms();
+	}
+	log_debug("interval %u ms: %d probes told", ms, n);
+	return n;
+}
+
+struct rsess *
+session_node_rsess(const struct session *s, int i)
+{
+	if (i < 0 || i >= s->nnodes)
+		return NULL;
+	return feed_rsess(s->nodes[i].feed);
+}
+
 void
 session_quit(struct session *s)
 {
@@ -212,30 +260,116 @@ session_quit(struct session *s)
 	}
 }
 
-/* Move what a node's feed has into its decoder. */
+/* Decode a node's bytes and tell the hooks what they held. */
+static void
+session_decode(struct session *s, int i, const uint8_t *buf, size_t n)
+{
+	struct snode	*nd = &s->nodes[i];
+	char		 err[256], msg[300];
+	int		 t;
+
+	if (nd->failed)
+		return;
+	stream_feed(nd->st, buf, n);
+	while ((t = stream_next(nd->st)) > 0) {
+		if (t == MSG_SAMPLE)
+			nd->samples++;
+		if (s->hooks.message != NULL && !(nd->stopping &&
+		    t == MSG_SAMPLE && s->conf.count > 0 &&
+		    nd->samples > (uint64_t)s->conf.count))
+			s->hooks.message(s->hooks.arg, s, i, t);
+		if (t == MSG_SAMPLE && s->conf.count > 0 &&
+		    nd->samples == (uint64_t)s->conf.count &&
+		    !nd->stopping) {
+			nd->stopping = 1;
+			nd->feed->ops->stop(nd->feed);
+		}
+	}
+	if (t < 0) {
+		stream_error(nd->st, err, sizeof(err));
+		snprintf(msg, sizeof(msg), "probe stream: %s", err);
+		session_fail(s, i, msg);
+	}
+}
+
+/* The node's probe stream ended. */
+static void
+session_stream_end(struct session *s, int i)
+{
+	struct snode	*nd = &s->nodes[i];
+
+	if (!nd->st_ended && stream_finish(nd->st) < 0 && !nd->stopping)
+		log_debug("%s: stream ended inside a frame", nd->name);
+	nd->st_ended = 1;
+}
+
+/* Decode what a node held during a hold (and its stream's end). */
+static void
+session_release(struct session *s, int i)
+{
+	struct snode	*nd = &s->nodes[i];
+
+	if (nd->heldlen > 0)
+		session_decode(s, i, nd->held, nd->heldlen);
+	nd->heldlen = 0;
+	if (nd->held_end)
+		session_stream_end(s, i);
+	nd->held_end = 0;
+	free(nd->held);
+	nd->held = NULL;
+	nd->heldcap = 0;
+}
+
+/* Keep bytes for a hold; decode the node's now when it holds too much. */
+static void
+session_keep(struct session *s, int i, const uint8_t *buf, size_t n)
+{
+	struct snode	*nd = &s->nodes[i];
+
+	if (nd->heldlen + n > SESSION_HOLD_MAX) {
+		log_debug("%s: more than %d bytes held: decoding them",
+		    nd->name, SESSION_HOLD_MAX);
+		session_release(s, i);
+		session_decode(s, i, buf, n);
+		return;
+	}
+	if (nd->heldlen + n > nd->heldcap) {
+		nd->heldcap = (nd->heldlen + n) * 2;
+		if (nd->heldcap > SESSION_HOLD_MAX)
+			nd->heldcap = SESSION_HOLD_MAX;
+		nd->held = xreallocarray(nd->held, nd->heldcap, 1);
+	}
+	memcpy(nd->held + nd->heldlen, buf, n);
+	nd->heldlen += n;
+	s->held = 1;
+}
+
+/* Move what a node's feed has into its decoder (or, during a hold, into
+ * its held bytes). */
 static void
 session_drain(struct session *s, int i, uint64_t now)
 {
 	struct snode	*nd = &s->nodes[i];
-	char		 err[256];
 	ssize_t		 n;
-	int		 k, t;
+	int		 k;
 
 	for (k = 0; k < SESSION_READS_PER_WAKE; k++) {
 		n = nd->feed->ops->read(nd->feed, s->buf, SESSION_READ_SIZE);
 		if (n == 0)
 			return;
 		if (n < 0) {
-			if (!nd->st_ended && stream_finish(nd->st) < 0 &&
-			    !nd->stopping)
-				log_debug("%s: stream ended inside a frame",
-				    nd->name);
-			nd->st_ended = 1;
+			if (s->hold && !nd->st_ended) {
+				nd->held_end = 1;
+				s->held = 1;
+			} else
+				session_stream_end(s, i);
 			nd->got_data = 0;
 			return;
 		}
 		if (nd->failed)
 			continue;	/* draining a broken stream */
+		if (nd->held_end)
+			session_release(s, i);	/* a new stream: see above */
 		if (nd->st_ended) {
 			/* A reconnect: a new probe, a new HELLO. */
 			stream_free(nd->st);
@@ -251,29 +385,17 @@ session_drain(struct session *s, int i, uint64_t now)
 		if (s->hooks.bytes != NULL)
 			s->hooks.bytes(s->hooks.arg, s, i, session_wall_ms(),
 			    s->buf, (size_t)n);
-		stream_feed(nd->st, s->buf, (size_t)n);
-		while ((t = stream_next(nd->st)) > 0) {
-			if (t == MSG_SAMPLE)
-				nd->samples++;
-			if (s->hooks.message != NULL && !(nd->stopping &&
-			    t == MSG_SAMPLE && s->conf.count > 0 &&
-			    nd->samples > (uint64_t)s->conf.count))
-				s->hooks.message(s->hooks.arg, s, i, t);
-			if (t == MSG_SAMPLE && s->conf.count > 0 &&
-			    nd->samples == (uint64_t)s->conf.count &&
-			    !nd->stopping) {
-				nd->stopping = 1;
-				nd->feed->ops->stop(nd->feed);
-			}
-		}
-		if (t < 0) {
-			stream_error(nd->st, err, sizeof(err));
-			snprintf((char *)s->buf, SESSION_READ_SIZE,
-			    "probe stream: %s", err);
-			session_fail(s, i, (char *)s->buf);
-			return;
-		}
+		if (s->hold)
+			session_keep(s, i, s->buf, (size_t)n);
+		else
+			session_decode(s, i, s->buf, (size_t)n);
 	}
+}
+
+void
+session_hold(struct session *s, int on)
+{
+	s->hold = on;
 }
 
 /* The state people see: the feed's, or lost when a live feed is silent. */
@@ -394,6 +516,12 @@ session_run(struct session *s)
 		}
 		if (nextra > 0 && s->hooks.ready != NULL)
 			s->hooks.ready(s->hooks.arg, s, pfd + 1, nextra, now);
+		/* A hold just ended: decode what it kept, in order. */
+		if (!s->hold && s->held) {
+			s->held = 0;
+			for (i = 0; i < s->nnodes; i++)
+				session_release(s, i);
+		}
 		/* Step every feed: its own pollfds, or just its timers. */
 		for (i = 0, k = 1 + nextra; i < s->nnodes; i++) {
 			struct snode *nd = &s->nodes[i];
@@ -428,6 +556,7 @@ session_free(struct session *s)
 	for (i = 0; i < s->nnodes; i++) {
 		feed_free(s->nodes[i].feed);
 		stream_free(s->nodes[i].st);
+		free(s->nodes[i].held);
 		free(s->nodes[i].name);
 		free(s->nodes[i].error);
 	}

@@ -18,6 +18,7 @@
 #include "model.h"
 
 struct session;
+struct rsess;
 
 struct session_hooks {
 	void	*arg;
@@ -55,6 +56,18 @@ int		 session_add(struct session *, const char *, struct feed *,
 		    const char *);
 /* Run until every node is done or a quit; 0, or 1 when a node failed. */
 int		 session_run(struct session *);
+/* Sample every secs from now on: every live probe is told, probes that
+ * start later (reconnects) start with it, and a node counts as lost after
+ * two and a half silent intervals of the new length.  Returns how many
+ * probes were told. */
+int		 session_set_interval(struct session *, double);
+/* The SSH session of node i, NULL when it has none (a local probe). */
+struct rsess	*session_node_rsess(const struct session *, int);
+/* Hold (on) or go on decoding: during a hold the probes' bytes reach the
+ * bytes hook (the recording) as they come but wait to be decoded, so the
+ * models stay as they were; after it they are decoded in order at the
+ * loop's next turn, and the message hooks see every sample. */
+void		 session_hold(struct session *, int);
 /* Ask every probe to stop (a hook may call it: the 'q' key). */
 void		 session_quit(struct session *);
 void		 session_free(struct session *);

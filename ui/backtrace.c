@@ -3,6 +3,12 @@
  * pipe.  The child runs in its own session with /dev/null as input, so it
  * can neither read the terminal curses owns nor write to it; the monitor's
  * SIGCHLD (the session's self-pipe) wakes the loop when it exits.
+ *
+ * On a remote node a small sh script runs on an exec channel of the
+ * node's SSH session: it picks gdb or eu-stack with `command -v`, runs it
+ * under timeout(1) when there is one, and brackets the output with
+ * "jobtop-bt" lines (the tool, yama's ptrace_scope) that are read here
+ * and not shown.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,9 +21,15 @@
 #include <unistd.h>
 
 #include "backtrace.h"
+#include "rsess.h"
 #include "xmalloc.h"
 
+#define BT_MARK		"jobtop-bt "
+
 struct backtrace {
+	struct rsess_exec *rx;		/* remote; NULL for a local child */
+	char		 node[64];
+	char		 toolname[16];
 	pid_t		 target;
 	pid_t		 child;		/* -1 once reaped */
 	int		 fd;
@@ -27,7 +39,7 @@ struct backtrace {
 	int		 killed;
 	char		*buf;
 	size_t		 len;
-	char		 status[128];
+	char		 status[400];
 };
 
 /* The first executable name found in PATH, allocated, or NULL. */
@@ -127,6 +139,152 @@ backtrace_start(pid_t pid, uint64_t now, char *err, size_t errsz)
 	return bt;
 }
 
+struct backtrace *
+backtrace_start_remote(struct rsess *s, const char *node, pid_t pid,
+    uint64_t now, char *err, size_t errsz)
+{
+	struct backtrace	*bt;
+	struct rsess_exec	*rx;
+	char			*cmd;
+
+	/* The pid is the node's (its probe read it there). */
+	cmd = xasprintf("exec /bin/sh -c '"
+	    "p=%ld; "
+	    "if command -v gdb >/dev/null 2>&1; then echo \"" BT_MARK "gdb\"; "
+	    "set -- gdb -q -batch -nx -p $p -ex \"thread apply all bt\"; "
+	    "elif command -v eu-stack >/dev/null 2>&1; then "
+	    "echo \"" BT_MARK "eu-stack\"; set -- eu-stack -p $p; "
+	    "else echo \"" BT_MARK "none\"; exit 127; fi; "
+	    "if command -v timeout >/dev/null 2>&1; then "
+	    "set -- timeout -k 2 %d \"$@\"; fi; "
+	    "\"$@\" </dev/null 2>&1; s=$?; "
+	    "if [ -r /proc/sys/kernel/yama/ptrace_scope ]; then "
+	    "echo \"" BT_MARK "ptrace_scope $(cat "
+	    "/proc/sys/kernel/yama/ptrace_scope)\"; fi; exit $s'",
+	    (long)pid, BACKTRACE_REMOTE_LIMIT);
+	rx = rsess_exec_start(s, cmd, BACKTRACE_OUTPUT_MAX,
+	    BACKTRACE_TIMEOUT_MS, err, errsz);
+	free(cmd);
+	if (rx == NULL)
+		return NULL;
+	bt = xcalloc(1, sizeof(*bt));
+	bt->rx = rx;
+	snprintf(bt->node, sizeof(bt->node), "%s", node);
+	snprintf(bt->toolname, sizeof(bt->toolname), "debugger");
+	bt->tool = bt->toolname;
+	bt->target = pid;
+	bt->child = -1;
+	bt->fd = -1;
+	bt->deadline = now + BACKTRACE_TIMEOUT_MS;
+	bt->buf = xmalloc(BACKTRACE_OUTPUT_MAX + 1);
+	bt->buf[0] = '\0';
+	return bt;
+}
+
+/* Did the debugger say the kernel refused to let it attach? */
+static int
+backtrace_refused(const char *text)
+{
+	return strstr(text, "ptrace: Operation not permitted") != NULL ||
+	    (strstr(text, "Operation not permitted") != NULL &&
+	    strstr(text, "attach") != NULL);
+}
+
+/* The status of a refused attach: why, as far as the machine says. */
+static void
+backtrace_why_refused(struct backtrace *bt, const char *where, int scope)
+{
+	char	tail[200];
+
+	if (scope > 0)
+		snprintf(tail, sizeof(tail), "kernel.yama.ptrace_scope is %d "
+		    "%s; 0 lets a user trace their own processes, or run "
+		    "jobtop as root", scope, bt->rx != NULL ? "there" : "here");
+	else
+		snprintf(tail, sizeof(tail), "it is traced already, by a "
+		    "debugger or strace, or it is another user's");
+	snprintf(bt->status, sizeof(bt->status), "%s%s could not attach to "
+	    "pid %ld: ptrace refused (%s)", bt->tool, where, (long)bt->target,
+	    tail);
+}
+
+/* A remote backtrace ended: keep the debugger's lines, read the marks. */
+static void
+backtrace_remote_end(struct backtrace *bt)
+{
+	const char	*p, *nl, *out, *err, *why;
+	size_t		 n, len, errlen;
+	int		 scope = -1, none = 0, st;
+	char		 where[80];
+
+	out = rsess_exec_out(bt->rx, &len);
+	bt->len = 0;
+	for (p = out; p < out + len; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(out + len - p))) == NULL)
+			nl = out + len;
+		n = (size_t)(nl - p);
+		if (n >= strlen(BT_MARK) && memcmp(p, BT_MARK,
+		    strlen(BT_MARK)) == 0) {
+			p += strlen(BT_MARK);
+			n -= strlen(BT_MARK);
+			if (n == 4 && memcmp(p, "none", 4) == 0)
+				none = 1;
+			else if (n > 13 && memcmp(p, "ptrace_scope ", 13) == 0)
+				scope = atoi(p + 13);
+			else if (n < sizeof(bt->toolname))
+				snprintf(bt->toolname, sizeof(bt->toolname),
+				    "%.*s", (int)n, p);
+			continue;
+		}
+		if (bt->len + n + 1 > BACKTRACE_OUTPUT_MAX)
+			break;
+		memcpy(bt->buf + bt->len, p, n);
+		bt->len += n;
+		bt->buf[bt->len++] = '\n';
+	}
+	/* What the login shell or ssh said on stderr goes last. */
+	err = rsess_exec_err(bt->rx, &errlen);
+	if (errlen > 0 && bt->len + errlen < BACKTRACE_OUTPUT_MAX) {
+		memcpy(bt->buf + bt->len, err, errlen);
+		bt->len += errlen;
+	}
+	bt->buf[bt->len] = '\0';
+	snprintf(where, sizeof(where), " on %s", bt->node);
+	st = rsess_exec_status(bt->rx);
+	why = rsess_exec_why(bt->rx);
+	if (none)
+		snprintf(bt->status, sizeof(bt->status), "no gdb or eu-stack "
+		    "on %s: install one there for user-space backtraces",
+		    bt->node);
+	else if (*why != '\0')
+		snprintf(bt->status, sizeof(bt->status), "%s%s: %s", bt->tool,
+		    where, why);
+	else if (backtrace_refused(bt->buf))
+		backtrace_why_refused(bt, where, scope);
+	else if (st == 124)
+		snprintf(bt->status, sizeof(bt->status), "%s%s timed out after "
+		    "%d s", bt->tool, where, BACKTRACE_REMOTE_LIMIT);
+	else
+		snprintf(bt->status, sizeof(bt->status), "%s%s exited with "
+		    "status %d", bt->tool, where, st);
+	bt->done = 1;
+}
+
+/* yama's ptrace_scope on this machine, -1 without yama. */
+static int
+backtrace_scope_here(void)
+{
+	FILE	*f;
+	int	 v = -1;
+
+	if ((f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re")) != NULL) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
 void
 backtrace_free(struct backtrace *bt)
 {
@@ -134,6 +292,7 @@ backtrace_free(struct backtrace *bt)
 
 	if (bt == NULL)
 		return;
+	rsess_exec_free(bt->rx);
 	if (bt->child > 0) {
 		kill(bt->child, SIGKILL);
 		while (waitpid(bt->child, &st, 0) < 0 && errno == EINTR)
@@ -186,6 +345,11 @@ backtrace_check(struct backtrace *bt, uint64_t now)
 
 	if (bt->done)
 		return 1;
+	if (bt->rx != NULL) {
+		if (rsess_exec_done(bt->rx))
+			backtrace_remote_end(bt);
+		return bt->done;
+	}
 	if (bt->child > 0 && !bt->killed && now >= bt->deadline) {
 		kill(bt->child, SIGKILL);
 		bt->killed = 1;
@@ -201,6 +365,10 @@ backtrace_check(struct backtrace *bt, uint64_t now)
 			else if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
 				snprintf(bt->status, sizeof(bt->status),
 				    "%s could not be run", bt->tool);
+			else if (WIFEXITED(st) && (backtrace_read(bt),
+			    backtrace_refused(bt->buf)))
+				backtrace_why_refused(bt, "",
+				    backtrace_scope_here());
 			else if (WIFEXITED(st))
 				snprintf(bt->status, sizeof(bt->status),
 				    "%s exited with status %d", bt->tool,
@@ -221,7 +389,7 @@ backtrace_check(struct backtrace *bt, uint64_t now)
 int
 backtrace_timeout(const struct backtrace *bt, uint64_t now)
 {
-	if (bt == NULL || bt->done)
+	if (bt == NULL || bt->done || bt->rx != NULL)
 		return -1;
 	if (bt->child < 0)
 		return 50;	/* reaped; the pipe drains on the next wake */

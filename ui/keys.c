@@ -37,10 +37,10 @@ ui_key_back(struct ui *ui)
 static void
 ui_key_pause(struct ui *ui)
 {
-	ui->paused = !ui->paused;
-	ui_message(ui, 0, "%s", ui->paused ? "display paused: data keeps "
-	    "coming (history, detectors, recording); p resumes" :
-	    "display resumed");
+	ui_pause(ui, !ui->paused);
+	ui_message(ui, 0, "%s", ui->paused ? "paused: the display is frozen; "
+	    "data keeps coming and is recorded; p resumes" :
+	    "resumed");
 }
 
 static void
@@ -135,12 +135,12 @@ const struct ui_key ui_keys[] = {
 	{ 'e',		0,		"e",	"the event log", ui_key_events },
 	{ '/',		0,		"/",	"filter node names and commands "
 	    "(PCRE2; lower case ignores case)", ui_key_filter },
-	{ 'p',		'Z',		"p",	"pause the display (data keeps "
-	    "coming)", ui_key_pause },
-	{ '+',		'=',		"+",	"refresh the display less often",
-	    ui_key_slower },
-	{ '-',		'_',		"-",	"refresh the display more often "
-	    "(the sample interval is fixed)", ui_key_faster },
+	{ 'p',		'Z',		"p",	"pause: freeze the display (data "
+	    "keeps coming and is recorded)", ui_key_pause },
+	{ '+',		'=',		"+",	"sample less often (longer "
+	    "interval, up to 60 s)", ui_key_slower },
+	{ '-',		'_',		"-",	"sample more often (shorter "
+	    "interval, down to 0.1 s)", ui_key_faster },
 	{ 't',		0,		"t",	"next colour theme", ui_key_theme },
 	{ 'f',		0,		"f",	"fold look-alike nodes: when they "
 	    "do not fit, always, never", ui_key_fold },

@@ -2,9 +2,10 @@
  * panel-detail: one rank up close.  Its state, wait channel and system
  * call (what a stalled rank is stuck in), CPU, memory and I/O with
  * sparklines of their recent past, the flags raised and why, the kernel
- * stack when a probe sends it, and on 'b' a user-space backtrace: taken
- * with gdb or eu-stack when the node is this machine; remote nodes need an
- * exec channel the transport does not offer yet, and the panel says so.
+ * stack when the probe may read it (else why not), and on 'b' a user-space
+ * backtrace taken with gdb or eu-stack on the rank's node: as a child
+ * when the node is this machine, through an extra exec channel of the
+ * node's SSH session otherwise (backtrace.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -230,6 +231,65 @@ detail_sources(const struct ui *ui, const struct ui_rect *r, int y,
 	return y;
 }
 
+/* Why a rank has no kernel stack: the probe's kstack source is off (its
+ * reason), the rank runs, or the probe does not collect stacks. */
+static const char *
+detail_kstack_why(const struct node_model *m, const char *state, char *buf,
+    size_t size)
+{
+	unsigned	i;
+
+	if (m != NULL && m->have_hello) {
+		for (i = 0; i < m->hello.nsources; i++) {
+			if (strcmp(m->hello.sources[i].name, "kstack") != 0)
+				continue;
+			if (!m->hello.sources[i].on) {
+				snprintf(buf, size, "kernel stack: %s",
+				    m->hello.sources[i].reason);
+				return buf;
+			}
+			if (state != NULL && *state != 'D' && *state != 'S')
+				return "- (read only while the rank waits: "
+				    "state D or S)";
+			return "- (not readable for this process)";
+		}
+	}
+	return "kernel stack: not collected by this probe";
+}
+
+/* The kernel stack, "f < g < h" broken at " < " to fit, on as many lines
+ * as it needs. */
+static int
+detail_kstack(const struct ui *ui, const struct ui_rect *r, int y,
+    const char *s)
+{
+	const char	*p = s, *cut, *q;
+	char		 buf[PROTO_TEXT_MAX];
+	int		 w = r->w - DETAIL_LABEL, n;
+
+	if (w < 20)
+		w = 20;
+	while (*p != '\0' && y < r->y + r->h) {
+		n = (int)strlen(p);
+		if (n > w) {
+			/* The last " < " that keeps the line within w. */
+			for (cut = NULL, q = p; (q = strstr(q, " < ")) != NULL &&
+			    q - p <= w; q += 3)
+				cut = q;
+			n = cut != NULL ? (int)(cut - p) : w;
+		}
+		if (n > (int)sizeof(buf) - 1)
+			n = (int)sizeof(buf) - 1;
+		memcpy(buf, p, (size_t)n);
+		buf[n] = '\0';
+		y = detail_line(ui, r, y, p == s ? "kstack" : "", buf);
+		p += n;
+		if (strncmp(p, " < ", 3) == 0)
+			p += 1;		/* the next line starts "< g" */
+	}
+	return y;
+}
+
 /* The last event the detectors raised about this rank, or NULL. */
 static const char *
 detail_why(const struct ui *ui)
@@ -343,19 +403,19 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 	y = detail_spark(ui, r, y, "RSS", HR_RSS, 1);
 	y = detail_spark(ui, r, y, "READ/s", HR_READ, 1);
 	y = detail_spark(ui, r, y, "WRITE/s", HR_WRITE, 1);
-	if ((s = detail_str(m, mi, "stack")) != NULL)
-		y = detail_line(ui, r, y, "kstack", s);
+	if ((s = detail_str(m, mi, "kstack")) != NULL)
+		y = detail_kstack(ui, r, y, s);
 	else
-		y = detail_line(ui, r, y, "kstack",
-		    "kernel stack: not collected by this probe");
+		y = detail_line(ui, r, y, "kstack", detail_kstack_why(m,
+		    detail_str(m, mi, "state"), buf, sizeof(buf)));
 	if (ui->bt_node == ui->det_node && ui->bt_pid == ui->det_pid &&
 	    ui->bt_note[0] != '\0')
 		y = detail_line(ui, r, y, "backtrace", ui->bt_note);
 	else
 		y = detail_line(ui, r, y, "backtrace", ui->nodes[
 		    ui->det_node].local ? "press b for a user-space backtrace "
-		    "(gdb or eu-stack on this machine)" : "press b (remote "
-		    "nodes need the SSH exec channel, not there yet)");
+		    "(gdb or eu-stack on this machine)" : "press b for a "
+		    "user-space backtrace (gdb or eu-stack on the node)");
 	if (ui->bt == NULL || ui->bt_node != ui->det_node ||
 	    ui->bt_pid != ui->det_pid)
 		return;
@@ -407,7 +467,8 @@ detail_key(struct ui *ui, int key)
 
 const struct panel panel_detail = {
 	"detail",
-	"b\ta user-space backtrace of the rank (this machine: gdb)\n"
+	"b\ta user-space backtrace of the rank (gdb or eu-stack on its "
+	"node)\n"
 	"Up Down j k\tscroll the backtrace\n",
 	detail_height,
 	detail_prepare,

@@ -276,8 +276,12 @@ header_job(const struct ui *ui, int y, int w)
 		x += widget_put(y, x, w - x, ui->attr[ui_sclass_role((int)k)],
 		    line);
 	}
-	snprintf(line, sizeof(line), "  ranks %u", nranks);
+	snprintf(line, sizeof(line), "  ranks %u  every %.3gs", nranks,
+	    ui->interval_ms / 1000.0);
 	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
+	if (ui->paused)
+		x += widget_put(y, x, w - x, ui->attr[TR_STATUS_ERROR],
+		    "  PAUSED");
 	if (localtime_r(&t, &tm) != NULL && w - x > 10) {
 		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
 		widget_rput(y, 0, w, ui->attr[TR_HEADER], clock);

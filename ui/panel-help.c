@@ -21,8 +21,8 @@ static const char *const help_legend[] = {
 	"",
 	"Node states: connecting, live, lost (silent or reconnecting), failed.",
 	"Folded rows (node[001-480]) stand for look-alike nodes; outliers keep",
-	"their own rows.  The probes' sample interval (-d) is fixed for a run;",
-	"+ and - only change how often the screen is redrawn.",
+	"their own rows.  + and - change the probes' sample interval (-d) for",
+	"every node, from 0.1 to 60 s; p freezes the display (data keeps coming).",
 	NULL
 };
 

@@ -231,7 +231,7 @@ struct ui {
 	struct backtrace	*bt;
 	int			 bt_node;
 	int64_t			 bt_pid;
-	char			 bt_note[256];
+	char			 bt_note[400];
 
 	/* Filter. */
 	struct filter		*filter;
@@ -279,6 +279,9 @@ void		 ui_quit(struct ui *);
 void		 ui_theme_next(struct ui *);
 void		 ui_filter_begin(struct ui *);
 void		 ui_backtrace(struct ui *);
+/* Pause (freeze what is drawn; data keeps coming and is recorded) or
+ * resume. */
+void		 ui_pause(struct ui *, int);
 /* Step the refresh interval: dir > 0 longer, < 0 shorter. */
 void		 ui_refresh_step(struct ui *, int);
 

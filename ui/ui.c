@@ -2,7 +2,11 @@
  * ui: the monitor's core.  It owns the history and the detectors, keeps
  * each node's state and an event log, and schedules frames: data marks
  * the screen dirty and a frame is drawn at most once per refresh interval
- * (never while paused); a key is answered with a frame at once.  A frame
+ * (never while paused); a key is answered with a frame at once.  A pause
+ * freezes what is drawn: the session holds the probes' bytes undecoded
+ * (they are still recorded), node states wait, and the job's series stop,
+ * so a key while paused redraws the same data; resuming decodes what was
+ * held, in order, so history and detectors miss nothing.  A frame
  * lays the current view's panels out top to bottom, lets each prepare
  * what it shows, then draws them and the status line.
  *
@@ -50,9 +54,10 @@ static const struct ui_view_def ui_views[UV_NVIEWS] = {
 	[UV_HELP] = { "help", &panel_help, { &panel_help, NULL } },
 };
 
-/* Refresh intervals '+' and '-' step through, in ms. */
+/* Intervals '+' and '-' step through, in ms: the sampling interval of a
+ * live session (the probes' bounds), the display refresh otherwise. */
 static const unsigned ui_refresh_steps[] = {
-	100, 200, 250, 500, 1000, 2000, 3000, 5000, 10000
+	100, 200, 250, 500, 1000, 2000, 3000, 5000, 10000, 15000, 30000, 60000
 };
 
 static void	ui_on_detect(void *, const struct detect_event *);
@@ -772,7 +777,9 @@ ui_filter_key(struct ui *ui, int key)
 void
 ui_backtrace(struct ui *ui)
 {
-	char	err[256];
+	struct rsess	*rs = NULL;
+	char		 err[256];
+	const char	*name;
 
 	if (ui->det_node < 0 || ui->det_node >= ui->nnodes)
 		return;
@@ -789,18 +796,28 @@ ui_backtrace(struct ui *ui)
 	ui->bt_node = ui->det_node;
 	ui->bt_pid = ui->det_pid;
 	ui->det_scroll = 0;
+	name = ui->nodes[ui->det_node].name;
 	if (!ui->nodes[ui->det_node].local) {
-		snprintf(ui->bt_note, sizeof(ui->bt_note), "backtrace on "
-		    "remote nodes needs the SSH exec channel (not yet)");
-		ui->dirty = 1;
-		return;
-	}
-	if ((ui->bt = backtrace_start((pid_t)ui->det_pid, session_now_ms(),
-	    err, sizeof(err))) == NULL)
+		/* On the node, through its SSH session. */
+		if (ui->sess != NULL)
+			rs = session_node_rsess(ui->sess, ui->det_node);
+		if (rs == NULL) {
+			snprintf(ui->bt_note, sizeof(ui->bt_note), "no live "
+			    "SSH session to %s: a backtrace needs one", name);
+			ui->dirty = 1;
+			return;
+		}
+		ui->bt = backtrace_start_remote(rs, name,
+		    (pid_t)ui->det_pid, session_now_ms(), err, sizeof(err));
+	} else
+		ui->bt = backtrace_start((pid_t)ui->det_pid,
+		    session_now_ms(), err, sizeof(err));
+	if (ui->bt == NULL)
 		snprintf(ui->bt_note, sizeof(ui->bt_note), "%s", err);
 	else
 		snprintf(ui->bt_note, sizeof(ui->bt_note), "running %s on pid "
-		    "%lld...", backtrace_tool(ui->bt), (long long)ui->det_pid);
+		    "%lld on %s...", backtrace_tool(ui->bt),
+		    (long long)ui->det_pid, name);
 	ui->dirty = 1;
 }
 
@@ -838,24 +855,63 @@ ui_key(struct ui *ui, int key, uint64_t now)
 }
 
 void
+ui_pause(struct ui *ui, int on)
+{
+	int	i;
+
+	ui->paused = on;
+	if (ui->sess != NULL)
+		session_hold(ui->sess, on);
+	if (!on && ui->sess != NULL) {
+		/* Node states that changed while paused. */
+		for (i = 0; i < ui->nnodes && i < session_nnodes(ui->sess);
+		    i++) {
+			if (strcmp(ui->nodes[i].state,
+			    session_node_state(ui->sess, i)) != 0 ||
+			    ui->nodes[i].lost != session_node_lost(ui->sess, i))
+				ui_node_state(ui, i,
+				    session_node_state(ui->sess, i),
+				    session_node_lost(ui->sess, i));
+		}
+	}
+	ui->dirty = 1;
+}
+
+void
 ui_refresh_step(struct ui *ui, int dir)
 {
-	size_t	i, n = sizeof(ui_refresh_steps) / sizeof(ui_refresh_steps[0]);
+	size_t		i, n = sizeof(ui_refresh_steps) /
+			    sizeof(ui_refresh_steps[0]);
+	uint64_t	cur = ui->sess != NULL ? ui->interval_ms :
+			    ui->refresh_ms, ms;
+	int		told;
 
 	if (dir > 0) {
 		for (i = 0; i < n; i++)
-			if (ui_refresh_steps[i] > ui->refresh_ms)
+			if (ui_refresh_steps[i] > cur)
 				break;
-		ui->refresh_ms = ui_refresh_steps[i < n ? i : n - 1];
+		ms = ui_refresh_steps[i < n ? i : n - 1];
 	} else {
 		for (i = n; i > 0; i--)
-			if (ui_refresh_steps[i - 1] < ui->refresh_ms)
+			if (ui_refresh_steps[i - 1] < cur)
 				break;
-		ui->refresh_ms = ui_refresh_steps[i > 0 ? i - 1 : 0];
+		ms = ui_refresh_steps[i > 0 ? i - 1 : 0];
 	}
-	ui_message(ui, 0, "display refresh every %.2g s (the probes sample "
-	    "every %.2g s, fixed for this run)", ui->refresh_ms / 1000.0,
-	    ui->interval_ms / 1000.0);
+	ui->refresh_ms = ms < UI_REFRESH_MIN_MS ? UI_REFRESH_MIN_MS :
+	    ms > UI_REFRESH_MAX_MS ? UI_REFRESH_MAX_MS : ms;
+	if (ui->sess == NULL) {
+		ui_message(ui, 0, "display refresh every %.3g s",
+		    ui->refresh_ms / 1000.0);
+		return;
+	}
+	/* The probes take it at their next tick; samples carry their own
+	 * dt_ms, so rates stay right across the change. */
+	told = session_set_interval(ui->sess, ms / 1000.0);
+	ui->interval_ms = ms;
+	if (ui->next_job_tick > ui->now + ms)
+		ui->next_job_tick = ui->now + ms;
+	ui_message(ui, 0, "sampling every %.3g s (%d probe%s told)",
+	    ms / 1000.0, told, told == 1 ? "" : "s");
 }
 
 /* The bottom line: the filter being typed, a message, or key hints. */
@@ -897,7 +953,7 @@ ui_status(const struct ui *ui, int y)
 		    ui->replay != NULL ? "  h help  q quit  Space play/pause"
 		    "  [ ] step  { } speed  J jump  ^ $ start/end  / filter" :
 		    "  h help  q quit  / filter  s sort  Enter open  Esc back"
-		    "  p pause  t theme  +/- refresh");
+		    "  p pause  t theme  +/- interval");
 	}
 	if (rw > 0)
 		widget_put(y, w - rw, rw, ui->attr[ui->paused ?
@@ -1091,7 +1147,9 @@ ui_on_state(void *arg, struct session *s, int i, const char *old,
 
 	if (ui->chain.state != NULL)
 		ui->chain.state(ui->chain.arg, s, i, old, cur);
-	ui_node_state(ui, i, cur, session_node_lost(s, i));
+	/* Paused: the state shown stays; ui_pause catches up. */
+	if (!ui->paused)
+		ui_node_state(ui, i, cur, session_node_lost(s, i));
 }
 
 static int
@@ -1169,7 +1227,8 @@ ui_on_timeout(void *arg, uint64_t now)
 	if (ui->replay != NULL)
 		tw = timeline_tick(ui, now);
 	else if (now >= ui->next_job_tick) {
-		ui_job_tick(ui, now);
+		if (!ui->paused)
+			ui_job_tick(ui, now);
 		ui->next_job_tick += ui->interval_ms;
 		if (ui->next_job_tick <= now)
 			ui->next_job_tick = now + ui->interval_ms;

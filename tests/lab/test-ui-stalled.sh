@@ -3,8 +3,12 @@
 # the curses monitor, through tmux as jtuser.  Within 5 samples of the
 # nodes going live, the node of rank 2 shows "1 stalled rank" and the rank
 # is flagged "stalled" in the rank table; Enter on it shows its wait
-# channel (anon_pipe_read or pipe_read) and state S; 'b' on a remote node
-# says the backtrace needs the SSH exec channel.
+# channel (anon_pipe_read or pipe_read) and state S; its kernel stack is
+# not readable by jtuser, and the detail says it needs root; 'b' takes a
+# user-space backtrace with gdb on the rank's node, through an extra exec
+# channel of that node's SSH session, and shows the rank blocked in read
+# under main.  Then root watches the same job: the detail shows the rank's
+# kernel stack (pipe_read < ... < ksys_read).
 set -eu
 . "$(dirname "$0")/lib.sh"
 lab_require_up
@@ -85,10 +89,50 @@ ui_screen | grep -Eq '^state +S ' || ui_fail "the detail does not show state S"
 ui_screen | grep -q '\[stalled\]' || ui_fail "the detail does not show the flag"
 ui_screen | grep -Eq '^why .*made no progress' || ui_fail "the detail does not say why"
 echo "ok: Enter on rank 2 shows $(ui_screen | grep '^wchan' | tr -s ' ')"
+ui_screen | grep -Eq '^kstack +kernel stack: needs root on the node' ||
+	ui_fail "the detail does not say why jtuser sees no kernel stack"
+echo "ok: $(ui_screen | grep '^kstack' | tr -s ' ')"
 ui_keys b
-ui_wait 5 'backtrace on remote nodes needs the SSH exec channel \(not yet\)' ||
-	ui_fail "b on a remote node does not explain itself"
-echo "ok: b explains the remote backtrace"
+ui_wait 30 "gdb on $host (exited with status|could not attach)" ||
+	ui_fail "b gives no gdb result from $host within 30 s"
+ui_screen | grep -q "gdb on $host exited with status 0" ||
+	ui_fail "gdb on $host failed: $(ui_screen | grep '^backtrace')"
+ui_wait 2 '#[0-9]+ .* in (__GI___libc_read|__libc_read|read) ' ||
+	ui_fail "the backtrace does not show the rank in read"
+ui_screen | grep -Eq '#[0-9]+ .* in main ' || ui_fail "the backtrace does not reach main"
+echo "ok: gdb on $host:"
+ui_screen | grep -E '^ +#[0-9]' | head -4
 ui_keys q
 ui_wait 10 'jobtop-exit=0' || ui_fail "q does not end jobtop with status 0"
+
+# Root watches the same job: the probe may read kernel stacks.
+ui_tmux kill-session -t ui
+UI_SOCK=jtui-root-$$
+ui_tmux() { tmux -L "$UI_SOCK" "$@"; }
+cleanup() {
+	tmux -L "$UI_SOCK" kill-server 2>/dev/null || true
+	lab_as "$LAB_USER" tmux -L "jtui-$$" kill-server 2>/dev/null || true
+	[ -z "$job" ] || lab_cancel "$job"
+	rm -rf "$UI_DIR"
+}
+ui_tmux new-session -d -s ui -x 160 -y 45 \
+	"env HOME=$LAB_ROOT_HOME LANG=C.UTF-8 $UI_DIR/jobtop --no-record --log $UI_DIR/root.log -d $interval $job; echo jobtop-exit=\$?; sleep 600"
+# Only rank 2's node matters here: on a loaded machine root's logins are
+# slow (see LAB.md) and a node may reconnect; give it a minute.
+ui_wait 30 'nodes 4: ' || ui_fail "root: jobtop does not start"
+ui_keys r
+ui_wait 5 'Ranks of the job' || ui_fail "root: r does not show the ranks"
+ui_wait 60 '^ +2 +node' || { grep -E 'node|probe' "$UI_DIR/root.log" | tail -30; ui_fail "root: no rank 2"; }
+row=$(ui_screen | grep -nE '^ +2 +node' | cut -d: -f1)
+top=$(ui_screen | grep -nE '^ +[0-9]+ +node' | head -1 | cut -d: -f1)
+ui_keys Home
+i=$top
+while [ "$i" -lt "$row" ]; do ui_keys Down; i=$((i + 1)); done
+ui_keys Enter
+ui_wait 5 "Rank 2 \(pid [0-9]+\) on $host" || ui_fail "root: Enter does not open rank 2"
+ui_wait 5 '^kstack +[a-z_]*pipe_read < .*ksys_read' ||
+	ui_fail "root: the detail shows no kernel stack with pipe_read"
+echo "ok: root: $(ui_screen | grep '^kstack' | tr -s ' ')"
+ui_keys q
+ui_wait 10 'jobtop-exit=0' || ui_fail "root: q does not end jobtop with status 0"
 echo PASS

@@ -65,12 +65,27 @@ wait_for 5 'Ranks of localhost' || fail "Enter does not open the node's ranks"
 wait_for 5 "^ +- +localhost +$busy .*jtbusyloop" || fail "the busy process is not listed"
 keys Enter
 wait_for 5 "Process $busy on localhost: jtbusyloop" || fail "Enter does not open the process"
-screen | grep -q 'kernel stack: not collected by this probe' || fail "no kernel stack line"
+# A running process has no kernel stack (read only while one waits), and
+# without root none may be read at all: the line says which.
+screen | grep -Eq '^kstack +(- \(read only while the rank waits|kernel stack: needs root on the node)' ||
+	fail "no kernel stack line"
 if command -v gdb >/dev/null 2>&1; then
 	keys b
 	wait_for 20 'gdb exited with status 0' || fail "no backtrace from gdb"
 	wait_for 2 '#0 .* in ' || fail "the backtrace shows no frame"
 	echo "ok: gdb backtrace of pid $busy"
+	# A process traced already: the kernel refuses gdb, and the line
+	# says why.
+	if command -v strace >/dev/null 2>&1; then
+		strace -p "$busy" -o /dev/null 2>/dev/null &
+		tracer=$!
+		sleep 0.5
+		keys b
+		wait_for 20 "gdb could not attach to pid $busy: ptrace refused \\(" ||
+			fail "a refused attach is not explained"
+		kill "$tracer"
+		echo "ok: $(screen | grep '^backtrace' | tr -s ' ')"
+	fi
 fi
 keys q
 wait_for 10 '^rc=0$' || fail "q does not end jobtop with status 0"

@@ -196,11 +196,18 @@ test_stalled(void)
 	const char	*l;
 	int		 i;
 
+	/* n4's probe may not read kernel stacks. */
+	snprintf(nodes[3].kstack_why, sizeof(nodes[3].kstack_why),
+	    "needs root on the node (/proc/PID/stack wants CAP_SYS_ADMIN)");
 	for (i = 0; i < 3; i++)
 		step(ui);
 	nodes[2].r[0].cpu = 0;
 	snprintf(nodes[2].r[0].state, 4, "S");
 	snprintf(nodes[2].r[0].wchan, 64, "anon_pipe_read");
+	snprintf(nodes[2].r[0].kstack, sizeof(nodes[2].r[0].kstack),
+	    "anon_pipe_read < vfs_read < ksys_read < do_syscall_64 < "
+	    "entry_SYSCALL_64_after_hwframe < alpha_function_one < "
+	    "beta_function_two < gamma_function_three");
 	nodes[2].r[0].syscall = 0;
 	for (i = 0; i < 4; i++)
 		step(ui);
@@ -222,16 +229,31 @@ test_stalled(void)
 	CHECK(l != NULL && strstr(l, "anon_pipe_read") != NULL);
 	l = line_with(ui, "syscall");
 	CHECK(l != NULL && strstr(l, "0 (read)") != NULL);
-	CHECK(line_with(ui, "kernel stack: not collected by this probe") !=
-	    NULL);
-	/* b on a remote node says what is missing. */
+	/* The kernel stack, broken at " < " over two lines at 140 columns. */
+	l = line_with(ui, "kstack");
+	CHECK(l != NULL && strstr(l, "kstack    anon_pipe_read < vfs_read < "
+	    "ksys_read < do_syscall_64 < ") != NULL);
+	CHECK(l != NULL && strstr(l, "gamma_function_three") == NULL);
+	CHECK(line_with(ui, "          < gamma_function_three") != NULL);
+	/* b on a remote node without a session (no SSH here) says so. */
 	ui_key(ui, 'b', now);
-	CHECK(line_with(ui, "backtrace on remote nodes needs the SSH exec "
-	    "channel (not yet)") != NULL);
+	CHECK(line_with(ui, "no live SSH session to n3: a backtrace needs "
+	    "one") != NULL);
 	/* Esc twice: back to the nodes. */
 	ui_key(ui, 27, now);
 	ui_key(ui, 27, now);
 	CHECK(line_with(ui, "Nodes 4, 4 live") != NULL);
+	/* n4's probe says why it sends no kernel stacks. */
+	ui_key(ui, KEY_DOWN, now);
+	ui_key(ui, '\r', now);
+	CHECK(line_with(ui, "Ranks of n4: 1") != NULL);
+	ui_key(ui, '\r', now);
+	CHECK(line_with(ui, "Rank 3 (pid 1003) on n4") != NULL);
+	l = line_with(ui, "kstack");
+	CHECK(l != NULL && strstr(l, "kernel stack: needs root on the node")
+	    != NULL);
+	ui_key(ui, 27, now);
+	ui_key(ui, 27, now);
 	/* Tab: every rank. */
 	ui_key(ui, '\t', now);
 	CHECK(line_with(ui, "Ranks of the job: 4") != NULL);

@@ -36,7 +36,8 @@ enum { SM_TOTAL, SM_AVAIL, SM_N };
 enum { SF_UTIME, SF_STIME, SF_RSS, SF_BYTES, SF_N };
 enum {
 	SR_RANK, SR_PID, SR_STATE, SR_COMM, SR_UTIME, SR_STIME, SR_RSS,
-	SR_READ, SR_WRITE, SR_WCHAN, SR_SYSCALL, SR_START, SR_THREADS, SR_N
+	SR_READ, SR_WRITE, SR_WCHAN, SR_SYSCALL, SR_START, SR_THREADS,
+	SR_KSTACK, SR_N
 };
 
 struct synth_rank {
@@ -52,6 +53,7 @@ struct synth_rank {
 	int64_t		 old[SR_N];
 	uint64_t	 oldp;
 	char		 sent_state[4], sent_wchan[64];
+	char		 kstack[200], sent_kstack[200];	/* "" absent */
 	int		 added;
 };
 
@@ -95,6 +97,7 @@ struct synth_node {
 	int64_t		 old[SG_N][SR_N];
 	uint64_t	 oldp[SG_N];
 	int		 nranks;
+	char		 kstack_why[128];	/* kstack source off: why */
 	struct synth_rank r[SYNTH_RANKS_MAX];
 	uint8_t		*buf;
 };
@@ -284,9 +287,12 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 	h.page_size = 4096;
 	h.start_ms = SYNTH_START_MS;
 	h.interval_ms = (uint32_t)n->dt_ms;
-	h.nsources = 1;
+	h.nsources = 2;
 	snprintf(h.sources[0].name, PROTO_NAME_MAX, "all");
 	h.sources[0].on = 1;
+	snprintf(h.sources[1].name, PROTO_NAME_MAX, "kstack");
+	h.sources[1].on = n->kstack_why[0] == '\0';
+	snprintf(h.sources[1].reason, PROTO_TEXT_MAX, "%s", n->kstack_why);
 	proto_put_hello(w, &h);
 
 	proto_schema_begin(w, &start, n->ex != NULL ? SG_NALL : SG_N);
@@ -325,6 +331,7 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 	proto_schema_field(w, "syscall", "", PF_GAUGE);
 	proto_schema_field(w, "start_time", "jiffies", PF_GAUGE);
 	proto_schema_field(w, "threads", "count", PF_GAUGE);
+	proto_schema_field(w, "kstack", "", PF_STRING);
 	proto_schema_group(w, "cgroup", 2);
 	proto_schema_field(w, "mem_current", "bytes", PF_GAUGE);
 	proto_schema_field(w, "mem_max", "bytes", PF_GAUGE);
@@ -433,7 +440,7 @@ synth_node_encode(struct synth_node *n)
 
 	intmask = ((uint64_t)1 << SR_N) - 1;
 	intmask &= ~((1ULL << SR_STATE) | (1ULL << SR_COMM) |
-	    (1ULL << SR_WCHAN));
+	    (1ULL << SR_WCHAN) | (1ULL << SR_KSTACK));
 	for (k = 0; k < n->nranks; k++) {
 		char	name[24];
 		uint32_t id = 16 + (uint32_t)k;
@@ -473,6 +480,15 @@ synth_node_encode(struct synth_node *n)
 			proto_sample_str(&sw, id, SR_WCHAN, r->wchan,
 			    strlen(r->wchan));
 			memcpy(r->sent_wchan, r->wchan, sizeof(r->wchan));
+		}
+		if (strcmp(r->sent_kstack, r->kstack) != 0) {
+			if (r->kstack[0] != '\0')
+				proto_sample_str(&sw, id, SR_KSTACK, r->kstack,
+				    strlen(r->kstack));
+			else
+				proto_sample_clear(&sw, id,
+				    1ULL << SR_KSTACK);
+			memcpy(r->sent_kstack, r->kstack, sizeof(r->kstack));
 		}
 		r->added = 1;
 	}

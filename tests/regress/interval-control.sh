@@ -1,0 +1,88 @@
+#!/bin/sh
+# interval-control: the monitor -> probe control path (PROTOCOL.md,
+# "Control").  A probe started at 0.5 s is told "interval 200" on its
+# stdin after about a second: the gaps between its samples (their times,
+# which add up the dt_ms they carry) go from 0.5 to 0.2 s, a bad line and
+# an out-of-bounds interval change nothing (the latter raises an EVENT
+# bad-control), and EOF on stdin still ends it.  Then the curses monitor
+# on this machine (-w localhost, through tmux): '-' twice from 1 s makes
+# the probe sample every 0.25 s ("sampling every 0.25 s (1 probe told)",
+# the header says "every 0.25s"), and the recording of that run shows
+# the samples' gaps shrink from 1 s to 0.25 s.  Needs python3; the second
+# half skips without tmux.
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+JOBTOP=${JOBTOP:-$TOP/jobtop}
+PROBE=${PROBE:-$TOP/jobtop-probe}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/jt-ctl.XXXXXX") || exit 1
+sock=jtctl-$$
+cleanup() {
+	tmux -L "$sock" kill-server 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() {
+	[ -n "${win:-}" ] && { echo "--- screen:"; tmux -L "$sock" capture-pane -p -t "$win" 2>/dev/null; }
+	echo "FAIL: $*"
+	exit 1
+}
+command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+[ -x "$PROBE" ] && [ -x "$JOBTOP" ] || fail "build first (make)"
+
+# gaps.py JSON-LINES: the gaps (s) between a node's samples, one a line
+cat >"$tmp/gaps.py" <<'PY'
+import json, sys
+t = [json.loads(l)["time"] for l in open(sys.argv[1])
+     if json.loads(l)["type"] == "node"]
+for a, b in zip(t, t[1:]):
+    print("%.3f" % (b - a))
+PY
+
+# The probe alone.
+{ sleep 1.2; echo "interval 200"; sleep 0.7; echo "nonsense 5";
+  echo "interval 5"; sleep 0.8; } |
+	"$PROBE" --interval 0.5 --count 100 >"$tmp/p.bin" || fail "probe failed"
+"$JOBTOP" --decode --json <"$tmp/p.bin" >"$tmp/p.json" || fail "decode failed"
+python3 "$tmp/gaps.py" "$tmp/p.json" >"$tmp/p.gaps"
+echo "probe gaps: $(tr '\n' ' ' <"$tmp/p.gaps")"
+# The first two gaps are the old interval, the last four the new one.
+head -2 "$tmp/p.gaps" | awk '$1 < 0.45 || $1 > 0.6 { exit 1 }' ||
+	fail "gaps before the command are not 0.5 s"
+tail -4 "$tmp/p.gaps" | awk '$1 < 0.15 || $1 > 0.3 { exit 1 }' ||
+	fail "gaps after 'interval 200' are not 0.2 s"
+grep -q '"code": *"bad-control"' "$tmp/p.json" || fail "no bad-control event for 'interval 5'"
+grep -q '"type": *"bye"' "$tmp/p.json" || fail "EOF on stdin did not end the probe"
+echo "ok: the probe takes 'interval 200' and ends at EOF"
+
+command -v tmux >/dev/null 2>&1 || { echo "tmux is not installed"; exit 77; }
+win=ctl
+screen() { tmux -L "$sock" capture-pane -p -t "$win"; }
+wait_for() {
+	n=$(($1 * 5))
+	while [ $n -gt 0 ]; do
+		screen | grep -Eq -- "$2" && return 0
+		sleep 0.2
+		n=$((n - 1))
+	done
+	return 1
+}
+tmux -L "$sock" new-session -d -s "$win" -x 150 -y 40 \
+	"env LANG=C.UTF-8 $JOBTOP -o $tmp/run.jtr -d 1 -w localhost; echo rc=\$?; sleep 600"
+wait_for 15 '^localhost +live .*[▁▂▃▄▅▆▇█]{2}' || fail "no live localhost row"
+screen | grep -q 'every 1s' || fail "the header does not say every 1s"
+sleep 2
+tmux -L "$sock" send-keys -t "$win" -
+tmux -L "$sock" send-keys -t "$win" -
+wait_for 5 'sampling every 0.25 s \(1 probe told\)' || fail "'-' does not change the interval"
+screen | grep -q 'every 0.25s' || fail "the header does not say every 0.25s"
+sleep 2.5
+tmux -L "$sock" send-keys -t "$win" q
+wait_for 10 '^rc=0$' || fail "q does not end jobtop with status 0"
+"$JOBTOP" -r "$tmp/run.jtr" --json >"$tmp/r.json" || fail "replay failed"
+python3 "$tmp/gaps.py" "$tmp/r.json" >"$tmp/r.gaps"
+echo "monitor gaps: $(tr '\n' ' ' <"$tmp/r.gaps")"
+head -2 "$tmp/r.gaps" | awk '$1 < 0.9 || $1 > 1.15 { exit 1 }' ||
+	fail "gaps before '-' are not 1 s"
+tail -5 "$tmp/r.gaps" | awk '$1 < 0.18 || $1 > 0.35 { exit 1 }' ||
+	fail "gaps after '-' '-' are not 0.25 s"
+echo "ok: '-' makes the probe sample every 0.25 s"
+echo PASS
