@@ -141,6 +141,36 @@ rpush_exec_cmd(const char *dir, const char *name, const char *job,
 	    nvml, jobarg);
 }
 
+char *
+rpush_fast_cmd(const char *dir, const char *name, uint64_t size,
+    const char *hash, const char *job, double interval, const char *helper,
+    uint64_t hsize, const char *hhash)
+{
+	char	jobarg[128], nvml[512], hguard[512];
+
+	jobarg[0] = nvml[0] = hguard[0] = '\0';
+	if (job != NULL && *job != '\0')
+		snprintf(jobarg, sizeof(jobarg), " --job \"%s\"", job);
+	if (helper != NULL) {
+		snprintf(nvml, sizeof(nvml), " --nvml \"$d/%s\"", helper);
+		snprintf(hguard, sizeof(hguard), " && ok \"$d/%s\" %llu %s",
+		    helper, (unsigned long long)hsize, hhash);
+	}
+	return xasprintf("exec /bin/sh -c '"
+	    "d=\"%s\"; f=\"$d/%s\"; "
+	    "ok() { [ -f \"$1\" ] && [ ! -L \"$1\" ] && [ -O \"$1\" ] && "
+	    "[ \"$(($(wc -c <\"$1\")))\" = \"$2\" ] && "
+	    "{ h=$(sha256sum <\"$1\" 2>/dev/null); h=${h%%%% *}; "
+	    "[ -z \"$h\" ] || [ \"$h\" = \"$3\" ]; }; }; "
+	    "if [ -d \"$d\" ] && [ ! -L \"$d\" ] && [ -O \"$d\" ] && "
+	    "ok \"$f\" %llu %s%s; then "
+	    "echo \"jobtop-probe-pid $$\" >&2; "
+	    "exec \"$f\" --interval %.3f%s%s; fi; "
+	    "echo " RPUSH_NOT_CACHED " >&2; exit %d'",
+	    dir, name, (unsigned long long)size, hash, hguard, interval, nvml,
+	    jobarg, RPUSH_NOT_CACHED_STATUS);
+}
+
 /* Copy one word of at most size-1 bytes; returns what follows it. */
 static const char *
 rpush_word(const char *p, char *out, size_t size)

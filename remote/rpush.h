@@ -69,6 +69,19 @@ char		*rpush_install_cmd(const char *, const char *, const char *,
  * helper, when not NULL, is the NVML helper's file name (--nvml). */
 char		*rpush_exec_cmd(const char *, const char *, const char *,
 		    double, const char *);
+/*
+ * The probe's command when it is likely cached (the usual case): a guard
+ * that starts dir/name only when the file is the user's own, no symbolic
+ * link, of size bytes and sha256 hash (and, with a helper, the helper
+ * too, of hsize and hhash), and otherwise says "jobtop-not-cached" on
+ * stderr and exits 97, so that the caller checks and pushes.  It saves the
+ * check's command on every start after the first.
+ */
+char		*rpush_fast_cmd(const char *, const char *, uint64_t,
+		    const char *, const char *, double, const char *, uint64_t,
+		    const char *);
+#define RPUSH_NOT_CACHED	"jobtop-not-cached"
+#define RPUSH_NOT_CACHED_STATUS	97
 /* Upload without scp: the data on stdin into dir/tmp. */
 char		*rpush_upload_cmd(const char *, const char *);
 

@@ -155,6 +155,8 @@ struct rsess {
 	int			 stopped;
 	int			 eof_sent;	/* on the probe's channel */
 	int			 scp_failed;	/* upload through cat instead */
+	int			 fast;		/* EXEC without a check first */
+	int			 fast_miss;	/* ... and it was not cached */
 	int			 nvml_up;	/* the helper needs an upload */
 	int			 nvml_ok;	/* the helper is there: --nvml */
 	long			 probe_pid;	/* the live probe's, on the node */
@@ -835,7 +837,15 @@ rsess_authed(struct rsess *s, const char *how)
 		s->agent = NULL;
 		s->ident = NULL;
 	}
-	rsess_enter(s, RS_PUSH);
+	/*
+	 * Once the probe is cached, checking for it costs a command (a
+	 * channel, a shell on the node) at every start: start it through a
+	 * guard instead, which falls back to the check when it is not there.
+	 * A stale probe to stop still needs the check.
+	 */
+	s->fast = s->stale_pid == 0;
+	s->fast_miss = 0;
+	rsess_enter(s, s->fast ? RS_EXEC : RS_PUSH);
 	return STEP_GO;
 }
 
@@ -1301,9 +1311,21 @@ rsess_do_exec(struct rsess *s)
 		s->sub = 1;
 	}
 	/* A probe started after rsess_set_interval starts at that one. */
-	cmd = rpush_exec_cmd(cf->cache_dir, rconf_probe_name(cf), cf->job,
-	    s->interval_ms != 0 ? s->interval_ms / 1000.0 : cf->interval,
-	    s->nvml_ok ? rconf_nvml_name(cf) : NULL);
+	if (s->fast) {
+		const uint8_t	*nvml;
+		size_t		 plen, nlen;
+
+		rconf_probe_data(cf, &plen);
+		nvml = rconf_nvml_data(cf, &nlen);
+		cmd = rpush_fast_cmd(cf->cache_dir, rconf_probe_name(cf),
+		    plen, rconf_probe_hash(cf), cf->job, s->interval_ms != 0 ?
+		    s->interval_ms / 1000.0 : cf->interval,
+		    nvml != NULL ? rconf_nvml_name(cf) : NULL, nlen,
+		    nvml != NULL ? rconf_nvml_hash(cf) : NULL);
+	} else
+		cmd = rpush_exec_cmd(cf->cache_dir, rconf_probe_name(cf),
+		    cf->job, s->interval_ms != 0 ? s->interval_ms / 1000.0 :
+		    cf->interval, s->nvml_ok ? rconf_nvml_name(cf) : NULL);
 	rc = libssh2_channel_exec(s->ch, cmd);
 	free(cmd);
 	if (rc != 0)
@@ -1328,7 +1350,7 @@ rsess_do_exec(struct rsess *s)
 static void
 rsess_stderr(struct rsess *s, const char *p, size_t n)
 {
-	size_t	i;
+	size_t	i, nlen;
 
 	for (i = 0; i < n; i++) {
 		if (p[i] != '\n' && s->errlinelen + 1 < sizeof(s->errline)) {
@@ -1342,7 +1364,16 @@ rsess_stderr(struct rsess *s, const char *p, size_t n)
 		if (s->probe_pid == 0 && strncmp(s->errline,
 		    "jobtop-probe-pid ", 17) == 0) {
 			s->probe_pid = strtol(s->errline + 17, NULL, 10);
+			if (s->fast)
+				rsess_log(s, "probe %s is cached%s (started "
+				    "without a check)",
+				    rconf_probe_name(s->conf),
+				    rconf_nvml_data(s->conf, &nlen) != NULL ?
+				    ", NVML helper too" : "");
 			rsess_log(s, "probe runs as pid %ld", s->probe_pid);
+		} else if (s->fast && strcmp(s->errline, RPUSH_NOT_CACHED) ==
+		    0) {
+			s->fast_miss = 1;
 		} else if (s->errlinelen > 0) {
 			rsess_log(s, "probe: %s", s->errline);
 			memcpy(s->lasterr, s->errline, s->errlinelen + 1);
@@ -1791,7 +1822,17 @@ rsess_do_stream(struct rsess *s)
 		/* Closed both ways: free it here, nothing more to send. */
 		if (libssh2_channel_free(s->ch) == 0)
 			s->ch = NULL;
-		if (s->stopping) {
+		if (s->fast && !s->synced && !s->stopping &&
+		    (s->fast_miss || status == 126 || status == 127)) {
+			/* Not cached (or not runnable here): check and push
+			 * in this same session. */
+			rsess_log(s, "probe %s not cached here (status %d): "
+			    "checking", rconf_probe_name(s->conf), status);
+			s->fast = s->fast_miss = 0;
+			s->blen = s->boff = 0;
+			s->junk = 0;
+			rsess_enter(s, RS_PUSH);
+		} else if (s->stopping) {
 			rsess_log(s, "probe stopped (status %d)", status);
 			rsess_teardown(s, 1);
 			s->stopped = 1;
