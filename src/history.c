@@ -9,10 +9,12 @@
  * InfiniBand pays nothing for them.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "history.h"
+#include "log.h"
 #include "xmalloc.h"
 
 struct hist_node {
@@ -599,6 +601,22 @@ history_lookup(const struct hist_node *hn, int64_t pid)
 	return -1;
 }
 
+/* What the rank table reads of each rank shares one cache line. */
+_Static_assert(offsetof(struct hist_rank, seen) <= 64,
+    "a rank's newest values outgrew a cache line");
+
+/* A zeroed rank on a cache line of its own (free() releases it). */
+static struct hist_rank *
+history_rank_alloc(void)
+{
+	void	*p;
+
+	if (posix_memalign(&p, 64, sizeof(struct hist_rank)) != 0)
+		fatal("out of memory");
+	memset(p, 0, sizeof(struct hist_rank));
+	return p;
+}
+
 /* Record one rank instance of the sample. */
 static int
 history_rank_sample(struct hist_node *hn, const struct node_model *m,
@@ -628,7 +646,7 @@ history_rank_sample(struct hist_node *hn, const struct node_model *m,
 			hn->ranks = xreallocarray(hn->ranks, hn->capranks,
 			    sizeof(*hn->ranks));
 		}
-		hr = xcalloc(1, sizeof(*hr));
+		hr = history_rank_alloc();
 		hr->ticks = -1;
 		hn->ranks[hn->nranks++] = hr;
 		added = 1;
@@ -675,6 +693,9 @@ history_rank_sample(struct hist_node *hn, const struct node_model *m,
 	if (fi[5] >= 0 && (s = model_str(mi, (unsigned)fi[5])) != NULL &&
 	    *s != '\0')
 		hr->state = *s;
+	hr->syscall = -2;
+	if (fi[6] >= 0)
+		model_value(mi, (unsigned)fi[6], &hr->syscall);
 	hr->seen = hn->samples;
 	return added;
 }
@@ -684,13 +705,13 @@ static void
 history_ranks(struct hist_node *hn, const struct node_model *m)
 {
 	static const char	*names[] = { "rss", "read_bytes",
-	    "write_bytes", "utime", "stime", "state" };
+	    "write_bytes", "utime", "stime", "state", "syscall" };
 	const struct minst	*mi;
 	unsigned		 i, j;
-	int			 g, fi[6], changed = 0;
+	int			 g, fi[7], changed = 0;
 
 	if ((g = model_group_index(m, "rank")) >= 0) {
-		for (i = 0; i < 6; i++)
+		for (i = 0; i < 7; i++)
 			fi[i] = model_field_index(m, (unsigned)g, names[i]);
 		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
 			if (history_rank_sample(hn, m, mi, fi)) {
@@ -842,6 +863,16 @@ history_rank_const(const struct history *h, int i, unsigned k)
 	if (i < 0 || i >= h->nnodes || k >= h->nodes[i]->nranks)
 		return NULL;
 	return h->nodes[i]->ranks[k];
+}
+
+struct hist_rank *const *
+history_node_ranks(const struct history *h, int i, unsigned *n)
+{
+	*n = 0;
+	if (i < 0 || i >= h->nnodes || h->nodes[i] == NULL)
+		return NULL;
+	*n = h->nodes[i]->nranks;
+	return h->nodes[i]->ranks;
 }
 
 struct hist_rank *

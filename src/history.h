@@ -104,18 +104,21 @@ struct hist_rank {
 	int64_t		 pid;
 	int64_t		 start;		/* start_time (jiffies), -1 unknown */
 	int64_t		 rank;		/* rank id, -1 unknown */
+	/* The newest value of each ring, the state, the flags and the
+	 * syscall beside the identity: the rank table reads 32768 of these
+	 * a frame, one aligned cache line each. */
+	float		 cur[HR_NMETRICS];
+	char		 state;		/* the state letter, '?' unknown */
+	unsigned	 flags;		/* DF_* (detect.c) */
+	int64_t		 syscall;	/* the syscall number, -1 running,
+					 * -2 unknown */
 	uint64_t	 seen;		/* the node's sample count when seen */
 	unsigned	 head;		/* next slot to write */
 	unsigned	 len;		/* valid samples, up to the depth */
-	/* The newest value of each ring, beside the identity: the rank
-	 * table reads 32768 of these a frame, one cache line each. */
-	float		 cur[HR_NMETRICS];
 	float		 v[HR_NMETRICS][HIST_RANK_DEPTH];
 	int64_t		 ticks;		/* utime + stime, -1 unknown */
 	int64_t		 dticks;	/* since the previous sample, -1 */
 	int		 io_known;	/* read or write bytes were readable */
-	char		 state;		/* the state letter, '?' unknown */
-	unsigned	 flags;		/* DF_* (detect.c) */
 	unsigned	 det_idle;	/* consecutive idle samples */
 	unsigned	 det_far;	/* consecutive straggling samples */
 	unsigned	 det_near;	/* consecutive normal samples */
@@ -158,6 +161,10 @@ struct hist_rank *history_rank(struct history *, int, unsigned);
 const struct hist_rank *history_rank_const(const struct history *, int,
 		     unsigned);
 /* The rank with this pid and start time (start -1 matches any), or NULL. */
+/* The ranks of node i's latest sample, in the order they first came; n
+ * gets their count.  Valid until the node's next sample. */
+struct hist_rank *const *history_node_ranks(const struct history *, int,
+		     unsigned *);
 struct hist_rank *history_rank_find(const struct history *, int, int64_t,
 		     int64_t);
 double		 history_rank_get(const struct hist_rank *,

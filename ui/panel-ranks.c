@@ -340,6 +340,47 @@ ranks_add_row(struct ui *ui)
 	return &ui->rrows[ui->nrrows++];
 }
 
+/*
+ * Add every rank of node i from the history alone: its ranks hold the
+ * identity and the newest values on one cache line each, where the model
+ * needs an instance walk, a pid lookup and several cache lines per rank.
+ * The model instance (comm, wchan) is found later for the shown rows only
+ * (ranks_resolve).  For rows that need no string to be kept or sorted.
+ */
+static void
+ranks_collect_history(struct ui *ui, int i)
+{
+	struct hist_rank *const	*hrs;
+	const struct hist_rank	*hr;
+	struct ui_rrow		*r;
+	unsigned		 k, n;
+
+	hrs = history_node_ranks(ui->hist, i, &n);
+	for (k = 0; k < n; k++) {
+		hr = hrs[k];
+		r = ranks_add_row(ui);
+		r->node = i;
+		r->mi = NULL;
+		r->hr = hr;
+		r->pid = hr->pid;
+		r->start = hr->start;
+		r->rank = hr->rank;
+		r->syscall = hr->syscall;
+		r->state = hr->state;
+		r->flags = hr->flags;
+		if (hr->len > 0) {
+			r->cpu = hr->cur[HR_CPU];
+			r->ipc = hr->cur[HR_IPC];
+			r->rss = hr->cur[HR_RSS];
+			r->rd = hr->cur[HR_READ];
+			r->wr = hr->cur[HR_WRITE];
+			if (isfinite(r->ipc))
+				ranks_have_ipc = 1;
+		} else
+			r->cpu = r->ipc = r->rss = r->rd = r->wr = NAN;
+	}
+}
+
 /* Add every rank of node i that passes the filter. */
 static void
 ranks_collect(struct ui *ui, int i)
@@ -363,6 +404,10 @@ ranks_collect(struct ui *ui, int i)
 	if (fpid < 0)
 		return;
 	name_ok = filter_match(ui->filter, ui->nodes[i].name);
+	if (name_ok && ui->rtab.sort != RC_WCHAN && ui->rtab.sort != RC_COMM) {
+		ranks_collect_history(ui, i);
+		return;
+	}
 	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
 		if (!name_ok && (fcomm < 0 || !filter_match(ui->filter,
 		    model_str(mi, (unsigned)fcomm))))
@@ -428,6 +473,21 @@ ranks_resolve(const struct ui *ui, struct ui_rrow *r)
 	r->hr = history_rank_find(ui->hist, r->node, r->pid, r->start);
 }
 
+/* Find the model instances of the rows on the screen (all of them, or
+ * only those that have none). */
+static void
+ranks_resolve_shown(const struct ui *ui, const struct ui_rect *rc,
+    int missing)
+{
+	unsigned	k;
+
+	for (k = (unsigned)ui->rtab.top; k < ui->nrrows &&
+	    k < (unsigned)(ui->rtab.top + rc->h - 2); k++) {
+		if (!missing || ui->rrows[k].mi == NULL)
+			ranks_resolve(ui, &ui->rrows[k]);
+	}
+}
+
 static void
 ranks_prepare(struct ui *ui, const struct ui_rect *rc)
 {
@@ -441,9 +501,7 @@ ranks_prepare(struct ui *ui, const struct ui_rect *rc)
 		ui_table_clamp(&ui->rtab, (int)ui->nrrows, rc->h - 2);
 		/* Instances may have changed under the rows (a reconnect
 		 * replaces the model): find the shown ones again. */
-		for (k = (unsigned)ui->rtab.top; k < ui->nrrows &&
-		    k < (unsigned)(ui->rtab.top + rc->h - 2); k++)
-			ranks_resolve(ui, &ui->rrows[k]);
+		ranks_resolve_shown(ui, rc, 0);
 		return;
 	}
 	ui->rrows_valid = 1;
@@ -473,6 +531,8 @@ ranks_prepare(struct ui *ui, const struct ui_rect *rc)
 		ui->sel_rnode = ui->rrows[ui->rtab.sel].node;
 		ui->sel_pid = ui->rrows[ui->rtab.sel].pid;
 	}
+	/* Rows taken from the history alone have no instance yet. */
+	ranks_resolve_shown(ui, rc, 1);
 }
 
 /* The syscall column: "read", "0", "-" (running) or "". */
