@@ -12,6 +12,15 @@
  * the message hooks see every sample they missed.  A node's buffer is
  * decoded at once past SESSION_HOLD_MAX, and when the node's stream ends
  * and a new one starts (a reconnect) during the hold.
+ *
+ * The nodes' descriptors live in one epoll set, and each node's wishes
+ * (its descriptors, its next deadline, its state) are asked again only
+ * after it was stepped or touched from outside (dirty): a pass costs what
+ * the nodes that had I/O or a deadline cost, not a walk of a thousand
+ * libssh2 sessions and a poll() over a thousand sockets.  The epoll
+ * descriptor itself joins the poll() of the signal pipe and the hooks'
+ * descriptors (the keyboard), which keeps the loop one poll() with one
+ * deadline.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +62,13 @@ struct snode {
 	uint8_t		*held;		/* bytes not decoded: a hold */
 	size_t		 heldlen, heldcap;
 	int		 held_end;	/* the stream ended after them */
+	/* What the loop last asked of the feed (session_ask). */
+	struct pollfd	 pf[FEED_MAX_FDS];	/* registered in the set */
+	int		 npf;
+	uint64_t	 due;		/* step by then; UINT64_MAX: no need */
+	int		 done;		/* the feed finished for good */
+	int		 dirty;		/* ask again before the next poll */
+	int		 ready;		/* pf has revents: step it */
 };
 
 struct session {
@@ -64,7 +81,11 @@ struct session {
 	uint8_t			*buf;
 	int			 hold;
 	int			 held;		/* some node holds bytes */
-	uint64_t		 last_pass;	/* when every node was stepped */
+	uint64_t		 last_pass;	/* when the nodes were stepped */
+	int			 epfd;		/* every node's descriptors */
+	int			*fdowner;	/* fd -> node that registered it */
+	int			 nfdowner;
+	int			 all_dirty;	/* ask every node again */
 };
 
 /*
@@ -159,6 +180,7 @@ session_new(const struct session_conf *conf, const struct session_hooks *h)
 	if (h != NULL)
 		s->hooks = *h;
 	s->buf = xmalloc(SESSION_READ_SIZE);
+	s->epfd = -1;
 	session_signals();
 	session_raise_nofile();
 	return s;
@@ -215,6 +237,8 @@ session_add(struct session *s, const char *name, struct feed *f,
 	nd->st = stream_new(name);
 	model_fix_name(stream_model(nd->st));
 	nd->last_data = session_now_ms();
+	nd->dirty = 1;
+	nd->due = UINT64_MAX;
 	if (f == NULL)
 		session_fail(s, i, why != NULL ? why : "cannot start");
 	else
@@ -232,6 +256,7 @@ session_set_interval(struct session *s, double secs)
 	/* Lost after two and a half silent intervals, at least a second,
 	 * as main sets it at the start. */
 	s->conf.lost_ms = ms * 5 / 2 < 1000 ? 1000 : ms * 5 / 2;
+	s->all_dirty = 1;
 	for (i = 0; i < s->nnodes; i++) {
 		struct snode *nd = &s->nodes[i];
 		if (nd->feed == NULL || nd->stopping || nd->failed ||
@@ -249,10 +274,12 @@ session_set_interval(struct session *s, double secs)
 }
 
 struct rsess *
-session_node_rsess(const struct session *s, int i)
+session_node_rsess(struct session *s, int i)
 {
 	if (i < 0 || i >= s->nnodes)
 		return NULL;
+	/* The caller may give it work (a backtrace): ask it again. */
+	s->nodes[i].dirty = 1;
 	return feed_rsess(s->nodes[i].feed);
 }
 
@@ -264,6 +291,7 @@ session_quit(struct session *s)
 	if (s->quit)
 		return;
 	s->quit = 1;
+	s->all_dirty = 1;
 	s->quit_at = session_now_ms() + SESSION_QUIT_GRACE_MS;
 	for (i = 0; i < s->nnodes; i++) {
 		if (s->nodes[i].feed != NULL && !s->nodes[i].stopping) {
@@ -450,62 +478,125 @@ session_update_state(struct session *s, int i, uint64_t now)
 	session_set_state(s, i, st);
 }
 
+/* Put a node's descriptors in the epoll set as pollfds gave them.  A
+ * descriptor the feed closed left the set by itself, and its number may
+ * be another node's now: only the node that registered a number last
+ * takes it out. */
+static void
+session_watch(struct session *s, int i, const struct pollfd *pf, int n)
+{
+	struct snode		*nd = &s->nodes[i];
+	struct epoll_event	 ev;
+	int			 j, k, fd, op, old;
+
+	for (k = 0; k < nd->npf; k++) {
+		fd = nd->pf[k].fd;
+		for (j = 0; j < n && pf[j].fd != fd; j++)
+			;
+		if (j == n && fd >= 0 && fd < s->nfdowner &&
+		    s->fdowner[fd] == i) {
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, fd, NULL);
+			s->fdowner[fd] = -1;
+		}
+	}
+	nd->npf = 0;
+	for (k = 0; k < n; k++) {
+		if ((fd = pf[k].fd) < 0)
+			continue;
+		if (fd >= s->nfdowner) {
+			old = s->nfdowner;
+			s->nfdowner = fd * 2 + 64;
+			s->fdowner = xreallocarray(s->fdowner,
+			    (size_t)s->nfdowner, sizeof(*s->fdowner));
+			for (j = old; j < s->nfdowner; j++)
+				s->fdowner[j] = -1;
+		}
+		memset(&ev, 0, sizeof(ev));
+		ev.events = (pf[k].events & POLLIN ? EPOLLIN : 0) |
+		    (pf[k].events & POLLOUT ? EPOLLOUT : 0) |
+		    (pf[k].events & POLLPRI ? EPOLLPRI : 0);
+		ev.data.u64 = (uint64_t)i << 8 | (uint64_t)nd->npf;
+		/* The same number may be a new descriptor (a reconnect):
+		 * either operation may have to be the other. */
+		op = s->fdowner[fd] == i ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+		if (epoll_ctl(s->epfd, op, fd, &ev) != 0 &&
+		    epoll_ctl(s->epfd, op == EPOLL_CTL_MOD ? EPOLL_CTL_ADD :
+		    EPOLL_CTL_MOD, fd, &ev) != 0)
+			fatal("epoll_ctl %d: %s", fd, strerror(errno));
+		s->fdowner[fd] = i;
+		nd->pf[nd->npf] = pf[k];
+		nd->pf[nd->npf++].revents = 0;
+	}
+}
+
+/* Ask a node's feed what it waits for: its state, whether it is done,
+ * its descriptors and its deadline (or the moment it would count as
+ * lost, when that comes first). */
+static void
+session_ask(struct session *s, int i, uint64_t now)
+{
+	struct snode	*nd = &s->nodes[i];
+	struct pollfd	 pf[FEED_MAX_FDS];
+	int		 n, t;
+
+	nd->dirty = 0;
+	session_update_state(s, i, now);
+	if (nd->feed->ops->done(nd->feed)) {
+		session_watch(s, i, pf, 0);
+		nd->done = 1;
+		nd->due = UINT64_MAX;
+		return;
+	}
+	nd->done = 0;
+	n = nd->feed->ops->pollfds(nd->feed, pf);
+	session_watch(s, i, pf, n);
+	t = nd->feed->ops->timeout(nd->feed, now);
+	nd->due = t >= 0 ? now + (uint64_t)t : UINT64_MAX;
+	/* Wake to notice a live node going silent. */
+	if (!nd->lost && !nd->stopping && nd->got_data &&
+	    nd->last_data + s->conf.lost_ms + 1 < nd->due)
+		nd->due = nd->last_data + s->conf.lost_ms + 1;
+}
+
 int
 session_run(struct session *s)
 {
-	struct pollfd	*pfd;
-	int		*owner;		/* pfd index -> node, -1 extra */
-	int		 i, k, np, n, timeout, t, left, rc = 0, nextra;
-	int		 connecting, pace;
-	uint64_t	 now, next;
-	char		 drain[64];
+	struct pollfd		 pfd[2 + SESSION_EXTRA_FDS];
+	struct epoll_event	*evs;
+	int			 i, k, np, n, timeout, t, left, rc = 0;
+	int			 nextra, connecting, pace, maxev, ep;
+	uint64_t		 now, next;
+	char			 drain[64];
 
-	pfd = xcalloc(1 + SESSION_EXTRA_FDS + FEED_MAX_FDS *
-	    (size_t)s->nnodes, sizeof(*pfd));
-	owner = xcalloc(1 + SESSION_EXTRA_FDS + FEED_MAX_FDS *
-	    (size_t)s->nnodes, sizeof(*owner));
+	if ((s->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		fatal("epoll_create1: %s", strerror(errno));
+	maxev = FEED_MAX_FDS * s->nnodes + 1;
+	evs = xcalloc((size_t)maxev, sizeof(*evs));
+	s->all_dirty = 1;
 	for (;;) {
 		now = session_now_ms();
 		if (session_signalled && !s->quit)
 			session_quit(s);
 		left = connecting = 0;
 		next = UINT64_MAX;
-		pfd[0].fd = session_sigfd[0];
-		pfd[0].events = POLLIN;
-		owner[0] = -2;
-		np = 1;
-		nextra = 0;
-		if (s->hooks.pollfds != NULL) {
-			nextra = s->hooks.pollfds(s->hooks.arg, pfd + np,
-			    SESSION_EXTRA_FDS);
-			for (k = 0; k < nextra; k++)
-				owner[np + k] = -1;
-			np += nextra;
-		}
 		for (i = 0; i < s->nnodes; i++) {
 			struct snode *nd = &s->nodes[i];
 			if (nd->feed == NULL)
 				continue;
-			session_update_state(s, i, now);
-			if (nd->feed->ops->done(nd->feed))
+			/* A feed that waits on nothing (a free connection
+			 * slot, a child's end) is asked every pass. */
+			if (nd->dirty || s->all_dirty || (!nd->done &&
+			    nd->npf == 0 && nd->due == UINT64_MAX))
+				session_ask(s, i, now);
+			if (nd->done)
 				continue;
 			left++;
 			if (!nd->got_data)
 				connecting++;
-			n = nd->feed->ops->pollfds(nd->feed, pfd + np);
-			for (k = 0; k < n; k++) {
-				owner[np + k] = i;
-				pfd[np + k].revents = 0;
-			}
-			np += n;
-			t = nd->feed->ops->timeout(nd->feed, now);
-			if (t >= 0 && now + (uint64_t)t < next)
-				next = now + (uint64_t)t;
-			/* Wake to notice a live node going silent. */
-			if (!nd->lost && !nd->stopping && nd->got_data &&
-			    nd->last_data + s->conf.lost_ms + 1 < next)
-				next = nd->last_data + s->conf.lost_ms + 1;
+			if (nd->due < next)
+				next = nd->due;
 		}
+		s->all_dirty = 0;
 		if (left == 0)
 			break;
 		if (s->quit) {
@@ -514,6 +605,22 @@ session_run(struct session *s)
 			if (s->quit_at < next)
 				next = s->quit_at;
 		}
+		pfd[0].fd = session_sigfd[0];
+		pfd[0].events = POLLIN;
+		pfd[0].revents = 0;
+		np = 1;
+		nextra = 0;
+		if (s->hooks.pollfds != NULL) {
+			nextra = s->hooks.pollfds(s->hooks.arg, pfd + np,
+			    SESSION_EXTRA_FDS);
+			for (k = 0; k < nextra; k++)
+				pfd[np + k].revents = 0;
+			np += nextra;
+		}
+		ep = np++;
+		pfd[ep].fd = s->epfd;
+		pfd[ep].events = POLLIN;
+		pfd[ep].revents = 0;
 		if (s->hooks.timeout != NULL &&
 		    (t = s->hooks.timeout(s->hooks.arg, now)) >= 0 &&
 		    now + (uint64_t)t < next)
@@ -549,27 +656,54 @@ session_run(struct session *s)
 		if (pfd[0].revents != 0) {
 			while (read(session_sigfd[0], drain, sizeof(drain)) > 0)
 				;
+			s->all_dirty = 1;	/* a child ended, a signal */
 		}
-		if (nextra > 0 && s->hooks.ready != NULL)
+		if (nextra > 0 && s->hooks.ready != NULL) {
+			for (k = 1; k <= nextra; k++) {
+				if (pfd[k].revents != 0)
+					s->all_dirty = 1;	/* a key */
+			}
 			s->hooks.ready(s->hooks.arg, s, pfd + 1, nextra, now);
+		}
+		if (pfd[ep].revents != 0) {
+			n = epoll_wait(s->epfd, evs, maxev, 0);
+			for (k = 0; k < n; k++) {
+				struct snode *nd;
+				unsigned slot = evs[k].data.u64 & 0xff;
+				i = (int)(evs[k].data.u64 >> 8);
+				if (i < 0 || i >= s->nnodes)
+					continue;
+				nd = &s->nodes[i];
+				if (slot >= (unsigned)nd->npf)
+					continue;
+				nd->pf[slot].revents = (short)(
+				    (evs[k].events & EPOLLIN ? POLLIN : 0) |
+				    (evs[k].events & EPOLLOUT ? POLLOUT : 0) |
+				    (evs[k].events & EPOLLPRI ? POLLPRI : 0) |
+				    (evs[k].events & EPOLLERR ? POLLERR : 0) |
+				    (evs[k].events & EPOLLHUP ? POLLHUP : 0));
+				nd->ready = 1;
+			}
+		}
 		/* A hold just ended: decode what it kept, in order. */
 		if (!s->hold && s->held) {
 			s->held = 0;
 			for (i = 0; i < s->nnodes; i++)
 				session_release(s, i);
 		}
-		/* Step every feed: its own pollfds, or just its timers. */
-		for (i = 0, k = 1 + nextra; i < s->nnodes; i++) {
+		/* Step the feeds that had I/O or whose time came. */
+		for (i = 0; i < s->nnodes; i++) {
 			struct snode *nd = &s->nodes[i];
-			int first = k;
-			if (nd->feed == NULL)
+			if (nd->feed == NULL || (nd->done && !nd->ready))
 				continue;
-			while (k < np && owner[k] == i)
-				k++;
-			if (nd->feed->ops->done(nd->feed) && first == k)
+			if (!nd->ready && nd->due > now && !s->all_dirty &&
+			    !nd->dirty)
 				continue;
-			nd->feed->ops->step(nd->feed, now, pfd + first,
-			    k - first);
+			nd->feed->ops->step(nd->feed, now, nd->pf, nd->npf);
+			for (k = 0; k < nd->npf; k++)
+				nd->pf[k].revents = 0;
+			nd->ready = 0;
+			nd->dirty = 1;
 			session_drain(s, i, now);
 		}
 	}
@@ -577,8 +711,12 @@ session_run(struct session *s)
 		if (s->nodes[i].failed)
 			rc = 1;
 	}
-	free(pfd);
-	free(owner);
+	free(evs);
+	close(s->epfd);
+	s->epfd = -1;
+	free(s->fdowner);
+	s->fdowner = NULL;
+	s->nfdowner = 0;
 	return rc;
 }
 

@@ -62,7 +62,7 @@ int		 session_run(struct session *);
  * probes were told. */
 int		 session_set_interval(struct session *, double);
 /* The SSH session of node i, NULL when it has none (a local probe). */
-struct rsess	*session_node_rsess(const struct session *, int);
+struct rsess	*session_node_rsess(struct session *, int);
 /* Hold (on) or go on decoding: during a hold the probes' bytes reach the
  * bytes hook (the recording) as they come but wait to be decoded, so the
  * models stay as they were; after it they are decoded in order at the
