@@ -84,7 +84,7 @@ static void
 probe_usage(FILE *f)
 {
 	fprintf(f, "usage: jobtop-probe [--job ID] [--interval SECONDS] "
-	    "[--count N] [--root DIR] [--nvml PATH]\n");
+	    "[--count N] [--root DIR] [--nvml PATH] [--watchdog SECONDS]\n");
 }
 
 static void
@@ -492,6 +492,8 @@ probe_control_line(const char *line)
 	char		*end;
 	unsigned long	 ms;
 
+	if (strcmp(line, "alive") == 0 || strcmp(line, "alive\r") == 0)
+		return 0;		/* the heartbeat: reading it is all */
 	if (strncmp(line, "interval ", 9) != 0)
 		return 0;
 	ms = strtoul(line + 9, &end, 10);
@@ -554,6 +556,7 @@ main(int argc, char **argv)
 		{ "count",	required_argument, NULL, 'c' },
 		{ "root",	required_argument, NULL, 'r' },
 		{ "nvml",	required_argument, NULL, 'n' },
+		{ "watchdog",	required_argument, NULL, 'w' },
 		{ "version",	no_argument,	   NULL, 'V' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -562,8 +565,9 @@ main(int argc, char **argv)
 	struct sigaction	 sa;
 	struct pollfd		 pfd;
 	uint64_t		 start_ms, next, now, seq = 0, taken = 0, prev_ms;
-	uint64_t		 t_ms, tick, ivl_ms, want;
+	uint64_t		 t_ms, tick, ivl_ms, want, heard, wd_ms = 0;
 	char			*end, buf[256];
+	const char		*bye = "done";
 	int			 ch, watch, timeout;
 	long			 lv;
 
@@ -607,6 +611,16 @@ main(int argc, char **argv)
 		case 'n':
 			conf.nvml = optarg;
 			break;
+		case 'w':
+			lv = strtol(optarg, &end, 10);
+			if (*end != '\0' || end == optarg || lv < 0 ||
+			    lv > 86400) {
+				fprintf(stderr, "jobtop-probe: bad watchdog: "
+				    "%s\n", optarg);
+				return 1;
+			}
+			wd_ms = (uint64_t)lv * 1000;
+			break;
 		case 'V':
 			printf("jobtop-probe %s (protocol %d.%d)\n",
 			    JOBTOP_VERSION, PROTO_MAJOR, PROTO_MINOR);
@@ -649,11 +663,19 @@ main(int argc, char **argv)
 	probe_flush();
 
 	watch = probe_watch_stdin();
-	next = tick = probe_now_ms(CLOCK_MONOTONIC);
+	if (!watch)
+		wd_ms = 0;	/* nothing to hear from */
+	next = tick = heard = probe_now_ms(CLOCK_MONOTONIC);
 	ivl_ms = (uint64_t)(conf.interval * 1000 + 0.5);
 	prev_ms = start_ms;
 	while (!quit) {
 		now = probe_now_ms(CLOCK_MONOTONIC);
+		/* The monitor said nothing for too long: it is gone
+		 * (behind a dead link, its sshd has not noticed). */
+		if (wd_ms > 0 && now - heard >= wd_ms) {
+			bye = "watchdog";
+			break;
+		}
 		if (now >= next) {
 			tick = now;
 			t_ms = probe_now_ms(CLOCK_REALTIME);
@@ -675,6 +697,8 @@ main(int argc, char **argv)
 			continue;
 		}
 		timeout = (int)(next - now);
+		if (wd_ms > 0 && heard + wd_ms - now < (uint64_t)timeout)
+			timeout = (int)(heard + wd_ms - now);
 		pfd.fd = watch ? STDIN_FILENO : -1;
 		pfd.events = POLLIN;
 		pfd.revents = 0;
@@ -684,6 +708,8 @@ main(int argc, char **argv)
 			if (n == 0 || (n < 0 && errno != EINTR &&
 			    errno != EAGAIN))
 				break;
+			if (n > 0)
+				heard = probe_now_ms(CLOCK_MONOTONIC);
 			/* A new interval counts from the last sample: the
 			 * next one comes that long after it (or now). */
 			if (n > 0 && (want = probe_control(buf,
@@ -694,7 +720,9 @@ main(int argc, char **argv)
 			}
 		}
 	}
-	proto_put_bye(&out, quit ? 1 : 0, quit ? "signal" : "done");
+	if (quit)
+		bye = "signal";
+	proto_put_bye(&out, quit ? 1 : 0, bye);
 	probe_flush();
 	return 0;
 }

@@ -124,31 +124,42 @@ rpush_upload_cmd(const char *dir, const char *tmp)
 	    tmp);
 }
 
+/* " --watchdog N", or nothing for 0. */
+static void
+rpush_watchdog_arg(unsigned watchdog, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (watchdog > 0)
+		snprintf(buf, size, " --watchdog %u", watchdog);
+}
+
 char *
 rpush_exec_cmd(const char *dir, const char *name, const char *job,
-    double interval, const char *helper)
+    double interval, unsigned watchdog, const char *helper)
 {
-	char	jobarg[128], nvml[512];
+	char	jobarg[128], nvml[512], wd[32];
 
 	jobarg[0] = nvml[0] = '\0';
+	rpush_watchdog_arg(watchdog, wd, sizeof(wd));
 	if (job != NULL && *job != '\0')
 		snprintf(jobarg, sizeof(jobarg), " --job \"%s\"", job);
 	if (helper != NULL)
 		snprintf(nvml, sizeof(nvml), " --nvml \"%s/%s\"", dir, helper);
 	return xasprintf("exec /bin/sh -c '"
 	    "echo \"jobtop-probe-pid $$\" >&2; "
-	    "exec \"%s/%s\" --interval %.3f%s%s'", dir, name, interval,
-	    nvml, jobarg);
+	    "exec \"%s/%s\" --interval %.3f%s%s%s'", dir, name, interval,
+	    wd, nvml, jobarg);
 }
 
 char *
 rpush_fast_cmd(const char *dir, const char *name, uint64_t size,
-    const char *hash, const char *job, double interval, const char *helper,
-    uint64_t hsize, const char *hhash)
+    const char *hash, const char *job, double interval, unsigned watchdog,
+    const char *helper, uint64_t hsize, const char *hhash)
 {
-	char	jobarg[128], nvml[512], hguard[512];
+	char	jobarg[128], nvml[512], hguard[512], wd[32];
 
 	jobarg[0] = nvml[0] = hguard[0] = '\0';
+	rpush_watchdog_arg(watchdog, wd, sizeof(wd));
 	if (job != NULL && *job != '\0')
 		snprintf(jobarg, sizeof(jobarg), " --job \"%s\"", job);
 	if (helper != NULL) {
@@ -165,10 +176,10 @@ rpush_fast_cmd(const char *dir, const char *name, uint64_t size,
 	    "if [ -d \"$d\" ] && [ ! -L \"$d\" ] && [ -O \"$d\" ] && "
 	    "ok \"$f\" %llu %s%s; then "
 	    "echo \"jobtop-probe-pid $$\" >&2; "
-	    "exec \"$f\" --interval %.3f%s%s; fi; "
+	    "exec \"$f\" --interval %.3f%s%s%s; fi; "
 	    "echo " RPUSH_NOT_CACHED " >&2; exit %d'",
-	    dir, name, (unsigned long long)size, hash, hguard, interval, nvml,
-	    jobarg, RPUSH_NOT_CACHED_STATUS);
+	    dir, name, (unsigned long long)size, hash, hguard, interval, wd,
+	    nvml, jobarg, RPUSH_NOT_CACHED_STATUS);
 }
 
 /* Copy one word of at most size-1 bytes; returns what follows it. */

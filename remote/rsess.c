@@ -60,6 +60,10 @@
 #define RSESS_SLOW_DNS	200		/* ms: log a slow lookup */
 #define RSESS_DNS_MS	10000		/* ms: give up on a lookup */
 #define RSESS_DNS_TICK	10		/* ms: poll a running lookup */
+/* A probe that hears nothing on its stdin (the heartbeat goes with every
+ * keepalive) for this many keepalive intervals ends by itself: a monitor
+ * that died behind a dead link leaves no probe behind for long. */
+#define RSESS_WATCHDOG_KA	4
 
 /* One asynchronous lookup; the resolver's thread owns it until done. */
 struct rsess_gai {
@@ -146,6 +150,8 @@ struct rsess {
 	uint64_t		 deadline;	/* 0: none */
 	uint64_t		 wake;		/* BACKOFF timer */
 	uint64_t		 ka_next;	/* next keepalive */
+	unsigned		 ka_s;		/* keepalive interval, 0 off */
+	int			 ctl_alive;	/* a heartbeat still to send */
 	int			 ready;		/* step again without I/O */
 	int			 slot;		/* holds a fan-out slot */
 	int			 live;		/* ever delivered data */
@@ -460,6 +466,8 @@ rsess_new(const struct rconf *conf, const char *host)
 	s->ids_only = h.identities_only == 1;
 	s->connect_ms = h.connect_timeout > 0 ?
 	    (unsigned)h.connect_timeout * 1000 : conf->connect_timeout_ms;
+	s->ka_s = h.server_alive >= 0 ? (unsigned)h.server_alive :
+	    conf->keepalive_s;
 	if (h.nidentity > 0) {
 		s->ids = h.identity;
 		s->nids = h.nidentity;
@@ -735,9 +743,8 @@ rsess_do_handshake(struct rsess *s)
 		if (pref[0] != '\0')
 			libssh2_session_method_pref(s->ssh,
 			    LIBSSH2_METHOD_HOSTKEY, pref);
-		if (s->conf->keepalive_s > 0)
-			libssh2_keepalive_config(s->ssh, 1,
-			    s->conf->keepalive_s);
+		if (s->ka_s > 0)
+			libssh2_keepalive_config(s->ssh, 1, s->ka_s);
 	}
 	rc = libssh2_session_handshake(s->ssh, s->sock);
 	if (rc == 0) {
@@ -1320,12 +1327,14 @@ rsess_do_exec(struct rsess *s)
 		cmd = rpush_fast_cmd(cf->cache_dir, rconf_probe_name(cf),
 		    plen, rconf_probe_hash(cf), cf->job, s->interval_ms != 0 ?
 		    s->interval_ms / 1000.0 : cf->interval,
+		    s->ka_s * RSESS_WATCHDOG_KA,
 		    nvml != NULL ? rconf_nvml_name(cf) : NULL, nlen,
 		    nvml != NULL ? rconf_nvml_hash(cf) : NULL);
 	} else
 		cmd = rpush_exec_cmd(cf->cache_dir, rconf_probe_name(cf),
 		    cf->job, s->interval_ms != 0 ? s->interval_ms / 1000.0 :
-		    cf->interval, s->nvml_ok ? rconf_nvml_name(cf) : NULL);
+		    cf->interval, s->ka_s * RSESS_WATCHDOG_KA,
+		    s->nvml_ok ? rconf_nvml_name(cf) : NULL);
 	rc = libssh2_channel_exec(s->ch, cmd);
 	free(cmd);
 	if (rc != 0)
@@ -1337,10 +1346,11 @@ rsess_do_exec(struct rsess *s)
 	s->eos = 0;
 	s->lasterr[0] = '\0';
 	s->errlinelen = 0;
-	s->ka_next = s->now + (uint64_t)s->conf->keepalive_s * 1000;
+	s->ka_next = s->now + (uint64_t)s->ka_s * 1000;
 	s->eof_sent = 0;
 	s->probe_pid = 0;
 	s->ctl_ms = 0;
+	s->ctl_alive = 0;
 	s->ctllen = s->ctloff = 0;
 	rsess_enter(s, RS_STREAM);
 	return STEP_GO;
@@ -1492,6 +1502,11 @@ rsess_control_send(struct rsess *s)
 		    "interval %u\n", s->ctl_ms);
 		s->ctloff = 0;
 		s->ctl_ms = 0;
+	} else if (s->ctllen == 0 && s->ctl_alive) {
+		s->ctllen = (size_t)snprintf(s->ctl, sizeof(s->ctl),
+		    "alive\n");
+		s->ctloff = 0;
+		s->ctl_alive = 0;
 	}
 	while (s->ctloff < s->ctllen) {
 		n = libssh2_channel_write(s->ch, s->ctl + s->ctloff,
@@ -1503,7 +1518,7 @@ rsess_control_send(struct rsess *s)
 			    rsess_ssh_error(s));
 		s->ctloff += (size_t)n;
 	}
-	if (s->ctllen > 0)
+	if (s->ctllen > 0 && strcmp(s->ctl, "alive\n") != 0)
 		rsess_log(s, "sent \"%.*s\"", (int)s->ctllen - 1, s->ctl);
 	s->ctllen = s->ctloff = 0;
 	return STEP_GO;
@@ -1776,19 +1791,23 @@ rsess_do_stream(struct rsess *s)
 	case 1:
 		if (s->x != NULL && rsess_exec_step(s) == STEP_WAIT)
 			return STEP_WAIT;
-		if (!s->stopping && (s->ctllen > 0 || s->ctl_ms != 0)) {
+		if (!s->stopping && (s->ctllen > 0 || s->ctl_ms != 0 ||
+		    s->ctl_alive)) {
 			if (rsess_control_send(s) == STEP_WAIT)
 				return STEP_WAIT;
 			if (s->state != RS_STREAM)
 				return STEP_GO;		/* it failed */
 		}
-		if (s->conf->keepalive_s > 0 && s->now >= s->ka_next) {
+		if (s->ka_s > 0 && s->now >= s->ka_next) {
 			secs = 0;
 			if (libssh2_keepalive_send(s->ssh, &secs) != 0)
 				return rsess_fail(s, 0, "connection lost: %s",
 				    rsess_ssh_error(s));
 			s->ka_next = s->now + (uint64_t)(secs > 0 ? secs : 1) *
 			    1000;
+			/* The probe's heartbeat, with the keepalive. */
+			s->ctl_alive = 1;
+			return STEP_GO;
 		}
 		rc = rsess_stream_read(s);
 		if (rc == -2)
@@ -1938,8 +1957,8 @@ rsess_timeout(const struct rsess *s, uint64_t now)
 
 	if (s->ready || (s->synced && s->boff < s->blen) || s->eos == 1)
 		return 0;
-	if (s->state == RS_STREAM && !s->stopping && s->ctl_ms != 0 &&
-	    s->ctllen == 0)
+	if (s->state == RS_STREAM && !s->stopping && s->ctllen == 0 &&
+	    (s->ctl_ms != 0 || s->ctl_alive))
 		return 0;
 	switch (s->state) {
 	case RS_RESOLVE:
@@ -1956,7 +1975,7 @@ rsess_timeout(const struct rsess *s, uint64_t now)
 	case RS_DEAD:
 		return -1;
 	case RS_STREAM:
-		if (s->conf->keepalive_s > 0)
+		if (s->ka_s > 0)
 			t = s->ka_next;
 		if (s->x != NULL && s->x->deadline != 0 && s->x->deadline < t)
 			t = s->x->deadline;

@@ -26,7 +26,7 @@
 enum sshconf_kw {
 	KW_UNKNOWN, KW_HOST, KW_MATCH, KW_INCLUDE, KW_HOSTNAME, KW_USER,
 	KW_PORT, KW_IDENTITYFILE, KW_IDENTITIESONLY, KW_CONNECTTIMEOUT,
-	KW_PROXYJUMP, KW_PROXYCOMMAND
+	KW_PROXYJUMP, KW_PROXYCOMMAND, KW_SERVERALIVEINTERVAL
 };
 
 static const struct {
@@ -44,6 +44,7 @@ static const struct {
 	{ "connecttimeout",	KW_CONNECTTIMEOUT },
 	{ "proxyjump",		KW_PROXYJUMP },
 	{ "proxycommand",	KW_PROXYCOMMAND },
+	{ "serveraliveinterval", KW_SERVERALIVEINTERVAL },
 };
 
 enum sshconf_bkind {
@@ -461,6 +462,14 @@ sshconf_line(struct sshconf *c, long *bi, long parent, char *line,
 			return -1;
 		}
 		break;
+	case KW_SERVERALIVEINTERVAL:
+		v = strtol(argv[0], &end, 10);
+		if (*end != '\0' || end == argv[0] || v < 0 || v > 86400) {
+			snprintf(err, errlen, "%s: bad ServerAliveInterval "
+			    "\"%.64s\"", where, argv[0]);
+			return -1;
+		}
+		break;
 	case KW_IDENTITIESONLY:
 		if (strcasecmp(argv[0], "yes") != 0 &&
 		    strcasecmp(argv[0], "no") != 0) {
@@ -723,6 +732,7 @@ sshconf_lookup(const struct sshconf *c, const char *host,
 	memset(h, 0, sizeof(*h));
 	h->identities_only = -1;
 	h->connect_timeout = -1;
+	h->server_alive = -1;
 	hostname = xstrdup(host);
 	for (i = 0; i < c->nblocks; i++) {
 		b = &c->blocks[i];
@@ -763,6 +773,10 @@ sshconf_lookup(const struct sshconf *c, const char *host,
 					h->connect_timeout =
 					    strcasecmp(o->val, "none") == 0 ?
 					    0 : atoi(o->val);
+				break;
+			case KW_SERVERALIVEINTERVAL:
+				if (h->server_alive == -1)
+					h->server_alive = atoi(o->val);
 				break;
 			case KW_PROXYJUMP:
 			case KW_PROXYCOMMAND:

@@ -3,7 +3,8 @@
  * reached the way `ssh node` would reach it: Host blocks with patterns
  * (*, ? and !negation), Match all/host/originalhost, Include, and the
  * keywords HostName, User, Port, IdentityFile, IdentitiesOnly,
- * ConnectTimeout, ProxyJump and ProxyCommand (reported as unsupported).
+ * ConnectTimeout, ServerAliveInterval, ProxyJump and ProxyCommand
+ * (reported as unsupported).
  * As in ssh, the first value obtained for a keyword wins, except that
  * every matching IdentityFile is kept, in order.  Other keywords are
  * ignored.  Errors name the file and line: "~/.ssh/config:12: bad port
@@ -28,6 +29,8 @@ struct sshconf_host {
 	int	  nidentity;
 	int	  identities_only;	/* -1 unset, 0, 1 */
 	int	  connect_timeout;	/* seconds; -1 unset */
+	int	  server_alive;		/* ServerAliveInterval, seconds;
+					 * 0 off, -1 unset */
 	char	 *proxy;	/* "ProxyJump x" when one applies; NULL */
 };
 

@@ -206,11 +206,13 @@ lab_hold_stdin() {
 	rm -rf "$d"
 }
 
-# lab_wait_idle [TIMEOUT] : wait until all lab nodes are idle in sinfo.
+# lab_wait_idle [TIMEOUT] : wait until all lab nodes are idle in sinfo and
+# responding ("idle", not "idle*": a node whose link was down a moment ago
+# takes no job until slurmctld hears from it again).
 lab_wait_idle() {
 	local timeout=${1:-20} t0=$SECONDS idle
 	while :; do
-		idle=$(sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)
+		idle=$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 == "idle" {print $1}' | sort -u | wc -l)
 		((idle == LAB_N)) && return 0
 		((SECONDS - t0 >= timeout)) && return 1
 		sleep 0.2

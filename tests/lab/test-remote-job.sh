@@ -7,7 +7,8 @@
 #    the admin group named in a root-owned /etc/jobtop.conf it may watch;
 #  - a node whose link goes down is reported lost within 3 samples while
 #    the others keep streaming, and comes back after the link returns;
-#  - kill -9 of jobtop leaves no probe on any node after 3 seconds;
+#  - kill -9 of jobtop leaves no probe on any node after 3 seconds, and
+#    behind a dead link the probe's watchdog ends it;
 #  - a changed host key, an unknown host key, a refused login and a dead
 #    sshd each give the expected clear message.
 set -u
@@ -235,6 +236,42 @@ fakehome() {	# dir known_hosts-content [key]
 }
 as_home() { local h=$1; shift; runuser -u "$LAB_USER" -- env -i HOME="$h" PATH=/usr/bin:/bin "$@"; }
 realkh=$(getent passwd "$LAB_USER" | cut -d: -f6)/.ssh/known_hosts
+
+# kill -9 of jobtop while node3's link is down: node3's sshd cannot see
+# the connection go, so only the probe's watchdog (four keepalive
+# intervals without a heartbeat on its stdin) can end that probe.  With
+# ServerAliveInterval 1 in ~/.ssh/config for node3 the watchdog is 4 s.
+h=$(fakehome watchdog "$(cat "$realkh")")
+printf 'Host node3\n\tServerAliveInterval 1\n' >"$h/.ssh/config"
+chown "$LAB_USER" "$h/.ssh/config"
+: >"$tmp/wd.out"
+runuser -u "$LAB_USER" -- env -i HOME="$h" PATH=/usr/bin:/bin \
+    SLURM_CONF="$SLURM_CONF" "$JT" --no-record -b --json -d 0.5 "$job" \
+    >"$tmp/wd.out" 2>&1 &
+wdpid=$!
+bgpids+=($wdpid)
+for _ in $(seq 100); do
+	[ "$(grep -c '"node":"node3","type":"node"' "$tmp/wd.out")" -ge 2 ] && break
+	sleep 0.1
+done
+n3probes() { lab_node_exec node3 pgrep -a -u "$LAB_USER" -f "jobtop-probe-.* --job $job\$"; }
+wdarg=$(n3probes | grep -c -- '--watchdog 4 ')
+ip link set "$veth" down
+kill -9 "$(pgrep -P "$wdpid" -x jobtop)"
+sleep 1.5
+during=$(n3probes | grep -c .)
+for _ in $(seq 80); do
+	[ "$(n3probes | grep -c .)" -eq 0 ] && break
+	sleep 0.1
+done
+after=$(n3probes | grep -c .)
+ip link set "$veth" up
+wait "$wdpid" 2>/dev/null
+if [ "$wdarg" -eq 1 ] && [ "$during" -eq 1 ] && [ "$after" -eq 0 ]; then
+	ok "kill -9 of jobtop behind node3's dead link: its probe (--watchdog 4) still ran 1.5 s later, gone within 9.5 s"
+else
+	fail "watchdog: probe with --watchdog 4: $wdarg, running 1.5 s after the kill: $during, 9.5 s after: $after ($(n3probes))"
+fi
 expect_one() {	# what pattern cmd...
 	local what=$1 pat=$2; shift 2
 	"$@" >"$tmp/x.out" 2>"$tmp/x.err"

@@ -15,6 +15,9 @@ JT=$LAB_BIN/jobtop
 tmp=$(mktemp -d)
 ids=()
 cleanup() { [ ${#ids[@]} -gt 0 ] && lab_cancel "${ids[@]}"; rm -rf "$tmp"; }
+# Jobs of earlier tests may still be ending, or a node coming back from a
+# link that was down: start from an idle cluster, as each job here needs.
+lab_wait_idle 90 || lab_fail "not all of $LAB_N nodes idle: $(sinfo -h -N -o '%N:%t' | tr '\n' ' ')"
 trap cleanup EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }

@@ -106,6 +106,7 @@ test_config_lookup(void)
 	    "\tUser bob\n"
 	    "Host node3\n"
 	    "  IdentitiesOnly yes\n"
+	    "  ServerAliveInterval 5\n"
 	    "  IdentityFile \"/keys/with space\"\n"
 	    "Host *\n"
 	    "  Port 22\n"
@@ -132,12 +133,14 @@ test_config_lookup(void)
 	}
 	CHECK_INT(h.connect_timeout, 7);
 	CHECK_INT(h.identities_only, -1);
+	CHECK_INT(h.server_alive, -1);
 	sshconf_host_free(&h);
 
 	CHECK_INT(sshconf_lookup(c, "node3", "me", &h, err, sizeof(err)), 0);
 	CHECK_STR(h.hostname, "node3");
 	CHECK_STR(h.user, "carol");
 	CHECK_INT(h.port, 22);
+	CHECK_INT(h.server_alive, 5);
 	CHECK_INT(h.identities_only, 1);
 	CHECK(h.nidentity == 2 && strcmp(h.identity[0], "/keys/with space")
 	    == 0);
@@ -208,6 +211,8 @@ test_config_errors(void)
 		{ "IdentitiesOnly maybe\n",
 		  "cfg:1: IdentitiesOnly must be yes or no" },
 		{ "ConnectTimeout -1\n", "cfg:1: bad ConnectTimeout \"-1\"" },
+		{ "ServerAliveInterval 1s\n",
+		  "cfg:1: bad ServerAliveInterval \"1s\"" },
 		{ "Match host\n", "cfg:1: Match host needs an argument" },
 		{ "Host a\nHost !\n", "cfg:2: empty Host pattern" },
 	};
@@ -587,16 +592,17 @@ test_push(void)
 	rpush_parse("upload 10 \n", 11, &r);
 	CHECK(r.file == 1 && r.upload && r.size == 10 && r.hash[0] == '\0');
 
-	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5,
+	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5, 0,
 	    NULL);
 	CHECK_STR(cmd, "exec /bin/sh -c 'echo \"jobtop-probe-pid $$\" >&2; "
 	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
 	    "--job \"42_1\"'");
 	free(cmd);
 	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5,
-	    "jobtop-nvml-y");
+	    120, "jobtop-nvml-y");
 	CHECK_STR(cmd, "exec /bin/sh -c 'echo \"jobtop-probe-pid $$\" >&2; "
 	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
+	    "--watchdog 120 "
 	    "--nvml \".cache/jobtop/jobtop-nvml-y\" --job \"42_1\"'");
 	free(cmd);
 	/* The NVML helper's line: cached only with its size and hash. */
