@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -739,6 +740,8 @@ main_batch(const struct main_opts *o, struct job *job)
 
 	memset(&run, 0, sizeof(run));
 	run.out = o->json ? &out_json : &out_text;
+	/* One thread: the records' many small writes need no stdio lock. */
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	run.hist = history_new();
 	detect_conf_default(&dconf);
 	dconf.ranks = mp.jobid != NULL;	/* -w: processes, not ranks */

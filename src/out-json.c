@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "out.h"
@@ -104,26 +105,76 @@ out_json_string(FILE *f, const char *s, size_t len)
 void
 out_json_number(FILE *f, double v)
 {
-	char	buf[64];
-	size_t	len;
+	char		 buf[64], *p = buf + sizeof(buf);
+	double		 m, r;
+	long long	 x;
+	unsigned	 frac = 0, k, neg;
+	size_t		 len;
 
 	if (!isfinite(v)) {
 		fputs("null", f);
 		return;
 	}
-	if (fabs(v) >= 1e15)
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	else if (v == floor(v))
-		snprintf(buf, sizeof(buf), "%.0f", v);
-	else {
-		snprintf(buf, sizeof(buf), "%.3f", v);
-		len = strlen(buf);
-		while (len > 0 && buf[len - 1] == '0')
-			buf[--len] = '\0';
-		if (len > 0 && buf[len - 1] == '.')
-			buf[--len] = '\0';
+	if (fabs(v) >= 1e15) {
+		len = (size_t)snprintf(buf, sizeof(buf), "%.17g", v);
+		fwrite(buf, 1, len, f);
+		return;
 	}
-	fputs(strcmp(buf, "-0") == 0 ? "0" : buf, f);
+	/*
+	 * What "%.0f" or "%.3f" with trailing zeros cut would print, without
+	 * printf (a thousand-node job prints fifty thousand numbers a
+	 * second): thousandths rounded to nearest, and printf itself where
+	 * v * 1000 falls within a few units in the last place of a half
+	 * (where the rounding depends on digits the product lost) or has
+	 * too few bits for its integer part (1e12 and more).
+	 */
+	if (v == floor(v))
+		x = (long long)v;
+	else {
+		m = v * 1000;
+		r = nearbyint(m);
+		if (fabs(v) >= 1e12 || fabs(fabs(m - trunc(m)) - 0.5) <
+		    fabs(m) * 1e-15 + 1e-9) {
+			snprintf(buf, sizeof(buf), "%.3f", v);
+			len = strlen(buf);
+			while (len > 0 && buf[len - 1] == '0')
+				buf[--len] = '\0';
+			if (len > 0 && buf[len - 1] == '.')
+				buf[--len] = '\0';
+			if (strcmp(buf, "-0") == 0)
+				fputc('0', f);
+			else
+				fwrite(buf, 1, len, f);
+			return;
+		}
+		x = (long long)r / 1000;
+		frac = (unsigned)llabs((long long)r % 1000);
+		neg = r < 0;
+		if (frac != 0) {
+			for (k = 0; frac % 10 == 0; k++)
+				frac /= 10;
+			for (; k < 3; k++) {
+				*--p = (char)('0' + frac % 10);
+				frac /= 10;
+			}
+			*--p = '.';
+		}
+		/* -0.xyz: no negative integer part to carry the sign */
+		if (x == 0 && neg && p != buf + sizeof(buf)) {
+			*--p = '0';
+			*--p = '-';
+			fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+			return;
+		}
+	}
+	neg = x < 0;
+	do {
+		*--p = (char)('0' + (unsigned)llabs(x % 10));
+		x /= 10;
+	} while (x != 0);
+	if (neg)
+		*--p = '-';
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
 }
 
 void
@@ -202,12 +253,25 @@ out_json_put(FILE *f, const struct out_json_val *v)
 static void
 out_json_key2(FILE *f, const char *group, const char *field)
 {
-	fputc(',', f);
-	fputc('"', f);
-	fputs(group, f);
-	fputc('.', f);
-	fputs(field, f);
-	fputs("\":", f);
+	char	buf[2 * PROTO_NAME_MAX + 8];
+	size_t	gl = strlen(group), fl = strlen(field), n = 0;
+
+	/* One write instead of six: a thousand-node job prints a hundred
+	 * thousand keys a second. */
+	if (gl >= PROTO_NAME_MAX || fl >= PROTO_NAME_MAX) {
+		fprintf(f, ",\"%s.%s\":", group, field);
+		return;
+	}
+	buf[n++] = ',';
+	buf[n++] = '"';
+	memcpy(buf + n, group, gl);
+	n += gl;
+	buf[n++] = '.';
+	memcpy(buf + n, field, fl);
+	n += fl;
+	buf[n++] = '"';
+	buf[n++] = ':';
+	fwrite(buf, 1, n, f);
 }
 
 /* The record's common head: time, node and type. */

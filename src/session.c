@@ -92,13 +92,13 @@ struct session {
  * With many nodes, every probe's sample arriving on its own woke the loop
  * once per node and interval, and each wake-up polls and steps every node:
  * O(nodes^2) a second (36% of a core at 1024 nodes at 1 Hz).  Once nearly
- * all nodes stream, the loop lets arrivals gather for a twentieth of the
- * interval (at most 50 ms) between passes, so one pass serves many nodes.
+ * all nodes stream, the loop lets arrivals gather for a tenth of the
+ * interval (at most 100 ms) between passes, so one pass serves many nodes.
  * Signals and the UI's descriptors (keys) still wake it at once, and a
  * feed with work due now (buffered data, a timer) is not held back.
  */
 #define SESSION_PACE_NODES	64
-#define SESSION_PACE_MAX_MS	50
+#define SESSION_PACE_MAX_MS	100
 
 static volatile sig_atomic_t	 session_signalled;
 static int			 session_sigfd[2] = { -1, -1 };
@@ -629,7 +629,7 @@ session_run(struct session *s)
 		    (int)(next - now);
 		if (left >= SESSION_PACE_NODES && connecting <= left / 16 &&
 		    timeout != 0 && !s->quit) {
-			pace = (int)(s->conf.interval * 1000 / 20);
+			pace = (int)(s->conf.interval * 1000 / 10);
 			if (pace > SESSION_PACE_MAX_MS)
 				pace = SESSION_PACE_MAX_MS;
 			if (now < s->last_pass + (uint64_t)pace) {

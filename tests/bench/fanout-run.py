@@ -200,6 +200,15 @@ def do_steady(args, cmd):
 	if live_ms >= 0 and jt is not None and secs > 0:
 		time.sleep(2)
 		hz = os.sysconf("SC_CLK_TCK")
+		perf = None
+		if os.environ.get("FANOUT_PERF"):
+			cg = os.environ.get("FANOUT_PERF_CALLGRAPH", "fp")
+			perf = subprocess.Popen(["perf", "record", "-q",
+			    "--call-graph", cg, "-e", "cpu-clock", "-p",
+			    str(jt), "-o",
+			    os.environ["FANOUT_PERF"], "--", "sleep",
+			    str(secs)], stdout=subprocess.DEVNULL,
+			    stderr=subprocess.DEVNULL)
 		c0, ta, b0 = cpu_ticks(jt), now(), r.bytes
 		cnt0, _ = r.snapshot()
 		rss_max = 0
@@ -208,6 +217,8 @@ def do_steady(args, cmd):
 			rss, _ = mem_kib(jt)
 			rss_max = max(rss_max, rss)
 		c1, tb, b1 = cpu_ticks(jt), now(), r.bytes
+		if perf is not None:
+			perf.wait()
 		cnt1, _ = r.snapshot()
 		rss, hwm = mem_kib(jt)
 		fds = len(os.listdir("/proc/%d/fd" % jt))

@@ -704,10 +704,80 @@ test_json_strings(void)
 	CHECK_STR(buf, "12.5 0.333 0 null 1700000000.005");
 }
 
+/* What out_json_number printed before it did without printf. */
+static void
+json_number_ref(double v, char *buf, size_t size)
+{
+	size_t	len;
+
+	if (!isfinite(v)) {
+		snprintf(buf, size, "null");
+		return;
+	}
+	if (fabs(v) >= 1e15)
+		snprintf(buf, size, "%.17g", v);
+	else if (v == floor(v))
+		snprintf(buf, size, "%.0f", v);
+	else {
+		snprintf(buf, size, "%.3f", v);
+		len = strlen(buf);
+		while (len > 0 && buf[len - 1] == '0')
+			buf[--len] = '\0';
+		if (len > 0 && buf[len - 1] == '.')
+			buf[--len] = '\0';
+	}
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, size, "0");
+}
+
+/* The number formatter against printf: edge values, halves of a
+ * thousandth, and a million pseudo-random values of every magnitude. */
+static void
+test_json_numbers(void)
+{
+	static const double	edge[] = {
+		0, -0.0, 1, -1, 0.5, -0.5, 0.0005, -0.0005, 0.0015, 2.0005,
+		1.0005, 0.9995, -0.9995, 0.9999, -0.9999, 999.9995, 0.001,
+		-0.001, 0.0004999, 123456789012345.0, 999999999999999.9,
+		-999999999999999.9, 1e15, -1e15, 1e-300, -1e-300, 4.35,
+		1234.5678, -1234.5678, 0.1, 0.2, 0.3, 2.675, 1.005,
+	};
+	char		 got[96], want[96];
+	FILE		*f;
+	uint64_t	 x = 88172645463325252ULL;
+	double		 v;
+	unsigned	 i, bad = 0;
+
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]) + 1000000; i++) {
+		if (i < sizeof(edge) / sizeof(edge[0]))
+			v = edge[i];
+		else {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* mantissa and a power of ten from 1e-5 to 1e16 */
+			v = (double)(x >> 11) / (double)(1ULL << 53) *
+			    pow(10, (double)(x % 22) - 5);
+			if (x & 0x100000)
+				v = -v;
+			if ((x & 0x3000000) == 0)
+				v = nearbyint(v * 1000) / 1000 +
+				    (x & 1 ? 0.0005 : -0.0005);
+		}
+		memset(got, 0, sizeof(got));
+		f = fmemopen(got, sizeof(got) - 1, "w");
+		out_json_number(f, v);
+		fclose(f);
+		json_number_ref(v, want, sizeof(want));
+		if (strcmp(got, want) != 0 && bad++ < 5)
+			CHECK_STR(got, want);
+	}
+	CHECK_INT(bad, 0);
+}
+
 int
 main(void)
 {
 	RUN(test_good_whole);
+	RUN(test_json_numbers);
 	RUN(test_good_bytewise);
 	RUN(test_good_chunks);
 	RUN(test_bad_items);
