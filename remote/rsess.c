@@ -946,7 +946,13 @@ rsess_do_auth(struct rsess *s)
 			s->id_idx++;
 			return STEP_GO;
 		}
-		if ((enc = rutil_key_encrypted(path)) != 0) {
+		if ((enc = rutil_key_encrypted(path)) < 0 && (errno == EMFILE ||
+		    errno == ENFILE || errno == ENOMEM))
+			/* This machine ran short, the key is fine: no
+			 * refusal, a retry after the backoff. */
+			return rsess_fail(s, 0, "reading %s: %s", shown,
+			    strerror(errno));
+		if (enc != 0) {
 			rsess_tried(s, "%s skipped: %s", shown, enc > 0 ?
 			    "passphrase-protected, load it into ssh-agent" :
 			    strerror(errno));

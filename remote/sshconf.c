@@ -453,20 +453,15 @@ sshconf_line(struct sshconf *c, long *bi, long parent, char *line,
 		}
 		break;
 	case KW_CONNECTTIMEOUT:
-		if (strcasecmp(argv[0], "none") == 0)
+	case KW_SERVERALIVEINTERVAL:
+		/* Seconds, up to a day; ConnectTimeout may be "none". */
+		if (kw == KW_CONNECTTIMEOUT && strcasecmp(argv[0], "none") == 0)
 			break;
 		v = strtol(argv[0], &end, 10);
 		if (*end != '\0' || end == argv[0] || v < 0 || v > 86400) {
-			snprintf(err, errlen, "%s: bad ConnectTimeout "
-			    "\"%.64s\"", where, argv[0]);
-			return -1;
-		}
-		break;
-	case KW_SERVERALIVEINTERVAL:
-		v = strtol(argv[0], &end, 10);
-		if (*end != '\0' || end == argv[0] || v < 0 || v > 86400) {
-			snprintf(err, errlen, "%s: bad ServerAliveInterval "
-			    "\"%.64s\"", where, argv[0]);
+			snprintf(err, errlen, "%s: bad %s \"%.64s\"", where,
+			    kw == KW_CONNECTTIMEOUT ? "ConnectTimeout" :
+			    "ServerAliveInterval", argv[0]);
 			return -1;
 		}
 		break;

@@ -41,7 +41,8 @@
 # FANOUT_REPS_1024 (2), FANOUT_STEADY_S (30), FANOUT_LAB (1; 0 skips the lab),
 # FANOUT_STEADY_ONLY (0; 1 measures only the steady state, for profiling),
 # FANOUT_PERF (a file: `perf record` of the monitor over the window, with
-# FANOUT_PERF_CALLGRAPH: fp, or dwarf for a build without frame pointers).
+# FANOUT_PERF_CALLGRAPH: fp, or dwarf for a build without frame pointers),
+# FANOUT_SMAPS (a file: the monitor's /proc/PID/smaps at the window's end).
 set -eu
 : "${TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
 JOBTOP=${JOBTOP:-$TOP/jobtop}

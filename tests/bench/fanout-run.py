@@ -219,6 +219,10 @@ def do_steady(args, cmd):
 		c1, tb, b1 = cpu_ticks(jt), now(), r.bytes
 		if perf is not None:
 			perf.wait()
+		if os.environ.get("FANOUT_SMAPS"):
+			with open("/proc/%d/smaps" % jt) as src, \
+			    open(os.environ["FANOUT_SMAPS"], "w") as dst:
+				dst.write(src.read())
 		cnt1, _ = r.snapshot()
 		rss, hwm = mem_kib(jt)
 		fds = len(os.listdir("/proc/%d/fd" % jt))

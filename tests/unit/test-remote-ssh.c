@@ -27,6 +27,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -677,6 +678,58 @@ test_wrong_key(void)
 	rconf_free(&c);
 }
 
+static int
+done_auth(struct node *nd, int n)
+{
+	return rsess_phase(nd->s) == RS_AUTH ||
+	    rsess_phase(nd->s) == RS_DEAD;
+}
+
+static int
+done_backoff(struct node *nd, int n)
+{
+	return rsess_phase(nd->s) == RS_BACKOFF ||
+	    rsess_phase(nd->s) == RS_DEAD || is_hello(nd);
+}
+
+/* No descriptor left when the key file is read: this machine's shortage,
+ * not a refusal; the session backs off and logs in once there are. */
+static void
+test_key_emfile(void)
+{
+	struct rconf	c;
+	struct node	nd;
+	struct rlimit	rl, low;
+	int		fds[1024], nfds = 0, fd;
+
+	conf_make(&c, 0);
+	c.retries = 2;			/* jobtop's own: a first login retries */
+	memset(&nd, 0, sizeof(nd));
+	nd.s = rsess_new(&c, "node1");
+	drive(&nd, 1, 20000, done_auth);
+	CHECK_INT(rsess_phase(nd.s), RS_AUTH);
+	/* Every descriptor the (lowered) limit allows taken. */
+	getrlimit(RLIMIT_NOFILE, &rl);
+	low = rl;
+	low.rlim_cur = 512;
+	CHECK_INT(setrlimit(RLIMIT_NOFILE, &low), 0);
+	while (nfds < 1024 && (fd = open("/dev/null", O_RDONLY)) >= 0)
+		fds[nfds++] = fd;
+	CHECK(nfds < 1024);
+	drive(&nd, 1, 20000, done_backoff);
+	while (nfds > 0)
+		close(fds[--nfds]);
+	setrlimit(RLIMIT_NOFILE, &rl);
+	CHECK_INT(rsess_phase(nd.s), RS_BACKOFF);
+	CHECK(!rsess_refused(nd.s));
+	CHECK(contains(rsess_error(nd.s), "Too many open files"));
+	drive(&nd, 1, 20000, NULL);
+	CHECK(is_hello(&nd));
+	CHECK_STR(rsess_state(nd.s), "live");
+	nodes_close(&nd, 1);
+	rconf_free(&c);
+}
+
 /* A name (not an address) resolves on the resolver's thread: no step waits
  * for it, and the node comes up as any other. */
 static void
@@ -1124,6 +1177,7 @@ main(int argc, char **argv)
 	RUN(test_nvml_push);
 	RUN(test_changed_key);
 	RUN(test_wrong_key);
+	RUN(test_key_emfile);
 	RUN(test_dead_port);
 	RUN(test_resolve_by_name);
 	RUN(test_arch);
