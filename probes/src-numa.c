@@ -14,9 +14,14 @@
  * counts its pages per node ("N1=42") in pages of kernelpagesize_kB (huge
  * pages count as their size).  Nodes above 7 are not shown.  numa_maps
  * makes the kernel walk the process's page tables, which costs time in
- * proportion to its memory, so a process is read when first reported and
- * then every NUMA_MAPS_EVERY samples (staggered by process, so the cost
- * spreads out); in between its last values are sent again.  numa_maps is
+ * proportion to its memory (tens of milliseconds for a rank of many
+ * gigabytes), so a process is read when first reported and then every
+ * NUMA_MAPS_EVERY samples (staggered by process, so the cost spreads out)
+ * at the most, and further apart when reads are dear: reading every
+ * process's placement may cost at most 1/NUMA_MAPS_SHARE of a CPU (a
+ * process's next read waits at least its last read's time, times that
+ * share, times the number of processes).  In between its last values are
+ * sent again.  numa_maps is
  * opened and closed each time (it is read rarely, and an open one would
  * pin the process's mm).  A process whose numa_maps cannot be read
  * (ptrace rules) has no ranknuma instance.
@@ -25,6 +30,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ranks.h"
@@ -80,6 +86,7 @@ static const struct group_def *numa_groups[] = {
 
 #define NUMA_NODES_MAX	1024
 #define NUMA_MAPS_EVERY	10	/* samples between numa_maps reads */
+#define NUMA_MAPS_SHARE	100	/* at most 1/100 of a CPU for them */
 #define NUMA_DIR	"/sys/devices/system/node"
 
 struct numa_node {
@@ -94,6 +101,7 @@ struct numa_rank {
 	pid_t		pid;
 	uint64_t	start;
 	uint64_t	read_at;	/* sample of the last read */
+	uint64_t	next_us;	/* not again before (monotonic) */
 	int		valid;		/* the last read succeeded */
 	int		known;		/* pid and start are set */
 	int64_t		bytes[RN_NODES];
@@ -292,6 +300,30 @@ numa_maps_read(pid_t pid, int64_t *bytes)
 	return 0;
 }
 
+static uint64_t
+numa_now_us(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Read a process's placement now; a read that took long puts the next
+ * one far off. */
+static void
+numa_rank_read(struct numa_rank *nr, unsigned nprocs)
+{
+	uint64_t	t0, t1;
+
+	t0 = numa_now_us();
+	nr->valid = numa_maps_read(nr->pid, nr->bytes) == 0;
+	t1 = numa_now_us();
+	nr->read_at = numa_seq;
+	nr->next_us = t1 + (t1 - t0) * NUMA_MAPS_SHARE *
+	    (nprocs > 0 ? nprocs : 1);
+}
+
 /* The placement of each process the rank source reported. */
 static void
 numa_sample_ranks(void)
@@ -299,23 +331,23 @@ numa_sample_ranks(void)
 	struct numa_rank	*nr;
 	struct pinst		*pi;
 	char			 name[16];
-	unsigned		 it = 0, k;
+	unsigned		 it = 0, k, nprocs = 0;
 	pid_t			 pid;
-	uint64_t		 start;
+	uint64_t		 start, now = numa_now_us();
 
+	while (ranks_reported(&it, &pid, &start) == 0)
+		nprocs++;
+	it = 0;
 	while (ranks_reported(&it, &pid, &start) == 0) {
 		nr = &numa_ranks[it - 1];
 		if (!nr->known || nr->pid != pid || nr->start != start) {
 			nr->known = 1;
 			nr->pid = pid;
 			nr->start = start;
-			nr->read_at = numa_seq;
-			nr->valid = numa_maps_read(pid, nr->bytes) == 0;
+			numa_rank_read(nr, nprocs);
 		} else if ((numa_seq + it) % NUMA_MAPS_EVERY == 0 &&
-		    numa_seq != nr->read_at) {
-			nr->read_at = numa_seq;
-			nr->valid = numa_maps_read(pid, nr->bytes) == 0;
-		}
+		    numa_seq != nr->read_at && now >= nr->next_us)
+			numa_rank_read(nr, nprocs);
 		if (!nr->valid)
 			continue;
 		snprintf(name, sizeof(name), "%d", (int)pid);

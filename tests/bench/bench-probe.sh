@@ -3,8 +3,9 @@
 #  - CPU time per sample while 100 job processes run, as the difference
 #    between a long and a short run (start-up cancels out), against
 #    build/tests/bench/floor doing the least a sampler can: open, read and
-#    close the node files and each process's stat, io and status.
-#    Target: at most 0.5x the floor.
+#    close the node files and each process's files the probe reads (stat,
+#    io, status, wchan, syscall, schedstat, stack as root, numa_maps every
+#    tenth time).  Target: at most 0.5x the floor.
 #  - Peak RSS of the probe (target under 1 MiB) and its size (under 150 KB).
 #  - Bytes on the wire per node per sample at steady state for the node
 #    sources at 1 Hz (target under 100), and with the 100 ranks.

@@ -1,8 +1,11 @@
 /*
  * The benchmark's yardstick.  `floor loop N PIDFILE` does, N times, the
- * least a sampler must do: open, read and close /proc/stat, meminfo,
- * loadavg, net/dev, diskstats and each listed process's stat, io and
- * status; it prints its own CPU time in microseconds.  `floor run CMD...`
+ * least a sampler must do to read what the probe reads: open, read and
+ * close /proc/stat, meminfo, loadavg, net/dev, diskstats, NUMA node 0's
+ * numastat and meminfo, and each listed process's stat, io, status,
+ * wchan, syscall, schedstat and (where readable: root) stack, and its
+ * numa_maps one time in ten (the probe reads it every tenth sample at
+ * most); it prints its own CPU time in microseconds.  `floor run CMD...`
  * runs a command and prints to standard error its CPU time (user + system,
  * microseconds) and peak RSS (KiB), like a minimal /usr/bin/time; the
  * command's own output stays on standard output.
@@ -40,9 +43,12 @@ static int
 floor_loop(long n, const char *pidfile)
 {
 	static const char *node[] = { "/proc/stat", "/proc/meminfo",
-	    "/proc/loadavg", "/proc/net/dev", "/proc/diskstats" };
+	    "/proc/loadavg", "/proc/net/dev", "/proc/diskstats",
+	    "/sys/devices/system/node/node0/numastat",
+	    "/sys/devices/system/node/node0/meminfo" };
 	static int	 pids[100000];
-	static const char *what[] = { "stat", "io", "status" };
+	static const char *what[] = { "stat", "io", "status", "wchan",
+	    "syscall", "schedstat", "stack" };
 	struct rusage	 ru;
 	char		 path[64];
 	FILE		*f;
@@ -61,9 +67,15 @@ floor_loop(long n, const char *pidfile)
 		for (k = 0; k < sizeof(node) / sizeof(node[0]); k++)
 			floor_read(node[k]);
 		for (k = 0; k < (unsigned)npid; k++) {
-			for (w = 0; w < 3; w++) {
+			for (w = 0; w < sizeof(what) / sizeof(what[0]);
+			    w++) {
 				snprintf(path, sizeof(path), "/proc/%d/%s",
 				    pids[k], what[w]);
+				floor_read(path);
+			}
+			if ((i + k) % 10 == 0) {
+				snprintf(path, sizeof(path),
+				    "/proc/%d/numa_maps", pids[k]);
 				floor_read(path);
 			}
 		}
