@@ -245,7 +245,11 @@ if "$PROBE" --count 1 --interval 0.1 </dev/null 2>/dev/null |
 	start "env LANG=C LC_ALL=C $JOBTOP --no-record -d 0.5 -w localhost"
 	wait_for 15 '^localhost +live' || fail "no live row"
 	tmux -L "$sock" send-keys -t "$win" / j t n u m a Enter
-	wait_for 5 'filter /jtnuma/' || fail "the filter finds no process"
+	# The prompt closed (the status line shows the filter) and the
+	# process's node in the table: the header filters as one types, and
+	# Enter on a table that was empty at the last frame opens nothing.
+	wait_for 5 'filter /jtnuma/: 1 rows' || fail "the filter finds no process"
+	wait_for 5 '/jtnuma/ refresh' || fail "the filter prompt did not close"
 	tmux -L "$sock" send-keys -t "$win" Enter
 	wait_for 5 "jtnumaloop" || fail "the busy process is not listed"
 	tmux -L "$sock" send-keys -t "$win" Enter
