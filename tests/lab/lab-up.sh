@@ -123,6 +123,9 @@ MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 ReturnToService=2
+# Heterogeneous jobs are placed by the backfill scheduler only: every 2 s
+# here instead of every 30 s, so a test's het job starts when nodes are free.
+SchedulerParameters=bf_interval=2
 SlurmdTimeout=60
 InactiveLimit=0
 KillWait=2
