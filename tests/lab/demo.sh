@@ -1,10 +1,12 @@
 #!/bin/bash
 # demo.sh (`make demo`): bring the lab up, start the healthy demo job as
-# jtuser, watch it for 5 seconds, cancel it.  The lab stays up afterwards
-# (`make lab-down` removes it).
+# jtuser, watch it, cancel it.  The lab stays up afterwards (`make
+# lab-down` removes it).
 #
-# Watching is `jobtop -b JOBID` as jtuser (the curses monitor is not built
-# yet); jtuser's ~/.ssh was set up by lab-up.
+# On a terminal the watching is the curses monitor, `jobtop JOBID` as
+# jtuser, until q; without one (a script, CI) it is `jobtop -b -n 5
+# JOBID`, five samples of every node as text.  jtuser's ~/.ssh was set up
+# by lab-up.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -25,11 +27,17 @@ lab_ranks "$job" | while read -r rank pid host; do
 done
 
 # WATCH: jobtop resolves the job through Slurm, pushes the probe over SSH
-# to every node and prints what the nodes send for 5 samples.
+# to every node and shows what the nodes send.
 # jtuser runs copies in the lab's world-readable bin (the checkout may not
 # be readable by other users); jobtop finds jobtop-probe beside itself.
 install -m 755 "$JOBTOP" "$PROBE" "$LAB_BIN/"
-lab_as "$LAB_USER" "$LAB_BIN/jobtop" -b -n 5 "$job"
+if [ -t 0 ] && [ -t 1 ] && [ -n "${TERM:-}" ] && [ "$TERM" != dumb ]; then
+	echo "demo: starting the monitor as $LAB_USER: q quits, h lists the keys"
+	sleep 2
+	lab_as "$LAB_USER" env TERM="$TERM" "$LAB_BIN/jobtop" "$job"
+else
+	lab_as "$LAB_USER" "$LAB_BIN/jobtop" -b -n 5 "$job"
+fi
 
 lab_cancel "$job"
 trap - EXIT
