@@ -107,6 +107,8 @@ void		 pinst_set_text(struct pinst *, unsigned, const char *, int);
 /* The value this field had in the previous sample, if it was present. */
 int		 pinst_prev(const struct pinst *, unsigned, int64_t *);
 
+/* The monotonic clock in microseconds. */
+uint64_t	 probe_mono_us(void);
 /* Bytes the probe has written to its output so far (the self source). */
 uint64_t	 probe_bytes_sent(void);
 /* Report a problem to the monitor as an EVENT frame (rate-limited per

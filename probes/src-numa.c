@@ -30,7 +30,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ranks.h"
@@ -300,15 +299,6 @@ numa_maps_read(pid_t pid, int64_t *bytes)
 	return 0;
 }
 
-static uint64_t
-numa_now_us(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* Read a process's placement now; a read that took long puts the next
  * one far off. */
 static void
@@ -316,9 +306,9 @@ numa_rank_read(struct numa_rank *nr, unsigned nprocs)
 {
 	uint64_t	t0, t1;
 
-	t0 = numa_now_us();
+	t0 = probe_mono_us();
 	nr->valid = numa_maps_read(nr->pid, nr->bytes) == 0;
-	t1 = numa_now_us();
+	t1 = probe_mono_us();
 	nr->read_at = numa_seq;
 	nr->next_us = t1 + (t1 - t0) * NUMA_MAPS_SHARE *
 	    (nprocs > 0 ? nprocs : 1);
@@ -333,7 +323,7 @@ numa_sample_ranks(void)
 	char			 name[16];
 	unsigned		 it = 0, k, nprocs = 0;
 	pid_t			 pid;
-	uint64_t		 start, now = numa_now_us();
+	uint64_t		 start, now = probe_mono_us();
 
 	while (ranks_reported(&it, &pid, &start) == 0)
 		nprocs++;

@@ -169,15 +169,6 @@ static unsigned		 nv_npend;
 static uint64_t		 nv_procs_ms;		/* when the list was taken */
 static uint64_t		 nv_apps_next_ms;
 
-static uint64_t
-nv_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Is path an executable regular file? */
 static int
 nv_executable(const char *path)
@@ -406,7 +397,7 @@ nv_init(const struct probe_conf *conf, char *why, size_t whysz)
 	if (nv_stall_ms < NV_STALL_MIN_MS)
 		nv_stall_ms = NV_STALL_MIN_MS;
 	atexit(nv_atexit);
-	nv_start_stream(nv_now_ms());
+	nv_start_stream(probe_mono_us() / 1000);
 	return 0;
 }
 
@@ -856,7 +847,7 @@ nv_sample(const struct probe_conf *conf)
 	struct nv_gpu	*g;
 	struct nv_proc	*pr;
 	struct pinst	*pi;
-	uint64_t	 now = nv_now_ms();
+	uint64_t	 now = probe_mono_us() / 1000;
 	unsigned	 i, f;
 	char		 name[32];
 	int		 idx;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "source.h"
@@ -131,4 +132,13 @@ probe_find_u64(const char *text, const char *key, uint64_t *v)
 			p++;
 	}
 	return -1;
+}
+
+uint64_t
+probe_mono_us(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
