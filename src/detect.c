@@ -5,6 +5,12 @@
  * several samples in a row, clearing needs the rank to progress (stalled)
  * or several normal samples (straggler), or memory to fall under a lower
  * threshold (hysteresis).
+ *
+ * Membership: each node keeps its ranks (rank ids) sorted by id, each with
+ * the pid and command of one of its processes for the events.  A sample
+ * looks every process up by binary search, appends the ids it does not
+ * know, sorts once, and drops the ids no process carried: O(n log n) for
+ * the first sample of a thousand ranks, O(n log n) lookups after that.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -14,9 +20,23 @@
 #include <string.h>
 
 #include "detect.h"
+#include "textsafe.h"
 #include "xmalloc.h"
 
 #define DETECT_MAD_SCALE	1.4826	/* MAD to a normal's sigma */
+#define DETECT_GROUP_DEFAULT	3	/* ranks at once: one event */
+
+/* One rank of the job on a node: a rank id and one process carrying it. */
+struct detect_member {
+	int64_t		 rank;
+	int64_t		 pid;		/* the process the events name */
+	uint64_t	 order;		/* first seen (ties in the sort) */
+	uint64_t	 seen;		/* the node's last sample with it */
+	uint64_t	 pid_seen;	/* ... with the process pid */
+	const struct minst *alt;	/* during a sample: another process
+					 * with the id (NULL none) */
+	char		 comm[16];
+};
 
 struct detect_node {
 	unsigned	 flags;
@@ -25,6 +45,9 @@ struct detect_node {
 	unsigned	 rflags;		/* union of its ranks' flags */
 	unsigned	 nrflagged;		/* ranks with a flag */
 	unsigned	 rcount[DF_NFLAGS];	/* ranks with each flag */
+	struct detect_member *memb;		/* its ranks, by rank id */
+	unsigned	 nmemb, capmemb;
+	uint64_t	 msamples;		/* samples with a rank group */
 };
 
 struct detect {
@@ -44,6 +67,12 @@ struct detect {
 	unsigned		 node_n;
 	size_t			 rank_total;	/* ranks known, rates or not */
 	unsigned		 live_at_stats;	/* live nodes then */
+	long			 members;	/* every node's nmem */
+	int			 had_members;	/* a rank id ever seen */
+	int			 ended;		/* detect_job_ended() */
+	uint64_t		 morder;
+	struct detect_member	*mscratch;	/* a sample's comings/goings */
+	size_t			 capmscratch;
 };
 
 static const char *const detect_names[DF_NFLAGS] = {
@@ -67,6 +96,8 @@ detect_conf_default(struct detect_conf *c)
 	c->mem_pct = 90.0;
 	c->mem_clear_pct = 85.0;
 	c->mem_samples = 2;
+	c->ntasks = -1;
+	c->member_group = DETECT_GROUP_DEFAULT;
 }
 
 struct detect *
@@ -90,8 +121,13 @@ detect_new(struct history *h, const struct detect_conf *conf,
 void
 detect_free(struct detect *d)
 {
+	int	i;
+
 	if (d == NULL)
 		return;
+	for (i = 0; i < d->nnodes; i++)
+		free(d->nodes[i].memb);
+	free(d->mscratch);
 	free(d->nodes);
 	free(d->scratch);
 	free(d);
@@ -516,6 +552,248 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 	}
 }
 
+long
+detect_ranks(const struct detect *d)
+{
+	return d->conf.ranks && d->had_members ? d->members : -1;
+}
+
+long
+detect_ntasks(const struct detect *d)
+{
+	return d->conf.ntasks > 0 ? d->conf.ntasks : -1;
+}
+
+void
+detect_job_ended(struct detect *d)
+{
+	d->ended = 1;
+}
+
+static int
+detect_member_cmp(const void *a, const void *b)
+{
+	const struct detect_member	*x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The member with rank id r among the first n (sorted), or NULL. */
+static struct detect_member *
+detect_member_find(struct detect_member *mem, unsigned n, int64_t r)
+{
+	unsigned	lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (mem[mid].rank == r)
+			return &mem[mid];
+		if (mem[mid].rank < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The process a member's events name: its pid and command. */
+static void
+detect_member_take(struct detect_member *mb, const struct node_model *m,
+    const struct minst *mi, int64_t pid)
+{
+	mb->pid = pid;
+	text_clean(mb->comm, sizeof(mb->comm), detect_str(m, mi, "comm"));
+}
+
+static struct detect_member *
+detect_mscratch(struct detect *d, size_t n)
+{
+	if (n > d->capmscratch) {
+		d->capmscratch = n + n / 2 + 16;
+		free(d->mscratch);
+		d->mscratch = xreallocarray(NULL, d->capmscratch,
+		    sizeof(*d->mscratch));
+	}
+	return d->mscratch;
+}
+
+/* "ranks 3 of 4", or "ranks 3" when the scheduler did not say. */
+static void
+detect_count_text(const struct detect *d, char *buf, size_t size)
+{
+	if (detect_ntasks(d) > 0)
+		snprintf(buf, size, "ranks %ld of %ld", d->members,
+		    d->conf.ntasks);
+	else
+		snprintf(buf, size, "ranks %ld", d->members);
+}
+
+/* The rank ids of n members (sorted) as "0-3,8", cut with ",..." to fit
+ * size bytes. */
+static void
+detect_id_list(char *buf, size_t size, const struct detect_member *v,
+    unsigned n)
+{
+	char		item[64];
+	size_t		len = 0, il;
+	unsigned	i, j;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i = j + 1) {
+		for (j = i; j + 1 < n && v[j + 1].rank == v[j].rank + 1; j++)
+			;
+		if (j > i)
+			snprintf(item, sizeof(item), "%s%lld-%lld",
+			    i > 0 ? "," : "", (long long)v[i].rank,
+			    (long long)v[j].rank);
+		else
+			snprintf(item, sizeof(item), "%s%lld",
+			    i > 0 ? "," : "", (long long)v[i].rank);
+		il = strlen(item);
+		if (len + il + 5 > size) {
+			if (len + 5 <= size)
+				memcpy(buf + len, ",...", 5);
+			return;
+		}
+		memcpy(buf + len, item, il + 1);
+		len += il;
+	}
+}
+
+/* The events of n members of a node that appeared (dir 1) or exited (-1)
+ * in one sample: one each, or one for them all when they are many. */
+static void
+detect_emit_members(struct detect *d, int node, const char *name,
+    const struct detect_member *v, unsigned n, int dir, uint64_t ms)
+{
+	struct detect_event	 ev;
+	const char		*what = dir > 0 ? "appeared" : "exited";
+	char			 ids[128], count[64];
+	unsigned		 group, k;
+
+	if (d->cb == NULL || n == 0)
+		return;
+	group = d->conf.member_group > 0 ? d->conf.member_group :
+	    DETECT_GROUP_DEFAULT;
+	detect_count_text(d, count, sizeof(count));
+	memset(&ev, 0, sizeof(ev));
+	ev.time_ms = ms;
+	ev.node = node;
+	ev.member = dir;
+	ev.raised = dir > 0;
+	ev.level = dir > 0 ? EV_INFO : EV_WARN;
+	snprintf(ev.code, sizeof(ev.code), "rank-%s", dir > 0 ? "appear" :
+	    "exit");
+	if (n >= group) {
+		ev.rank = ev.pid = -1;
+		ev.count = n;
+		detect_id_list(ids, sizeof(ids), v, n);
+		snprintf(ev.text, sizeof(ev.text), "%u ranks %s on %s "
+		    "(ranks %s); %s", n, what, name, ids, count);
+		d->cb(d->arg, &ev);
+		return;
+	}
+	ev.is_rank = 1;
+	ev.count = 1;
+	for (k = 0; k < n; k++) {
+		ev.rank = v[k].rank;
+		ev.pid = v[k].pid;
+		snprintf(ev.text, sizeof(ev.text), "rank %lld (pid %lld, %s) "
+		    "%s on %s; %s", (long long)v[k].rank, (long long)v[k].pid,
+		    v[k].comm, what, name, count);
+		d->cb(d->arg, &ev);
+	}
+}
+
+/*
+ * Node i's ranks in this sample: the rank ids its processes carry.  An id
+ * no process carries any more exited; a new one appeared (unless this is
+ * the node's first sample: those were there before us).  A node without
+ * the rank source says nothing about its ranks.
+ */
+static void
+detect_members(struct detect *d, int i, const struct node_model *m,
+    uint64_t ms)
+{
+	struct detect_node	*dn = &d->nodes[i];
+	struct detect_member	*mb, *v;
+	const struct minst	*mi;
+	int64_t			 pid, start, rank;
+	uint64_t		 cur, first_new = d->morder + 1;
+	unsigned		 n0 = dn->nmemb, k, j, ngone = 0, nnew = 0;
+	char			 name[256];
+	int			 g;
+
+	if (!d->conf.ranks || (g = model_group_index(m, "rank")) < 0)
+		return;
+	cur = ++dn->msamples;
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (!history_rank_ident(m, mi, &pid, &start, &rank) ||
+		    rank < 0)
+			continue;
+		if ((mb = detect_member_find(dn->memb, n0, rank)) != NULL) {
+			if (mb->seen != cur) {
+				mb->seen = cur;
+				mb->alt = NULL;
+			}
+			if (pid == mb->pid)
+				mb->pid_seen = cur;
+			else if (mb->alt == NULL)
+				mb->alt = mi;
+			continue;
+		}
+		/* New (a second process of a new id is merged below). */
+		if (dn->nmemb == dn->capmemb) {
+			dn->capmemb = dn->capmemb > 0 ? dn->capmemb * 2 : 8;
+			dn->memb = xreallocarray(dn->memb, dn->capmemb,
+			    sizeof(*dn->memb));
+		}
+		mb = &dn->memb[dn->nmemb++];
+		memset(mb, 0, sizeof(*mb));
+		mb->rank = rank;
+		mb->order = ++d->morder;
+		mb->seen = mb->pid_seen = cur;
+		detect_member_take(mb, m, mi, pid);
+	}
+	if (dn->nmemb > n0) {
+		qsort(dn->memb, dn->nmemb, sizeof(*dn->memb), detect_member_cmp);
+		for (k = j = 0; k < dn->nmemb; k++)
+			if (j == 0 || dn->memb[j - 1].rank != dn->memb[k].rank)
+				dn->memb[j++] = dn->memb[k];
+		dn->nmemb = j;
+	}
+
+	/* Gone ones to the front of the scratch, new ones after them. */
+	v = detect_mscratch(d, 2 * (size_t)dn->nmemb);
+	for (k = j = 0; k < dn->nmemb; k++) {
+		mb = &dn->memb[k];
+		if (mb->seen != cur) {
+			v[ngone++] = *mb;
+			continue;
+		}
+		/* Its process ended, another with its id goes on. */
+		if (mb->pid_seen != cur && mb->alt != NULL &&
+		    history_rank_ident(m, mb->alt, &pid, &start, &rank))
+			detect_member_take(mb, m, mb->alt, pid);
+		mb->alt = NULL;
+		if (mb->order >= first_new && cur > 1)
+			v[dn->nmemb + nnew++] = *mb;
+		dn->memb[j++] = *mb;
+	}
+	dn->nmemb = j;
+	d->members += (long)j - (long)n0;
+	if (j > 0)
+		d->had_members = 1;
+	if (ngone == 0 && nnew == 0)
+		return;
+	text_clean(name, sizeof(name), model_name(m));
+	if (!d->ended)
+		detect_emit_members(d, i, name, v, ngone, -1, ms);
+	detect_emit_members(d, i, name, v + (dn->nmemb + ngone), nnew, 1, ms);
+}
+
 void
 detect_node_sample(struct detect *d, int i, const struct node_model *m,
     uint64_t ms)
@@ -575,6 +853,7 @@ detect_node_sample(struct detect *d, int i, const struct node_model *m,
 		}
 	}
 	detect_recount(d, i);
+	detect_members(d, i, m, ms);
 }
 
 void

@@ -17,6 +17,15 @@
  * Only processes with a rank id are judged as ranks (stalled, straggler);
  * the job's other processes are judged on memory alone.
  *
+ * The ranks are also the job's members: a rank id on a node (with every
+ * process that carries it: a rank's helper children inherit its id) is one
+ * rank of the job.  A rank that appears after its node's first sample
+ * ("rank-appear") or whose last process is gone ("rank-exit") is an event
+ * naming the node, the rank id, a pid and the command; when many of one
+ * node come or go in one sample they make one event, and exits after
+ * detect_job_ended() make none (the job's end is not news).  Judged only
+ * for a job (conf.ranks): a hostlist's processes come and go as they like.
+ *
  * The detector reads the history (history.h) after each node sample and
  * keeps each rank's flags in its struct hist_rank.  Every flag that is
  * raised or cleared is handed to the callback (the event log, batch JSON,
@@ -53,6 +62,10 @@ struct detect_conf {
 	double		 mem_pct;	/* raise over this percent */
 	double		 mem_clear_pct;	/* clear under this percent */
 	unsigned	 mem_samples;	/* samples over before a raise */
+	long		 ntasks;	/* ranks the scheduler expects, -1
+					 * unknown (said in rank events) */
+	unsigned	 member_group;	/* ranks of a node coming or going in
+					 * one sample that make one event */
 };
 
 struct detect_event {
@@ -61,16 +74,22 @@ struct detect_event {
 	int		 is_rank;
 	int64_t		 rank;		/* -1 unknown or a node event */
 	int64_t		 pid;
-	unsigned	 flag;		/* one DF_* */
+	unsigned	 flag;		/* one DF_*, 0 a membership event */
 	int		 raised;	/* 1 raised, 0 cleared */
-	int		 level;		/* EV_WARN raised, EV_INFO cleared */
-	char		 code[32];	/* "stalled", "stalled-cleared" */
+	int		 member;	/* +1 ranks appeared, -1 exited, 0 a
+					 * flag */
+	unsigned	 count;		/* ranks of a membership event */
+	int		 level;		/* EV_WARN raised, EV_INFO cleared;
+					 * EV_WARN exited, EV_INFO appeared */
+	char		 code[32];	/* "stalled", "stalled-cleared",
+					 * "rank-exit", "rank-appear" */
 	char		 text[256];	/* one line for people */
 };
 
 struct detect;
 
-/* The defaults (ranks judged, 3 idle samples, 5 far samples, 90%). */
+/* The defaults (ranks judged, 3 idle samples, 5 far samples, 90%,
+ * ntasks unknown, 3 ranks at once make one membership event). */
 void		 detect_conf_default(struct detect_conf *);
 /* A detector over h (not owned); conf NULL for the defaults; cb may be
  * NULL. */
@@ -95,6 +114,16 @@ void		 detect_node_ranks(const struct detect *, int, unsigned *,
 /* How many nodes and ranks carry each flag: counts[DF_NFLAGS] indexed by
  * bit number. */
 void		 detect_counts(const struct detect *, unsigned *, unsigned *);
+/*
+ * The job's ranks now (rank ids per node, summed over the nodes, a lost
+ * node's as last seen), or -1 when no process ever had a rank id or ranks
+ * are not judged (count processes instead).
+ */
+long		 detect_ranks(const struct detect *);
+/* The ranks the scheduler expects (conf.ntasks), -1 unknown. */
+long		 detect_ntasks(const struct detect *);
+/* The job has ended: the ranks that go from now on raise no event. */
+void		 detect_job_ended(struct detect *);
 /* The job-wide medians the last judgements used (NaN before any). */
 double		 detect_rank_median(const struct detect *);
 double		 detect_node_median(const struct detect *);

@@ -5,7 +5,9 @@
  * exactly the configured number of idle samples and clears when it runs
  * again; stragglers need a sustained, robust distance from the median;
  * memory has hysteresis; lost nodes come from the session state; the
- * history of a rank survives a reconnect.
+ * history of a rank survives a reconnect; ranks that exit or appear
+ * after their node's first sample are events, counted against the
+ * scheduler's task count.
  */
 #include <math.h>
 #include <stdint.h>
@@ -50,8 +52,9 @@ on_event(void *arg, const struct detect_event *ev)
 	j->nevents++;
 }
 
+/* A job whose detectors run with conf (NULL: the defaults). */
 static void
-job_init(struct job *j)
+job_init_conf(struct job *j, const struct detect_conf *conf)
 {
 	char	name[16];
 	int	i;
@@ -64,8 +67,14 @@ job_init(struct job *j)
 	}
 	j->h = history_new();
 	history_resize(j->h, NODES);
-	j->d = detect_new(j->h, NULL, on_event, j);
+	j->d = detect_new(j->h, conf, on_event, j);
 	j->now = 1000;
+}
+
+static void
+job_init(struct job *j)
+{
+	job_init_conf(j, NULL);
 }
 
 static void
@@ -429,6 +438,205 @@ test_series(void)
 	job_free(&j);
 }
 
+/* The events of one code since event k; the first in *first. */
+static int
+job_events(const struct job *j, int k, const char *code,
+    const struct detect_event **first)
+{
+	int	n = 0;
+
+	*first = NULL;
+	for (; k < j->nevents && k < 64; k++) {
+		if (strcmp(j->ev[k].code, code) != 0)
+			continue;
+		if (n++ == 0)
+			*first = &j->ev[k];
+	}
+	return n;
+}
+
+/* A job of 32 tasks: the ranks at the start are no news; one that exits
+ * is one event naming node, rank, pid and command, and the count says
+ * "31 of 32"; one that appears later is an event too. */
+static void
+test_member_exit(void)
+{
+	struct detect_conf		 c;
+	struct job			 j;
+	const struct detect_event	*e;
+	int				 s, k;
+
+	detect_conf_default(&c);
+	c.ntasks = NODES * RANKS;
+	job_init_conf(&j, &c);
+	CHECK_INT(detect_ranks(j.d), -1);	/* nothing seen yet */
+	CHECK_INT(detect_ntasks(j.d), NODES * RANKS);
+	for (s = 0; s < 5; s++)
+		job_step(&j, 2);
+	CHECK_INT(j.nevents, 0);
+	CHECK_INT(detect_ranks(j.d), NODES * RANKS);
+
+	j.n[2].r[1].gone = 1;
+	job_step(&j, 2);
+	CHECK_INT(detect_ranks(j.d), NODES * RANKS - 1);
+	CHECK_INT(j.nevents, 1);
+	CHECK_STR(j.ev[0].code, "rank-exit");
+	CHECK_INT(j.ev[0].level, EV_WARN);
+	CHECK_INT(j.ev[0].member, -1);
+	CHECK_INT(j.ev[0].node, 2);
+	CHECK_INT(j.ev[0].rank, 9);
+	CHECK_INT(j.ev[0].pid, 1009);
+	CHECK_INT(j.ev[0].flag, 0);
+	CHECK_STR(j.ev[0].text,
+	    "rank 9 (pid 1009, solver) exited on n3; ranks 31 of 32");
+	/* Its peers going on is no news. */
+	for (s = 0; s < 5; s++)
+		job_step(&j, 2);
+	CHECK_INT(j.nevents, 1);
+	CHECK_INT(detect_ranks(j.d), NODES * RANKS - 1);
+
+	/* A new rank (a new step, a respawn) after the first sample. */
+	k = synth_node_add_rank(&j.n[4], 40, 4040, "post\033[2Jproc");
+	CHECK(k >= 0);
+	job_step(&j, 2);
+	CHECK_INT(job_events(&j, 1, "rank-appear", &e), 1);
+	CHECK(e != NULL && e->node == 4 && e->rank == 40 && e->pid == 4040 &&
+	    e->level == EV_INFO && e->member == 1);
+	/* The command is foreign text: cleaned before it is kept. */
+	CHECK_STR(e != NULL ? e->text : "",
+	    "rank 40 (pid 4040, post?[2Jproc) appeared on n5; ranks 32 of 32");
+	CHECK_INT(detect_ranks(j.d), NODES * RANKS);
+	job_free(&j);
+}
+
+/* A rank's helper child carries its rank id: no event when it comes or
+ * goes, and when the rank's first process ends while the child goes on,
+ * the rank is still there; its exit then names the child. */
+static void
+test_member_children(void)
+{
+	struct job			 j;
+	const struct detect_event	*e;
+	int				 s, k;
+
+	job_init(&j);
+	for (s = 0; s < 3; s++)
+		job_step(&j, 2);
+	k = synth_node_add_rank(&j.n[1], 5, 2222, "sh");
+	CHECK(k >= 0);
+	job_step(&j, 2);
+	CHECK_INT(j.nevents, 0);
+	CHECK_INT(detect_ranks(j.d), NODES * RANKS);
+	j.n[1].r[1].gone = 1;		/* rank 5's own process */
+	job_step(&j, 2);
+	CHECK_INT(j.nevents, 0);
+	CHECK_INT(detect_ranks(j.d), NODES * RANKS);
+	j.n[1].r[k].gone = 1;
+	job_step(&j, 2);
+	CHECK_INT(job_events(&j, 0, "rank-exit", &e), 1);
+	CHECK_STR(e != NULL ? e->text : "",
+	    "rank 5 (pid 2222, sh) exited on n2; ranks 31");
+	/* A process without a rank id (the batch shell) is no member. */
+	k = synth_node_add_rank(&j.n[0], -1, 3333, "bash");
+	job_step(&j, 2);
+	j.n[0].r[k].gone = 1;
+	job_step(&j, 2);
+	CHECK_INT(j.nevents, 1);
+	CHECK_INT(detect_ranks(j.d), NODES * RANKS - 1);
+	job_free(&j);
+}
+
+/* Many ranks of a node at once: one line; after the job ended, none. */
+static void
+test_member_many(void)
+{
+	struct detect_conf		 c;
+	struct job			 j;
+	const struct detect_event	*e;
+	int				 s, k;
+
+	detect_conf_default(&c);
+	c.ntasks = NODES * RANKS;
+	job_init_conf(&j, &c);
+	for (s = 0; s < 3; s++)
+		job_step(&j, 2);
+	for (k = 0; k < RANKS; k++)
+		j.n[5].r[k].gone = 1;
+	job_step(&j, 2);
+	CHECK_INT(j.nevents, 1);
+	CHECK_STR(j.ev[0].code, "rank-exit");
+	CHECK_INT(j.ev[0].count, RANKS);
+	CHECK_INT(j.ev[0].rank, -1);
+	CHECK_STR(j.ev[0].text,
+	    "4 ranks exited on n6 (ranks 20-23); ranks 28 of 32");
+	/* Two at once are still named one by one. */
+	j.n[6].r[0].gone = j.n[6].r[2].gone = 1;
+	job_step(&j, 2);
+	CHECK_INT(job_events(&j, 1, "rank-exit", &e), 2);
+	CHECK_INT(detect_ranks(j.d), 26);
+	/* The scheduler says the job ended: its ranks leave quietly. */
+	detect_job_ended(j.d);
+	for (k = 0; k < RANKS; k++)
+		j.n[7].r[k].gone = 1;
+	j.n[0].r[0].gone = 1;
+	job_step(&j, 2);
+	CHECK_INT(j.nevents, 3);
+	CHECK_INT(detect_ranks(j.d), 21);
+	job_free(&j);
+}
+
+/* Ids in a grouped event: ranges, and a cut that fits the line. */
+static void
+test_member_idlist(void)
+{
+	struct detect_conf	 c;
+	struct job		 j;
+	int			 s, k;
+
+	detect_conf_default(&c);
+	c.member_group = 2;
+	job_init_conf(&j, &c);
+	for (s = 0; s < 2; s++)
+		job_step(&j, 0);
+	for (k = 0; k < 60; k++)
+		synth_node_add_rank(&j.n[3], 1000 + 3 * k, 7000 + k, "x");
+	job_step(&j, 0);
+	CHECK_INT(j.nevents, 1);
+	CHECK_STR(j.ev[0].code, "rank-appear");
+	CHECK_INT(j.ev[0].count, 60);
+	CHECK(strncmp(j.ev[0].text, "60 ranks appeared on n4 (ranks "
+	    "1000,1003,1006,", 45) == 0);
+	CHECK(strstr(j.ev[0].text, ",...); ranks 92") != NULL);
+	j.n[3].r[0].gone = j.n[3].r[1].gone = j.n[3].r[3].gone = 1;
+	job_step(&j, 0);
+	CHECK_INT(j.nevents, 2);
+	CHECK_STR(j.ev[1].text, "3 ranks exited on n4 (ranks 12-13,15); "
+	    "ranks 89");
+	job_free(&j);
+}
+
+/* Processes of a hostlist are no job's ranks: counted by the caller,
+ * never an event. */
+static void
+test_member_hostlist(void)
+{
+	struct detect_conf	 c;
+	struct job		 j;
+	int			 s;
+
+	detect_conf_default(&c);
+	c.ranks = 0;
+	job_init_conf(&j, &c);
+	for (s = 0; s < 3; s++)
+		job_step(&j, 0);
+	j.n[0].r[0].gone = 1;
+	synth_node_add_rank(&j.n[1], 77, 7777, "vim");
+	job_step(&j, 0);
+	CHECK_INT(j.nevents, 0);
+	CHECK_INT(detect_ranks(j.d), -1);
+	job_free(&j);
+}
+
 int
 main(void)
 {
@@ -443,5 +651,10 @@ main(void)
 	RUN(test_unranked);
 	RUN(test_reconnect);
 	RUN(test_series);
+	RUN(test_member_exit);
+	RUN(test_member_children);
+	RUN(test_member_many);
+	RUN(test_member_idlist);
+	RUN(test_member_hostlist);
 	return harness_done();
 }

@@ -55,6 +55,9 @@ struct synth_rank {
 	char		 sent_state[4], sent_wchan[64];
 	char		 kstack[200], sent_kstack[200];	/* "" absent */
 	int		 added;
+	int		 gone;		/* set: the process exits (dropped
+					 * from the next sample on) */
+	int		 dropped;
 };
 
 /* An optional source's instance: what was sent last. */
@@ -130,6 +133,29 @@ synth_node_init(struct synth_node *n, const char *host, int nranks,
 		n->r[k].syscall = -1;
 	}
 	n->buf = malloc(SYNTH_BUF);
+}
+
+/* A new process on the node from the next sample on (rank -1: none); its
+ * index, or -1 when the node is full. */
+static inline int
+synth_node_add_rank(struct synth_node *n, int64_t rank, int64_t pid,
+    const char *comm)
+{
+	struct synth_rank	*r;
+
+	if (n->nranks >= SYNTH_RANKS_MAX)
+		return -1;
+	r = &n->r[n->nranks];
+	memset(r, 0, sizeof(*r));
+	r->rank = rank;
+	r->pid = pid;
+	r->start = 9000 + n->nranks;
+	r->cpu = 100;
+	r->rss = 100LL << 20;
+	snprintf(r->state, sizeof(r->state), "R");
+	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	r->syscall = -1;
+	return n->nranks++;
 }
 
 static inline void
@@ -446,6 +472,12 @@ synth_node_encode(struct synth_node *n)
 		uint32_t id = 16 + (uint32_t)k;
 
 		r = &n->r[k];
+		if (r->gone) {
+			if (r->added && !r->dropped)
+				proto_sample_drop(&sw, id);
+			r->dropped = 1;
+			continue;
+		}
 		r->ticks += r->cpu * dt;
 		r->rdb += r->rd * dt;
 		r->wrb += r->wr * dt;
