@@ -1,6 +1,8 @@
 /*
  * panel-header: the job at a glance.  Its first line names the job (id,
- * name, owner, state, elapsed of the time limit, nodes by state, ranks);
+ * name, owner, state, elapsed of the time limit, nodes by state, its ranks
+ * against the tasks the scheduler expects: "ranks 3 of 4", or the
+ * processes of a hostlist);
  * below it job-wide meters with sparklines of their recent past (CPU busy,
  * memory of the limit, disk and network rates, GPUs when a node has them),
  * on taller terminals a line or two of the optional sources the job's
@@ -223,6 +225,34 @@ header_extra(const struct ui *ui, int y, int w, int lines)
 	return y + lines;
 }
 
+/*
+ * "  ranks 3 of 4" (the job's ranks: rank ids, against the scheduler's
+ * task count when it said one), or "  procs 12" for the processes of a
+ * hostlist or of a job none of whose processes has a rank id; its role
+ * in *role: a warning while the ranks are not what the scheduler expects.
+ */
+static void
+header_ranks(const struct ui *ui, unsigned nprocs, char *buf, size_t size,
+    int *role)
+{
+	long	r = detect_ranks(ui->det), e = ui->conf.ntasks;
+	char	of[32] = "";
+
+	*role = TR_HEADER;
+	if (ui->conf.job_id[0] == '\0' || (r < 0 && nprocs > 0)) {
+		snprintf(buf, size, "  procs %u", nprocs);
+		return;
+	}
+	if (r < 0)
+		r = 0;
+	if (e > 0) {
+		snprintf(of, sizeof(of), " of %ld", e);
+		if (r != e)
+			*role = TR_EVENT_WARN;
+	}
+	snprintf(buf, size, "  ranks %ld%s", r, of);
+}
+
 /* The job line. */
 static void
 header_job(const struct ui *ui, int y, int w)
@@ -230,6 +260,7 @@ header_job(const struct ui *ui, int y, int w)
 	char		 line[512], el[32], lim[32], name[128], clock[16];
 	unsigned	 cls[US_DONE + 1], k, nranks = 0;
 	long		 elapsed;
+	int		 role;
 	int		 i, x;
 	time_t		 t;
 	struct tm	 tm;
@@ -276,8 +307,9 @@ header_job(const struct ui *ui, int y, int w)
 		x += widget_put(y, x, w - x, ui->attr[ui_sclass_role((int)k)],
 		    line);
 	}
-	snprintf(line, sizeof(line), "  ranks %u  every %.3gs", nranks,
-	    ui->interval_ms / 1000.0);
+	header_ranks(ui, nranks, line, sizeof(line), &role);
+	x += widget_put(y, x, w - x, ui->attr[role], line);
+	snprintf(line, sizeof(line), "  every %.3gs", ui->interval_ms / 1000.0);
 	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
 	if (ui->paused)
 		x += widget_put(y, x, w - x, ui->attr[TR_STATUS_ERROR],

@@ -96,6 +96,7 @@ ui_detect_new(struct ui *ui)
 	detect_conf_default(&dc);
 	/* Without a job (-w) the processes shown are no job's ranks. */
 	dc.ranks = ui->conf.job_id[0] != '\0';
+	dc.ntasks = ui->conf.ntasks;	/* said in rank events */
 	return detect_new(ui->hist, &dc, ui_on_detect, ui);
 }
 

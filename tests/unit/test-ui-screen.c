@@ -5,7 +5,7 @@
  * node table with sparklines (UTF-8 and ASCII), flags, drill-down to a
  * stalled rank's wait channel, the filter and its errors, folding of many
  * nodes with outliers kept apart, the too-small message, help, sort keys
- * and themes.
+ * and themes, and the job's ranks against the scheduler's task count.
  */
 #include <locale.h>
 #include <math.h>
@@ -24,6 +24,8 @@ static struct synth_node	 nodes[MAXN];
 static int			 nnodes;
 static FILE			*out, *in;
 static uint64_t			 now = 100000;
+static const char		*conf_job = "4242";	/* start()'s job */
+static long			 conf_ntasks;		/* 0: unknown */
 
 static const struct node_model *
 models(void *arg, int i)
@@ -41,7 +43,8 @@ start(int n, int r, int utf8, int rows, int cols)
 	int		 i;
 
 	memset(&c, 0, sizeof(c));
-	c.job_id = "4242";
+	c.job_id = conf_job;
+	c.ntasks = conf_ntasks;
 	c.job_name = "solver";
 	c.job_user = "jtuser";
 	c.job_state = "RUNNING";
@@ -385,6 +388,50 @@ test_keys(void)
 	finish(ui);
 }
 
+/* The header counts the job's ranks against its tasks; a rank that
+ * exits says so in the event panel, with the count. */
+static void
+test_ranks(void)
+{
+	struct ui	*ui;
+	const char	*l;
+
+	conf_ntasks = 4;
+	ui = start(4, 1, 1, 40, 140);
+	CHECK(line_with(ui, "ranks 0 of 4") != NULL);	/* no sample yet */
+	step(ui);
+	step(ui);
+	CHECK(line_with(ui, "ranks 4 of 4  every 1s") != NULL);
+	nodes[2].r[0].gone = 1;
+	step(ui);
+	l = line_with(ui, "jobtop job 4242");
+	CHECK(l != NULL && strstr(l, "  ranks 3 of 4  ") != NULL);
+	l = line_with(ui, "warn  rank 2 (pid 1002, solver) exited on n3; "
+	    "ranks 3 of 4");
+	CHECK(l != NULL);
+	finish(ui);
+
+	/* The scheduler did not say: the count alone. */
+	conf_ntasks = -1;
+	ui = start(2, 3, 1, 40, 140);
+	step(ui);
+	CHECK(line_with(ui, "  ranks 6  every") != NULL);
+	finish(ui);
+
+	/* A hostlist: processes, not ranks. */
+	conf_job = "";
+	ui = start(2, 3, 1, 40, 140);
+	step(ui);
+	CHECK(line_with(ui, "  procs 6  every") != NULL);
+	nodes[0].r[1].gone = 1;
+	step(ui);
+	CHECK(line_with(ui, "  procs 5  every") != NULL);
+	CHECK(line_with(ui, "exited") == NULL);
+	finish(ui);
+	conf_job = "4242";
+	conf_ntasks = 0;
+}
+
 int
 main(void)
 {
@@ -401,6 +448,7 @@ main(void)
 	RUN(test_fold);
 	RUN(test_small);
 	RUN(test_keys);
+	RUN(test_ranks);
 	fclose(out);
 	fclose(in);
 	return harness_done();
