@@ -407,6 +407,10 @@ struct main_run {
 	int			 cur;	/* the node being printed */
 	struct rec		*rec;	/* the recording, or NULL */
 	struct ui		*ui;	/* the interactive monitor, or NULL */
+	const char		*jobid;	/* batch: the job's line, or NULL */
+	long			 ntasks;	/* the scheduler's, -1 */
+	uint64_t		 job_every;	/* ms between job lines */
+	uint64_t		 next_job;	/* monotonic ms */
 };
 
 /* The recording stopped (a full disk): say so once; monitoring goes on.
@@ -447,17 +451,50 @@ main_on_restart(void *arg, struct session *s, int i, uint64_t wall)
 		main_rec_stopped(r);
 }
 
+/*
+ * Batch mode's job line once per interval, once a node has sent a sample:
+ * the job's ranks against the scheduler's tasks.  Milliseconds until the
+ * next, -1 without one.
+ */
+static int
+main_job_tick(struct main_run *r)
+{
+	struct out_job	j;
+	uint64_t	now = session_now_ms();
+	int		i, any = 0;
+
+	if (r->jobid == NULL || r->det == NULL)
+		return -1;
+	if (now >= r->next_job) {
+		r->next_job = now + r->job_every;
+		memset(&j, 0, sizeof(j));
+		for (i = 0; i < history_nnodes(r->hist); i++) {
+			any |= history_node_samples(r->hist, i) > 0;
+			j.procs += history_nranks(r->hist, i);
+		}
+		j.id = r->jobid;
+		j.ranks = detect_ranks(r->det);
+		j.ntasks = r->ntasks;
+		if (any && !main_out_broken)
+			r->out->job(stdout, session_wall_ms(), &j);
+	}
+	return (int)(r->next_job - now);
+}
+
 /* Keyframes and flushes of the recording when no data comes. */
 static int
 main_on_timeout(void *arg, uint64_t now)
 {
 	struct main_run	*r = arg;
+	int		 t, tj;
 
+	tj = main_job_tick(r);
 	/* Once per loop pass, not per record: one write for many. */
 	main_flush();
 	if (rec_tick(r->rec, rec_now_ms()) != 0)
 		main_rec_stopped(r);
-	return rec_timeout(r->rec, rec_now_ms());
+	t = rec_timeout(r->rec, rec_now_ms());
+	return tj >= 0 && (t < 0 || tj < t) ? tj : t;
 }
 
 /*
@@ -486,6 +523,7 @@ main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
 	snprintf(meta.name, sizeof(meta.name), "%s", job->name);
 	if (job->user[0] != '\0')
 		snprintf(meta.user, sizeof(meta.user), "%s", job->user);
+	meta.ntasks = job->ntasks;
 	names = xcalloc(n, sizeof(*names));
 	for (i = 0; i < n; i++)
 		names[i] = hostlist_get(job->nodes, i);
@@ -531,6 +569,20 @@ main_flags(void *arg, const struct node_model *m, const struct minst *mi,
 	return detect_flag_names(detect_rank_flags(hr), names, max);
 }
 
+/* A detector's event in the log (-v): node, code, text. */
+static void
+main_log_event(struct main_run *r, const struct detect_event *de)
+{
+	const char	*node = r->s != NULL && de->node >= 0 &&
+			    de->node < session_nnodes(r->s) ?
+			    session_node_name(r->s, de->node) : "job";
+
+	if (de->level >= EV_WARN)
+		log_warn("event %s %s: %s", node, de->code, de->text);
+	else
+		log_debug("event %s %s: %s", node, de->code, de->text);
+}
+
 /* A detector raised or cleared a flag: an event record. */
 static void
 main_on_detect(void *arg, const struct detect_event *de)
@@ -545,6 +597,7 @@ main_on_detect(void *arg, const struct detect_event *de)
 	ev.level = (uint8_t)de->level;
 	snprintf(ev.code, sizeof(ev.code), "%s", de->code);
 	snprintf(ev.text, sizeof(ev.text), "%s", de->text);
+	main_log_event(r, de);
 	if (rec_event(r->rec, (unsigned)de->node, de->time_ms,
 	    (uint8_t)de->level, de->code, de->text) != 0)
 		main_rec_stopped(r);
@@ -745,7 +798,11 @@ main_batch(const struct main_opts *o, struct job *job)
 	run.hist = history_new();
 	detect_conf_default(&dconf);
 	dconf.ranks = mp.jobid != NULL;	/* -w: processes, not ranks */
+	dconf.ntasks = job->ntasks;
 	run.det = detect_new(run.hist, &dconf, main_on_detect, &run);
+	run.jobid = mp.jobid;
+	run.ntasks = job->ntasks;
+	run.job_every = (uint64_t)(o->interval * 1000 + 0.5);
 	if (o->json)
 		out_json_set_flags(main_flags, &run);
 	memset(&hooks, 0, sizeof(hooks));
@@ -788,6 +845,7 @@ main_ui_event(void *arg, const struct detect_event *de)
 {
 	struct main_run	*r = arg;
 
+	main_log_event(r, de);
 	if (rec_event(r->rec, (unsigned)de->node, de->time_ms,
 	    (uint8_t)de->level, de->code, de->text) != 0)
 		main_rec_stopped(r);
@@ -921,7 +979,7 @@ main_replay(const struct main_opts *o)
 	uc.job_state = "";
 	uc.elapsed = -1;
 	uc.time_limit = -1;
-	uc.ntasks = -1;
+	uc.ntasks = meta->ntasks;
 	uc.interval = meta->interval_ms > 0 ? meta->interval_ms / 1000.0 : 1;
 	uc.theme = o->theme;
 	uc.utf8 = -1;

@@ -3,6 +3,8 @@
  * every group but the ranks: fields of node-wide groups as plain
  * "group.field" values, fields of groups with named instances (core, disk,
  * net) as objects keyed by instance name.  Each rank gets its own record.
+ * A job record ({"type": "job", "job": ID, "ranks": 3, "ntasks": 4})
+ * comes once per interval when batch mode watches a job.
  * Counters appear as rates (model_metric), so a counter has no key at all
  * on its first sample: absent is never written as 0.
  */
@@ -500,7 +502,25 @@ out_json_state(FILE *f, const char *node, uint64_t ms, const char *state)
 	fputs("}\n", f);
 }
 
+/* {"time": T, "type": "job", "job": ID, "ranks": R | "procs": P,
+ * "ntasks": N}: procs without ranks, ntasks only when known. */
+static void
+out_json_job(FILE *f, uint64_t ms, const struct out_job *j)
+{
+	fputs("{\"time\":", f);
+	out_json_time(f, ms);
+	fputs(",\"type\":\"job\",\"job\":", f);
+	out_json_string(f, j->id, strlen(j->id));
+	if (j->ranks >= 0)
+		fprintf(f, ",\"ranks\":%ld", j->ranks);
+	else
+		fprintf(f, ",\"procs\":%ld", j->procs);
+	if (j->ntasks > 0)
+		fprintf(f, ",\"ntasks\":%ld", j->ntasks);
+	fputs("}\n", f);
+}
+
 const struct output out_json = {
 	"json", out_json_hello, out_json_sample, out_json_event, out_json_bye,
-	out_json_state
+	out_json_state, out_json_job
 };

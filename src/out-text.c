@@ -1,7 +1,8 @@
 /*
  * out-text: the model as compact top-like text for batch mode: per sample a
  * node line (CPU busy, memory used of total, load averages) and a table of
- * the node's ranks in rank order.  A value the node did not send prints as
+ * the node's ranks in rank order; once per interval a job line ("job 123:
+ * ranks 3 of 4").  A value the node did not send prints as
  * "-", never as 0.
  */
 #include <inttypes.h>
@@ -289,7 +290,24 @@ out_text_state(FILE *f, const char *node, uint64_t ms, const char *state)
 	fprintf(f, "%s %s: %s\n", when, node, clean);
 }
 
+/* "HH:MM:SS.mmm job 123: ranks 3 of 4" ("procs 5" without rank ids). */
+static void
+out_text_job(FILE *f, uint64_t ms, const struct out_job *j)
+{
+	char	when[32], id[128];
+
+	out_text_time(when, sizeof(when), ms);
+	fprintf(f, "%s job %s: ", when, out_text_clean(id, sizeof(id), j->id));
+	if (j->ranks >= 0)
+		fprintf(f, "ranks %ld", j->ranks);
+	else
+		fprintf(f, "procs %ld", j->procs);
+	if (j->ntasks > 0)
+		fprintf(f, " of %ld", j->ntasks);
+	fputc('\n', f);
+}
+
 const struct output out_text = {
 	"text", out_text_hello, out_text_sample, out_text_event, out_text_bye,
-	out_text_state
+	out_text_state, out_text_job
 };

@@ -13,6 +13,16 @@
 #include "model.h"
 #include "proto.h"
 
+/* The job at a glance (batch mode watching a job, once per interval). */
+struct out_job {
+	const char	*id;		/* the job id */
+	long		 ranks;		/* its ranks (rank ids), -1: no
+					 * process has one */
+	long		 procs;		/* its processes */
+	long		 ntasks;	/* tasks the scheduler expects, -1
+					 * unknown */
+};
+
 struct output {
 	const char	*name;
 	/* The node's HELLO (--decode shows it; live batch mode does not). */
@@ -26,6 +36,8 @@ struct output {
 	/* A node's transport state changed ("live", "lost: ...",
 	 * "failed: ..."): node name, wall-clock ms, the new state. */
 	void		(*state)(FILE *, const char *, uint64_t, const char *);
+	/* The job's line at unix ms. */
+	void		(*job)(FILE *, uint64_t, const struct out_job *);
 };
 
 extern const struct output out_json;

@@ -424,6 +424,14 @@ rec_reader_meta_parse(struct rec_reader *r, const uint8_t *p, size_t len)
 	if (wreader_left(&rd) > 0 && wire_get_varint(&rd, &m->count) !=
 	    WIRE_OK)
 		return REC_ERR_DAMAGED;
+	/* The tasks expected, 0 unknown; a count past any job's is too. */
+	m->ntasks = -1;
+	if (wreader_left(&rd) > 0) {
+		if (wire_get_varint(&rd, &v) != WIRE_OK)
+			return REC_ERR_DAMAGED;
+		if (v > 0 && v <= UINT32_MAX)
+			m->ntasks = (long)v;
+	}
 	return WIRE_OK;
 }
 

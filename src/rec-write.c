@@ -90,6 +90,7 @@ rec_meta_init(struct rec_meta *m, uint64_t now)
 	m->start_ms = now;
 	m->interval_ms = 1000;
 	m->keyframe_ms = REC_KEYFRAME_MS;
+	m->ntasks = -1;
 	m->major = REC_MAJOR;
 	m->minor = REC_MINOR;
 	snprintf(m->version, sizeof(m->version), "%s", JOBTOP_VERSION);
@@ -658,6 +659,7 @@ rec_put_meta(struct wbuf *w, const struct rec_meta *m)
 		wire_put_strn(w, m->nodes[i], strnlen(m->nodes[i],
 		    PROTO_HOST_MAX - 1));
 	wire_put_varint(w, m->count);
+	wire_put_varint(w, m->ntasks > 0 ? (uint64_t)m->ntasks : 0);
 	return w->err;
 }
 

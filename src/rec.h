@@ -78,6 +78,8 @@ struct rec_meta {
 	uint32_t	 keyframe_ms;
 	uint64_t	 count;		/* samples per node shown live (-n),
 					   0: no limit */
+	long		 ntasks;	/* tasks the scheduler expects, -1
+					   unknown (a later addition) */
 	uint8_t		 major, minor;	/* of the file (reading) */
 	char		 version[PROTO_NAME_MAX];	/* jobtop's */
 	char		 job[PROTO_TEXT_MAX];	/* job id, "" for a hostlist */
