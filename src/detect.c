@@ -598,13 +598,16 @@ detect_member_find(struct detect_member *mem, unsigned n, int64_t r)
 	return NULL;
 }
 
-/* The process a member's events name: its pid and command. */
+/* The process a member's events name: its pid and command (field fc). */
 static void
-detect_member_take(struct detect_member *mb, const struct node_model *m,
-    const struct minst *mi, int64_t pid)
+detect_member_take(struct detect_member *mb, const struct minst *mi,
+    int fc, int64_t pid)
 {
+	const char	*s = fc >= 0 ? model_str(mi, (unsigned)fc) : NULL;
+
 	mb->pid = pid;
-	text_clean(mb->comm, sizeof(mb->comm), detect_str(m, mi, "comm"));
+	text_clean(mb->comm, sizeof(mb->comm), s != NULL && *s != '\0' ? s :
+	    "?");
 }
 
 static struct detect_member *
@@ -720,18 +723,23 @@ detect_members(struct detect *d, int i, const struct node_model *m,
 	struct detect_node	*dn = &d->nodes[i];
 	struct detect_member	*mb, *v;
 	const struct minst	*mi;
-	int64_t			 pid, start, rank;
+	int64_t			 pid, rank;
 	uint64_t		 cur, first_new = d->morder + 1;
 	unsigned		 n0 = dn->nmemb, k, j, ngone = 0, nnew = 0;
 	char			 name[256];
-	int			 g;
+	int			 g, fp, fr, fc;
 
 	if (!d->conf.ranks || (g = model_group_index(m, "rank")) < 0)
 		return;
 	cur = ++dn->msamples;
-	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-		if (!history_rank_ident(m, mi, &pid, &start, &rank) ||
-		    rank < 0)
+	/* The fields by name once a sample, not once a process. */
+	fp = model_field_index(m, (unsigned)g, "pid");
+	fr = model_field_index(m, (unsigned)g, "rank");
+	fc = model_field_index(m, (unsigned)g, "comm");
+	for (mi = m->gfirst[g]; fp >= 0 && fr >= 0 && mi != NULL;
+	    mi = mi->gnext) {
+		if (!model_value(mi, (unsigned)fp, &pid) ||
+		    !model_value(mi, (unsigned)fr, &rank) || rank < 0)
 			continue;
 		if ((mb = detect_member_find(dn->memb, n0, rank)) != NULL) {
 			if (mb->seen != cur) {
@@ -755,7 +763,7 @@ detect_members(struct detect *d, int i, const struct node_model *m,
 		mb->rank = rank;
 		mb->order = ++d->morder;
 		mb->seen = mb->pid_seen = cur;
-		detect_member_take(mb, m, mi, pid);
+		detect_member_take(mb, mi, fc, pid);
 	}
 	if (dn->nmemb > n0) {
 		qsort(dn->memb, dn->nmemb, sizeof(*dn->memb), detect_member_cmp);
@@ -775,8 +783,8 @@ detect_members(struct detect *d, int i, const struct node_model *m,
 		}
 		/* Its process ended, another with its id goes on. */
 		if (mb->pid_seen != cur && mb->alt != NULL &&
-		    history_rank_ident(m, mb->alt, &pid, &start, &rank))
-			detect_member_take(mb, m, mb->alt, pid);
+		    model_value(mb->alt, (unsigned)fp, &pid))
+			detect_member_take(mb, mb->alt, fc, pid);
 		mb->alt = NULL;
 		if (mb->order >= first_new && cur > 1)
 			v[dn->nmemb + nnew++] = *mb;
