@@ -615,6 +615,40 @@ test_member_idlist(void)
 	job_free(&j);
 }
 
+/* A reconnect (a new probe, instance ids from scratch) is no news for
+ * the ranks still there; one that ended meanwhile exits then. */
+static void
+test_member_reconnect(void)
+{
+	struct job			 j;
+	const struct node_model		*m;
+	int				 s;
+
+	job_init(&j);
+	for (s = 0; s < 3; s++)
+		job_step(&j, 0);
+	stream_free(j.n[3].st);
+	j.n[3].st = stream_new("n4");
+	j.n[3].started = 0;
+	memset(j.n[3].oldp, 0, sizeof(j.n[3].oldp));
+	for (s = 0; s < RANKS; s++) {
+		j.n[3].r[s].added = 0;
+		j.n[3].r[s].oldp = 0;
+	}
+	j.n[3].r[2].gone = 1;	/* never in the new stream */
+	CHECK(synth_node_step(&j.n[3]) == MSG_SAMPLE);
+	m = synth_model(&j.n[3]);
+	history_node_sample(j.h, 3, m, j.now);
+	detect_node_sample(j.d, 3, m, m->time_ms);
+	CHECK_INT(j.nevents, 1);
+	CHECK_STR(j.ev[0].text,
+	    "rank 14 (pid 1014, solver) exited on n4; ranks 31");
+	job_step(&j, 0);
+	CHECK_INT(j.nevents, 1);
+	CHECK_INT(detect_ranks(j.d), NODES * RANKS - 1);
+	job_free(&j);
+}
+
 /* Processes of a hostlist are no job's ranks: counted by the caller,
  * never an event. */
 static void
@@ -655,6 +689,7 @@ main(void)
 	RUN(test_member_children);
 	RUN(test_member_many);
 	RUN(test_member_idlist);
+	RUN(test_member_reconnect);
 	RUN(test_member_hostlist);
 	return harness_done();
 }
