@@ -167,7 +167,9 @@ int	sched_from_env(const char *, struct job *, char *, size_t);
 
 /*
  * May user uid watch this job?  Root, the owner, and members of the site's
- * admin group may; a job without an owner (a hostlist) is anyone's.  The
+ * admin group may; a hostlist or hostfile (no job id) is anyone's, and a
+ * job whose owner the scheduler did not give is only root's and the
+ * admins' (fail closed).  The
  * admin group is named only by an "admin-group NAME" line in the
  * configuration file (JOBTOP_SYSCONFDIR/jobtop.conf), and only if that file
  * is a regular file owned by root and writable by no one else: never by the
@@ -203,6 +205,16 @@ int	sched_job_add_host(struct job *, const char *, long, char *, size_t);
 int	sched_job_finish(struct job *, char *, size_t);
 /* Copy src into a fixed field, truncating. */
 void	sched_copy(char *, size_t, const char *);
+/* The same for the scheduler's free text (name, reason, state word):
+ * cleaned with text_clean_inplace(), so no control byte is kept. */
+void	sched_copy_text(char *, size_t, const char *);
+/* Set the owner's name after validate_username(); "" or NULL leaves it
+ * unset; SCHED_EPARSE with the message for a name of another shape. */
+int	sched_set_user(struct job *, const char *, char *, size_t);
+/* SCHED_OK if a record's own job id has the scheduler's form, else
+ * SCHED_EPARSE and the message. */
+int	sched_check_recid(const struct job *, const char *,
+	    enum validate_job, char *, size_t);
 /* "[D-]HH:MM:SS", "MM:SS", "UNLIMITED" -> seconds or JOB_TIME_*. */
 long	sched_parse_duration(const char *);
 

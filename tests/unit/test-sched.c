@@ -149,6 +149,126 @@ test_slurm(void)
 	sched_job_free(&job);
 }
 
+/* No control byte, no byte outside printable ASCII. */
+static int
+all_printable(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/*
+ * A job name made of another record (Key=value words, squeue's own
+ * fields with '|', JSON, escape sequences, newlines): the job stays the
+ * one Slurm describes, and the name keeps no control byte.
+ */
+static void
+test_slurm_hostile(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_slurm, "slurm/hostile.txt", "9", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node2", __LINE__);
+	CHECK_STR(job.user, "jtuser");
+	CHECK_INT(job.uid, 1001);
+	CHECK_INT(job.state, JOB_RUNNING);
+	CHECK_STR(job.state_name, "RUNNING");
+	CHECK_INT(job.ntasks, 1);
+	CHECK(strncmp(job.name, "x JobState=COMPLETED NodeList=node4 ", 36) ==
+	    0);
+	CHECK(strstr(job.name, "?]0;PWN??[2J") != NULL);
+	CHECK(all_printable(job.name));
+	sched_job_free(&job);
+
+	/* Without the separator's line the text is refused. */
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("9|9|N/A|N/A|N/A|0|root|RUNNING|0:01|"
+	    "1:00|1|node4|None|y|\n", "9", &job, err, sizeof(err)),
+	    SCHED_EPARSE);
+	sched_job_free(&job);
+	/* A record cut short, or with more fields than asked for. */
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|RUNNING|"
+	    "0:01|1:00|1|node4|None|\n", "9", &job, err, sizeof(err)),
+	    SCHED_EPARSE);
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|RUNNING|"
+	    "0:01|1:00|1|node4|None|y|z|\n", "9", &job, err, sizeof(err)),
+	    SCHED_EPARSE);
+	sched_job_free(&job);
+	/* A user that is not a user name, an id that is not a number. */
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|ro ot|RUNNING|"
+	    "0:01|1:00|1|node4|None|y|\n", "9", &job, err, sizeof(err)),
+	    SCHED_EPARSE);
+	CHECK(strstr(err, "invalid user name") != NULL);
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|\033[2J|"
+	    "RUNNING|0:01|1:00|1|node4|None|y|\n", "9", &job, err,
+	    sizeof(err)), SCHED_EPARSE);
+	CHECK(all_printable(err));
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9x|9|N/A|N/A|N/A|0|root|RUNNING|"
+	    "0:01|1:00|1|node4|None|y|\n", "9", &job, err, sizeof(err)),
+	    SCHED_EPARSE);
+	sched_job_free(&job);
+	/* A state word and reason with escapes are cleaned. */
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|PENDING|"
+	    "0:01|1:00|1||R\033]0;X\007|y|\n", "9", &job, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK_INT(sched_job_check(&job, err, sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job 9 is pending (R?]0;X?)");
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|DONE"
+	    "\033[2J|0:01|1:00|1||None|y|\n", "9", &job, err, sizeof(err)),
+	    SCHED_OK);
+	CHECK_INT(job.state, JOB_UNKNOWN);
+	CHECK_STR(job.state_name, "DONE?[2J");
+	sched_job_free(&job);
+}
+
+/* Outputs of the lab's Slurm 22.05 (squeue -O, '|' after each field). */
+static void
+test_slurm_lab(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_slurm, "slurm/lab-array.txt", "3", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node[2-3]", __LINE__);
+	CHECK_INT(job.ntasks, 3);
+	CHECK_INT(job.time_limit, 365 * 86400);
+	CHECK_INT(job.elapsed, 3);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_slurm, "slurm/lab-array.txt", "3_0", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node2", __LINE__);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_slurm, "slurm/lab-array.txt", "3_5", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node3", __LINE__);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_slurm, "slurm/lab-het-pending.txt", "4+1",
+	    &job, err, sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job 4+1 is pending (Resources)");
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_slurm, "slurm/lab-done.txt", "1", &job, err,
+	    sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job 1 has finished (COMPLETED)");
+	CHECK_STR(job.name, "done job");
+	sched_job_free(&job);
+}
+
 static void
 test_slurm_array_het(void)
 {
@@ -724,8 +844,13 @@ test_may_watch(void)
 	sched_copy(job.user, sizeof(job.user), "alice");
 	CHECK_INT(sched_may_watch(&job, 4242, err, sizeof(err)), 0);
 
-	/* A hostlist has no owner. */
+	/* A job whose owner nobody said: only root and admins (F5). */
 	job.user[0] = '\0';
+	CHECK_INT(sched_may_watch(&job, 4242, err, sizeof(err)), 0);
+	CHECK(strstr(err, "did not say who owns it") != NULL);
+	CHECK_INT(sched_may_watch(&job, 0, err, sizeof(err)), 1);
+	/* A hostlist names no job and has no owner: anyone's. */
+	job.id[0] = '\0';
 	CHECK_INT(sched_may_watch(&job, 4242, err, sizeof(err)), 1);
 }
 
@@ -925,6 +1050,19 @@ fake_command(const char *name, const char *body)
 	"[ -n \"$JT_OUT\" ] && cat \"$JT_OUT\"\n"			\
 	"exit ${JT_RC:-0}"
 
+/*
+ * A fake squeue: prints a fixture written with '|' (after its "sep=|"
+ * line) with the separator of the -O format it was given instead.
+ */
+#define FAKE_SQUEUE							\
+	"printf '%s\\n' \"$@\" > \"$JT_ARGS\"\n"			\
+	"echo \"LC_ALL=$LC_ALL\" >> \"$JT_ARGS\"\n"			\
+	"[ -n \"$JT_ERR\" ] && cat \"$JT_ERR\" >&2\n"			\
+	"for a; do case $a in JobID:0*) f=$a;; esac; done\n"		\
+	"s=${f#JobID:0}; s=${s%%,*}\n"					\
+	"[ -n \"$JT_OUT\" ] && tail -n +2 \"$JT_OUT\" | sed \"s/|/$s/g\"\n" \
+	"exit ${JT_RC:-0}"
+
 /* Point the fake commands at fixture files. */
 static void
 fake_setup(const char *out, const char *errf, int rc)
@@ -991,7 +1129,7 @@ test_run(void)
 	CHECK_INT(sched_select(NULL, "12", &s, err, sizeof(err)),
 	    SCHED_ENOSCHED);
 
-	fake_command("scontrol", FAKE_BODY);
+	fake_command("squeue", FAKE_SQUEUE);
 	fake_setup("slurm/running.txt", NULL, 0);
 	sched_job_init(&job);
 	CHECK_INT(sched_resolve(NULL, "12", &job, err, sizeof(err)),
@@ -999,7 +1137,10 @@ test_run(void)
 	CHECK_STR(job.nodelist, "node[1-4]");
 	CHECK_STR(job.sched, "slurm");
 	args = fake_args();
-	CHECK_STR(args, "show\njob\n-o\n12\nLC_ALL=C\n");
+	CHECK(strncmp(args, "-h\n-t\nall\n-j\n12\n-O\nJobID:0~jt", 29) ==
+	    0);
+	CHECK(strstr(args, ",Name:0~jt") != NULL);
+	CHECK(strstr(args, "\nLC_ALL=C\n") != NULL);
 	free(args);
 	sched_job_free(&job);
 
@@ -1010,7 +1151,7 @@ test_run(void)
 	    SCHED_OK);
 	CHECK_STR(job.nodelist, "cpu[001-004]");
 	args = fake_args();
-	CHECK_STR(args, "show\njob\n-o\n300\nLC_ALL=C\n");
+	CHECK(strncmp(args, "-h\n-t\nall\n-j\n300\n-O\n", 20) == 0);
 	free(args);
 	sched_job_free(&job);
 
@@ -1032,7 +1173,7 @@ test_run(void)
 	sched_job_init(&job);
 	CHECK_INT(sched_resolve(NULL, "99", &job, err, sizeof(err)),
 	    SCHED_ECMD);
-	CHECK(strstr(err, "scontrol show job 99: qstat: Unknown") != NULL);
+	CHECK(strstr(err, "squeue -j 99: qstat: Unknown") != NULL);
 	sched_job_free(&job);
 
 	/* Inside a PBS job, PBS wins over a Slurm in PATH. */
@@ -1102,7 +1243,7 @@ test_run(void)
 
 	/* Arguments reach the command verbatim: no shell in between. */
 	fake_setup(NULL, NULL, 3);
-	argv[0] = "scontrol";
+	argv[0] = "squeue";
 	argv[1] = "a b";
 	argv[2] = "$(touch /tmp/jt-pwned)";
 	argv[3] = ";";
@@ -1153,12 +1294,20 @@ test_run(void)
 	CHECK_STR(errtxt, "some error");
 	CHECK_INT(status, 1);
 	free(out);
+	/* Its control bytes never get through (review F4d). */
+	fake_command("evilerr", "printf 'bad \\033]0;T\\007\\033[2Jx\\n' >&2; "
+	    "exit 1");
+	argv[0] = "evilerr";
+	CHECK_INT(sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK_STR(errtxt, "bad ?]0;T??[2Jx");
+	free(out);
 
 	argv[0] = "no-such-command-jt";
 	CHECK_INT(sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
 	    sizeof(err)), SCHED_ECMD);
 	CHECK(strstr(err, "command not found") != NULL);
-	CHECK(sched_in_path("scontrol"));
+	CHECK(sched_in_path("squeue"));
 	CHECK(!sched_in_path("no-such-command-jt"));
 
 	if (oldpath != NULL) {
@@ -1179,6 +1328,8 @@ main(void)
 	    top != NULL ? top : ".");
 	RUN(test_slurm);
 	RUN(test_slurm_array_het);
+	RUN(test_slurm_hostile);
+	RUN(test_slurm_lab);
 	RUN(test_pbs);
 	RUN(test_lsf);
 	RUN(test_oar);
