@@ -550,6 +550,92 @@ test_flux(void)
 	sched_job_free(&job);
 }
 
+/*
+ * A hostile job name for every other scheduler: words of the scheduler's
+ * own output format, JSON, escape sequences.  The job stays the one the
+ * scheduler describes; forged lines are refused; nothing keeps a control
+ * byte.
+ */
+static void
+test_hostile_names(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_pbs, "pbs/hostile.txt", "1234.pbs01", &job,
+	    err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "n[001-002]", __LINE__);
+	CHECK_STR(job.user, "alice");
+	CHECK_STR(job.state_name, "R");
+	CHECK(strncmp(job.name, "x job_state = F exec_host = evil", 32) == 0);
+	CHECK(all_printable(job.name));
+	sched_job_free(&job);
+	/* A name with newlines forges attribute lines: refused. */
+	CHECK_INT(parse(&sched_pbs, "pbs/hostile-newline.txt", "1234.pbs01",
+	    &job, err, sizeof(err)), SCHED_EPARSE);
+	CHECK(strstr(err, "twice") != NULL);
+	sched_job_free(&job);
+	/* ... or a whole record: refused too. */
+	CHECK_INT(parse(&sched_pbs, "pbs/hostile-record.txt", "1234.pbs01",
+	    &job, err, sizeof(err)), SCHED_EPARSE);
+	CHECK(strstr(err, "more than one record") != NULL);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_lsf, "lsf/hostile.json", "4711", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "hpc-n[01-02]", __LINE__);
+	CHECK_STR(job.user, "dave");
+	CHECK_STR(job.state_name, "RUN");
+	CHECK(strncmp(job.name, "x\",\"USER\":\"root\"", 16) == 0);
+	CHECK(all_printable(job.name));
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_lsf, "lsf/hostile.txt", "4711", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "hpc-n[01-02]", __LINE__);
+	CHECK_STR(job.user, "dave");
+	CHECK(strncmp(job.name, "x|0|root|DONE|4*evil|", 21) == 0);
+	CHECK(all_printable(job.name));
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_oar, "oar/hostile.json", "5150", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "grisou-[1-2].nancy.grid5000.fr", __LINE__);
+	CHECK_STR(job.user, "frank");
+	CHECK_STR(job.state_name, "Running");
+	CHECK(strstr(job.name, "\"owner\" : \"root\"") != NULL);
+	CHECK(all_printable(job.name));
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_flux, "flux/hostile.txt", "fA1b2C3", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node[1-2]", __LINE__);
+	CHECK_STR(job.user, "grace");
+	CHECK_INT(job.uid, 1001);
+	CHECK_INT(job.state, JOB_RUNNING);
+	CHECK(strncmp(job.name, "x|0|root|CD|", 12) == 0);
+	CHECK(all_printable(job.name));
+	sched_job_free(&job);
+
+	/* A user or record id of the wrong shape is refused, cleanly. */
+	sched_job_init(&job);
+	CHECK_INT(sched_flux.parse("fA1b2C3|0|\033[2J|R|1|1.0|0.0|n1|y\n",
+	    "fA1b2C3", &job, err, sizeof(err)), SCHED_EPARSE);
+	CHECK(strstr(err, "invalid user name") != NULL);
+	CHECK(all_printable(err));
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_oar.parse("{\"7\":{\"Job_Id\":\"7;x\",\"owner\":"
+	    "\"a\",\"state\":\"Running\"}}", "7", &job, err, sizeof(err)),
+	    SCHED_EPARSE);
+	CHECK(strstr(err, "invalid job id") != NULL);
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_lsf.parse("{\"RECORDS\":[{\"JOBID\":\"4711\","
+	    "\"USER\":\"-rf\",\"STAT\":\"RUN\",\"EXEC_HOST\":\"n1\"}]}",
+	    "4711", &job, err, sizeof(err)), SCHED_EPARSE);
+	sched_job_free(&job);
+}
+
 static void
 test_hostlist_source(void)
 {
@@ -1330,6 +1416,7 @@ main(void)
 	RUN(test_slurm_array_het);
 	RUN(test_slurm_hostile);
 	RUN(test_slurm_lab);
+	RUN(test_hostile_names);
 	RUN(test_pbs);
 	RUN(test_lsf);
 	RUN(test_oar);
