@@ -161,9 +161,24 @@ int	sched_from_hostfile(const char *, struct job *, char *, size_t);
  * SLURM_JOB_NODELIST, PBS_JOBID and PBS_NODEFILE, LSB_JOBID and
  * LSB_MCPU_HOSTS or LSB_HOSTS, OAR_JOB_ID (or OAR_JOBID) and OAR_NODEFILE,
  * in that order; only those of scheduler `only` unless it is NULL.
+ * The environment is not trusted for the owner: with the scheduler's
+ * command in PATH the job is resolved there (owner, state; the variables'
+ * nodes must all be the job's), without it only a Slurm job is accepted,
+ * and only when this process is in the job's cgroup or under its
+ * slurmstepd (root's); else SCHED_EPERM.
  * SCHED_ENOENV outside a job, SCHED_ENOSCHED for an unknown `only`.
  */
 int	sched_from_env(const char *, struct job *, char *, size_t);
+
+/*
+ * Does /proc/self/cgroup text (in the first argument) put this process in
+ * Slurm job id's cgroup, anchored at Slurm's own root: v1
+ * "/slurm[_NODE]/uid_U/job_ID/..." with U the uid given, or v2
+ * "/system.slice/[NODE_]slurmstepd.scope/job_ID/..."?  A job_ID found
+ * anywhere else (a cgroup a user made under their own delegated tree)
+ * does not count.
+ */
+int	sched_slurm_cgroup_has_job(const char *, const char *, uid_t);
 
 /*
  * May user uid watch this job?  Root, the owner, and members of the site's

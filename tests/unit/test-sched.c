@@ -740,110 +740,6 @@ clear_job_env(void)
 }
 
 static void
-test_env(void)
-{
-	struct job	job;
-	char		err[512], path[8192];
-
-	clear_job_env();
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_ENOENV);
-	CHECK(strstr(err, "not inside") != NULL);
-	sched_job_free(&job);
-
-	setenv("SLURM_JOB_ID", "4242", 1);
-	setenv("SLURM_JOB_NODELIST", "cn[01-04],gpu7", 1);
-	setenv("SLURM_NTASKS", "20", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.id, "4242");
-	CHECK_STR(job.sched, "slurm");
-	CHECK_STR(job.nodelist, "cn[01-04],gpu7");
-	CHECK_INT(job.ntasks, 20);
-	CHECK_INT(job.uid, getuid());
-	CHECK_INT(job.state, JOB_RUNNING);
-	sched_job_free(&job);
-
-	setenv("SLURM_JOB_ID", "42;reboot", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EINVAL);
-	sched_job_free(&job);
-	unsetenv("SLURM_JOB_NODELIST");
-	setenv("SLURM_JOB_ID", "42", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_ENOENV);
-	sched_job_free(&job);
-	clear_job_env();
-
-	snprintf(path, sizeof(path), "%s/hostfile/pbs_nodefile", fixdir);
-	setenv("PBS_JOBID", "1234.pbs01", 1);
-	setenv("PBS_NODEFILE", path, 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.sched, "pbs");
-	CHECK_STR(job.nodelist, "n[01-02]");
-	CHECK_INT(job.ntasks, 8);
-	sched_job_free(&job);
-	clear_job_env();
-
-	setenv("LSB_JOBID", "4711", 1);
-	setenv("LSB_MCPU_HOSTS", "hpc-n01 4 hpc-n02 2", 1);
-	setenv("LSB_HOSTS", "ignored", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.nodelist, "hpc-n[01-02]");
-	CHECK_INT(slots_of(&job, "hpc-n01"), 4);
-	CHECK_INT(job.ntasks, 6);
-	sched_job_free(&job);
-	unsetenv("LSB_MCPU_HOSTS");
-	setenv("LSB_HOSTS", "hpc-n03 hpc-n03 hpc-n04", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.nodelist, "hpc-n[03-04]");
-	CHECK_INT(slots_of(&job, "hpc-n03"), 2);
-	sched_job_free(&job);
-	setenv("LSB_MCPU_HOSTS", "hpc-n01 four", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EINVAL);
-	sched_job_free(&job);
-	clear_job_env();
-
-	snprintf(path, sizeof(path), "%s/hostfile/mixed", fixdir);
-	setenv("OAR_JOBID", "5150", 1);
-	setenv("OAR_FILE_NODES", path, 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.sched, "oar");
-	CHECK_INT(hostlist_count(job.nodes), 5);
-	sched_job_free(&job);
-
-	/* --scheduler picks among the allocations the environment names. */
-	setenv("SLURM_JOB_ID", "77", 1);
-	setenv("SLURM_JOB_NODELIST", "n[1-2]", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.sched, "slurm");
-	sched_job_free(&job);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env("oar", &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.sched, "oar");
-	sched_job_free(&job);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env("pbs", &job, err, sizeof(err)),
-	    SCHED_ENOENV);
-	CHECK_STR(err, "no job given and not inside a pbs job; give a job "
-	    "id, -w HOSTLIST or --hostfile FILE");
-	sched_job_free(&job);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env("sge", &job, err, sizeof(err)),
-	    SCHED_ENOSCHED);
-	sched_job_free(&job);
-	unsetenv("SLURM_JOB_ID");
-	unsetenv("SLURM_JOB_NODELIST");
-	clear_job_env();
-}
-
-static void
 test_may_watch(void)
 {
 	struct job	 job;
@@ -1185,6 +1081,242 @@ fake_args(void)
 	return strdup(buf);
 }
 
+/* A fresh directory of fake commands as the whole PATH. */
+static void
+fake_bindir(void)
+{
+	char	path[8192];
+
+	snprintf(bindir, sizeof(bindir), "%s/jtsched.XXXXXX",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(bindir) == NULL) {
+		harness_check(0, __FILE__, __LINE__, "mkdtemp: %s",
+		    strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/args", bindir);
+	setenv("JT_ARGS", path, 1);
+	setenv("PATH", bindir, 1);
+}
+
+/* Write a temporary node file; its path in path. */
+static void
+node_file(char *path, size_t pathsz, const char *text)
+{
+	FILE	*f;
+
+	snprintf(path, pathsz, "%s/nodefile", bindir);
+	if ((f = fopen(path, "w")) != NULL) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void
+test_env(void)
+{
+	struct job	 job;
+	char		 err[512], path[8192], *oldpath;
+
+	oldpath = getenv("PATH") != NULL ? strdup(getenv("PATH")) : NULL;
+	fake_bindir();
+	clear_job_env();
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_ENOENV);
+	CHECK(strstr(err, "not inside") != NULL);
+	sched_job_free(&job);
+
+	/*
+	 * Review F5: the environment alone proves nothing.  No squeue, not
+	 * in the job's cgroup nor under its slurmstepd: refused.
+	 */
+	setenv("SLURM_JOB_ID", "12", 1);
+	setenv("SLURM_JOB_NODELIST", "node[1-2]", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EPERM);
+	CHECK(strstr(err, "SLURM_JOB_ID=12: cannot check that job: squeue is "
+	    "not in PATH") != NULL);
+	sched_job_free(&job);
+
+	/* With squeue: Slurm's owner, the variables' nodes if they are the
+	 * job's. */
+	fake_command("squeue", FAKE_SQUEUE);
+	fake_setup("slurm/running.txt", NULL, 0);
+	setenv("SLURM_NTASKS", "2", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.id, "12");
+	CHECK_STR(job.sched, "slurm");
+	CHECK_STR(job.nodelist, "node[1-2]");
+	CHECK_INT(job.ntasks, 2);
+	CHECK_STR(job.user, "jtuser");
+	CHECK_INT(job.uid_known, 1);
+	CHECK_INT(job.uid, 1001);
+	CHECK_STR(job.name, "healthy");
+	CHECK_INT(job.state, JOB_RUNNING);
+	CHECK_INT(job.time_limit, 900);
+	sched_job_free(&job);
+	/* A node that is not the job's: refused. */
+	setenv("SLURM_JOB_NODELIST", "node[1-2],mgmt1", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EPERM);
+	CHECK_STR(err, "SLURM_JOB_ID names mgmt1, which is not a node of "
+	    "slurm job 12");
+	sched_job_free(&job);
+	/* A job Slurm does not know, or that is not running: refused. */
+	setenv("SLURM_JOB_ID", "4242", 1);
+	setenv("SLURM_JOB_NODELIST", "node1", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_ENOJOB);
+	sched_job_free(&job);
+	fake_setup("slurm/pending.txt", NULL, 0);
+	setenv("SLURM_JOB_ID", "13", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)),
+	    SCHED_EPENDING);
+	sched_job_free(&job);
+
+	setenv("SLURM_JOB_ID", "42;reboot", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EINVAL);
+	sched_job_free(&job);
+	unsetenv("SLURM_JOB_NODELIST");
+	setenv("SLURM_JOB_ID", "42", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_ENOENV);
+	sched_job_free(&job);
+	clear_job_env();
+
+	/* PBS: its nodefile's slots, qstat's owner. */
+	node_file(path, sizeof(path), "n001\nn001\nn002\n");
+	setenv("PBS_JOBID", "1234.pbs01", 1);
+	setenv("PBS_NODEFILE", path, 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EPERM);
+	sched_job_free(&job);
+	fake_command("qstat", FAKE_BODY);
+	fake_setup("pbs/running.txt", NULL, 0);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sched, "pbs");
+	CHECK_STR(job.nodelist, "n[001-002]");
+	CHECK_INT(job.ntasks, 3);
+	CHECK_STR(job.user, "alice");
+	sched_job_free(&job);
+	snprintf(path, sizeof(path), "%s/hostfile/pbs_nodefile", fixdir);
+	setenv("PBS_NODEFILE", path, 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EPERM);
+	sched_job_free(&job);
+	clear_job_env();
+
+	fake_command("bjobs", FAKE_BODY);
+	fake_setup("lsf/running.json", NULL, 0);
+	setenv("LSB_JOBID", "4711", 1);
+	setenv("LSB_MCPU_HOSTS", "hpc-n01 4 hpc-n02 2", 1);
+	setenv("LSB_HOSTS", "ignored", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.nodelist, "hpc-n[01-02]");
+	CHECK_INT(slots_of(&job, "hpc-n01"), 4);
+	CHECK_INT(job.ntasks, 6);
+	CHECK_STR(job.user, "dave");
+	sched_job_free(&job);
+	unsetenv("LSB_MCPU_HOSTS");
+	setenv("LSB_HOSTS", "hpc-n02 hpc-n02 hpc-n01", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.nodelist, "hpc-n[01-02]");
+	CHECK_INT(slots_of(&job, "hpc-n02"), 2);
+	sched_job_free(&job);
+	setenv("LSB_HOSTS", "hpc-n03 hpc-n03 hpc-n04", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EPERM);
+	sched_job_free(&job);
+	setenv("LSB_MCPU_HOSTS", "hpc-n01 four", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EINVAL);
+	sched_job_free(&job);
+	clear_job_env();
+
+	fake_command("oarstat", FAKE_BODY);
+	fake_setup("oar/running.json", NULL, 0);
+	node_file(path, sizeof(path), "grisou-1.nancy.grid5000.fr\n"
+	    "grisou-2.nancy.grid5000.fr\n");
+	setenv("OAR_JOBID", "5150", 1);
+	setenv("OAR_FILE_NODES", path, 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sched, "oar");
+	CHECK_INT(hostlist_count(job.nodes), 2);
+	CHECK_STR(job.user, "frank");
+	sched_job_free(&job);
+
+	/* --scheduler picks among the allocations the environment names. */
+	fake_setup("slurm/running.txt", NULL, 0);
+	setenv("SLURM_JOB_ID", "12", 1);
+	setenv("SLURM_JOB_NODELIST", "node[1-2]", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sched, "slurm");
+	sched_job_free(&job);
+	fake_setup("oar/running.json", NULL, 0);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env("oar", &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sched, "oar");
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env("pbs", &job, err, sizeof(err)),
+	    SCHED_ENOENV);
+	CHECK_STR(err, "no job given and not inside a pbs job; give a job "
+	    "id, -w HOSTLIST or --hostfile FILE");
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env("sge", &job, err, sizeof(err)),
+	    SCHED_ENOSCHED);
+	sched_job_free(&job);
+	clear_job_env();
+
+	if (oldpath != NULL) {
+		setenv("PATH", oldpath, 1);
+		free(oldpath);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", bindir);
+	if (system(path) != 0)
+		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
+}
+
+/* Slurm's cgroup, anchored at its root, is proof; a look-alike is not. */
+static void
+test_slurm_cgroup(void)
+{
+	CHECK(sched_slurm_cgroup_has_job("12:pids:/slurm/uid_1001/job_77/"
+	    "step_0/task_0\n", "77", 1001));
+	CHECK(sched_slurm_cgroup_has_job("3:cpu:/\n4:memory:/slurm_node2/"
+	    "uid_1001/job_77/step_batch\n", "77", 1001));
+	CHECK(sched_slurm_cgroup_has_job("0::/system.slice/slurmstepd.scope/"
+	    "job_77/step_0/user/task_0\n", "77", 1001));
+	CHECK(sched_slurm_cgroup_has_job("0::/system.slice/node3_slurmstepd."
+	    "scope/job_77/step_0\n", "77", 0));
+	/* Another job, another uid, a prefix of the id. */
+	CHECK(!sched_slurm_cgroup_has_job("12:pids:/slurm/uid_1001/job_77/\n",
+	    "7", 1001));
+	CHECK(!sched_slurm_cgroup_has_job("12:pids:/slurm/uid_1001/job_77/\n",
+	    "77", 1002));
+	CHECK(!sched_slurm_cgroup_has_job("0::/system.slice/slurmstepd.scope/"
+	    "job_778\n", "77", 0));
+	/* A user's own delegated tree (review F3): not Slurm's. */
+	CHECK(!sched_slurm_cgroup_has_job("0::/user.slice/user-2000.slice/"
+	    "user@2000.service/app.slice/evil_slurmstepd.scope/job_77\n",
+	    "77", 2000));
+	CHECK(!sched_slurm_cgroup_has_job("0::/system.slice/evilslurmstepd."
+	    "scope/job_77\n", "77", 0));
+	CHECK(!sched_slurm_cgroup_has_job("0::/user.slice/slurm/uid_2000/"
+	    "job_77\n", "77", 2000));
+	CHECK(!sched_slurm_cgroup_has_job("garbage\n::\n0:x\n", "77", 0));
+	CHECK(!sched_slurm_cgroup_has_job("0::/slurm/uid_0/job_\n", "", 0));
+}
+
 static void
 test_run(void)
 {
@@ -1417,6 +1549,7 @@ main(void)
 	RUN(test_slurm_hostile);
 	RUN(test_slurm_lab);
 	RUN(test_hostile_names);
+	RUN(test_slurm_cgroup);
 	RUN(test_pbs);
 	RUN(test_lsf);
 	RUN(test_oar);
