@@ -127,10 +127,11 @@ flux_parse(const char *text, const char *jobid, struct job *job, char *err,
 			job->ntasks = strtol(f[FLUX_NTASKS], NULL, 10);
 		run = strtod(f[FLUX_RUNTIME], &end);
 		if (end != f[FLUX_RUNTIME] && run >= 0) {
-			job->elapsed = (long)run;
+			job->elapsed = sched_secs(run);
 			left = strtod(f[FLUX_REMAINING], &end);
 			if (end != f[FLUX_REMAINING] && left > 0)
-				job->time_limit = (long)(run + left + 0.5);
+				job->time_limit = sched_secs(run + left +
+				    0.5);
 		}
 		if (sched_job_active(job) && *f[FLUX_NODELIST] != '\0')
 			r = sched_job_add_nodes(job, f[FLUX_NODELIST], err,

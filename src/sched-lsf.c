@@ -147,7 +147,8 @@ lsf_add(struct job *job, const char *const *f, int first, char *err,
 		    SCHED_OK)
 			return r;
 		if ((v = lsf_val(f, LSF_RUNTIMELIMIT)) != NULL)
-			job->time_limit = (long)(strtod(v, NULL) * 60.0);
+			job->time_limit = sched_secs(strtod(v, NULL) *
+			    60.0);
 	}
 	if (first || (lsf_active(st) && !lsf_active(job->state))) {
 		job->state = st;

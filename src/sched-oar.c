@@ -109,14 +109,15 @@ oar_parse(const char *text, const char *jobid, struct job *job, char *err,
 		    sched_json_str(rec, "message"));
 	if ((j = sched_json_get(rec, "walltime")) != NULL) {
 		if (j->type == SJ_NUMBER)
-			job->time_limit = (long)j->num;
+			job->time_limit = sched_secs(j->num);
 		else if (j->type == SJ_STRING)
 			job->time_limit = sched_parse_duration(j->str);
 	}
 	if (sched_job_active(job)) {
 		if ((j = sched_json_get(rec, "startTime")) != NULL &&
 		    j->type == SJ_NUMBER && j->num > 0)
-			job->elapsed = (long)(time(NULL) - (time_t)j->num);
+			job->elapsed = sched_secs((double)time(NULL) -
+			    j->num);
 		if ((j = sched_json_get(rec, "assigned_resources")) != NULL &&
 		    j->type == SJ_ARRAY) {
 			for (n = 0, a = j->child; a != NULL; a = a->next)

@@ -196,7 +196,7 @@ slurm_num(const char *v, int na_ok)
 	if (na_ok && strcmp(v, "N/A") == 0)
 		return 1;
 	return *v != '\0' && strspn(v, "0123456789") == strlen(v) &&
-	    strlen(v) < 20;
+	    strlen(v) <= 10;
 }
 
 /* Is this record part of what was asked for? */

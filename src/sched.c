@@ -376,6 +376,14 @@ sched_job_finish(struct job *job, char *err, size_t errsz)
 }
 
 long
+sched_secs(double d)
+{
+	if (!(d >= 0.0 && d < 1e11))
+		return JOB_TIME_UNKNOWN;
+	return (long)d;
+}
+
+long
 sched_parse_duration(const char *s)
 {
 	long	f[3] = { 0, 0, 0 }, days = 0, v;
@@ -388,7 +396,8 @@ sched_parse_duration(const char *s)
 		return JOB_TIME_UNLIMITED;
 	if (strchr(s, '-') != NULL) {
 		days = strtol(s, &end, 10);
-		if (end == s || *end != '-' || days < 0)
+		/* Bounded, so that the sums below cannot overflow. */
+		if (end == s || *end != '-' || days < 0 || days > 1000000)
 			return JOB_TIME_UNKNOWN;
 		s = end + 1;
 	}
@@ -396,7 +405,7 @@ sched_parse_duration(const char *s)
 		if (*s < '0' || *s > '9')
 			return JOB_TIME_UNKNOWN;
 		v = strtol(s, &end, 10);
-		if (n == 3 || v < 0)
+		if (n == 3 || v < 0 || v > 100000000)
 			return JOB_TIME_UNKNOWN;
 		f[n++] = v;
 		if (*end == '\0')

@@ -230,6 +230,9 @@ int	sched_set_user(struct job *, const char *, char *, size_t);
  * SCHED_EPARSE and the message. */
 int	sched_check_recid(const struct job *, const char *,
 	    enum validate_job, char *, size_t);
+/* Seconds from a number the scheduler printed: JOB_TIME_UNKNOWN when
+ * negative, not a number or beyond 1e11 (no cast out of range). */
+long	sched_secs(double);
 /* "[D-]HH:MM:SS", "MM:SS", "UNLIMITED" -> seconds or JOB_TIME_*. */
 long	sched_parse_duration(const char *);
 
