@@ -161,7 +161,10 @@ sched_env_under_stepd(const char *id)
  * only if every node of it is one of the job's.  Without it, only a
  * Slurm job can be proven from here: this process sits in the job's
  * cgroup (anchored at Slurm's own root) or under the job's slurmstepd,
- * owned by root; then the job is ours.  Anything else is refused.
+ * owned by root; then the job is ours.  Anything else is refused, except
+ * to root, who may watch any job and any host list anyway: for root an
+ * environment the scheduler cannot confirm (no command, no answer, no
+ * such job) stands as it is, and one it contradicts does not.
  */
 static int
 sched_env_verify(struct job *job, const char *name, const char *var,
@@ -177,6 +180,13 @@ sched_env_verify(struct job *job, const char *name, const char *var,
 		sched_job_init(&sj);
 		if ((r = s->resolve(job->id, &sj, err, errsz)) == SCHED_OK)
 			r = sched_job_check(&sj, err, errsz);
+		/* Root may watch any job and any hosts (-w): when the
+		 * scheduler cannot say, its environment stands. */
+		if ((r == SCHED_ECMD || r == SCHED_ENOJOB) && getuid() == 0) {
+			sched_job_free(&sj);
+			sched_env_owner(job);
+			return SCHED_OK;
+		}
 		for (i = 0; r == SCHED_OK && job->nodes != NULL &&
 		    i < hostlist_count(job->nodes); i++) {
 			if (hostlist_find(sj.nodes, hostlist_get(job->nodes,
@@ -203,6 +213,10 @@ sched_env_verify(struct job *job, const char *name, const char *var,
 		}
 		sched_job_free(&sj);
 		return r;
+	}
+	if (getuid() == 0) {
+		sched_env_owner(job);
+		return SCHED_OK;
 	}
 	if (strcmp(name, "slurm") == 0) {
 		if ((sched_env_proc("/proc/self/cgroup", buf, sizeof(buf)) >
