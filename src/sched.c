@@ -126,7 +126,7 @@ sched_select(const char *name, const char *jobid, const struct sched **out,
 	if (best == NULL)
 		return sched_err(err, errsz, SCHED_ENOSCHED,
 		    "no batch scheduler found for job %.64s (looked for "
-		    "scontrol, qstat, bjobs, oarstat and flux in PATH); use "
+		    "squeue, qstat, bjobs, oarstat and flux in PATH); use "
 		    "--scheduler or -w", jobid);
 	*out = best;
 	return SCHED_OK;
