@@ -154,6 +154,17 @@ sched_env_under_stepd(const char *id)
 	return 0;
 }
 
+/* In Slurm job id's cgroup, or under its slurmstepd? */
+static int
+sched_env_in_slurm_job(const char *id)
+{
+	char	buf[8192];
+
+	return (sched_env_proc("/proc/self/cgroup", buf, sizeof(buf)) > 0 &&
+	    sched_slurm_cgroup_has_job(buf, id, getuid())) ||
+	    sched_env_under_stepd(id);
+}
+
 /*
  * The environment names a job (review F5): never take its word for the
  * owner.  With the scheduler's command at hand, ask the scheduler: the
@@ -172,7 +183,6 @@ sched_env_verify(struct job *job, const char *name, const char *var,
 {
 	const struct sched	*s = sched_by_name(name);
 	struct job		 sj;
-	char			 buf[8192];
 	size_t			 i;
 	int			 r;
 
@@ -183,6 +193,13 @@ sched_env_verify(struct job *job, const char *name, const char *var,
 		/* Root may watch any job and any hosts (-w): when the
 		 * scheduler cannot say, its environment stands. */
 		if ((r == SCHED_ECMD || r == SCHED_ENOJOB) && getuid() == 0) {
+			sched_job_free(&sj);
+			sched_env_owner(job);
+			return SCHED_OK;
+		}
+		/* No answer (no controller in reach): the proof below. */
+		if (r == SCHED_ECMD && strcmp(name, "slurm") == 0 &&
+		    sched_env_in_slurm_job(job->id)) {
 			sched_job_free(&sj);
 			sched_env_owner(job);
 			return SCHED_OK;
@@ -218,13 +235,9 @@ sched_env_verify(struct job *job, const char *name, const char *var,
 		sched_env_owner(job);
 		return SCHED_OK;
 	}
-	if (strcmp(name, "slurm") == 0) {
-		if ((sched_env_proc("/proc/self/cgroup", buf, sizeof(buf)) >
-		    0 && sched_slurm_cgroup_has_job(buf, job->id, getuid())) ||
-		    sched_env_under_stepd(job->id)) {
-			sched_env_owner(job);
-			return SCHED_OK;
-		}
+	if (strcmp(name, "slurm") == 0 && sched_env_in_slurm_job(job->id)) {
+		sched_env_owner(job);
+		return SCHED_OK;
 	}
 	snprintf(err, errsz, "%s=%s: cannot check that job: %s is not in "
 	    "PATH%s; give the job id on a machine where it is", var, job->id,

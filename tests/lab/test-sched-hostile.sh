@@ -11,7 +11,8 @@
 #    "belongs to jtuser";
 #  - review F5: jtother with SLURM_JOB_ID/SLURM_JOB_NODELIST of that job is
 #    refused; jtuser naming a node outside the job is refused; without
-#    squeue in PATH and outside the job, refused too.
+#    squeue in PATH and outside the job, refused too; inside the job
+#    (srun --overlap) without squeue, accepted through its slurmstepd.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -120,6 +121,15 @@ if [ "$(sort "$tmp/env" | tr '\n' ' ')" = "node2 node3 " ]; then
 	ok "$LAB_USER with its own job's environment: $(tr '\n' ' ' <"$tmp/env")"
 else
 	fail "$LAB_USER with its own job's environment: '$(show "$tmp/env")', stderr '$(show "$tmp/env.err")'"
+fi
+
+# Inside the job, without squeue: its root-owned slurmstepd is the proof.
+lab_as "$LAB_USER" srun --jobid="$job" --overlap -N1 -n1 -w node2 \
+	env PATH=/nonexistent "$JT" --list >"$tmp/in" 2>"$tmp/in.err"
+if [ "$(sort "$tmp/in" | tr '\n' ' ')" = "node2 node3 " ]; then
+	ok "inside the job (srun --overlap), no squeue: $(tr '\n' ' ' <"$tmp/in")"
+else
+	fail "inside the job, no squeue: '$(show "$tmp/in")', stderr '$(show "$tmp/in.err")'"
 fi
 
 # Ended: the verdict is Slurm's, and the line is clean.  (Wait with squeue:
