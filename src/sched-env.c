@@ -165,6 +165,26 @@ sched_env_in_slurm_job(const char *id)
 	    sched_env_under_stepd(id);
 }
 
+/* Is every node the environment names one of the scheduler's job's? */
+static int
+sched_env_nodes_in(const struct job *job, const struct job *sj,
+    const char *var, char *err, size_t errsz)
+{
+	const char	*n;
+	size_t		 i;
+
+	for (i = 0; job->nodes != NULL && i < hostlist_count(job->nodes);
+	    i++) {
+		n = hostlist_get(job->nodes, i);
+		if (hostlist_find(sj->nodes, n) < 0) {
+			snprintf(err, errsz, "%s names %s, which is not a node "
+			    "of %s job %s", var, n, job->sched, job->id);
+			return SCHED_EPERM;
+		}
+	}
+	return SCHED_OK;
+}
+
 /*
  * The environment names a job (review F5): never take its word for the
  * owner.  With the scheduler's command at hand, ask the scheduler: the
@@ -183,7 +203,6 @@ sched_env_verify(struct job *job, const char *name, const char *var,
 {
 	const struct sched	*s = sched_by_name(name);
 	struct job		 sj;
-	size_t			 i;
 	int			 r;
 
 	if (s != NULL && sched_in_path(s->command)) {
@@ -204,16 +223,8 @@ sched_env_verify(struct job *job, const char *name, const char *var,
 			sched_env_owner(job);
 			return SCHED_OK;
 		}
-		for (i = 0; r == SCHED_OK && job->nodes != NULL &&
-		    i < hostlist_count(job->nodes); i++) {
-			if (hostlist_find(sj.nodes, hostlist_get(job->nodes,
-			    i)) < 0) {
-				snprintf(err, errsz, "%s names %s, which is not "
-				    "a node of %s job %s", var,
-				    hostlist_get(job->nodes, i), name, job->id);
-				r = SCHED_EPERM;
-			}
-		}
+		if (r == SCHED_OK)
+			r = sched_env_nodes_in(job, &sj, var, err, errsz);
 		if (r == SCHED_OK) {
 			memcpy(job->user, sj.user, sizeof(job->user));
 			memcpy(job->name, sj.name, sizeof(job->name));
