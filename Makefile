@@ -145,7 +145,8 @@ FUZZ_CC ?= clang
 FUZZ_TIME ?= 20
 # The monitor's sources are compiled once for all targets.
 FUZZ_OBJ = $(patsubst %.c,build/fuzzobj/%.o,$(filter-out src/main.c,$(MON_SRC)))
-FUZZ_CFLAGS = $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -g -O1
+FUZZ_CFLAGS = $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -g -O1 \
+	-fno-sanitize-recover=undefined
 build/fuzzobj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined \

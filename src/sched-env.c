@@ -32,7 +32,7 @@
 
 #define SCHED_HOSTFILE_MAX	(64 * 1024 * 1024)
 
-/* The job is ours: owner is the user running jobtop. */
+/* The job is ours (we run inside it): owner is the user running jobtop. */
 static void
 sched_env_owner(struct job *job)
 {
@@ -42,6 +42,220 @@ sched_env_owner(struct job *job)
 	job->uid_known = 1;
 	if ((pw = getpwuid(job->uid)) != NULL)
 		sched_copy(job->user, sizeof(job->user), pw->pw_name);
+}
+
+/* Is s "job_<id>" exactly (n bytes)? */
+static int
+sched_env_is_jobdir(const char *s, size_t n, const char *id)
+{
+	size_t	idlen = strlen(id);
+
+	return n == 4 + idlen && strncmp(s, "job_", 4) == 0 &&
+	    strncmp(s + 4, id, idlen) == 0;
+}
+
+int
+sched_slurm_cgroup_has_job(const char *text, const char *id, uid_t uid)
+{
+	const char	*line, *next, *p, *c[4];
+	size_t		 n[4], len;
+	char		 uidc[32];
+	int		 i;
+
+	if (*id == '\0' || strspn(id, "0123456789") != strlen(id))
+		return 0;
+	snprintf(uidc, sizeof(uidc), "uid_%lu", (unsigned long)uid);
+	for (line = text; *line != '\0'; line = next) {
+		len = strcspn(line, "\n");
+		next = line[len] == '\n' ? line + len + 1 : line + len;
+		/* "N:controllers:/path": the path after the second ':'. */
+		if ((p = memchr(line, ':', len)) == NULL ||
+		    (p = memchr(p + 1, ':', len - (size_t)(p + 1 - line))) ==
+		    NULL || p[1] != '/')
+			continue;
+		p += 2;
+		/* The first four components of the path. */
+		for (i = 0; i < 4; i++) {
+			c[i] = p;
+			n[i] = strcspn(p, "/\n");
+			p += n[i];
+			if (*p == '/')
+				p++;
+		}
+		/* cgroup v1: /slurm[_NODE]/uid_U/job_ID, U our uid. */
+		if (((n[0] == 5 && strncmp(c[0], "slurm", 5) == 0) ||
+		    (n[0] > 6 && strncmp(c[0], "slurm_", 6) == 0)) &&
+		    n[1] == strlen(uidc) && strncmp(c[1], uidc, n[1]) == 0 &&
+		    sched_env_is_jobdir(c[2], n[2], id))
+			return 1;
+		/* cgroup v2: /system.slice/[NODE_]slurmstepd.scope/job_ID. */
+		if (n[0] == 12 && strncmp(c[0], "system.slice", 12) == 0 &&
+		    n[1] >= 16 && strncmp(c[1] + n[1] - 16,
+		    "slurmstepd.scope", 16) == 0 &&
+		    (n[1] == 16 || c[1][n[1] - 17] == '_') &&
+		    sched_env_is_jobdir(c[2], n[2], id))
+			return 1;
+	}
+	return 0;
+}
+
+/* Read a small /proc file into buf, NUL-terminated; its length or -1. */
+static ssize_t
+sched_env_proc(const char *path, char *buf, size_t bufsz)
+{
+	ssize_t	n;
+	int	fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, bufsz - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/*
+ * Do we run under the step daemon of Slurm job id?  An ancestor whose
+ * comm is "slurmstepd", whose real uid is root and whose command line is
+ * "slurmstepd: [ID.STEP]" (or "[ID.batch]", "[ID.extern]").
+ */
+static int
+sched_env_under_stepd(const char *id)
+{
+	char		 path[64], buf[4096], want[400], *p;
+	long		 pid = (long)getppid(), ppid;
+	unsigned long	 ruid;
+	ssize_t		 n;
+	int		 hops;
+
+	snprintf(want, sizeof(want), "slurmstepd: [%s.", id);
+	for (hops = 0; hops < 64 && pid > 1; hops++) {
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		if (sched_env_proc(path, buf, sizeof(buf)) <= 0 ||
+		    (p = strrchr(buf, ')')) == NULL ||
+		    sscanf(p + 1, " %*c %ld", &ppid) != 1)
+			return 0;
+		if (strncmp(strchr(buf, '(') != NULL ? strchr(buf, '(') + 1 :
+		    "", "slurmstepd)", 11) == 0) {
+			snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+			if (sched_env_proc(path, buf, sizeof(buf)) <= 0 ||
+			    (p = strstr(buf, "\nUid:")) == NULL ||
+			    sscanf(p + 5, "%lu", &ruid) != 1 || ruid != 0)
+				return 0;
+			snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+			if ((n = sched_env_proc(path, buf, sizeof(buf))) <= 0)
+				return 0;
+			return strncmp(buf, want, strlen(want)) == 0;
+		}
+		pid = ppid;
+	}
+	return 0;
+}
+
+/* In Slurm job id's cgroup, or under its slurmstepd? */
+static int
+sched_env_in_slurm_job(const char *id)
+{
+	char	buf[8192];
+
+	return (sched_env_proc("/proc/self/cgroup", buf, sizeof(buf)) > 0 &&
+	    sched_slurm_cgroup_has_job(buf, id, getuid())) ||
+	    sched_env_under_stepd(id);
+}
+
+/* Is every node the environment names one of the scheduler's job's? */
+static int
+sched_env_nodes_in(const struct job *job, const struct job *sj,
+    const char *var, char *err, size_t errsz)
+{
+	const char	*n;
+	size_t		 i;
+
+	for (i = 0; job->nodes != NULL && i < hostlist_count(job->nodes);
+	    i++) {
+		n = hostlist_get(job->nodes, i);
+		if (hostlist_find(sj->nodes, n) < 0) {
+			snprintf(err, errsz, "%s names %s, which is not a node "
+			    "of %s job %s", var, n, job->sched, job->id);
+			return SCHED_EPERM;
+		}
+	}
+	return SCHED_OK;
+}
+
+/*
+ * The environment names a job (review F5): never take its word for the
+ * owner.  With the scheduler's command at hand, ask the scheduler: the
+ * owner, state and name are its, and the environment's node list is kept
+ * only if every node of it is one of the job's.  Without it, only a
+ * Slurm job can be proven from here: this process sits in the job's
+ * cgroup (anchored at Slurm's own root) or under the job's slurmstepd,
+ * owned by root; then the job is ours.  Anything else is refused, except
+ * to root, who may watch any job and any host list anyway: for root an
+ * environment the scheduler cannot confirm (no command, no answer, no
+ * such job) stands as it is, and one it contradicts does not.
+ */
+static int
+sched_env_verify(struct job *job, const char *name, const char *var,
+    char *err, size_t errsz)
+{
+	const struct sched	*s = sched_by_name(name);
+	struct job		 sj;
+	int			 r;
+
+	if (s != NULL && sched_in_path(s->command)) {
+		sched_job_init(&sj);
+		if ((r = s->resolve(job->id, &sj, err, errsz)) == SCHED_OK)
+			r = sched_job_check(&sj, err, errsz);
+		/* Root may watch any job and any hosts (-w): when the
+		 * scheduler cannot say, its environment stands. */
+		if ((r == SCHED_ECMD || r == SCHED_ENOJOB) && getuid() == 0) {
+			sched_job_free(&sj);
+			sched_env_owner(job);
+			return SCHED_OK;
+		}
+		/* No answer (no controller in reach): the proof below. */
+		if (r == SCHED_ECMD && strcmp(name, "slurm") == 0 &&
+		    sched_env_in_slurm_job(job->id)) {
+			sched_job_free(&sj);
+			sched_env_owner(job);
+			return SCHED_OK;
+		}
+		if (r == SCHED_OK)
+			r = sched_env_nodes_in(job, &sj, var, err, errsz);
+		if (r == SCHED_OK) {
+			memcpy(job->user, sj.user, sizeof(job->user));
+			memcpy(job->name, sj.name, sizeof(job->name));
+			memcpy(job->state_name, sj.state_name,
+			    sizeof(job->state_name));
+			memcpy(job->reason, sj.reason, sizeof(job->reason));
+			job->uid = sj.uid;
+			job->uid_known = sj.uid_known;
+			job->state = sj.state;
+			job->time_limit = sj.time_limit;
+			job->elapsed = sj.elapsed;
+			if (job->ntasks < 0)
+				job->ntasks = sj.ntasks;
+		}
+		sched_job_free(&sj);
+		return r;
+	}
+	if (getuid() == 0) {
+		sched_env_owner(job);
+		return SCHED_OK;
+	}
+	if (strcmp(name, "slurm") == 0 && sched_env_in_slurm_job(job->id)) {
+		sched_env_owner(job);
+		return SCHED_OK;
+	}
+	snprintf(err, errsz, "%s=%s: cannot check that job: %s is not in "
+	    "PATH%s; give the job id on a machine where it is", var, job->id,
+	    s != NULL ? s->command : name, strcmp(name, "slurm") == 0 ?
+	    " and this process is not in its cgroup or under its "
+	    "slurmstepd" : "");
+	return SCHED_EPERM;
 }
 
 int
@@ -252,7 +466,6 @@ sched_env_id(struct job *job, const char *sched, const char *var,
 	job->sched = sched;
 	job->state = JOB_RUNNING;
 	sched_copy(job->state_name, sizeof(job->state_name), "RUNNING");
-	sched_env_owner(job);
 	return SCHED_OK;
 }
 
@@ -266,7 +479,7 @@ sched_env_want(const char *only, const char *s)
 int
 sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 {
-	const char	*id, *v, *w;
+	const char	*id, *v, *w, *var;
 	int		 r;
 
 	if (only != NULL && sched_by_name(only) == NULL) {
@@ -291,6 +504,7 @@ sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 		if ((v = sched_env_get("SLURM_NTASKS", "SLURM_NPROCS",
 		    NULL)) != NULL)
 			job->ntasks = strtol(v, NULL, 10);
+		var = "SLURM_JOB_ID";
 	} else if (sched_env_want(only, "pbs") &&
 	    (id = sched_env_get("PBS_JOBID", NULL, NULL)) != NULL) {
 		if ((r = sched_env_id(job, "pbs", "PBS_JOBID", id, VJ_PBS, err,
@@ -303,6 +517,7 @@ sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 		}
 		if ((r = sched_env_hostfile(job, v, err, errsz)) != SCHED_OK)
 			return r;
+		var = "PBS_JOBID";
 	} else if (sched_env_want(only, "lsf") &&
 	    (id = sched_env_get("LSB_JOBID", NULL, NULL)) != NULL) {
 		if ((r = sched_env_id(job, "lsf", "LSB_JOBID", id, VJ_LSF, err,
@@ -318,6 +533,7 @@ sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 		if ((r = sched_env_lsf_hosts(job, v, w, err, errsz)) !=
 		    SCHED_OK)
 			return r;
+		var = "LSB_JOBID";
 	} else if (sched_env_want(only, "oar") &&
 	    (id = sched_env_get("OAR_JOB_ID", "OAR_JOBID", NULL)) != NULL) {
 		if ((r = sched_env_id(job, "oar", "OAR_JOB_ID", id, VJ_OAR, err,
@@ -331,6 +547,7 @@ sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 		}
 		if ((r = sched_env_hostfile(job, v, err, errsz)) != SCHED_OK)
 			return r;
+		var = "OAR_JOB_ID";
 	} else if (only != NULL) {
 		snprintf(err, errsz, "no job given and not inside a %s job; "
 		    "give a job id, -w HOSTLIST or --hostfile FILE", only);
@@ -341,5 +558,8 @@ sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 		    "a job id, -w HOSTLIST or --hostfile FILE");
 		return SCHED_ENOENV;
 	}
-	return sched_job_finish(job, err, errsz);
+	/* The slots of the environment's nodes first, then the check. */
+	if ((r = sched_job_finish(job, err, errsz)) != SCHED_OK)
+		return r;
+	return sched_env_verify(job, job->sched, var, err, errsz);
 }

@@ -109,24 +109,29 @@ flux_parse(const char *text, const char *jobid, struct job *job, char *err,
 		    strspn(jobid, "0123456789") != strlen(jobid))
 			continue;
 		matched = 1;
-		sched_copy(job->user, sizeof(job->user), f[FLUX_USERNAME]);
+		if ((r = sched_check_recid(job, f[FLUX_ID], VJ_FLUX, err,
+		    errsz)) != SCHED_OK ||
+		    (r = sched_set_user(job, f[FLUX_USERNAME], err, errsz)) !=
+		    SCHED_OK)
+			break;
 		uid = strtol(f[FLUX_USERID], &end, 10);
 		if (end != f[FLUX_USERID] && *end == '\0' && uid >= 0) {
 			job->uid = (uid_t)uid;
 			job->uid_known = 1;
 		}
-		sched_copy(job->name, sizeof(job->name), f[FLUX_NAME]);
-		sched_copy(job->state_name, sizeof(job->state_name),
+		sched_copy_text(job->name, sizeof(job->name), f[FLUX_NAME]);
+		sched_copy_text(job->state_name, sizeof(job->state_name),
 		    f[FLUX_STATUS]);
 		job->state = flux_state(f[FLUX_STATUS]);
 		if (*f[FLUX_NTASKS] >= '0' && *f[FLUX_NTASKS] <= '9')
 			job->ntasks = strtol(f[FLUX_NTASKS], NULL, 10);
 		run = strtod(f[FLUX_RUNTIME], &end);
 		if (end != f[FLUX_RUNTIME] && run >= 0) {
-			job->elapsed = (long)run;
+			job->elapsed = sched_secs(run);
 			left = strtod(f[FLUX_REMAINING], &end);
 			if (end != f[FLUX_REMAINING] && left > 0)
-				job->time_limit = (long)(run + left + 0.5);
+				job->time_limit = sched_secs(run + left +
+				    0.5);
 		}
 		if (sched_job_active(job) && *f[FLUX_NODELIST] != '\0')
 			r = sched_job_add_nodes(job, f[FLUX_NODELIST], err,

@@ -135,19 +135,27 @@ lsf_add(struct job *job, const char *const *f, int first, char *err,
 	enum job_state	 st = lsf_state(f[LSF_STAT]);
 	const char	*v;
 	long		 t;
+	int		 r;
 
+	if ((r = sched_check_recid(job, f[LSF_JOBID], VJ_LSF, err,
+	    errsz)) != SCHED_OK)
+		return r;
 	if (first) {
-		sched_copy(job->name, sizeof(job->name), f[LSF_JOB_NAME]);
-		sched_copy(job->user, sizeof(job->user), f[LSF_USER]);
+		sched_copy_text(job->name, sizeof(job->name),
+		    f[LSF_JOB_NAME]);
+		if ((r = sched_set_user(job, f[LSF_USER], err, errsz)) !=
+		    SCHED_OK)
+			return r;
 		if ((v = lsf_val(f, LSF_RUNTIMELIMIT)) != NULL)
-			job->time_limit = (long)(strtod(v, NULL) * 60.0);
+			job->time_limit = sched_secs(strtod(v, NULL) *
+			    60.0);
 	}
 	if (first || (lsf_active(st) && !lsf_active(job->state))) {
 		job->state = st;
-		sched_copy(job->state_name, sizeof(job->state_name),
+		sched_copy_text(job->state_name, sizeof(job->state_name),
 		    f[LSF_STAT]);
 		v = lsf_val(f, LSF_PEND_REASON);
-		sched_copy(job->reason, sizeof(job->reason),
+		sched_copy_text(job->reason, sizeof(job->reason),
 		    st == JOB_PENDING && v != NULL ? v : "");
 		/* LSF ends its reasons with ';'. */
 		if ((t = (long)strlen(job->reason)) > 0 &&

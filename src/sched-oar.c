@@ -88,26 +88,36 @@ oar_parse(const char *text, const char *jobid, struct job *job, char *err,
 		snprintf(err, errsz, "job %s: no such job", jobid);
 		return SCHED_ENOJOB;
 	}
-	sched_copy(job->name, sizeof(job->name), sched_json_str(rec, "name"));
+	if ((v = sched_json_str(rec, "Job_Id")) != NULL &&
+	    (r = sched_check_recid(job, v, VJ_OAR, err, errsz)) != SCHED_OK) {
+		sched_json_free(doc);
+		return r;
+	}
+	sched_copy_text(job->name, sizeof(job->name),
+	    sched_json_str(rec, "name"));
 	v = sched_json_str(rec, "owner");
-	sched_copy(job->user, sizeof(job->user), v != NULL ? v :
-	    sched_json_str(rec, "job_user"));
+	if ((r = sched_set_user(job, v != NULL ? v : sched_json_str(rec,
+	    "job_user"), err, errsz)) != SCHED_OK) {
+		sched_json_free(doc);
+		return r;
+	}
 	v = sched_json_str(rec, "state");
 	job->state = oar_state(v);
-	sched_copy(job->state_name, sizeof(job->state_name), v);
+	sched_copy_text(job->state_name, sizeof(job->state_name), v);
 	if (job->state == JOB_PENDING)
-		sched_copy(job->reason, sizeof(job->reason),
+		sched_copy_text(job->reason, sizeof(job->reason),
 		    sched_json_str(rec, "message"));
 	if ((j = sched_json_get(rec, "walltime")) != NULL) {
 		if (j->type == SJ_NUMBER)
-			job->time_limit = (long)j->num;
+			job->time_limit = sched_secs(j->num);
 		else if (j->type == SJ_STRING)
 			job->time_limit = sched_parse_duration(j->str);
 	}
 	if (sched_job_active(job)) {
 		if ((j = sched_json_get(rec, "startTime")) != NULL &&
 		    j->type == SJ_NUMBER && j->num > 0)
-			job->elapsed = (long)(time(NULL) - (time_t)j->num);
+			job->elapsed = sched_secs((double)time(NULL) -
+			    j->num);
 		if ((j = sched_json_get(rec, "assigned_resources")) != NULL &&
 		    j->type == SJ_ARRAY) {
 			for (n = 0, a = j->child; a != NULL; a = a->next)

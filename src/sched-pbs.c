@@ -24,6 +24,7 @@
 
 #include "hostlist.h"
 #include "sched.h"
+#include "textsafe.h"
 
 /* The attributes of one record that we use. */
 struct pbs_rec {
@@ -201,18 +202,27 @@ pbs_add(struct job *job, const struct pbs_rec *rec, int first, char *err,
 {
 	enum job_state	 st = pbs_state(rec->state);
 	const char	*u;
+	char		 user[64];
 	size_t		 n;
 	long		 t;
+	int		 r;
 
+	if ((r = sched_check_recid(job, rec->id, VJ_PBS, err, errsz)) !=
+	    SCHED_OK)
+		return r;
 	if (first) {
-		sched_copy(job->name, sizeof(job->name), rec->name);
+		sched_copy_text(job->name, sizeof(job->name), rec->name);
 		u = rec->euser != NULL ? rec->euser : rec->owner;
 		if (u != NULL) {
+			/* Job_Owner is user@host. */
 			n = strcspn(u, "@");
-			if (n >= sizeof(job->user))
-				n = sizeof(job->user) - 1;
-			memcpy(job->user, u, n);
-			job->user[n] = '\0';
+			if (n >= sizeof(user))
+				n = sizeof(user) - 1;
+			memcpy(user, u, n);
+			user[n] = '\0';
+			if ((r = sched_set_user(job, user, err, errsz)) !=
+			    SCHED_OK)
+				return r;
 		}
 		job->time_limit = sched_parse_duration(rec->walltime);
 	}
@@ -220,9 +230,9 @@ pbs_add(struct job *job, const struct pbs_rec *rec, int first, char *err,
 	if (first || (st == JOB_RUNNING && job->state != JOB_RUNNING) ||
 	    (job->state == JOB_UNKNOWN)) {
 		job->state = st;
-		sched_copy(job->state_name, sizeof(job->state_name),
+		sched_copy_text(job->state_name, sizeof(job->state_name),
 		    rec->state);
-		sched_copy(job->reason, sizeof(job->reason),
+		sched_copy_text(job->reason, sizeof(job->reason),
 		    st == JOB_PENDING ? rec->comment : "");
 	}
 	if (!(st == JOB_RUNNING || st == JOB_SUSPENDED ||
@@ -259,7 +269,7 @@ pbs_parse(const char *text, const char *jobid, struct job *job, char *err,
 	const char	*line, *next, *eq, *k, *v, *end;
 	char		**slot = NULL;
 	size_t		 len;
-	int		 r = SCHED_OK, matched = 0;
+	int		 r = SCHED_OK, matched = 0, nrec = 0;
 
 	sched_copy(job->id, sizeof(job->id), jobid);
 	job->sched = "pbs";
@@ -279,6 +289,17 @@ pbs_parse(const char *text, const char *jobid, struct job *job, char *err,
 			    errsz)) != SCHED_OK)
 				break;
 			slot = NULL;
+			/*
+			 * One job id that is not an array asks for one
+			 * record: a second can only come from free text (a
+			 * name or variable holding a newline).
+			 */
+			if (++nrec > 1 && strchr(jobid, '[') == NULL) {
+				snprintf(err, errsz, "job %s: qstat gave more "
+				    "than one record for it", jobid);
+				r = SCHED_EPARSE;
+				break;
+			}
 			for (k = line + 7; k < end && *k == ' '; k++)
 				;
 			if ((rec.id = strndup(k, (size_t)(end - k))) == NULL) {
@@ -308,7 +329,13 @@ pbs_parse(const char *text, const char *jobid, struct job *job, char *err,
 		v = eq + 3;
 		if ((slot = pbs_slot(&rec, k, (size_t)(eq - k))) == NULL)
 			continue;
-		free(*slot);
+		/* Each attribute comes once: twice is a forged line. */
+		if (*slot != NULL) {
+			snprintf(err, errsz, "job %s: qstat gave %.*s twice",
+			    jobid, (int)(eq - k), k);
+			r = SCHED_EPARSE;
+			break;
+		}
 		if ((*slot = strndup(v, (size_t)(end - v))) == NULL) {
 			r = SCHED_ENOMEM;
 			break;
@@ -320,6 +347,7 @@ pbs_parse(const char *text, const char *jobid, struct job *job, char *err,
 	if (r != SCHED_OK) {
 		if (r == SCHED_ENOMEM)
 			snprintf(err, errsz, "out of memory");
+		text_clean_inplace(err);
 		return r;
 	}
 	if (!matched) {

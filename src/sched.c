@@ -28,6 +28,7 @@
 
 #include "hostlist.h"
 #include "sched.h"
+#include "textsafe.h"
 #include "validate.h"
 
 extern char	**environ;
@@ -125,7 +126,7 @@ sched_select(const char *name, const char *jobid, const struct sched **out,
 	if (best == NULL)
 		return sched_err(err, errsz, SCHED_ENOSCHED,
 		    "no batch scheduler found for job %.64s (looked for "
-		    "scontrol, qstat, bjobs, oarstat and flux in PATH); use "
+		    "squeue, qstat, bjobs, oarstat and flux in PATH); use "
 		    "--scheduler or -w", jobid);
 	*out = best;
 	return SCHED_OK;
@@ -230,6 +231,41 @@ void
 sched_copy(char *dst, size_t dstsz, const char *src)
 {
 	snprintf(dst, dstsz, "%s", src != NULL ? src : "");
+}
+
+void
+sched_copy_text(char *dst, size_t dstsz, const char *src)
+{
+	sched_copy(dst, dstsz, src);
+	text_clean_inplace(dst);
+}
+
+int
+sched_set_user(struct job *job, const char *user, char *err, size_t errsz)
+{
+	char	shown[40];
+
+	if (user == NULL || *user == '\0')
+		return SCHED_OK;
+	if (!validate_username(user))
+		return sched_err(err, errsz, SCHED_EPARSE, "job %s: the "
+		    "scheduler gave an invalid user name \"%s\"", job->id,
+		    text_clean(shown, sizeof(shown), user));
+	sched_copy(job->user, sizeof(job->user), user);
+	return SCHED_OK;
+}
+
+int
+sched_check_recid(const struct job *job, const char *id,
+    enum validate_job kind, char *err, size_t errsz)
+{
+	char	shown[40];
+
+	if (id != NULL && validate_jobid(id, kind))
+		return SCHED_OK;
+	return sched_err(err, errsz, SCHED_EPARSE, "job %s: the scheduler "
+	    "gave a record with an invalid job id \"%s\"", job->id,
+	    text_clean(shown, sizeof(shown), id != NULL ? id : ""));
 }
 
 /* The job's hostlist, created on first use. */
@@ -340,6 +376,14 @@ sched_job_finish(struct job *job, char *err, size_t errsz)
 }
 
 long
+sched_secs(double d)
+{
+	if (!(d >= 0.0 && d < 1e11))
+		return JOB_TIME_UNKNOWN;
+	return (long)d;
+}
+
+long
 sched_parse_duration(const char *s)
 {
 	long	f[3] = { 0, 0, 0 }, days = 0, v;
@@ -352,7 +396,8 @@ sched_parse_duration(const char *s)
 		return JOB_TIME_UNLIMITED;
 	if (strchr(s, '-') != NULL) {
 		days = strtol(s, &end, 10);
-		if (end == s || *end != '-' || days < 0)
+		/* Bounded, so that the sums below cannot overflow. */
+		if (end == s || *end != '-' || days < 0 || days > 1000000)
 			return JOB_TIME_UNKNOWN;
 		s = end + 1;
 	}
@@ -360,7 +405,7 @@ sched_parse_duration(const char *s)
 		if (*s < '0' || *s > '9')
 			return JOB_TIME_UNKNOWN;
 		v = strtol(s, &end, 10);
-		if (n == 3 || v < 0)
+		if (n == 3 || v < 0 || v > 100000000)
 			return JOB_TIME_UNKNOWN;
 		f[n++] = v;
 		if (*end == '\0')
@@ -458,19 +503,29 @@ sched_may_watch(const struct job *job, uid_t uid, char *err, size_t errsz)
 	struct passwd	*pw;
 	char		 group[256];
 
-	if (uid == 0 || job->user[0] == '\0')
+	/* A hostlist or hostfile names no job: it is anyone's. */
+	if (uid == 0 || job->id[0] == '\0')
 		return 1;
 	if (job->uid_known) {
 		if (job->uid == uid)
 			return 1;
-	} else if ((pw = getpwuid(uid)) != NULL &&
+	} else if (job->user[0] != '\0' && (pw = getpwuid(uid)) != NULL &&
 	    strcmp(pw->pw_name, job->user) == 0)
 		return 1;
 	if (sched_admin_group(sched_conf_path, group, sizeof(group)) &&
 	    sched_in_group(uid, group))
 		return 1;
-	sched_err(err, errsz, 0, "job %s belongs to %s; only its owner or "
-	    "an admin can watch it", job->id, job->user);
+	/* A job whose owner the scheduler did not say: fail closed. */
+	if (job->user[0] == '\0' && !job->uid_known)
+		sched_err(err, errsz, 0, "job %s: the scheduler did not say "
+		    "who owns it; only an admin can watch it", job->id);
+	else if (job->user[0] == '\0')
+		sched_err(err, errsz, 0, "job %s belongs to uid %ld; only its "
+		    "owner or an admin can watch it", job->id,
+		    (long)job->uid);
+	else
+		sched_err(err, errsz, 0, "job %s belongs to %s; only its "
+		    "owner or an admin can watch it", job->id, job->user);
 	return 0;
 }
 
@@ -706,6 +761,8 @@ sched_run(const char *const *argv, char **out, char *errtxt,
 		if (nl != NULL)
 			memmove(errtxt, nl + 1, strlen(nl + 1) + 1);
 	}
+	/* The command's error text is foreign: no control bytes in it. */
+	text_clean_inplace(errtxt);
 out:
 	if (opipe[0] != -1)
 		close(opipe[0]);

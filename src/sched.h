@@ -161,13 +161,30 @@ int	sched_from_hostfile(const char *, struct job *, char *, size_t);
  * SLURM_JOB_NODELIST, PBS_JOBID and PBS_NODEFILE, LSB_JOBID and
  * LSB_MCPU_HOSTS or LSB_HOSTS, OAR_JOB_ID (or OAR_JOBID) and OAR_NODEFILE,
  * in that order; only those of scheduler `only` unless it is NULL.
+ * The environment is not trusted for the owner: with the scheduler's
+ * command in PATH the job is resolved there (owner, state; the variables'
+ * nodes must all be the job's), without it only a Slurm job is accepted,
+ * and only when this process is in the job's cgroup or under its
+ * slurmstepd (root's); else SCHED_EPERM.
  * SCHED_ENOENV outside a job, SCHED_ENOSCHED for an unknown `only`.
  */
 int	sched_from_env(const char *, struct job *, char *, size_t);
 
 /*
+ * Does /proc/self/cgroup text (in the first argument) put this process in
+ * Slurm job id's cgroup, anchored at Slurm's own root: v1
+ * "/slurm[_NODE]/uid_U/job_ID/..." with U the uid given, or v2
+ * "/system.slice/[NODE_]slurmstepd.scope/job_ID/..."?  A job_ID found
+ * anywhere else (a cgroup a user made under their own delegated tree)
+ * does not count.
+ */
+int	sched_slurm_cgroup_has_job(const char *, const char *, uid_t);
+
+/*
  * May user uid watch this job?  Root, the owner, and members of the site's
- * admin group may; a job without an owner (a hostlist) is anyone's.  The
+ * admin group may; a hostlist or hostfile (no job id) is anyone's, and a
+ * job whose owner the scheduler did not give is only root's and the
+ * admins' (fail closed).  The
  * admin group is named only by an "admin-group NAME" line in the
  * configuration file (JOBTOP_SYSCONFDIR/jobtop.conf), and only if that file
  * is a regular file owned by root and writable by no one else: never by the
@@ -203,6 +220,19 @@ int	sched_job_add_host(struct job *, const char *, long, char *, size_t);
 int	sched_job_finish(struct job *, char *, size_t);
 /* Copy src into a fixed field, truncating. */
 void	sched_copy(char *, size_t, const char *);
+/* The same for the scheduler's free text (name, reason, state word):
+ * cleaned with text_clean_inplace(), so no control byte is kept. */
+void	sched_copy_text(char *, size_t, const char *);
+/* Set the owner's name after validate_username(); "" or NULL leaves it
+ * unset; SCHED_EPARSE with the message for a name of another shape. */
+int	sched_set_user(struct job *, const char *, char *, size_t);
+/* SCHED_OK if a record's own job id has the scheduler's form, else
+ * SCHED_EPARSE and the message. */
+int	sched_check_recid(const struct job *, const char *,
+	    enum validate_job, char *, size_t);
+/* Seconds from a number the scheduler printed: JOB_TIME_UNKNOWN when
+ * negative, not a number or beyond 1e11 (no cast out of range). */
+long	sched_secs(double);
 /* "[D-]HH:MM:SS", "MM:SS", "UNLIMITED" -> seconds or JOB_TIME_*. */
 long	sched_parse_duration(const char *);
 

@@ -149,6 +149,126 @@ test_slurm(void)
 	sched_job_free(&job);
 }
 
+/* No control byte, no byte outside printable ASCII. */
+static int
+all_printable(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/*
+ * A job name made of another record (Key=value words, squeue's own
+ * fields with '|', JSON, escape sequences, newlines): the job stays the
+ * one Slurm describes, and the name keeps no control byte.
+ */
+static void
+test_slurm_hostile(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_slurm, "slurm/hostile.txt", "9", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node2", __LINE__);
+	CHECK_STR(job.user, "jtuser");
+	CHECK_INT(job.uid, 1001);
+	CHECK_INT(job.state, JOB_RUNNING);
+	CHECK_STR(job.state_name, "RUNNING");
+	CHECK_INT(job.ntasks, 1);
+	CHECK(strncmp(job.name, "x JobState=COMPLETED NodeList=node4 ", 36) ==
+	    0);
+	CHECK(strstr(job.name, "?]0;PWN??[2J") != NULL);
+	CHECK(all_printable(job.name));
+	sched_job_free(&job);
+
+	/* Without the separator's line the text is refused. */
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("9|9|N/A|N/A|N/A|0|root|RUNNING|0:01|"
+	    "1:00|1|node4|None|y|\n", "9", &job, err, sizeof(err)),
+	    SCHED_EPARSE);
+	sched_job_free(&job);
+	/* A record cut short, or with more fields than asked for. */
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|RUNNING|"
+	    "0:01|1:00|1|node4|None|\n", "9", &job, err, sizeof(err)),
+	    SCHED_EPARSE);
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|RUNNING|"
+	    "0:01|1:00|1|node4|None|y|z|\n", "9", &job, err, sizeof(err)),
+	    SCHED_EPARSE);
+	sched_job_free(&job);
+	/* A user that is not a user name, an id that is not a number. */
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|ro ot|RUNNING|"
+	    "0:01|1:00|1|node4|None|y|\n", "9", &job, err, sizeof(err)),
+	    SCHED_EPARSE);
+	CHECK(strstr(err, "invalid user name") != NULL);
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|\033[2J|"
+	    "RUNNING|0:01|1:00|1|node4|None|y|\n", "9", &job, err,
+	    sizeof(err)), SCHED_EPARSE);
+	CHECK(all_printable(err));
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9x|9|N/A|N/A|N/A|0|root|RUNNING|"
+	    "0:01|1:00|1|node4|None|y|\n", "9", &job, err, sizeof(err)),
+	    SCHED_EPARSE);
+	sched_job_free(&job);
+	/* A state word and reason with escapes are cleaned. */
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|PENDING|"
+	    "0:01|1:00|1||R\033]0;X\007|y|\n", "9", &job, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK_INT(sched_job_check(&job, err, sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job 9 is pending (R?]0;X?)");
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|DONE"
+	    "\033[2J|0:01|1:00|1||None|y|\n", "9", &job, err, sizeof(err)),
+	    SCHED_OK);
+	CHECK_INT(job.state, JOB_UNKNOWN);
+	CHECK_STR(job.state_name, "DONE?[2J");
+	sched_job_free(&job);
+}
+
+/* Outputs of the lab's Slurm 22.05 (squeue -O, '|' after each field). */
+static void
+test_slurm_lab(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_slurm, "slurm/lab-array.txt", "3", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node[2-3]", __LINE__);
+	CHECK_INT(job.ntasks, 3);
+	CHECK_INT(job.time_limit, 365 * 86400);
+	CHECK_INT(job.elapsed, 3);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_slurm, "slurm/lab-array.txt", "3_0", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node2", __LINE__);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_slurm, "slurm/lab-array.txt", "3_5", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node3", __LINE__);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_slurm, "slurm/lab-het-pending.txt", "4+1",
+	    &job, err, sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job 4+1 is pending (Resources)");
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_slurm, "slurm/lab-done.txt", "1", &job, err,
+	    sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job 1 has finished (COMPLETED)");
+	CHECK_STR(job.name, "done job");
+	sched_job_free(&job);
+}
+
 static void
 test_slurm_array_het(void)
 {
@@ -430,6 +550,92 @@ test_flux(void)
 	sched_job_free(&job);
 }
 
+/*
+ * A hostile job name for every other scheduler: words of the scheduler's
+ * own output format, JSON, escape sequences.  The job stays the one the
+ * scheduler describes; forged lines are refused; nothing keeps a control
+ * byte.
+ */
+static void
+test_hostile_names(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_pbs, "pbs/hostile.txt", "1234.pbs01", &job,
+	    err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "n[001-002]", __LINE__);
+	CHECK_STR(job.user, "alice");
+	CHECK_STR(job.state_name, "R");
+	CHECK(strncmp(job.name, "x job_state = F exec_host = evil", 32) == 0);
+	CHECK(all_printable(job.name));
+	sched_job_free(&job);
+	/* A name with newlines forges attribute lines: refused. */
+	CHECK_INT(parse(&sched_pbs, "pbs/hostile-newline.txt", "1234.pbs01",
+	    &job, err, sizeof(err)), SCHED_EPARSE);
+	CHECK(strstr(err, "twice") != NULL);
+	sched_job_free(&job);
+	/* ... or a whole record: refused too. */
+	CHECK_INT(parse(&sched_pbs, "pbs/hostile-record.txt", "1234.pbs01",
+	    &job, err, sizeof(err)), SCHED_EPARSE);
+	CHECK(strstr(err, "more than one record") != NULL);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_lsf, "lsf/hostile.json", "4711", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "hpc-n[01-02]", __LINE__);
+	CHECK_STR(job.user, "dave");
+	CHECK_STR(job.state_name, "RUN");
+	CHECK(strncmp(job.name, "x\",\"USER\":\"root\"", 16) == 0);
+	CHECK(all_printable(job.name));
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_lsf, "lsf/hostile.txt", "4711", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "hpc-n[01-02]", __LINE__);
+	CHECK_STR(job.user, "dave");
+	CHECK(strncmp(job.name, "x|0|root|DONE|4*evil|", 21) == 0);
+	CHECK(all_printable(job.name));
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_oar, "oar/hostile.json", "5150", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "grisou-[1-2].nancy.grid5000.fr", __LINE__);
+	CHECK_STR(job.user, "frank");
+	CHECK_STR(job.state_name, "Running");
+	CHECK(strstr(job.name, "\"owner\" : \"root\"") != NULL);
+	CHECK(all_printable(job.name));
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_flux, "flux/hostile.txt", "fA1b2C3", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "node[1-2]", __LINE__);
+	CHECK_STR(job.user, "grace");
+	CHECK_INT(job.uid, 1001);
+	CHECK_INT(job.state, JOB_RUNNING);
+	CHECK(strncmp(job.name, "x|0|root|CD|", 12) == 0);
+	CHECK(all_printable(job.name));
+	sched_job_free(&job);
+
+	/* A user or record id of the wrong shape is refused, cleanly. */
+	sched_job_init(&job);
+	CHECK_INT(sched_flux.parse("fA1b2C3|0|\033[2J|R|1|1.0|0.0|n1|y\n",
+	    "fA1b2C3", &job, err, sizeof(err)), SCHED_EPARSE);
+	CHECK(strstr(err, "invalid user name") != NULL);
+	CHECK(all_printable(err));
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_oar.parse("{\"7\":{\"Job_Id\":\"7;x\",\"owner\":"
+	    "\"a\",\"state\":\"Running\"}}", "7", &job, err, sizeof(err)),
+	    SCHED_EPARSE);
+	CHECK(strstr(err, "invalid job id") != NULL);
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_lsf.parse("{\"RECORDS\":[{\"JOBID\":\"4711\","
+	    "\"USER\":\"-rf\",\"STAT\":\"RUN\",\"EXEC_HOST\":\"n1\"}]}",
+	    "4711", &job, err, sizeof(err)), SCHED_EPARSE);
+	sched_job_free(&job);
+}
+
 static void
 test_hostlist_source(void)
 {
@@ -534,110 +740,6 @@ clear_job_env(void)
 }
 
 static void
-test_env(void)
-{
-	struct job	job;
-	char		err[512], path[8192];
-
-	clear_job_env();
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_ENOENV);
-	CHECK(strstr(err, "not inside") != NULL);
-	sched_job_free(&job);
-
-	setenv("SLURM_JOB_ID", "4242", 1);
-	setenv("SLURM_JOB_NODELIST", "cn[01-04],gpu7", 1);
-	setenv("SLURM_NTASKS", "20", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.id, "4242");
-	CHECK_STR(job.sched, "slurm");
-	CHECK_STR(job.nodelist, "cn[01-04],gpu7");
-	CHECK_INT(job.ntasks, 20);
-	CHECK_INT(job.uid, getuid());
-	CHECK_INT(job.state, JOB_RUNNING);
-	sched_job_free(&job);
-
-	setenv("SLURM_JOB_ID", "42;reboot", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EINVAL);
-	sched_job_free(&job);
-	unsetenv("SLURM_JOB_NODELIST");
-	setenv("SLURM_JOB_ID", "42", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_ENOENV);
-	sched_job_free(&job);
-	clear_job_env();
-
-	snprintf(path, sizeof(path), "%s/hostfile/pbs_nodefile", fixdir);
-	setenv("PBS_JOBID", "1234.pbs01", 1);
-	setenv("PBS_NODEFILE", path, 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.sched, "pbs");
-	CHECK_STR(job.nodelist, "n[01-02]");
-	CHECK_INT(job.ntasks, 8);
-	sched_job_free(&job);
-	clear_job_env();
-
-	setenv("LSB_JOBID", "4711", 1);
-	setenv("LSB_MCPU_HOSTS", "hpc-n01 4 hpc-n02 2", 1);
-	setenv("LSB_HOSTS", "ignored", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.nodelist, "hpc-n[01-02]");
-	CHECK_INT(slots_of(&job, "hpc-n01"), 4);
-	CHECK_INT(job.ntasks, 6);
-	sched_job_free(&job);
-	unsetenv("LSB_MCPU_HOSTS");
-	setenv("LSB_HOSTS", "hpc-n03 hpc-n03 hpc-n04", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.nodelist, "hpc-n[03-04]");
-	CHECK_INT(slots_of(&job, "hpc-n03"), 2);
-	sched_job_free(&job);
-	setenv("LSB_MCPU_HOSTS", "hpc-n01 four", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EINVAL);
-	sched_job_free(&job);
-	clear_job_env();
-
-	snprintf(path, sizeof(path), "%s/hostfile/mixed", fixdir);
-	setenv("OAR_JOBID", "5150", 1);
-	setenv("OAR_FILE_NODES", path, 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.sched, "oar");
-	CHECK_INT(hostlist_count(job.nodes), 5);
-	sched_job_free(&job);
-
-	/* --scheduler picks among the allocations the environment names. */
-	setenv("SLURM_JOB_ID", "77", 1);
-	setenv("SLURM_JOB_NODELIST", "n[1-2]", 1);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.sched, "slurm");
-	sched_job_free(&job);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env("oar", &job, err, sizeof(err)), SCHED_OK);
-	CHECK_STR(job.sched, "oar");
-	sched_job_free(&job);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env("pbs", &job, err, sizeof(err)),
-	    SCHED_ENOENV);
-	CHECK_STR(err, "no job given and not inside a pbs job; give a job "
-	    "id, -w HOSTLIST or --hostfile FILE");
-	sched_job_free(&job);
-	sched_job_init(&job);
-	CHECK_INT(sched_from_env("sge", &job, err, sizeof(err)),
-	    SCHED_ENOSCHED);
-	sched_job_free(&job);
-	unsetenv("SLURM_JOB_ID");
-	unsetenv("SLURM_JOB_NODELIST");
-	clear_job_env();
-}
-
-static void
 test_may_watch(void)
 {
 	struct job	 job;
@@ -724,8 +826,13 @@ test_may_watch(void)
 	sched_copy(job.user, sizeof(job.user), "alice");
 	CHECK_INT(sched_may_watch(&job, 4242, err, sizeof(err)), 0);
 
-	/* A hostlist has no owner. */
+	/* A job whose owner nobody said: only root and admins (F5). */
 	job.user[0] = '\0';
+	CHECK_INT(sched_may_watch(&job, 4242, err, sizeof(err)), 0);
+	CHECK(strstr(err, "did not say who owns it") != NULL);
+	CHECK_INT(sched_may_watch(&job, 0, err, sizeof(err)), 1);
+	/* A hostlist names no job and has no owner: anyone's. */
+	job.id[0] = '\0';
 	CHECK_INT(sched_may_watch(&job, 4242, err, sizeof(err)), 1);
 }
 
@@ -925,6 +1032,19 @@ fake_command(const char *name, const char *body)
 	"[ -n \"$JT_OUT\" ] && cat \"$JT_OUT\"\n"			\
 	"exit ${JT_RC:-0}"
 
+/*
+ * A fake squeue: prints a fixture written with '|' (after its "sep=|"
+ * line) with the separator of the -O format it was given instead.
+ */
+#define FAKE_SQUEUE							\
+	"printf '%s\\n' \"$@\" > \"$JT_ARGS\"\n"			\
+	"echo \"LC_ALL=$LC_ALL\" >> \"$JT_ARGS\"\n"			\
+	"[ -n \"$JT_ERR\" ] && cat \"$JT_ERR\" >&2\n"			\
+	"for a; do case $a in JobID:0*) f=$a;; esac; done\n"		\
+	"s=${f#JobID:0}; s=${s%%,*}\n"					\
+	"[ -n \"$JT_OUT\" ] && tail -n +2 \"$JT_OUT\" | sed \"s/|/$s/g\"\n" \
+	"exit ${JT_RC:-0}"
+
 /* Point the fake commands at fixture files. */
 static void
 fake_setup(const char *out, const char *errf, int rc)
@@ -961,6 +1081,254 @@ fake_args(void)
 	return strdup(buf);
 }
 
+/* A fresh directory of fake commands as the whole PATH. */
+static void
+fake_bindir(void)
+{
+	char	path[8192];
+
+	snprintf(bindir, sizeof(bindir), "%s/jtsched.XXXXXX",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(bindir) == NULL) {
+		harness_check(0, __FILE__, __LINE__, "mkdtemp: %s",
+		    strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/args", bindir);
+	setenv("JT_ARGS", path, 1);
+	setenv("PATH", bindir, 1);
+}
+
+/* Write a temporary node file; its path in path. */
+static void
+node_file(char *path, size_t pathsz, const char *text)
+{
+	FILE	*f;
+
+	snprintf(path, pathsz, "%s/nodefile", bindir);
+	if ((f = fopen(path, "w")) != NULL) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void
+test_env(void)
+{
+	struct job	 job;
+	char		 err[512], path[8192], *oldpath;
+
+	oldpath = getenv("PATH") != NULL ? strdup(getenv("PATH")) : NULL;
+	fake_bindir();
+	clear_job_env();
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_ENOENV);
+	CHECK(strstr(err, "not inside") != NULL);
+	sched_job_free(&job);
+
+	/*
+	 * Review F5: the environment alone proves nothing.  No squeue, not
+	 * in the job's cgroup nor under its slurmstepd: refused.
+	 */
+	setenv("SLURM_JOB_ID", "12", 1);
+	setenv("SLURM_JOB_NODELIST", "node[1-2]", 1);
+	sched_job_init(&job);
+	if (getuid() != 0) {
+		CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)),
+		    SCHED_EPERM);
+		CHECK(strstr(err, "SLURM_JOB_ID=12: cannot check that job: "
+		    "squeue is not in PATH") != NULL);
+	} else {
+		/* Root may watch anything: the environment stands. */
+		CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)),
+		    SCHED_OK);
+		CHECK_INT(job.uid, 0);
+		CHECK_STR(job.nodelist, "node[1-2]");
+	}
+	sched_job_free(&job);
+
+	/* With squeue: Slurm's owner, the variables' nodes if they are the
+	 * job's. */
+	fake_command("squeue", FAKE_SQUEUE);
+	fake_setup("slurm/running.txt", NULL, 0);
+	setenv("SLURM_NTASKS", "2", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.id, "12");
+	CHECK_STR(job.sched, "slurm");
+	CHECK_STR(job.nodelist, "node[1-2]");
+	CHECK_INT(job.ntasks, 2);
+	CHECK_STR(job.user, "jtuser");
+	CHECK_INT(job.uid_known, 1);
+	CHECK_INT(job.uid, 1001);
+	CHECK_STR(job.name, "healthy");
+	CHECK_INT(job.state, JOB_RUNNING);
+	CHECK_INT(job.time_limit, 900);
+	sched_job_free(&job);
+	/* A node that is not the job's: refused. */
+	setenv("SLURM_JOB_NODELIST", "node[1-2],mgmt1", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EPERM);
+	CHECK_STR(err, "SLURM_JOB_ID names mgmt1, which is not a node of "
+	    "slurm job 12");
+	sched_job_free(&job);
+	/* A job Slurm does not know (refused but to root), or that is not
+	 * running (refused). */
+	setenv("SLURM_JOB_ID", "4242", 1);
+	setenv("SLURM_JOB_NODELIST", "node1", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)),
+	    getuid() == 0 ? SCHED_OK : SCHED_ENOJOB);
+	sched_job_free(&job);
+	fake_setup("slurm/pending.txt", NULL, 0);
+	setenv("SLURM_JOB_ID", "13", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)),
+	    SCHED_EPENDING);
+	sched_job_free(&job);
+
+	setenv("SLURM_JOB_ID", "42;reboot", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EINVAL);
+	sched_job_free(&job);
+	unsetenv("SLURM_JOB_NODELIST");
+	setenv("SLURM_JOB_ID", "42", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_ENOENV);
+	sched_job_free(&job);
+	clear_job_env();
+
+	/* PBS: its nodefile's slots, qstat's owner. */
+	node_file(path, sizeof(path), "n001\nn001\nn002\n");
+	setenv("PBS_JOBID", "1234.pbs01", 1);
+	setenv("PBS_NODEFILE", path, 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)),
+	    getuid() == 0 ? SCHED_OK : SCHED_EPERM);
+	sched_job_free(&job);
+	fake_command("qstat", FAKE_BODY);
+	fake_setup("pbs/running.txt", NULL, 0);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sched, "pbs");
+	CHECK_STR(job.nodelist, "n[001-002]");
+	CHECK_INT(job.ntasks, 3);
+	CHECK_STR(job.user, "alice");
+	sched_job_free(&job);
+	snprintf(path, sizeof(path), "%s/hostfile/pbs_nodefile", fixdir);
+	setenv("PBS_NODEFILE", path, 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EPERM);
+	sched_job_free(&job);
+	clear_job_env();
+
+	fake_command("bjobs", FAKE_BODY);
+	fake_setup("lsf/running.json", NULL, 0);
+	setenv("LSB_JOBID", "4711", 1);
+	setenv("LSB_MCPU_HOSTS", "hpc-n01 4 hpc-n02 2", 1);
+	setenv("LSB_HOSTS", "ignored", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.nodelist, "hpc-n[01-02]");
+	CHECK_INT(slots_of(&job, "hpc-n01"), 4);
+	CHECK_INT(job.ntasks, 6);
+	CHECK_STR(job.user, "dave");
+	sched_job_free(&job);
+	unsetenv("LSB_MCPU_HOSTS");
+	setenv("LSB_HOSTS", "hpc-n02 hpc-n02 hpc-n01", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.nodelist, "hpc-n[01-02]");
+	CHECK_INT(slots_of(&job, "hpc-n02"), 2);
+	sched_job_free(&job);
+	setenv("LSB_HOSTS", "hpc-n03 hpc-n03 hpc-n04", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EPERM);
+	sched_job_free(&job);
+	setenv("LSB_MCPU_HOSTS", "hpc-n01 four", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_EINVAL);
+	sched_job_free(&job);
+	clear_job_env();
+
+	fake_command("oarstat", FAKE_BODY);
+	fake_setup("oar/running.json", NULL, 0);
+	node_file(path, sizeof(path), "grisou-1.nancy.grid5000.fr\n"
+	    "grisou-2.nancy.grid5000.fr\n");
+	setenv("OAR_JOBID", "5150", 1);
+	setenv("OAR_FILE_NODES", path, 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sched, "oar");
+	CHECK_INT(hostlist_count(job.nodes), 2);
+	CHECK_STR(job.user, "frank");
+	sched_job_free(&job);
+
+	/* --scheduler picks among the allocations the environment names. */
+	fake_setup("slurm/running.txt", NULL, 0);
+	setenv("SLURM_JOB_ID", "12", 1);
+	setenv("SLURM_JOB_NODELIST", "node[1-2]", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sched, "slurm");
+	sched_job_free(&job);
+	fake_setup("oar/running.json", NULL, 0);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env("oar", &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sched, "oar");
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env("pbs", &job, err, sizeof(err)),
+	    SCHED_ENOENV);
+	CHECK_STR(err, "no job given and not inside a pbs job; give a job "
+	    "id, -w HOSTLIST or --hostfile FILE");
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env("sge", &job, err, sizeof(err)),
+	    SCHED_ENOSCHED);
+	sched_job_free(&job);
+	clear_job_env();
+
+	if (oldpath != NULL) {
+		setenv("PATH", oldpath, 1);
+		free(oldpath);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", bindir);
+	if (system(path) != 0)
+		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
+}
+
+/* Slurm's cgroup, anchored at its root, is proof; a look-alike is not. */
+static void
+test_slurm_cgroup(void)
+{
+	CHECK(sched_slurm_cgroup_has_job("12:pids:/slurm/uid_1001/job_77/"
+	    "step_0/task_0\n", "77", 1001));
+	CHECK(sched_slurm_cgroup_has_job("3:cpu:/\n4:memory:/slurm_node2/"
+	    "uid_1001/job_77/step_batch\n", "77", 1001));
+	CHECK(sched_slurm_cgroup_has_job("0::/system.slice/slurmstepd.scope/"
+	    "job_77/step_0/user/task_0\n", "77", 1001));
+	CHECK(sched_slurm_cgroup_has_job("0::/system.slice/node3_slurmstepd."
+	    "scope/job_77/step_0\n", "77", 0));
+	/* Another job, another uid, a prefix of the id. */
+	CHECK(!sched_slurm_cgroup_has_job("12:pids:/slurm/uid_1001/job_77/\n",
+	    "7", 1001));
+	CHECK(!sched_slurm_cgroup_has_job("12:pids:/slurm/uid_1001/job_77/\n",
+	    "77", 1002));
+	CHECK(!sched_slurm_cgroup_has_job("0::/system.slice/slurmstepd.scope/"
+	    "job_778\n", "77", 0));
+	/* A user's own delegated tree (review F3): not Slurm's. */
+	CHECK(!sched_slurm_cgroup_has_job("0::/user.slice/user-2000.slice/"
+	    "user@2000.service/app.slice/evil_slurmstepd.scope/job_77\n",
+	    "77", 2000));
+	CHECK(!sched_slurm_cgroup_has_job("0::/system.slice/evilslurmstepd."
+	    "scope/job_77\n", "77", 0));
+	CHECK(!sched_slurm_cgroup_has_job("0::/user.slice/slurm/uid_2000/"
+	    "job_77\n", "77", 2000));
+	CHECK(!sched_slurm_cgroup_has_job("garbage\n::\n0:x\n", "77", 0));
+	CHECK(!sched_slurm_cgroup_has_job("0::/slurm/uid_0/job_\n", "", 0));
+}
+
 static void
 test_run(void)
 {
@@ -991,7 +1359,7 @@ test_run(void)
 	CHECK_INT(sched_select(NULL, "12", &s, err, sizeof(err)),
 	    SCHED_ENOSCHED);
 
-	fake_command("scontrol", FAKE_BODY);
+	fake_command("squeue", FAKE_SQUEUE);
 	fake_setup("slurm/running.txt", NULL, 0);
 	sched_job_init(&job);
 	CHECK_INT(sched_resolve(NULL, "12", &job, err, sizeof(err)),
@@ -999,7 +1367,10 @@ test_run(void)
 	CHECK_STR(job.nodelist, "node[1-4]");
 	CHECK_STR(job.sched, "slurm");
 	args = fake_args();
-	CHECK_STR(args, "show\njob\n-o\n12\nLC_ALL=C\n");
+	CHECK(strncmp(args, "-h\n-t\nall\n-j\n12\n-O\nJobID:0~jt", 29) ==
+	    0);
+	CHECK(strstr(args, ",Name:0~jt") != NULL);
+	CHECK(strstr(args, "\nLC_ALL=C\n") != NULL);
 	free(args);
 	sched_job_free(&job);
 
@@ -1010,7 +1381,7 @@ test_run(void)
 	    SCHED_OK);
 	CHECK_STR(job.nodelist, "cpu[001-004]");
 	args = fake_args();
-	CHECK_STR(args, "show\njob\n-o\n300\nLC_ALL=C\n");
+	CHECK(strncmp(args, "-h\n-t\nall\n-j\n300\n-O\n", 20) == 0);
 	free(args);
 	sched_job_free(&job);
 
@@ -1032,7 +1403,7 @@ test_run(void)
 	sched_job_init(&job);
 	CHECK_INT(sched_resolve(NULL, "99", &job, err, sizeof(err)),
 	    SCHED_ECMD);
-	CHECK(strstr(err, "scontrol show job 99: qstat: Unknown") != NULL);
+	CHECK(strstr(err, "squeue -j 99: qstat: Unknown") != NULL);
 	sched_job_free(&job);
 
 	/* Inside a PBS job, PBS wins over a Slurm in PATH. */
@@ -1102,7 +1473,7 @@ test_run(void)
 
 	/* Arguments reach the command verbatim: no shell in between. */
 	fake_setup(NULL, NULL, 3);
-	argv[0] = "scontrol";
+	argv[0] = "squeue";
 	argv[1] = "a b";
 	argv[2] = "$(touch /tmp/jt-pwned)";
 	argv[3] = ";";
@@ -1153,12 +1524,20 @@ test_run(void)
 	CHECK_STR(errtxt, "some error");
 	CHECK_INT(status, 1);
 	free(out);
+	/* Its control bytes never get through (review F4d). */
+	fake_command("evilerr", "printf 'bad \\033]0;T\\007\\033[2Jx\\n' >&2; "
+	    "exit 1");
+	argv[0] = "evilerr";
+	CHECK_INT(sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK_STR(errtxt, "bad ?]0;T??[2Jx");
+	free(out);
 
 	argv[0] = "no-such-command-jt";
 	CHECK_INT(sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
 	    sizeof(err)), SCHED_ECMD);
 	CHECK(strstr(err, "command not found") != NULL);
-	CHECK(sched_in_path("scontrol"));
+	CHECK(sched_in_path("squeue"));
 	CHECK(!sched_in_path("no-such-command-jt"));
 
 	if (oldpath != NULL) {
@@ -1179,6 +1558,10 @@ main(void)
 	    top != NULL ? top : ".");
 	RUN(test_slurm);
 	RUN(test_slurm_array_het);
+	RUN(test_slurm_hostile);
+	RUN(test_slurm_lab);
+	RUN(test_hostile_names);
+	RUN(test_slurm_cgroup);
 	RUN(test_pbs);
 	RUN(test_lsf);
 	RUN(test_oar);
