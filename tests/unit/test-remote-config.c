@@ -569,9 +569,9 @@ test_push(void)
 	    sizeof(why)), RP_CACHED);
 	CHECK_INT(rpush_decide(&r, "x86_64", 1001, hash, "d", why,
 	    sizeof(why)), RP_UPLOAD);
-	r.hash[0] = '\0';	/* no sha256sum on the node: size decides */
+	r.hash[0] = '\0';	/* no hash tool on the node: upload again */
 	CHECK_INT(rpush_decide(&r, "x86_64", 1000, hash, "d", why,
-	    sizeof(why)), RP_CACHED);
+	    sizeof(why)), RP_UPLOAD);
 	CHECK_INT(rpush_decide(&r, "aarch64", 1000, hash, "d", why,
 	    sizeof(why)), RP_ARCH);
 	CHECK_STR(why, "node is x86_64, probe is aarch64");
@@ -592,26 +592,46 @@ test_push(void)
 	rpush_parse("upload 10 \n", 11, &r);
 	CHECK(r.file == 1 && r.upload && r.size == 10 && r.hash[0] == '\0');
 
+	/* The probe runs as ./name in the directory entered with cd -P. */
 	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5, 0,
 	    NULL);
-	CHECK_STR(cmd, "exec /bin/sh -c 'echo \"jobtop-probe-pid $$\" >&2; "
-	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
-	    "--job \"42_1\"'");
+	CHECK(strncmp(cmd, "exec /bin/sh -c '", 17) == 0);
+	CHECK(strstr(cmd, "cd -P -- \".cache/jobtop\" && [ -O . ] && pv && "
+	    "w=$(sp); then") != NULL);
+	CHECK(strstr(cmd, "exec \"./jobtop-probe-x\" --interval 0.500 "
+	    "--job \"42_1\"; fi; ") != NULL);
+	CHECK_INT(count(cmd, '\''), 2);
+	CHECK_INT(count(cmd, '\n'), 0);
 	free(cmd);
 	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5,
 	    120, "jobtop-nvml-y");
-	CHECK_STR(cmd, "exec /bin/sh -c 'echo \"jobtop-probe-pid $$\" >&2; "
-	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
-	    "--watchdog 120 "
-	    "--nvml \".cache/jobtop/jobtop-nvml-y\" --job \"42_1\"'");
+	CHECK(strstr(cmd, "exec \"./jobtop-probe-x\" --interval 0.500 "
+	    "--watchdog 120 --nvml \"./jobtop-nvml-y\" --job \"42_1\"; fi") !=
+	    NULL);
+	CHECK_INT(count(cmd, '\''), 2);
+	free(cmd);
+	cmd = rpush_fast_cmd(".cache/jobtop", "jobtop-probe-x", 5, hash, NULL,
+	    1, 0, "jobtop-nvml-y", 6, hash);
+	CHECK(strstr(cmd, "cd -P -- \".cache/jobtop\"") != NULL);
+	CHECK(strstr(cmd, "ok \"./jobtop-nvml-y\" 6 ") != NULL);
+	CHECK(strstr(cmd, "exec \"./jobtop-probe-x\"") != NULL);
+	CHECK(strstr(cmd, "[ -z \"$h\" ]") == NULL);	/* a hash or nothing */
+	CHECK_INT(count(cmd, '\''), 2);
+	CHECK_INT(count(cmd, '\n'), 0);
+	free(cmd);
+	cmd = rpush_upload_cmd(".cache/jobtop", ".t.tmp");
+	CHECK_INT(count(cmd, '\''), 2);
+	CHECK(strstr(cmd, "cd -P -- \".cache/jobtop\" && [ -O . ] && "
+	    "cat > \"./.t.tmp\"") != NULL);
 	free(cmd);
 	/* The NVML helper's line: cached only with its size and hash. */
 	snprintf(out, sizeof(out), "arch x86_64\ndir ok\nhelper 20 \nfile none\n");
 	rpush_parse(out, strlen(out), &r);
 	CHECK(r.helper == 1 && r.hsize == 20 && r.hhash[0] == '\0');
+	CHECK(!rpush_helper_cached(&r, 20, hash));	/* no hash: push */
+	memcpy(r.hhash, hash, 65);
 	CHECK(rpush_helper_cached(&r, 20, hash));
 	CHECK(!rpush_helper_cached(&r, 21, hash));
-	memcpy(r.hhash, hash, 65);
 	r.hhash[0] = r.hhash[0] == 'a' ? 'b' : 'a';
 	CHECK(!rpush_helper_cached(&r, 20, hash));
 	snprintf(out, sizeof(out), "arch x86_64\ndir ok\nhelper none\nfile none\n");
@@ -713,6 +733,179 @@ test_push_script(void)
 	CHECK_INT(r.killed, pid);
 	CHECK(waitpid(pid, &wst, 0) == pid && WIFSIGNALED(wst) &&
 	    WTERMSIG(wst) == SIGTERM);
+}
+
+/* Run a shell command in dir with PATH led by pathdir (when not NULL);
+ * its output into out, its exit status returned. */
+static int
+sh_out(const char *dir, const char *pathdir, const char *script, char *out,
+    size_t size)
+{
+	char	*cmd;
+	FILE	*f;
+	size_t	 n;
+	int	 st;
+
+	if (asprintf(&cmd, "cd '%s' && %s%s%s%s 2>&1", dir,
+	    pathdir != NULL ? "PATH='" : "", pathdir != NULL ? pathdir : "",
+	    pathdir != NULL ? "':\"$PATH\" " : "", script) < 0)
+		exit(1);
+	if ((f = popen(cmd, "r")) == NULL)
+		exit(1);
+	free(cmd);
+	n = fread(out, 1, size - 1, f);
+	out[n] = '\0';
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/*
+ * The cache is entered with cd -P, checked from / down, and its files run
+ * as ./name: a cache under a group-writable directory is refused by the
+ * check, the fast path and the exec; a sticky one is fine; a directory
+ * swapped for another one while the script runs (the review's race, made
+ * certain here by an ls that swaps on its first call) does not change
+ * what runs; a node without any hash tool never counts as cached.
+ */
+static void
+test_push_safe_path(void)
+{
+	static const char real[] = "#!/bin/sh\necho \"REAL $0 $(pwd -P)\"\n";
+	static const char evil[] = "#!/bin/sh\necho \"EVIL $0 $(pwd -P)\"\n";
+	struct rpush_report	 r;
+	char			 home[128], bin[128], bare[128], path[256];
+	char			 out[2048], hash[65], why[256], *c;
+	const char		*ls;
+	int			 rc;
+
+	ls = access("/bin/ls", X_OK) == 0 ? "/bin/ls" : "/usr/bin/ls";
+	snprintf(home, sizeof(home), "%s/sp-home", tmp);
+	snprintf(bin, sizeof(bin), "%s/sp-bin", tmp);
+	snprintf(bare, sizeof(bare), "%s/sp-bare", tmp);
+	snprintf(out, sizeof(out), "mkdir -p '%s' '%s' '%s' && chmod 755 '%s'",
+	    home, bin, bare, home);
+	CHECK_INT(system(out), 0);
+	c = rpush_check_cmd("cache/jobtop", "jobtop-probe-x", "x86_64", 0,
+	    NULL);
+	rc = sh_out(home, NULL, c, out, sizeof(out));
+	rpush_parse(out, strlen(out), &r);
+	if (strcmp(r.arch, "x86_64") != 0) {
+		free(c);
+		return;		/* another machine: nothing more to see */
+	}
+	CHECK_STR(r.dir, "ok");
+	snprintf(path, sizeof(path), "%s/cache/jobtop/jobtop-probe-x", home);
+	snprintf(out, sizeof(out), "%s/sp-probe", tmp);
+	put("sp-probe", real);
+	CHECK(rename(out, path) == 0 && chmod(path, 0700) == 0);
+	sha256_hex(real, strlen(real), hash);
+
+	/* Cached: the check sees the hash; the fast path runs ./name in
+	 * the physical directory. */
+	rc = sh_out(home, NULL, c, out, sizeof(out));
+	rpush_parse(out, strlen(out), &r);
+	CHECK_STR(r.hash, hash);
+	CHECK_INT(rpush_decide(&r, "x86_64", strlen(real), hash, "d", why,
+	    sizeof(why)), RP_CACHED);
+	{
+		char	*fast, want[256];
+
+		fast = rpush_fast_cmd("cache/jobtop", "jobtop-probe-x",
+		    strlen(real), hash, NULL, 1, 0, NULL, 0, NULL);
+		rc = sh_out(home, NULL, fast, out, sizeof(out));
+		CHECK_INT(rc, 0);
+		snprintf(want, sizeof(want), "REAL ./jobtop-probe-x %s/cache/"
+		    "jobtop\n", home);
+		CHECK(strstr(out, want) != NULL);
+
+		/* A group-writable directory above: refused everywhere. */
+		snprintf(path, sizeof(path), "%s/cache", home);
+		CHECK(chmod(path, 0775) == 0);
+		rc = sh_out(home, NULL, c, out, sizeof(out));
+		rpush_parse(out, strlen(out), &r);
+		snprintf(want, sizeof(want), "is in an unsafe place: %s/cache "
+		    "is writable by group or others", home);
+		CHECK_STR(r.dir, want);
+		CHECK_INT(rpush_decide(&r, "x86_64", strlen(real), hash,
+		    "cache/jobtop", why, sizeof(why)), RP_DIR);
+		rc = sh_out(home, NULL, fast, out, sizeof(out));
+		CHECK_INT(rc, RPUSH_NOT_CACHED_STATUS);
+		CHECK(strstr(out, "REAL") == NULL);
+		{
+			char	*ex;
+
+			ex = rpush_exec_cmd("cache/jobtop", "jobtop-probe-x",
+			    NULL, 1, 0, NULL);
+			rc = sh_out(home, NULL, ex, out, sizeof(out));
+			free(ex);
+			CHECK_INT(rc, 1);
+			CHECK(strstr(out, "REAL") == NULL);
+			CHECK(strstr(out, "the probe cache is not safe: ") !=
+			    NULL);
+		}
+		/* Sticky (as /tmp): nobody else can rename our entries. */
+		CHECK(chmod(path, 01777) == 0);
+		CHECK_INT(sh_out(home, NULL, fast, out, sizeof(out)), 0);
+		CHECK(strstr(out, "REAL ./jobtop-probe-x") != NULL);
+		CHECK(chmod(path, 0755) == 0);
+		/* A cache that is not private is not used as it is. */
+		snprintf(path, sizeof(path), "%s/cache/jobtop", home);
+		CHECK(chmod(path, 0750) == 0);
+		CHECK_INT(sh_out(home, NULL, fast, out, sizeof(out)),
+		    RPUSH_NOT_CACHED_STATUS);
+		rc = sh_out(home, NULL, c, out, sizeof(out));
+		rpush_parse(out, strlen(out), &r);
+		CHECK_STR(r.dir, "ok");		/* the check makes it 0700 */
+		CHECK_INT(sh_out(home, NULL, fast, out, sizeof(out)), 0);
+
+		/* The race: the first ls (inside the checks) swaps the
+		 * cache for a directory with another program of the same
+		 * name; what runs is still the checked one. */
+		snprintf(path, sizeof(path), "%s/cache/evil", home);
+		CHECK(mkdir(path, 0700) == 0);
+		put("sp-evil", evil);
+		snprintf(out, sizeof(out), "%s/sp-evil", tmp);
+		snprintf(path, sizeof(path), "%s/cache/evil/jobtop-probe-x",
+		    home);
+		CHECK(rename(out, path) == 0 && chmod(path, 0700) == 0);
+		snprintf(out, sizeof(out), "#!/bin/sh\n"
+		    "if mkdir '%s/swapped' 2>/dev/null; then\n"
+		    "  mv '%s/cache/jobtop' '%s/cache/real' &&\n"
+		    "  mv '%s/cache/evil' '%s/cache/jobtop'\n"
+		    "fi\nexec %s \"$@\"\n", tmp, home, home, home, home, ls);
+		put("sp-bin/ls", out);
+		snprintf(path, sizeof(path), "%s/ls", bin);
+		CHECK(chmod(path, 0755) == 0);
+		rc = sh_out(home, bin, fast, out, sizeof(out));
+		CHECK_INT(rc, 0);
+		snprintf(want, sizeof(want), "REAL ./jobtop-probe-x %s/cache/"
+		    "real\n", home);
+		CHECK(strstr(out, want) != NULL);
+		CHECK(strstr(out, "EVIL") == NULL);
+		snprintf(path, sizeof(path), "%s/swapped", tmp);
+		CHECK(access(path, F_OK) == 0);		/* it did swap */
+		free(fast);
+	}
+
+	/* No sha256sum, openssl, shasum or busybox: the file is described
+	 * without a hash, and that is never "cached". */
+	snprintf(out, sizeof(out), "for t in uname id pwd ls wc mkdir chmod "
+	    "find rm mv cat grep; do p=$(command -v $t) && "
+	    "ln -s \"$p\" '%s/'$t || exit 1; done", bare);
+	if (system(out) == 0) {
+		rc = sh_out(home, NULL, "mv cache/jobtop cache/evil && "
+		    "mv cache/real cache/jobtop", out, sizeof(out));
+		CHECK_INT(rc, 0);
+		snprintf(out, sizeof(out), "PATH='%s' %s", bare, c);
+		rc = sh_out(home, NULL, out, out, sizeof(out));
+		rpush_parse(out, strlen(out), &r);
+		CHECK_STR(r.dir, "ok");
+		CHECK(r.file == 1 && r.size == strlen(real) &&
+		    r.hash[0] == '\0');
+		CHECK_INT(rpush_decide(&r, "x86_64", strlen(real), hash, "d",
+		    why, sizeof(why)), RP_UPLOAD);
+	}
+	free(c);
 }
 
 static void
@@ -841,6 +1034,7 @@ main(void)
 	RUN(test_key_encrypted);
 	RUN(test_push);
 	RUN(test_push_script);
+	RUN(test_push_safe_path);
 	RUN(test_state_table);
 	RUN(test_rconf);
 	{
