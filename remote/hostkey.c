@@ -6,6 +6,11 @@
  * hidden host looks unknown, which accept-new would then trust.  @revoked
  * lines are kept apart (libssh2 does not know markers) and refuse their key
  * for every name.
+ *
+ * libssh2 matches names literally, so lines whose names hold a pattern
+ * (*, ? or !negation) and @cert-authority lines are kept apart too and
+ * matched here as OpenSSH does: a host such a line covers is known, not
+ * new, and --accept-new must never write a key down for it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,13 +25,25 @@
 #include "hostkey.h"
 #include "log.h"
 #include "rutil.h"
+#include "sshconf.h"
 #include "xmalloc.h"
+
+/* A line libssh2 cannot match: host patterns or a certificate authority. */
+struct hostkeys_pat {
+	char	**pats;		/* the comma-separated names */
+	int	  npats;
+	int	  ca;		/* @cert-authority */
+	int	  type;		/* LIBSSH2_HOSTKEY_TYPE_*, -1 other */
+	char	 *key;		/* base64 blob */
+};
 
 struct hostkeys {
 	LIBSSH2_SESSION		 *session;	/* only for allocation */
 	LIBSSH2_KNOWNHOSTS	 *known;
 	char			**revoked;	/* base64 key blobs */
 	size_t			  nrevoked;
+	struct hostkeys_pat	 *pat;
+	size_t			  npat;
 };
 
 /* Host key types libssh2 reports, with their known_hosts names and the
@@ -74,6 +91,13 @@ hostkeys_free(struct hostkeys *hk)
 	for (i = 0; i < hk->nrevoked; i++)
 		free(hk->revoked[i]);
 	free(hk->revoked);
+	for (i = 0; i < hk->npat; i++) {
+		while (hk->pat[i].npats > 0)
+			free(hk->pat[i].pats[--hk->pat[i].npats]);
+		free(hk->pat[i].pats);
+		free(hk->pat[i].key);
+	}
+	free(hk->pat);
 	libssh2_knownhost_free(hk->known);
 	libssh2_session_free(hk->session);
 	free(hk);
@@ -127,6 +151,60 @@ hostkeys_add_revoked(struct hostkeys *hk, char *line)
 	return 0;
 }
 
+/* The LIBSSH2_HOSTKEY_TYPE_* of a known_hosts key type name, or -1. */
+static int
+hostkeys_type_of(const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < HOSTKEY_NTYPES; i++) {
+		if (strcmp(hostkey_types[i].name, name) == 0)
+			return hostkey_types[i].type;
+	}
+	return -1;
+}
+
+/* Keep "hosts type key" (after any marker) as a pattern line. */
+static int
+hostkeys_add_pat(struct hostkeys *hk, char *line, int ca)
+{
+	struct hostkeys_pat	*hp;
+	char			*f[3], *p = line, *name;
+	int			 n = 0;
+
+	while (n < 3 && (f[n] = strsep(&p, " \t")) != NULL) {
+		if (*f[n] != '\0')
+			n++;
+	}
+	if (n < 3)
+		return -1;
+	f[2][strcspn(f[2], " \t\r\n")] = '\0';
+	hk->pat = xreallocarray(hk->pat, hk->npat + 1, sizeof(*hk->pat));
+	hp = &hk->pat[hk->npat++];
+	memset(hp, 0, sizeof(*hp));
+	hp->ca = ca;
+	hp->type = hostkeys_type_of(f[1]);
+	hp->key = xstrdup(f[2]);
+	p = f[0];
+	while ((name = strsep(&p, ",")) != NULL) {
+		if (*name == '\0')
+			continue;
+		hp->pats = xreallocarray(hp->pats, (size_t)hp->npats + 1,
+		    sizeof(*hp->pats));
+		hp->pats[hp->npats++] = xstrdup(name);
+	}
+	return 0;
+}
+
+/* Is the first word of a line a list libssh2 would take literally? */
+static int
+hostkeys_has_pattern(const char *s)
+{
+	size_t	n = strcspn(s, " \t");
+
+	return strncmp(s, "|1|", 3) != 0 && strcspn(s, "*?!") < n;
+}
+
 int
 hostkeys_load(struct hostkeys *hk, const char *path, int *skipped)
 {
@@ -146,6 +224,16 @@ hostkeys_load(struct hostkeys *hk, const char *path, int *skipped)
 		if (strncmp(s, "@revoked", 8) == 0 &&
 		    (s[8] == ' ' || s[8] == '\t')) {
 			if (hostkeys_add_revoked(hk, s + 8) == 0)
+				n++;
+			else
+				(*skipped)++;
+			continue;
+		}
+		if ((strncmp(s, "@cert-authority", 15) == 0 &&
+		    (s[15] == ' ' || s[15] == '\t')) ||
+		    (*s != '@' && hostkeys_has_pattern(s))) {
+			if (hostkeys_add_pat(hk, s + (*s == '@' ? 15 : 0),
+			    *s == '@') == 0)
 				n++;
 			else
 				(*skipped)++;
@@ -186,6 +274,41 @@ hostkeys_check_one(struct hostkeys *hk, const char *name, const char *key,
 	    NULL);
 }
 
+/* What the pattern lines say about name and a key (base64, NULL for
+ * none) of type: PAT_MATCH, PAT_OTHER (a line of that type covers the
+ * name with another key), or PAT_NONE; *types gets the types of the
+ * lines covering the name, *ca whether a @cert-authority line does. */
+enum { PAT_NONE, PAT_OTHER, PAT_MATCH };
+
+static int
+hostkeys_pat_check(const struct hostkeys *hk, const char *name,
+    const char *b64, int type, unsigned *types, int *ca)
+{
+	const struct hostkeys_pat	*hp;
+	size_t				 i;
+	int				 rc = PAT_NONE;
+
+	*types = 0;
+	*ca = 0;
+	for (i = 0; i < hk->npat; i++) {
+		hp = &hk->pat[i];
+		if (!sshconf_match_list(hp->pats, hp->npats, name))
+			continue;
+		if (hp->ca) {
+			*ca = 1;
+			continue;
+		}
+		if (hp->type >= 0)
+			*types |= 1u << hp->type;
+		if (hp->type != type)
+			continue;
+		if (b64 != NULL && strcmp(hp->key, b64) == 0)
+			return PAT_MATCH;
+		rc = PAT_OTHER;
+	}
+	return rc;
+}
+
 unsigned
 hostkeys_known_types(struct hostkeys *hk, const char *host, int port)
 {
@@ -194,6 +317,9 @@ hostkeys_known_types(struct hostkeys *hk, const char *host, int port)
 	unsigned		 known = 0;
 	size_t			 i;
 
+	unsigned		 pat;
+	int			 ca;
+
 	hostkeys_name(host, port, name, sizeof(name));
 	for (i = 0; i < HOSTKEY_NTYPES; i++) {
 		/* A one-byte key never matches: MISMATCH means "known". */
@@ -201,7 +327,8 @@ hostkeys_known_types(struct hostkeys *hk, const char *host, int port)
 		    hostkey_types[i].mask) == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
 			known |= 1u << hostkey_types[i].type;
 	}
-	return known;
+	hostkeys_pat_check(hk, name, NULL, -1, &pat, &ca);
+	return known | pat;
 }
 
 void
@@ -228,9 +355,10 @@ enum hostkey_verdict
 hostkeys_check(struct hostkeys *hk, const char *host, int port,
     const uint8_t *key, size_t len, int type)
 {
-	char	 name[300], *b64;
-	size_t	 i;
-	int	 mask, rc;
+	char		 name[300], *b64;
+	size_t		 i;
+	unsigned	 types;
+	int		 mask, rc, pat, ca;
 
 	if ((mask = hostkeys_mask(type)) < 0)
 		return HK_ERROR;
@@ -241,18 +369,23 @@ hostkeys_check(struct hostkeys *hk, const char *host, int port,
 			return HK_REVOKED;
 		}
 	}
-	free(b64);
 	hostkeys_name(host, port, name, sizeof(name));
+	pat = hostkeys_pat_check(hk, name, b64, type, &types, &ca);
+	free(b64);
 	rc = hostkeys_check_one(hk, name, (const char *)key, len, mask);
-	if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH)
+	/* As ssh: one line with this key is enough, whichever it is. */
+	if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH || pat == PAT_MATCH)
 		return HK_MATCH;
-	if (rc == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
+	if (rc == LIBSSH2_KNOWNHOST_CHECK_MISMATCH || pat == PAT_OTHER)
 		return HK_CHANGED;
 	if (rc != LIBSSH2_KNOWNHOST_CHECK_NOTFOUND)
 		return HK_ERROR;
 	/* Known only with keys of other types: as suspicious as a change. */
 	if (hostkeys_known_types(hk, host, port) != 0)
 		return HK_CHANGED;
+	/* Only a certificate signed by that authority would do. */
+	if (ca)
+		return HK_CA;
 	return HK_UNKNOWN;
 }
 

@@ -779,6 +779,13 @@ rsess_do_hostkey(struct rsess *s)
 	case HK_REVOKED:
 		return rsess_fail(s, 1, "host key for %s is revoked (%s %s)",
 		    s->host, tname, fp);
+	case HK_CA:
+		/* --accept-new must not write down a plain key for a host
+		 * whose keys a certificate authority vouches for. */
+		return rsess_fail(s, 1, "host key for %s can only be trusted "
+		    "through a @cert-authority line of known_hosts, and "
+		    "libssh2 cannot check host certificates (%s %s)", s->host,
+		    tname, fp);
 	case HK_UNKNOWN:
 		if (!s->conf->accept_new || s->conf->known_hosts == NULL)
 			return rsess_fail(s, 1, "host key for %s is unknown "

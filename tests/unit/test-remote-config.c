@@ -319,8 +319,8 @@ test_hostkeys(void)
 	put("known_hosts", text);
 	snprintf(path, sizeof(path), "%s/known_hosts", tmp);
 	hk = hostkeys_new();
-	CHECK_INT(hostkeys_load(hk, path, &skipped), 7);
-	CHECK_INT(skipped, 1);
+	CHECK_INT(hostkeys_load(hk, path, &skipped), 8);
+	CHECK_INT(skipped, 0);
 
 	CHECK_INT(hostkeys_check(hk, "node1", 22, a, la,
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
@@ -403,6 +403,55 @@ test_hostkeys(void)
 	CHECK(strstr(err, "No such file or directory") != NULL);
 	snprintf(path, sizeof(path), "%s/missing", tmp);
 	CHECK_INT(hostkeys_load(hk, path, &skipped), -1);
+	hostkeys_free(hk);
+
+	/* Patterns, negation and a certificate authority, as ssh matches
+	 * them: a covered host with another key is changed, not new; a
+	 * host only a CA covers is neither known nor new. */
+	snprintf(text, sizeof(text),
+	    "*.cluster,!bad.cluster ssh-ed25519 %s\n"
+	    "[127.0.0.1]:* ssh-ed25519 %s\n"
+	    "gpu?? ecdsa-sha2-nistp256 %s\n"
+	    "@cert-authority *.example,!free.example ssh-ed25519 %s\n"
+	    "@cert-authority\n",
+	    KEY_A, KEY_A, KEY_C, KEY_B);
+	put("kh3", text);
+	snprintf(path, sizeof(path), "%s/kh3", tmp);
+	hk = hostkeys_new();
+	CHECK_INT(hostkeys_load(hk, path, &skipped), 4);
+	CHECK_INT(skipped, 1);
+	memcpy(cc, a, la);
+	cc[la - 1] ^= 1;	/* another ed25519 key */
+	CHECK_INT(hostkeys_check(hk, "n1.cluster", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	CHECK_INT(hostkeys_check(hk, "N1.Cluster", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_CHANGED);
+	CHECK_INT(hostkeys_check(hk, "bad.cluster", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	CHECK_INT(hostkeys_check(hk, "127.0.0.1", 22777, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_CHANGED);
+	CHECK_INT(hostkeys_check(hk, "127.0.0.1", 22777, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	CHECK_INT(hostkeys_check(hk, "127.0.0.1", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	/* gpu12 known as ecdsa by a pattern: ed25519 is a change. */
+	CHECK_INT(hostkeys_check(hk, "gpu12", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_CHANGED);
+	CHECK_INT(hostkeys_check(hk, "gpu123", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	CHECK_INT(hostkeys_known_types(hk, "gpu12", 22),
+	    1u << LIBSSH2_HOSTKEY_TYPE_ECDSA_256);
+	CHECK_INT(hostkeys_known_types(hk, "x.cluster", 22),
+	    1u << LIBSSH2_HOSTKEY_TYPE_ED25519);
+	CHECK_INT(hostkeys_check(hk, "n1.example", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_CA);
+	CHECK_INT(hostkeys_check(hk, "free.example", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	/* A plain line for the host still counts, CA or not. */
+	CHECK_INT(hostkeys_add(hk, path, "n1.example", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519, err, sizeof(err)), 0);
+	CHECK_INT(hostkeys_check(hk, "n1.example", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
 	hostkeys_free(hk);
 
 	hostkeys_name("n", 22, text, sizeof(text));

@@ -655,6 +655,52 @@ test_changed_key(void)
 	CHECK_INT(run("cp '%s' '%s/.ssh/known_hosts'", save, home), 0);
 }
 
+/* known_hosts covering the node by a pattern with another key, or by a
+ * @cert-authority line: refused even with accept-new, the file unchanged
+ * (OpenSSH says CHANGED for the first and wants a certificate for the
+ * second). */
+static void
+test_pattern_and_ca(void)
+{
+	static const char *lines[] = {
+	    "*.example,[127.0.0.1]:* ",
+	    "@cert-authority *.example,[127.0.0.1]:* ",
+	};
+	struct rconf	c;
+	struct node	nd;
+	char		save[512], copy[512];
+	size_t		i;
+
+	snprintf(save, sizeof(save), "%s/known_hosts.good", tmp);
+	snprintf(copy, sizeof(copy), "%s/known_hosts.before", tmp);
+	CHECK_INT(run("cp '%s/.ssh/known_hosts' '%s'", home, save), 0);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		CHECK_INT(run("printf '%%s' '%s' > '%s/.ssh/known_hosts' && "
+		    "cut -d' ' -f1,2 '%s/otherkey.pub' >> "
+		    "'%s/.ssh/known_hosts' && cp '%s/.ssh/known_hosts' '%s'",
+		    lines[i], home, tmp, home, home, copy), 0);
+		loglen = 0;
+		conf_make(&c, 1);
+		one(&nd, &c, "node1", 20000);
+		CHECK_INT(rsess_phase(nd.s), RS_DEAD);
+		CHECK(rsess_refused(nd.s));
+		if (i == 0)
+			CHECK(contains(rsess_state(nd.s),
+			    "refused: host key for node1 changed"));
+		else
+			CHECK(contains(rsess_state(nd.s),
+			    "refused: host key for node1 can only be trusted "
+			    "through a @cert-authority line of known_hosts, "
+			    "and libssh2 cannot check host certificates"));
+		CHECK(!contains(logbuf, "added host key"));
+		CHECK_INT(run("cmp -s '%s/.ssh/known_hosts' '%s'", home, copy),
+		    0);
+		nodes_close(&nd, 1);
+		rconf_free(&c);
+	}
+	CHECK_INT(run("cp '%s' '%s/.ssh/known_hosts'", save, home), 0);
+}
+
 static void
 test_wrong_key(void)
 {
@@ -1175,6 +1221,7 @@ main(int argc, char **argv)
 	RUN(test_cached_hashed);
 	RUN(test_nvml_push);
 	RUN(test_changed_key);
+	RUN(test_pattern_and_ca);
 	RUN(test_wrong_key);
 	RUN(test_key_emfile);
 	RUN(test_dead_port);
