@@ -7,10 +7,12 @@
  * lines are kept apart (libssh2 does not know markers) and refuse their key
  * for every name.
  *
- * libssh2 matches names literally, so lines whose names hold a pattern
- * (*, ? or !negation) and @cert-authority lines are kept apart too and
- * matched here as OpenSSH does: a host such a line covers is known, not
- * new, and --accept-new must never write a key down for it.
+ * libssh2 matches names literally (and, in 1.10, never matches a name of
+ * one or two characters), so only hashed lines ("|1|") go to it: plain
+ * lines, whose names may hold patterns (*, ? or !negation), and
+ * @cert-authority lines are kept here and matched as OpenSSH does.  A
+ * host a pattern covers is known, not new, and --accept-new must never
+ * write a key down for it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +30,7 @@
 #include "sshconf.h"
 #include "xmalloc.h"
 
-/* A line libssh2 cannot match: host patterns or a certificate authority. */
+/* A plain line (names or patterns) or a certificate authority. */
 struct hostkeys_pat {
 	char	**pats;		/* the comma-separated names */
 	int	  npats;
@@ -196,13 +198,11 @@ hostkeys_add_pat(struct hostkeys *hk, char *line, int ca)
 	return 0;
 }
 
-/* Is the first word of a line a list libssh2 would take literally? */
+/* Is the name of a line hashed (only libssh2 can match it)? */
 static int
-hostkeys_has_pattern(const char *s)
+hostkeys_hashed(const char *s)
 {
-	size_t	n = strcspn(s, " \t");
-
-	return strncmp(s, "|1|", 3) != 0 && strcspn(s, "*?!") < n;
+	return strncmp(s, "|1|", 3) == 0;
 }
 
 int
@@ -231,7 +231,7 @@ hostkeys_load(struct hostkeys *hk, const char *path, int *skipped)
 		}
 		if ((strncmp(s, "@cert-authority", 15) == 0 &&
 		    (s[15] == ' ' || s[15] == '\t')) ||
-		    (*s != '@' && hostkeys_has_pattern(s))) {
+		    (*s != '@' && !hostkeys_hashed(s))) {
 			if (hostkeys_add_pat(hk, s + (*s == '@' ? 15 : 0),
 			    *s == '@') == 0)
 				n++;
@@ -447,8 +447,7 @@ hostkeys_add(struct hostkeys *hk, const char *path, const char *host,
 		free(line);
 		return -1;
 	}
-	libssh2_knownhost_readline(hk->known, line + nl, ll - (size_t)nl,
-	    LIBSSH2_KNOWNHOST_FILE_OPENSSH);
+	hostkeys_add_pat(hk, line + nl, 0);
 	free(line);
 	return 0;
 }

@@ -25,6 +25,14 @@
 
 #define RCONF_PROBE_MAX	(64 << 20)
 
+/* The keys of a set of known_hosts files that ssh_config names for some
+ * hosts (UserKnownHostsFile, GlobalKnownHostsFile), read once. */
+struct rconf_known {
+	char		*key;		/* the file names, one a line */
+	char		*append;	/* the first user file, or NULL */
+	struct hostkeys	*hk;
+};
+
 struct rconf_priv {
 	uint8_t		*probe;
 	size_t		 probe_len;
@@ -37,6 +45,8 @@ struct rconf_priv {
 	char		 nvml_name[64];
 	struct sshconf	*sshconf;
 	struct hostkeys	*hostkeys;
+	struct rconf_known *known;	/* other known_hosts file sets */
+	size_t		 nknown;
 	int		 inflight;
 	unsigned	 seq;
 	int		 libssh2;
@@ -167,16 +177,17 @@ rconf_load_nvml(struct rconf *c)
 	    p->nvml_len);
 }
 
-/* Read one known_hosts file into the shared collection. */
+/* Read one known_hosts file into a collection. */
 static void
-rconf_load_known(struct rconf *c, const char *path)
+rconf_load_known(const struct rconf *c, struct hostkeys *hk,
+    const char *path)
 {
 	char	buf[512];
 	int	n, skipped;
 
 	if (path == NULL)
 		return;
-	n = hostkeys_load(c->priv->hostkeys, path, &skipped);
+	n = hostkeys_load(hk, path, &skipped);
 	if (n < 0 && errno != ENOENT)
 		rconf_log(c, "%s: %s", rconf_tilde(c, path, buf, sizeof(buf)),
 		    strerror(errno));
@@ -190,13 +201,21 @@ rconf_load_known(struct rconf *c, const char *path)
 static void
 rconf_free_priv(struct rconf_priv *p)
 {
+	size_t	i;
+
 	if (p == NULL)
 		return;
 	free(p->probe);
 	free(p->nvml);
 	sshconf_free(p->sshconf);
-	/* The collection holds a libssh2 session: free it before exit. */
+	/* The collections hold a libssh2 session: free them before exit. */
 	hostkeys_free(p->hostkeys);
+	for (i = 0; i < p->nknown; i++) {
+		free(p->known[i].key);
+		free(p->known[i].append);
+		hostkeys_free(p->known[i].hk);
+	}
+	free(p->known);
 	if (p->libssh2)
 		libssh2_exit();
 	free(p);
@@ -245,8 +264,8 @@ rconf_ready(struct rconf *c, char *err, size_t errlen)
 	    c->ssh_config_sys, 1, why, sizeof(why)) != 0)
 		rconf_log(c, "ignoring the rest of %s: %s", c->ssh_config_sys,
 		    why);
-	rconf_load_known(c, c->known_hosts);
-	rconf_load_known(c, c->known_hosts_sys);
+	rconf_load_known(c, p->hostkeys, c->known_hosts);
+	rconf_load_known(c, p->hostkeys, c->known_hosts_sys);
 	rconf_log(c, "probe %s for %s, %zu bytes", p->name, p->arch,
 	    p->probe_len);
 	return 0;
@@ -326,6 +345,62 @@ struct hostkeys *
 rconf_hostkeys(const struct rconf *c)
 {
 	return c->priv->hostkeys;
+}
+
+/* Add file names to a set's key, one a line. */
+static void
+rconf_known_key(char **key, char *const *files, int n, const char *dflt)
+{
+	char	*nk;
+	int	 i;
+
+	for (i = 0; i < (n < 0 ? dflt != NULL : n); i++) {
+		nk = xasprintf("%s%s\n", *key, n < 0 ? dflt : files[i]);
+		free(*key);
+		*key = nk;
+	}
+}
+
+struct hostkeys *
+rconf_hostkeys_for(const struct rconf *c, char *const *user, int nuser,
+    char *const *global, int nglobal, const char **append)
+{
+	struct rconf_priv	*p = c->priv;
+	struct rconf_known	*k;
+	char			*key, *copy, *q, *f;
+	const char		*app;
+	size_t			 i;
+
+	*append = c->known_hosts;
+	if (nuser < 0 && nglobal < 0)
+		return p->hostkeys;
+	/* An unset half keeps its default, as in ssh. */
+	key = xstrdup("");
+	rconf_known_key(&key, user, nuser, c->known_hosts);
+	rconf_known_key(&key, global, nglobal, c->known_hosts_sys);
+	app = nuser < 0 ? c->known_hosts : nuser > 0 ? user[0] : NULL;
+	for (i = 0; i < p->nknown; i++) {
+		k = &p->known[i];
+		if (strcmp(k->key, key) == 0 && (k->append == NULL ?
+		    app == NULL : app != NULL && strcmp(k->append, app) == 0)) {
+			free(key);
+			*append = k->append;
+			return k->hk;
+		}
+	}
+	p->known = xreallocarray(p->known, p->nknown + 1, sizeof(*p->known));
+	k = &p->known[p->nknown++];
+	k->key = key;
+	k->append = app != NULL ? xstrdup(app) : NULL;
+	k->hk = hostkeys_new();
+	copy = q = xstrdup(key);
+	while ((f = strsep(&q, "\n")) != NULL) {
+		if (*f != '\0')
+			rconf_load_known(c, k->hk, f);
+	}
+	free(copy);
+	*append = k->append;
+	return k->hk;
 }
 
 struct sshconf *

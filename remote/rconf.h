@@ -95,6 +95,13 @@ const char	*rconf_nvml_name(const struct rconf *);
 /* For the sessions (remote/ only). */
 struct hostkeys	*rconf_hostkeys(const struct rconf *);
 struct sshconf	*rconf_sshconf(const struct rconf *);
+/* The collection for the known_hosts files ssh_config names for a host:
+ * UserKnownHostsFile (n -1: unset, the rconf's known_hosts) and
+ * GlobalKnownHostsFile (-1: known_hosts_sys); read once per set of files.
+ * *append gets the file accept-new appends to (the first user file), or
+ * NULL for none; it lives as long as the rconf. */
+struct hostkeys	*rconf_hostkeys_for(const struct rconf *, char *const *,
+		    int, char *const *, int, const char **);
 /* Take a fan-out slot: 1, or 0 when all are taken. */
 int		 rconf_slot_take(const struct rconf *);
 void		 rconf_slot_give(const struct rconf *);

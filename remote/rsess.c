@@ -143,6 +143,8 @@ struct rsess {
 	int			 ids_only;
 	unsigned		 connect_ms;
 	char			*config_err;	/* ssh_config refused it */
+	struct hostkeys		*hk;		/* its known_hosts files */
+	const char		*known_add;	/* accept-new's file, NULL */
 
 	enum rsess_state	 state;
 	int			 sub;
@@ -468,6 +470,8 @@ rsess_new(const struct rconf *conf, const char *host)
 	    (unsigned)h.connect_timeout * 1000 : conf->connect_timeout_ms;
 	s->ka_s = h.server_alive >= 0 ? (unsigned)h.server_alive :
 	    conf->keepalive_s;
+	s->hk = rconf_hostkeys_for(conf, h.known_user, h.nknown_user,
+	    h.known_global, h.nknown_global, &s->known_add);
 	if (h.nidentity > 0) {
 		s->ids = h.identity;
 		s->nids = h.nidentity;
@@ -737,8 +741,8 @@ rsess_do_handshake(struct rsess *s)
 		    NULL)
 			return rsess_fail(s, 0, "cannot create an SSH session");
 		libssh2_session_set_blocking(s->ssh, 0);
-		hostkeys_method_pref(hostkeys_known_types(rconf_hostkeys(
-		    s->conf), s->hostname, s->port), pref, sizeof(pref));
+		hostkeys_method_pref(hostkeys_known_types(s->hk,
+		    s->hostname, s->port), pref, sizeof(pref));
 		rsess_supported(s->ssh, pref);
 		if (pref[0] != '\0')
 			libssh2_session_method_pref(s->ssh,
@@ -768,7 +772,7 @@ rsess_do_hostkey(struct rsess *s)
 		return rsess_fail(s, 0, "no host key from the server");
 	tname = hostkeys_type_name(type);
 	rutil_fingerprint((const uint8_t *)key, len, fp, sizeof(fp));
-	switch (hostkeys_check(rconf_hostkeys(s->conf), s->hostname, s->port,
+	switch (hostkeys_check(s->hk, s->hostname, s->port,
 	    (const uint8_t *)key, len, type)) {
 	case HK_MATCH:
 		rsess_log(s, "host key %s %s known", tname, fp);
@@ -787,16 +791,15 @@ rsess_do_hostkey(struct rsess *s)
 		    "libssh2 cannot check host certificates (%s %s)", s->host,
 		    tname, fp);
 	case HK_UNKNOWN:
-		if (!s->conf->accept_new || s->conf->known_hosts == NULL)
+		if (!s->conf->accept_new || s->known_add == NULL)
 			return rsess_fail(s, 1, "host key for %s is unknown "
 			    "(%s %s)", s->host, tname, fp);
-		if (hostkeys_add(rconf_hostkeys(s->conf),
-		    s->conf->known_hosts, s->hostname, s->port,
+		if (hostkeys_add(s->hk, s->known_add, s->hostname, s->port,
 		    (const uint8_t *)key, len, type, err, sizeof(err)) != 0)
 			return rsess_fail(s, 1, "cannot record the host key "
 			    "for %s: %s", s->host, err);
 		rsess_log(s, "added host key %s %s to %s", tname, fp,
-		    rconf_tilde(s->conf, s->conf->known_hosts, path,
+		    rconf_tilde(s->conf, s->known_add, path,
 		    sizeof(path)));
 		break;
 	default:

@@ -161,6 +161,101 @@ test_config_lookup(void)
 	sshconf_free(c);
 }
 
+/* UserKnownHostsFile and GlobalKnownHostsFile: lists, ~ and %-tokens,
+ * "none", the first value wins; the rconf reads each set of files once
+ * and appends to the first user file. */
+static void
+test_config_known_files(void)
+{
+	static const char text[] =
+	    "Host a*\n"
+	    "  UserKnownHostsFile ~/.ssh/kh_%h \"/etc/kh two\"\n"
+	    "  GlobalKnownHostsFile none\n"
+	    "Host b*\n"
+	    "  UserKnownHostsFile none\n"
+	    "Host *\n"
+	    "  UserKnownHostsFile /never/used\n";
+	struct sshconf		*c;
+	struct sshconf_host	 h;
+	struct rconf		 rc;
+	struct hostkeys		*hk1, *hk2, *hk3;
+	const char		*app;
+	char			 err[256], path[256];
+	uint8_t			 a[128];
+	size_t			 la;
+	char			*one[1];
+
+	c = sshconf_new("/home/me", "me", 0);
+	CHECK_INT(parse(c, text, err, sizeof(err)), 0);
+	CHECK_INT(sshconf_lookup(c, "a1", "me", &h, err, sizeof(err)), 0);
+	CHECK_INT(h.nknown_user, 2);
+	if (h.nknown_user == 2) {
+		CHECK_STR(h.known_user[0], "/home/me/.ssh/kh_a1");
+		CHECK_STR(h.known_user[1], "/etc/kh two");
+	}
+	CHECK_INT(h.nknown_global, 0);
+	sshconf_host_free(&h);
+	CHECK_INT(sshconf_lookup(c, "b1", "me", &h, err, sizeof(err)), 0);
+	CHECK_INT(h.nknown_user, 0);
+	CHECK_INT(h.nknown_global, -1);
+	sshconf_host_free(&h);
+	sshconf_free(c);
+	c = sshconf_new("/home/me", "me", 0);
+	CHECK_INT(sshconf_lookup(c, "x", "me", &h, err, sizeof(err)), 0);
+	CHECK(h.nknown_user == -1 && h.nknown_global == -1);
+	sshconf_host_free(&h);
+	CHECK_INT(parse(c, "UserKnownHostsFile ~/%k\n", err, sizeof(err)),
+	    -1);
+	CHECK_STR(err, "cfg:1: unknown token %k in UserKnownHostsFile");
+	sshconf_free(c);
+
+	/* The rconf's sets: the default, one read per set, the append
+	 * target. */
+	la = blob(KEY_A, a, sizeof(a));
+	put("kh_user", "n1 ssh-ed25519 " KEY_A "\n");
+	put("kh_main", "");
+	put("rc_probe", "");
+	{
+		static const uint8_t elf64[20] = { 0x7f, 'E', 'L', 'F', 2, 1,
+		    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 62, 0 };
+		FILE	*f;
+
+		snprintf(path, sizeof(path), "%s/rc_probe", tmp);
+		f = fopen(path, "w");
+		fwrite(elf64, 1, sizeof(elf64), f);
+		fclose(f);
+	}
+	rconf_init(&rc);
+	rc.probe_path = strdup(path);
+	free(rc.ssh_config);
+	rc.ssh_config = NULL;
+	free(rc.ssh_config_sys);
+	rc.ssh_config_sys = NULL;
+	free(rc.known_hosts);
+	snprintf(path, sizeof(path), "%s/kh_main", tmp);
+	rc.known_hosts = strdup(path);
+	free(rc.known_hosts_sys);
+	rc.known_hosts_sys = NULL;
+	CHECK_INT(rconf_ready(&rc, err, sizeof(err)), 0);
+	hk1 = rconf_hostkeys_for(&rc, NULL, -1, NULL, -1, &app);
+	CHECK(hk1 == rconf_hostkeys(&rc) && app != NULL &&
+	    strcmp(app, path) == 0);
+	CHECK_INT(hostkeys_check(hk1, "n1", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	snprintf(path, sizeof(path), "%s/kh_user", tmp);
+	one[0] = path;
+	hk2 = rconf_hostkeys_for(&rc, one, 1, NULL, -1, &app);
+	CHECK(hk2 != hk1 && app != NULL && strcmp(app, path) == 0);
+	CHECK_INT(hostkeys_check(hk2, "n1", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	CHECK(rconf_hostkeys_for(&rc, one, 1, NULL, -1, &app) == hk2);
+	hk3 = rconf_hostkeys_for(&rc, NULL, 0, one, 1, &app);
+	CHECK(hk3 != hk2 && app == NULL);	/* UserKnownHostsFile none */
+	CHECK_INT(hostkeys_check(hk3, "n1", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	rconf_free(&rc);
+}
+
 static void
 test_config_match_proxy(void)
 {
@@ -309,7 +404,7 @@ test_hostkeys(void)
 	    "# known hosts\n"
 	    "@cert-authority *.example ssh-ed25519 %s\n"
 	    "strange-host sk-ssh-ed25519@openssh.com AAAAGnNrLXNzaC1lZDI1\n"
-	    "node1,node1.example ssh-ed25519 %s\n"
+	    "node1,node1.example,n1 ssh-ed25519 %s\n"
 	    "[node2]:2222 ssh-ed25519 %s\n"
 	    "node4 ecdsa-sha2-nistp256 %s\n"
 	    HASHED_7 " ssh-ed25519 %s\n"
@@ -339,6 +434,9 @@ test_hostkeys(void)
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
 	CHECK_INT(hostkeys_check(hk, "node9", 22, a, la,
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	/* A name of two characters (libssh2 1.10 never matches one). */
+	CHECK_INT(hostkeys_check(hk, "n1", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
 	/* The ecdsa key for node4 now offered for node1: changed. */
 	CHECK_INT(hostkeys_check(hk, "node1", 22, cc, lc,
 	    LIBSSH2_HOSTKEY_TYPE_ECDSA_256), HK_CHANGED);
@@ -1075,6 +1173,7 @@ main(void)
 	}
 	RUN(test_patterns);
 	RUN(test_config_lookup);
+	RUN(test_config_known_files);
 	RUN(test_config_match_proxy);
 	RUN(test_config_errors);
 	RUN(test_config_include);

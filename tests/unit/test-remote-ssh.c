@@ -294,8 +294,12 @@ lab_up(void)
 		    "\tIdentityFile ~/.ssh/locked\n"
 		    "Host deadport\n\tHostName 127.0.0.1\n\tPort %d\n"
 		    "Host chatty\n\tHostName 127.0.0.3\n\tPort %d\n"
-		    "Host byname\n\tHostName localhost\n\tPort %d\n",
-		    port, port, port, port, deadport, port, port);
+		    "Host byname\n\tHostName localhost\n\tPort %d\n"
+		    "Host ukh\n\tHostName 127.0.0.2\n\tPort %d\n"
+		    "\tUserKnownHostsFile ~/.ssh/kh_%%n\n"
+		    "Host ukhnone\n\tHostName 127.0.0.2\n\tPort %d\n"
+		    "\tUserKnownHostsFile none\n",
+		    port, port, port, port, deadport, port, port, port, port);
 		snprintf(path, sizeof(path), "%s/.ssh/config", home);
 		write_file(path, cfg, 0600);
 	}
@@ -699,6 +703,48 @@ test_pattern_and_ca(void)
 		rconf_free(&c);
 	}
 	CHECK_INT(run("cp '%s' '%s/.ssh/known_hosts'", save, home), 0);
+}
+
+/* UserKnownHostsFile from ssh_config: accept-new records the key there
+ * (and nowhere else), the next session finds it there; with "none" there
+ * is nowhere to record it, and an unknown key stays refused. */
+static void
+test_user_known_file(void)
+{
+	struct rconf	c;
+	struct node	nd;
+	char		copy[512];
+
+	snprintf(copy, sizeof(copy), "%s/known_hosts.before", tmp);
+	CHECK_INT(run("cp '%s/.ssh/known_hosts' '%s'", home, copy), 0);
+	loglen = 0;
+	conf_make(&c, 1);
+	one(&nd, &c, "ukh", 20000);
+	CHECK_STR(rsess_state(nd.s), "live");
+	CHECK(contains(logbuf, "added host key ssh-ed25519 SHA256:"));
+	CHECK(contains(logbuf, "to ~/.ssh/kh_ukh"));
+	CHECK_INT(run("grep -q '^\\[127.0.0.2\\]:%d ssh-ed25519 ' "
+	    "'%s/.ssh/kh_ukh'", port, home), 0);
+	CHECK_INT(run("cmp -s '%s/.ssh/known_hosts' '%s'", home, copy), 0);
+	nodes_close(&nd, 1);
+	rconf_free(&c);
+
+	loglen = 0;
+	conf_make(&c, 0);
+	one(&nd, &c, "ukh", 20000);
+	CHECK_STR(rsess_state(nd.s), "live");
+	CHECK(contains(logbuf, "host key ssh-ed25519 SHA256:"));
+	nodes_close(&nd, 1);
+	rconf_free(&c);
+
+	conf_make(&c, 1);
+	one(&nd, &c, "ukhnone", 20000);
+	CHECK(rsess_refused(nd.s));
+	CHECK(contains(rsess_state(nd.s),
+	    "refused: host key for ukhnone is unknown"));
+	nodes_close(&nd, 1);
+	rconf_free(&c);
+	CHECK_INT(run("cmp -s '%s/.ssh/known_hosts' '%s'", home, copy), 0);
 }
 
 static void
@@ -1222,6 +1268,7 @@ main(int argc, char **argv)
 	RUN(test_nvml_push);
 	RUN(test_changed_key);
 	RUN(test_pattern_and_ca);
+	RUN(test_user_known_file);
 	RUN(test_wrong_key);
 	RUN(test_key_emfile);
 	RUN(test_dead_port);
