@@ -206,14 +206,16 @@ hostkeys_hashed(const char *s)
 }
 
 int
-hostkeys_load(struct hostkeys *hk, const char *path, int *skipped)
+hostkeys_load(struct hostkeys *hk, const char *path, int *skipped,
+    char *err, size_t errlen)
 {
 	char	*text, *line, *p, *s;
 	size_t	 len;
 	int	 n = 0;
 
 	*skipped = 0;
-	if ((text = rutil_read_file(path, 64 << 20, &len)) == NULL)
+	if ((text = rutil_read_trusted(path, 64 << 20, &len, err, errlen)) ==
+	    NULL)
 		return -1;
 	for (p = text; p != NULL; ) {
 		line = strsep(&p, "\n");

@@ -34,8 +34,10 @@ void		 hostkeys_free(struct hostkeys *);
 /* Read one known_hosts file.  Returns the entries read (lines that cannot
  * be parsed, such as unknown key types or markers other than @revoked and
  * @cert-authority, are skipped and counted in *skipped), or -1 with errno
- * set (ENOENT is normal). */
-int		 hostkeys_load(struct hostkeys *, const char *, int *);
+ * set (ENOENT is normal; EPERM: a file others may change, which err
+ * describes). */
+int		 hostkeys_load(struct hostkeys *, const char *, int *, char *,
+		    size_t);
 
 /* Judge a server key: name as the user wrote it or HostName gave it, port,
  * the raw key blob and its LIBSSH2_HOSTKEY_TYPE_*. */

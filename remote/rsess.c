@@ -470,8 +470,14 @@ rsess_new(const struct rconf *conf, const char *host)
 	    (unsigned)h.connect_timeout * 1000 : conf->connect_timeout_ms;
 	s->ka_s = h.server_alive >= 0 ? (unsigned)h.server_alive :
 	    conf->keepalive_s;
-	s->hk = rconf_hostkeys_for(conf, h.known_user, h.nknown_user,
-	    h.known_global, h.nknown_global, &s->known_add);
+	{
+		const char	*kerr;
+
+		s->hk = rconf_hostkeys_for(conf, h.known_user, h.nknown_user,
+		    h.known_global, h.nknown_global, &s->known_add, &kerr);
+		if (s->hk == NULL && s->config_err == NULL)
+			s->config_err = xstrdup(kerr);
+	}
 	if (h.nidentity > 0) {
 		s->ids = h.identity;
 		s->nids = h.nidentity;
@@ -872,7 +878,7 @@ static int
 rsess_do_auth(struct rsess *s)
 {
 	const char	*list, *path;
-	char		 shown[512];
+	char		 shown[512], why[256];
 	int		 rc, enc;
 
 	switch (s->sub) {
@@ -953,6 +959,12 @@ rsess_do_auth(struct rsess *s)
 			if (s->nids == 1 || errno != ENOENT)
 				rsess_tried(s, "%s: %s", shown,
 				    strerror(errno));
+			s->id_idx++;
+			return STEP_GO;
+		}
+		/* As ssh: a key others can read is no secret; skip it. */
+		if (rutil_key_perm(path, why, sizeof(why)) < 0) {
+			rsess_tried(s, "%s skipped: %s", shown, why);
 			s->id_idx++;
 			return STEP_GO;
 		}

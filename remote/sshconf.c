@@ -306,7 +306,7 @@ sshconf_include(struct sshconf *c, long *bi, char **argv, int argc,
     int system, char *err, size_t errlen, const char *where)
 {
 	glob_t	 g;
-	char	*pat, *text;
+	char	*pat, *text, perr[512];
 	size_t	 len, j;
 	long	 parent = *bi;
 	int	 i, rc = 0, grc;
@@ -338,12 +338,18 @@ sshconf_include(struct sshconf *c, long *bi, char **argv, int argc,
 			rc = -1;
 		}
 		for (j = 0; rc == 0 && grc == 0 && j < g.gl_pathc; j++) {
-			if ((text = rutil_read_file(g.gl_pathv[j],
-			    SSHCONF_FILE_MAX, &len)) == NULL) {
+			if ((text = rutil_read_trusted(g.gl_pathv[j],
+			    SSHCONF_FILE_MAX, &len, perr, sizeof(perr))) ==
+			    NULL) {
 				if (errno == ENOENT)
 					continue;
-				snprintf(err, errlen, "%s: Include %s: %s",
-				    where, g.gl_pathv[j], strerror(errno));
+				if (errno == EPERM)
+					snprintf(err, errlen, "%s: Include %s",
+					    where, perr);
+				else
+					snprintf(err, errlen, "%s: Include "
+					    "%s: %s", where, g.gl_pathv[j],
+					    strerror(errno));
 				rc = -1;
 				break;
 			}
@@ -579,10 +585,14 @@ sshconf_load(struct sshconf *c, const char *path, int system, char *err,
 	size_t	 len;
 	int	 rc;
 
-	if ((text = rutil_read_file(path, SSHCONF_FILE_MAX, &len)) == NULL) {
+	/* As ssh: a config others may change is refused, Includes too. */
+	if ((text = rutil_read_trusted(path, SSHCONF_FILE_MAX, &len, err,
+	    errlen)) == NULL) {
 		if (errno == ENOENT)
 			return 0;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (errno != EPERM)
+			snprintf(err, errlen, "%s: %s", path,
+			    strerror(errno));
 		return -1;
 	}
 	rc = sshconf_parse(c, path, text, len, system, err, errlen);

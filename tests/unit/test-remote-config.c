@@ -7,6 +7,7 @@
  * appending); base64, fingerprints, passphrase detection, SHA-256; the
  * push scripts' output and decisions; the state table.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include <libssh2.h>
 
+#include "feed-local.h"
 #include "harness.h"
 #include "hostkey.h"
 #include "rconf.h"
@@ -179,7 +181,7 @@ test_config_known_files(void)
 	struct sshconf_host	 h;
 	struct rconf		 rc;
 	struct hostkeys		*hk1, *hk2, *hk3;
-	const char		*app;
+	const char		*app, *kerr;
 	char			 err[256], path[256];
 	uint8_t			 a[128];
 	size_t			 la;
@@ -237,23 +239,126 @@ test_config_known_files(void)
 	free(rc.known_hosts_sys);
 	rc.known_hosts_sys = NULL;
 	CHECK_INT(rconf_ready(&rc, err, sizeof(err)), 0);
-	hk1 = rconf_hostkeys_for(&rc, NULL, -1, NULL, -1, &app);
+	hk1 = rconf_hostkeys_for(&rc, NULL, -1, NULL, -1, &app, &kerr);
 	CHECK(hk1 == rconf_hostkeys(&rc) && app != NULL &&
 	    strcmp(app, path) == 0);
 	CHECK_INT(hostkeys_check(hk1, "n1", 22, a, la,
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
 	snprintf(path, sizeof(path), "%s/kh_user", tmp);
 	one[0] = path;
-	hk2 = rconf_hostkeys_for(&rc, one, 1, NULL, -1, &app);
+	hk2 = rconf_hostkeys_for(&rc, one, 1, NULL, -1, &app, &kerr);
 	CHECK(hk2 != hk1 && app != NULL && strcmp(app, path) == 0);
 	CHECK_INT(hostkeys_check(hk2, "n1", 22, a, la,
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
-	CHECK(rconf_hostkeys_for(&rc, one, 1, NULL, -1, &app) == hk2);
-	hk3 = rconf_hostkeys_for(&rc, NULL, 0, one, 1, &app);
+	CHECK(rconf_hostkeys_for(&rc, one, 1, NULL, -1, &app, &kerr) == hk2);
+	hk3 = rconf_hostkeys_for(&rc, NULL, 0, one, 1, &app, &kerr);
 	CHECK(hk3 != hk2 && app == NULL);	/* UserKnownHostsFile none */
 	CHECK_INT(hostkeys_check(hk3, "n1", 22, a, la,
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
 	rconf_free(&rc);
+}
+
+/* OpenSSH's owner and mode rules: ssh_config (and its Includes) and
+ * known_hosts writable by others are refused, a private key readable by
+ * others is, and, as root, a program under a directory others may write
+ * to (unless sticky). */
+static void
+test_perms(void)
+{
+	struct sshconf	*c;
+	struct hostkeys	*hk;
+	char		 path[256], err[512], want[512], *text;
+	size_t		 len;
+	int		 skipped;
+
+	put("perm_cfg", "Host x\n  Port 2\n");
+	snprintf(path, sizeof(path), "%s/perm_cfg", tmp);
+	CHECK(chmod(path, 0644) == 0);
+	c = sshconf_new(tmp, "me", 0);
+	CHECK_INT(sshconf_load(c, path, 0, err, sizeof(err)), 0);
+	CHECK(chmod(path, 0666) == 0);
+	CHECK_INT(sshconf_load(c, path, 0, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s: bad owner or permissions (uid %lu, "
+	    "mode 0666): it must be yours or root's, and writable by nobody "
+	    "else", path, (unsigned long)getuid());
+	CHECK_STR(err, want);
+	CHECK(chmod(path, 0620) == 0);		/* group-writable */
+	CHECK_INT(sshconf_load(c, path, 0, err, sizeof(err)), -1);
+	/* An Include of such a file is refused with the line naming it. */
+	CHECK(chmod(path, 0666) == 0);
+	put("perm_top", "Include perm_cfg\n");
+	snprintf(path, sizeof(path), "%s/perm_top", tmp);
+	CHECK_INT(sshconf_load(c, path, 1, err, sizeof(err)), 0);
+	sshconf_free(c);
+	c = sshconf_new(tmp, "me", 0);
+	snprintf(want, sizeof(want), "Include %s/perm_cfg\n", tmp);
+	put("perm_top", want);
+	CHECK_INT(sshconf_load(c, path, 0, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s:1: Include %s/perm_cfg: bad owner "
+	    "or permissions", path, tmp);
+	CHECK(strncmp(err, want, strlen(want)) == 0);
+	sshconf_free(c);
+
+	/* known_hosts */
+	put("perm_kh", "n1 ssh-ed25519 " KEY_A "\n");
+	snprintf(path, sizeof(path), "%s/perm_kh", tmp);
+	CHECK(chmod(path, 0602) == 0);
+	hk = hostkeys_new();
+	CHECK_INT(hostkeys_load(hk, path, &skipped, err, sizeof(err)), -1);
+	CHECK_INT(errno, EPERM);
+	CHECK(strstr(err, "mode 0602") != NULL);
+	CHECK(chmod(path, 0644) == 0);
+	CHECK_INT(hostkeys_load(hk, path, &skipped, err, sizeof(err)), 1);
+	hostkeys_free(hk);
+	CHECK((text = rutil_read_trusted(path, 100, &len, err,
+	    sizeof(err))) != NULL);
+	free(text);
+
+	/* Private keys: 0600 and 0400 do, 0640 and 0644 do not. */
+	CHECK(chmod(path, 0600) == 0);
+	CHECK_INT(rutil_key_perm(path, err, sizeof(err)), 0);
+	CHECK(chmod(path, 0400) == 0);
+	CHECK_INT(rutil_key_perm(path, err, sizeof(err)), 0);
+	CHECK(chmod(path, 0640) == 0);
+	CHECK_INT(rutil_key_perm(path, err, sizeof(err)), -1);
+	CHECK(chmod(path, 0644) == 0);
+	CHECK_INT(rutil_key_perm(path, err, sizeof(err)), -1);
+	CHECK_STR(err, "permissions 0644 are too open, chmod 600 it");
+	snprintf(want, sizeof(want), "%s/nothing", tmp);
+	CHECK_INT(rutil_key_perm(want, err, sizeof(err)), 1);
+
+	/* A program and the directories above it. */
+	snprintf(want, sizeof(want), "mkdir -p '%s/pd/sub' && chmod 755 "
+	    "'%s/pd' '%s/pd/sub' && : > '%s/pd/sub/prog' && chmod 755 "
+	    "'%s/pd/sub/prog'", tmp, tmp, tmp, tmp, tmp);
+	CHECK_INT(system(want), 0);
+	snprintf(path, sizeof(path), "%s/pd/sub/prog", tmp);
+	CHECK_INT(rutil_path_safe(path, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "%s/pd", tmp);
+	CHECK(chmod(want, 0775) == 0);
+	CHECK_INT(rutil_path_safe(path, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s/pd is writable by group or others "
+	    "(mode 0775)", tmp);
+	CHECK_STR(err, want);
+	snprintf(want, sizeof(want), "%s/pd", tmp);
+	CHECK(chmod(want, 01777) == 0);		/* sticky */
+	CHECK_INT(rutil_path_safe(path, err, sizeof(err)), 0);
+	CHECK(chmod(want, 0755) == 0);
+	CHECK(chmod(path, 0757) == 0);
+	CHECK_INT(rutil_path_safe(path, err, sizeof(err)), -1);
+	CHECK(chmod(path, 0755) == 0);
+	if (geteuid() == 0) {
+		CHECK(chown(path, 65534, 65534) == 0);
+		CHECK_INT(rutil_path_safe(path, err, sizeof(err)), -1);
+		snprintf(want, sizeof(want), "%s is owned by uid 65534, "
+		    "neither root nor you", path);
+		CHECK_STR(err, want);
+		/* The probe finder says so too (JOBTOP_PROBE). */
+		setenv("JOBTOP_PROBE", path, 1);
+		CHECK(feed_local_find_probe(err, sizeof(err)) == NULL);
+		CHECK(strstr(err, "is not safe to run as root: ") != NULL);
+		unsetenv("JOBTOP_PROBE");
+	}
 }
 
 static void
@@ -414,7 +519,7 @@ test_hostkeys(void)
 	put("known_hosts", text);
 	snprintf(path, sizeof(path), "%s/known_hosts", tmp);
 	hk = hostkeys_new();
-	CHECK_INT(hostkeys_load(hk, path, &skipped), 8);
+	CHECK_INT(hostkeys_load(hk, path, &skipped, err, sizeof(err)), 8);
 	CHECK_INT(skipped, 0);
 
 	CHECK_INT(hostkeys_check(hk, "node1", 22, a, la,
@@ -476,7 +581,7 @@ test_hostkeys(void)
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
 	hostkeys_free(hk);
 	hk = hostkeys_new();
-	CHECK_INT(hostkeys_load(hk, path, &skipped), 2);
+	CHECK_INT(hostkeys_load(hk, path, &skipped, err, sizeof(err)), 2);
 	CHECK_INT(hostkeys_check(hk, "node5", 2200, a, la,
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
 	{
@@ -500,7 +605,7 @@ test_hostkeys(void)
 	    LIBSSH2_HOSTKEY_TYPE_ED25519, err, sizeof(err)), -1);
 	CHECK(strstr(err, "No such file or directory") != NULL);
 	snprintf(path, sizeof(path), "%s/missing", tmp);
-	CHECK_INT(hostkeys_load(hk, path, &skipped), -1);
+	CHECK_INT(hostkeys_load(hk, path, &skipped, err, sizeof(err)), -1);
 	hostkeys_free(hk);
 
 	/* Patterns, negation and a certificate authority, as ssh matches
@@ -516,7 +621,7 @@ test_hostkeys(void)
 	put("kh3", text);
 	snprintf(path, sizeof(path), "%s/kh3", tmp);
 	hk = hostkeys_new();
-	CHECK_INT(hostkeys_load(hk, path, &skipped), 4);
+	CHECK_INT(hostkeys_load(hk, path, &skipped, err, sizeof(err)), 4);
 	CHECK_INT(skipped, 1);
 	memcpy(cc, a, la);
 	cc[la - 1] ^= 1;	/* another ed25519 key */
@@ -1174,6 +1279,7 @@ main(void)
 	RUN(test_patterns);
 	RUN(test_config_lookup);
 	RUN(test_config_known_files);
+	RUN(test_perms);
 	RUN(test_config_match_proxy);
 	RUN(test_config_errors);
 	RUN(test_config_include);
