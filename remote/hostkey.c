@@ -206,17 +206,12 @@ hostkeys_hashed(const char *s)
 }
 
 int
-hostkeys_load(struct hostkeys *hk, const char *path, int *skipped,
-    char *err, size_t errlen)
+hostkeys_parse(struct hostkeys *hk, char *text, int *skipped)
 {
-	char	*text, *line, *p, *s;
-	size_t	 len;
+	char	*line, *p, *s;
 	int	 n = 0;
 
 	*skipped = 0;
-	if ((text = rutil_read_trusted(path, 64 << 20, &len, err, errlen)) ==
-	    NULL)
-		return -1;
 	for (p = text; p != NULL; ) {
 		line = strsep(&p, "\n");
 		for (s = line; *s == ' ' || *s == '\t'; s++)
@@ -248,6 +243,22 @@ hostkeys_load(struct hostkeys *hk, const char *path, int *skipped,
 		}
 		n++;
 	}
+	return n;
+}
+
+int
+hostkeys_load(struct hostkeys *hk, const char *path, int *skipped,
+    char *err, size_t errlen)
+{
+	char	*text;
+	size_t	 len;
+	int	 n;
+
+	*skipped = 0;
+	if ((text = rutil_read_trusted(path, 64 << 20, &len, err, errlen)) ==
+	    NULL)
+		return -1;
+	n = hostkeys_parse(hk, text, skipped);
 	free(text);
 	return n;
 }

@@ -39,6 +39,9 @@ void		 hostkeys_free(struct hostkeys *);
 int		 hostkeys_load(struct hostkeys *, const char *, int *, char *,
 		    size_t);
 
+/* The same for known_hosts text (NUL-terminated; changed in place). */
+int		 hostkeys_parse(struct hostkeys *, char *, int *);
+
 /* Judge a server key: name as the user wrote it or HostName gave it, port,
  * the raw key blob and its LIBSSH2_HOSTKEY_TYPE_*. */
 enum hostkey_verdict hostkeys_check(struct hostkeys *, const char *, int,
