@@ -36,7 +36,8 @@ struct hostkeys_pat {
 	int	  npats;
 	int	  ca;		/* @cert-authority */
 	int	  type;		/* LIBSSH2_HOSTKEY_TYPE_*, -1 other */
-	char	 *key;		/* base64 blob */
+	uint8_t	 *key;		/* the key blob */
+	size_t	  keylen;
 };
 
 struct hostkeys {
@@ -172,6 +173,7 @@ hostkeys_add_pat(struct hostkeys *hk, char *line, int ca)
 {
 	struct hostkeys_pat	*hp;
 	char			*f[3], *p = line, *name;
+	long			 klen;
 	int			 n = 0;
 
 	while (n < 3 && (f[n] = strsep(&p, " \t")) != NULL) {
@@ -186,7 +188,14 @@ hostkeys_add_pat(struct hostkeys *hk, char *line, int ca)
 	memset(hp, 0, sizeof(*hp));
 	hp->ca = ca;
 	hp->type = hostkeys_type_of(f[1]);
-	hp->key = xstrdup(f[2]);
+	/* Compared as bytes, as libssh2 does: base64 may be written with
+	 * or without padding. */
+	hp->key = xmalloc(strlen(f[2]));
+	if ((klen = rutil_b64_decode(f[2], strlen(f[2]), hp->key,
+	    strlen(f[2]))) <= 0)
+		hp->type = -1;		/* never matches */
+	else
+		hp->keylen = (size_t)klen;
 	p = f[0];
 	while ((name = strsep(&p, ",")) != NULL) {
 		if (*name == '\0')
@@ -287,7 +296,7 @@ hostkeys_check_one(struct hostkeys *hk, const char *name, const char *key,
 	    NULL);
 }
 
-/* What the pattern lines say about name and a key (base64, NULL for
+/* What the pattern lines say about name and a key (a blob, NULL for
  * none) of type: PAT_MATCH, PAT_OTHER (a line of that type covers the
  * name with another key), or PAT_NONE; *types gets the types of the
  * lines covering the name, *ca whether a @cert-authority line does. */
@@ -295,7 +304,7 @@ enum { PAT_NONE, PAT_OTHER, PAT_MATCH };
 
 static int
 hostkeys_pat_check(const struct hostkeys *hk, const char *name,
-    const char *b64, int type, unsigned *types, int *ca)
+    const uint8_t *key, size_t len, int type, unsigned *types, int *ca)
 {
 	const struct hostkeys_pat	*hp;
 	size_t				 i;
@@ -315,7 +324,8 @@ hostkeys_pat_check(const struct hostkeys *hk, const char *name,
 			*types |= 1u << hp->type;
 		if (hp->type != type)
 			continue;
-		if (b64 != NULL && strcmp(hp->key, b64) == 0)
+		if (key != NULL && hp->keylen == len &&
+		    memcmp(hp->key, key, len) == 0)
 			return PAT_MATCH;
 		rc = PAT_OTHER;
 	}
@@ -340,7 +350,7 @@ hostkeys_known_types(struct hostkeys *hk, const char *host, int port)
 		    hostkey_types[i].mask) == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
 			known |= 1u << hostkey_types[i].type;
 	}
-	hostkeys_pat_check(hk, name, NULL, -1, &pat, &ca);
+	hostkeys_pat_check(hk, name, NULL, 0, -1, &pat, &ca);
 	return known | pat;
 }
 
@@ -383,8 +393,8 @@ hostkeys_check(struct hostkeys *hk, const char *host, int port,
 		}
 	}
 	hostkeys_name(host, port, name, sizeof(name));
-	pat = hostkeys_pat_check(hk, name, b64, type, &types, &ca);
 	free(b64);
+	pat = hostkeys_pat_check(hk, name, key, len, type, &types, &ca);
 	rc = hostkeys_check_one(hk, name, (const char *)key, len, mask);
 	/* As ssh: one line with this key is enough, whichever it is. */
 	if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH || pat == PAT_MATCH)

@@ -650,6 +650,19 @@ test_hostkeys(void)
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_CA);
 	CHECK_INT(hostkeys_check(hk, "free.example", 22, cc, la,
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	/* Keys are compared as bytes: base64 without its padding too. */
+	{
+		char	unpadded[sizeof(KEY_C)];
+
+		snprintf(unpadded, sizeof(unpadded), "%s", KEY_C);
+		unpadded[strcspn(unpadded, "=")] = '\0';
+		snprintf(text, sizeof(text), "up?.x ecdsa-sha2-nistp256 %s\n",
+		    unpadded);
+		CHECK_INT(hostkeys_parse(hk, text, &skipped), 1);
+		lc = blob(KEY_C, cc + 128, 128);
+		CHECK_INT(hostkeys_check(hk, "up1.x", 22, cc + 128, lc,
+		    LIBSSH2_HOSTKEY_TYPE_ECDSA_256), HK_MATCH);
+	}
 	/* A plain line for the host still counts, CA or not. */
 	CHECK_INT(hostkeys_add(hk, path, "n1.example", 22, cc, la,
 	    LIBSSH2_HOSTKEY_TYPE_ED25519, err, sizeof(err)), 0);
