@@ -6,6 +6,13 @@
  * hidden host looks unknown, which accept-new would then trust.  @revoked
  * lines are kept apart (libssh2 does not know markers) and refuse their key
  * for every name.
+ *
+ * libssh2 matches names literally (and, in 1.10, never matches a name of
+ * one or two characters), so only hashed lines ("|1|") go to it: plain
+ * lines, whose names may hold patterns (*, ? or !negation), and
+ * @cert-authority lines are kept here and matched as OpenSSH does.  A
+ * host a pattern covers is known, not new, and --accept-new must never
+ * write a key down for it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,13 +27,26 @@
 #include "hostkey.h"
 #include "log.h"
 #include "rutil.h"
+#include "sshconf.h"
 #include "xmalloc.h"
+
+/* A plain line (names or patterns) or a certificate authority. */
+struct hostkeys_pat {
+	char	**pats;		/* the comma-separated names */
+	int	  npats;
+	int	  ca;		/* @cert-authority */
+	int	  type;		/* LIBSSH2_HOSTKEY_TYPE_*, -1 other */
+	uint8_t	 *key;		/* the key blob */
+	size_t	  keylen;
+};
 
 struct hostkeys {
 	LIBSSH2_SESSION		 *session;	/* only for allocation */
 	LIBSSH2_KNOWNHOSTS	 *known;
 	char			**revoked;	/* base64 key blobs */
 	size_t			  nrevoked;
+	struct hostkeys_pat	 *pat;
+	size_t			  npat;
 };
 
 /* Host key types libssh2 reports, with their known_hosts names and the
@@ -74,6 +94,13 @@ hostkeys_free(struct hostkeys *hk)
 	for (i = 0; i < hk->nrevoked; i++)
 		free(hk->revoked[i]);
 	free(hk->revoked);
+	for (i = 0; i < hk->npat; i++) {
+		while (hk->pat[i].npats > 0)
+			free(hk->pat[i].pats[--hk->pat[i].npats]);
+		free(hk->pat[i].pats);
+		free(hk->pat[i].key);
+	}
+	free(hk->pat);
 	libssh2_knownhost_free(hk->known);
 	libssh2_session_free(hk->session);
 	free(hk);
@@ -127,16 +154,73 @@ hostkeys_add_revoked(struct hostkeys *hk, char *line)
 	return 0;
 }
 
-int
-hostkeys_load(struct hostkeys *hk, const char *path, int *skipped)
+/* The LIBSSH2_HOSTKEY_TYPE_* of a known_hosts key type name, or -1. */
+static int
+hostkeys_type_of(const char *name)
 {
-	char	*text, *line, *p, *s;
-	size_t	 len;
+	size_t	i;
+
+	for (i = 0; i < HOSTKEY_NTYPES; i++) {
+		if (strcmp(hostkey_types[i].name, name) == 0)
+			return hostkey_types[i].type;
+	}
+	return -1;
+}
+
+/* Keep "hosts type key" (after any marker) as a pattern line. */
+static int
+hostkeys_add_pat(struct hostkeys *hk, char *line, int ca)
+{
+	struct hostkeys_pat	*hp;
+	char			*f[3], *p = line, *name;
+	long			 klen;
+	int			 n = 0;
+
+	while (n < 3 && (f[n] = strsep(&p, " \t")) != NULL) {
+		if (*f[n] != '\0')
+			n++;
+	}
+	if (n < 3)
+		return -1;
+	f[2][strcspn(f[2], " \t\r\n")] = '\0';
+	hk->pat = xreallocarray(hk->pat, hk->npat + 1, sizeof(*hk->pat));
+	hp = &hk->pat[hk->npat++];
+	memset(hp, 0, sizeof(*hp));
+	hp->ca = ca;
+	hp->type = hostkeys_type_of(f[1]);
+	/* Compared as bytes, as libssh2 does: base64 may be written with
+	 * or without padding. */
+	hp->key = xmalloc(strlen(f[2]));
+	if ((klen = rutil_b64_decode(f[2], strlen(f[2]), hp->key,
+	    strlen(f[2]))) <= 0)
+		hp->type = -1;		/* never matches */
+	else
+		hp->keylen = (size_t)klen;
+	p = f[0];
+	while ((name = strsep(&p, ",")) != NULL) {
+		if (*name == '\0')
+			continue;
+		hp->pats = xreallocarray(hp->pats, (size_t)hp->npats + 1,
+		    sizeof(*hp->pats));
+		hp->pats[hp->npats++] = xstrdup(name);
+	}
+	return 0;
+}
+
+/* Is the name of a line hashed (only libssh2 can match it)? */
+static int
+hostkeys_hashed(const char *s)
+{
+	return strncmp(s, "|1|", 3) == 0;
+}
+
+int
+hostkeys_parse(struct hostkeys *hk, char *text, int *skipped)
+{
+	char	*line, *p, *s;
 	int	 n = 0;
 
 	*skipped = 0;
-	if ((text = rutil_read_file(path, 64 << 20, &len)) == NULL)
-		return -1;
 	for (p = text; p != NULL; ) {
 		line = strsep(&p, "\n");
 		for (s = line; *s == ' ' || *s == '\t'; s++)
@@ -151,6 +235,16 @@ hostkeys_load(struct hostkeys *hk, const char *path, int *skipped)
 				(*skipped)++;
 			continue;
 		}
+		if ((strncmp(s, "@cert-authority", 15) == 0 &&
+		    (s[15] == ' ' || s[15] == '\t')) ||
+		    (*s != '@' && !hostkeys_hashed(s))) {
+			if (hostkeys_add_pat(hk, s + (*s == '@' ? 15 : 0),
+			    *s == '@') == 0)
+				n++;
+			else
+				(*skipped)++;
+			continue;
+		}
 		if (*s == '@' || libssh2_knownhost_readline(hk->known, s,
 		    strlen(s), LIBSSH2_KNOWNHOST_FILE_OPENSSH) != 0) {
 			(*skipped)++;
@@ -158,6 +252,22 @@ hostkeys_load(struct hostkeys *hk, const char *path, int *skipped)
 		}
 		n++;
 	}
+	return n;
+}
+
+int
+hostkeys_load(struct hostkeys *hk, const char *path, int *skipped,
+    char *err, size_t errlen)
+{
+	char	*text;
+	size_t	 len;
+	int	 n;
+
+	*skipped = 0;
+	if ((text = rutil_read_trusted(path, 64 << 20, &len, err, errlen)) ==
+	    NULL)
+		return -1;
+	n = hostkeys_parse(hk, text, skipped);
 	free(text);
 	return n;
 }
@@ -186,6 +296,42 @@ hostkeys_check_one(struct hostkeys *hk, const char *name, const char *key,
 	    NULL);
 }
 
+/* What the pattern lines say about name and a key (a blob, NULL for
+ * none) of type: PAT_MATCH, PAT_OTHER (a line of that type covers the
+ * name with another key), or PAT_NONE; *types gets the types of the
+ * lines covering the name, *ca whether a @cert-authority line does. */
+enum { PAT_NONE, PAT_OTHER, PAT_MATCH };
+
+static int
+hostkeys_pat_check(const struct hostkeys *hk, const char *name,
+    const uint8_t *key, size_t len, int type, unsigned *types, int *ca)
+{
+	const struct hostkeys_pat	*hp;
+	size_t				 i;
+	int				 rc = PAT_NONE;
+
+	*types = 0;
+	*ca = 0;
+	for (i = 0; i < hk->npat; i++) {
+		hp = &hk->pat[i];
+		if (!sshconf_match_list(hp->pats, hp->npats, name))
+			continue;
+		if (hp->ca) {
+			*ca = 1;
+			continue;
+		}
+		if (hp->type >= 0)
+			*types |= 1u << hp->type;
+		if (hp->type != type)
+			continue;
+		if (key != NULL && hp->keylen == len &&
+		    memcmp(hp->key, key, len) == 0)
+			return PAT_MATCH;
+		rc = PAT_OTHER;
+	}
+	return rc;
+}
+
 unsigned
 hostkeys_known_types(struct hostkeys *hk, const char *host, int port)
 {
@@ -194,6 +340,9 @@ hostkeys_known_types(struct hostkeys *hk, const char *host, int port)
 	unsigned		 known = 0;
 	size_t			 i;
 
+	unsigned		 pat;
+	int			 ca;
+
 	hostkeys_name(host, port, name, sizeof(name));
 	for (i = 0; i < HOSTKEY_NTYPES; i++) {
 		/* A one-byte key never matches: MISMATCH means "known". */
@@ -201,7 +350,8 @@ hostkeys_known_types(struct hostkeys *hk, const char *host, int port)
 		    hostkey_types[i].mask) == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
 			known |= 1u << hostkey_types[i].type;
 	}
-	return known;
+	hostkeys_pat_check(hk, name, NULL, 0, -1, &pat, &ca);
+	return known | pat;
 }
 
 void
@@ -228,9 +378,10 @@ enum hostkey_verdict
 hostkeys_check(struct hostkeys *hk, const char *host, int port,
     const uint8_t *key, size_t len, int type)
 {
-	char	 name[300], *b64;
-	size_t	 i;
-	int	 mask, rc;
+	char		 name[300], *b64;
+	size_t		 i;
+	unsigned	 types;
+	int		 mask, rc, pat, ca;
 
 	if ((mask = hostkeys_mask(type)) < 0)
 		return HK_ERROR;
@@ -241,18 +392,23 @@ hostkeys_check(struct hostkeys *hk, const char *host, int port,
 			return HK_REVOKED;
 		}
 	}
-	free(b64);
 	hostkeys_name(host, port, name, sizeof(name));
+	free(b64);
+	pat = hostkeys_pat_check(hk, name, key, len, type, &types, &ca);
 	rc = hostkeys_check_one(hk, name, (const char *)key, len, mask);
-	if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH)
+	/* As ssh: one line with this key is enough, whichever it is. */
+	if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH || pat == PAT_MATCH)
 		return HK_MATCH;
-	if (rc == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
+	if (rc == LIBSSH2_KNOWNHOST_CHECK_MISMATCH || pat == PAT_OTHER)
 		return HK_CHANGED;
 	if (rc != LIBSSH2_KNOWNHOST_CHECK_NOTFOUND)
 		return HK_ERROR;
 	/* Known only with keys of other types: as suspicious as a change. */
 	if (hostkeys_known_types(hk, host, port) != 0)
 		return HK_CHANGED;
+	/* Only a certificate signed by that authority would do. */
+	if (ca)
+		return HK_CA;
 	return HK_UNKNOWN;
 }
 
@@ -314,8 +470,7 @@ hostkeys_add(struct hostkeys *hk, const char *path, const char *host,
 		free(line);
 		return -1;
 	}
-	libssh2_knownhost_readline(hk->known, line + nl, ll - (size_t)nl,
-	    LIBSSH2_KNOWNHOST_FILE_OPENSSH);
+	hostkeys_add_pat(hk, line + nl, 0);
 	free(line);
 	return 0;
 }

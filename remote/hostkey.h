@@ -4,8 +4,12 @@
  * for other ports, several names a line) into one libssh2 collection that
  * every session shares, then a server's key is judged: known, unknown,
  * changed (the name is known with another key of that type, or only with
- * keys of other types) or revoked ("@revoked" lines).  Only the caller
- * decides what an unknown key means; hostkey_add appends a line for it.
+ * keys of other types) or revoked ("@revoked" lines).  Names are matched
+ * as OpenSSH matches them, patterns (*, ?) and negation (!) included, so a
+ * host a pattern line covers is never "unknown".  A host that only a
+ * "@cert-authority" line covers needs a host certificate, which libssh2
+ * cannot check: that is a verdict of its own.  Only the caller decides
+ * what an unknown key means; hostkey_add appends a line for it.
  */
 #ifndef JOBTOP_HOSTKEY_H
 #define JOBTOP_HOSTKEY_H
@@ -18,6 +22,7 @@ enum hostkey_verdict {
 	HK_UNKNOWN,	/* no key of any type is known for the name */
 	HK_CHANGED,	/* the name is known with other keys */
 	HK_REVOKED,	/* the key is listed as @revoked */
+	HK_CA,		/* only a @cert-authority line covers the name */
 	HK_ERROR	/* the key type is not one libssh2 knows */
 };
 
@@ -26,10 +31,16 @@ struct hostkeys;
 struct hostkeys	*hostkeys_new(void);
 void		 hostkeys_free(struct hostkeys *);
 
-/* Read one known_hosts file.  Returns the entries read (lines libssh2
- * cannot parse, such as @cert-authority or unknown key types, are skipped
- * and counted in *skipped), or -1 with errno set (ENOENT is normal). */
-int		 hostkeys_load(struct hostkeys *, const char *, int *);
+/* Read one known_hosts file.  Returns the entries read (lines that cannot
+ * be parsed, such as unknown key types or markers other than @revoked and
+ * @cert-authority, are skipped and counted in *skipped), or -1 with errno
+ * set (ENOENT is normal; EPERM: a file others may change, which err
+ * describes). */
+int		 hostkeys_load(struct hostkeys *, const char *, int *, char *,
+		    size_t);
+
+/* The same for known_hosts text (NUL-terminated; changed in place). */
+int		 hostkeys_parse(struct hostkeys *, char *, int *);
 
 /* Judge a server key: name as the user wrote it or HostName gave it, port,
  * the raw key blob and its LIBSSH2_HOSTKEY_TYPE_*. */

@@ -25,6 +25,15 @@
 
 #define RCONF_PROBE_MAX	(64 << 20)
 
+/* The keys of a set of known_hosts files that ssh_config names for some
+ * hosts (UserKnownHostsFile, GlobalKnownHostsFile), read once. */
+struct rconf_known {
+	char		*key;		/* the file names, one a line */
+	char		*append;	/* the first user file, or NULL */
+	struct hostkeys	*hk;
+	char		*err;		/* a file of it is not safe */
+};
+
 struct rconf_priv {
 	uint8_t		*probe;
 	size_t		 probe_len;
@@ -37,6 +46,8 @@ struct rconf_priv {
 	char		 nvml_name[64];
 	struct sshconf	*sshconf;
 	struct hostkeys	*hostkeys;
+	struct rconf_known *known;	/* other known_hosts file sets */
+	size_t		 nknown;
 	int		 inflight;
 	unsigned	 seq;
 	int		 libssh2;
@@ -108,6 +119,21 @@ rconf_elf_arch(const uint8_t *p, size_t len)
 	}
 }
 
+/* As root, the probe and its helper run as root on every node: refuse
+ * one that someone else could have replaced (the file or a directory on
+ * its path). */
+static int
+rconf_path_safe(const char *path, char *err, size_t errlen)
+{
+	char	why[512];
+
+	if (geteuid() != 0 || rutil_path_safe(path, why, sizeof(why)) == 0)
+		return 0;
+	snprintf(err, errlen, "%s is not safe to run as root: %.400s", path,
+	    why);
+	return -1;
+}
+
 /* Read the probe: content, hash, name, machine. */
 static int
 rconf_load_probe(struct rconf *c, char *err, size_t errlen)
@@ -124,6 +150,8 @@ rconf_load_probe(struct rconf *c, char *err, size_t errlen)
 		    strerror(errno));
 		return -1;
 	}
+	if (rconf_path_safe(c->probe_path, err, errlen) != 0)
+		return -1;
 	if ((p->arch = rconf_elf_arch(p->probe, p->probe_len)) == NULL) {
 		snprintf(err, errlen, "%s: not a probe binary for a machine "
 		    "jobtop knows", c->probe_path);
@@ -142,9 +170,14 @@ rconf_load_nvml(struct rconf *c)
 {
 	struct rconf_priv	*p = c->priv;
 	const char		*arch;
+	char			 why[512];
 
 	if (c->nvml_path == NULL)
 		return;
+	if (rconf_path_safe(c->nvml_path, why, sizeof(why)) != 0) {
+		rconf_log(c, "%s; NVML helper not pushed", why);
+		return;
+	}
 	if ((p->nvml = (uint8_t *)rutil_read_file(c->nvml_path,
 	    RCONF_PROBE_MAX, &p->nvml_len)) == NULL) {
 		rconf_log(c, "%s: %s; NVML helper not pushed", c->nvml_path,
@@ -167,16 +200,21 @@ rconf_load_nvml(struct rconf *c)
 	    p->nvml_len);
 }
 
-/* Read one known_hosts file into the shared collection. */
-static void
-rconf_load_known(struct rconf *c, const char *path)
+/* Read one known_hosts file into a collection: 0, or -1 with err for a
+ * file others may change (trusting it, or writing to it with accept-new,
+ * would hand them the host keys). */
+static int
+rconf_load_known(const struct rconf *c, struct hostkeys *hk,
+    const char *path, char *err, size_t errlen)
 {
 	char	buf[512];
 	int	n, skipped;
 
 	if (path == NULL)
-		return;
-	n = hostkeys_load(c->priv->hostkeys, path, &skipped);
+		return 0;
+	n = hostkeys_load(hk, path, &skipped, err, errlen);
+	if (n < 0 && errno == EPERM)
+		return -1;
 	if (n < 0 && errno != ENOENT)
 		rconf_log(c, "%s: %s", rconf_tilde(c, path, buf, sizeof(buf)),
 		    strerror(errno));
@@ -184,19 +222,29 @@ rconf_load_known(struct rconf *c, const char *path)
 		rconf_log(c, "%s: %d host keys%s", rconf_tilde(c, path, buf,
 		    sizeof(buf)), n, skipped > 0 ? ", some lines skipped "
 		    "(markers or key types libssh2 does not know)" : "");
+	return 0;
 }
 
 /* Everything rconf_ready made. */
 static void
 rconf_free_priv(struct rconf_priv *p)
 {
+	size_t	i;
+
 	if (p == NULL)
 		return;
 	free(p->probe);
 	free(p->nvml);
 	sshconf_free(p->sshconf);
-	/* The collection holds a libssh2 session: free it before exit. */
+	/* The collections hold a libssh2 session: free them before exit. */
 	hostkeys_free(p->hostkeys);
+	for (i = 0; i < p->nknown; i++) {
+		free(p->known[i].key);
+		free(p->known[i].append);
+		free(p->known[i].err);
+		hostkeys_free(p->known[i].hk);
+	}
+	free(p->known);
 	if (p->libssh2)
 		libssh2_exit();
 	free(p);
@@ -245,8 +293,10 @@ rconf_ready(struct rconf *c, char *err, size_t errlen)
 	    c->ssh_config_sys, 1, why, sizeof(why)) != 0)
 		rconf_log(c, "ignoring the rest of %s: %s", c->ssh_config_sys,
 		    why);
-	rconf_load_known(c, c->known_hosts);
-	rconf_load_known(c, c->known_hosts_sys);
+	if (rconf_load_known(c, p->hostkeys, c->known_hosts, err,
+	    errlen) != 0 || rconf_load_known(c, p->hostkeys,
+	    c->known_hosts_sys, err, errlen) != 0)
+		goto fail;
 	rconf_log(c, "probe %s for %s, %zu bytes", p->name, p->arch,
 	    p->probe_len);
 	return 0;
@@ -326,6 +376,67 @@ struct hostkeys *
 rconf_hostkeys(const struct rconf *c)
 {
 	return c->priv->hostkeys;
+}
+
+/* Add file names to a set's key, one a line. */
+static void
+rconf_known_key(char **key, char *const *files, int n, const char *dflt)
+{
+	char	*nk;
+	int	 i;
+
+	for (i = 0; i < (n < 0 ? dflt != NULL : n); i++) {
+		nk = xasprintf("%s%s\n", *key, n < 0 ? dflt : files[i]);
+		free(*key);
+		*key = nk;
+	}
+}
+
+struct hostkeys *
+rconf_hostkeys_for(const struct rconf *c, char *const *user, int nuser,
+    char *const *global, int nglobal, const char **append, const char **err)
+{
+	struct rconf_priv	*p = c->priv;
+	struct rconf_known	*k;
+	char			*key, *copy, *q, *f, why[512];
+	const char		*app;
+	size_t			 i;
+
+	*append = c->known_hosts;
+	*err = NULL;
+	if (nuser < 0 && nglobal < 0)
+		return p->hostkeys;
+	/* An unset half keeps its default, as in ssh. */
+	key = xstrdup("");
+	rconf_known_key(&key, user, nuser, c->known_hosts);
+	rconf_known_key(&key, global, nglobal, c->known_hosts_sys);
+	app = nuser < 0 ? c->known_hosts : nuser > 0 ? user[0] : NULL;
+	for (i = 0; i < p->nknown; i++) {
+		k = &p->known[i];
+		if (strcmp(k->key, key) == 0 && (k->append == NULL ?
+		    app == NULL : app != NULL && strcmp(k->append, app) == 0)) {
+			free(key);
+			*append = k->append;
+			*err = k->err;
+			return k->err == NULL ? k->hk : NULL;
+		}
+	}
+	p->known = xreallocarray(p->known, p->nknown + 1, sizeof(*p->known));
+	k = &p->known[p->nknown++];
+	k->key = key;
+	k->append = app != NULL ? xstrdup(app) : NULL;
+	k->hk = hostkeys_new();
+	k->err = NULL;
+	copy = q = xstrdup(key);
+	while (k->err == NULL && (f = strsep(&q, "\n")) != NULL) {
+		if (*f != '\0' && rconf_load_known(c, k->hk, f, why,
+		    sizeof(why)) != 0)
+			k->err = xstrdup(why);
+	}
+	free(copy);
+	*append = k->append;
+	*err = k->err;
+	return k->err == NULL ? k->hk : NULL;
 }
 
 struct sshconf *

@@ -76,7 +76,10 @@ struct rconf {
 void		 rconf_init(struct rconf *);
 /* Read the probe, ssh_config and known_hosts.  0, or -1 with one line in
  * err ("~/.ssh/config:3: bad port \"x\"", "/x/jobtop-probe: No such file
- * or directory").  A broken system ssh_config is only logged. */
+ * or directory").  A broken system ssh_config is only logged.  As ssh,
+ * ssh_config files, their Includes and the known_hosts files must belong
+ * to the user or root and be writable by nobody else; as root, the probe
+ * and the NVML helper (and the directories above them) too. */
 int		 rconf_ready(struct rconf *, char *, size_t);
 void		 rconf_free(struct rconf *);
 
@@ -95,6 +98,14 @@ const char	*rconf_nvml_name(const struct rconf *);
 /* For the sessions (remote/ only). */
 struct hostkeys	*rconf_hostkeys(const struct rconf *);
 struct sshconf	*rconf_sshconf(const struct rconf *);
+/* The collection for the known_hosts files ssh_config names for a host:
+ * UserKnownHostsFile (n -1: unset, the rconf's known_hosts) and
+ * GlobalKnownHostsFile (-1: known_hosts_sys); read once per set of files.
+ * *append gets the file accept-new appends to (the first user file), or
+ * NULL for none; it lives as long as the rconf.  NULL, with *err, when a
+ * file of the set breaks the owner and mode rule (rutil_perm_ok). */
+struct hostkeys	*rconf_hostkeys_for(const struct rconf *, char *const *,
+		    int, char *const *, int, const char **, const char **);
 /* Take a fan-out slot: 1, or 0 when all are taken. */
 int		 rconf_slot_take(const struct rconf *);
 void		 rconf_slot_give(const struct rconf *);

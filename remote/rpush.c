@@ -64,6 +64,38 @@ rpush_arch_ok(const char *uname_m, const char *arch)
 	return ok;
 }
 
+/*
+ * Shell pieces every script shares.  set -f: nothing below globs, and the
+ * words of ls output must not.
+ *
+ * hs FILE sets h to the file's SHA-256 in hex, or to "" when the node has
+ * no tool for it: sha256sum (coreutils, busybox), openssl dgst (prints
+ * "SHA2-256(stdin)= HEX"), shasum (BSD, macOS), busybox by name.
+ *
+ * sp checks the working directory and every directory above it up to /
+ * (OpenSSH's safe_path rule for StrictModes): each must be owned by the
+ * user or root and not writable by group or others unless sticky, so
+ * nobody else can rename the cache or a directory on its path.  It prints
+ * the first problem and fails.
+ *
+ * pv: the working directory is private (no group or other bits at all).
+ */
+#define RPUSH_HS	"hs() { h=$(sha256sum <\"$1\" 2>/dev/null || " \
+			"openssl dgst -sha256 <\"$1\" 2>/dev/null || " \
+			"shasum -a 256 <\"$1\" 2>/dev/null || " \
+			"busybox sha256sum <\"$1\" 2>/dev/null); " \
+			"h=${h##*= }; h=${h%%%% *}; }; "
+#define RPUSH_SP	"sp() { u=$(id -u); p=$(pwd -P) || return 1; " \
+			"while :; do set -- $(ls -ldn \"${p:-/}\" " \
+			"2>/dev/null); case \"$3\" in 0|\"$u\") ;; *) " \
+			"echo \"${p:-/} is owned by another user\"; " \
+			"return 1;; esac; case \"$1\" in ?????????[tT]*) ;; " \
+			"?????w*|????????w*) echo \"${p:-/} is writable by " \
+			"group or others\"; return 1;; esac; " \
+			"[ -n \"$p\" ] || return 0; p=${p%%/*}; done; }; "
+#define RPUSH_PV	"pv() { set -- $(ls -ldn .); case \"$1\" in " \
+			"d[r-][w-][x-]------*) return 0;; esac; return 1; }; "
+
 char *
 rpush_check_cmd(const char *dir, const char *name, const char *arch,
     long stale, const char *helper)
@@ -76,40 +108,49 @@ rpush_check_cmd(const char *dir, const char *name, const char *arch,
 		    "if grep -q \"%s\" /proc/$p/cmdline 2>/dev/null; then "
 		    "kill $p && echo \"killed $p\"; fi; ", stale, name);
 	if (helper != NULL)
-		snprintf(help, sizeof(help), "g=\"$d/%s\"; "
+		snprintf(help, sizeof(help), "g=\"./%s\"; "
 		    "if [ -f \"$g\" ] && [ ! -L \"$g\" ] && [ -O \"$g\" ]; then "
-		    "echo \"helper $(($(wc -c <\"$g\"))) "
-		    "$(sha256sum <\"$g\" 2>/dev/null)\"; "
+		    "hs \"$g\"; echo \"helper $(($(wc -c <\"$g\"))) $h\"; "
 		    "else echo \"helper none\"; fi; ", helper);
-	return xasprintf("exec /bin/sh -c '"
+	/* The directory is entered with cd -P and checked from there: the
+	 * working directory stays the inode that was checked, whatever
+	 * happens to the path afterwards. */
+	return xasprintf("exec /bin/sh -c 'set -f; unset CDPATH; "
 	    "m=$(uname -m); echo \"arch $m\"; "
 	    "case \"$m\" in %s) ;; *) exit 0;; esac; %s"
+	    RPUSH_HS RPUSH_SP
 	    "d=\"%s\"; umask 077; "
 	    "[ -d \"$d\" ] || mkdir -p \"$d\" || "
 	    "{ echo \"dir cannot be created\"; exit 0; }; "
 	    "if [ -L \"$d\" ]; then echo \"dir is a symbolic link\"; "
 	    "elif [ ! -d \"$d\" ]; then echo \"dir is not a directory\"; "
-	    "elif [ ! -O \"$d\" ]; then echo \"dir is owned by another user\"; "
-	    "elif ! chmod 700 \"$d\"; then "
-	    "echo \"dir cannot be made private\"; "
-	    "else echo \"dir ok\"; f=\"$d/%s\"; "
-	    "find \"$d\" -name \".jobtop-*.tmp\" -mmin +10 "
+	    "elif ! cd -P -- \"$d\"; then echo \"dir cannot be entered\"; "
+	    "elif [ ! -O . ]; then echo \"dir is owned by another user\"; "
+	    "elif ! chmod 700 .; then echo \"dir cannot be made private\"; "
+	    "elif ! w=$(sp); then echo \"dir is in an unsafe place: $w\"; "
+	    "else echo \"dir ok\"; f=\"./%s\"; "
+	    "find . -name \".jobtop-*.tmp\" -mmin +10 "
 	    "-exec rm -f {} + 2>/dev/null; %s"
 	    "if [ -f \"$f\" ] && [ ! -L \"$f\" ] && [ -O \"$f\" ]; then "
-	    "echo \"file $(($(wc -c <\"$f\"))) "
-	    "$(sha256sum <\"$f\" 2>/dev/null)\"; "
+	    "hs \"$f\"; echo \"file $(($(wc -c <\"$f\"))) $h\"; "
 	    "else echo \"file none\"; fi; fi'",
 	    rpush_pattern(arch), kill, dir, name, help);
 }
 
+/* The install keeps a file whose hash cannot be computed when its size
+ * is right: it is the upload just made into the private directory, and
+ * the next start uploads again (the fast path and the check want a
+ * hash). */
 char *
 rpush_install_cmd(const char *dir, const char *tmp, const char *name,
     uint64_t size, const char *hash)
 {
-	return xasprintf("exec /bin/sh -c '"
-	    "d=\"%s\"; t=\"$d/%s\"; f=\"$d/%s\"; "
-	    "s=$(($(wc -c <\"$t\"))); h=$(sha256sum <\"$t\" 2>/dev/null); "
-	    "h=${h%%%% *}; "
+	return xasprintf("exec /bin/sh -c 'set -f; unset CDPATH; "
+	    RPUSH_HS RPUSH_PV
+	    "cd -P -- \"%s\" && [ -O . ] && pv || "
+	    "{ echo \"dir is not private\"; exit 0; }; "
+	    "t=\"./%s\"; f=\"./%s\"; "
+	    "s=$(($(wc -c <\"$t\"))); hs \"$t\"; "
 	    "if [ \"$s\" = %llu ] && { [ -z \"$h\" ] || [ \"$h\" = %s ]; }; "
 	    "then chmod 700 \"$t\" && mv -f \"$t\" \"$f\" && "
 	    "echo \"file $s $h\"; "
@@ -120,8 +161,8 @@ rpush_install_cmd(const char *dir, const char *tmp, const char *name,
 char *
 rpush_upload_cmd(const char *dir, const char *tmp)
 {
-	return xasprintf("exec /bin/sh -c 'umask 077; cat > \"%s/%s\"'", dir,
-	    tmp);
+	return xasprintf("exec /bin/sh -c 'umask 077; unset CDPATH; "
+	    "cd -P -- \"%s\" && [ -O . ] && cat > \"./%s\"'", dir, tmp);
 }
 
 /* " --watchdog N", or nothing for 0. */
@@ -144,11 +185,17 @@ rpush_exec_cmd(const char *dir, const char *name, const char *job,
 	if (job != NULL && *job != '\0')
 		snprintf(jobarg, sizeof(jobarg), " --job \"%s\"", job);
 	if (helper != NULL)
-		snprintf(nvml, sizeof(nvml), " --nvml \"%s/%s\"", dir, helper);
-	return xasprintf("exec /bin/sh -c '"
+		snprintf(nvml, sizeof(nvml), " --nvml \"./%s\"", helper);
+	/* The check made the directory safe on another channel: enter it
+	 * again and look again before running what is in it. */
+	return xasprintf("exec /bin/sh -c 'set -f; unset CDPATH; "
+	    RPUSH_SP RPUSH_PV
+	    "w=\"it is not a private directory of the user\"; "
+	    "if cd -P -- \"%s\" && [ -O . ] && pv && w=$(sp); then "
 	    "echo \"jobtop-probe-pid $$\" >&2; "
-	    "exec \"%s/%s\" --interval %.3f%s%s%s'", dir, name, interval,
-	    wd, nvml, jobarg);
+	    "exec \"./%s\" --interval %.3f%s%s%s; fi; "
+	    "echo \"jobtop: the probe cache is not safe: $w\" >&2; exit 1'",
+	    dir, name, interval, wd, nvml, jobarg);
 }
 
 char *
@@ -163,23 +210,23 @@ rpush_fast_cmd(const char *dir, const char *name, uint64_t size,
 	if (job != NULL && *job != '\0')
 		snprintf(jobarg, sizeof(jobarg), " --job \"%s\"", job);
 	if (helper != NULL) {
-		snprintf(nvml, sizeof(nvml), " --nvml \"$d/%s\"", helper);
-		snprintf(hguard, sizeof(hguard), " && ok \"$d/%s\" %llu %s",
+		snprintf(nvml, sizeof(nvml), " --nvml \"./%s\"", helper);
+		snprintf(hguard, sizeof(hguard), " && ok \"./%s\" %llu %s",
 		    helper, (unsigned long long)hsize, hhash);
 	}
-	return xasprintf("exec /bin/sh -c '"
-	    "d=\"%s\"; f=\"$d/%s\"; "
+	/* No hash tool: not cached, so the check and a fresh upload run. */
+	return xasprintf("exec /bin/sh -c 'set -f; unset CDPATH; "
+	    RPUSH_HS RPUSH_SP RPUSH_PV
 	    "ok() { [ -f \"$1\" ] && [ ! -L \"$1\" ] && [ -O \"$1\" ] && "
-	    "[ \"$(($(wc -c <\"$1\")))\" = \"$2\" ] && "
-	    "{ h=$(sha256sum <\"$1\" 2>/dev/null); h=${h%%%% *}; "
-	    "[ -z \"$h\" ] || [ \"$h\" = \"$3\" ]; }; }; "
-	    "if [ -d \"$d\" ] && [ ! -L \"$d\" ] && [ -O \"$d\" ] && "
-	    "ok \"$f\" %llu %s%s; then "
+	    "[ \"$(($(wc -c <\"$1\")))\" = \"$2\" ] && hs \"$1\" && "
+	    "[ \"$h\" = \"$3\" ]; }; "
+	    "if cd -P -- \"%s\" 2>/dev/null && [ -O . ] && pv && "
+	    "sp >/dev/null && ok \"./%s\" %llu %s%s; then "
 	    "echo \"jobtop-probe-pid $$\" >&2; "
-	    "exec \"$f\" --interval %.3f%s%s%s; fi; "
+	    "exec \"./%s\" --interval %.3f%s%s%s; fi; "
 	    "echo " RPUSH_NOT_CACHED " >&2; exit %d'",
-	    dir, name, (unsigned long long)size, hash, hguard, interval, wd,
-	    nvml, jobarg, RPUSH_NOT_CACHED_STATUS);
+	    dir, name, (unsigned long long)size, hash, hguard, name, interval,
+	    wd, nvml, jobarg, RPUSH_NOT_CACHED_STATUS);
 }
 
 /* Copy one word of at most size-1 bytes; returns what follows it. */
@@ -282,8 +329,9 @@ rpush_decide(const struct rpush_report *r, const char *arch, uint64_t size,
 		snprintf(why, whylen, "%s", rpush_garbage);
 		return RP_GARBAGE;
 	}
+	/* Without a hash from the node the size proves nothing. */
 	if (r->file == 1 && !r->upload && r->size == size &&
-	    (r->hash[0] == '\0' || strcmp(r->hash, hash) == 0))
+	    strcmp(r->hash, hash) == 0)
 		return RP_CACHED;
 	return RP_UPLOAD;
 }
@@ -292,6 +340,6 @@ int
 rpush_helper_cached(const struct rpush_report *r, uint64_t size,
     const char *hash)
 {
-	return r->helper == 1 && r->hsize == size && (r->hhash[0] == '\0' ||
-	    strcmp(r->hhash, hash) == 0);
+	return r->helper == 1 && r->hsize == size &&
+	    strcmp(r->hhash, hash) == 0;
 }

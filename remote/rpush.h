@@ -7,12 +7,23 @@
  * verifies an uploaded temporary file (sent with scp, or through cat where
  * scp failed) and renames it into place; and the probe's own command line.
  * The check also removes temporary files older than ten minutes, left by
- * uploads that were cut off.  The check prints lines the monitor decides on:
+ * uploads that were cut off.
+ *
+ * Every command enters the cache with cd -P, checks the directory it is
+ * then in (the user's own, mode 0700) and, before anything runs, every
+ * directory from / down to it (OpenSSH's safe_path rule: owned by the user
+ * or root, not writable by group or others unless sticky), and then names
+ * files as ./name: what was checked is what runs, even if someone renames
+ * a directory on the path in between.  The check prints lines the monitor
+ * decides on:
  *
  *	arch x86_64
- *	dir ok                  (or "dir is a symbolic link", ...)
- *	file 123456 <sha256>    (or "file none"; the hash is empty without
- *	                         sha256sum, and then the size alone counts)
+ *	dir ok                  (or "dir is a symbolic link", "dir is in an
+ *	                         unsafe place: /home is writable by group
+ *	                         or others", ...)
+ *	file 123456 <sha256>    (or "file none"; the hash is empty when the
+ *	                         node has no sha256sum, openssl or shasum,
+ *	                         and then the probe is uploaded every time)
  *	helper 34232 <sha256>   (or "helper none": the probe's NVML helper,
  *	                         jobtop-nvml, when one is pushed too)
  *	killed 4242             (a stale probe of this session was stopped)
@@ -36,7 +47,7 @@ enum rpush_verdict {
 
 struct rpush_report {
 	char		arch[64];	/* "" when not printed */
-	char		dir[128];	/* "ok" or the problem */
+	char		dir[256];	/* "ok" or the problem */
 	int		file;		/* 1 present, 0 none, -1 not printed */
 	int		upload;		/* 1: install said "upload" (bad) */
 	uint64_t	size;
@@ -73,11 +84,13 @@ char		*rpush_exec_cmd(const char *, const char *, const char *,
 		    double, unsigned, const char *);
 /*
  * The probe's command when it is likely cached (the usual case): a guard
- * that starts dir/name only when the file is the user's own, no symbolic
- * link, of size bytes and sha256 hash (and, with a helper, the helper
- * too, of hsize and hhash), and otherwise says "jobtop-not-cached" on
- * stderr and exits 97, so that the caller checks and pushes.  It saves the
- * check's command on every start after the first.
+ * that starts dir/name only when the directory passes the checks above
+ * and the file is the user's own, no symbolic link, of size bytes and
+ * sha256 hash (and, with a helper, the helper too, of hsize and hhash;
+ * a node without a hash tool never passes), and otherwise says
+ * "jobtop-not-cached" on stderr and exits 97, so that the caller checks
+ * and pushes.  It saves the check's command on every start after the
+ * first.
  */
 char		*rpush_fast_cmd(const char *, const char *, uint64_t,
 		    const char *, const char *, double, unsigned, const char *,

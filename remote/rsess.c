@@ -143,6 +143,8 @@ struct rsess {
 	int			 ids_only;
 	unsigned		 connect_ms;
 	char			*config_err;	/* ssh_config refused it */
+	struct hostkeys		*hk;		/* its known_hosts files */
+	const char		*known_add;	/* accept-new's file, NULL */
 
 	enum rsess_state	 state;
 	int			 sub;
@@ -468,6 +470,14 @@ rsess_new(const struct rconf *conf, const char *host)
 	    (unsigned)h.connect_timeout * 1000 : conf->connect_timeout_ms;
 	s->ka_s = h.server_alive >= 0 ? (unsigned)h.server_alive :
 	    conf->keepalive_s;
+	{
+		const char	*kerr;
+
+		s->hk = rconf_hostkeys_for(conf, h.known_user, h.nknown_user,
+		    h.known_global, h.nknown_global, &s->known_add, &kerr);
+		if (s->hk == NULL && s->config_err == NULL)
+			s->config_err = xstrdup(kerr);
+	}
 	if (h.nidentity > 0) {
 		s->ids = h.identity;
 		s->nids = h.nidentity;
@@ -737,8 +747,8 @@ rsess_do_handshake(struct rsess *s)
 		    NULL)
 			return rsess_fail(s, 0, "cannot create an SSH session");
 		libssh2_session_set_blocking(s->ssh, 0);
-		hostkeys_method_pref(hostkeys_known_types(rconf_hostkeys(
-		    s->conf), s->hostname, s->port), pref, sizeof(pref));
+		hostkeys_method_pref(hostkeys_known_types(s->hk,
+		    s->hostname, s->port), pref, sizeof(pref));
 		rsess_supported(s->ssh, pref);
 		if (pref[0] != '\0')
 			libssh2_session_method_pref(s->ssh,
@@ -768,7 +778,7 @@ rsess_do_hostkey(struct rsess *s)
 		return rsess_fail(s, 0, "no host key from the server");
 	tname = hostkeys_type_name(type);
 	rutil_fingerprint((const uint8_t *)key, len, fp, sizeof(fp));
-	switch (hostkeys_check(rconf_hostkeys(s->conf), s->hostname, s->port,
+	switch (hostkeys_check(s->hk, s->hostname, s->port,
 	    (const uint8_t *)key, len, type)) {
 	case HK_MATCH:
 		rsess_log(s, "host key %s %s known", tname, fp);
@@ -779,17 +789,23 @@ rsess_do_hostkey(struct rsess *s)
 	case HK_REVOKED:
 		return rsess_fail(s, 1, "host key for %s is revoked (%s %s)",
 		    s->host, tname, fp);
+	case HK_CA:
+		/* --accept-new must not write down a plain key for a host
+		 * whose keys a certificate authority vouches for. */
+		return rsess_fail(s, 1, "host key for %s can only be trusted "
+		    "through a @cert-authority line of known_hosts, and "
+		    "libssh2 cannot check host certificates (%s %s)", s->host,
+		    tname, fp);
 	case HK_UNKNOWN:
-		if (!s->conf->accept_new || s->conf->known_hosts == NULL)
+		if (!s->conf->accept_new || s->known_add == NULL)
 			return rsess_fail(s, 1, "host key for %s is unknown "
 			    "(%s %s)", s->host, tname, fp);
-		if (hostkeys_add(rconf_hostkeys(s->conf),
-		    s->conf->known_hosts, s->hostname, s->port,
+		if (hostkeys_add(s->hk, s->known_add, s->hostname, s->port,
 		    (const uint8_t *)key, len, type, err, sizeof(err)) != 0)
 			return rsess_fail(s, 1, "cannot record the host key "
 			    "for %s: %s", s->host, err);
 		rsess_log(s, "added host key %s %s to %s", tname, fp,
-		    rconf_tilde(s->conf, s->conf->known_hosts, path,
+		    rconf_tilde(s->conf, s->known_add, path,
 		    sizeof(path)));
 		break;
 	default:
@@ -862,7 +878,7 @@ static int
 rsess_do_auth(struct rsess *s)
 {
 	const char	*list, *path;
-	char		 shown[512];
+	char		 shown[512], why[256];
 	int		 rc, enc;
 
 	switch (s->sub) {
@@ -943,6 +959,12 @@ rsess_do_auth(struct rsess *s)
 			if (s->nids == 1 || errno != ENOENT)
 				rsess_tried(s, "%s: %s", shown,
 				    strerror(errno));
+			s->id_idx++;
+			return STEP_GO;
+		}
+		/* As ssh: a key others can read is no secret; skip it. */
+		if (rutil_key_perm(path, why, sizeof(why)) < 0) {
+			rsess_tried(s, "%s skipped: %s", shown, why);
 			s->id_idx++;
 			return STEP_GO;
 		}

@@ -167,17 +167,31 @@ rutil_fingerprint(const uint8_t *key, size_t len, char *buf, size_t size)
 	free(b);
 }
 
-char *
-rutil_read_file(const char *path, size_t max, size_t *lenp)
+int
+rutil_perm_ok(const struct stat *st, const char *path, char *err,
+    size_t errlen)
+{
+	if ((st->st_uid == 0 || st->st_uid == getuid()) &&
+	    (st->st_mode & 022) == 0)
+		return 0;
+	snprintf(err, errlen, "%s: bad owner or permissions (uid %lu, mode "
+	    "%04o): it must be yours or root's, and writable by nobody else",
+	    path, (unsigned long)st->st_uid, (unsigned)(st->st_mode & 07777));
+	return -1;
+}
+
+/* Read an open file of at most max bytes (see rutil_read_file); with
+ * check, it must pass rutil_perm_ok.  Closes fd. */
+static char *
+rutil_read_fd(int fd, const char *path, size_t max, size_t *lenp,
+    char *err, size_t errlen)
 {
 	struct stat	 st;
 	char		*buf;
 	size_t		 off = 0;
 	ssize_t		 n;
-	int		 fd, save;
+	int		 save;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
-		return NULL;
 	if (fstat(fd, &st) != 0) {
 		save = errno;
 		close(fd);
@@ -187,6 +201,11 @@ rutil_read_file(const char *path, size_t max, size_t *lenp)
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return NULL;
+	}
+	if (err != NULL && rutil_perm_ok(&st, path, err, errlen) != 0) {
+		close(fd);
+		errno = EPERM;
 		return NULL;
 	}
 	if ((uint64_t)st.st_size > max) {
@@ -207,4 +226,86 @@ rutil_read_file(const char *path, size_t max, size_t *lenp)
 	buf[off] = '\0';
 	*lenp = off;
 	return buf;
+}
+
+char *
+rutil_read_file(const char *path, size_t max, size_t *lenp)
+{
+	int	fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+		return NULL;
+	return rutil_read_fd(fd, path, max, lenp, NULL, 0);
+}
+
+char *
+rutil_read_trusted(const char *path, size_t max, size_t *lenp, char *err,
+    size_t errlen)
+{
+	int	fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+		return NULL;
+	return rutil_read_fd(fd, path, max, lenp, err, errlen);
+}
+
+int
+rutil_key_perm(const char *path, char *err, size_t errlen)
+{
+	struct stat	st;
+
+	if (stat(path, &st) != 0)
+		return 1;
+	if (st.st_uid == getuid() && (st.st_mode & 077) != 0) {
+		snprintf(err, errlen, "permissions %04o are too open, "
+		    "chmod 600 it", (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+/* One step of rutil_path_safe: a file, or a directory (dir set). */
+static int
+rutil_path_one(const char *path, int dir, char *err, size_t errlen)
+{
+	struct stat	st;
+
+	if (stat(path, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (st.st_uid != 0 && st.st_uid != getuid()) {
+		snprintf(err, errlen, "%s is owned by uid %lu, neither root "
+		    "nor you", path, (unsigned long)st.st_uid);
+		return -1;
+	}
+	if ((st.st_mode & 022) != 0 && !(dir && (st.st_mode & S_ISVTX))) {
+		snprintf(err, errlen, "%s is writable by group or others "
+		    "(mode %04o)", path, (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+int
+rutil_path_safe(const char *path, char *err, size_t errlen)
+{
+	char	*real, *slash;
+	int	 rc;
+
+	if ((real = realpath(path, NULL)) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = rutil_path_one(real, 0, err, errlen);
+	while (rc == 0 && (slash = strrchr(real, '/')) != NULL) {
+		if (slash == real) {
+			rc = rutil_path_one("/", 1, err, errlen);
+			break;
+		}
+		*slash = '\0';
+		rc = rutil_path_one(real, 1, err, errlen);
+	}
+	free(real);
+	return rc;
 }

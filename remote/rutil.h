@@ -1,14 +1,16 @@
 /*
  * rutil: small helpers of the SSH transport that need no session: base64
  * as OpenSSH writes it (known_hosts lines, key files, fingerprints),
- * whether a private key file is protected by a passphrase, and paths
- * under the user's home.
+ * whether a private key file is protected by a passphrase, paths under
+ * the user's home, and OpenSSH's permission rules for the files that
+ * decide whom to trust.
  */
 #ifndef JOBTOP_RUTIL_H
 #define JOBTOP_RUTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* Encode len bytes; returns an allocated NUL-terminated string.  With
  * pad 0 the trailing '=' are left out (as in "SHA256:..." fingerprints). */
@@ -32,5 +34,22 @@ void	 rutil_fingerprint(const uint8_t *, size_t, char *, size_t);
  * (NUL-terminated) with its length in *len, or NULL with errno set
  * (EFBIG when it is larger). */
 char	*rutil_read_file(const char *, size_t, size_t *);
+
+/* OpenSSH's rule for ssh_config, its Includes and known_hosts: owned by
+ * the caller or root and not writable by group or others.  0, or -1 with
+ * "PATH: bad owner or permissions (uid 1001, mode 0666): ..." in err. */
+int	 rutil_perm_ok(const struct stat *, const char *, char *, size_t);
+/* rutil_read_file for such a file: the rule is applied to the file that
+ * was opened; a file that breaks it gives NULL, errno EPERM and err. */
+char	*rutil_read_trusted(const char *, size_t, size_t *, char *, size_t);
+/* A private key the caller owns must not be open to group or others (any
+ * 077 bit), as ssh requires.  0, or -1 with "permissions 0644 are too
+ * open, chmod 600 it" in err (1 when it cannot be looked at: errno). */
+int	 rutil_key_perm(const char *, char *, size_t);
+/* A program that is run with the caller's rights (the probe, pushed to
+ * every node): the file and every directory from / down to it are owned
+ * by the caller or root and not writable by group or others (a sticky
+ * directory may be).  0, or -1 with the first problem in err. */
+int	 rutil_path_safe(const char *, char *, size_t);
 
 #endif

@@ -26,7 +26,8 @@
 enum sshconf_kw {
 	KW_UNKNOWN, KW_HOST, KW_MATCH, KW_INCLUDE, KW_HOSTNAME, KW_USER,
 	KW_PORT, KW_IDENTITYFILE, KW_IDENTITIESONLY, KW_CONNECTTIMEOUT,
-	KW_PROXYJUMP, KW_PROXYCOMMAND, KW_SERVERALIVEINTERVAL
+	KW_PROXYJUMP, KW_PROXYCOMMAND, KW_SERVERALIVEINTERVAL,
+	KW_USERKNOWNHOSTSFILE, KW_GLOBALKNOWNHOSTSFILE
 };
 
 static const struct {
@@ -45,6 +46,8 @@ static const struct {
 	{ "proxyjump",		KW_PROXYJUMP },
 	{ "proxycommand",	KW_PROXYCOMMAND },
 	{ "serveraliveinterval", KW_SERVERALIVEINTERVAL },
+	{ "userknownhostsfile",	KW_USERKNOWNHOSTSFILE },
+	{ "globalknownhostsfile", KW_GLOBALKNOWNHOSTSFILE },
 };
 
 enum sshconf_bkind {
@@ -303,7 +306,7 @@ sshconf_include(struct sshconf *c, long *bi, char **argv, int argc,
     int system, char *err, size_t errlen, const char *where)
 {
 	glob_t	 g;
-	char	*pat, *text;
+	char	*pat, *text, perr[512];
 	size_t	 len, j;
 	long	 parent = *bi;
 	int	 i, rc = 0, grc;
@@ -335,12 +338,18 @@ sshconf_include(struct sshconf *c, long *bi, char **argv, int argc,
 			rc = -1;
 		}
 		for (j = 0; rc == 0 && grc == 0 && j < g.gl_pathc; j++) {
-			if ((text = rutil_read_file(g.gl_pathv[j],
-			    SSHCONF_FILE_MAX, &len)) == NULL) {
+			if ((text = rutil_read_trusted(g.gl_pathv[j],
+			    SSHCONF_FILE_MAX, &len, perr, sizeof(perr))) ==
+			    NULL) {
 				if (errno == ENOENT)
 					continue;
-				snprintf(err, errlen, "%s: Include %s: %s",
-				    where, g.gl_pathv[j], strerror(errno));
+				if (errno == EPERM)
+					snprintf(err, errlen, "%s: Include %s",
+					    where, perr);
+				else
+					snprintf(err, errlen, "%s: Include "
+					    "%s: %s", where, g.gl_pathv[j],
+					    strerror(errno));
 				rc = -1;
 				break;
 			}
@@ -365,6 +374,35 @@ sshconf_intern(struct sshconf *c, const char *name)
 	c->files = xreallocarray(c->files, c->nfiles + 1, sizeof(*c->files));
 	c->files[c->nfiles] = xstrdup(name);
 	return c->files[c->nfiles++];
+}
+
+/* UserKnownHostsFile or GlobalKnownHostsFile: one or more files, kept as
+ * one value with the names on lines of their own. */
+static int
+sshconf_known_files(struct sshconf *c, long bi, enum sshconf_kw kw,
+    char **argv, int argc, const char *file, int lineno, char *err,
+    size_t errlen, const char *where)
+{
+	char	*val, *nv, bad;
+	int	 i;
+
+	val = xstrdup("");
+	for (i = 0; i < argc; i++) {
+		if (sshconf_check_tokens(argv[i], "dhinpru", &bad) != 0) {
+			snprintf(err, errlen, "%s: unknown token %%%c in %s",
+			    where, bad != '\0' ? bad : '?',
+			    kw == KW_USERKNOWNHOSTSFILE ?
+			    "UserKnownHostsFile" : "GlobalKnownHostsFile");
+			free(val);
+			return -1;
+		}
+		nv = xasprintf("%s%s%s", val, i > 0 ? "\n" : "", argv[i]);
+		free(val);
+		val = nv;
+	}
+	sshconf_add_opt(c, bi, kw, val, file, lineno);
+	free(val);
+	return 0;
 }
 
 /* One keyword line into block *bi (which Host and Match replace). */
@@ -437,6 +475,9 @@ sshconf_line(struct sshconf *c, long *bi, long parent, char *line,
 	default:
 		break;
 	}
+	if (kw == KW_USERKNOWNHOSTSFILE || kw == KW_GLOBALKNOWNHOSTSFILE)
+		return sshconf_known_files(c, *bi, kw, argv, argc, file,
+		    lineno, err, errlen, where);
 	if (argc > 1 && kw != KW_PROXYCOMMAND) {
 		snprintf(err, errlen, "%s: %s takes one argument", where,
 		    kwname);
@@ -544,10 +585,14 @@ sshconf_load(struct sshconf *c, const char *path, int system, char *err,
 	size_t	 len;
 	int	 rc;
 
-	if ((text = rutil_read_file(path, SSHCONF_FILE_MAX, &len)) == NULL) {
+	/* As ssh: a config others may change is refused, Includes too. */
+	if ((text = rutil_read_trusted(path, SSHCONF_FILE_MAX, &len, err,
+	    errlen)) == NULL) {
 		if (errno == ENOENT)
 			return 0;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (errno != EPERM)
+			snprintf(err, errlen, "%s: %s", path,
+			    strerror(errno));
 		return -1;
 	}
 	rc = sshconf_parse(c, path, text, len, system, err, errlen);
@@ -713,6 +758,33 @@ sshconf_expand(const struct sshconf *c, const char *v, const char *orig,
 	return out;
 }
 
+/* The files of a known_hosts keyword's value (names on lines of their
+ * own), expanded; "none" is no file.  *n stays -1 when val is NULL. */
+static void
+sshconf_known_expand(const struct sshconf *c, const char *val,
+    const char *host, const struct sshconf_host *h, char ***files, int *n,
+    const char *default_user)
+{
+	char	*copy, *p, *w;
+
+	*files = NULL;
+	*n = -1;
+	if (val == NULL)
+		return;
+	*n = 0;
+	copy = p = xstrdup(val);
+	while ((w = strsep(&p, "\n")) != NULL) {
+		if (*w == '\0' || strcasecmp(w, "none") == 0)
+			continue;
+		*files = xreallocarray(*files, (size_t)*n + 1,
+		    sizeof(**files));
+		(*files)[(*n)++] = sshconf_expand(c, w, host, h->hostname,
+		    h->user != NULL ? h->user : default_user,
+		    h->port != 0 ? h->port : 22);
+	}
+	free(copy);
+}
+
 int
 sshconf_lookup(const struct sshconf *c, const char *host,
     const char *default_user, struct sshconf_host *h, char *err,
@@ -721,6 +793,7 @@ sshconf_lookup(const struct sshconf *c, const char *host,
 	const struct sshconf_block	 *b;
 	const struct sshconf_opt	 *o;
 	const char			**ids = NULL, *hostname_raw = NULL;
+	const char			 *known[2] = { NULL, NULL };
 	char				 *hostname;
 	size_t				  i, j, nids = 0;
 
@@ -773,6 +846,13 @@ sshconf_lookup(const struct sshconf *c, const char *host,
 				if (h->server_alive == -1)
 					h->server_alive = atoi(o->val);
 				break;
+			case KW_USERKNOWNHOSTSFILE:
+			case KW_GLOBALKNOWNHOSTSFILE:
+				if (known[o->kw == KW_GLOBALKNOWNHOSTSFILE]
+				    == NULL)
+					known[o->kw == KW_GLOBALKNOWNHOSTSFILE]
+					    = o->val;
+				break;
 			case KW_PROXYJUMP:
 			case KW_PROXYCOMMAND:
 				if (h->proxy == NULL &&
@@ -787,6 +867,10 @@ sshconf_lookup(const struct sshconf *c, const char *host,
 		}
 	}
 	h->hostname = hostname;
+	sshconf_known_expand(c, known[0], host, h, &h->known_user,
+	    &h->nknown_user, default_user);
+	sshconf_known_expand(c, known[1], host, h, &h->known_global,
+	    &h->nknown_global, default_user);
 	for (i = 0; i < nids; i++) {
 		if (strcasecmp(ids[i], "none") == 0)
 			continue;
@@ -815,5 +899,11 @@ sshconf_host_free(struct sshconf_host *h)
 	for (i = 0; i < h->nidentity; i++)
 		free(h->identity[i]);
 	free(h->identity);
+	for (i = 0; i < h->nknown_user; i++)
+		free(h->known_user[i]);
+	free(h->known_user);
+	for (i = 0; i < h->nknown_global; i++)
+		free(h->known_global[i]);
+	free(h->known_global);
 	memset(h, 0, sizeof(*h));
 }

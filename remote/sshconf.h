@@ -3,8 +3,9 @@
  * reached the way `ssh node` would reach it: Host blocks with patterns
  * (*, ? and !negation), Match all/host/originalhost, Include, and the
  * keywords HostName, User, Port, IdentityFile, IdentitiesOnly,
- * ConnectTimeout, ServerAliveInterval, ProxyJump and ProxyCommand
- * (reported as unsupported).
+ * ConnectTimeout, ServerAliveInterval, UserKnownHostsFile,
+ * GlobalKnownHostsFile, ProxyJump and ProxyCommand (reported as
+ * unsupported).
  * As in ssh, the first value obtained for a keyword wins, except that
  * every matching IdentityFile is kept, in order.  Other keywords are
  * ignored.  Errors name the file and line: "~/.ssh/config:12: bad port
@@ -32,6 +33,10 @@ struct sshconf_host {
 	int	  server_alive;		/* ServerAliveInterval, seconds;
 					 * 0 off, -1 unset */
 	char	 *proxy;	/* "ProxyJump x" when one applies; NULL */
+	char	**known_user;	/* UserKnownHostsFile, ~ and % expanded */
+	int	  nknown_user;	/* -1 unset; 0 for "none" */
+	char	**known_global;	/* GlobalKnownHostsFile, the same */
+	int	  nknown_global;
 };
 
 /* Expansion context: the local user's home and name. */

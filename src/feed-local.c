@@ -20,6 +20,7 @@
 
 #include "feed-local.h"
 #include "log.h"
+#include "rutil.h"
 #include "xmalloc.h"
 
 #ifndef JOBTOP_LIBEXECDIR
@@ -49,6 +50,25 @@ feed_local_executable(const char *path)
 	    access(path, X_OK) == 0;
 }
 
+/*
+ * As root, a program jobtop runs (here and on every node) must be one that
+ * nobody else could have replaced: owned by root, not writable by group or
+ * others, and the same for every directory above it (OpenSSH's rule).
+ * path is returned, or NULL after freeing it with the reason in err.
+ */
+static char *
+feed_local_trusted(char *path, const char *what, char *err, size_t errsz)
+{
+	char	why[512];
+
+	if (geteuid() != 0 || rutil_path_safe(path, why, sizeof(why)) == 0)
+		return path;
+	snprintf(err, errsz, "%s %s is not safe to run as root: %s", what,
+	    path, why);
+	free(path);
+	return NULL;
+}
+
 char *
 feed_local_find_probe(char *err, size_t errsz)
 {
@@ -58,7 +78,8 @@ feed_local_find_probe(char *err, size_t errsz)
 
 	if ((env = getenv("JOBTOP_PROBE")) != NULL && *env != '\0') {
 		if (feed_local_executable(env))
-			return xstrdup(env);
+			return feed_local_trusted(xstrdup(env),
+			    "JOBTOP_PROBE", err, errsz);
 		snprintf(err, errsz, "JOBTOP_PROBE=%s is not an executable "
 		    "file", env);
 		return NULL;
@@ -70,12 +91,14 @@ feed_local_find_probe(char *err, size_t errsz)
 			slash[1] = '\0';
 			path = xasprintf("%sjobtop-probe", self);
 			if (feed_local_executable(path))
-				return path;
+				return feed_local_trusted(path, "the probe",
+				    err, errsz);
 			free(path);
 		}
 	}
 	if (feed_local_executable(JOBTOP_LIBEXECDIR "/jobtop-probe"))
-		return xstrdup(JOBTOP_LIBEXECDIR "/jobtop-probe");
+		return feed_local_trusted(xstrdup(JOBTOP_LIBEXECDIR
+		    "/jobtop-probe"), "the probe", err, errsz);
 	snprintf(err, errsz, "cannot find jobtop-probe (looked beside jobtop "
 	    "and in %s; set JOBTOP_PROBE)", JOBTOP_LIBEXECDIR);
 	return NULL;
@@ -85,23 +108,33 @@ char *
 feed_local_find_nvml(const char *probe)
 {
 	const char	*env, *slash;
-	char		*path;
+	char		*path, why[1024];
 
 	if ((env = getenv("JOBTOP_NVML")) != NULL) {
 		if (*env == '\0')
 			return NULL;
 		if (feed_local_executable(env))
-			return xstrdup(env);
-		log_warn("JOBTOP_NVML=%s is not an executable file", env);
-		return NULL;
+			path = xstrdup(env);
+		else {
+			log_warn("JOBTOP_NVML=%s is not an executable file",
+			    env);
+			return NULL;
+		}
+	} else {
+		if ((slash = strrchr(probe, '/')) == NULL)
+			return NULL;
+		path = xasprintf("%.*sjobtop-nvml", (int)(slash - probe + 1),
+		    probe);
+		if (!feed_local_executable(path)) {
+			free(path);
+			return NULL;
+		}
 	}
-	if ((slash = strrchr(probe, '/')) == NULL)
-		return NULL;
-	path = xasprintf("%.*sjobtop-nvml", (int)(slash - probe + 1), probe);
-	if (feed_local_executable(path))
-		return path;
-	free(path);
-	return NULL;
+	/* Optional: one that is not safe is left out (nvidia-smi). */
+	if ((path = feed_local_trusted(path, "the NVML helper", why,
+	    sizeof(why))) == NULL)
+		log_warn("%s; it is not used", why);
+	return path;
 }
 
 static void

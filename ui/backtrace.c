@@ -9,9 +9,17 @@
  * under timeout(1) when there is one, and brackets the output with
  * "jobtop-bt" lines (the tool, yama's ptrace_scope) that are read here
  * and not shown.
+ *
+ * A debugger parses the target's ELF and DWARF, which the process's owner
+ * controls, so it never runs as root against another user's process: as
+ * root, the child drops to the target's uid and gid (no supplementary
+ * groups) before exec, and the remote script does the same with setpriv
+ * or runuser (or refuses).  ptrace by the same uid still works where yama
+ * allows it.  eu-stack, the smaller parser, is preferred to gdb.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +45,7 @@ struct backtrace {
 	uint64_t	 deadline;
 	int		 done;
 	int		 killed;
+	long		 as_uid;	/* dropped to this uid, -1 not */
 	char		*buf;
 	size_t		 len;
 	char		 status[400];
@@ -65,26 +74,63 @@ backtrace_which(const char *name)
 	return NULL;
 }
 
+/* The real uid and gid of a process: 0, or -1 when it is gone. */
+static int
+backtrace_owner(pid_t pid, uid_t *uid, gid_t *gid)
+{
+	char		 path[64], line[256];
+	FILE		*f;
+	unsigned long	 v;
+	int		 got = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (got != 3 && fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "Uid: %lu", &v) == 1) {
+			*uid = (uid_t)v;
+			got |= 1;
+		} else if (sscanf(line, "Gid: %lu", &v) == 1) {
+			*gid = (gid_t)v;
+			got |= 2;
+		}
+	}
+	fclose(f);
+	return got == 3 ? 0 : -1;
+}
+
 struct backtrace *
 backtrace_start(pid_t pid, uint64_t now, char *err, size_t errsz)
 {
 	struct backtrace	*bt;
 	char			*tool, pidbuf[32], *argv[12];
-	int			 p[2], devnull, k = 0;
+	int			 p[2], devnull, k = 0, drop = 0;
 	pid_t			 child;
+	uid_t			 uid = 0;
+	gid_t			 gid = 0;
 	static char		 a_batch[] = "-batch", a_nx[] = "-nx",
 				 a_p[] = "-p", a_ex[] = "-ex",
 				 a_bt[] = "thread apply all bt",
 				 a_q[] = "-q";
-	const char		*name = "gdb";
+	static const char	 nodrop[] = "jobtop: cannot become the "
+				    "process's owner\n";
+	const char		*name = "eu-stack";
 
-	if ((tool = backtrace_which("gdb")) == NULL) {
-		name = "eu-stack";
-		if ((tool = backtrace_which("eu-stack")) == NULL) {
+	if ((tool = backtrace_which("eu-stack")) == NULL) {
+		name = "gdb";
+		if ((tool = backtrace_which("gdb")) == NULL) {
 			snprintf(err, errsz, "no gdb or eu-stack in PATH: "
 			    "install one for user-space backtraces");
 			return NULL;
 		}
+	}
+	if (geteuid() == 0) {
+		if (backtrace_owner(pid, &uid, &gid) != 0) {
+			snprintf(err, errsz, "pid %ld is gone", (long)pid);
+			free(tool);
+			return NULL;
+		}
+		drop = uid != 0;
 	}
 	snprintf(pidbuf, sizeof(pidbuf), "%ld", (long)pid);
 	argv[k++] = tool;
@@ -122,6 +168,14 @@ backtrace_start(pid_t pid, uint64_t now, char *err, size_t errsz)
 		dup2(p[1], STDOUT_FILENO);
 		dup2(p[1], STDERR_FILENO);
 		signal(SIGPIPE, SIG_DFL);
+		if (drop && (setgroups(0, NULL) != 0 ||
+		    setresgid(gid, gid, gid) != 0 ||
+		    setresuid(uid, uid, uid) != 0)) {
+			if (write(STDERR_FILENO, nodrop, sizeof(nodrop) - 1) <
+			    0)
+				_exit(126);
+			_exit(126);
+		}
 		execv(tool, argv);
 		_exit(127);
 	}
@@ -133,6 +187,7 @@ backtrace_start(pid_t pid, uint64_t now, char *err, size_t errsz)
 	bt->child = child;
 	bt->fd = p[0];
 	bt->tool = name;
+	bt->as_uid = drop ? (long)uid : -1;
 	bt->deadline = now + BACKTRACE_TIMEOUT_MS;
 	bt->buf = xmalloc(BACKTRACE_OUTPUT_MAX + 1);
 	bt->buf[0] = '\0';
@@ -147,14 +202,30 @@ backtrace_start_remote(struct rsess *s, const char *node, pid_t pid,
 	struct rsess_exec	*rx;
 	char			*cmd;
 
-	/* The pid is the node's (its probe read it there). */
+	/* The pid is the node's (its probe read it there).  As root, the
+	 * debugger runs as the process's owner (setpriv, else runuser), or
+	 * not at all. */
 	cmd = xasprintf("exec /bin/sh -c '"
 	    "p=%ld; "
-	    "if command -v gdb >/dev/null 2>&1; then echo \"" BT_MARK "gdb\"; "
-	    "set -- gdb -q -batch -nx -p $p -ex \"thread apply all bt\"; "
-	    "elif command -v eu-stack >/dev/null 2>&1; then "
+	    "if command -v eu-stack >/dev/null 2>&1; then "
 	    "echo \"" BT_MARK "eu-stack\"; set -- eu-stack -p $p; "
+	    "elif command -v gdb >/dev/null 2>&1; then echo \"" BT_MARK "gdb\"; "
+	    "set -- gdb -q -batch -nx -p $p -ex \"thread apply all bt\"; "
 	    "else echo \"" BT_MARK "none\"; exit 127; fi; "
+	    "if [ \"$(id -u)\" = 0 ]; then u=; g=; "
+	    "[ -r /proc/$p/status ] && while read -r k a b; do "
+	    "case $k in Uid:) u=$a;; Gid:) g=$a;; esac; "
+	    "done </proc/$p/status; "
+	    "if [ -z \"$u\" ] || [ -z \"$g\" ]; then "
+	    "echo \"" BT_MARK "gone\"; exit 3; fi; "
+	    "if [ \"$u\" != 0 ]; then "
+	    "if command -v setpriv >/dev/null 2>&1; then "
+	    "set -- setpriv --reuid=$u --regid=$g --clear-groups \"$@\"; "
+	    "elif command -v runuser >/dev/null 2>&1 && "
+	    "n=$(id -nu $u 2>/dev/null); then "
+	    "set -- runuser -u \"$n\" -- \"$@\"; "
+	    "else echo \"" BT_MARK "nodrop $u\"; exit 126; fi; "
+	    "echo \"" BT_MARK "as $u\"; fi; fi; "
 	    "if command -v timeout >/dev/null 2>&1; then "
 	    "set -- timeout -k 2 %d \"$@\"; fi; "
 	    "\"$@\" </dev/null 2>&1; s=$?; "
@@ -173,6 +244,7 @@ backtrace_start_remote(struct rsess *s, const char *node, pid_t pid,
 	snprintf(bt->toolname, sizeof(bt->toolname), "debugger");
 	bt->tool = bt->toolname;
 	bt->target = pid;
+	bt->as_uid = -1;
 	bt->child = -1;
 	bt->fd = -1;
 	bt->deadline = now + BACKTRACE_TIMEOUT_MS;
@@ -196,7 +268,12 @@ backtrace_why_refused(struct backtrace *bt, const char *where, int scope)
 {
 	char	tail[200];
 
-	if (scope > 0)
+	if (scope > 0 && bt->as_uid >= 0)
+		snprintf(tail, sizeof(tail), "kernel.yama.ptrace_scope is %d "
+		    "%s, and the debugger runs as the process's owner, uid "
+		    "%ld; 0 lets it trace", scope, bt->rx != NULL ? "there" :
+		    "here", bt->as_uid);
+	else if (scope > 0)
 		snprintf(tail, sizeof(tail), "kernel.yama.ptrace_scope is %d "
 		    "%s; 0 lets a user trace their own processes, or run "
 		    "jobtop as root", scope, bt->rx != NULL ? "there" : "here");
@@ -208,13 +285,25 @@ backtrace_why_refused(struct backtrace *bt, const char *where, int scope)
 	    tail);
 }
 
+/* Say whose rights the debugger had, when not the monitor's. */
+static void
+backtrace_as(struct backtrace *bt)
+{
+	size_t	n = strlen(bt->status);
+
+	if (bt->as_uid >= 0 && n + 1 < sizeof(bt->status))
+		snprintf(bt->status + n, sizeof(bt->status) - n, ", as uid "
+		    "%ld (the process's owner)", bt->as_uid);
+}
+
 /* A remote backtrace ended: keep the debugger's lines, read the marks. */
 static void
 backtrace_remote_end(struct backtrace *bt)
 {
 	const char	*p, *nl, *out, *err, *why;
 	size_t		 n, len, errlen;
-	int		 scope = -1, none = 0, st;
+	int		 scope = -1, none = 0, gone = 0, st;
+	long		 nodrop = -1;
 	char		 where[80];
 
 	out = rsess_exec_out(bt->rx, &len);
@@ -229,6 +318,12 @@ backtrace_remote_end(struct backtrace *bt)
 			n -= strlen(BT_MARK);
 			if (n == 4 && memcmp(p, "none", 4) == 0)
 				none = 1;
+			else if (n == 4 && memcmp(p, "gone", 4) == 0)
+				gone = 1;
+			else if (n > 3 && memcmp(p, "as ", 3) == 0)
+				bt->as_uid = strtol(p + 3, NULL, 10);
+			else if (n > 7 && memcmp(p, "nodrop ", 7) == 0)
+				nodrop = strtol(p + 7, NULL, 10);
 			else if (n > 13 && memcmp(p, "ptrace_scope ", 13) == 0)
 				scope = atoi(p + 13);
 			else if (n < sizeof(bt->toolname))
@@ -256,6 +351,14 @@ backtrace_remote_end(struct backtrace *bt)
 		snprintf(bt->status, sizeof(bt->status), "no gdb or eu-stack "
 		    "on %s: install one there for user-space backtraces",
 		    bt->node);
+	else if (gone)
+		snprintf(bt->status, sizeof(bt->status), "pid %ld is gone on "
+		    "%s", (long)bt->target, bt->node);
+	else if (nodrop >= 0)
+		snprintf(bt->status, sizeof(bt->status), "%s%s not run: it "
+		    "would run as root, and neither setpriv nor runuser can "
+		    "make it run as uid %ld, the process's owner", bt->tool,
+		    where, nodrop);
 	else if (*why != '\0')
 		snprintf(bt->status, sizeof(bt->status), "%s%s: %s", bt->tool,
 		    where, why);
@@ -267,6 +370,7 @@ backtrace_remote_end(struct backtrace *bt)
 	else
 		snprintf(bt->status, sizeof(bt->status), "%s%s exited with "
 		    "status %d", bt->tool, where, st);
+	backtrace_as(bt);
 	bt->done = 1;
 }
 
@@ -365,6 +469,12 @@ backtrace_check(struct backtrace *bt, uint64_t now)
 			else if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
 				snprintf(bt->status, sizeof(bt->status),
 				    "%s could not be run", bt->tool);
+			else if (WIFEXITED(st) && WEXITSTATUS(st) == 126 &&
+			    bt->as_uid >= 0)
+				snprintf(bt->status, sizeof(bt->status),
+				    "%s not run: it cannot run as uid %ld, "
+				    "the process's owner", bt->tool,
+				    bt->as_uid);
 			else if (WIFEXITED(st) && (backtrace_read(bt),
 			    backtrace_refused(bt->buf)))
 				backtrace_why_refused(bt, "",
@@ -377,6 +487,8 @@ backtrace_check(struct backtrace *bt, uint64_t now)
 				snprintf(bt->status, sizeof(bt->status),
 				    "%s killed by signal %d", bt->tool,
 				    WTERMSIG(st));
+			if (!(WIFEXITED(st) && WEXITSTATUS(st) == 126))
+				backtrace_as(bt);
 		}
 	}
 	if (bt->child < 0 && bt->fd >= 0)

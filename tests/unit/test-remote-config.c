@@ -7,6 +7,7 @@
  * appending); base64, fingerprints, passphrase detection, SHA-256; the
  * push scripts' output and decisions; the state table.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include <libssh2.h>
 
+#include "feed-local.h"
 #include "harness.h"
 #include "hostkey.h"
 #include "rconf.h"
@@ -159,6 +161,204 @@ test_config_lookup(void)
 	CHECK(h.user == NULL && h.port == 0 && h.nidentity == 0);
 	sshconf_host_free(&h);
 	sshconf_free(c);
+}
+
+/* UserKnownHostsFile and GlobalKnownHostsFile: lists, ~ and %-tokens,
+ * "none", the first value wins; the rconf reads each set of files once
+ * and appends to the first user file. */
+static void
+test_config_known_files(void)
+{
+	static const char text[] =
+	    "Host a*\n"
+	    "  UserKnownHostsFile ~/.ssh/kh_%h \"/etc/kh two\"\n"
+	    "  GlobalKnownHostsFile none\n"
+	    "Host b*\n"
+	    "  UserKnownHostsFile none\n"
+	    "Host *\n"
+	    "  UserKnownHostsFile /never/used\n";
+	struct sshconf		*c;
+	struct sshconf_host	 h;
+	struct rconf		 rc;
+	struct hostkeys		*hk1, *hk2, *hk3;
+	const char		*app, *kerr;
+	char			 err[256], path[256];
+	uint8_t			 a[128];
+	size_t			 la;
+	char			*one[1];
+
+	c = sshconf_new("/home/me", "me", 0);
+	CHECK_INT(parse(c, text, err, sizeof(err)), 0);
+	CHECK_INT(sshconf_lookup(c, "a1", "me", &h, err, sizeof(err)), 0);
+	CHECK_INT(h.nknown_user, 2);
+	if (h.nknown_user == 2) {
+		CHECK_STR(h.known_user[0], "/home/me/.ssh/kh_a1");
+		CHECK_STR(h.known_user[1], "/etc/kh two");
+	}
+	CHECK_INT(h.nknown_global, 0);
+	sshconf_host_free(&h);
+	CHECK_INT(sshconf_lookup(c, "b1", "me", &h, err, sizeof(err)), 0);
+	CHECK_INT(h.nknown_user, 0);
+	CHECK_INT(h.nknown_global, -1);
+	sshconf_host_free(&h);
+	sshconf_free(c);
+	c = sshconf_new("/home/me", "me", 0);
+	CHECK_INT(sshconf_lookup(c, "x", "me", &h, err, sizeof(err)), 0);
+	CHECK(h.nknown_user == -1 && h.nknown_global == -1);
+	sshconf_host_free(&h);
+	CHECK_INT(parse(c, "UserKnownHostsFile ~/%k\n", err, sizeof(err)),
+	    -1);
+	CHECK_STR(err, "cfg:1: unknown token %k in UserKnownHostsFile");
+	sshconf_free(c);
+
+	/* The rconf's sets: the default, one read per set, the append
+	 * target. */
+	la = blob(KEY_A, a, sizeof(a));
+	put("kh_user", "n1 ssh-ed25519 " KEY_A "\n");
+	put("kh_main", "");
+	put("rc_probe", "");
+	{
+		static const uint8_t elf64[20] = { 0x7f, 'E', 'L', 'F', 2, 1,
+		    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 62, 0 };
+		FILE	*f;
+
+		snprintf(path, sizeof(path), "%s/rc_probe", tmp);
+		f = fopen(path, "w");
+		fwrite(elf64, 1, sizeof(elf64), f);
+		fclose(f);
+	}
+	rconf_init(&rc);
+	rc.probe_path = strdup(path);
+	free(rc.ssh_config);
+	rc.ssh_config = NULL;
+	free(rc.ssh_config_sys);
+	rc.ssh_config_sys = NULL;
+	free(rc.known_hosts);
+	snprintf(path, sizeof(path), "%s/kh_main", tmp);
+	rc.known_hosts = strdup(path);
+	free(rc.known_hosts_sys);
+	rc.known_hosts_sys = NULL;
+	CHECK_INT(rconf_ready(&rc, err, sizeof(err)), 0);
+	hk1 = rconf_hostkeys_for(&rc, NULL, -1, NULL, -1, &app, &kerr);
+	CHECK(hk1 == rconf_hostkeys(&rc) && app != NULL &&
+	    strcmp(app, path) == 0);
+	CHECK_INT(hostkeys_check(hk1, "n1", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	snprintf(path, sizeof(path), "%s/kh_user", tmp);
+	one[0] = path;
+	hk2 = rconf_hostkeys_for(&rc, one, 1, NULL, -1, &app, &kerr);
+	CHECK(hk2 != hk1 && app != NULL && strcmp(app, path) == 0);
+	CHECK_INT(hostkeys_check(hk2, "n1", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	CHECK(rconf_hostkeys_for(&rc, one, 1, NULL, -1, &app, &kerr) == hk2);
+	hk3 = rconf_hostkeys_for(&rc, NULL, 0, one, 1, &app, &kerr);
+	CHECK(hk3 != hk2 && app == NULL);	/* UserKnownHostsFile none */
+	CHECK_INT(hostkeys_check(hk3, "n1", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	rconf_free(&rc);
+}
+
+/* OpenSSH's owner and mode rules: ssh_config (and its Includes) and
+ * known_hosts writable by others are refused, a private key readable by
+ * others is, and, as root, a program under a directory others may write
+ * to (unless sticky). */
+static void
+test_perms(void)
+{
+	struct sshconf	*c;
+	struct hostkeys	*hk;
+	char		 path[256], err[512], want[512], *text;
+	size_t		 len;
+	int		 skipped;
+
+	put("perm_cfg", "Host x\n  Port 2\n");
+	snprintf(path, sizeof(path), "%s/perm_cfg", tmp);
+	CHECK(chmod(path, 0644) == 0);
+	c = sshconf_new(tmp, "me", 0);
+	CHECK_INT(sshconf_load(c, path, 0, err, sizeof(err)), 0);
+	CHECK(chmod(path, 0666) == 0);
+	CHECK_INT(sshconf_load(c, path, 0, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s: bad owner or permissions (uid %lu, "
+	    "mode 0666): it must be yours or root's, and writable by nobody "
+	    "else", path, (unsigned long)getuid());
+	CHECK_STR(err, want);
+	CHECK(chmod(path, 0620) == 0);		/* group-writable */
+	CHECK_INT(sshconf_load(c, path, 0, err, sizeof(err)), -1);
+	/* An Include of such a file is refused with the line naming it. */
+	CHECK(chmod(path, 0666) == 0);
+	put("perm_top", "Include perm_cfg\n");
+	snprintf(path, sizeof(path), "%s/perm_top", tmp);
+	CHECK_INT(sshconf_load(c, path, 1, err, sizeof(err)), 0);
+	sshconf_free(c);
+	c = sshconf_new(tmp, "me", 0);
+	snprintf(want, sizeof(want), "Include %s/perm_cfg\n", tmp);
+	put("perm_top", want);
+	CHECK_INT(sshconf_load(c, path, 0, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s:1: Include %s/perm_cfg: bad owner "
+	    "or permissions", path, tmp);
+	CHECK(strncmp(err, want, strlen(want)) == 0);
+	sshconf_free(c);
+
+	/* known_hosts */
+	put("perm_kh", "n1 ssh-ed25519 " KEY_A "\n");
+	snprintf(path, sizeof(path), "%s/perm_kh", tmp);
+	CHECK(chmod(path, 0602) == 0);
+	hk = hostkeys_new();
+	CHECK_INT(hostkeys_load(hk, path, &skipped, err, sizeof(err)), -1);
+	CHECK_INT(errno, EPERM);
+	CHECK(strstr(err, "mode 0602") != NULL);
+	CHECK(chmod(path, 0644) == 0);
+	CHECK_INT(hostkeys_load(hk, path, &skipped, err, sizeof(err)), 1);
+	hostkeys_free(hk);
+	CHECK((text = rutil_read_trusted(path, 100, &len, err,
+	    sizeof(err))) != NULL);
+	free(text);
+
+	/* Private keys: 0600 and 0400 do, 0640 and 0644 do not. */
+	CHECK(chmod(path, 0600) == 0);
+	CHECK_INT(rutil_key_perm(path, err, sizeof(err)), 0);
+	CHECK(chmod(path, 0400) == 0);
+	CHECK_INT(rutil_key_perm(path, err, sizeof(err)), 0);
+	CHECK(chmod(path, 0640) == 0);
+	CHECK_INT(rutil_key_perm(path, err, sizeof(err)), -1);
+	CHECK(chmod(path, 0644) == 0);
+	CHECK_INT(rutil_key_perm(path, err, sizeof(err)), -1);
+	CHECK_STR(err, "permissions 0644 are too open, chmod 600 it");
+	snprintf(want, sizeof(want), "%s/nothing", tmp);
+	CHECK_INT(rutil_key_perm(want, err, sizeof(err)), 1);
+
+	/* A program and the directories above it. */
+	snprintf(want, sizeof(want), "mkdir -p '%s/pd/sub' && chmod 755 "
+	    "'%s/pd' '%s/pd/sub' && : > '%s/pd/sub/prog' && chmod 755 "
+	    "'%s/pd/sub/prog'", tmp, tmp, tmp, tmp, tmp);
+	CHECK_INT(system(want), 0);
+	snprintf(path, sizeof(path), "%s/pd/sub/prog", tmp);
+	CHECK_INT(rutil_path_safe(path, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "%s/pd", tmp);
+	CHECK(chmod(want, 0775) == 0);
+	CHECK_INT(rutil_path_safe(path, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s/pd is writable by group or others "
+	    "(mode 0775)", tmp);
+	CHECK_STR(err, want);
+	snprintf(want, sizeof(want), "%s/pd", tmp);
+	CHECK(chmod(want, 01777) == 0);		/* sticky */
+	CHECK_INT(rutil_path_safe(path, err, sizeof(err)), 0);
+	CHECK(chmod(want, 0755) == 0);
+	CHECK(chmod(path, 0757) == 0);
+	CHECK_INT(rutil_path_safe(path, err, sizeof(err)), -1);
+	CHECK(chmod(path, 0755) == 0);
+	if (geteuid() == 0) {
+		CHECK(chown(path, 65534, 65534) == 0);
+		CHECK_INT(rutil_path_safe(path, err, sizeof(err)), -1);
+		snprintf(want, sizeof(want), "%s is owned by uid 65534, "
+		    "neither root nor you", path);
+		CHECK_STR(err, want);
+		/* The probe finder says so too (JOBTOP_PROBE). */
+		setenv("JOBTOP_PROBE", path, 1);
+		CHECK(feed_local_find_probe(err, sizeof(err)) == NULL);
+		CHECK(strstr(err, "is not safe to run as root: ") != NULL);
+		unsetenv("JOBTOP_PROBE");
+	}
 }
 
 static void
@@ -309,7 +509,7 @@ test_hostkeys(void)
 	    "# known hosts\n"
 	    "@cert-authority *.example ssh-ed25519 %s\n"
 	    "strange-host sk-ssh-ed25519@openssh.com AAAAGnNrLXNzaC1lZDI1\n"
-	    "node1,node1.example ssh-ed25519 %s\n"
+	    "node1,node1.example,n1 ssh-ed25519 %s\n"
 	    "[node2]:2222 ssh-ed25519 %s\n"
 	    "node4 ecdsa-sha2-nistp256 %s\n"
 	    HASHED_7 " ssh-ed25519 %s\n"
@@ -319,8 +519,8 @@ test_hostkeys(void)
 	put("known_hosts", text);
 	snprintf(path, sizeof(path), "%s/known_hosts", tmp);
 	hk = hostkeys_new();
-	CHECK_INT(hostkeys_load(hk, path, &skipped), 7);
-	CHECK_INT(skipped, 1);
+	CHECK_INT(hostkeys_load(hk, path, &skipped, err, sizeof(err)), 8);
+	CHECK_INT(skipped, 0);
 
 	CHECK_INT(hostkeys_check(hk, "node1", 22, a, la,
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
@@ -339,6 +539,9 @@ test_hostkeys(void)
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
 	CHECK_INT(hostkeys_check(hk, "node9", 22, a, la,
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	/* A name of two characters (libssh2 1.10 never matches one). */
+	CHECK_INT(hostkeys_check(hk, "n1", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
 	/* The ecdsa key for node4 now offered for node1: changed. */
 	CHECK_INT(hostkeys_check(hk, "node1", 22, cc, lc,
 	    LIBSSH2_HOSTKEY_TYPE_ECDSA_256), HK_CHANGED);
@@ -378,7 +581,7 @@ test_hostkeys(void)
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
 	hostkeys_free(hk);
 	hk = hostkeys_new();
-	CHECK_INT(hostkeys_load(hk, path, &skipped), 2);
+	CHECK_INT(hostkeys_load(hk, path, &skipped, err, sizeof(err)), 2);
 	CHECK_INT(hostkeys_check(hk, "node5", 2200, a, la,
 	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
 	{
@@ -402,7 +605,69 @@ test_hostkeys(void)
 	    LIBSSH2_HOSTKEY_TYPE_ED25519, err, sizeof(err)), -1);
 	CHECK(strstr(err, "No such file or directory") != NULL);
 	snprintf(path, sizeof(path), "%s/missing", tmp);
-	CHECK_INT(hostkeys_load(hk, path, &skipped), -1);
+	CHECK_INT(hostkeys_load(hk, path, &skipped, err, sizeof(err)), -1);
+	hostkeys_free(hk);
+
+	/* Patterns, negation and a certificate authority, as ssh matches
+	 * them: a covered host with another key is changed, not new; a
+	 * host only a CA covers is neither known nor new. */
+	snprintf(text, sizeof(text),
+	    "*.cluster,!bad.cluster ssh-ed25519 %s\n"
+	    "[127.0.0.1]:* ssh-ed25519 %s\n"
+	    "gpu?? ecdsa-sha2-nistp256 %s\n"
+	    "@cert-authority *.example,!free.example ssh-ed25519 %s\n"
+	    "@cert-authority\n",
+	    KEY_A, KEY_A, KEY_C, KEY_B);
+	put("kh3", text);
+	snprintf(path, sizeof(path), "%s/kh3", tmp);
+	hk = hostkeys_new();
+	CHECK_INT(hostkeys_load(hk, path, &skipped, err, sizeof(err)), 4);
+	CHECK_INT(skipped, 1);
+	memcpy(cc, a, la);
+	cc[la - 1] ^= 1;	/* another ed25519 key */
+	CHECK_INT(hostkeys_check(hk, "n1.cluster", 22, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	CHECK_INT(hostkeys_check(hk, "N1.Cluster", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_CHANGED);
+	CHECK_INT(hostkeys_check(hk, "bad.cluster", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	CHECK_INT(hostkeys_check(hk, "127.0.0.1", 22777, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_CHANGED);
+	CHECK_INT(hostkeys_check(hk, "127.0.0.1", 22777, a, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
+	CHECK_INT(hostkeys_check(hk, "127.0.0.1", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	/* gpu12 known as ecdsa by a pattern: ed25519 is a change. */
+	CHECK_INT(hostkeys_check(hk, "gpu12", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_CHANGED);
+	CHECK_INT(hostkeys_check(hk, "gpu123", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	CHECK_INT(hostkeys_known_types(hk, "gpu12", 22),
+	    1u << LIBSSH2_HOSTKEY_TYPE_ECDSA_256);
+	CHECK_INT(hostkeys_known_types(hk, "x.cluster", 22),
+	    1u << LIBSSH2_HOSTKEY_TYPE_ED25519);
+	CHECK_INT(hostkeys_check(hk, "n1.example", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_CA);
+	CHECK_INT(hostkeys_check(hk, "free.example", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_UNKNOWN);
+	/* Keys are compared as bytes: base64 without its padding too. */
+	{
+		char	unpadded[sizeof(KEY_C)];
+
+		snprintf(unpadded, sizeof(unpadded), "%s", KEY_C);
+		unpadded[strcspn(unpadded, "=")] = '\0';
+		snprintf(text, sizeof(text), "up?.x ecdsa-sha2-nistp256 %s\n",
+		    unpadded);
+		CHECK_INT(hostkeys_parse(hk, text, &skipped), 1);
+		lc = blob(KEY_C, cc + 128, 128);
+		CHECK_INT(hostkeys_check(hk, "up1.x", 22, cc + 128, lc,
+		    LIBSSH2_HOSTKEY_TYPE_ECDSA_256), HK_MATCH);
+	}
+	/* A plain line for the host still counts, CA or not. */
+	CHECK_INT(hostkeys_add(hk, path, "n1.example", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519, err, sizeof(err)), 0);
+	CHECK_INT(hostkeys_check(hk, "n1.example", 22, cc, la,
+	    LIBSSH2_HOSTKEY_TYPE_ED25519), HK_MATCH);
 	hostkeys_free(hk);
 
 	hostkeys_name("n", 22, text, sizeof(text));
@@ -569,9 +834,9 @@ test_push(void)
 	    sizeof(why)), RP_CACHED);
 	CHECK_INT(rpush_decide(&r, "x86_64", 1001, hash, "d", why,
 	    sizeof(why)), RP_UPLOAD);
-	r.hash[0] = '\0';	/* no sha256sum on the node: size decides */
+	r.hash[0] = '\0';	/* no hash tool on the node: upload again */
 	CHECK_INT(rpush_decide(&r, "x86_64", 1000, hash, "d", why,
-	    sizeof(why)), RP_CACHED);
+	    sizeof(why)), RP_UPLOAD);
 	CHECK_INT(rpush_decide(&r, "aarch64", 1000, hash, "d", why,
 	    sizeof(why)), RP_ARCH);
 	CHECK_STR(why, "node is x86_64, probe is aarch64");
@@ -592,26 +857,46 @@ test_push(void)
 	rpush_parse("upload 10 \n", 11, &r);
 	CHECK(r.file == 1 && r.upload && r.size == 10 && r.hash[0] == '\0');
 
+	/* The probe runs as ./name in the directory entered with cd -P. */
 	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5, 0,
 	    NULL);
-	CHECK_STR(cmd, "exec /bin/sh -c 'echo \"jobtop-probe-pid $$\" >&2; "
-	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
-	    "--job \"42_1\"'");
+	CHECK(strncmp(cmd, "exec /bin/sh -c '", 17) == 0);
+	CHECK(strstr(cmd, "cd -P -- \".cache/jobtop\" && [ -O . ] && pv && "
+	    "w=$(sp); then") != NULL);
+	CHECK(strstr(cmd, "exec \"./jobtop-probe-x\" --interval 0.500 "
+	    "--job \"42_1\"; fi; ") != NULL);
+	CHECK_INT(count(cmd, '\''), 2);
+	CHECK_INT(count(cmd, '\n'), 0);
 	free(cmd);
 	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5,
 	    120, "jobtop-nvml-y");
-	CHECK_STR(cmd, "exec /bin/sh -c 'echo \"jobtop-probe-pid $$\" >&2; "
-	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
-	    "--watchdog 120 "
-	    "--nvml \".cache/jobtop/jobtop-nvml-y\" --job \"42_1\"'");
+	CHECK(strstr(cmd, "exec \"./jobtop-probe-x\" --interval 0.500 "
+	    "--watchdog 120 --nvml \"./jobtop-nvml-y\" --job \"42_1\"; fi") !=
+	    NULL);
+	CHECK_INT(count(cmd, '\''), 2);
+	free(cmd);
+	cmd = rpush_fast_cmd(".cache/jobtop", "jobtop-probe-x", 5, hash, NULL,
+	    1, 0, "jobtop-nvml-y", 6, hash);
+	CHECK(strstr(cmd, "cd -P -- \".cache/jobtop\"") != NULL);
+	CHECK(strstr(cmd, "ok \"./jobtop-nvml-y\" 6 ") != NULL);
+	CHECK(strstr(cmd, "exec \"./jobtop-probe-x\"") != NULL);
+	CHECK(strstr(cmd, "[ -z \"$h\" ]") == NULL);	/* a hash or nothing */
+	CHECK_INT(count(cmd, '\''), 2);
+	CHECK_INT(count(cmd, '\n'), 0);
+	free(cmd);
+	cmd = rpush_upload_cmd(".cache/jobtop", ".t.tmp");
+	CHECK_INT(count(cmd, '\''), 2);
+	CHECK(strstr(cmd, "cd -P -- \".cache/jobtop\" && [ -O . ] && "
+	    "cat > \"./.t.tmp\"") != NULL);
 	free(cmd);
 	/* The NVML helper's line: cached only with its size and hash. */
 	snprintf(out, sizeof(out), "arch x86_64\ndir ok\nhelper 20 \nfile none\n");
 	rpush_parse(out, strlen(out), &r);
 	CHECK(r.helper == 1 && r.hsize == 20 && r.hhash[0] == '\0');
+	CHECK(!rpush_helper_cached(&r, 20, hash));	/* no hash: push */
+	memcpy(r.hhash, hash, 65);
 	CHECK(rpush_helper_cached(&r, 20, hash));
 	CHECK(!rpush_helper_cached(&r, 21, hash));
-	memcpy(r.hhash, hash, 65);
 	r.hhash[0] = r.hhash[0] == 'a' ? 'b' : 'a';
 	CHECK(!rpush_helper_cached(&r, 20, hash));
 	snprintf(out, sizeof(out), "arch x86_64\ndir ok\nhelper none\nfile none\n");
@@ -713,6 +998,179 @@ test_push_script(void)
 	CHECK_INT(r.killed, pid);
 	CHECK(waitpid(pid, &wst, 0) == pid && WIFSIGNALED(wst) &&
 	    WTERMSIG(wst) == SIGTERM);
+}
+
+/* Run a shell command in dir with PATH led by pathdir (when not NULL);
+ * its output into out, its exit status returned. */
+static int
+sh_out(const char *dir, const char *pathdir, const char *script, char *out,
+    size_t size)
+{
+	char	*cmd;
+	FILE	*f;
+	size_t	 n;
+	int	 st;
+
+	if (asprintf(&cmd, "cd '%s' && %s%s%s%s 2>&1", dir,
+	    pathdir != NULL ? "PATH='" : "", pathdir != NULL ? pathdir : "",
+	    pathdir != NULL ? "':\"$PATH\" " : "", script) < 0)
+		exit(1);
+	if ((f = popen(cmd, "r")) == NULL)
+		exit(1);
+	free(cmd);
+	n = fread(out, 1, size - 1, f);
+	out[n] = '\0';
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/*
+ * The cache is entered with cd -P, checked from / down, and its files run
+ * as ./name: a cache under a group-writable directory is refused by the
+ * check, the fast path and the exec; a sticky one is fine; a directory
+ * swapped for another one while the script runs (the review's race, made
+ * certain here by an ls that swaps on its first call) does not change
+ * what runs; a node without any hash tool never counts as cached.
+ */
+static void
+test_push_safe_path(void)
+{
+	static const char real[] = "#!/bin/sh\necho \"REAL $0 $(pwd -P)\"\n";
+	static const char evil[] = "#!/bin/sh\necho \"EVIL $0 $(pwd -P)\"\n";
+	struct rpush_report	 r;
+	char			 home[128], bin[128], bare[128], path[256];
+	char			 out[2048], hash[65], why[256], *c;
+	const char		*ls;
+	int			 rc;
+
+	ls = access("/bin/ls", X_OK) == 0 ? "/bin/ls" : "/usr/bin/ls";
+	snprintf(home, sizeof(home), "%s/sp-home", tmp);
+	snprintf(bin, sizeof(bin), "%s/sp-bin", tmp);
+	snprintf(bare, sizeof(bare), "%s/sp-bare", tmp);
+	snprintf(out, sizeof(out), "mkdir -p '%s' '%s' '%s' && chmod 755 '%s'",
+	    home, bin, bare, home);
+	CHECK_INT(system(out), 0);
+	c = rpush_check_cmd("cache/jobtop", "jobtop-probe-x", "x86_64", 0,
+	    NULL);
+	rc = sh_out(home, NULL, c, out, sizeof(out));
+	rpush_parse(out, strlen(out), &r);
+	if (strcmp(r.arch, "x86_64") != 0) {
+		free(c);
+		return;		/* another machine: nothing more to see */
+	}
+	CHECK_STR(r.dir, "ok");
+	snprintf(path, sizeof(path), "%s/cache/jobtop/jobtop-probe-x", home);
+	snprintf(out, sizeof(out), "%s/sp-probe", tmp);
+	put("sp-probe", real);
+	CHECK(rename(out, path) == 0 && chmod(path, 0700) == 0);
+	sha256_hex(real, strlen(real), hash);
+
+	/* Cached: the check sees the hash; the fast path runs ./name in
+	 * the physical directory. */
+	rc = sh_out(home, NULL, c, out, sizeof(out));
+	rpush_parse(out, strlen(out), &r);
+	CHECK_STR(r.hash, hash);
+	CHECK_INT(rpush_decide(&r, "x86_64", strlen(real), hash, "d", why,
+	    sizeof(why)), RP_CACHED);
+	{
+		char	*fast, want[256];
+
+		fast = rpush_fast_cmd("cache/jobtop", "jobtop-probe-x",
+		    strlen(real), hash, NULL, 1, 0, NULL, 0, NULL);
+		rc = sh_out(home, NULL, fast, out, sizeof(out));
+		CHECK_INT(rc, 0);
+		snprintf(want, sizeof(want), "REAL ./jobtop-probe-x %s/cache/"
+		    "jobtop\n", home);
+		CHECK(strstr(out, want) != NULL);
+
+		/* A group-writable directory above: refused everywhere. */
+		snprintf(path, sizeof(path), "%s/cache", home);
+		CHECK(chmod(path, 0775) == 0);
+		rc = sh_out(home, NULL, c, out, sizeof(out));
+		rpush_parse(out, strlen(out), &r);
+		snprintf(want, sizeof(want), "is in an unsafe place: %s/cache "
+		    "is writable by group or others", home);
+		CHECK_STR(r.dir, want);
+		CHECK_INT(rpush_decide(&r, "x86_64", strlen(real), hash,
+		    "cache/jobtop", why, sizeof(why)), RP_DIR);
+		rc = sh_out(home, NULL, fast, out, sizeof(out));
+		CHECK_INT(rc, RPUSH_NOT_CACHED_STATUS);
+		CHECK(strstr(out, "REAL") == NULL);
+		{
+			char	*ex;
+
+			ex = rpush_exec_cmd("cache/jobtop", "jobtop-probe-x",
+			    NULL, 1, 0, NULL);
+			rc = sh_out(home, NULL, ex, out, sizeof(out));
+			free(ex);
+			CHECK_INT(rc, 1);
+			CHECK(strstr(out, "REAL") == NULL);
+			CHECK(strstr(out, "the probe cache is not safe: ") !=
+			    NULL);
+		}
+		/* Sticky (as /tmp): nobody else can rename our entries. */
+		CHECK(chmod(path, 01777) == 0);
+		CHECK_INT(sh_out(home, NULL, fast, out, sizeof(out)), 0);
+		CHECK(strstr(out, "REAL ./jobtop-probe-x") != NULL);
+		CHECK(chmod(path, 0755) == 0);
+		/* A cache that is not private is not used as it is. */
+		snprintf(path, sizeof(path), "%s/cache/jobtop", home);
+		CHECK(chmod(path, 0750) == 0);
+		CHECK_INT(sh_out(home, NULL, fast, out, sizeof(out)),
+		    RPUSH_NOT_CACHED_STATUS);
+		rc = sh_out(home, NULL, c, out, sizeof(out));
+		rpush_parse(out, strlen(out), &r);
+		CHECK_STR(r.dir, "ok");		/* the check makes it 0700 */
+		CHECK_INT(sh_out(home, NULL, fast, out, sizeof(out)), 0);
+
+		/* The race: the first ls (inside the checks) swaps the
+		 * cache for a directory with another program of the same
+		 * name; what runs is still the checked one. */
+		snprintf(path, sizeof(path), "%s/cache/evil", home);
+		CHECK(mkdir(path, 0700) == 0);
+		put("sp-evil", evil);
+		snprintf(out, sizeof(out), "%s/sp-evil", tmp);
+		snprintf(path, sizeof(path), "%s/cache/evil/jobtop-probe-x",
+		    home);
+		CHECK(rename(out, path) == 0 && chmod(path, 0700) == 0);
+		snprintf(out, sizeof(out), "#!/bin/sh\n"
+		    "if mkdir '%s/swapped' 2>/dev/null; then\n"
+		    "  mv '%s/cache/jobtop' '%s/cache/real' &&\n"
+		    "  mv '%s/cache/evil' '%s/cache/jobtop'\n"
+		    "fi\nexec %s \"$@\"\n", tmp, home, home, home, home, ls);
+		put("sp-bin/ls", out);
+		snprintf(path, sizeof(path), "%s/ls", bin);
+		CHECK(chmod(path, 0755) == 0);
+		rc = sh_out(home, bin, fast, out, sizeof(out));
+		CHECK_INT(rc, 0);
+		snprintf(want, sizeof(want), "REAL ./jobtop-probe-x %s/cache/"
+		    "real\n", home);
+		CHECK(strstr(out, want) != NULL);
+		CHECK(strstr(out, "EVIL") == NULL);
+		snprintf(path, sizeof(path), "%s/swapped", tmp);
+		CHECK(access(path, F_OK) == 0);		/* it did swap */
+		free(fast);
+	}
+
+	/* No sha256sum, openssl, shasum or busybox: the file is described
+	 * without a hash, and that is never "cached". */
+	snprintf(out, sizeof(out), "for t in uname id pwd ls wc mkdir chmod "
+	    "find rm mv cat grep; do p=$(command -v $t) && "
+	    "ln -s \"$p\" '%s/'$t || exit 1; done", bare);
+	if (system(out) == 0) {
+		rc = sh_out(home, NULL, "mv cache/jobtop cache/evil && "
+		    "mv cache/real cache/jobtop", out, sizeof(out));
+		CHECK_INT(rc, 0);
+		snprintf(out, sizeof(out), "PATH='%s' %s", bare, c);
+		rc = sh_out(home, NULL, out, out, sizeof(out));
+		rpush_parse(out, strlen(out), &r);
+		CHECK_STR(r.dir, "ok");
+		CHECK(r.file == 1 && r.size == strlen(real) &&
+		    r.hash[0] == '\0');
+		CHECK_INT(rpush_decide(&r, "x86_64", strlen(real), hash, "d",
+		    why, sizeof(why)), RP_UPLOAD);
+	}
+	free(c);
 }
 
 static void
@@ -833,6 +1291,8 @@ main(void)
 	}
 	RUN(test_patterns);
 	RUN(test_config_lookup);
+	RUN(test_config_known_files);
+	RUN(test_perms);
 	RUN(test_config_match_proxy);
 	RUN(test_config_errors);
 	RUN(test_config_include);
@@ -841,6 +1301,7 @@ main(void)
 	RUN(test_key_encrypted);
 	RUN(test_push);
 	RUN(test_push_script);
+	RUN(test_push_safe_path);
 	RUN(test_state_table);
 	RUN(test_rconf);
 	{

@@ -15,7 +15,11 @@
  * uploads, the stream is found after the banner); a graceful stop; and no
  * probe left after rsess_close.  The NVML helper is pushed beside the
  * probe (and named to it with --nvml), found cached by the next run, and
- * not pushed when it is built for another machine.
+ * not pushed when it is built for another machine.  Trust: known_hosts
+ * pattern and @cert-authority lines refuse the node even with accept-new
+ * (the file unchanged); UserKnownHostsFile from ssh_config is read and
+ * written; as root, a backtrace's debugger runs as the target's owner,
+ * here and on the node.
  *
  * Set VERBOSE=1 to see the transport's log, KEEP=1 to keep the temporary
  * directory, TIMEOUT_SCALE=N to give every wait N times longer (valgrind).
@@ -44,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backtrace.h"
 #include "harness.h"
 #include "rconf.h"
 #include "rsess.h"
@@ -277,8 +282,11 @@ lab_up(void)
 	    "Subsystem sftp internal-sftp\nLogLevel VERBOSE\n"
 	    "Match LocalAddress 127.0.0.3\n"
 	    "\tForceCommand echo 'Welcome to the cluster'; "
-	    "eval \"$SSH_ORIGINAL_COMMAND\"\n",
-	    port, tmp, tmp, tmp);
+	    "eval \"$SSH_ORIGINAL_COMMAND\"\n"
+	    "Match LocalAddress 127.0.0.2\n"
+	    "\tSetEnv PATH=%s/btbin:/usr/local/bin:/usr/bin:/bin:"
+	    "/usr/sbin:/sbin\n",
+	    port, tmp, tmp, tmp, tmp);
 	{
 		char	path[512];
 
@@ -294,8 +302,12 @@ lab_up(void)
 		    "\tIdentityFile ~/.ssh/locked\n"
 		    "Host deadport\n\tHostName 127.0.0.1\n\tPort %d\n"
 		    "Host chatty\n\tHostName 127.0.0.3\n\tPort %d\n"
-		    "Host byname\n\tHostName localhost\n\tPort %d\n",
-		    port, port, port, port, deadport, port, port);
+		    "Host byname\n\tHostName localhost\n\tPort %d\n"
+		    "Host ukh\n\tHostName 127.0.0.2\n\tPort %d\n"
+		    "\tUserKnownHostsFile ~/.ssh/kh_%%n\n"
+		    "Host ukhnone\n\tHostName 127.0.0.2\n\tPort %d\n"
+		    "\tUserKnownHostsFile none\n",
+		    port, port, port, port, deadport, port, port, port, port);
 		snprintf(path, sizeof(path), "%s/.ssh/config", home);
 		write_file(path, cfg, 0600);
 	}
@@ -597,8 +609,7 @@ test_nvml_push(void)
 	    (st.st_mode & 0777) == 0700);
 	CHECK_INT(run("cmp -s '%s' '%s'", helper, path), 0);
 	/* exec: no shell of ours in the way to match the pattern too. */
-	CHECK_INT(run("exec pgrep -f -- '--nvml %s/cache/%s' >/dev/null", tmp,
-	    name), 0);
+	CHECK_INT(run("exec pgrep -f -- '--nvml ./%s' >/dev/null", name), 0);
 	nodes_close(&nd, 1);
 	rconf_free(&c);
 
@@ -654,6 +665,240 @@ test_changed_key(void)
 	nodes_close(&nd, 1);
 	rconf_free(&c);
 	CHECK_INT(run("cp '%s' '%s/.ssh/known_hosts'", save, home), 0);
+}
+
+/* known_hosts covering the node by a pattern with another key, or by a
+ * @cert-authority line: refused even with accept-new, the file unchanged
+ * (OpenSSH says CHANGED for the first and wants a certificate for the
+ * second). */
+static void
+test_pattern_and_ca(void)
+{
+	static const char *lines[] = {
+	    "*.example,[127.0.0.1]:* ",
+	    "@cert-authority *.example,[127.0.0.1]:* ",
+	};
+	struct rconf	c;
+	struct node	nd;
+	char		save[512], copy[512];
+	size_t		i;
+
+	snprintf(save, sizeof(save), "%s/known_hosts.good", tmp);
+	snprintf(copy, sizeof(copy), "%s/known_hosts.before", tmp);
+	CHECK_INT(run("cp '%s/.ssh/known_hosts' '%s'", home, save), 0);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		CHECK_INT(run("printf '%%s' '%s' > '%s/.ssh/known_hosts' && "
+		    "cut -d' ' -f1,2 '%s/otherkey.pub' >> "
+		    "'%s/.ssh/known_hosts' && cp '%s/.ssh/known_hosts' '%s'",
+		    lines[i], home, tmp, home, home, copy), 0);
+		loglen = 0;
+		conf_make(&c, 1);
+		one(&nd, &c, "node1", 20000);
+		CHECK_INT(rsess_phase(nd.s), RS_DEAD);
+		CHECK(rsess_refused(nd.s));
+		if (i == 0)
+			CHECK(contains(rsess_state(nd.s),
+			    "refused: host key for node1 changed"));
+		else
+			CHECK(contains(rsess_state(nd.s),
+			    "refused: host key for node1 can only be trusted "
+			    "through a @cert-authority line of known_hosts, "
+			    "and libssh2 cannot check host certificates"));
+		CHECK(!contains(logbuf, "added host key"));
+		CHECK_INT(run("cmp -s '%s/.ssh/known_hosts' '%s'", home, copy),
+		    0);
+		nodes_close(&nd, 1);
+		rconf_free(&c);
+	}
+	CHECK_INT(run("cp '%s' '%s/.ssh/known_hosts'", save, home), 0);
+}
+
+/* UserKnownHostsFile from ssh_config: accept-new records the key there
+ * (and nowhere else), the next session finds it there; with "none" there
+ * is nowhere to record it, and an unknown key stays refused. */
+static void
+test_user_known_file(void)
+{
+	struct rconf	c;
+	struct node	nd;
+	char		copy[512];
+
+	snprintf(copy, sizeof(copy), "%s/known_hosts.before", tmp);
+	CHECK_INT(run("cp '%s/.ssh/known_hosts' '%s'", home, copy), 0);
+	loglen = 0;
+	conf_make(&c, 1);
+	one(&nd, &c, "ukh", 20000);
+	CHECK_STR(rsess_state(nd.s), "live");
+	CHECK(contains(logbuf, "added host key ssh-ed25519 SHA256:"));
+	CHECK(contains(logbuf, "to ~/.ssh/kh_ukh"));
+	CHECK_INT(run("grep -q '^\\[127.0.0.2\\]:%d ssh-ed25519 ' "
+	    "'%s/.ssh/kh_ukh'", port, home), 0);
+	CHECK_INT(run("cmp -s '%s/.ssh/known_hosts' '%s'", home, copy), 0);
+	nodes_close(&nd, 1);
+	rconf_free(&c);
+
+	loglen = 0;
+	conf_make(&c, 0);
+	one(&nd, &c, "ukh", 20000);
+	CHECK_STR(rsess_state(nd.s), "live");
+	CHECK(contains(logbuf, "host key ssh-ed25519 SHA256:"));
+	nodes_close(&nd, 1);
+	rconf_free(&c);
+
+	conf_make(&c, 1);
+	one(&nd, &c, "ukhnone", 20000);
+	CHECK(rsess_refused(nd.s));
+	CHECK(contains(rsess_state(nd.s),
+	    "refused: host key for ukhnone is unknown"));
+	nodes_close(&nd, 1);
+	rconf_free(&c);
+	CHECK_INT(run("cmp -s '%s/.ssh/known_hosts' '%s'", home, copy), 0);
+}
+
+/* A process of user nobody that sleeps; its pid. */
+static pid_t
+nobody_sleeper(void)
+{
+	pid_t	pid;
+
+	if ((pid = fork()) == 0) {
+		execlp("setpriv", "setpriv", "--reuid=65534", "--regid=65534",
+		    "--clear-groups", "sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	usleep(200000);
+	return pid;
+}
+
+/* Drive a backtrace (and, for a remote one, its session) to its end. */
+static void
+bt_finish(struct backtrace *bt, struct rsess *s)
+{
+	struct pollfd	pfd[2];
+	uint8_t		buf[4096];
+	uint64_t	end = now_ms() + 30000 * scale;
+
+	while (!backtrace_check(bt, now_ms()) && now_ms() < end) {
+		if (s != NULL) {
+			rsess_step(s, now_ms());
+			while (rsess_read(s, buf, sizeof(buf)) > 0)
+				;
+			rsess_pollfd(s, &pfd[0]);
+		} else
+			pfd[0].fd = -1;
+		pfd[0].events |= POLLIN;
+		pfd[1].fd = backtrace_fd(bt);
+		pfd[1].events = POLLIN;
+		if (poll(pfd, 2, 50) > 0 && pfd[1].revents != 0)
+			backtrace_read(bt);
+	}
+}
+
+/*
+ * As root, the debugger runs as the owner of the process it reads, here
+ * and on a node: an eu-stack stand-in (first in PATH, and in node2's PATH
+ * through sshd's SetEnv) reports the uid, gid and groups it got; the real
+ * gdb then takes a backtrace as that user.  A root process still gets a
+ * root debugger.
+ */
+static void
+test_backtrace_owner(void)
+{
+	struct backtrace	*bt;
+	struct rconf		 c;
+	struct node		 nd;
+	char			 err[256], path[512], *oldpath;
+	pid_t			 pid, rootpid;
+	int			 st;
+
+	if (geteuid() != 0) {
+		printf("  (not root: the debugger keeps the monitor's rights)\n");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/btbin", tmp);
+	CHECK(mkdir(path, 0755) == 0 && chmod(tmp, 0711) == 0);
+	snprintf(path, sizeof(path), "%s/btbin/eu-stack", tmp);
+	write_file(path, "#!/bin/sh\necho \"stand-in ran as $(id -u):$(id -g) "
+	    "groups $(id -G) for $2\"\n", 0755);
+	pid = nobody_sleeper();
+	if ((rootpid = fork()) == 0) {
+		execlp("sleep", "sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	oldpath = strdup(getenv("PATH") != NULL ? getenv("PATH") :
+	    "/usr/bin:/bin");
+	snprintf(path, sizeof(path), "%s/btbin:%s", tmp, oldpath);
+	setenv("PATH", path, 1);
+
+	/* Here. */
+	bt = backtrace_start(pid, now_ms(), err, sizeof(err));
+	CHECK(bt != NULL);
+	if (bt != NULL) {
+		bt_finish(bt, NULL);
+		snprintf(path, sizeof(path), "stand-in ran as 65534:65534 "
+		    "groups 65534 for %ld\n", (long)pid);
+		CHECK(contains(backtrace_text(bt), path));
+		CHECK_STR(backtrace_status(bt), "eu-stack exited with status "
+		    "0, as uid 65534 (the process's owner)");
+		backtrace_free(bt);
+	}
+	bt = backtrace_start(rootpid, now_ms(), err, sizeof(err));
+	CHECK(bt != NULL);
+	if (bt != NULL) {
+		bt_finish(bt, NULL);
+		CHECK(contains(backtrace_text(bt), "stand-in ran as 0:0 "));
+		CHECK_STR(backtrace_status(bt), "eu-stack exited with status "
+		    "0");
+		backtrace_free(bt);
+	}
+	setenv("PATH", oldpath, 1);
+	if (run("command -v gdb >/dev/null && ! command -v eu-stack "
+	    ">/dev/null") == 0) {
+		bt = backtrace_start(pid, now_ms(), err, sizeof(err));
+		CHECK(bt != NULL);
+		if (bt != NULL) {
+			bt_finish(bt, NULL);
+			CHECK_STR(backtrace_status(bt), "gdb exited with "
+			    "status 0, as uid 65534 (the process's owner)");
+			CHECK(contains(backtrace_text(bt), "#0 "));
+			backtrace_free(bt);
+		}
+	}
+
+	/* On node2, through the node's session. */
+	conf_make(&c, 0);
+	one(&nd, &c, "node2", 20000);
+	CHECK_STR(rsess_state(nd.s), "live");
+	bt = backtrace_start_remote(nd.s, "node2", pid, now_ms(), err,
+	    sizeof(err));
+	CHECK(bt != NULL);
+	if (bt != NULL) {
+		bt_finish(bt, nd.s);
+		snprintf(path, sizeof(path), "stand-in ran as 65534:65534 "
+		    "groups 65534 for %ld\n", (long)pid);
+		CHECK(contains(backtrace_text(bt), path));
+		CHECK_STR(backtrace_status(bt), "eu-stack on node2 exited with "
+		    "status 0, as uid 65534 (the process's owner)");
+		backtrace_free(bt);
+	}
+	bt = backtrace_start_remote(nd.s, "node2", rootpid, now_ms(), err,
+	    sizeof(err));
+	CHECK(bt != NULL);
+	if (bt != NULL) {
+		bt_finish(bt, nd.s);
+		CHECK(contains(backtrace_text(bt), "stand-in ran as 0:0 "));
+		CHECK_STR(backtrace_status(bt), "eu-stack on node2 exited with "
+		    "status 0");
+		backtrace_free(bt);
+	}
+	nodes_close(&nd, 1);
+	rconf_free(&c);
+	free(oldpath);
+	kill(pid, SIGKILL);
+	kill(rootpid, SIGKILL);
+	waitpid(pid, &st, 0);
+	waitpid(rootpid, &st, 0);
+	chmod(tmp, 0700);
 }
 
 static void
@@ -1176,6 +1421,9 @@ main(int argc, char **argv)
 	RUN(test_cached_hashed);
 	RUN(test_nvml_push);
 	RUN(test_changed_key);
+	RUN(test_pattern_and_ca);
+	RUN(test_user_known_file);
+	RUN(test_backtrace_owner);
 	RUN(test_wrong_key);
 	RUN(test_key_emfile);
 	RUN(test_dead_port);
