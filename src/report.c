@@ -648,7 +648,7 @@ report_file(const char *path, FILE *f)
 	struct rec_reader	*rd;
 	struct rec_play		*p;
 	struct report		 rp;
-	char			 err[256], *json = NULL;
+	char			 err[256], *json = NULL, *csp;
 	const char		*warning;
 	size_t			 len = 0;
 	FILE			*mf;
@@ -673,9 +673,18 @@ report_file(const char *path, FILE *f)
 	report_json(mf, &rp, path, warning);
 	if (fclose(mf) != 0)
 		fatal("open_memstream: %s", strerror(errno));
+	csp = report_page_csp();
 	fputs(report_page_head, f);
+	fprintf(f, "<meta http-equiv=\"Content-Security-Policy\" "
+	    "content=\"%s\">\n", csp);
+	fputs(report_page_style, f);
+	fprintf(f, "<script>%s</script>\n", report_page_catcher_js);
+	fputs(report_page_body, f);
 	report_put_json(f, json, len);
-	fputs(report_page_tail, f);
+	fputs(report_page_data_end, f);
+	fprintf(f, "<script>%s</script>\n", report_page_draw_js);
+	fputs(report_page_end, f);
+	free(csp);
 	free(json);
 	report_free(&rp);
 	rec_play_free(p);
