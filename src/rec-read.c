@@ -84,10 +84,13 @@ rec_reader_get(struct rec_reader *r, uint64_t off, size_t n,
 	}
 	want = n > REC_WINDOW ? n : REC_WINDOW;
 	/* Reading backwards (an INDEX chain, the search for the last
-	 * index): the window ends where the bytes wanted end, so the next
-	 * step back is in it too. */
+	 * index): most of the window lies before the bytes wanted, so the
+	 * next steps back are in it too, and a little after, for the rest
+	 * of the block whose head was read. */
 	if (r->winlen > 0 && off < r->winoff && want > n) {
-		back = want - n < off ? want - n : (size_t)off;
+		back = (want - n) - (want - n) / 4;
+		if (back > off)
+			back = (size_t)off;
 		off -= back;
 		n += back;
 	}
