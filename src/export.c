@@ -304,6 +304,11 @@ export_to(const char *path, enum export_format fmt, const char *outpath)
 	FILE		*f;
 	int		 rc, sig;
 
+	if (outfile_same(path, outpath)) {
+		log_error("export: %s is the recording itself: give another "
+		    "output", outpath);
+		return 1;
+	}
 	if (outfile_begin(&of, outpath, 0666, err, sizeof(err)) != 0) {
 		log_error("export: %s", err);
 		return 1;

@@ -50,11 +50,23 @@ outfile_catch(int on)
 	sa.sa_handler = outfile_on_signal;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < 3; i++) {
-		if (on)
-			sigaction(outfile_sigs[i], &sa, &outfile_old[i]);
-		else
+		if (!on)
+			sigaction(outfile_sigs[i], &outfile_old[i], NULL);
+		else if (sigaction(outfile_sigs[i], &sa, &outfile_old[i]) == 0 &&
+		    outfile_old[i].sa_handler == SIG_IGN)
+			/* Ignored when we started (nohup, a background
+			 * job): it stays ignored. */
 			sigaction(outfile_sigs[i], &outfile_old[i], NULL);
 	}
+}
+
+int
+outfile_same(const char *in, const char *out)
+{
+	struct stat	a, b;
+
+	return stat(in, &a) == 0 && stat(out, &b) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int

@@ -44,6 +44,9 @@ int	 outfile_begin(struct outfile *, const char *, mode_t, char *,
 int	 outfile_commit(struct outfile *, char *, size_t);
 /* Remove the temporary file and free the struct (not the fd). */
 void	 outfile_abort(struct outfile *);
+/* Would writing out replace the file at in (the same file, or a link to
+ * it)?  The input of an export must not become its output. */
+int	 outfile_same(const char *, const char *);
 /* The signal that arrived while a temporary file was open, or 0. */
 int	 outfile_interrupted(void);
 

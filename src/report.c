@@ -705,6 +705,11 @@ report_to(const char *path, const char *outpath)
 	FILE		*f;
 	int		 rc, sig;
 
+	if (outfile_same(path, outpath)) {
+		log_error("report: %s is the recording itself: give another "
+		    "output", outpath);
+		return 1;
+	}
 	if (outfile_begin(&of, outpath, 0666, err, sizeof(err)) != 0) {
 		log_error("report: %s", err);
 		return 1;

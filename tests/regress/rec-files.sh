@@ -9,7 +9,8 @@
 #    FIFO input) leaves an existing output byte-identical and no
 #    temporary file; a good run replaces it with mode 0666 & ~umask (022
 #    and 077); a symbolic link at the output is refused, its target
-#    untouched;
+#    untouched; the recording itself as the output is refused; an
+#    interrupted export (SIGTERM) leaves no temporary file;
 #  - recordings are 0600, the default directory 0700 (also made private
 #    when it existed open to others);
 #  - a FIFO given as a recording is refused at once;
@@ -174,6 +175,39 @@ for um in 022 077; do
 	grep -q '<html' "$tmp/o/r.html" || fail "report did not write the page"
 	only_files "$tmp/o" out.csv r.html
 done
+# The recording itself as the output: refused, the recording unchanged.
+cp "$tmp/a.jtr" "$tmp/o/self.jtr"
+ln "$tmp/o/self.jtr" "$tmp/o/hard.jtr"
+one_error "export over its input" "$JOBTOP" export "$tmp/o/self.jtr" \
+    --json -o "$tmp/o/self.jtr"
+one_error "report over a link to its input" "$JOBTOP" report \
+    "$tmp/o/self.jtr" -o "$tmp/o/hard.jtr"
+grep -q 'is the recording itself' "$tmp/err" || fail "self: $(cat "$tmp/err")"
+cmp -s "$tmp/o/self.jtr" "$tmp/a.jtr" || fail "an export replaced its input"
+rm "$tmp/o/self.jtr" "$tmp/o/hard.jtr"
+# An interrupted export: no temporary file, the old output kept.
+TESTBIN=${TESTBIN:-$TOP/build/tests}
+if [ -x "$TESTBIN/test-rec" ]; then
+	"$TESTBIN/test-rec" --gen "$tmp/big.jtr" 8 3000 >/dev/null ||
+		fail "test-rec --gen"
+	"$JOBTOP" export "$tmp/big.jtr" --csv -o "$tmp/o/out.csv" \
+	    2>"$tmp/err" &
+	xpid=$!
+	i=0
+	while ! ls -A "$tmp/o" | grep -q '^\.out\.csv\.'; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || fail "no temporary file while exporting"
+		sleep 0.05
+	done
+	# SIGTERM: a background job of a script ignores SIGINT.
+	kill -TERM $xpid
+	wait $xpid
+	rc=$?
+	[ $rc -eq 143 ] || fail "interrupted export: exit status $rc"
+	head -1 "$tmp/o/out.csv" | grep -q '^time,node' ||
+		fail "an interrupted export changed the old output"
+	only_files "$tmp/o" out.csv r.html
+fi
 # A planted link is refused, its target untouched.
 ln -s "$tmp/target" "$tmp/o/link.csv"
 ln -s "$tmp/target" "$tmp/o/link.html"
