@@ -531,19 +531,22 @@ main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
  * Close the recording and say where it is: one line on stderr after the
  * curses monitor (its user cannot know the default name), and after batch
  * mode when stderr is a terminal (not in scripts, whose stderr is for
- * errors).  A recording that stopped early was reported then.
+ * errors).  A recording that stopped early was reported then, with its
+ * path.
  */
 static void
 main_rec_close(struct rec *rec, int interactive)
 {
 	char	 err[512], *path;
+	int	 stopped;
 
 	if (rec == NULL)
 		return;
 	path = xstrdup(rec_path(rec));
+	stopped = rec_error(rec) != NULL;
 	if (rec_close(rec, err, sizeof(err)) != 0)
 		log_error("recording stopped: %s", err);
-	else if (interactive || isatty(STDERR_FILENO))
+	else if (!stopped && (interactive || isatty(STDERR_FILENO)))
 		log_error("recorded to %s", path);
 	free(path);
 }

@@ -52,8 +52,8 @@ outfile_catch(int on)
 	for (i = 0; i < 3; i++) {
 		if (!on)
 			sigaction(outfile_sigs[i], &outfile_old[i], NULL);
-		else if (sigaction(outfile_sigs[i], &sa, &outfile_old[i]) == 0 &&
-		    outfile_old[i].sa_handler == SIG_IGN)
+		else if (sigaction(outfile_sigs[i], &sa, &outfile_old[i]) ==
+		    0 && outfile_old[i].sa_handler == SIG_IGN)
 			/* Ignored when we started (nohup, a background
 			 * job): it stays ignored. */
 			sigaction(outfile_sigs[i], &outfile_old[i], NULL);

@@ -810,8 +810,8 @@ rec_create(const char *path, enum rec_create how, struct outfile *of,
 		if ((fd = outfile_create(path, 0600, err, errsz)) < 0) {
 			if (errno == EEXIST && lstat(path, &st) == 0 &&
 			    S_ISREG(st.st_mode))
-				snprintf(err, errsz, "%s exists: give --force to "
-				    "replace it, or another name", path);
+				snprintf(err, errsz, "%s exists: give --force "
+				    "to replace it, or another name", path);
 			return -1;
 		}
 		*used = xstrdup(path);

@@ -453,8 +453,8 @@ const char report_page_end[] =
 static void
 report_page_hash(const char *js, char out[64])
 {
-	static const char	 b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
-				    "opqrstuvwxyz0123456789+/";
+	static const char	 b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "abcdefghijklmnopqrstuvwxyz0123456789+/";
 	struct sha256		 c;
 	uint8_t			 h[SHA256_LEN];
 	uint32_t		 v;
