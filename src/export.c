@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "log.h"
 #include "model.h"
 #include "out-json.h"
+#include "outfile.h"
 #include "rec.h"
 #include "xmalloc.h"
 
@@ -33,19 +35,30 @@ struct export_row {
 	int64_t		 rank, pid;
 };
 
-/* A CSV field, quoted when it must be; control bytes become '?'. */
+/*
+ * A CSV field, quoted when it must be; control bytes become '?'.  A text
+ * that a spreadsheet would take for a formula (it starts with = + - @,
+ * a tab or a CR) gets a leading "'", so a process named "=cmd|..." stays
+ * text (numbers are written by the callers, never through here).
+ */
 static void
 export_csv_field(FILE *f, const char *s)
 {
 	const char	*p;
+	int		 formula;
 
+	formula = s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL;
 	if (strpbrk(s, ",\"\r\n") == NULL && s[0] != ' ' &&
 	    (s[0] == '\0' || s[strlen(s) - 1] != ' ')) {
+		if (formula)
+			fputc('\'', f);
 		for (p = s; *p != '\0'; p++)
 			fputc((unsigned char)*p < ' ' ? '?' : *p, f);
 		return;
 	}
 	fputc('"', f);
+	if (formula)
+		fputc('\'', f);
 	for (p = s; *p != '\0'; p++) {
 		if (*p == '"')
 			fputs("\"\"", f);
@@ -255,7 +268,7 @@ export_file(const char *path, enum export_format fmt, FILE *f,
 				    rec_play_stream(p, msg.node)));
 		} else
 			export_emit(f, out, p, meta, &msg, &job);
-		if (ferror(f))
+		if (ferror(f) || outfile_interrupted())
 			break;
 	}
 	if (fflush(f) != 0 || ferror(f)) {
@@ -263,8 +276,9 @@ export_file(const char *path, enum export_format fmt, FILE *f,
 			log_error("writing the records: %s", strerror(errno));
 		ret = 1;
 	} else if (rc < 0) {
-		log_error("%s: %s (the records before it were written)", path,
-		    rec_reader_error(rd));
+		log_error("%s: %s (%s)", path, rec_reader_error(rd),
+		    f == stdout ? "the records before it were written" :
+		    "nothing written");
 		ret = 1;
 	} else if (rec_reader_warning(rd) != NULL)
 		log_error("%s: %s: the recording was not closed (its monitor "
@@ -275,6 +289,50 @@ export_file(const char *path, enum export_format fmt, FILE *f,
 	rec_play_free(p);
 	rec_reader_free(rd);
 	return ret;
+}
+
+/*
+ * export -o OUT: into a temporary file beside OUT, renamed over it only
+ * when the whole export was written; a failure (a missing or damaged
+ * recording, a full disk, a signal) leaves OUT as it was.
+ */
+static int
+export_to(const char *path, enum export_format fmt, const char *outpath)
+{
+	struct outfile	 of;
+	char		 err[PATH_MAX + 128];
+	FILE		*f;
+	int		 rc, sig;
+
+	if (outfile_same(path, outpath)) {
+		log_error("export: %s is the recording itself: give another "
+		    "output", outpath);
+		return 1;
+	}
+	if (outfile_begin(&of, outpath, 0666, err, sizeof(err)) != 0) {
+		log_error("export: %s", err);
+		return 1;
+	}
+	if ((f = fdopen(of.fd, "w")) == NULL)
+		fatal("fdopen: %s", strerror(errno));
+	rc = export_file(path, fmt, f, 0);
+	if (fclose(f) != 0 && rc == 0) {
+		log_error("export: %s: %s", outpath, strerror(errno));
+		rc = 1;
+	}
+	if ((sig = outfile_interrupted()) != 0) {
+		outfile_abort(&of);
+		return 128 + sig;
+	}
+	if (rc != 0) {
+		outfile_abort(&of);
+		return rc;
+	}
+	if (outfile_commit(&of, err, sizeof(err)) != 0) {
+		log_error("export: %s", err);
+		return 1;
+	}
+	return 0;
 }
 
 static void
@@ -296,8 +354,7 @@ export_main(int argc, char **argv)
 	};
 	enum export_format	 fmt = EXPORT_JSON;
 	const char		*outpath = NULL;
-	FILE			*f = stdout;
-	int			 ch, rc;
+	int			 ch;
 
 	optind = 1;
 	opterr = 0;
@@ -330,16 +387,7 @@ export_main(int argc, char **argv)
 		    "[--csv|--json] [-o OUT])");
 		return 2;
 	}
-	if (outpath != NULL && strcmp(outpath, "-") != 0 &&
-	    (f = fopen(outpath, "w")) == NULL) {
-		log_error("export: cannot create %s: %s", outpath,
-		    strerror(errno));
-		return 1;
-	}
-	rc = export_file(argv[optind], fmt, f, 0);
-	if (f != stdout && fclose(f) != 0 && rc == 0) {
-		log_error("export: %s: %s", outpath, strerror(errno));
-		rc = 1;
-	}
-	return rc;
+	if (outpath == NULL || strcmp(outpath, "-") == 0)
+		return export_file(argv[optind], fmt, stdout, 0);
+	return export_to(argv[optind], fmt, outpath);
 }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +74,7 @@ struct main_opts {
 	int		 nargs;
 	char		**args;
 	const char	*record;	/* -o: recording path */
+	int		 force;		/* --force: -o may replace a file */
 	int		 no_record;
 	const char	*replay;	/* -r: recording to play */
 	const char	*theme;		/* -t: colour theme */
@@ -85,8 +88,9 @@ main_usage(FILE *f)
 	fprintf(f,
 "usage: jobtop [-bv] [--json] [-d seconds] [-n count] [--accept-new]\n"
 "              [--scheduler name] [jobid | -w hostlist | --hostfile file]\n"
-"              [-o file | --no-record] [-t theme]\n"
-"       jobtop -r file [-t theme] | -r file -b [--json] [-n count]\n"
+"              [-o file [--force] | --no-record] [-t theme]\n"
+"       jobtop -r file|jobid [-t theme]\n"
+"       jobtop -r file|jobid -b [--json] [-n count]\n"
 "       jobtop export file [--csv | --json] [-o out]\n"
 "       jobtop report file -o report.html\n"
 "       jobtop --decode [--json] < stream\n"
@@ -113,11 +117,13 @@ main_help(void)
 "                        or a path to a .theme file\n"
 "  -v, --verbose         debug log to $XDG_STATE_HOME/jobtop/jobtop.log\n"
 "      --log FILE        debug log to FILE (implies -v)\n"
-"  -o, --record FILE     record the session to FILE (default: a new file in\n"
-"                        $XDG_STATE_HOME/jobtop/)\n"
+"  -o, --record FILE     record the session to FILE, which must not exist\n"
+"                        (default: a new file in $XDG_STATE_HOME/jobtop/)\n"
+"      --force           let -o replace an existing recording\n"
 "      --no-record       do not record the session\n"
 "  -r, --replay FILE     play a recording in the monitor (with -b: print\n"
-"                        its records)\n"
+"                        its records); a job id (or node name) plays its\n"
+"                        newest recording in $XDG_STATE_HOME/jobtop/\n"
 "      --decode          print the probe stream read from standard input\n"
 "      --list            print the resolved node names and exit\n"
 "  -V, --version         print the version and exit\n"
@@ -170,7 +176,7 @@ static int
 main_parse(int argc, char **argv, struct main_opts *o)
 {
 	enum { OPT_JSON = 256, OPT_DECODE, OPT_LIST, OPT_LOG, OPT_HOSTFILE,
-	    OPT_SCHED, OPT_ACCEPT, OPT_NOREC };
+	    OPT_SCHED, OPT_ACCEPT, OPT_NOREC, OPT_FORCE };
 	static const struct option longopts[] = {
 		{ "nodes",	required_argument,	NULL, 'w' },
 		{ "batch",	no_argument,		NULL, 'b' },
@@ -188,6 +194,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		{ "accept-new",	no_argument,		NULL, OPT_ACCEPT },
 		{ "record",	required_argument,	NULL, 'o' },
 		{ "no-record",	no_argument,		NULL, OPT_NOREC },
+		{ "force",	no_argument,		NULL, OPT_FORCE },
 		{ "replay",	required_argument,	NULL, 'r' },
 		{ "theme",	required_argument,	NULL, 't' },
 		{ NULL,		0,			NULL, 0 }
@@ -262,6 +269,9 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case OPT_NOREC:
 			o->no_record = 1;
+			break;
+		case OPT_FORCE:
+			o->force = 1;
 			break;
 		case 'r':
 			o->replay = optarg;
@@ -538,17 +548,45 @@ main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
 	if (path == NULL)
 		log_error("no place for the recording: set HOME or "
 		    "XDG_STATE_HOME, or give -o FILE or --no-record");
-	else if ((rec = rec_open(path, &meta, o->record == NULL, err,
-	    sizeof(err))) == NULL) {
+	else if ((rec = rec_open(path, &meta, o->record == NULL ?
+	    REC_CREATE_DEFAULT : o->force ? REC_CREATE_FORCE : REC_CREATE_NEW,
+	    err, sizeof(err))) == NULL) {
 		if (o->record != NULL)
 			*fail = 1;
 		log_error("%s%s", err, o->record != NULL ? "" :
 		    "; going on without a recording");
-	} else
+	} else {
 		log_debug("recording to %s", rec_path(rec));
+		if (rec_warning(rec) != NULL)
+			log_error("%s", rec_warning(rec));
+	}
 	free(path);
 	rec_meta_free(&meta);
 	return rec;
+}
+
+/*
+ * Close the recording and say where it is: one line on stderr after the
+ * curses monitor (its user cannot know the default name), and after batch
+ * mode when stderr is a terminal (not in scripts, whose stderr is for
+ * errors).  A recording that stopped early was reported then, with its
+ * path.
+ */
+static void
+main_rec_close(struct rec *rec, int interactive)
+{
+	char	 err[512], *path;
+	int	 stopped;
+
+	if (rec == NULL)
+		return;
+	path = xstrdup(rec_path(rec));
+	stopped = rec_error(rec) != NULL;
+	if (rec_close(rec, err, sizeof(err)) != 0)
+		log_error("recording stopped: %s", err);
+	else if (!stopped && (interactive || isatty(STDERR_FILENO)))
+		log_error("recorded to %s", path);
+	free(path);
 }
 
 /* The flags of the record being printed (out_json_set_flags). */
@@ -782,7 +820,6 @@ main_batch(const struct main_opts *o, struct job *job)
 	struct detect_conf	 dconf;
 	struct session_hooks	 hooks;
 	struct session		*s;
-	char			 err[512];
 	size_t			 i, n = hostlist_count(job->nodes);
 	int			 ret;
 
@@ -826,9 +863,8 @@ main_batch(const struct main_opts *o, struct job *job)
 	for (i = 0; i < n; i++)
 		main_probes_add(&mp, s, hostlist_get(job->nodes, i));
 	ret = session_run(s) != 0 ? MAIN_EXIT_FAIL : 0;
-	if (rec_close(run.rec, err, sizeof(err)) != 0)
-		log_error("recording stopped: %s", err);
 	main_flush();
+	main_rec_close(run.rec, 0);
 	if (main_out_broken)
 		ret = MAIN_EXIT_FAIL;
 	session_free(s);
@@ -936,8 +972,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 				log_error("%s: %s", session_node_name(s, k),
 				    session_node_error(s, k));
 	}
-	if (rec_close(run.rec, err, sizeof(err)) != 0)
-		log_error("recording stopped: %s", err);
+	main_rec_close(run.rec, 1);
 	session_free(s);
 	ui_free(ui);
 	main_probes_free(&mp);
@@ -1056,6 +1091,31 @@ main_resolve(const struct main_opts *o, struct job *job)
 	    r == SCHED_ENOENV ? MAIN_EXIT_USAGE : MAIN_EXIT_FAIL;
 }
 
+/*
+ * -r ARG: a recording's path, or, when no such file exists and ARG looks
+ * like a job id or a node name (no '/'), the newest recording of that job
+ * or node in the default directory.  The path (allocated), or NULL after
+ * one line on stderr.
+ */
+static char *
+main_replay_path(const char *arg)
+{
+	struct stat	 st;
+	char		 err[PATH_MAX + 128], *path;
+
+	if (lstat(arg, &st) == 0 || errno != ENOENT || arg[0] == '\0' ||
+	    strchr(arg, '/') != NULL || arg[0] == '.' ||
+	    strlen(arg) > 63 || strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-[]") != strlen(arg))
+		return xstrdup(arg);
+	if ((path = rec_find_latest(arg, err, sizeof(err))) == NULL) {
+		log_error("%s: no such file, and %s", arg, err);
+		return NULL;
+	}
+	log_debug("-r %s: %s", arg, path);
+	return path;
+}
+
 /* Open the debug log that -v or --log asked for. */
 static int
 main_open_log(const struct main_opts *o)
@@ -1085,6 +1145,7 @@ main(int argc, char **argv)
 {
 	struct main_opts	o;
 	struct job		job;
+	char			*replay;
 	size_t			i;
 	int			rc;
 
@@ -1110,17 +1171,28 @@ main(int argc, char **argv)
 		return rc;
 	}
 	if (o.replay != NULL) {
+		replay = NULL;
 		if (o.hostlist != NULL || o.hostfile != NULL || o.nargs > 0 ||
 		    o.list) {
 			log_error("-r plays a recording and takes no nodes");
 			rc = MAIN_EXIT_USAGE;
-		} else if (!o.batch)
+		} else if ((replay = main_replay_path(o.replay)) == NULL)
+			rc = MAIN_EXIT_FAIL;
+		else if (!o.batch) {
+			o.replay = replay;
 			rc = main_replay(&o);
-		else
-			rc = export_file(o.replay, o.json ? EXPORT_JSON :
+		} else
+			rc = export_file(replay, o.json ? EXPORT_JSON :
 			    EXPORT_TEXT, stdout, o.count);
+		free(replay);
 		log_close();
 		return rc;
+	}
+	if (o.force && o.record == NULL) {
+		log_error("--force goes with -o FILE (it lets -o replace a "
+		    "recording)");
+		log_close();
+		return MAIN_EXIT_USAGE;
 	}
 	sched_job_init(&job);
 	if ((rc = main_resolve(&o, &job)) != 0) {

@@ -23,11 +23,14 @@
 
 #include "model.h"
 #include "rec.h"
+#include "textsafe.h"
+#include "validate.h"
 #include "xmalloc.h"
 
 #define REC_WINDOW		(1u << 20)	/* bytes read at a time */
 #define REC_TAIL_SIZE		18		/* the whole TAIL block */
 #define REC_SCAN_CHUNK		(1u << 20)
+#define REC_SCAN_OVERLAP	64	/* an INDEX head across chunks */
 #define REC_INDEX_HOPS_MAX	(1u << 20)
 
 /* Set by the fuzz target only: blocks are read whatever their CRC, so
@@ -66,7 +69,7 @@ static int
 rec_reader_get(struct rec_reader *r, uint64_t off, size_t n,
     const uint8_t **p)
 {
-	size_t	want, got;
+	size_t	want, got, back = 0;
 	ssize_t	k;
 
 	if (off > r->size || n > r->size - off)
@@ -80,6 +83,17 @@ rec_reader_get(struct rec_reader *r, uint64_t off, size_t n,
 		return WIRE_OK;
 	}
 	want = n > REC_WINDOW ? n : REC_WINDOW;
+	/* Reading backwards (an INDEX chain, the search for the last
+	 * index): most of the window lies before the bytes wanted, so the
+	 * next steps back are in it too, and a little after, for the rest
+	 * of the block whose head was read. */
+	if (r->winlen > 0 && off < r->winoff && want > n) {
+		back = (want - n) - (want - n) / 4;
+		if (back > off)
+			back = (size_t)off;
+		off -= back;
+		n += back;
+	}
 	if (want > r->size - off)
 		want = (size_t)(r->size - off);
 	if (want > r->wincap) {
@@ -110,7 +124,7 @@ rec_reader_get(struct rec_reader *r, uint64_t off, size_t n,
 		r->size = off + got;
 		return WIRE_ERR_TRUNC;
 	}
-	*p = r->win;
+	*p = r->win + back;
 	return WIRE_OK;
 }
 
@@ -413,10 +427,25 @@ rec_reader_meta_parse(struct rec_reader *r, const uint8_t *p, size_t len)
 	 * is refused before anything is allocated. */
 	if (n > wreader_left(&rd))
 		return REC_ERR_DAMAGED;
+	/* Foreign text, cleaned where it enters: these reach the screen,
+	 * the outputs and the report. */
+	text_clean_inplace(m->version);
+	text_clean_inplace(m->job);
+	text_clean_inplace(m->name);
+	text_clean_inplace(m->user);
+	text_clean_inplace(m->host);
 	m->nodes = xcalloc((size_t)n, sizeof(*m->nodes));
 	for (i = 0; i < n; i++) {
 		if (wire_get_cstr(&rd, name, sizeof(name)) != WIRE_OK)
 			return REC_ERR_DAMAGED;
+		/* Live, every node name passed this check: a name that
+		 * does not is a forged file. */
+		if (!validate_hostname(name)) {
+			snprintf(r->err, sizeof(r->err), "node %llu of the "
+			    "recording header is not a host name",
+			    (unsigned long long)i + 1);
+			return REC_ERR_DAMAGED;
+		}
 		m->nodes[i] = xstrdup(name);
 		m->nnodes++;
 	}
@@ -449,8 +478,10 @@ rec_reader_add_entry(struct rec_reader *r, uint64_t t, uint64_t off)
 }
 
 /*
- * Parse the INDEX block at off: its entries are inserted at the front of
- * the list (chains are followed newest first), *prev and *end_ms set.
+ * Parse the INDEX block at off: its entries are appended to the list in
+ * their order (rec_reader_chain puts the hops in order at the end), *prev
+ * and *end_ms set.  The list never holds more entries than the file has
+ * room for KEY blocks (9 bytes at least each).
  */
 static int
 rec_reader_index_at(struct rec_reader *r, uint64_t off, uint64_t *prev,
@@ -459,7 +490,7 @@ rec_reader_index_at(struct rec_reader *r, uint64_t off, uint64_t *prev,
 	struct rec_block	 b;
 	struct wreader		 rd;
 	const uint8_t		*magic;
-	uint64_t		 next, n, i, doff, t, o = 0, have;
+	uint64_t		 next, n, i, doff, t, o = 0;
 	int64_t			 dt, et;
 
 	if (rec_reader_block_at(r, off, &b, &next) != WIRE_OK ||
@@ -470,15 +501,10 @@ rec_reader_index_at(struct rec_reader *r, uint64_t off, uint64_t *prev,
 	    memcmp(magic, "JTIX", 4) != 0 ||
 	    wire_get_varint(&rd, prev) != WIRE_OK ||
 	    wire_get_svarint(&rd, &et) != WIRE_OK ||
-	    wire_get_varint(&rd, &n) != WIRE_OK || n > wreader_left(&rd) / 2)
+	    wire_get_varint(&rd, &n) != WIRE_OK || n > wreader_left(&rd) / 2 ||
+	    n > r->size / 8 - r->nidx)
 		return REC_ERR_DAMAGED;
 	*end_ms = r->meta.start_ms + (uint64_t)et;
-	have = r->nidx;
-	/* Make room at the front. */
-	for (i = 0; i < n; i++)
-		rec_reader_add_entry(r, 0, 0);
-	if (n > 0 && have > 0)
-		memmove(r->idx + n, r->idx, (size_t)have * sizeof(*r->idx));
 	t = r->meta.start_ms;
 	for (i = 0; i < n; i++) {
 		if (wire_get_svarint(&rd, &dt) != WIRE_OK ||
@@ -486,8 +512,7 @@ rec_reader_index_at(struct rec_reader *r, uint64_t off, uint64_t *prev,
 			return REC_ERR_DAMAGED;
 		t += (uint64_t)dt;
 		o += doff;
-		r->idx[i].time_ms = t;
-		r->idx[i].offset = o;
+		rec_reader_add_entry(r, t, o);
 	}
 	return WIRE_OK;
 }
@@ -507,27 +532,58 @@ rec_reader_index_ok(const struct rec_reader *r, uint64_t end)
 	return 1;
 }
 
-/* Follow an INDEX chain from off (newest first). */
+/*
+ * Follow an INDEX chain from off (newest first).  Each hop's entries are
+ * appended as they come and where each hop began is noted; the hops are
+ * put oldest first once at the end, so a long chain costs linear time.
+ */
 static int
 rec_reader_chain(struct rec_reader *r, uint64_t off, uint64_t *end_ms)
 {
-	uint64_t	prev, e, first = off;
-	unsigned	hops;
+	struct rec_index_entry	*all;
+	uint64_t		 prev, e, first = off;
+	size_t			*starts = NULL, nstarts = 0, capstarts = 0;
+	size_t			 h, from, to, k;
+	int			 rc = REC_ERR_DAMAGED;
 
 	r->nidx = 0;
-	for (hops = 0; hops < REC_INDEX_HOPS_MAX; hops++) {
+	while (nstarts < REC_INDEX_HOPS_MAX) {
+		if (nstarts == capstarts) {
+			capstarts = capstarts == 0 ? 64 : capstarts * 2;
+			starts = xreallocarray(starts, capstarts,
+			    sizeof(*starts));
+		}
+		starts[nstarts++] = r->nidx;
 		if (rec_reader_index_at(r, off, &prev, &e) != WIRE_OK)
-			return REC_ERR_DAMAGED;
-		if (hops == 0)
+			break;
+		if (nstarts == 1)
 			*end_ms = e;
-		if (prev == 0)
-			return rec_reader_index_ok(r, first) ? WIRE_OK :
-			    REC_ERR_DAMAGED;
+		if (prev == 0) {
+			rc = WIRE_OK;
+			break;
+		}
 		if (prev >= off || prev < r->data_start)
-			return REC_ERR_DAMAGED;
+			break;
 		off = prev;
 	}
-	return REC_ERR_DAMAGED;
+	if (rc == WIRE_OK && nstarts > 1 && r->nidx > 0) {
+		all = xreallocarray(NULL, r->nidx, sizeof(*all));
+		k = 0;
+		for (h = nstarts; h-- > 0; ) {
+			from = starts[h];
+			to = h + 1 < nstarts ? starts[h + 1] : r->nidx;
+			memcpy(all + k, r->idx + from, (to - from) *
+			    sizeof(*all));
+			k += to - from;
+		}
+		free(r->idx);
+		r->idx = all;
+		r->capidx = r->nidx;
+	}
+	free(starts);
+	if (rc == WIRE_OK && !rec_reader_index_ok(r, first))
+		rc = REC_ERR_DAMAGED;
+	return rc;
 }
 
 /* A file closed properly ends with a TAIL that points at the full index. */
@@ -595,46 +651,72 @@ rec_reader_scan(struct rec_reader *r, uint64_t off)
 	r->last_ms = r->meta.start_ms;
 }
 
-/* Could an INDEX block start at q (avail bytes)?  The type and the magic
- * after the header, before any checksum is computed. */
-static int
-rec_reader_index_magic(const uint8_t *q, size_t avail)
+/*
+ * Could an INDEX block start at q (avail bytes), at file offset at?  Its
+ * header and the start of its payload are checked before any checksum is
+ * computed: the type, the magic, a previous index before it, a count the
+ * payload can hold and a payload no longer than that count needs.  The
+ * payload length, or 0.
+ */
+static uint64_t
+rec_reader_index_magic(const uint8_t *q, size_t avail, uint64_t at)
 {
 	struct wreader	rd;
-	uint64_t	len;
+	const uint8_t	*magic;
+	uint64_t	len, prev, n;
+	int64_t		et;
 	size_t		hdr;
 
 	if (q[0] != REC_BLK_INDEX || avail < 2)
 		return 0;
 	wreader_init(&rd, q + 1, avail - 1 < 5 ? avail - 1 : 5);
-	if (wire_get_varint(&rd, &len) != WIRE_OK || len < 4)
+	if (wire_get_varint(&rd, &len) != WIRE_OK || len < 7)
 		return 0;
 	hdr = 1 + rd.off + 4;
-	return avail >= hdr + 4 && memcmp(q + hdr, "JTIX", 4) == 0;
+	if (avail < hdr)
+		return 0;
+	wreader_init(&rd, q + hdr, avail - hdr < len ? avail - hdr :
+	    (size_t)len);
+	if (wire_get_bytes(&rd, 4, &magic) != WIRE_OK ||
+	    memcmp(magic, "JTIX", 4) != 0 ||
+	    wire_get_varint(&rd, &prev) != WIRE_OK || prev >= at ||
+	    wire_get_svarint(&rd, &et) != WIRE_OK ||
+	    wire_get_varint(&rd, &n) != WIRE_OK ||
+	    n > (len - rd.off) / 2 || len > 40 + 20 * n)
+		return 0;
+	return len;
 }
 
-/* The offset of the last valid INDEX block, searching backwards from the
- * end, or 0. */
+/*
+ * The offset of the last valid INDEX block, searching backwards from the
+ * end, or 0.  The checksums computed are bounded (twice the file's size):
+ * a file full of fake headers is given up on and read from the start.
+ */
 static uint64_t
 rec_reader_scan_back(struct rec_reader *r)
 {
 	const uint8_t	*p, *q;
-	uint64_t	 pos = r->size, lo, at, next;
+	uint64_t	 pos = r->size, lo, at, next, plen, budget;
 	size_t		 len, n, ext, k;
 	uint8_t		 type;
 
+	budget = 2 * r->size + REC_SCAN_CHUNK;
 	while (pos > r->data_start) {
 		lo = pos - r->data_start > REC_SCAN_CHUNK ?
 		    pos - REC_SCAN_CHUNK : r->data_start;
 		n = (size_t)(pos - lo);
-		ext = r->size - lo < (uint64_t)n + 16 ? (size_t)(r->size - lo) :
-		    n + 16;
+		ext = r->size - lo < (uint64_t)n + REC_SCAN_OVERLAP ?
+		    (size_t)(r->size - lo) : n + REC_SCAN_OVERLAP;
 		if (rec_reader_get(r, lo, ext, &p) != WIRE_OK)
 			return 0;
 		for (k = n; k-- > 0; ) {
-			if (!rec_reader_index_magic(p + k, ext - k))
-				continue;
 			at = lo + k;
+			if ((plen = rec_reader_index_magic(p + k, ext - k,
+			    at)) == 0)
+				continue;
+			if (plen > budget)
+				return 0;
+			budget -= plen;
 			if (rec_reader_raw(r, at, &type, &q, &len, &next) ==
 			    WIRE_OK)
 				return at;
@@ -708,6 +790,9 @@ rec_reader_init(struct rec_reader *r, char *err, size_t errsz)
 			snprintf(err, errsz, "%s", r->err);
 		else if (rc == WIRE_ERR_TRUNC)
 			snprintf(err, errsz, "recording cut inside its header");
+		else if (r->err[0] != '\0')
+			snprintf(err, errsz, "damaged recording header: %s",
+			    r->err);
 		else
 			snprintf(err, errsz, "damaged recording header");
 		return rc;
@@ -752,7 +837,9 @@ rec_reader_open(const char *path, struct rec_reader **out, char *err,
 	int			 fd, rc;
 
 	*out = NULL;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+	/* O_NONBLOCK: a FIFO or a device opens at once and is refused
+	 * below instead of waiting for a writer. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
 		snprintf(err, errsz, "%s", strerror(errno));
 		return REC_ERR_IO;
 	}

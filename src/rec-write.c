@@ -12,6 +12,7 @@
  * INDEX block follows each keyframe set; the close writes a full index and
  * a fixed-size tail that points at it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "model.h"
+#include "outfile.h"
 #include "rec.h"
 #include "xmalloc.h"
 
@@ -78,6 +80,7 @@ struct rec {
 	size_t		 scratchcap;
 	int		 stopped;
 	char		 err[PATH_MAX + 128];
+	char		 warn[PATH_MAX + 128];
 };
 
 void
@@ -152,11 +155,24 @@ rec_file_tag(char *dst, size_t size, const char *tag)
 		snprintf(dst, size, "jobtop");
 }
 
+/* The default directory: $XDG_STATE_HOME/jobtop or ~/.local/state/jobtop.
+ * Allocated; NULL without a home. */
+static char *
+rec_default_dir(void)
+{
+	const char	*state, *home;
+
+	if ((state = getenv("XDG_STATE_HOME")) != NULL && state[0] == '/')
+		return xasprintf("%s/jobtop", state);
+	if ((home = getenv("HOME")) == NULL || home[0] != '/')
+		return NULL;
+	return xasprintf("%s/.local/state/jobtop", home);
+}
+
 char *
 rec_default_path(const char *tag, uint64_t start_ms)
 {
-	const char	*state, *home;
-	char		 name[64], stamp[32];
+	char		*dir, *path, name[64], stamp[32];
 	struct tm	 tm;
 	time_t		 t = (time_t)(start_ms / 1000);
 
@@ -165,12 +181,87 @@ rec_default_path(const char *tag, uint64_t start_ms)
 	    strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm) == 0)
 		snprintf(stamp, sizeof(stamp), "%llu",
 		    (unsigned long long)(start_ms / 1000));
-	if ((state = getenv("XDG_STATE_HOME")) != NULL && state[0] == '/')
-		return xasprintf("%s/jobtop/%s-%s.jtr", state, name, stamp);
-	if ((home = getenv("HOME")) == NULL || home[0] != '/')
+	if ((dir = rec_default_dir()) == NULL)
 		return NULL;
-	return xasprintf("%s/.local/state/jobtop/%s-%s.jtr", home, name,
-	    stamp);
+	path = xasprintf("%s/%s-%s.jtr", dir, name, stamp);
+	free(dir);
+	return path;
+}
+
+/*
+ * Does a name in the default directory belong to tag: "TAG-YYYYmmdd-
+ * HHMMSS.jtr" or "TAG-YYYYmmdd-HHMMSS-N.jtr"?  Its time stamp (15 bytes)
+ * into stamp and N (1 without) into *n.
+ */
+static int
+rec_name_of(const char *name, const char *tag, char stamp[16], long *n)
+{
+	size_t		 tl = strlen(tag), i;
+	const char	*p;
+	char		*end;
+
+	if (strncmp(name, tag, tl) != 0 || name[tl] != '-')
+		return 0;
+	p = name + tl + 1;
+	for (i = 0; i < 15; i++) {
+		if (i == 8 ? p[i] != '-' : (p[i] < '0' || p[i] > '9'))
+			return 0;
+	}
+	memcpy(stamp, p, 15);
+	stamp[15] = '\0';
+	p += 15;
+	*n = 1;
+	if (*p == '-') {
+		if (p[1] < '1' || p[1] > '9')
+			return 0;
+		*n = strtol(p + 1, &end, 10);
+		p = end;
+	}
+	return strcmp(p, ".jtr") == 0;
+}
+
+char *
+rec_find_latest(const char *id, char *err, size_t errsz)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		*dir, *path, *best = NULL, tag[64], stamp[16];
+	char		 bstamp[16];
+	long		 n, bn = 0;
+
+	rec_file_tag(tag, sizeof(tag), id);
+	if ((dir = rec_default_dir()) == NULL) {
+		snprintf(err, errsz, "no recordings directory (set HOME or "
+		    "XDG_STATE_HOME)");
+		return NULL;
+	}
+	if ((d = opendir(dir)) == NULL) {
+		snprintf(err, errsz, "no recording of %s in %s (%s)", tag, dir,
+		    strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!rec_name_of(de->d_name, tag, stamp, &n))
+			continue;
+		if (best != NULL && (strcmp(stamp, bstamp) < 0 ||
+		    (strcmp(stamp, bstamp) == 0 && n <= bn)))
+			continue;
+		free(best);
+		best = xstrdup(de->d_name);
+		memcpy(bstamp, stamp, sizeof(bstamp));
+		bn = n;
+	}
+	closedir(d);
+	if (best == NULL) {
+		snprintf(err, errsz, "no recording of %s in %s", tag, dir);
+		free(dir);
+		return NULL;
+	}
+	path = xasprintf("%s/%s", dir, best);
+	free(best);
+	free(dir);
+	return path;
 }
 
 /* Create the missing directories above path (mode 0700). */
@@ -663,21 +754,75 @@ rec_put_meta(struct wbuf *w, const struct rec_meta *m)
 	return w->err;
 }
 
-/* Open path, or with exclusive a free variant of it ("-2" before the
- * extension).  The fd, or -1 with errno set. */
+/*
+ * The default directory of path: made when missing (0700, with its
+ * parents, as the XDG base directory rules say), and made private when
+ * it is the caller's but open to others; a directory of someone else's
+ * that is open to others is used with a warning in warn.
+ */
 static int
-rec_create(const char *path, int exclusive, char **used)
+rec_state_dir(const char *path, char *warn, size_t warnsz)
 {
+	struct stat	 st;
+	char		*dir, *slash;
+	int		 rc = 0;
+
+	if (rec_mkdirs(path) != 0)
+		return -1;
+	dir = xstrdup(path);
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir)
+		*slash = '\0';
+	if (stat(dir, &st) != 0)
+		rc = -1;
+	else if ((st.st_mode & 077) != 0) {
+		if (st.st_uid != geteuid() || chmod(dir, 0700) != 0)
+			snprintf(warn, warnsz, "the recordings directory %s "
+			    "is open to other users (mode %03o)", dir,
+			    (unsigned)(st.st_mode & 0777));
+	}
+	free(dir);
+	return rc;
+}
+
+/*
+ * Create path as asked; the fd, or -1 with the reason in err.  A default
+ * path that is taken gets a free variant ("-2" before the extension).
+ * With REC_CREATE_FORCE the fd is of a temporary file in *of.
+ */
+static int
+rec_create(const char *path, enum rec_create how, struct outfile *of,
+    char **used, char *err, size_t errsz, char *warn, size_t warnsz)
+{
+	struct stat	 st;
 	const char	*dot;
 	char		*p;
 	int		 fd, k;
 
-	if (rec_mkdirs(path) != 0)
-		return -1;
-	if (!exclusive) {
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		*used = fd >= 0 ? xstrdup(path) : NULL;
+	*used = NULL;
+	if (how == REC_CREATE_FORCE) {
+		/* Written under a temporary name until its header is, then
+		 * renamed over path (rec_open): the old file stays whole if
+		 * the new one cannot even start. */
+		if (outfile_begin(of, path, 0600, err, errsz) != 0)
+			return -1;
+		*used = xstrdup(path);
+		return of->fd;
+	}
+	if (how == REC_CREATE_NEW) {
+		if ((fd = outfile_create(path, 0600, err, errsz)) < 0) {
+			if (errno == EEXIST && lstat(path, &st) == 0 &&
+			    S_ISREG(st.st_mode))
+				snprintf(err, errsz, "%s exists: give --force "
+				    "to replace it, or another name", path);
+			return -1;
+		}
+		*used = xstrdup(path);
 		return fd;
+	}
+	if (rec_state_dir(path, warn, warnsz) != 0) {
+		snprintf(err, errsz, "cannot create %s: %s", path,
+		    strerror(errno));
+		return -1;
 	}
 	dot = strrchr(path, '.');
 	if (dot == NULL || strchr(dot, '/') != NULL)
@@ -688,7 +833,7 @@ rec_create(const char *path, int exclusive, char **used)
 		else
 			p = xasprintf("%.*s-%d%s", (int)(dot - path), path, k,
 			    dot);
-		fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		fd = outfile_create(p, 0600, err, errsz);
 		if (fd >= 0) {
 			*used = p;
 			return fd;
@@ -701,10 +846,11 @@ rec_create(const char *path, int exclusive, char **used)
 }
 
 struct rec *
-rec_open(const char *path, const struct rec_meta *meta, int exclusive,
+rec_open(const char *path, const struct rec_meta *meta, enum rec_create how,
     char *err, size_t errsz)
 {
 	struct rec	*r;
+	struct outfile	 of;
 	struct wbuf	 w;
 	struct iovec	 iov;
 	uint8_t		 head[6];
@@ -718,9 +864,9 @@ rec_open(const char *path, const struct rec_meta *meta, int exclusive,
 		return NULL;
 	}
 	r = xcalloc(1, sizeof(*r));
-	if ((fd = rec_create(path, exclusive, &r->path)) < 0) {
-		snprintf(err, errsz, "cannot create %s: %s", path,
-		    strerror(errno));
+	memset(&of, 0, sizeof(of));
+	if ((fd = rec_create(path, how, &of, &r->path, err, errsz, r->warn,
+	    sizeof(r->warn))) < 0) {
 		free(r);
 		return NULL;
 	}
@@ -758,11 +904,16 @@ rec_open(const char *path, const struct rec_meta *meta, int exclusive,
 		snprintf(err, errsz, "cannot write %s", r->err);
 		goto fail;
 	}
+	if (of.tmp != NULL && outfile_commit(&of, err, errsz) != 0)
+		goto fail;
 	return r;
 
 fail:
 	close(fd);
-	unlink(r->path);
+	if (how != REC_CREATE_FORCE)
+		unlink(r->path);
+	else if (of.tmp != NULL)
+		outfile_abort(&of);
 	for (i = 0; i < r->nnodes; i++) {
 		stream_free(r->nodes[i].st);
 		free(r->names[i]);
@@ -785,6 +936,12 @@ uint64_t
 rec_size(const struct rec *r)
 {
 	return r->off;
+}
+
+const char *
+rec_warning(const struct rec *r)
+{
+	return r->warn[0] != '\0' ? r->warn : NULL;
 }
 
 const char *

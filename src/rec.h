@@ -109,15 +109,35 @@ struct rec;
  */
 char	*rec_default_path(const char *, uint64_t);
 /*
- * Create a recording at path (truncating one there) and write its header;
- * with exclusive set, an existing file is an error, and a default path
- * gets "-2", "-3"... instead.  Missing directories are created (0700).
- * NULL with the reason in err on failure.
+ * The newest recording of a job (or, for a session of -w nodes, of its
+ * first node) in the default directory: the one whose name has the
+ * latest time, then the highest "-N".  Allocated; NULL with the reason in
+ * err when there is none.
  */
-struct rec *rec_open(const char *, const struct rec_meta *, int, char *,
-	    size_t);
+char	*rec_find_latest(const char *, char *, size_t);
+
+/* How rec_open creates its file.  Recordings are created 0600 (they hold
+ * other users' command names) and never through a symbolic link. */
+enum rec_create {
+	REC_CREATE_NEW = 0,	/* -o FILE: an existing name is an error */
+	REC_CREATE_DEFAULT = 1,	/* the default path: its directory is made
+				   (0700, and made private when it is the
+				   caller's), a taken name gets "-2"... */
+	REC_CREATE_FORCE = 2,	/* -o FILE --force: a regular file of the
+				   caller's is replaced (by rename) */
+};
+/*
+ * Create a recording at path as asked and write its header.  NULL with
+ * the reason in err on failure.  Only REC_CREATE_DEFAULT makes missing
+ * directories.
+ */
+struct rec *rec_open(const char *, const struct rec_meta *, enum rec_create,
+	    char *, size_t);
 /* The path actually written. */
 const char *rec_path(const struct rec *);
+/* A warning from the open (the default directory is open to others and
+ * could not be made private), or NULL. */
+const char *rec_warning(const struct rec *);
 /* Bytes written so far. */
 uint64_t rec_size(const struct rec *);
 /*

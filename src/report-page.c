@@ -1,21 +1,27 @@
 /*
- * report-page: the HTML page of `jobtop report`, around the JSON data
- * report.c writes between the two halves.  Everything the page needs is
- * here: a style sheet, a content security policy that forbids any fetch,
- * an error catcher that lists script errors in #jt-errors (the regress
- * test reads it), and a small script that draws every plot as inline SVG
- * from the data.
+ * report-page: the HTML page of `jobtop report`, in the pieces report.c
+ * writes in order around the JSON data.  Everything the page needs is
+ * here: a style sheet, an error catcher that lists script errors in
+ * #jt-errors (the regress test reads it), and a small script that draws
+ * every plot as inline SVG from the data.  report.c writes the content
+ * security policy between the first two pieces: it forbids any fetch and
+ * allows exactly these two scripts, by their SHA-256 hashes.
  */
+#include <stdint.h>
+#include <string.h>
+
 #include "report.h"
+#include "sha256.h"
+#include "xmalloc.h"
 
 const char report_page_head[] =
 	"<!DOCTYPE html>\n"
 	"<html lang=\"en\">\n"
 	"<head>\n"
-	"<meta charset=\"utf-8\">\n"
-	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'no"
-	"ne'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src da"
-	"ta:\">\n"
+	"<meta charset=\"utf-8\">\n";
+
+/* After the policy (report.c writes it with the scripts' hashes). */
+const char report_page_style[] =
 	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1"
 	"\">\n"
 	"<title>jobtop report</title>\n"
@@ -62,8 +68,12 @@ const char report_page_head[] =
 	"  border-radius: 4px; margin: 8px 0; }\n"
 	"#jt-errors { color: var(--err); white-space: pre-wrap; margin: 0; }\n"
 	"footer { margin-top: 32px; color: var(--muted); font-size: 12px; }\n"
-	"</style>\n"
-	"<script>\n"
+	"</style>\n";
+
+/* The error catcher, first of the page's two scripts (the text between
+ * <script> and </script>, as its hash in the policy covers). */
+const char report_page_catcher_js[] =
+	"\n"
 	"window.jtErrors = [];\n"
 	"function jtShowErrors() {\n"
 	"  var el = document.getElementById(\"jt-errors\");\n"
@@ -76,8 +86,9 @@ const char report_page_head[] =
 	"window.addEventListener(\"error\", function (e) {\n"
 	"  window.jtErrors.push(String(e.message || e));\n"
 	"  jtShowErrors();\n"
-	"});\n"
-	"</script>\n"
+	"});\n";
+
+const char report_page_body[] =
 	"</head>\n"
 	"<body>\n"
 	"<h1>jobtop report</h1>\n"
@@ -85,10 +96,14 @@ const char report_page_head[] =
 	"<div id=\"report\"></div>\n"
 	"<script type=\"application/json\" id=\"jt-data\">\n";
 
-const char report_page_tail[] =
+/* After the data. */
+const char report_page_data_end[] =
 	"\n"
-	"</script>\n"
-	"<script>\n"
+	"</script>\n";
+
+/* The script that draws the page from the data. */
+const char report_page_draw_js[] =
+	"\n"
 	"(function () {\n"
 	"\"use strict\";\n"
 	"var D = JSON.parse(document.getElementById(\"jt-data\").textContent);"
@@ -428,7 +443,50 @@ const char report_page_tail[] =
 	"  D.meta.nodes.join(\",\"));\n"
 	"document.body.setAttribute(\"data-jt-ready\", \"1\");\n"
 	"jtShowErrors();\n"
-	"})();\n"
-	"</script>\n"
+	"})();\n";
+
+const char report_page_end[] =
 	"</body>\n"
 	"</html>\n";
+
+/* 'sha256-BASE64' of a script's text, as a policy names it. */
+static void
+report_page_hash(const char *js, char out[64])
+{
+	static const char	 b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	struct sha256		 c;
+	uint8_t			 h[SHA256_LEN];
+	uint32_t		 v;
+	size_t			 i, o = 0;
+
+	sha256_init(&c);
+	sha256_update(&c, js, strlen(js));
+	sha256_final(&c, h);
+	for (i = 0; i < SHA256_LEN; i += 3) {
+		v = (uint32_t)h[i] << 16;
+		if (i + 1 < SHA256_LEN)
+			v |= (uint32_t)h[i + 1] << 8;
+		if (i + 2 < SHA256_LEN)
+			v |= h[i + 2];
+		out[o++] = b64[(v >> 18) & 63];
+		out[o++] = b64[(v >> 12) & 63];
+		out[o++] = i + 1 < SHA256_LEN ? b64[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < SHA256_LEN ? b64[v & 63] : '=';
+	}
+	out[o] = '\0';
+}
+
+/* Hashed when the page is written, from the very bytes written: the
+ * policy cannot fall behind an edit of a script. */
+char *
+report_page_csp(void)
+{
+	char	a[64], b[64];
+
+	report_page_hash(report_page_catcher_js, a);
+	report_page_hash(report_page_draw_js, b);
+	return xasprintf("default-src 'none'; style-src 'unsafe-inline'; "
+	    "script-src 'sha256-%s' 'sha256-%s'; img-src data:; "
+	    "base-uri 'none'; form-action 'none'", a, b);
+}

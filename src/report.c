@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "model.h"
 #include "out-json.h"
 #include "out.h"
+#include "outfile.h"
 #include "rec.h"
 #include "report.h"
 #include "xmalloc.h"
@@ -598,7 +600,7 @@ report_gather(struct report *rp, struct rec_reader *rd, struct rec_play *p)
 		for (k = 0; k < RM_N; k++)
 			report_series_init(&rp->nodes[i].m[k], rp->nb);
 	}
-	while ((rc = rec_play_next(p, &msg)) > 0) {
+	while ((rc = rec_play_next(p, &msg)) > 0 && !outfile_interrupted()) {
 		switch (msg.type) {
 		case MSG_SAMPLE:
 			report_sample(rp, msg.node, stream_model(
@@ -646,7 +648,7 @@ report_file(const char *path, FILE *f)
 	struct rec_reader	*rd;
 	struct rec_play		*p;
 	struct report		 rp;
-	char			 err[256], *json = NULL;
+	char			 err[256], *json = NULL, *csp;
 	const char		*warning;
 	size_t			 len = 0;
 	FILE			*mf;
@@ -660,8 +662,9 @@ report_file(const char *path, FILE *f)
 	p = rec_play_new(rd);
 	rc = report_gather(&rp, rd, p);
 	if (rc < 0) {
-		log_error("%s: %s (the report shows what came before)", path,
-		    rec_reader_error(rd));
+		log_error("%s: %s (%s)", path, rec_reader_error(rd),
+		    f == stdout ? "the report shows what came before" :
+		    "nothing written");
 		ret = 1;
 	}
 	warning = rc < 0 ? rec_reader_error(rd) : rec_reader_warning(rd);
@@ -670,14 +673,73 @@ report_file(const char *path, FILE *f)
 	report_json(mf, &rp, path, warning);
 	if (fclose(mf) != 0)
 		fatal("open_memstream: %s", strerror(errno));
+	csp = report_page_csp();
 	fputs(report_page_head, f);
+	fprintf(f, "<meta http-equiv=\"Content-Security-Policy\" "
+	    "content=\"%s\">\n", csp);
+	fputs(report_page_style, f);
+	fprintf(f, "<script>%s</script>\n", report_page_catcher_js);
+	fputs(report_page_body, f);
 	report_put_json(f, json, len);
-	fputs(report_page_tail, f);
+	fputs(report_page_data_end, f);
+	fprintf(f, "<script>%s</script>\n", report_page_draw_js);
+	fputs(report_page_end, f);
+	free(csp);
 	free(json);
 	report_free(&rp);
 	rec_play_free(p);
 	rec_reader_free(rd);
 	return ret;
+}
+
+/*
+ * report -o OUT: into a temporary file beside OUT, renamed over it only
+ * when the whole page was written; a failure (a missing or damaged
+ * recording, a full disk, a signal) leaves OUT as it was.
+ */
+static int
+report_to(const char *path, const char *outpath)
+{
+	struct outfile	 of;
+	char		 err[PATH_MAX + 128];
+	FILE		*f;
+	int		 rc, sig;
+
+	if (outfile_same(path, outpath)) {
+		log_error("report: %s is the recording itself: give another "
+		    "output", outpath);
+		return 1;
+	}
+	if (outfile_begin(&of, outpath, 0666, err, sizeof(err)) != 0) {
+		log_error("report: %s", err);
+		return 1;
+	}
+	if ((f = fdopen(of.fd, "w")) == NULL)
+		fatal("fdopen: %s", strerror(errno));
+	rc = report_file(path, f);
+	if (fflush(f) != 0 || ferror(f)) {
+		if (rc == 0)
+			log_error("report: writing %s: %s", outpath,
+			    strerror(errno));
+		rc = 1;
+	}
+	if (fclose(f) != 0 && rc == 0) {
+		log_error("report: %s: %s", outpath, strerror(errno));
+		rc = 1;
+	}
+	if ((sig = outfile_interrupted()) != 0) {
+		outfile_abort(&of);
+		return 128 + sig;
+	}
+	if (rc != 0) {
+		outfile_abort(&of);
+		return rc;
+	}
+	if (outfile_commit(&of, err, sizeof(err)) != 0) {
+		log_error("report: %s", err);
+		return 1;
+	}
+	return 0;
 }
 
 static void
@@ -695,7 +757,6 @@ report_main(int argc, char **argv)
 		{ NULL,		0,			NULL, 0 }
 	};
 	const char	*outpath = NULL;
-	FILE		*f = stdout;
 	int		 ch, rc;
 
 	optind = 1;
@@ -728,19 +789,14 @@ report_main(int argc, char **argv)
 		    "(- for standard output)");
 		return 2;
 	}
-	if (strcmp(outpath, "-") != 0 && (f = fopen(outpath, "w")) == NULL) {
-		log_error("report: cannot create %s: %s", outpath,
-		    strerror(errno));
-		return 1;
+	if (strcmp(outpath, "-") == 0) {
+		rc = report_file(argv[optind], stdout);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			log_error("report: writing standard output: %s",
+			    strerror(errno));
+			rc = 1;
+		}
+		return rc;
 	}
-	rc = report_file(argv[optind], f);
-	if (fflush(f) != 0 || ferror(f)) {
-		log_error("report: writing %s: %s", outpath, strerror(errno));
-		rc = 1;
-	}
-	if (f != stdout && fclose(f) != 0 && rc == 0) {
-		log_error("report: %s: %s", outpath, strerror(errno));
-		rc = 1;
-	}
-	return rc;
+	return report_to(argv[optind], outpath);
 }

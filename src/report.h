@@ -17,8 +17,18 @@ int	 report_file(const char *, FILE *);
 /* `jobtop report FILE -o report.html`: argv[0] is "report". */
 int	 report_main(int, char **);
 
-/* The page around the data (report-page.c). */
+/* The page around the data (report-page.c), in the order written: head,
+ * the policy, style, the catcher script, body, the data, data_end, the
+ * drawing script, end. */
 extern const char report_page_head[];
-extern const char report_page_tail[];
+extern const char report_page_style[];
+extern const char report_page_catcher_js[];
+extern const char report_page_body[];
+extern const char report_page_data_end[];
+extern const char report_page_draw_js[];
+extern const char report_page_end[];
+/* The page's content security policy: no fetch, no script but the two
+ * above (by their hashes), no base URI, no form.  Allocated. */
+char	*report_page_csp(void);
 
 #endif

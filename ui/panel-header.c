@@ -9,7 +9,7 @@
  * nodes have (GPU memory, power and temperature, the job's share of the
  * GPUs, InfiniBand and file-system rates, RAPL power, the hottest sensor,
  * IPC), and what monitoring costs: every probe's CPU and bytes sent, the
- * monitor's own CPU, and the flags raised.
+ * monitor's own CPU, and the flags raised, with the recording's path.
  */
 #include <math.h>
 #include <stdio.h>
@@ -338,6 +338,30 @@ header_recent(const struct ui *ui, enum hist_job_metric k)
 	return n > 0 ? sum / n : NAN;
 }
 
+/* Where the session is recorded, at the right end of the cost line when
+ * it fits (the file's name alone when the path does not); nothing in a
+ * replay. */
+static void
+header_rec(const struct ui *ui, int y, int x, int w)
+{
+	char		 line[512], path[400];
+	const char	*base;
+
+	if (ui->replay != NULL)
+		return;
+	if (ui->rec_path == NULL)
+		snprintf(line, sizeof(line), "not recorded");
+	else {
+		widget_clean(path, sizeof(path), ui->rec_path);
+		snprintf(line, sizeof(line), "REC %s", path);
+		if ((int)strlen(line) + 3 > w - x &&
+		    (base = strrchr(path, '/')) != NULL)
+			snprintf(line, sizeof(line), "REC %s", base + 1);
+	}
+	if ((int)strlen(line) + 3 <= w - x)
+		widget_rput(y, 0, w, ui->attr[TR_HEADER], line);
+}
+
 /* The cost and flags line. */
 static void
 header_cost(const struct ui *ui, int y, int w)
@@ -374,7 +398,8 @@ header_cost(const struct ui *ui, int y, int w)
 		}
 	}
 	if (!any)
-		widget_put(y, x, w - x, ui->attr[TR_HEADER], " none");
+		x += widget_put(y, x, w - x, ui->attr[TR_HEADER], " none");
+	header_rec(ui, y, x, w);
 }
 
 static void

@@ -77,6 +77,34 @@ check_offline() {
 		fail "$page names URLs: $(cat "$tmp/urls")"
 	grep -q "Content-Security-Policy\" content=\"default-src 'none'" \
 	    "$page" || fail "$page has no content security policy"
+	# Scripts by hash only (no 'unsafe-inline'), and exactly the
+	# page's scripts; no base URI, no form target.
+	python3 - "$page" <<'PY' || fail "$page: content security policy"
+import base64, hashlib, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+csp = re.search(r'Content-Security-Policy" content="([^"]*)"', page).group(1)
+d = {}
+for part in csp.split(";"):
+    w = part.split()
+    if w:
+        d[w[0]] = w[1:]
+ok = True
+def bad(msg):
+    global ok
+    print(msg)
+    ok = False
+if "'unsafe-inline'" in d.get("script-src", []):
+    bad("script-src allows 'unsafe-inline': %s" % csp)
+if d.get("base-uri") != ["'none'"] or d.get("form-action") != ["'none'"]:
+    bad("no base-uri 'none' or form-action 'none': %s" % csp)
+want = sorted("'sha256-%s'" % base64.b64encode(hashlib.sha256(
+    m.group(1).encode()).digest()).decode()
+    for m in re.finditer(r"<script>(.*?)</script>", page, re.S))
+if len(want) != 2 or sorted(d.get("script-src", [])) != want:
+    bad("script-src %r, the page's scripts hash to %r" %
+        (d.get("script-src"), want))
+sys.exit(0 if ok else 1)
+PY
 }
 
 "$TESTBIN/test-rec" --gen "$tmp/job.jtr" 4 300 >/dev/null ||
