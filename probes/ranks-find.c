@@ -109,6 +109,7 @@ static pid_t		 rf_skip[RF_ANCESTORS];
 static unsigned		 rf_nskip;
 static enum rf_mode	 rf_mode;
 static uid_t		 rf_uid;
+static int64_t		 rf_owner = -1;	/* --uid, or -1 */
 static const char	*rf_job;
 static size_t		 rf_joblen;
 
@@ -279,20 +280,86 @@ ranks_find_environ(pid_t pid, struct rf_env *env)
 	return 0;
 }
 
-/* Is the component [s, s+len) "job_ID" under a Slurm parent prev? */
+/* Is [s, s+n) the literal lit? */
 static int
-ranks_find_slurm_job(const char *prev, size_t plen, const char *s,
-    size_t len)
+ranks_find_comp_is(const char *s, size_t n, const char *lit)
 {
-	static const char	scope[] = "slurmstepd.scope";
-	size_t			slen = sizeof(scope) - 1;
+	return n == strlen(lit) && memcmp(s, lit, n) == 0;
+}
 
-	if (len < 5 || memcmp(s, "job_", 4) != 0)
+/* Does [s, s+n) start with prefix and have more after it? */
+static int
+ranks_find_comp_pre(const char *s, size_t n, const char *prefix)
+{
+	size_t	m = strlen(prefix);
+
+	return n > m && memcmp(s, prefix, m) == 0;
+}
+
+int
+ranks_find_cgroup_path(const char *path, size_t len, const char *job,
+    int64_t uid, size_t *dirlen, uint32_t *step)
+{
+	static const char	 scope[] = "_slurmstepd.scope";
+	const char		*c[4], *p = path, *end = path + len, *e, *id;
+	size_t			 n[4], idlen, jl;
+	unsigned		 nc = 0;
+	int64_t			 u;
+	int			 numeric = 0;
+
+	*step = RANKS_STEP_NONE;
+	if (len == 0 || *path != '/' || job == NULL)
 		return 0;
-	if (!(plen > 4 && memcmp(prev, "uid_", 4) == 0) &&
-	    !(plen >= slen && memcmp(prev + plen - slen, scope, slen) == 0))
+	while (nc < 4 && p < end) {
+		while (p < end && *p == '/')
+			p++;
+		if (p >= end)
+			break;
+		if ((e = memchr(p, '/', (size_t)(end - p))) == NULL)
+			e = end;
+		c[nc] = p;
+		n[nc++] = (size_t)(e - p);
+		p = e;
+	}
+	if (nc < 3)
 		return 0;
-	return ranks_find_is_job(s + 4, len - 4, 0) ? 1 : -1;
+	if (ranks_find_comp_is(c[0], n[0], "slurm") ||
+	    ranks_find_comp_pre(c[0], n[0], "slurm_")) {
+		/* v1: /slurm/uid_U/job_ID, /slurm_NODE/uid_U/job_ID */
+		if (!ranks_find_comp_pre(c[1], n[1], "uid_") ||
+		    (u = ranks_find_parse_uint(c[1] + 4, n[1] - 4)) < 0 ||
+		    !ranks_find_comp_pre(c[2], n[2], "job_"))
+			return 0;
+		if (uid >= 0 && u != uid)
+			return -1;
+		id = c[2] + 4;
+		idlen = n[2] - 4;
+	} else if (ranks_find_comp_is(c[0], n[0], "system.slice") &&
+	    (ranks_find_comp_is(c[1], n[1], scope + 1) ||
+	    (n[1] > sizeof(scope) - 1 && memcmp(c[1] + n[1] -
+	    (sizeof(scope) - 1), scope, sizeof(scope) - 1) == 0))) {
+		/* v2: /system.slice/[NODE_]slurmstepd.scope/job_ID */
+		if (!ranks_find_comp_pre(c[2], n[2], "job_"))
+			return 0;
+		id = c[2] + 4;
+		idlen = n[2] - 4;
+	} else if (ranks_find_comp_is(c[0], n[0], "pbs_jobs.service") &&
+	    ranks_find_comp_is(c[1], n[1], "jobid")) {
+		/* The PBS cgroup hook: /pbs_jobs.service/jobid/ID.SERVER */
+		id = c[2];
+		idlen = n[2];
+		numeric = 1;
+	} else
+		return 0;
+	jl = strlen(job);
+	if (numeric && (e = memchr(id, '.', idlen)) != NULL)
+		idlen = (size_t)(e - id);
+	if (idlen != jl || memcmp(id, job, jl) != 0)
+		return -1;
+	*dirlen = (size_t)(c[2] + n[2] - path);
+	if (nc == 4 && ranks_find_comp_pre(c[3], n[3], "step_"))
+		*step = ranks_find_parse_step(c[3] + 5, n[3] - 5);
+	return 1;
 }
 
 /*
@@ -303,9 +370,8 @@ ranks_find_slurm_job(const char *prev, size_t plen, const char *s,
 static int
 ranks_find_cgroup(pid_t pid, uint32_t *step)
 {
-	const char	*line, *eol, *p, *c, *end;
-	const char	*comp[2];	/* the two components before c */
-	size_t		 clen[2];
+	const char	*line, *eol, *p;
+	size_t		 dirlen;
 	int		 other = 0, r, colons;
 
 	*step = RANKS_STEP_NONE;
@@ -319,43 +385,14 @@ ranks_find_cgroup(pid_t pid, uint32_t *step)
 			colons += *p == ':';
 		if (colons < 2)
 			continue;
-		comp[0] = comp[1] = "";
-		clen[0] = clen[1] = 0;
-		for (c = p; c < eol; c = end + 1) {
-			while (c < eol && *c == '/')
-				c++;
-			if (c >= eol)
-				break;
-			if ((end = memchr(c, '/', (size_t)(eol - c))) == NULL)
-				end = eol;
-			r = ranks_find_slurm_job(comp[1], clen[1], c,
-			    (size_t)(end - c));
-			if (r == 0 && clen[0] == 16 && clen[1] == 5 &&
-			    memcmp(comp[0], "pbs_jobs.service", 16) == 0 &&
-			    memcmp(comp[1], "jobid", 5) == 0)
-				r = ranks_find_is_job(c, (size_t)(end - c), 1) ?
-				    1 : -1;
-			if (r > 0) {
-				c = end + (end < eol);
-				if (eol - c > 5 && memcmp(c, "step_", 5) == 0) {
-					if ((end = memchr(c, '/',
-					    (size_t)(eol - c))) == NULL)
-						end = eol;
-					*step = ranks_find_parse_step(c + 5,
-					    (size_t)(end - c) - 5);
-				}
-				return 1;
-			}
-			if (r < 0)
-				other = 1;
-			comp[0] = comp[1];
-			clen[0] = clen[1];
-			comp[1] = c;
-			clen[1] = (size_t)(end - c);
-			if (end >= eol)
-				break;
-		}
+		r = ranks_find_cgroup_path(p, (size_t)(eol - p), rf_job,
+		    rf_owner, &dirlen, step);
+		if (r > 0)
+			return 1;
+		if (r < 0)
+			other = 1;
 	}
+	*step = RANKS_STEP_NONE;
 	return other ? -1 : 0;
 }
 
@@ -427,6 +464,18 @@ ranks_find_take(struct rf_ent *e, const struct ranks_stat *st,
 static int ranks_find_decide(struct rf_ent *, unsigned, struct rf_ent *,
     int);
 
+/* The real uid of a process (the first of status's "Uid:"), or -1. */
+static int64_t
+ranks_find_uid(pid_t pid)
+{
+	uint64_t	uid;
+
+	if (ranks_find_read(pid, "status", rf_buf, sizeof(rf_buf)) <= 0 ||
+	    probe_find_u64(rf_buf, "Uid", &uid) < 0 || uid > 0xffffffffu)
+		return -1;
+	return (int64_t)uid;
+}
+
 /* Judge a process in --job mode (see the top of the file). */
 static int
 ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
@@ -435,33 +484,38 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	struct rf_ent	*p;
 	struct rf_env	 env;
 	uint32_t	 step = RANKS_STEP_NONE, s;
-	int		 member = 0, r, k, envok;
+	int64_t		 uid;
+	int		 member = 0, r, k = RF_OTHER, envok;
 
+	if ((uid = ranks_find_uid(e->pid)) < 0)
+		return RF_OTHER;	/* gone already */
 	p = ranks_find_lookup(ents, n, st->ppid);
+	if (p != NULL && depth < RF_DEPTH)
+		k = ranks_find_decide(ents, n, p, depth + 1);
 	if (strcmp(st->comm, "slurmstepd") == 0) {
 		if ((r = ranks_find_stepd(e->pid, &s)) < 0)
 			return RF_OTHER;
-		if (r > 0) {
-			/* A daemon, or its child before it execs the task. */
-			if (p == NULL || depth >= RF_DEPTH ||
-			    ranks_find_decide(ents, n, p, depth + 1) !=
-			    RF_STEPD) {
-				e->step = s;
-				return RF_STEPD;
-			}
+		if (r > 0 && k == RF_STEPD) {
+			/* A daemon's child before it execs the task. */
 			member = 1;
 			step = s;
+		} else if (r > 0 && uid == 0) {
+			e->step = s;
+			return RF_STEPD;
 		}
+		/* Not root: a look-alike, judged as any process. */
 	}
-	if (!member && p != NULL && depth < RF_DEPTH) {
-		k = ranks_find_decide(ents, n, p, depth + 1);
-		if (k == RF_STEPD) {
-			member = 1;
-			step = p->step;
-		} else if (k == RF_JOB) {
-			member = 1;
-			step = ranks_tracked_step(p->slot);
-		}
+	if (!member && k == RF_STEPD) {
+		member = 1;
+		step = p->step;
+	} else if (!member && k == RF_JOB) {
+		member = 1;
+		step = ranks_tracked_step(p->slot);
+	}
+	if (rf_owner >= 0 && uid != rf_owner) {
+		/* Never a rank.  A daemon's child is root until it takes
+		 * the owner's uid before its exec: look again next scan. */
+		return member && uid == 0 ? RF_RETRY : RF_OTHER;
 	}
 	if ((r = ranks_find_cgroup(e->pid, &s)) > 0) {
 		member = 1;
@@ -485,7 +539,6 @@ ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 {
 	struct ranks_stat	st;
 	struct rf_env		env;
-	uint64_t		uid;
 	int			prev = e->kind, envok;
 
 	if (prev == RF_BUSY)
@@ -524,10 +577,7 @@ ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		    depth);
 		return e->kind;
 	case RF_MODE_UID:
-		if (ranks_find_read(e->pid, "status", rf_buf,
-		    sizeof(rf_buf)) <= 0 ||
-		    probe_find_u64(rf_buf, "Uid", &uid) < 0 ||
-		    uid != (uint64_t)rf_uid)
+		if (ranks_find_uid(e->pid) != (int64_t)rf_uid)
 			return e->kind = RF_OTHER;
 		break;
 	case RF_MODE_ALL:
@@ -689,11 +739,13 @@ ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 
 	rf_job = conf->job;
 	rf_joblen = rf_job != NULL ? strlen(rf_job) : 0;
-	rf_uid = conf->uid;
+	rf_uid = conf->owner >= 0 ? (uid_t)conf->owner : conf->uid;
+	rf_owner = conf->owner;
 	if (rf_job != NULL)
 		rf_mode = RF_MODE_JOB;
 	else
-		rf_mode = conf->uid == 0 ? RF_MODE_ALL : RF_MODE_UID;
+		rf_mode = conf->uid == 0 && conf->owner < 0 ? RF_MODE_ALL :
+		    RF_MODE_UID;
 	rf_proc_fd = open(probe_path(path, sizeof(path), "/proc"),
 	    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rf_proc_fd < 0) {

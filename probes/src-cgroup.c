@@ -143,6 +143,7 @@ static char		 cg_mnt[CGH_N][CG_PATH_MAX];
 static int		 cg_v1;		/* v1 (memory mounted) or v2 */
 static const char	*cg_job;
 static size_t		 cg_joblen;
+static int64_t		 cg_owner;	/* --uid, or -1 */
 static char		 cg_rel[CG_PATH_MAX];	/* "": none found */
 static char		 cg_inst[PROTO_NAME_MAX];
 static int		 cg_fd[CGF_N];
@@ -235,9 +236,13 @@ cg_try_scope(const char *name, void *arg)
 static int
 cg_try_uid(const char *name, void *arg)
 {
-	char	rel[CG_PATH_MAX];
+	char	rel[CG_PATH_MAX], own[32];
 
 	if (strncmp(name, "uid_", 4) != 0)
+		return 0;
+	/* With the owner known, only the owner's directory. */
+	snprintf(own, sizeof(own), "uid_%lld", (long long)cg_owner);
+	if (cg_owner >= 0 && strcmp(name, own) != 0)
 		return 0;
 	snprintf(rel, sizeof(rel), "/%s/%s/job_%s", (const char *)arg, name,
 	    cg_job);
@@ -275,14 +280,17 @@ cg_search_dirs(void)
 /*
  * The job's directory from a process's /proc/PID/cgroup: in the line of
  * the searched hierarchy ("0::/path" in v2, the one naming memory in v1),
- * the path up to a component "job_ID", or PBS's "jobid/ID.SERVER".
+ * the path up to the job's directory where the scheduler makes it
+ * (ranks_find_cgroup_path: anchored at the hierarchy's root, so a
+ * look-alike a user made in a delegated subtree never counts).
  */
 static int
 cg_from_pid(long pid)
 {
 	char		 path[64], rel[CG_PATH_MAX];
-	const char	*line, *eol, *ctl, *p, *c, *end, *prev = "";
-	size_t		 plen = 0, len;
+	const char	*line, *eol, *ctl, *p, *c, *end;
+	size_t		 dirlen;
+	uint32_t	 step;
 	int		 mine;
 
 	snprintf(path, sizeof(path), "/proc/%ld/cgroup", pid);
@@ -308,29 +316,13 @@ cg_from_pid(long pid)
 			}
 		} else
 			mine = p == ctl && line[0] == '0';
-		if (!mine)
+		if (!mine || ranks_find_cgroup_path(p + 1, (size_t)(eol - p -
+		    1), cg_job, cg_owner, &dirlen, &step) <= 0)
 			continue;
-		for (c = p + 1; c < eol; c = end) {
-			while (c < eol && *c == '/')
-				c++;
-			if ((end = memchr(c, '/', (size_t)(eol - c))) == NULL)
-				end = eol;
-			len = (size_t)(end - c);
-			if ((len == cg_joblen + 4 &&
-			    memcmp(c, "job_", 4) == 0 &&
-			    memcmp(c + 4, cg_job, cg_joblen) == 0) ||
-			    (plen == 5 && memcmp(prev, "jobid", 5) == 0 &&
-			    len > cg_joblen && memcmp(c, cg_job, cg_joblen) ==
-			    0 && c[cg_joblen] == '.')) {
-				if ((size_t)(end - p - 1) >= sizeof(rel))
-					return 0;
-				snprintf(rel, sizeof(rel), "%.*s",
-				    (int)(end - p - 1), p + 1);
-				return cg_take(rel);
-			}
-			prev = c;
-			plen = len;
-		}
+		if (dirlen >= sizeof(rel))
+			return 0;
+		snprintf(rel, sizeof(rel), "%.*s", (int)dirlen, p + 1);
+		return cg_take(rel);
 	}
 	return 0;
 }
@@ -467,6 +459,7 @@ cg_init(const struct probe_conf *conf, char *why, size_t whysz)
 	}
 	cg_job = conf->job;
 	cg_joblen = strlen(cg_job);
+	cg_owner = conf->owner;
 	cg_clk_tck = conf->clk_tck > 0 ? conf->clk_tck : 100;
 	cg_mounts();
 	cg_v1 = cg_mnt[CGH_MEMORY][0] != '\0';

@@ -393,20 +393,54 @@ probe "$root" cgv2n --job 123 --interval 0.05 --count 3
 check inst "$tmp/cgv2n.json" \
     /system.slice/node07_slurmstepd.scope/job_123 3221225472 4294967296
 
-# v1 under a path no search knows, found from a process's cgroup file.
+# v1 under the PBS hook's path, which no directory search knows: found
+# from a process's cgroup file, anchored at the hierarchy's root.
 root=$tmp/cgv1p
+cp -R "$FIX/cgroup-v1" "$root"
+for c in memory cpu,cpuacct blkio pids; do
+	mkdir -p "$root/sys/fs/cgroup/$c/pbs_jobs.service/jobid"
+	mv "$root/sys/fs/cgroup/$c/slurm/uid_1000/job_123" \
+	    "$root/sys/fs/cgroup/$c/pbs_jobs.service/jobid/123.pbs01"
+	rm -rf "$root/sys/fs/cgroup/$c/slurm"
+done
+mkdir -p "$root/proc/77"
+printf '%s\n' '10:freezer:/pbs_jobs.service/jobid/123.pbs01' \
+    '6:memory:/pbs_jobs.service/jobid/123.pbs01' \
+    '4:cpu,cpuacct:/pbs_jobs.service/jobid/123.pbs01' \
+    '1:name=systemd:/system.slice/pbs.service' '0::/' \
+    >"$root/proc/77/cgroup"
+probe "$root" cgv1p --job 123 --interval 0.05 --count 3
+check inst "$tmp/cgv1p.json" /pbs_jobs.service/jobid/123.pbs01 \
+    2147483648 8589934592
+
+# Look-alikes are not the job's cgroup (security review F3): the same
+# directories anywhere but at the scheduler's own root (/batch/uid_U/job_N,
+# a user's delegated user@U.service subtree holding system.slice/
+# slurmstepd.scope/job_N), and with --uid a v1 directory of another uid.
+root=$tmp/cgv1a
 cp -R "$FIX/cgroup-v1" "$root"
 for c in memory cpu,cpuacct blkio pids; do
 	mv "$root/sys/fs/cgroup/$c/slurm" "$root/sys/fs/cgroup/$c/batch"
 done
 mkdir -p "$root/proc/77"
-printf '%s\n' '10:freezer:/batch/uid_1000/job_123/step_0' \
-    '6:memory:/batch/uid_1000/job_123/step_0/task_0' \
-    '4:cpu,cpuacct:/batch/uid_1000/job_123/step_0/task_0' \
-    '1:name=systemd:/system.slice/slurmd.service' '0::/' \
+printf '%s\n' '6:memory:/batch/uid_1000/job_123/step_0/task_0' '0::/' \
     >"$root/proc/77/cgroup"
-probe "$root" cgv1p --job 123 --interval 0.05 --count 3
-check inst "$tmp/cgv1p.json" /batch/uid_1000/job_123 2147483648 8589934592
+probe "$root" cgv1a --job 123 --interval 0.05 --count 3
+check off "$tmp/cgv1a.json" cgroup "no cgroup for job 123"
+root=$tmp/cgv2a
+cp -R "$FIX/cgroup-v2" "$root"
+fake=user.slice/user-2000.slice/user@2000.service/system.slice
+mkdir -p "$root/sys/fs/cgroup/$fake"
+mv "$root/sys/fs/cgroup/system.slice/slurmstepd.scope" \
+    "$root/sys/fs/cgroup/$fake/slurmstepd.scope"
+mkdir -p "$root/proc/78"
+echo "0::/$fake/slurmstepd.scope/job_123/step_0" >"$root/proc/78/cgroup"
+probe "$root" cgv2a --job 123 --interval 0.05 --count 3
+check off "$tmp/cgv2a.json" cgroup "no cgroup for job 123"
+probe "$FIX/cgroup-v1" cgv1u --job 123 --uid 1001 --interval 0.05 --count 3
+check off "$tmp/cgv1u.json" cgroup "no cgroup for job 123"
+probe "$FIX/cgroup-v1" cgv1o --job 123 --uid 1000 --interval 0.05 --count 3
+check inst "$tmp/cgv1o.json" /slurm/uid_1000/job_123 2147483648 8589934592
 
 # No limit: absent, not 0 (v2 "max", v1 PAGE_COUNTER_MAX pages).
 probe "$FIX/cgroup-v2" cgmax --job 1234 --interval 0.05 --count 3
