@@ -10,18 +10,26 @@
  * node that forks nothing the scan costs one small read.
  *
  * With --job ID a process is the job's when any of these holds:
- *  - it descends from a Slurm step daemon of the job, whose cmdline reads
- *    "slurmstepd: [ID.STEP]" (the daemon itself is not a rank; a child of
- *    it that has not yet exec'd its task still reads so, and is one), or
- *    from any other process of the job;
- *  - its /proc/PID/cgroup holds a Slurm job component "job_ID" below
- *    "uid_U" (cgroup v1: /slurm/uid_U/job_ID/step_S/task_T) or below
- *    "slurmstepd.scope" or "NODENAME_slurmstepd.scope" (cgroup v2:
- *    /system.slice/slurmstepd.scope/job_ID/step_S/user/task_T), or the PBS
- *    cgroup hook's "pbs_jobs.service/jobid/ID.SERVER" (cgroup v1);
+ *  - it descends from a Slurm step daemon of the job: a process owned by
+ *    root whose cmdline reads "slurmstepd: [ID.STEP]" (the daemon itself
+ *    is not a rank; a child of it that has not yet exec'd its task still
+ *    reads so, and is one; a look-alike root does not own is judged as any
+ *    other process), or from any other process of the job;
+ *  - its /proc/PID/cgroup puts it in the job's cgroup where the scheduler
+ *    makes it, from the root of the hierarchy (ranks_find_cgroup_path):
+ *    cgroup v1 /slurm/uid_U/job_ID/step_S/task_T, v2 /system.slice/
+ *    slurmstepd.scope/job_ID/step_S/user/task_T (or NODENAME_slurmstepd.
+ *    scope), PBS's cgroup hook /pbs_jobs.service/jobid/ID.SERVER; the same
+ *    names below another directory (a user's delegated user@U.service)
+ *    never count;
  *  - its environment holds SLURM_JOB_ID (or SLURM_JOBID), LSB_JOBID,
  *    OAR_JOB_ID or OAR_JOBID equal to ID, or PBS_JOBID whose part before
  *    the first '.' is ID.
+ * With --uid U (the job owner's, from the scheduler) only processes whose
+ * real uid is U are the job's: anyone can put a job id in their own
+ * environment, and root can move any process anywhere.  A root child of a
+ * step daemon is looked at again at the next scan, as Slurm's task takes
+ * the owner's uid just before its exec.
  * A process in another job's cgroup is not examined further, unless it
  * descends from the job.  The step is the cgroup's step_S component, else
  * the step of the daemon it descends from, else SLURM_STEP_ID.  The rank
@@ -32,11 +40,12 @@
  * are read once per process, when it is first seen; cmdline only for a
  * process named slurmstepd.
  *
- * Without --job the probe shows its own uid's processes, or for root every
- * process (src-ranks.c keeps the busiest).  Kernel threads never count,
- * and neither do the probe and its ancestors (its shell and ssh session),
- * which pam_slurm_adopt may well have put into the job's cgroup; under
- * --root the tree is not the probe's own /proc, so nothing is skipped.
+ * Without --job the probe shows the processes of --uid, else its own
+ * uid's, or for root every process (src-ranks.c keeps the busiest).
+ * Kernel threads never count, and neither do the probe and its ancestors
+ * (its shell and ssh session), which pam_slurm_adopt may well have put
+ * into the job's cgroup; under --root the tree is not the probe's own
+ * /proc, so nothing is skipped.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -593,17 +593,28 @@ test_push(void)
 	CHECK(r.file == 1 && r.upload && r.size == 10 && r.hash[0] == '\0');
 
 	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5, 0,
-	    NULL);
+	    -1, NULL);
 	CHECK_STR(cmd, "exec /bin/sh -c 'echo \"jobtop-probe-pid $$\" >&2; "
 	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
 	    "--job \"42_1\"'");
 	free(cmd);
 	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", 0.5,
-	    120, "jobtop-nvml-y");
+	    120, 1000, "jobtop-nvml-y");
 	CHECK_STR(cmd, "exec /bin/sh -c 'echo \"jobtop-probe-pid $$\" >&2; "
 	    "exec \".cache/jobtop/jobtop-probe-x\" --interval 0.500 "
-	    "--watchdog 120 "
+	    "--watchdog 120 --uid 1000 "
 	    "--nvml \".cache/jobtop/jobtop-nvml-y\" --job \"42_1\"'");
+	free(cmd);
+	/* The cached start passes the owner's uid the same way (F3). */
+	cmd = rpush_fast_cmd(".cache/jobtop", "jobtop-probe-x", 10, hash,
+	    "42_1", 0.5, 0, 0, NULL, 0, NULL);
+	CHECK(strstr(cmd, " --interval 0.500 --uid 0 --job \"42_1\"") !=
+	    NULL);
+	free(cmd);
+	cmd = rpush_fast_cmd(".cache/jobtop", "jobtop-probe-x", 10, hash,
+	    "42_1", 0.5, 120, -1, NULL, 0, NULL);
+	CHECK(strstr(cmd, "--uid") == NULL &&
+	    strstr(cmd, " --watchdog 120 --job \"42_1\"") != NULL);
 	free(cmd);
 	/* The NVML helper's line: cached only with its size and hash. */
 	snprintf(out, sizeof(out), "arch x86_64\ndir ok\nhelper 20 \nfile none\n");
