@@ -9,6 +9,10 @@
 #    whose numa_maps is missing has no instance, another job's process
 #    none either; a mapping added after the third sample shows up within
 #    the NUMA_MAPS_EVERY samples numa_maps is read at.
+#  - numa-hostile (security review F16): file names that look like counts
+#    as the kernel writes them ("file=/tmp/x\040N0=99999999999..."), words
+#    only partly counts ("N0=5junk", "kernelpagesize_kB=4x") add nothing;
+#    counts whose bytes overflow 64 bits saturate at INT64_MAX.
 #  - cgroup-v2 (slurmstepd.scope/job_123) and cgroup-v1 (slurm/uid_1000/
 #    job_123 in memory, cpu,cpuacct, blkio and pids): memory current, the
 #    job's limit (present), peak, swap, pids and PSI averages exactly;
@@ -50,7 +54,7 @@ skip() {
 
 [ -x "$PROBE" ] || fail "no probe at $PROBE (run make)"
 
-for fx in numa-2node cgroup-v1 cgroup-v2; do
+for fx in numa-2node numa-hostile cgroup-v1 cgroup-v2; do
 	[ -d "$FIX/$fx" ] || fail "fixture $fx is missing"
 	for job in "--job 123" ""; do
 		# shellcheck disable=SC2086
@@ -248,6 +252,13 @@ elif mode == "numa":
     exact("ranknuma.n1", "4002", 2010 * MB4)
     for k in range(2, 8):
         absent("ranknuma.n%d" % k, "4001")
+elif mode == "numa-hostile":
+    same("ranks", insts("ranknuma."), {"4001", "4005", "4006"})
+    exact("ranknuma.n0", "4001", (10 + 990 + 8) * MB4)
+    exact("ranknuma.n0", "4005", (2 + 1) * MB4)
+    exact("ranknuma.n1", "4005", (3 + 7) * MB4)
+    exact("ranknuma.n0", "4006", 2**63 - 1)
+    exact("ranknuma.n1", "4006", 2**63 - 1)
 elif mode == "numa-change":
     old, new = (10 + 990 + 8) * MB4, (10 + 990 + 8 + 1000) * MB4
     s = series("ranknuma.n0", "4001", 0)
@@ -412,6 +423,10 @@ printf '%s\n' '10:freezer:/pbs_jobs.service/jobid/123.pbs01' \
 probe "$root" cgv1p --job 123 --interval 0.05 --count 3
 check inst "$tmp/cgv1p.json" /pbs_jobs.service/jobid/123.pbs01 \
     2147483648 8589934592
+
+# numa_maps that try to lie or overflow.
+probe "$FIX/numa-hostile" numahostile --job 123 --interval 0.05 --count 3
+check numa-hostile "$tmp/numahostile.json"
 
 # Look-alikes are not the job's cgroup (security review F3): the same
 # directories anywhere but at the scheduler's own root (/batch/uid_U/job_N,
