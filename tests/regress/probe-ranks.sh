@@ -391,7 +391,7 @@ SLURM_JOB_ID=${job}1 SLURM_PROCID=3 sleep 60 &
 p3=$!
 bg_pids="$bg_pids $p0 $p1 $p2 $p3"
 # As root: another uid's process with the job id, refused with --uid 0.
-uidarg= other=
+uidarg='' other=''
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 	    env SLURM_JOB_ID=$job SLURM_PROCID=4 sleep 60 &
