@@ -493,10 +493,13 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	struct rf_ent	*p;
 	struct rf_env	 env;
 	uint32_t	 step = RANKS_STEP_NONE, s;
-	int64_t		 uid;
+	int64_t		 uid = -1;
 	int		 member = 0, r, k = RF_OTHER, envok;
 
-	if ((uid = ranks_find_uid(e->pid)) < 0)
+	/* status is read only where the uid matters: with --uid, and for
+	 * a step daemon, which root must own. */
+	if ((rf_owner >= 0 || strcmp(st->comm, "slurmstepd") == 0) &&
+	    (uid = ranks_find_uid(e->pid)) < 0)
 		return RF_OTHER;	/* gone already */
 	p = ranks_find_lookup(ents, n, st->ppid);
 	if (p != NULL && depth < RF_DEPTH)
