@@ -119,6 +119,7 @@ static unsigned		 rf_nskip;
 static enum rf_mode	 rf_mode;
 static uid_t		 rf_uid;
 static int64_t		 rf_owner = -1;	/* --uid, or -1 */
+static char		 rf_v2root[512];	/* see ranks_find_v2_root */
 static const char	*rf_job;
 static size_t		 rf_joblen;
 
@@ -305,20 +306,13 @@ ranks_find_comp_pre(const char *s, size_t n, const char *prefix)
 	return n > m && memcmp(s, prefix, m) == 0;
 }
 
-int
-ranks_find_cgroup_path(const char *path, size_t len, const char *job,
-    int64_t uid, size_t *dirlen, uint32_t *step)
+/* Split a cgroup path into its first (at most 4) components; how many. */
+static unsigned
+ranks_find_split(const char *p, const char *end, const char **c, size_t *n)
 {
-	static const char	 scope[] = "_slurmstepd.scope";
-	const char		*c[4], *p = path, *end = path + len, *e, *id;
-	size_t			 n[4], idlen, jl;
-	unsigned		 nc = 0;
-	int64_t			 u;
-	int			 numeric = 0;
+	const char	*e;
+	unsigned	 nc = 0;
 
-	*step = RANKS_STEP_NONE;
-	if (len == 0 || *path != '/' || job == NULL)
-		return 0;
 	while (nc < 4 && p < end) {
 		while (p < end && *p == '/')
 			p++;
@@ -330,10 +324,40 @@ ranks_find_cgroup_path(const char *path, size_t len, const char *job,
 		n[nc++] = (size_t)(e - p);
 		p = e;
 	}
-	if (nc < 3)
+	return nc;
+}
+
+/* Does [s, s+n) end with suffix and have more before it? */
+static int
+ranks_find_comp_suf(const char *s, size_t n, const char *suffix)
+{
+	size_t	m = strlen(suffix);
+
+	return n > m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+const char *
+ranks_find_v2_root(void)
+{
+	return rf_v2root;
+}
+
+int
+ranks_find_cgroup_path(const char *path, size_t len, const char *job,
+    int64_t uid, size_t *dirlen, uint32_t *step)
+{
+	const char	*c[4], *end = path + len, *e, *id;
+	size_t		 n[4], idlen, jl, rl = strlen(rf_v2root);
+	unsigned	 nc;
+	int64_t		 u;
+	int		 numeric = 0;
+
+	*step = RANKS_STEP_NONE;
+	if (len == 0 || *path != '/' || job == NULL)
 		return 0;
-	if (ranks_find_comp_is(c[0], n[0], "slurm") ||
-	    ranks_find_comp_pre(c[0], n[0], "slurm_")) {
+	nc = ranks_find_split(path, end, c, n);
+	if (nc >= 3 && (ranks_find_comp_is(c[0], n[0], "slurm") ||
+	    ranks_find_comp_pre(c[0], n[0], "slurm_"))) {
 		/* v1: /slurm/uid_U/job_ID, /slurm_NODE/uid_U/job_ID */
 		if (!ranks_find_comp_pre(c[1], n[1], "uid_") ||
 		    (u = ranks_find_parse_uint(c[1] + 4, n[1] - 4)) < 0 ||
@@ -343,23 +367,26 @@ ranks_find_cgroup_path(const char *path, size_t len, const char *job,
 			return -1;
 		id = c[2] + 4;
 		idlen = n[2] - 4;
-	} else if (ranks_find_comp_is(c[0], n[0], "system.slice") &&
-	    (ranks_find_comp_is(c[1], n[1], scope + 1) ||
-	    (n[1] > sizeof(scope) - 1 && memcmp(c[1] + n[1] -
-	    (sizeof(scope) - 1), scope, sizeof(scope) - 1) == 0))) {
-		/* v2: /system.slice/[NODE_]slurmstepd.scope/job_ID */
-		if (!ranks_find_comp_pre(c[2], n[2], "job_"))
-			return 0;
-		id = c[2] + 4;
-		idlen = n[2] - 4;
-	} else if (ranks_find_comp_is(c[0], n[0], "pbs_jobs.service") &&
-	    ranks_find_comp_is(c[1], n[1], "jobid")) {
+	} else if (nc >= 3 && ranks_find_comp_is(c[0], n[0],
+	    "pbs_jobs.service") && ranks_find_comp_is(c[1], n[1], "jobid")) {
 		/* The PBS cgroup hook: /pbs_jobs.service/jobid/ID.SERVER */
 		id = c[2];
 		idlen = n[2];
 		numeric = 1;
-	} else
-		return 0;
+	} else {
+		/* v2: ROOT/system.slice/[NODE_]slurmstepd.scope/job_ID */
+		if (rl > 0 && !(len > rl && memcmp(path, rf_v2root, rl) == 0 &&
+		    path[rl] == '/'))
+			return 0;
+		if ((nc = ranks_find_split(path + rl, end, c, n)) < 3 ||
+		    !ranks_find_comp_is(c[0], n[0], "system.slice") ||
+		    !(ranks_find_comp_is(c[1], n[1], "slurmstepd.scope") ||
+		    ranks_find_comp_suf(c[1], n[1], "_slurmstepd.scope")) ||
+		    !ranks_find_comp_pre(c[2], n[2], "job_"))
+			return 0;
+		id = c[2] + 4;
+		idlen = n[2] - 4;
+	}
 	jl = strlen(job);
 	if (numeric && (e = memchr(id, '.', idlen)) != NULL)
 		idlen = (size_t)(e - id);
@@ -369,6 +396,40 @@ ranks_find_cgroup_path(const char *path, size_t len, const char *job,
 	if (nc == 4 && ranks_find_comp_pre(c[3], n[3], "step_"))
 		*step = ranks_find_parse_step(c[3] + 5, n[3] - 5);
 	return 1;
+}
+
+/*
+ * Where Slurm puts system.slice in cgroup v2, as it works it out itself:
+ * beside PID 1's cgroup ("0::/init.scope" gives "", and a container's
+ * init in "/docker.slice/docker-ID.scope/init.scope" gives
+ * "/docker.slice/docker-ID.scope"), or at the root when PID 1 is there.
+ */
+static void
+ranks_find_init_v2root(void)
+{
+	const char	*line, *eol, *last;
+	char		 buf[1024];
+	size_t		 len;
+
+	rf_v2root[0] = '\0';
+	if (probe_read_file("/proc/1/cgroup", buf, sizeof(buf)) <= 0)
+		return;
+	for (line = buf; *line != '\0'; line = *eol ? eol + 1 : eol) {
+		if ((eol = strchr(line, '\n')) == NULL)
+			eol = line + strlen(line);
+		if (eol - line < 4 || memcmp(line, "0::/", 4) != 0)
+			continue;
+		/* The path without its last component, and no "/" alone. */
+		for (last = eol; last > line + 3 && last[-1] != '/'; last--)
+			;
+		len = (size_t)(last - (line + 3));
+		while (len > 0 && line[3 + len - 1] == '/')
+			len--;
+		if (len < sizeof(rf_v2root))
+			snprintf(rf_v2root, sizeof(rf_v2root), "%.*s",
+			    (int)len, line + 3);
+		return;
+	}
 }
 
 /*
@@ -766,6 +827,7 @@ ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 		return -1;
 	}
 	rf_loadavg_fd = probe_open("/proc/loadavg");
+	ranks_find_init_v2root();
 	rf_nskip = 0;
 	if (conf->root[0] == '\0')
 		ranks_find_ancestors(conf);

@@ -9,10 +9,13 @@
  * cpuacct, blkio and pids at the same path in theirs), else in the v2
  * (unified) hierarchy.  The job's directory is, as Slurm makes it,
  * v2 system.slice/slurmstepd.scope/job_ID or system.slice/
- * NODENAME_slurmstepd.scope/job_ID, v1 slurm/uid_U/job_ID (or slurm_NODE/
- * uid_U/job_ID for multiple slurmd); failing those, init looks through
- * /proc/PID/cgroup of the node's processes for a "job_ID" component (or
- * PBS's ".../jobid/ID.SERVER") and takes the path up to it.  Not found at
+ * NODENAME_slurmstepd.scope/job_ID (system.slice beside PID 1's cgroup
+ * when that is a container's: ranks_find_v2_root), v1 slurm/uid_U/job_ID
+ * (or slurm_NODE/uid_U/job_ID for multiple slurmd; with --uid only the
+ * owner's uid_U); failing those, init looks through /proc/PID/cgroup of
+ * the node's processes for the same paths or PBS's /pbs_jobs.service/
+ * jobid/ID.SERVER, anchored at the hierarchy's root
+ * (ranks_find_cgroup_path), and takes the path up to the job.  Not found at
  * start-up: the source is off, "no cgroup for job N".  When the directory
  * goes away (its files fail to read), its instance vanishes and the
  * search is redone every CG_RESEARCH samples, then also through the
@@ -228,7 +231,8 @@ cg_try_scope(const char *name, void *arg)
 
 	if (!cg_ends(name, "_slurmstepd.scope"))
 		return 0;
-	snprintf(rel, sizeof(rel), "/system.slice/%s/job_%s", name, cg_job);
+	snprintf(rel, sizeof(rel), "%s/system.slice/%s/job_%s",
+	    ranks_find_v2_root(), name, cg_job);
 	return cg_take(rel);
 }
 
@@ -269,11 +273,12 @@ cg_search_dirs(void)
 
 	if (cg_v1)
 		return cg_list(cg_mnt[CGH_MEMORY], 0, cg_try_slurm, NULL) > 0;
-	snprintf(rel, sizeof(rel), "/system.slice/slurmstepd.scope/job_%s",
-	    cg_job);
+	snprintf(rel, sizeof(rel), "%s/system.slice/slurmstepd.scope/job_%s",
+	    ranks_find_v2_root(), cg_job);
 	if (cg_take(rel))
 		return 1;
-	snprintf(path, sizeof(path), "%s/system.slice", cg_mnt[CGH_V2]);
+	snprintf(path, sizeof(path), "%s%s/system.slice", cg_mnt[CGH_V2],
+	    ranks_find_v2_root());
 	return cg_list(path, 0, cg_try_scope, NULL) > 0;
 }
 

@@ -424,6 +424,17 @@ probe "$root" cgv1p --job 123 --interval 0.05 --count 3
 check inst "$tmp/cgv1p.json" /pbs_jobs.service/jobid/123.pbs01 \
     2147483648 8589934592
 
+# Slurm in a container: system.slice beside PID 1's cgroup (the path is
+# too long for an instance name, so the instance is "job").
+root=$tmp/cgv2c
+cp -R "$FIX/cgroup-v2" "$root"
+mkdir -p "$root/sys/fs/cgroup/docker.slice/docker-c1.scope" "$root/proc/1"
+mv "$root/sys/fs/cgroup/system.slice" \
+    "$root/sys/fs/cgroup/docker.slice/docker-c1.scope/system.slice"
+echo '0::/docker.slice/docker-c1.scope/init.scope' >"$root/proc/1/cgroup"
+probe "$root" cgv2c --job 123 --interval 0.05 --count 3
+check inst "$tmp/cgv2c.json" job 3221225472 4294967296
+
 # numa_maps that try to lie or overflow.
 probe "$FIX/numa-hostile" numahostile --job 123 --interval 0.05 --count 3
 check numa-hostile "$tmp/numahostile.json"

@@ -342,6 +342,36 @@ python3 "$tmp/check.py" intruders-setuid "$tmp/setuid.json" "$PAGE" ||
     fail "a step daemon's child that became the owner's"
 echo "ok: a step daemon's root child is a rank once it is the owner's"
 
+# Slurm in a container: it puts system.slice beside PID 1's cgroup, and so
+# does the probe.  ranks-cgv2 moved below /docker.slice/docker-c1.scope
+# gives the same ranks, 622 (made a child of pid 1, its SLURM_JOB_ID
+# renamed) through its cgroup alone; /system.slice at the root, not Slurm's there, counts for nothing
+# (711 moved there stays out).
+cp -R "$FIX/ranks-cgv2" "$tmp/container"
+mkdir -p "$tmp/container/proc/1"
+echo '0::/docker.slice/docker-c1.scope/init.scope' \
+    >"$tmp/container/proc/1/cgroup"
+for f in "$tmp"/container/proc/[0-9]*/cgroup; do
+	sed -i 's|^0::/system.slice/|0::/docker.slice/docker-c1.scope/system.slice/|' \
+	    "$f"
+done
+echo '0::/system.slice/slurmstepd.scope/job_123/step_0/user/task_3' \
+    >"$tmp/container/proc/711/cgroup"
+sed -i 's/^622 (python3) S 620 /622 (python3) S 1 /' \
+    "$tmp/container/proc/622/stat"
+sed -i 's/SLURM_JOB_ID=/SLURM_JOB_XX=/' "$tmp/container/proc/622/environ"
+grep -q '^622 (python3) S 1 ' "$tmp/container/proc/622/stat" &&
+    ! grep -aq SLURM_JOB_ID "$tmp/container/proc/622/environ" ||
+    fail "cannot make 622 a child of pid 1 without SLURM_JOB_ID"
+"$PROBE" --root "$tmp/container" --job 123 --uid 1000 --count 2 \
+    --interval 0.1 </dev/null |
+    "$JOBTOP" --decode --json >"$tmp/container.json" ||
+    fail "probe on the container fixture failed"
+sed 's/"ranks-cgv2"/"container"/' "$tmp/check.py" >"$tmp/check-c.py"
+python3 "$tmp/check-c.py" container "$tmp/container.json" "$PAGE" ||
+    fail "Slurm's cgroups beside a container's PID 1"
+echo "ok: Slurm's cgroup v2 tree in a container"
+
 # Bad uids: one line, exit 1.
 for u in -1 x 1x "" 4294967295 99999999999999999999; do
 	if "$PROBE" --job 123 --uid "$u" --count 1 </dev/null \
