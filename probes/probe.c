@@ -83,8 +83,9 @@ static int		 ctl_skip;	/* the rest of a too long line */
 static void
 probe_usage(FILE *f)
 {
-	fprintf(f, "usage: jobtop-probe [--job ID] [--interval SECONDS] "
-	    "[--count N] [--root DIR] [--nvml PATH] [--watchdog SECONDS]\n");
+	fprintf(f, "usage: jobtop-probe [--job ID] [--uid UID] "
+	    "[--interval SECONDS] [--count N] [--root DIR] [--nvml PATH] "
+	    "[--watchdog SECONDS]\n");
 }
 
 static void
@@ -552,6 +553,7 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "job",	required_argument, NULL, 'j' },
+		{ "uid",	required_argument, NULL, 'u' },
 		{ "interval",	required_argument, NULL, 'i' },
 		{ "count",	required_argument, NULL, 'c' },
 		{ "root",	required_argument, NULL, 'r' },
@@ -570,11 +572,13 @@ main(int argc, char **argv)
 	const char		*bye = "done";
 	int			 ch, watch, timeout;
 	long			 lv;
+	long long		 ll;
 
 	memset(&conf, 0, sizeof(conf));
 	conf.root = "";
 	conf.interval = 1.0;
-	while ((ch = getopt_long(argc, argv, "j:i:c:r:Vh", longopts, NULL))
+	conf.owner = -1;
+	while ((ch = getopt_long(argc, argv, "j:u:i:c:r:Vh", longopts, NULL))
 	    != -1) {
 		switch (ch) {
 		case 'j':
@@ -586,6 +590,19 @@ main(int argc, char **argv)
 				    "%s\n", optarg);
 				return 1;
 			}
+			break;
+		case 'u':
+			/* The job owner's uid: only that user's processes
+			 * are ranks (ranks-find.c). */
+			errno = 0;
+			ll = strtoll(optarg, &end, 10);
+			if (*end != '\0' || end == optarg || errno != 0 ||
+			    ll < 0 || ll > 0xfffffffeLL) {
+				fprintf(stderr, "jobtop-probe: bad uid: %s\n",
+				    optarg);
+				return 1;
+			}
+			conf.owner = ll;
 			break;
 		case 'i':
 			conf.interval = strtod(optarg, &end);

@@ -10,18 +10,26 @@
  * node that forks nothing the scan costs one small read.
  *
  * With --job ID a process is the job's when any of these holds:
- *  - it descends from a Slurm step daemon of the job, whose cmdline reads
- *    "slurmstepd: [ID.STEP]" (the daemon itself is not a rank; a child of
- *    it that has not yet exec'd its task still reads so, and is one), or
- *    from any other process of the job;
- *  - its /proc/PID/cgroup holds a Slurm job component "job_ID" below
- *    "uid_U" (cgroup v1: /slurm/uid_U/job_ID/step_S/task_T) or below
- *    "slurmstepd.scope" or "NODENAME_slurmstepd.scope" (cgroup v2:
- *    /system.slice/slurmstepd.scope/job_ID/step_S/user/task_T), or the PBS
- *    cgroup hook's "pbs_jobs.service/jobid/ID.SERVER" (cgroup v1);
+ *  - it descends from a Slurm step daemon of the job: a process owned by
+ *    root whose cmdline reads "slurmstepd: [ID.STEP]" (the daemon itself
+ *    is not a rank; a child of it that has not yet exec'd its task still
+ *    reads so, and is one; a look-alike root does not own is judged as any
+ *    other process), or from any other process of the job;
+ *  - its /proc/PID/cgroup puts it in the job's cgroup where the scheduler
+ *    makes it, from the root of the hierarchy (ranks_find_cgroup_path):
+ *    cgroup v1 /slurm/uid_U/job_ID/step_S/task_T, v2 /system.slice/
+ *    slurmstepd.scope/job_ID/step_S/user/task_T (or NODENAME_slurmstepd.
+ *    scope), PBS's cgroup hook /pbs_jobs.service/jobid/ID.SERVER; the same
+ *    names below another directory (a user's delegated user@U.service)
+ *    never count;
  *  - its environment holds SLURM_JOB_ID (or SLURM_JOBID), LSB_JOBID,
  *    OAR_JOB_ID or OAR_JOBID equal to ID, or PBS_JOBID whose part before
  *    the first '.' is ID.
+ * With --uid U (the job owner's, from the scheduler) only processes whose
+ * real uid is U are the job's: anyone can put a job id in their own
+ * environment, and root can move any process anywhere.  A root child of a
+ * step daemon is looked at again at the next scan, as Slurm's task takes
+ * the owner's uid just before its exec.
  * A process in another job's cgroup is not examined further, unless it
  * descends from the job.  The step is the cgroup's step_S component, else
  * the step of the daemon it descends from, else SLURM_STEP_ID.  The rank
@@ -32,11 +40,12 @@
  * are read once per process, when it is first seen; cmdline only for a
  * process named slurmstepd.
  *
- * Without --job the probe shows its own uid's processes, or for root every
- * process (src-ranks.c keeps the busiest).  Kernel threads never count,
- * and neither do the probe and its ancestors (its shell and ssh session),
- * which pam_slurm_adopt may well have put into the job's cgroup; under
- * --root the tree is not the probe's own /proc, so nothing is skipped.
+ * Without --job the probe shows the processes of --uid, else its own
+ * uid's, or for root every process (src-ranks.c keeps the busiest).
+ * Kernel threads never count, and neither do the probe and its ancestors
+ * (its shell and ssh session), which pam_slurm_adopt may well have put
+ * into the job's cgroup; under --root the tree is not the probe's own
+ * /proc, so nothing is skipped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -109,6 +118,8 @@ static pid_t		 rf_skip[RF_ANCESTORS];
 static unsigned		 rf_nskip;
 static enum rf_mode	 rf_mode;
 static uid_t		 rf_uid;
+static int64_t		 rf_owner = -1;	/* --uid, or -1 */
+static char		 rf_v2root[512];	/* see ranks_find_v2_root */
 static const char	*rf_job;
 static size_t		 rf_joblen;
 
@@ -279,20 +290,146 @@ ranks_find_environ(pid_t pid, struct rf_env *env)
 	return 0;
 }
 
-/* Is the component [s, s+len) "job_ID" under a Slurm parent prev? */
+/* Is [s, s+n) the literal lit? */
 static int
-ranks_find_slurm_job(const char *prev, size_t plen, const char *s,
-    size_t len)
+ranks_find_comp_is(const char *s, size_t n, const char *lit)
 {
-	static const char	scope[] = "slurmstepd.scope";
-	size_t			slen = sizeof(scope) - 1;
+	return n == strlen(lit) && memcmp(s, lit, n) == 0;
+}
 
-	if (len < 5 || memcmp(s, "job_", 4) != 0)
+/* Does [s, s+n) start with prefix and have more after it? */
+static int
+ranks_find_comp_pre(const char *s, size_t n, const char *prefix)
+{
+	size_t	m = strlen(prefix);
+
+	return n > m && memcmp(s, prefix, m) == 0;
+}
+
+/* Split a cgroup path into its first (at most 4) components; how many. */
+static unsigned
+ranks_find_split(const char *p, const char *end, const char **c, size_t *n)
+{
+	const char	*e;
+	unsigned	 nc = 0;
+
+	while (nc < 4 && p < end) {
+		while (p < end && *p == '/')
+			p++;
+		if (p >= end)
+			break;
+		if ((e = memchr(p, '/', (size_t)(end - p))) == NULL)
+			e = end;
+		c[nc] = p;
+		n[nc++] = (size_t)(e - p);
+		p = e;
+	}
+	return nc;
+}
+
+/* Does [s, s+n) end with suffix and have more before it? */
+static int
+ranks_find_comp_suf(const char *s, size_t n, const char *suffix)
+{
+	size_t	m = strlen(suffix);
+
+	return n > m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+const char *
+ranks_find_v2_root(void)
+{
+	return rf_v2root;
+}
+
+int
+ranks_find_cgroup_path(const char *path, size_t len, const char *job,
+    int64_t uid, size_t *dirlen, uint32_t *step)
+{
+	const char	*c[4], *end = path + len, *e, *id;
+	size_t		 n[4], idlen, jl, rl = strlen(rf_v2root);
+	unsigned	 nc;
+	int64_t		 u;
+	int		 numeric = 0;
+
+	*step = RANKS_STEP_NONE;
+	if (len == 0 || *path != '/' || job == NULL)
 		return 0;
-	if (!(plen > 4 && memcmp(prev, "uid_", 4) == 0) &&
-	    !(plen >= slen && memcmp(prev + plen - slen, scope, slen) == 0))
-		return 0;
-	return ranks_find_is_job(s + 4, len - 4, 0) ? 1 : -1;
+	nc = ranks_find_split(path, end, c, n);
+	if (nc >= 3 && (ranks_find_comp_is(c[0], n[0], "slurm") ||
+	    ranks_find_comp_pre(c[0], n[0], "slurm_"))) {
+		/* v1: /slurm/uid_U/job_ID, /slurm_NODE/uid_U/job_ID */
+		if (!ranks_find_comp_pre(c[1], n[1], "uid_") ||
+		    (u = ranks_find_parse_uint(c[1] + 4, n[1] - 4)) < 0 ||
+		    !ranks_find_comp_pre(c[2], n[2], "job_"))
+			return 0;
+		if (uid >= 0 && u != uid)
+			return -1;
+		id = c[2] + 4;
+		idlen = n[2] - 4;
+	} else if (nc >= 3 && ranks_find_comp_is(c[0], n[0],
+	    "pbs_jobs.service") && ranks_find_comp_is(c[1], n[1], "jobid")) {
+		/* The PBS cgroup hook: /pbs_jobs.service/jobid/ID.SERVER */
+		id = c[2];
+		idlen = n[2];
+		numeric = 1;
+	} else {
+		/* v2: ROOT/system.slice/[NODE_]slurmstepd.scope/job_ID */
+		if (rl > 0 && !(len > rl && memcmp(path, rf_v2root, rl) == 0 &&
+		    path[rl] == '/'))
+			return 0;
+		if ((nc = ranks_find_split(path + rl, end, c, n)) < 3 ||
+		    !ranks_find_comp_is(c[0], n[0], "system.slice") ||
+		    !(ranks_find_comp_is(c[1], n[1], "slurmstepd.scope") ||
+		    ranks_find_comp_suf(c[1], n[1], "_slurmstepd.scope")) ||
+		    !ranks_find_comp_pre(c[2], n[2], "job_"))
+			return 0;
+		id = c[2] + 4;
+		idlen = n[2] - 4;
+	}
+	jl = strlen(job);
+	if (numeric && (e = memchr(id, '.', idlen)) != NULL)
+		idlen = (size_t)(e - id);
+	if (idlen != jl || memcmp(id, job, jl) != 0)
+		return -1;
+	*dirlen = (size_t)(c[2] + n[2] - path);
+	if (nc == 4 && ranks_find_comp_pre(c[3], n[3], "step_"))
+		*step = ranks_find_parse_step(c[3] + 5, n[3] - 5);
+	return 1;
+}
+
+/*
+ * Where Slurm puts system.slice in cgroup v2, as it works it out itself:
+ * beside PID 1's cgroup ("0::/init.scope" gives "", and a container's
+ * init in "/docker.slice/docker-ID.scope/init.scope" gives
+ * "/docker.slice/docker-ID.scope"), or at the root when PID 1 is there.
+ */
+static void
+ranks_find_init_v2root(void)
+{
+	const char	*line, *eol, *last;
+	char		 buf[1024];
+	size_t		 len;
+
+	rf_v2root[0] = '\0';
+	if (probe_read_file("/proc/1/cgroup", buf, sizeof(buf)) <= 0)
+		return;
+	for (line = buf; *line != '\0'; line = *eol ? eol + 1 : eol) {
+		if ((eol = strchr(line, '\n')) == NULL)
+			eol = line + strlen(line);
+		if (eol - line < 4 || memcmp(line, "0::/", 4) != 0)
+			continue;
+		/* The path without its last component, and no "/" alone. */
+		for (last = eol; last > line + 3 && last[-1] != '/'; last--)
+			;
+		len = (size_t)(last - (line + 3));
+		while (len > 0 && line[3 + len - 1] == '/')
+			len--;
+		if (len < sizeof(rf_v2root))
+			snprintf(rf_v2root, sizeof(rf_v2root), "%.*s",
+			    (int)len, line + 3);
+		return;
+	}
 }
 
 /*
@@ -303,9 +440,8 @@ ranks_find_slurm_job(const char *prev, size_t plen, const char *s,
 static int
 ranks_find_cgroup(pid_t pid, uint32_t *step)
 {
-	const char	*line, *eol, *p, *c, *end;
-	const char	*comp[2];	/* the two components before c */
-	size_t		 clen[2];
+	const char	*line, *eol, *p;
+	size_t		 dirlen;
 	int		 other = 0, r, colons;
 
 	*step = RANKS_STEP_NONE;
@@ -319,43 +455,14 @@ ranks_find_cgroup(pid_t pid, uint32_t *step)
 			colons += *p == ':';
 		if (colons < 2)
 			continue;
-		comp[0] = comp[1] = "";
-		clen[0] = clen[1] = 0;
-		for (c = p; c < eol; c = end + 1) {
-			while (c < eol && *c == '/')
-				c++;
-			if (c >= eol)
-				break;
-			if ((end = memchr(c, '/', (size_t)(eol - c))) == NULL)
-				end = eol;
-			r = ranks_find_slurm_job(comp[1], clen[1], c,
-			    (size_t)(end - c));
-			if (r == 0 && clen[0] == 16 && clen[1] == 5 &&
-			    memcmp(comp[0], "pbs_jobs.service", 16) == 0 &&
-			    memcmp(comp[1], "jobid", 5) == 0)
-				r = ranks_find_is_job(c, (size_t)(end - c), 1) ?
-				    1 : -1;
-			if (r > 0) {
-				c = end + (end < eol);
-				if (eol - c > 5 && memcmp(c, "step_", 5) == 0) {
-					if ((end = memchr(c, '/',
-					    (size_t)(eol - c))) == NULL)
-						end = eol;
-					*step = ranks_find_parse_step(c + 5,
-					    (size_t)(end - c) - 5);
-				}
-				return 1;
-			}
-			if (r < 0)
-				other = 1;
-			comp[0] = comp[1];
-			clen[0] = clen[1];
-			comp[1] = c;
-			clen[1] = (size_t)(end - c);
-			if (end >= eol)
-				break;
-		}
+		r = ranks_find_cgroup_path(p, (size_t)(eol - p), rf_job,
+		    rf_owner, &dirlen, step);
+		if (r > 0)
+			return 1;
+		if (r < 0)
+			other = 1;
 	}
+	*step = RANKS_STEP_NONE;
 	return other ? -1 : 0;
 }
 
@@ -427,6 +534,18 @@ ranks_find_take(struct rf_ent *e, const struct ranks_stat *st,
 static int ranks_find_decide(struct rf_ent *, unsigned, struct rf_ent *,
     int);
 
+/* The real uid of a process (the first of status's "Uid:"), or -1. */
+static int64_t
+ranks_find_uid(pid_t pid)
+{
+	uint64_t	uid;
+
+	if (ranks_find_read(pid, "status", rf_buf, sizeof(rf_buf)) <= 0 ||
+	    probe_find_u64(rf_buf, "Uid", &uid) < 0 || uid > 0xffffffffu)
+		return -1;
+	return (int64_t)uid;
+}
+
 /* Judge a process in --job mode (see the top of the file). */
 static int
 ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
@@ -435,33 +554,41 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	struct rf_ent	*p;
 	struct rf_env	 env;
 	uint32_t	 step = RANKS_STEP_NONE, s;
-	int		 member = 0, r, k, envok;
+	int64_t		 uid = -1;
+	int		 member = 0, r, k = RF_OTHER, envok;
 
+	/* status is read only where the uid matters: with --uid, and for
+	 * a step daemon, which root must own. */
+	if ((rf_owner >= 0 || strcmp(st->comm, "slurmstepd") == 0) &&
+	    (uid = ranks_find_uid(e->pid)) < 0)
+		return RF_OTHER;	/* gone already */
 	p = ranks_find_lookup(ents, n, st->ppid);
+	if (p != NULL && depth < RF_DEPTH)
+		k = ranks_find_decide(ents, n, p, depth + 1);
 	if (strcmp(st->comm, "slurmstepd") == 0) {
 		if ((r = ranks_find_stepd(e->pid, &s)) < 0)
 			return RF_OTHER;
-		if (r > 0) {
-			/* A daemon, or its child before it execs the task. */
-			if (p == NULL || depth >= RF_DEPTH ||
-			    ranks_find_decide(ents, n, p, depth + 1) !=
-			    RF_STEPD) {
-				e->step = s;
-				return RF_STEPD;
-			}
+		if (r > 0 && k == RF_STEPD) {
+			/* A daemon's child before it execs the task. */
 			member = 1;
 			step = s;
+		} else if (r > 0 && uid == 0) {
+			e->step = s;
+			return RF_STEPD;
 		}
+		/* Not root: a look-alike, judged as any process. */
 	}
-	if (!member && p != NULL && depth < RF_DEPTH) {
-		k = ranks_find_decide(ents, n, p, depth + 1);
-		if (k == RF_STEPD) {
-			member = 1;
-			step = p->step;
-		} else if (k == RF_JOB) {
-			member = 1;
-			step = ranks_tracked_step(p->slot);
-		}
+	if (!member && k == RF_STEPD) {
+		member = 1;
+		step = p->step;
+	} else if (!member && k == RF_JOB) {
+		member = 1;
+		step = ranks_tracked_step(p->slot);
+	}
+	if (rf_owner >= 0 && uid != rf_owner) {
+		/* Never a rank.  A daemon's child is root until it takes
+		 * the owner's uid before its exec: look again next scan. */
+		return member && uid == 0 ? RF_RETRY : RF_OTHER;
 	}
 	if ((r = ranks_find_cgroup(e->pid, &s)) > 0) {
 		member = 1;
@@ -485,7 +612,6 @@ ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 {
 	struct ranks_stat	st;
 	struct rf_env		env;
-	uint64_t		uid;
 	int			prev = e->kind, envok;
 
 	if (prev == RF_BUSY)
@@ -524,10 +650,7 @@ ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		    depth);
 		return e->kind;
 	case RF_MODE_UID:
-		if (ranks_find_read(e->pid, "status", rf_buf,
-		    sizeof(rf_buf)) <= 0 ||
-		    probe_find_u64(rf_buf, "Uid", &uid) < 0 ||
-		    uid != (uint64_t)rf_uid)
+		if (ranks_find_uid(e->pid) != (int64_t)rf_uid)
 			return e->kind = RF_OTHER;
 		break;
 	case RF_MODE_ALL:
@@ -689,11 +812,13 @@ ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 
 	rf_job = conf->job;
 	rf_joblen = rf_job != NULL ? strlen(rf_job) : 0;
-	rf_uid = conf->uid;
+	rf_uid = conf->owner >= 0 ? (uid_t)conf->owner : conf->uid;
+	rf_owner = conf->owner;
 	if (rf_job != NULL)
 		rf_mode = RF_MODE_JOB;
 	else
-		rf_mode = conf->uid == 0 ? RF_MODE_ALL : RF_MODE_UID;
+		rf_mode = conf->uid == 0 && conf->owner < 0 ? RF_MODE_ALL :
+		    RF_MODE_UID;
 	rf_proc_fd = open(probe_path(path, sizeof(path), "/proc"),
 	    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rf_proc_fd < 0) {
@@ -702,6 +827,7 @@ ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 		return -1;
 	}
 	rf_loadavg_fd = probe_open("/proc/loadavg");
+	ranks_find_init_v2root();
 	rf_nskip = 0;
 	if (conf->root[0] == '\0')
 		ranks_find_ancestors(conf);

@@ -93,5 +93,24 @@ int		 ranks_find_init(const struct probe_conf *, char *, size_t);
 void		 ranks_find_update(const struct probe_conf *);
 /* Scan all of /proc at the next update (a tracked process went away). */
 void		 ranks_find_rescan(void);
+/*
+ * Is the cgroup path [path, path+len) ("/slurm/uid_1000/job_123/step_0")
+ * inside job's cgroup as the scheduler makes it, anchored at the root of
+ * the hierarchy: Slurm v1 /slurm/uid_U/job_ID or /slurm_NODE/uid_U/job_ID,
+ * v2 ROOT/system.slice/slurmstepd.scope/job_ID or ROOT/system.slice/
+ * NODE_slurmstepd.scope/job_ID (ROOT: ranks_find_v2_root), the PBS hook's
+ * /pbs_jobs.service/jobid/ID.SERVER?  Only root makes these; a user can
+ * make look-alikes of any name below user.slice/user-U.slice/
+ * user@U.service, so nothing below another component counts.  1: yes,
+ * with *dirlen the length of the job directory's path and *step from a
+ * step_S component after it (else RANKS_STEP_NONE); -1: another job's
+ * cgroup, or with uid >= 0 a v1 one of another uid; 0: no job's.
+ */
+int		 ranks_find_cgroup_path(const char *, size_t, const char *,
+		    int64_t, size_t *, uint32_t *);
+/* Where Slurm's cgroup v2 system.slice is: "" at the root, else the
+ * directory of PID 1's cgroup (a container's), as ranks_find_init read
+ * it from /proc/1/cgroup. */
+const char	*ranks_find_v2_root(void);
 
 #endif

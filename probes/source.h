@@ -50,6 +50,7 @@ struct probe_conf {
 	double		 interval;	/* seconds */
 	long		 count;		/* samples, 0 = until stdin closes */
 	uid_t		 uid;		/* the probe's real uid */
+	int64_t		 owner;		/* --uid: the job owner's, or -1 */
 	pid_t		 self;		/* the probe's pid */
 	uint32_t	 clk_tck;
 	uint32_t	 page_size;

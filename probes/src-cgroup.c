@@ -9,10 +9,13 @@
  * cpuacct, blkio and pids at the same path in theirs), else in the v2
  * (unified) hierarchy.  The job's directory is, as Slurm makes it,
  * v2 system.slice/slurmstepd.scope/job_ID or system.slice/
- * NODENAME_slurmstepd.scope/job_ID, v1 slurm/uid_U/job_ID (or slurm_NODE/
- * uid_U/job_ID for multiple slurmd); failing those, init looks through
- * /proc/PID/cgroup of the node's processes for a "job_ID" component (or
- * PBS's ".../jobid/ID.SERVER") and takes the path up to it.  Not found at
+ * NODENAME_slurmstepd.scope/job_ID (system.slice beside PID 1's cgroup
+ * when that is a container's: ranks_find_v2_root), v1 slurm/uid_U/job_ID
+ * (or slurm_NODE/uid_U/job_ID for multiple slurmd; with --uid only the
+ * owner's uid_U); failing those, init looks through /proc/PID/cgroup of
+ * the node's processes for the same paths or PBS's /pbs_jobs.service/
+ * jobid/ID.SERVER, anchored at the hierarchy's root
+ * (ranks_find_cgroup_path), and takes the path up to the job.  Not found at
  * start-up: the source is off, "no cgroup for job N".  When the directory
  * goes away (its files fail to read), its instance vanishes and the
  * search is redone every CG_RESEARCH samples, then also through the
@@ -143,6 +146,7 @@ static char		 cg_mnt[CGH_N][CG_PATH_MAX];
 static int		 cg_v1;		/* v1 (memory mounted) or v2 */
 static const char	*cg_job;
 static size_t		 cg_joblen;
+static int64_t		 cg_owner;	/* --uid, or -1 */
 static char		 cg_rel[CG_PATH_MAX];	/* "": none found */
 static char		 cg_inst[PROTO_NAME_MAX];
 static int		 cg_fd[CGF_N];
@@ -227,7 +231,8 @@ cg_try_scope(const char *name, void *arg)
 
 	if (!cg_ends(name, "_slurmstepd.scope"))
 		return 0;
-	snprintf(rel, sizeof(rel), "/system.slice/%s/job_%s", name, cg_job);
+	snprintf(rel, sizeof(rel), "%s/system.slice/%s/job_%s",
+	    ranks_find_v2_root(), name, cg_job);
 	return cg_take(rel);
 }
 
@@ -235,9 +240,13 @@ cg_try_scope(const char *name, void *arg)
 static int
 cg_try_uid(const char *name, void *arg)
 {
-	char	rel[CG_PATH_MAX];
+	char	rel[CG_PATH_MAX], own[32];
 
 	if (strncmp(name, "uid_", 4) != 0)
+		return 0;
+	/* With the owner known, only the owner's directory. */
+	snprintf(own, sizeof(own), "uid_%lld", (long long)cg_owner);
+	if (cg_owner >= 0 && strcmp(name, own) != 0)
 		return 0;
 	snprintf(rel, sizeof(rel), "/%s/%s/job_%s", (const char *)arg, name,
 	    cg_job);
@@ -264,25 +273,29 @@ cg_search_dirs(void)
 
 	if (cg_v1)
 		return cg_list(cg_mnt[CGH_MEMORY], 0, cg_try_slurm, NULL) > 0;
-	snprintf(rel, sizeof(rel), "/system.slice/slurmstepd.scope/job_%s",
-	    cg_job);
+	snprintf(rel, sizeof(rel), "%s/system.slice/slurmstepd.scope/job_%s",
+	    ranks_find_v2_root(), cg_job);
 	if (cg_take(rel))
 		return 1;
-	snprintf(path, sizeof(path), "%s/system.slice", cg_mnt[CGH_V2]);
+	snprintf(path, sizeof(path), "%s%s/system.slice", cg_mnt[CGH_V2],
+	    ranks_find_v2_root());
 	return cg_list(path, 0, cg_try_scope, NULL) > 0;
 }
 
 /*
  * The job's directory from a process's /proc/PID/cgroup: in the line of
  * the searched hierarchy ("0::/path" in v2, the one naming memory in v1),
- * the path up to a component "job_ID", or PBS's "jobid/ID.SERVER".
+ * the path up to the job's directory where the scheduler makes it
+ * (ranks_find_cgroup_path: anchored at the hierarchy's root, so a
+ * look-alike a user made in a delegated subtree never counts).
  */
 static int
 cg_from_pid(long pid)
 {
 	char		 path[64], rel[CG_PATH_MAX];
-	const char	*line, *eol, *ctl, *p, *c, *end, *prev = "";
-	size_t		 plen = 0, len;
+	const char	*line, *eol, *ctl, *p, *c, *end;
+	size_t		 dirlen;
+	uint32_t	 step;
 	int		 mine;
 
 	snprintf(path, sizeof(path), "/proc/%ld/cgroup", pid);
@@ -308,29 +321,13 @@ cg_from_pid(long pid)
 			}
 		} else
 			mine = p == ctl && line[0] == '0';
-		if (!mine)
+		if (!mine || ranks_find_cgroup_path(p + 1, (size_t)(eol - p -
+		    1), cg_job, cg_owner, &dirlen, &step) <= 0)
 			continue;
-		for (c = p + 1; c < eol; c = end) {
-			while (c < eol && *c == '/')
-				c++;
-			if ((end = memchr(c, '/', (size_t)(eol - c))) == NULL)
-				end = eol;
-			len = (size_t)(end - c);
-			if ((len == cg_joblen + 4 &&
-			    memcmp(c, "job_", 4) == 0 &&
-			    memcmp(c + 4, cg_job, cg_joblen) == 0) ||
-			    (plen == 5 && memcmp(prev, "jobid", 5) == 0 &&
-			    len > cg_joblen && memcmp(c, cg_job, cg_joblen) ==
-			    0 && c[cg_joblen] == '.')) {
-				if ((size_t)(end - p - 1) >= sizeof(rel))
-					return 0;
-				snprintf(rel, sizeof(rel), "%.*s",
-				    (int)(end - p - 1), p + 1);
-				return cg_take(rel);
-			}
-			prev = c;
-			plen = len;
-		}
+		if (dirlen >= sizeof(rel))
+			return 0;
+		snprintf(rel, sizeof(rel), "%.*s", (int)dirlen, p + 1);
+		return cg_take(rel);
 	}
 	return 0;
 }
@@ -467,6 +464,7 @@ cg_init(const struct probe_conf *conf, char *why, size_t whysz)
 	}
 	cg_job = conf->job;
 	cg_joblen = strlen(cg_job);
+	cg_owner = conf->owner;
 	cg_clk_tck = conf->clk_tck > 0 ? conf->clk_tck : 100;
 	cg_mounts();
 	cg_v1 = cg_mnt[CGH_MEMORY][0] != '\0';

@@ -220,34 +220,57 @@ numa_sample_nodes(void)
 	}
 }
 
-/* Add up one numa_maps line: "N1=42" per node, in pages of
- * "kernelpagesize_kB=4" (the base page when missing). */
+/* a + b, or INT64_MAX when that does not fit (both at least 0). */
+static uint64_t
+numa_sat_add(uint64_t a, uint64_t b)
+{
+	return a > (uint64_t)INT64_MAX - b ? (uint64_t)INT64_MAX : a + b;
+}
+
+/* a * b, or INT64_MAX when that does not fit. */
+static uint64_t
+numa_sat_mul(uint64_t a, uint64_t b)
+{
+	return b != 0 && a > (uint64_t)INT64_MAX / b ? (uint64_t)INT64_MAX :
+	    a * b;
+}
+
+/*
+ * Add up one numa_maps line: "N1=42" per node, in pages of
+ * "kernelpagesize_kB=4" (the base page when missing).  A word counts only
+ * when it is all of that form.  The mapped file's name ("file=/path") is
+ * skipped whole: the kernel writes space, tab, newline and '=' in it as
+ * octal escapes ("\040"), so it is one word, and a file named
+ * "x N0=99999999999" adds nothing.  Sums and products saturate at
+ * INT64_MAX, whatever the counts say.
+ */
 static void
 numa_maps_line(const char *p, int64_t *bytes)
 {
 	uint64_t	pages[RN_NODES] = { 0 }, node, n, kb;
-	int64_t		pkb = numa_page_kb;
-	const char	*q;
+	uint64_t	pkb = (uint64_t)numa_page_kb;
+	const char	*q, *end;
 	unsigned	k;
 
 	while (*p != '\0') {
 		while (*p == ' ')
 			p++;
-		if (p[0] == 'N' && (q = probe_parse_u64(p + 1, &node)) !=
-		    NULL && *q == '=' && (q = probe_parse_u64(q + 1, &n)) !=
-		    NULL) {
+		end = p + strcspn(p, " ");
+		if (strncmp(p, "file=", 5) == 0)
+			;	/* the name: never parsed */
+		else if (p[0] == 'N' && (q = probe_parse_u64(p + 1, &node)) !=
+		    NULL && *q == '=' && (q = probe_parse_u64(q + 1, &n)) ==
+		    end) {
 			if (node < RN_NODES)
-				pages[node] += n;
-			p = q;
+				pages[node] = numa_sat_add(pages[node], n);
 		} else if (strncmp(p, "kernelpagesize_kB=", 18) == 0 &&
-		    (q = probe_parse_u64(p + 18, &kb)) != NULL) {
-			pkb = (int64_t)kb;
-			p = q;
-		}
-		p += strcspn(p, " ");
+		    (q = probe_parse_u64(p + 18, &kb)) == end)
+			pkb = kb;
+		p = end;
 	}
 	for (k = 0; k < RN_NODES; k++)
-		bytes[k] += (int64_t)pages[k] * pkb * 1024;
+		bytes[k] = (int64_t)numa_sat_add((uint64_t)bytes[k],
+		    numa_sat_mul(numa_sat_mul(pages[k], pkb), 1024));
 }
 
 /* Read /proc/PID/numa_maps, a line at a time; -1 when it cannot be. */

@@ -729,8 +729,15 @@ ranks_init(const struct probe_conf *conf, char *why, size_t whysz)
 	}
 	ranks_page_size = conf->page_size;
 	ranks_by_class = conf->job != NULL;
-	ranks_busiest = conf->job == NULL && conf->uid == 0;
-	return ranks_find_init(conf, why, whysz);
+	ranks_busiest = conf->job == NULL && conf->uid == 0 &&
+	    conf->owner < 0;
+	if (ranks_find_init(conf, why, whysz) < 0)
+		return -1;
+	/* On, but say that any user's process may pass for a rank. */
+	if (conf->job != NULL && conf->uid == 0 && conf->owner < 0)
+		snprintf(why, whysz, "no --uid: processes of every user may "
+		    "be taken for the job's");
+	return 0;
 }
 
 const struct source src_ranks = {

@@ -14,6 +14,8 @@
 #ifndef JOBTOP_RCONF_H
 #define JOBTOP_RCONF_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,9 +57,12 @@ struct rconf {
 
 	/* The probe: pushed once into cache_dir (relative to the remote
 	 * home unless absolute) as jobtop-probe-<sha256 prefix>, then run
-	 * with --interval (and --job when job is set). */
+	 * with --interval (and --job when job is set, --uid when the job's
+	 * owner is known: only that user's processes are ranks). */
 	char		*probe_path;
 	char		*job;
+	uid_t		 owner;
+	int		 owner_known;
 	double		 interval;
 	char		*cache_dir;	/* ".cache/jobtop" */
 	/* The probe's NVML helper, or NULL: pushed beside the probe as

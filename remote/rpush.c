@@ -165,23 +165,29 @@ rpush_upload_cmd(const char *dir, const char *tmp)
 	    "cd -P -- \"%s\" && [ -O . ] && cat > \"./%s\"'", dir, tmp);
 }
 
-/* " --watchdog N", or nothing for 0. */
+/* " --watchdog N" (nothing for 0), then " --uid U" (nothing below 0):
+ * the options of the probe's command besides the interval, job and
+ * helper. */
 static void
-rpush_watchdog_arg(unsigned watchdog, char *buf, size_t size)
+rpush_probe_opts(unsigned watchdog, long long uid, char *buf, size_t size)
 {
+	int	n = 0;
+
 	buf[0] = '\0';
 	if (watchdog > 0)
-		snprintf(buf, size, " --watchdog %u", watchdog);
+		n = snprintf(buf, size, " --watchdog %u", watchdog);
+	if (uid >= 0 && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " --uid %lld", uid);
 }
 
 char *
 rpush_exec_cmd(const char *dir, const char *name, const char *job,
-    double interval, unsigned watchdog, const char *helper)
+    double interval, unsigned watchdog, long long uid, const char *helper)
 {
-	char	jobarg[128], nvml[512], wd[32];
+	char	jobarg[128], nvml[512], wd[64];
 
 	jobarg[0] = nvml[0] = '\0';
-	rpush_watchdog_arg(watchdog, wd, sizeof(wd));
+	rpush_probe_opts(watchdog, uid, wd, sizeof(wd));
 	if (job != NULL && *job != '\0')
 		snprintf(jobarg, sizeof(jobarg), " --job \"%s\"", job);
 	if (helper != NULL)
@@ -201,12 +207,12 @@ rpush_exec_cmd(const char *dir, const char *name, const char *job,
 char *
 rpush_fast_cmd(const char *dir, const char *name, uint64_t size,
     const char *hash, const char *job, double interval, unsigned watchdog,
-    const char *helper, uint64_t hsize, const char *hhash)
+    long long uid, const char *helper, uint64_t hsize, const char *hhash)
 {
-	char	jobarg[128], nvml[512], hguard[512], wd[32];
+	char	jobarg[128], nvml[512], hguard[512], wd[64];
 
 	jobarg[0] = nvml[0] = hguard[0] = '\0';
-	rpush_watchdog_arg(watchdog, wd, sizeof(wd));
+	rpush_probe_opts(watchdog, uid, wd, sizeof(wd));
 	if (job != NULL && *job != '\0')
 		snprintf(jobarg, sizeof(jobarg), " --job \"%s\"", job);
 	if (helper != NULL) {

@@ -1355,13 +1355,15 @@ rsess_do_exec(struct rsess *s)
 		cmd = rpush_fast_cmd(cf->cache_dir, rconf_probe_name(cf),
 		    plen, rconf_probe_hash(cf), cf->job, s->interval_ms != 0 ?
 		    s->interval_ms / 1000.0 : cf->interval,
-		    s->ka_s * RSESS_WATCHDOG_KA,
+		    s->ka_s * RSESS_WATCHDOG_KA, cf->owner_known ?
+		    (long long)cf->owner : -1,
 		    nvml != NULL ? rconf_nvml_name(cf) : NULL, nlen,
 		    nvml != NULL ? rconf_nvml_hash(cf) : NULL);
 	} else
 		cmd = rpush_exec_cmd(cf->cache_dir, rconf_probe_name(cf),
 		    cf->job, s->interval_ms != 0 ? s->interval_ms / 1000.0 :
-		    cf->interval, s->ka_s * RSESS_WATCHDOG_KA,
+		    cf->interval, s->ka_s * RSESS_WATCHDOG_KA, cf->owner_known ?
+		    (long long)cf->owner : -1,
 		    s->nvml_ok ? rconf_nvml_name(cf) : NULL);
 	rc = libssh2_channel_exec(s->ch, cmd);
 	free(cmd);

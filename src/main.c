@@ -717,7 +717,8 @@ struct main_probes {
 	char			*probe;
 	char			*nvml;		/* jobtop-nvml, or NULL */
 	char			 ivl[32];
-	char			*argv[8];
+	char			 uid[24];	/* the job owner's, --uid */
+	char			*argv[10];
 	const char		*jobid;		/* NULL for -w and hostfiles */
 	struct rconf		 rc;
 	struct session_conf	 sc;
@@ -730,7 +731,7 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
     const struct job *job)
 {
 	static char	 opt_interval[] = "--interval", opt_job[] = "--job";
-	static char	 opt_nvml[] = "--nvml";
+	static char	 opt_nvml[] = "--nvml", opt_uid[] = "--uid";
 	char		 err[512];
 	size_t		 i, n = hostlist_count(job->nodes);
 	int		 remote = 0, k = 0;
@@ -751,6 +752,14 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 	if ((mp->nvml = feed_local_find_nvml(mp->probe)) != NULL) {
 		mp->argv[k++] = opt_nvml;
 		mp->argv[k++] = mp->nvml;
+	}
+	/* Only the owner's processes are the job's ranks (the scheduler
+	 * says who; a hostlist has no owner). */
+	if (mp->jobid != NULL && job->uid_known) {
+		snprintf(mp->uid, sizeof(mp->uid), "%lu",
+		    (unsigned long)job->uid);
+		mp->argv[k++] = opt_uid;
+		mp->argv[k++] = mp->uid;
 	}
 	if (mp->jobid != NULL) {
 		mp->argv[k++] = opt_job;
@@ -775,6 +784,8 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 	main_rconf_set(&mp->rc.probe_path, mp->probe);
 	main_rconf_set(&mp->rc.nvml_path, mp->nvml);
 	main_rconf_set(&mp->rc.job, mp->jobid);
+	mp->rc.owner = job->uid;
+	mp->rc.owner_known = mp->jobid != NULL && job->uid_known;
 	mp->rc.interval = o->interval;
 	mp->rc.accept_new = o->accept_new;
 	mp->rc.log = main_rconf_log;

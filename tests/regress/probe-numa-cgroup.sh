@@ -9,6 +9,10 @@
 #    whose numa_maps is missing has no instance, another job's process
 #    none either; a mapping added after the third sample shows up within
 #    the NUMA_MAPS_EVERY samples numa_maps is read at.
+#  - numa-hostile (security review F16): file names that look like counts
+#    as the kernel writes them ("file=/tmp/x\040N0=99999999999..."), words
+#    only partly counts ("N0=5junk", "kernelpagesize_kB=4x") add nothing;
+#    counts whose bytes overflow 64 bits saturate at INT64_MAX.
 #  - cgroup-v2 (slurmstepd.scope/job_123) and cgroup-v1 (slurm/uid_1000/
 #    job_123 in memory, cpu,cpuacct, blkio and pids): memory current, the
 #    job's limit (present), peak, swap, pids and PSI averages exactly;
@@ -50,7 +54,7 @@ skip() {
 
 [ -x "$PROBE" ] || fail "no probe at $PROBE (run make)"
 
-for fx in numa-2node cgroup-v1 cgroup-v2; do
+for fx in numa-2node numa-hostile cgroup-v1 cgroup-v2; do
 	[ -d "$FIX/$fx" ] || fail "fixture $fx is missing"
 	for job in "--job 123" ""; do
 		# shellcheck disable=SC2086
@@ -248,6 +252,13 @@ elif mode == "numa":
     exact("ranknuma.n1", "4002", 2010 * MB4)
     for k in range(2, 8):
         absent("ranknuma.n%d" % k, "4001")
+elif mode == "numa-hostile":
+    same("ranks", insts("ranknuma."), {"4001", "4005", "4006"})
+    exact("ranknuma.n0", "4001", (10 + 990 + 8) * MB4)
+    exact("ranknuma.n0", "4005", (2 + 1) * MB4)
+    exact("ranknuma.n1", "4005", (3 + 7) * MB4)
+    exact("ranknuma.n0", "4006", 2**63 - 1)
+    exact("ranknuma.n1", "4006", 2**63 - 1)
 elif mode == "numa-change":
     old, new = (10 + 990 + 8) * MB4, (10 + 990 + 8 + 1000) * MB4
     s = series("ranknuma.n0", "4001", 0)
@@ -393,20 +404,69 @@ probe "$root" cgv2n --job 123 --interval 0.05 --count 3
 check inst "$tmp/cgv2n.json" \
     /system.slice/node07_slurmstepd.scope/job_123 3221225472 4294967296
 
-# v1 under a path no search knows, found from a process's cgroup file.
+# v1 under the PBS hook's path, which no directory search knows: found
+# from a process's cgroup file, anchored at the hierarchy's root.
 root=$tmp/cgv1p
+cp -R "$FIX/cgroup-v1" "$root"
+for c in memory cpu,cpuacct blkio pids; do
+	mkdir -p "$root/sys/fs/cgroup/$c/pbs_jobs.service/jobid"
+	mv "$root/sys/fs/cgroup/$c/slurm/uid_1000/job_123" \
+	    "$root/sys/fs/cgroup/$c/pbs_jobs.service/jobid/123.pbs01"
+	rm -rf "$root/sys/fs/cgroup/$c/slurm"
+done
+mkdir -p "$root/proc/77"
+printf '%s\n' '10:freezer:/pbs_jobs.service/jobid/123.pbs01' \
+    '6:memory:/pbs_jobs.service/jobid/123.pbs01' \
+    '4:cpu,cpuacct:/pbs_jobs.service/jobid/123.pbs01' \
+    '1:name=systemd:/system.slice/pbs.service' '0::/' \
+    >"$root/proc/77/cgroup"
+probe "$root" cgv1p --job 123 --interval 0.05 --count 3
+check inst "$tmp/cgv1p.json" /pbs_jobs.service/jobid/123.pbs01 \
+    2147483648 8589934592
+
+# Slurm in a container: system.slice beside PID 1's cgroup (the path is
+# too long for an instance name, so the instance is "job").
+root=$tmp/cgv2c
+cp -R "$FIX/cgroup-v2" "$root"
+mkdir -p "$root/sys/fs/cgroup/docker.slice/docker-c1.scope" "$root/proc/1"
+mv "$root/sys/fs/cgroup/system.slice" \
+    "$root/sys/fs/cgroup/docker.slice/docker-c1.scope/system.slice"
+echo '0::/docker.slice/docker-c1.scope/init.scope' >"$root/proc/1/cgroup"
+probe "$root" cgv2c --job 123 --interval 0.05 --count 3
+check inst "$tmp/cgv2c.json" job 3221225472 4294967296
+
+# numa_maps that try to lie or overflow.
+probe "$FIX/numa-hostile" numahostile --job 123 --interval 0.05 --count 3
+check numa-hostile "$tmp/numahostile.json"
+
+# Look-alikes are not the job's cgroup (security review F3): the same
+# directories anywhere but at the scheduler's own root (/batch/uid_U/job_N,
+# a user's delegated user@U.service subtree holding system.slice/
+# slurmstepd.scope/job_N), and with --uid a v1 directory of another uid.
+root=$tmp/cgv1a
 cp -R "$FIX/cgroup-v1" "$root"
 for c in memory cpu,cpuacct blkio pids; do
 	mv "$root/sys/fs/cgroup/$c/slurm" "$root/sys/fs/cgroup/$c/batch"
 done
 mkdir -p "$root/proc/77"
-printf '%s\n' '10:freezer:/batch/uid_1000/job_123/step_0' \
-    '6:memory:/batch/uid_1000/job_123/step_0/task_0' \
-    '4:cpu,cpuacct:/batch/uid_1000/job_123/step_0/task_0' \
-    '1:name=systemd:/system.slice/slurmd.service' '0::/' \
+printf '%s\n' '6:memory:/batch/uid_1000/job_123/step_0/task_0' '0::/' \
     >"$root/proc/77/cgroup"
-probe "$root" cgv1p --job 123 --interval 0.05 --count 3
-check inst "$tmp/cgv1p.json" /batch/uid_1000/job_123 2147483648 8589934592
+probe "$root" cgv1a --job 123 --interval 0.05 --count 3
+check off "$tmp/cgv1a.json" cgroup "no cgroup for job 123"
+root=$tmp/cgv2a
+cp -R "$FIX/cgroup-v2" "$root"
+fake=user.slice/user-2000.slice/user@2000.service/system.slice
+mkdir -p "$root/sys/fs/cgroup/$fake"
+mv "$root/sys/fs/cgroup/system.slice/slurmstepd.scope" \
+    "$root/sys/fs/cgroup/$fake/slurmstepd.scope"
+mkdir -p "$root/proc/78"
+echo "0::/$fake/slurmstepd.scope/job_123/step_0" >"$root/proc/78/cgroup"
+probe "$root" cgv2a --job 123 --interval 0.05 --count 3
+check off "$tmp/cgv2a.json" cgroup "no cgroup for job 123"
+probe "$FIX/cgroup-v1" cgv1u --job 123 --uid 1001 --interval 0.05 --count 3
+check off "$tmp/cgv1u.json" cgroup "no cgroup for job 123"
+probe "$FIX/cgroup-v1" cgv1o --job 123 --uid 1000 --interval 0.05 --count 3
+check inst "$tmp/cgv1o.json" /slurm/uid_1000/job_123 2147483648 8589934592
 
 # No limit: absent, not 0 (v2 "max", v1 PAGE_COUNTER_MAX pages).
 probe "$FIX/cgroup-v2" cgmax --job 1234 --interval 0.05 --count 3

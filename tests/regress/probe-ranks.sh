@@ -14,12 +14,21 @@
 # traps), job 456's cgroup, other jobs' step daemons, look-alike names.
 # Every sample must list exactly the expected pids with their rank ids,
 # step, state, comm, wchan, syscall and rss (stat's resident pages times
-# the page size).  Then a background loop advances one rank's utime in its
+# the page size).  ranks-intruders (security review F3) is ranks-cgv2 plus
+# processes that must not pass for job 123's ranks: another user's process
+# in a cgroup it made to look like Slurm's, a step daemon look-alike that
+# root does not own and its child claiming rank 0, the owner's process in
+# a look-alike below user@1000.service, and, refused only with --uid 1000,
+# another user's process with SLURM_JOB_ID=123 in its environment, one in
+# the job's real cgroup, one under the real step daemon, a v1 cgroup of
+# another uid, and a root child of the step daemon (not yet the owner's),
+# which becomes a rank once its status says uid 1000.  Then a background loop advances one rank's utime in its
 # stat file while the probe samples: its CPU time must grow and its rate
 # show, while its idle peer stays at zero.  Last, on the real /proc: a
 # fake job (sleeps and a busy loop with SLURM_JOB_ID set) must be found
 # exactly, and neither the probe nor its parent shell, which carry the
-# same SLURM_JOB_ID, may appear.
+# same SLURM_JOB_ID, may appear; as root with --uid 0, neither may a
+# process of another uid (nobody) that carries it.
 #
 # Needs python3 to read the JSON.  Skips (77) until jobtop has --decode.
 
@@ -53,9 +62,10 @@ skip() {
 
 # Robustness first, without a decoder: every fixture, with and without
 # --job, must end in a clean exit with output.
-for fx in ranks-cgv1 ranks-cgv2 ranks-cgv2-nodename ranks-stepd ranks-env; do
+for fx in ranks-cgv1 ranks-cgv2 ranks-cgv2-nodename ranks-stepd ranks-env \
+    ranks-intruders; do
 	[ -d "$FIX/$fx/proc" ] || fail "fixture $fx is missing"
-	for job in "--job 123" ""; do
+	for job in "--job 123" "--job 123 --uid 1000" "--uid 1000" ""; do
 		# shellcheck disable=SC2086
 		"$PROBE" --root "$FIX/$fx" $job --interval 0.05 --count 3 \
 		    </dev/null >"$tmp/$fx.bin" 2>"$tmp/$fx.err" ||
@@ -130,6 +140,8 @@ EXPECT = {
         3008: (N, N, "S", "pbs_app", "pipe_read", 0, 1000, True),
     },
 }
+# With --uid 1000 only the job's real ranks remain.
+EXPECT["ranks-intruders"] = EXPECT["ranks-cgv2"]
 
 def pids(s):
     return sorted(r.get("pid") for r in s)
@@ -172,6 +184,33 @@ if mode in EXPECT:
                         bad.append(w + "lacks " + k)
                 same(w + "has read_bytes", "rank.read_bytes" in r, io)
                 same(w + "has write_bytes", "rank.write_bytes" in r, io)
+elif mode == "intruders-nouid":
+    # Without --uid only the uid check is missing: the look-alikes (900
+    # cgroup, 901 step daemon not root's and its child 902, 907 below
+    # user@1000.service) are refused all the same.
+    want = [621, 622, 903, 904, 905, 906, 908]
+    same("samples", len(samples), 2)
+    for i, s in enumerate(samples):
+        same("sample %d pids" % i, pids(s), want)
+elif mode == "intruders-setuid":
+    # 906, root child of the step daemon, takes uid 1000 during the run:
+    # absent first, a rank (2, from its environment) after.
+    seen = [906 in pids(s) for s in samples]
+    if len(samples) < 6:
+        bad.append("only %d samples" % len(samples))
+    for i, s in enumerate(samples):
+        extra = sorted(set(pids(s)) - {621, 622, 906})
+        if extra:
+            bad.append("sample %d lists intruders %s" % (i, extra))
+    if not samples or seen[0]:
+        bad.append("906 listed while root's: %s" % seen)
+    if not seen or not seen[-1]:
+        bad.append("906 never listed once the owner's: %s" % seen)
+    for s in samples:
+        for r in s:
+            if r.get("pid") == 906:
+                same("906 rank", r.get("rank"), 2)
+                same("906 step", r.get("rank.step"), "0")
 elif mode == "moving":
     # pid 621's utime advances (rewritten), 622 stays idle.
     cpu = {621: [], 622: []}
@@ -198,6 +237,12 @@ elif mode == "real":
     probe, shell = int(sys.argv[4]), int(sys.argv[5])
     want = {}
     for a in sys.argv[6:]:
+        if a.startswith("not:"):
+            for i, s in enumerate(samples):
+                if int(a[4:]) in pids(s):
+                    bad.append("sample %d lists %s, another uid's" %
+                               (i, a[4:]))
+            continue
         pid, rank, kind = a.split(":")
         want[int(pid)] = (int(rank), kind)
     if len(samples) < 3:
@@ -243,8 +288,12 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 
-for fx in ranks-cgv1 ranks-cgv2 ranks-cgv2-nodename ranks-stepd ranks-env; do
-	"$PROBE" --root "$FIX/$fx" --job 123 --count 2 --interval 0.1 \
+for fx in ranks-cgv1 ranks-cgv2 ranks-cgv2-nodename ranks-stepd ranks-env \
+    ranks-intruders; do
+	uid=
+	[ "$fx" = ranks-intruders ] && uid="--uid 1000"
+	# shellcheck disable=SC2086
+	"$PROBE" --root "$FIX/$fx" --job 123 $uid --count 2 --interval 0.1 \
 	    </dev/null |
 	    "$JOBTOP" --decode --json >"$tmp/$fx.json" 2>"$tmp/$fx.jerr" ||
 	    fail "probe | jobtop --decode --json on $fx failed:" \
@@ -253,6 +302,86 @@ for fx in ranks-cgv1 ranks-cgv2 ranks-cgv2-nodename ranks-stepd ranks-env; do
 	    fail "$fx: rank records disagree with the fixture"
 	echo "ok: $fx"
 done
+
+# The intruders without --uid: only the look-alikes are refused.  A root
+# probe says in the ranks source's reason (in HELLO) that it has no uid.
+"$PROBE" --root "$FIX/ranks-intruders" --job 123 --count 2 --interval 0.1 \
+    </dev/null >"$tmp/nouid.bin" || fail "probe without --uid failed"
+"$JOBTOP" --decode --json <"$tmp/nouid.bin" >"$tmp/nouid.json" ||
+    fail "jobtop --decode --json on the run without --uid failed"
+python3 "$tmp/check.py" intruders-nouid "$tmp/nouid.json" "$PAGE" ||
+    fail "ranks-intruders without --uid"
+if [ "$(id -u)" = 0 ]; then
+	grep -aq 'no --uid: processes of every user' "$tmp/nouid.bin" ||
+	    fail "a root probe with --job and no --uid does not say so"
+	"$PROBE" --root "$FIX/ranks-intruders" --job 123 --uid 1000 \
+	    --count 1 </dev/null | grep -aq 'no --uid' &&
+	    fail "a probe with --uid says it has none"
+fi
+echo "ok: ranks-intruders without --uid"
+
+# A root child of the step daemon takes the owner's uid (as Slurm's task
+# does before its exec): the probe looks at it again at its next scan (a
+# new pid in /proc/loadavg) and lists it from then on.
+cp -R "$FIX/ranks-intruders" "$tmp/setuid"
+(
+	sleep 0.5
+	sed 's/^Uid:.*/Uid:\t1000\t1000\t1000\t1000/' \
+	    "$tmp/setuid/proc/906/status" >"$tmp/status.new"
+	mv "$tmp/status.new" "$tmp/setuid/proc/906/status"
+	printf '0.52 0.58 0.59 3/212 909\n' >"$tmp/loadavg.new"
+	dd if="$tmp/loadavg.new" of="$tmp/setuid/proc/loadavg" bs=4096 \
+	    conv=notrunc status=none 2>/dev/null
+) &
+bg_pids="$bg_pids $!"
+"$PROBE" --root "$tmp/setuid" --job 123 --uid 1000 --count 8 \
+    --interval 0.15 </dev/null |
+    "$JOBTOP" --decode --json >"$tmp/setuid.json" 2>"$tmp/setuid.jerr" ||
+    fail "probe on the setuid fixture failed: $(cat "$tmp/setuid.jerr")"
+python3 "$tmp/check.py" intruders-setuid "$tmp/setuid.json" "$PAGE" ||
+    fail "a step daemon's child that became the owner's"
+echo "ok: a step daemon's root child is a rank once it is the owner's"
+
+# Slurm in a container: it puts system.slice beside PID 1's cgroup, and so
+# does the probe.  ranks-cgv2 moved below /docker.slice/docker-c1.scope
+# gives the same ranks, 622 (made a child of pid 1, its SLURM_JOB_ID
+# renamed) through its cgroup alone; /system.slice at the root, not Slurm's there, counts for nothing
+# (711 moved there stays out).
+cp -R "$FIX/ranks-cgv2" "$tmp/container"
+mkdir -p "$tmp/container/proc/1"
+echo '0::/docker.slice/docker-c1.scope/init.scope' \
+    >"$tmp/container/proc/1/cgroup"
+for f in "$tmp"/container/proc/[0-9]*/cgroup; do
+	sed -i 's|^0::/system.slice/|0::/docker.slice/docker-c1.scope/system.slice/|' \
+	    "$f"
+done
+echo '0::/system.slice/slurmstepd.scope/job_123/step_0/user/task_3' \
+    >"$tmp/container/proc/711/cgroup"
+sed -i 's/^622 (python3) S 620 /622 (python3) S 1 /' \
+    "$tmp/container/proc/622/stat"
+sed -i 's/SLURM_JOB_ID=/SLURM_JOB_XX=/' "$tmp/container/proc/622/environ"
+grep -q '^622 (python3) S 1 ' "$tmp/container/proc/622/stat" &&
+    ! grep -aq SLURM_JOB_ID "$tmp/container/proc/622/environ" ||
+    fail "cannot make 622 a child of pid 1 without SLURM_JOB_ID"
+"$PROBE" --root "$tmp/container" --job 123 --uid 1000 --count 2 \
+    --interval 0.1 </dev/null |
+    "$JOBTOP" --decode --json >"$tmp/container.json" ||
+    fail "probe on the container fixture failed"
+sed 's/"ranks-cgv2"/"container"/' "$tmp/check.py" >"$tmp/check-c.py"
+python3 "$tmp/check-c.py" container "$tmp/container.json" "$PAGE" ||
+    fail "Slurm's cgroups beside a container's PID 1"
+echo "ok: Slurm's cgroup v2 tree in a container"
+
+# Bad uids: one line, exit 1.
+for u in -1 x 1x "" 4294967295 99999999999999999999; do
+	if "$PROBE" --job 123 --uid "$u" --count 1 </dev/null \
+	    >/dev/null 2>"$tmp/baduid.err"; then
+		fail "--uid '$u' accepted"
+	fi
+	grep -q "^jobtop-probe: bad uid: $u\$" "$tmp/baduid.err" ||
+	    fail "--uid '$u': $(cat "$tmp/baduid.err")"
+done
+echo "ok: bad --uid values are refused"
 
 # Counters move when the files do: advance pid 621's utime (same length,
 # written in place with one write, as the probe keeps the file open).
@@ -291,18 +420,28 @@ p2=$!
 SLURM_JOB_ID=${job}1 SLURM_PROCID=3 sleep 60 &
 p3=$!
 bg_pids="$bg_pids $p0 $p1 $p2 $p3"
+# As root: another uid's process with the job id, refused with --uid 0.
+uidarg='' other=''
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    env SLURM_JOB_ID=$job SLURM_PROCID=4 sleep 60 &
+	bg_pids="$bg_pids $!"
+	uidarg="--uid 0" other="not:$!"
+fi
 sleep 0.3
 # The probe and its parent shell carry the job id too: neither may show.
-SLURM_JOB_ID=$job sh -c 'echo $$ >"$1/shell.pid"; "$2" --job "$3" --count 4 \
-    --interval 0.25 </dev/null >"$1/real.bin" & echo $! >"$1/probe.pid"; wait' \
-    sh "$tmp" "$PROBE" "$job" || fail "probe on the real /proc failed"
+# shellcheck disable=SC2016
+SLURM_JOB_ID=$job sh -c 'echo $$ >"$1/shell.pid"; "$2" --job "$3" $4 \
+    --count 4 --interval 0.25 </dev/null >"$1/real.bin" &
+    echo $! >"$1/probe.pid"; wait' \
+    sh "$tmp" "$PROBE" "$job" "$uidarg" || fail "probe on the real /proc failed"
 "$JOBTOP" --decode --json <"$tmp/real.bin" >"$tmp/real.json" \
     2>"$tmp/real.jerr" ||
     fail "jobtop --decode --json on the real run failed:" \
     "$(cat "$tmp/real.jerr")"
 python3 "$tmp/check.py" real "$tmp/real.json" "$PAGE" \
     "$(cat "$tmp/probe.pid")" "$(cat "$tmp/shell.pid")" \
-    "$p0:0:sleep" "$p1:1:sleep" "$p2:2:busy" ||
+    "$p0:0:sleep" "$p1:1:sleep" "$p2:2:busy" $other ||
     fail "the fake job on the real /proc was not reported right"
 echo "ok: a fake job on the real /proc"
 echo "PASS"
