@@ -32,6 +32,7 @@
 #include "feed.h"
 #include "history.h"
 #include "hostlist.h"
+#include "jobwatch.h"
 #include "log.h"
 #include "out-json.h"
 #include "out.h"
@@ -78,6 +79,7 @@ struct main_opts {
 };
 
 static int			 main_out_broken;
+static int			 main_out_errno;	/* why it broke */
 
 static void
 main_usage(FILE *f)
@@ -307,17 +309,31 @@ main_host_local(const char *h)
 	return strlen(h) == short_len && strncasecmp(h, self, short_len) == 0;
 }
 
-/* Flush stdout; a reader that went away stops the run. */
+/* Flush stdout; a reader that went away stops the run (main_on_timeout
+ * and main_out_ready quit the session). */
 static void
 main_flush(void)
 {
 	if (main_out_broken)
 		return;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		if (errno != EPIPE)
+		main_out_errno = errno;
+		if (errno != EPIPE && errno != EIO)
 			log_error("stdout: %s", strerror(errno));
 		main_out_broken = 1;
 	}
+}
+
+/* The exit status for a run whose output broke: a reader that went away
+ * (EPIPE: `| head`; EIO: a terminal that hung up) ends it like any filter,
+ * quietly and with 0; other errors (a full disk) are failures. */
+static int
+main_out_status(void)
+{
+	if (!main_out_broken || main_out_errno == EPIPE ||
+	    main_out_errno == EIO)
+		return 0;
+	return MAIN_EXIT_FAIL;
 }
 
 /* Print one decoded message with the chosen output. */
@@ -391,7 +407,7 @@ main_decode(const struct main_opts *o)
 		if (n == 0 || main_out_broken)
 			break;
 	}
-	if (main_out_broken)
+	if (main_out_status() != 0)
 		rc = MAIN_EXIT_FAIL;
 	free(buf);
 	stream_free(st);
@@ -407,6 +423,9 @@ struct main_run {
 	int			 cur;	/* the node being printed */
 	struct rec		*rec;	/* the recording, or NULL */
 	struct ui		*ui;	/* the interactive monitor, or NULL */
+	struct jobwatch		*jw;	/* the scheduler asked again, or NULL */
+	int			 job_ended;
+	int			 out_fd;	/* watched for a reader gone, or -1 */
 };
 
 /* The recording stopped (a full disk): say so once; monitoring goes on.
@@ -447,17 +466,92 @@ main_on_restart(void *arg, struct session *s, int i, uint64_t wall)
 		main_rec_stopped(r);
 }
 
-/* Keyframes and flushes of the recording when no data comes. */
+/*
+ * The scheduler says the job has ended: into the recording; the screen
+ * shows the final state and stays until q (the probes stop now), batch
+ * mode stops and prints it last (main_batch).
+ */
+static void
+main_job_ended(struct main_run *r)
+{
+	const char	*state = jobwatch_state(r->jw);
+
+	r->job_ended = 1;
+	if (rec_event(r->rec, REC_NODE_NONE, session_wall_ms(), EV_INFO, "job",
+	    state) != 0)
+		main_rec_stopped(r);
+	if (r->ui != NULL) {
+		ui_job_end(r->ui, state);
+		session_stop_probes(r->s);
+	} else
+		session_quit(r->s);
+}
+
+/* Once per loop pass: flushes, the recording's keyframes when no data
+ * comes, the scheduler's verdict on the job; an output whose reader went
+ * away ends the run. */
 static int
 main_on_timeout(void *arg, uint64_t now)
 {
 	struct main_run	*r = arg;
+	int		 t, tj;
 
 	/* Once per loop pass, not per record: one write for many. */
 	main_flush();
+	if (main_out_broken && r->s != NULL)
+		session_quit(r->s);
 	if (rec_tick(r->rec, rec_now_ms()) != 0)
 		main_rec_stopped(r);
-	return rec_timeout(r->rec, rec_now_ms());
+	t = rec_timeout(r->rec, rec_now_ms());
+	if (r->jw != NULL && !r->job_ended && r->s != NULL) {
+		tj = jobwatch_step(r->jw, now);
+		if (jobwatch_ended(r->jw))
+			main_job_ended(r);
+		else if (tj >= 0 && (t < 0 || tj < t))
+			t = tj;
+	}
+	return t;
+}
+
+/*
+ * Batch mode watches its standard output, asking for no event: poll()
+ * still reports POLLERR on a pipe whose reader is gone and POLLHUP on a
+ * terminal that hung up, so `| head -3` ends the run when head exits, not
+ * at the next write, and a silent run notices as well.
+ */
+static int
+main_out_pollfds(void *arg, struct pollfd *pfd, int max)
+{
+	struct main_run	*r = arg;
+
+	if (r->out_fd < 0 || main_out_broken || max < 1)
+		return 0;
+	pfd[0].fd = r->out_fd;
+	pfd[0].events = 0;
+	pfd[0].revents = 0;
+	return 1;
+}
+
+static void
+main_out_ready(void *arg, struct session *s, const struct pollfd *pfd,
+    int n, uint64_t now)
+{
+	struct main_run	*r = arg;
+	int		 i;
+
+	for (i = 0; i < n; i++) {
+		if (pfd[i].fd != r->out_fd || (pfd[i].revents &
+		    (POLLERR | POLLHUP | POLLNVAL)) == 0)
+			continue;
+		log_debug("standard output: the reader went away (revents "
+		    "%#x)", (unsigned)pfd[i].revents);
+		if (!main_out_broken) {
+			main_out_broken = 1;
+			main_out_errno = (pfd[i].revents & POLLNVAL) ?
+			    EBADF : EPIPE;
+		}
+		session_quit(s);
+	}
 }
 
 /*
@@ -755,6 +849,9 @@ main_batch(const struct main_opts *o, struct job *job)
 	hooks.bytes = main_on_bytes;
 	hooks.restart = main_on_restart;
 	hooks.timeout = main_on_timeout;
+	hooks.pollfds = main_out_pollfds;
+	hooks.ready = main_out_ready;
+	run.out_fd = STDOUT_FILENO;
 	run.rec = main_rec_open(o, job, &ret);
 	if (ret != 0) {
 		out_json_set_flags(NULL, NULL);
@@ -765,15 +862,24 @@ main_batch(const struct main_opts *o, struct job *job)
 	}
 	s = session_new(&mp.sc, &hooks);
 	run.s = s;
+	run.jw = jobwatch_new(job->sched, mp.jobid, session_now_ms());
 	history_resize(run.hist, (int)n);
 	for (i = 0; i < n; i++)
 		main_probes_add(&mp, s, hostlist_get(job->nodes, i));
 	ret = session_run(s) != 0 ? MAIN_EXIT_FAIL : 0;
 	if (rec_close(run.rec, err, sizeof(err)) != 0)
 		log_error("recording stopped: %s", err);
+	/* The job's end is the run's last record, and a success. */
+	if (run.job_ended) {
+		ret = 0;
+		if (!main_out_broken)
+			run.out->job(stdout, mp.jobid, session_wall_ms(),
+			    jobwatch_state(run.jw));
+	}
+	jobwatch_free(run.jw);
 	main_flush();
 	if (main_out_broken)
-		ret = MAIN_EXIT_FAIL;
+		ret = main_out_status();
 	session_free(s);
 	out_json_set_flags(NULL, NULL);
 	detect_free(run.det);
@@ -861,6 +967,8 @@ main_interactive(const struct main_opts *o, struct job *job)
 	ui_set_recording(ui, run.rec != NULL ? rec_path(run.rec) : NULL);
 	s = session_new(&mp.sc, &hooks);
 	run.s = s;
+	run.out_fd = -1;
+	run.jw = jobwatch_new(job->sched, mp.jobid, session_now_ms());
 	ui_set_session(ui, s);
 	for (i = 0; i < n; i++) {
 		name = hostlist_get(job->nodes, i);
@@ -871,13 +979,15 @@ main_interactive(const struct main_opts *o, struct job *job)
 		log_error("%s", err);
 		ret = MAIN_EXIT_FAIL;
 	} else {
-		ret = session_run(s) != 0 ? MAIN_EXIT_FAIL : 0;
+		ret = session_run(s) != 0 && !run.job_ended ?
+		    MAIN_EXIT_FAIL : 0;
 		ui_stop(ui);
 		for (k = 0; k < session_nnodes(s); k++)
 			if (session_node_error(s, k) != NULL)
 				log_error("%s: %s", session_node_name(s, k),
 				    session_node_error(s, k));
 	}
+	jobwatch_free(run.jw);
 	if (rec_close(run.rec, err, sizeof(err)) != 0)
 		log_error("recording stopped: %s", err);
 	session_free(s);

@@ -500,7 +500,19 @@ out_json_state(FILE *f, const char *node, uint64_t ms, const char *state)
 	fputs("}\n", f);
 }
 
+static void
+out_json_job(FILE *f, const char *id, uint64_t ms, const char *state)
+{
+	fputs("{\"time\":", f);
+	out_json_time(f, ms);
+	fputs(",\"type\":\"job\",\"job\":", f);
+	out_json_string(f, id, strlen(id));
+	fputs(",\"state\":", f);
+	out_json_string(f, state, strlen(state));
+	fputs("}\n", f);
+}
+
 const struct output out_json = {
 	"json", out_json_hello, out_json_sample, out_json_event, out_json_bye,
-	out_json_state
+	out_json_state, out_json_job
 };

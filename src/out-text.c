@@ -289,7 +289,18 @@ out_text_state(FILE *f, const char *node, uint64_t ms, const char *state)
 	fprintf(f, "%s %s: %s\n", when, node, clean);
 }
 
+static void
+out_text_job(FILE *f, const char *id, uint64_t ms, const char *state)
+{
+	char	when[32], cid[256], cstate[64];
+
+	out_text_time(when, sizeof(when), ms);
+	out_text_clean(cid, sizeof(cid), id);
+	out_text_clean(cstate, sizeof(cstate), state);
+	fprintf(f, "%s job %s: %s\n", when, cid, cstate);
+}
+
 const struct output out_text = {
 	"text", out_text_hello, out_text_sample, out_text_event, out_text_bye,
-	out_text_state
+	out_text_state, out_text_job
 };

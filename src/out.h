@@ -26,6 +26,9 @@ struct output {
 	/* A node's transport state changed ("live", "lost: ...",
 	 * "failed: ..."): node name, wall-clock ms, the new state. */
 	void		(*state)(FILE *, const char *, uint64_t, const char *);
+	/* The job ended (the scheduler said so): job id, wall-clock ms,
+	 * its final state ("COMPLETED"); the last record of a run. */
+	void		(*job)(FILE *, const char *, uint64_t, const char *);
 };
 
 extern const struct output out_json;
