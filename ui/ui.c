@@ -524,8 +524,11 @@ ui_sclass_of(const struct ui *ui, int i)
 		return US_LOST;
 	if (strcmp(st, "live") == 0)
 		return US_LIVE;
+	/* A probe asked to stop (q, the job's end) is done, not
+	 * connecting: "closed" over SSH, "stopping" until then. */
 	if (strcmp(st, "done") == 0 || strncmp(st, "ended", 5) == 0 ||
-	    strncmp(st, "exited", 6) == 0)
+	    strncmp(st, "exited", 6) == 0 || strcmp(st, "closed") == 0 ||
+	    strcmp(st, "stopping") == 0)
 		return US_DONE;
 	return US_CONNECTING;
 }
