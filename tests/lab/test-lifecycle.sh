@@ -19,10 +19,13 @@ command -v tmux >/dev/null || lab_skip "tmux is not installed"
 command -v su >/dev/null || lab_skip "su is not installed"
 [ "$LAB_N" -ge 4 ] || lab_skip "needs 4 nodes"
 top=$(cd "$here/../.." && pwd)
-for b in jobtop jobtop-probe; do
-	[ -x "$top/$b" ] || lab_skip "$b is not built"
+JOBTOP=${JOBTOP:-$top/jobtop}
+PROBE=${PROBE:-$top/jobtop-probe}
+for b in "$JOBTOP" "$PROBE"; do
+	[ -x "$b" ] || lab_skip "$b is not built"
 done
-install -m 755 "$top/jobtop" "$top/jobtop-probe" "$LAB_BIN/"
+install -m 755 "$JOBTOP" "$LAB_BIN/jobtop"
+install -m 755 "$PROBE" "$LAB_BIN/jobtop-probe"
 JT=$LAB_BIN/jobtop
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -73,8 +76,8 @@ wait_probes() {
 		sleep 0.2
 	done
 }
-# replays FILE WHAT [NODES]: the recording plays back, without a warning,
-# with sample records of NODES nodes (default 4).
+# replays FILE WHAT [any]: the recording plays back, without a warning,
+# with sample records of all 4 nodes (any: of any number of them).
 replays() {
 	local n
 	if ! lab_as "$LAB_USER" "$JT" -r "$1" -b --json >"$tmp/replay" 2>"$tmp/replay.err"; then
@@ -85,8 +88,8 @@ replays() {
 import json, sys
 print(len({r["node"] for r in map(json.loads, open(sys.argv[1]))
            if r.get("type") == "node"}))' "$tmp/replay")
-	if [ "$n" != "${3:-4}" ]; then
-		fail "$2: the recording replays records of $n nodes, not ${3:-4}"
+	if [ "${3:-}" != any ] && [ "$n" != 4 ]; then
+		fail "$2: the recording replays records of $n nodes, not 4"
 		return 1
 	fi
 	if [ -s "$tmp/replay.err" ]; then
@@ -147,7 +150,7 @@ replays "$out/hup.jtr" hangup && ok "hangup: the recording plays back"
 for fmt in text json; do
 	[ $fmt = json ] && opt=--json || opt=
 	t0=$(date +%s%N)
-	lab_as "$LAB_USER" "$JT" -b $opt -d 0.5 -o "$out/head-$fmt.jtr" "$job" \
+	lab_as "$LAB_USER" timeout 20 "$JT" -b $opt -d 0.5 -o "$out/head-$fmt.jtr" "$job" \
 		2>"$tmp/head.err" | head -3 >"$tmp/head.out"
 	rc=${PIPESTATUS[0]}
 	ms=$((($(date +%s%N) - t0) / 1000000))
@@ -162,12 +165,12 @@ for fmt in text json; do
 	left=$(probes "$job")
 	[ "$left" = 0 ] && ok "| head -3 ($fmt): no probe left" ||
 		fail "| head -3 ($fmt): $left probes left on the nodes"
-	# head took the first lines, before the first samples came.
-	replays "$out/head-$fmt.jtr" "| head ($fmt)" 0 && ok "| head -3 ($fmt): the recording plays back"
+	# head may have taken its lines before every node's first sample.
+	replays "$out/head-$fmt.jtr" "| head ($fmt)" any && ok "| head -3 ($fmt): the recording plays back"
 done
 
 # 3. The job is cancelled while batch --json watches it.
-lab_as "$LAB_USER" "$JT" -b --json -d 1 -o "$out/cancel.jtr" "$job" \
+lab_as "$LAB_USER" timeout 60 "$JT" -b --json -d 1 -o "$out/cancel.jtr" "$job" \
 	>"$tmp/cancel.out" 2>"$tmp/cancel.err" &
 bgpids+=($!)
 bg=$!
@@ -220,7 +223,7 @@ j2=$(lab_submit "$LAB_USER" "$tmp/short.sh") || lab_fail "a short job did not st
 jobs_started+=("$j2")
 j3=$(lab_submit "$LAB_USER" "$tmp/short.sh") || lab_fail "a short job did not start"
 jobs_started+=("$j3")
-lab_as "$LAB_USER" "$JT" -b -d 1 -o "$out/done.jtr" "$j2" \
+lab_as "$LAB_USER" timeout 80 "$JT" -b -d 1 -o "$out/done.jtr" "$j2" \
 	>"$tmp/done.out" 2>"$tmp/done.err" &
 bgpids+=($!)
 bg=$!
