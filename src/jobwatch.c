@@ -26,8 +26,8 @@
 #include "xmalloc.h"
 
 #define JOBWATCH_LINE_MAX	640
-#define JOBWATCH_POLL_MS	1000	/* a reap check, should SIGCHLD be lost */
-#define JOBWATCH_GONE_TIMES	2	/* "no such job" answers before we end */
+#define JOBWATCH_POLL_MS	1000	/* reap check, should SIGCHLD be lost */
+#define JOBWATCH_GONE_TIMES	2	/* "no such job" answers to end */
 
 struct jobwatch {
 	char		*sched;

@@ -425,7 +425,7 @@ struct main_run {
 	struct ui		*ui;	/* the interactive monitor, or NULL */
 	struct jobwatch		*jw;	/* the scheduler asked again, or NULL */
 	int			 job_ended;
-	int			 out_fd;	/* watched for a reader gone, or -1 */
+	int			 out_fd;	/* stdout (batch) or -1 */
 };
 
 /* The recording stopped (a full disk): say so once; monitoring goes on.

@@ -78,7 +78,7 @@ struct session {
 	int			 nnodes;
 	int			 quit;
 	uint64_t		 quit_at;
-	int			 linger;	/* probes stopped, loop goes on */
+	int			 linger;	/* probes stopped, loop on */
 	uint8_t			*buf;
 	int			 hold;
 	int			 held;		/* some node holds bytes */
