@@ -426,6 +426,7 @@ struct main_run {
 	struct jobwatch		*jw;	/* the scheduler asked again, or NULL */
 	int			 job_ended;
 	int			 out_fd;	/* stdout (batch) or -1 */
+	int			 tty_fd;	/* the controlling tty, or -1 */
 };
 
 /* The recording stopped (a full disk): say so once; monitoring goes on.
@@ -514,22 +515,44 @@ main_on_timeout(void *arg, uint64_t now)
 }
 
 /*
- * Batch mode watches its standard output, asking for no event: poll()
- * still reports POLLERR on a pipe whose reader is gone and POLLHUP on a
- * terminal that hung up, so `| head -3` ends the run when head exits, not
- * at the next write, and a silent run notices as well.
+ * The controlling terminal of batch mode, to notice its hangup: a shell
+ * sends its jobs SIGHUP then, but su and sudo keep it to themselves, and
+ * a batch run writing to a file would go on sampling for nobody.  None
+ * when the hangup is ignored (nohup) or there is no terminal.
+ */
+static int
+main_ctty_open(void)
+{
+	struct sigaction	sa;
+
+	if (sigaction(SIGHUP, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+		return -1;
+	return open("/dev/tty", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+}
+
+/*
+ * Batch mode watches its standard output and its terminal, asking for no
+ * event: poll() still reports POLLERR on a pipe whose reader is gone and
+ * POLLHUP on a terminal that hung up, so `| head -3` ends the run when head
+ * exits, not at the next write, and a silent run notices as well.
  */
 static int
 main_out_pollfds(void *arg, struct pollfd *pfd, int max)
 {
 	struct main_run	*r = arg;
+	int		 n = 0;
 
-	if (r->out_fd < 0 || main_out_broken || max < 1)
-		return 0;
-	pfd[0].fd = r->out_fd;
-	pfd[0].events = 0;
-	pfd[0].revents = 0;
-	return 1;
+	if (r->out_fd >= 0 && !main_out_broken && n < max) {
+		pfd[n].fd = r->out_fd;
+		pfd[n].events = 0;
+		pfd[n++].revents = 0;
+	}
+	if (r->tty_fd >= 0 && n < max) {
+		pfd[n].fd = r->tty_fd;
+		pfd[n].events = 0;
+		pfd[n++].revents = 0;
+	}
+	return n;
 }
 
 static void
@@ -540,8 +563,16 @@ main_out_ready(void *arg, struct session *s, const struct pollfd *pfd,
 	int		 i;
 
 	for (i = 0; i < n; i++) {
-		if (pfd[i].fd != r->out_fd || (pfd[i].revents &
-		    (POLLERR | POLLHUP | POLLNVAL)) == 0)
+		if ((pfd[i].revents & (POLLERR | POLLHUP | POLLNVAL)) == 0)
+			continue;
+		if (pfd[i].fd == r->tty_fd) {
+			log_debug("the terminal went away: quitting");
+			close(r->tty_fd);
+			r->tty_fd = -1;
+			session_quit(s);
+			continue;
+		}
+		if (pfd[i].fd != r->out_fd)
 			continue;
 		log_debug("standard output: the reader went away (revents "
 		    "%#x)", (unsigned)pfd[i].revents);
@@ -852,8 +883,11 @@ main_batch(const struct main_opts *o, struct job *job)
 	hooks.pollfds = main_out_pollfds;
 	hooks.ready = main_out_ready;
 	run.out_fd = STDOUT_FILENO;
+	run.tty_fd = main_ctty_open();
 	run.rec = main_rec_open(o, job, &ret);
 	if (ret != 0) {
+		if (run.tty_fd >= 0)
+			close(run.tty_fd);
 		out_json_set_flags(NULL, NULL);
 		detect_free(run.det);
 		history_free(run.hist);
@@ -877,6 +911,8 @@ main_batch(const struct main_opts *o, struct job *job)
 			    jobwatch_state(run.jw));
 	}
 	jobwatch_free(run.jw);
+	if (run.tty_fd >= 0)
+		close(run.tty_fd);
 	main_flush();
 	if (main_out_broken)
 		ret = main_out_status();
@@ -967,7 +1003,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 	ui_set_recording(ui, run.rec != NULL ? rec_path(run.rec) : NULL);
 	s = session_new(&mp.sc, &hooks);
 	run.s = s;
-	run.out_fd = -1;
+	run.out_fd = run.tty_fd = -1;
 	run.jw = jobwatch_new(job->sched, mp.jobid, session_now_ms());
 	ui_set_session(ui, s);
 	for (i = 0; i < n; i++) {

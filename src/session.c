@@ -140,7 +140,7 @@ session_on_signal(int sig)
 static void
 session_signals(void)
 {
-	struct sigaction	sa;
+	struct sigaction	sa, old;
 
 	if (session_sigfd[0] >= 0)
 		return;
@@ -152,7 +152,9 @@ session_signals(void)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* nohup: a hangup ignored at the start stays ignored. */
+	if (sigaction(SIGHUP, NULL, &old) != 0 || old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }

@@ -269,8 +269,9 @@ header_job(const struct ui *ui, int y, int w)
 		if (ui->job_ended) {
 			x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
 			snprintf(line, sizeof(line), " %s", ui->conf.job_state);
-			x += widget_put(y, x, w - x,
-			    ui->attr[TR_STATUS_ERROR], line);
+			x += widget_put(y, x, w - x, ui->attr[strcmp(
+			    ui->conf.job_state, "COMPLETED") == 0 ?
+			    TR_HEADER_LABEL : TR_STATE_FAILED], line);
 			line[0] = '\0';
 		}
 	} else

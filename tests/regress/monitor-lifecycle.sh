@@ -4,7 +4,8 @@
 #  - `jobtop -b | head -3` (text and --json) ends at once, exit 0, quiet;
 #  - the curses monitor under a session leader that stays and keeps the
 #    hangup to itself (as su does) ends when its tmux window is killed,
-#    instead of spinning on the hung-up terminal;
+#    instead of spinning on the hung-up terminal; so does batch mode
+#    writing into a file from that window;
 #  - SIGHUP and SIGTERM end batch mode and the curses monitor;
 #  - every recording left behind plays back.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"	# run.sh uses sh
@@ -86,17 +87,24 @@ if ! command -v tmux >/dev/null 2>&1; then
 	exit 77
 fi
 T() { tmux -L "$SOCK" "$@"; }
-# ui NAME CMD: the curses monitor in tmux window NAME, under a shell that
-# leads the session, stays, and ignores the hangup (like su and sudo).
+# ui NAME [-b]: the monitor (curses, or batch into a file) in tmux window
+# NAME, under a shell that leads the session, stays, and keeps the hangup
+# to itself (like su and sudo).
 ui() {
-	local cmd="trap '' HUP; $JOBTOP -d 0.2 -w localhost -o $tmp/$1.jtr; sleep 1"
+	local cmd="trap : HUP; $JOBTOP ${2:-} -d 0.2 -w localhost -o $tmp/$1.jtr"
+	[ -n "${2:-}" ] && cmd="$cmd >$tmp/$1.out"
+	cmd="$cmd; sleep 1"
 	if T has-session 2>/dev/null; then
 		T new-window -d -n "$1" "$cmd"
 	else
 		T new-session -d -s lc -n "$1" -x 120 -y 30 "$cmd"
 	fi
 	for _ in $(seq 50); do
-		T capture-pane -p -t "$1" 2>/dev/null | grep -q '1 live' && break
+		if [ -n "${2:-}" ]; then
+			grep -q 'localhost: live' "$tmp/$1.out" && break
+		else
+			T capture-pane -p -t "$1" 2>/dev/null | grep -q '1 live' && break
+		fi
 		sleep 0.2
 	done
 	pid=$(mon_pid "$1.jtr")
@@ -113,6 +121,17 @@ else
 	kill -9 "$pid" 2>/dev/null
 fi
 replays "$tmp/hup.jtr" "curses, terminal gone"
+
+# Batch mode writing to a file notices its terminal's hangup too.
+ui bhup -b
+T kill-window -t bhup
+if [ -n "$pid" ] && wait_gone 2 "$pid" "$probe"; then
+	ok "batch into a file, terminal gone: monitor and probe gone in $gone_ms ms"
+else
+	fail "batch into a file, terminal gone: still running 2 s later"
+	kill -9 "$pid" 2>/dev/null
+fi
+replays "$tmp/bhup.jtr" "batch, terminal gone"
 
 for sig in HUP TERM; do
 	ui "sig$sig"
