@@ -1182,7 +1182,7 @@ ui_on_pollfds(void *arg, struct pollfd *pfd, int max)
 
 	if (!ui->started)
 		return 0;
-	if (ui->own_tty && n < max) {
+	if (ui->own_tty && !ui->tty_gone && n < max) {
 		pfd[n].fd = STDIN_FILENO;
 		pfd[n].events = POLLIN;
 		pfd[n++].revents = 0;
@@ -1221,8 +1221,7 @@ static void
 ui_tty_gone(struct ui *ui)
 {
 	log_debug("the terminal went away: quitting");
-	ui->own_tty = 0;
-	ui->tty_gone = 1;
+	ui->tty_gone = 1;	/* no more polls of it, no more frames */
 	if (!ui->quitting)
 		ui_quit(ui);
 }
