@@ -241,6 +241,9 @@ jobwatch_step(struct jobwatch *jw, uint64_t now)
 		}
 		if (jw->ended)
 			return -1;
+		/* A period between one answer and the next question. */
+		if (jw->pid < 0)
+			jw->next = now + JOBWATCH_PERIOD_MS;
 	}
 	if (jw->pid < 0 && now >= jw->next)
 		jobwatch_start(jw, now);
