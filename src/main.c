@@ -34,6 +34,7 @@
 #include "feed.h"
 #include "history.h"
 #include "hostlist.h"
+#include "jobwatch.h"
 #include "log.h"
 #include "out-json.h"
 #include "out.h"
@@ -81,6 +82,7 @@ struct main_opts {
 };
 
 static int			 main_out_broken;
+static int			 main_out_errno;	/* why it broke */
 
 static void
 main_usage(FILE *f)
@@ -317,17 +319,31 @@ main_host_local(const char *h)
 	return strlen(h) == short_len && strncasecmp(h, self, short_len) == 0;
 }
 
-/* Flush stdout; a reader that went away stops the run. */
+/* Flush stdout; a reader that went away stops the run (main_on_timeout
+ * and main_out_ready quit the session). */
 static void
 main_flush(void)
 {
 	if (main_out_broken)
 		return;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		if (errno != EPIPE)
+		main_out_errno = errno;
+		if (errno != EPIPE && errno != EIO)
 			log_error("stdout: %s", strerror(errno));
 		main_out_broken = 1;
 	}
+}
+
+/* The exit status for a run whose output broke: a reader that went away
+ * (EPIPE: `| head`; EIO: a terminal that hung up) ends it like any filter,
+ * quietly and with 0; other errors (a full disk) are failures. */
+static int
+main_out_status(void)
+{
+	if (!main_out_broken || main_out_errno == EPIPE ||
+	    main_out_errno == EIO)
+		return 0;
+	return MAIN_EXIT_FAIL;
 }
 
 /* Print one decoded message with the chosen output. */
@@ -401,7 +417,7 @@ main_decode(const struct main_opts *o)
 		if (n == 0 || main_out_broken)
 			break;
 	}
-	if (main_out_broken)
+	if (main_out_status() != 0)
 		rc = MAIN_EXIT_FAIL;
 	free(buf);
 	stream_free(st);
@@ -421,6 +437,10 @@ struct main_run {
 	long			 ntasks;	/* the scheduler's, -1 */
 	uint64_t		 job_every;	/* ms between job lines */
 	uint64_t		 next_job;	/* monotonic ms */
+	struct jobwatch		*jw;	/* the scheduler asked again, or NULL */
+	int			 job_ended;
+	int			 out_fd;	/* stdout (batch) or -1 */
+	int			 tty_fd;	/* the controlling tty, or -1 */
 };
 
 /* The recording stopped (a full disk): say so once; monitoring goes on.
@@ -491,7 +511,33 @@ main_job_tick(struct main_run *r)
 	return (int)(r->next_job - now);
 }
 
-/* Keyframes and flushes of the recording when no data comes. */
+/*
+ * The scheduler says the job has ended: into the recording; the screen
+ * shows the final state and stays until q (the probes stop now), batch
+ * mode stops and prints it last (main_batch).
+ */
+static void
+main_job_ended(struct main_run *r)
+{
+	const char	*state = jobwatch_state(r->jw);
+
+	r->job_ended = 1;
+	/* Ranks that go from now on go with the job: not news. */
+	if (r->det != NULL)
+		detect_job_ended(r->det);
+	if (rec_event(r->rec, REC_NODE_NONE, session_wall_ms(), EV_INFO, "job",
+	    state) != 0)
+		main_rec_stopped(r);
+	if (r->ui != NULL) {
+		ui_job_end(r->ui, state);
+		session_stop_probes(r->s);
+	} else
+		session_quit(r->s);
+}
+
+/* Once per loop pass: flushes, the recording's keyframes when no data
+ * comes, the scheduler's verdict on the job; an output whose reader went
+ * away ends the run. */
 static int
 main_on_timeout(void *arg, uint64_t now)
 {
@@ -501,10 +547,92 @@ main_on_timeout(void *arg, uint64_t now)
 	tj = main_job_tick(r);
 	/* Once per loop pass, not per record: one write for many. */
 	main_flush();
+	if (main_out_broken && r->s != NULL)
+		session_quit(r->s);
 	if (rec_tick(r->rec, rec_now_ms()) != 0)
 		main_rec_stopped(r);
 	t = rec_timeout(r->rec, rec_now_ms());
-	return tj >= 0 && (t < 0 || tj < t) ? tj : t;
+	if (tj >= 0 && (t < 0 || tj < t))
+		t = tj;
+	if (r->jw != NULL && !r->job_ended && r->s != NULL) {
+		tj = jobwatch_step(r->jw, now);
+		if (jobwatch_ended(r->jw))
+			main_job_ended(r);
+		else if (tj >= 0 && (t < 0 || tj < t))
+			t = tj;
+	}
+	return t;
+}
+
+/*
+ * The controlling terminal of batch mode, to notice its hangup: a shell
+ * sends its jobs SIGHUP then, but su and sudo keep it to themselves, and
+ * a batch run writing to a file would go on sampling for nobody.  None
+ * when the hangup is ignored (nohup) or there is no terminal.
+ */
+static int
+main_ctty_open(void)
+{
+	struct sigaction	sa;
+
+	if (sigaction(SIGHUP, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+		return -1;
+	return open("/dev/tty", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+}
+
+/*
+ * Batch mode watches its standard output and its terminal, asking for no
+ * event: poll() still reports POLLERR on a pipe whose reader is gone and
+ * POLLHUP on a terminal that hung up, so `| head -3` ends the run when head
+ * exits, not at the next write, and a silent run notices as well.
+ */
+static int
+main_out_pollfds(void *arg, struct pollfd *pfd, int max)
+{
+	struct main_run	*r = arg;
+	int		 n = 0;
+
+	if (r->out_fd >= 0 && !main_out_broken && n < max) {
+		pfd[n].fd = r->out_fd;
+		pfd[n].events = 0;
+		pfd[n++].revents = 0;
+	}
+	if (r->tty_fd >= 0 && n < max) {
+		pfd[n].fd = r->tty_fd;
+		pfd[n].events = 0;
+		pfd[n++].revents = 0;
+	}
+	return n;
+}
+
+static void
+main_out_ready(void *arg, struct session *s, const struct pollfd *pfd,
+    int n, uint64_t now)
+{
+	struct main_run	*r = arg;
+	int		 i;
+
+	for (i = 0; i < n; i++) {
+		if ((pfd[i].revents & (POLLERR | POLLHUP | POLLNVAL)) == 0)
+			continue;
+		if (pfd[i].fd == r->tty_fd) {
+			log_debug("the terminal went away: quitting");
+			close(r->tty_fd);
+			r->tty_fd = -1;
+			session_quit(s);
+			continue;
+		}
+		if (pfd[i].fd != r->out_fd)
+			continue;
+		log_debug("standard output: the reader went away (revents "
+		    "%#x)", (unsigned)pfd[i].revents);
+		if (!main_out_broken) {
+			main_out_broken = 1;
+			main_out_errno = (pfd[i].revents & POLLNVAL) ?
+			    EBADF : EPIPE;
+		}
+		session_quit(s);
+	}
 }
 
 /*
@@ -860,8 +988,14 @@ main_batch(const struct main_opts *o, struct job *job)
 	hooks.bytes = main_on_bytes;
 	hooks.restart = main_on_restart;
 	hooks.timeout = main_on_timeout;
+	hooks.pollfds = main_out_pollfds;
+	hooks.ready = main_out_ready;
+	run.out_fd = STDOUT_FILENO;
+	run.tty_fd = main_ctty_open();
 	run.rec = main_rec_open(o, job, &ret);
 	if (ret != 0) {
+		if (run.tty_fd >= 0)
+			close(run.tty_fd);
 		out_json_set_flags(NULL, NULL);
 		detect_free(run.det);
 		history_free(run.hist);
@@ -870,14 +1004,27 @@ main_batch(const struct main_opts *o, struct job *job)
 	}
 	s = session_new(&mp.sc, &hooks);
 	run.s = s;
+	run.jw = jobwatch_new(job->sched, mp.jobid, session_now_ms());
 	history_resize(run.hist, (int)n);
 	for (i = 0; i < n; i++)
 		main_probes_add(&mp, s, hostlist_get(job->nodes, i));
 	ret = session_run(s) != 0 ? MAIN_EXIT_FAIL : 0;
+	/* The job's end is the run's last record, and a success. */
+	if (run.job_ended) {
+		struct out_job	j = { mp.jobid, -1, -1, -1, NULL };
+
+		ret = 0;
+		j.state = jobwatch_state(run.jw);
+		if (!main_out_broken)
+			run.out->job(stdout, session_wall_ms(), &j);
+	}
+	jobwatch_free(run.jw);
+	if (run.tty_fd >= 0)
+		close(run.tty_fd);
 	main_flush();
 	main_rec_close(run.rec, 0);
 	if (main_out_broken)
-		ret = MAIN_EXIT_FAIL;
+		ret = main_out_status();
 	session_free(s);
 	out_json_set_flags(NULL, NULL);
 	detect_free(run.det);
@@ -966,6 +1113,8 @@ main_interactive(const struct main_opts *o, struct job *job)
 	ui_set_recording(ui, run.rec != NULL ? rec_path(run.rec) : NULL);
 	s = session_new(&mp.sc, &hooks);
 	run.s = s;
+	run.out_fd = run.tty_fd = -1;
+	run.jw = jobwatch_new(job->sched, mp.jobid, session_now_ms());
 	ui_set_session(ui, s);
 	for (i = 0; i < n; i++) {
 		name = hostlist_get(job->nodes, i);
@@ -976,13 +1125,15 @@ main_interactive(const struct main_opts *o, struct job *job)
 		log_error("%s", err);
 		ret = MAIN_EXIT_FAIL;
 	} else {
-		ret = session_run(s) != 0 ? MAIN_EXIT_FAIL : 0;
+		ret = session_run(s) != 0 && !run.job_ended ?
+		    MAIN_EXIT_FAIL : 0;
 		ui_stop(ui);
 		for (k = 0; k < session_nnodes(s); k++)
 			if (session_node_error(s, k) != NULL)
 				log_error("%s: %s", session_node_name(s, k),
 				    session_node_error(s, k));
 	}
+	jobwatch_free(run.jw);
 	main_rec_close(run.rec, 1);
 	session_free(s);
 	ui_free(ui);

@@ -503,7 +503,8 @@ out_json_state(FILE *f, const char *node, uint64_t ms, const char *state)
 }
 
 /* {"time": T, "type": "job", "job": ID, "ranks": R | "procs": P,
- * "ntasks": N}: procs without ranks, ntasks only when known. */
+ * "ntasks": N}: procs without ranks, ntasks only when known; the last
+ * record of a job that ended is {"time", "type": "job", "job", "state"}. */
 static void
 out_json_job(FILE *f, uint64_t ms, const struct out_job *j)
 {
@@ -513,10 +514,14 @@ out_json_job(FILE *f, uint64_t ms, const struct out_job *j)
 	out_json_string(f, j->id, strlen(j->id));
 	if (j->ranks >= 0)
 		fprintf(f, ",\"ranks\":%ld", j->ranks);
-	else
+	else if (j->procs >= 0)
 		fprintf(f, ",\"procs\":%ld", j->procs);
 	if (j->ntasks > 0)
 		fprintf(f, ",\"ntasks\":%ld", j->ntasks);
+	if (j->state != NULL) {
+		fputs(",\"state\":", f);
+		out_json_string(f, j->state, strlen(j->state));
+	}
 	fputs("}\n", f);
 }
 

@@ -290,14 +290,20 @@ out_text_state(FILE *f, const char *node, uint64_t ms, const char *state)
 	fprintf(f, "%s %s: %s\n", when, node, clean);
 }
 
-/* "HH:MM:SS.mmm job 123: ranks 3 of 4" ("procs 5" without rank ids). */
+/* "HH:MM:SS.mmm job 123: ranks 3 of 4" ("procs 5" without rank ids);
+ * "HH:MM:SS.mmm job 123: COMPLETED" once it ended. */
 static void
 out_text_job(FILE *f, uint64_t ms, const struct out_job *j)
 {
-	char	when[32], id[128];
+	char	when[32], id[128], state[64];
 
 	out_text_time(when, sizeof(when), ms);
 	fprintf(f, "%s job %s: ", when, out_text_clean(id, sizeof(id), j->id));
+	if (j->state != NULL) {
+		fprintf(f, "%s\n", out_text_clean(state, sizeof(state),
+		    j->state));
+		return;
+	}
 	if (j->ranks >= 0)
 		fprintf(f, "ranks %ld", j->ranks);
 	else

@@ -21,6 +21,8 @@ struct out_job {
 	long		 procs;		/* its processes */
 	long		 ntasks;	/* tasks the scheduler expects, -1
 					 * unknown */
+	const char	*state;		/* final state ("COMPLETED") once
+					 * the job ended, else NULL */
 };
 
 struct output {
@@ -36,7 +38,8 @@ struct output {
 	/* A node's transport state changed ("live", "lost: ...",
 	 * "failed: ..."): node name, wall-clock ms, the new state. */
 	void		(*state)(FILE *, const char *, uint64_t, const char *);
-	/* The job's line at unix ms. */
+	/* The job's line at unix ms; with state set, the job ended (the
+	 * scheduler said so) and this is the run's last record. */
 	void		(*job)(FILE *, uint64_t, const struct out_job *);
 };
 

@@ -78,6 +78,7 @@ struct session {
 	int			 nnodes;
 	int			 quit;
 	uint64_t		 quit_at;
+	int			 linger;	/* probes stopped, loop on */
 	uint8_t			*buf;
 	int			 hold;
 	int			 held;		/* some node holds bytes */
@@ -139,7 +140,7 @@ session_on_signal(int sig)
 static void
 session_signals(void)
 {
-	struct sigaction	sa;
+	struct sigaction	sa, old;
 
 	if (session_sigfd[0] >= 0)
 		return;
@@ -151,7 +152,9 @@ session_signals(void)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* nohup: a hangup ignored at the start stays ignored. */
+	if (sigaction(SIGHUP, NULL, &old) != 0 || old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
@@ -283,22 +286,38 @@ session_node_rsess(struct session *s, int i)
 	return feed_rsess(s->nodes[i].feed);
 }
 
-void
-session_quit(struct session *s)
+/* Ask every probe to end. */
+static void
+session_stop_all(struct session *s)
 {
 	int	i;
 
-	if (s->quit)
-		return;
-	s->quit = 1;
 	s->all_dirty = 1;
-	s->quit_at = session_now_ms() + SESSION_QUIT_GRACE_MS;
 	for (i = 0; i < s->nnodes; i++) {
 		if (s->nodes[i].feed != NULL && !s->nodes[i].stopping) {
 			s->nodes[i].stopping = 1;
 			s->nodes[i].feed->ops->stop(s->nodes[i].feed);
 		}
 	}
+}
+
+void
+session_quit(struct session *s)
+{
+	if (s->quit)
+		return;
+	s->quit = 1;
+	s->quit_at = session_now_ms() + SESSION_QUIT_GRACE_MS;
+	session_stop_all(s);
+}
+
+void
+session_stop_probes(struct session *s)
+{
+	if (s->quit || s->linger)
+		return;
+	s->linger = 1;
+	session_stop_all(s);
 }
 
 /* Decode a node's bytes and tell the hooks what they held. */
@@ -451,7 +470,7 @@ session_update_state(struct session *s, int i, uint64_t now)
 		return;
 	if (nd->feed->ops->done(nd->feed)) {
 		err = nd->feed->ops->error(nd->feed);
-		if (*err != '\0' && !nd->failed && !s->quit)
+		if (*err != '\0' && !nd->failed && !s->quit && !s->linger)
 			session_fail(s, i, err);
 		else if (!nd->failed)
 			session_set_state(s, i, nd->feed->ops->state(nd->feed));
@@ -597,7 +616,9 @@ session_run(struct session *s)
 				next = nd->due;
 		}
 		s->all_dirty = 0;
-		if (left == 0)
+		/* Lingering: the probes are gone, the hooks (the screen and
+		 * its keys) go on until a quit. */
+		if (left == 0 && (!s->linger || s->quit))
 			break;
 		if (s->quit) {
 			if (now >= s->quit_at)

@@ -68,8 +68,13 @@ struct rsess	*session_node_rsess(struct session *, int);
  * models stay as they were; after it they are decoded in order at the
  * loop's next turn, and the message hooks see every sample. */
 void		 session_hold(struct session *, int);
-/* Ask every probe to stop (a hook may call it: the 'q' key). */
+/* Ask every probe to stop (a hook may call it: the 'q' key); the run
+ * ends once they have, or after a grace of a few seconds. */
 void		 session_quit(struct session *);
+/* Ask every probe to stop but keep the loop going for the hooks (keys,
+ * timers) until session_quit or a signal: the job ended and the screen
+ * stays until q. */
+void		 session_stop_probes(struct session *);
 void		 session_free(struct session *);
 
 int		 session_nnodes(const struct session *);

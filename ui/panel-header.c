@@ -272,6 +272,10 @@ header_job(const struct ui *ui, int y, int w)
 	}
 	elapsed = ui->now > ui->start_ms ?
 	    (long)((ui->now - ui->start_ms) / 1000) : 0;
+	/* An ended job's clock stops where it ended. */
+	if (ui->job_ended)
+		elapsed = ui->end_ms > ui->start_ms ?
+		    (long)((ui->end_ms - ui->start_ms) / 1000) : 0;
 	/* A replay: its recorded time. */
 	t = ui->vclock != 0 ? (time_t)(ui->vclock / 1000) : time(NULL);
 	if (ui->vclock != 0)
@@ -290,8 +294,17 @@ header_job(const struct ui *ui, int y, int w)
 		    widget_clean(name, sizeof(name), ui->conf.job_name),
 		    ui->conf.job_user[0] != '\0' ? " of " : "",
 		    ui->conf.job_user,
-		    ui->conf.job_state[0] != '\0' ? " " : "",
-		    ui->conf.job_state);
+		    ui->conf.job_state[0] != '\0' && !ui->job_ended ? " " : "",
+		    ui->job_ended ? "" : ui->conf.job_state);
+		/* The final state stands out: the job is over. */
+		if (ui->job_ended) {
+			x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
+			snprintf(line, sizeof(line), " %s", ui->conf.job_state);
+			x += widget_put(y, x, w - x, ui->attr[strcmp(
+			    ui->conf.job_state, "COMPLETED") == 0 ?
+			    TR_HEADER_LABEL : TR_STATE_FAILED], line);
+			line[0] = '\0';
+		}
 	} else
 		snprintf(line, sizeof(line), "(nodes given by hand)");
 	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);

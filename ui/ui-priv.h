@@ -185,6 +185,9 @@ struct ui {
 	int			 dirty;
 	int			 paused;
 	int			 quitting;
+	int			 tty_gone;	/* the terminal hung up */
+	int			 job_ended;	/* the scheduler said so */
+	uint64_t		 end_ms;	/* when (monotonic ms) */
 	uint64_t		 refresh_ms;
 	uint64_t		 last_draw;
 	uint64_t		 frames;

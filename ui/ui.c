@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <termios.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -367,6 +368,25 @@ ui_warn(struct ui *ui, const char *text)
 }
 
 void
+ui_job_end(struct ui *ui, const char *state)
+{
+	char	text[128];
+
+	if (ui->job_ended)
+		return;
+	ui->job_ended = 1;
+	detect_job_ended(ui->det);
+	ui->end_ms = ui->now != 0 ? ui->now : session_now_ms();
+	free((char *)(uintptr_t)ui->conf.job_state);
+	ui->conf.job_state = xstrdup(state);
+	snprintf(text, sizeof(text), "the job has ended (%s): the probes "
+	    "are stopped; q quits", state);
+	ui_event_add(ui, -1, EV_INFO, "job", text, session_wall_ms());
+	ui_message(ui, 0, "%s", text);
+	ui->dirty = 1;
+}
+
+void
 ui_set_recording(struct ui *ui, const char *path)
 {
 	free(ui->rec_path);
@@ -506,8 +526,11 @@ ui_sclass_of(const struct ui *ui, int i)
 		return US_LOST;
 	if (strcmp(st, "live") == 0)
 		return US_LIVE;
+	/* A probe asked to stop (q, the job's end) is done, not
+	 * connecting: "closed" over SSH, "stopping" until then. */
 	if (strcmp(st, "done") == 0 || strncmp(st, "ended", 5) == 0 ||
-	    strncmp(st, "exited", 6) == 0)
+	    strncmp(st, "exited", 6) == 0 || strcmp(st, "closed") == 0 ||
+	    strcmp(st, "stopping") == 0)
 		return US_DONE;
 	return US_CONNECTING;
 }
@@ -1161,7 +1184,7 @@ ui_on_pollfds(void *arg, struct pollfd *pfd, int max)
 
 	if (!ui->started)
 		return 0;
-	if (ui->own_tty && n < max) {
+	if (ui->own_tty && !ui->tty_gone && n < max) {
 		pfd[n].fd = STDIN_FILENO;
 		pfd[n].events = POLLIN;
 		pfd[n++].revents = 0;
@@ -1179,12 +1202,38 @@ ui_on_pollfds(void *arg, struct pollfd *pfd, int max)
 	return n;
 }
 
+/*
+ * Is the terminal on standard input gone?  A terminal whose other side
+ * closed (a killed tmux window, a dropped SSH connection) is hung up: it
+ * polls readable, reads end of file and answers every ioctl with EIO.  Its
+ * session leader gets SIGHUP, but the monitor does not when it runs under
+ * one that stays (su, sudo): only the terminal tells it.
+ */
+static int
+ui_tty_dead(void)
+{
+	struct termios	t;
+
+	return tcgetattr(STDIN_FILENO, &t) != 0 && errno != EINTR;
+}
+
+/* The terminal went away: nobody sees the screen any more, so stop the
+ * probes and end, as after q. */
+static void
+ui_tty_gone(struct ui *ui)
+{
+	log_debug("the terminal went away: quitting");
+	ui->tty_gone = 1;	/* no more polls of it, no more frames */
+	if (!ui->quitting)
+		ui_quit(ui);
+}
+
 static void
 ui_on_ready(void *arg, struct session *s, const struct pollfd *pfd, int n,
     uint64_t now)
 {
 	struct ui	*ui = arg;
-	int		 i, ch, keys = 0;
+	int		 i, ch, got, keys = 0;
 
 	ui->now = now;
 	for (i = 0; i < n; i++) {
@@ -1192,18 +1241,21 @@ ui_on_ready(void *arg, struct session *s, const struct pollfd *pfd, int n,
 			continue;
 		if (pfd[i].fd == STDIN_FILENO) {
 			if ((pfd[i].revents & (POLLHUP | POLLERR |
-			    POLLNVAL)) != 0 && (pfd[i].revents & POLLIN) == 0) {
-				/* The terminal went away. */
-				ui->own_tty = 0;
-				if (!ui->quitting)
-					ui_quit(ui);
+			    POLLNVAL)) != 0) {
+				ui_tty_gone(ui);
 				continue;
 			}
+			got = 0;
 			while ((ch = getch()) != ERR) {
-				keys++;
+				got++;
 				if (ui_key(ui, ch, now))
 					break;
 			}
+			keys += got;
+			/* Readable without a key: end of file on the
+			 * terminal, or a read error such as EIO. */
+			if (got == 0 && ui_tty_dead())
+				ui_tty_gone(ui);
 		} else if (pfd[i].fd == screen_winch_fd(ui)) {
 			screen_resize(ui);
 			keys++;
@@ -1228,7 +1280,7 @@ ui_on_timeout(void *arg, uint64_t now)
 	if (ui->replay != NULL)
 		tw = timeline_tick(ui, now);
 	else if (now >= ui->next_job_tick) {
-		if (!ui->paused)
+		if (!ui->paused && !ui->job_ended)
 			ui_job_tick(ui, now);
 		ui->next_job_tick += ui->interval_ms;
 		if (ui->next_job_tick <= now)
@@ -1249,7 +1301,7 @@ ui_on_timeout(void *arg, uint64_t now)
 		ui->dirty = 0;
 		tw = ui_on_timeout(ui->twin, now);
 	}
-	if (ui->started && ui->dirty && !ui->paused &&
+	if (ui->started && ui->dirty && !ui->paused && !ui->tty_gone &&
 	    now >= ui->last_draw + ui->refresh_ms)
 		ui_frame(ui, now);
 

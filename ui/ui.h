@@ -63,6 +63,11 @@ void		 ui_hooks(struct ui *, struct session_hooks *,
 void		 ui_set_event_hook(struct ui *, void (*)(void *,
 		     const struct detect_event *), void *);
 
+/* The scheduler says the job has ended in this state (its word): the
+ * header shows it instead of RUNNING, the clock and the job's series stop,
+ * and the screen stays as it is until q. */
+void		 ui_job_end(struct ui *, const char *);
+
 /* The session's recording (path), which history (twin) mode plays while
  * live goes on; NULL: none (--no-record). */
 void		 ui_set_recording(struct ui *, const char *);
