@@ -180,8 +180,8 @@ python3 - "$tmp/link.out" "$down_at" <<'PY' || fails=$((fails + 1))
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 down = float(sys.argv[2])
-last = max(r["time"] for r in recs if r["node"] == "node3" and r["type"] == "node" and r["time"] <= down + 0.2)
-lost = [r for r in recs if r["node"] == "node3" and r["type"] == "state" and r["state"].startswith("lost")]
+last = max(r["time"] for r in recs if r.get("node") == "node3" and r["type"] == "node" and r["time"] <= down + 0.2)
+lost = [r for r in recs if r.get("node") == "node3" and r["type"] == "state" and r["state"].startswith("lost")]
 if not lost:
     print("FAIL: node3 was never reported lost"); sys.exit(1)
 lag = lost[0]["time"] - last
