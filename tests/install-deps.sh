@@ -14,4 +14,5 @@ apt-get install -y -qq --no-install-recommends \
 	openssh-server openssh-client slurm-wlm slurm-client munge \
 	clustershell pdsh tmux iproute2 procps psmisc util-linux \
 	mandoc valgrind gdb atop ca-certificates locales python3 chromium \
+	dpkg-dev debhelper lintian man-db fakeroot git \
 	>/dev/null
