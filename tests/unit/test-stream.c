@@ -670,13 +670,25 @@ test_json_strings(void)
 	static const char	*in[] = {
 		"plain", "q\"b\\s", "\x01\x1f\x7f", "caf\xc3\xa9",
 		"bad\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf0\x9f\x98\x80",
-		"\xe2\x82", NULL
+		"\xe2\x82",
+		"\x1b]0;T\x07\xc2\x9b" "31m",
+		"\xc2\x80\xc2\x9f\xc2\xa0",
+		"\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\x8e\xe2\x80\x8f",
+		"\xe2\x80\xaa\xe2\x80\xae\xe2\x81\xa6\xe2\x81\xa9",
+		"\xe2\x80\x8d\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa",
+		NULL
 	};
 	static const char	*want[] = {
 		"\"plain\"", "\"q\\\"b\\\\s\"", "\"\\u0001\\u001f\\u007f\"",
 		"\"caf\xc3\xa9\"", "\"bad\\ufffd\"", "\"\\ufffd\\ufffd\"",
 		"\"\\ufffd\\ufffd\\ufffd\"", "\"\xf0\x9f\x98\x80\"",
-		"\"\\ufffd\\ufffd\""
+		"\"\\ufffd\\ufffd\"",
+		"\"\\u001b]0;T\\u0007\\u009b31m\"",
+		"\"\\u0080\\u009f\xc2\xa0\"",
+		"\"\\u2028\\u2029\\u200e\\u200f\"",
+		"\"\\u202a\\u202e\\u2066\\u2069\"",
+		/* the neighbours pass: U+200D, U+202F, U+2065, U+206A */
+		"\"\xe2\x80\x8d\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\""
 	};
 	char		 buf[128];
 	FILE		*f;
