@@ -256,7 +256,7 @@ header_job(const struct ui *ui, int y, int w)
 		x += widget_put(y, x, w - x, ui->attr[TR_HEADER_LABEL], line);
 		snprintf(line, sizeof(line), "%s%s%s%s%s%s",
 		    ui->conf.job_name[0] != '\0' ? " " : "",
-		    widget_clean(name, sizeof(name), ui->conf.job_name),
+		    text_clean(name, sizeof(name), ui->conf.job_name),
 		    ui->conf.job_user[0] != '\0' ? " of " : "",
 		    ui->conf.job_user,
 		    ui->conf.job_state[0] != '\0' ? " " : "",

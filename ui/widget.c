@@ -1,8 +1,8 @@
 /*
  * widget: the small drawing pieces every panel uses (clipped text, bars,
  * sparklines) and the number formats of the screen.  Text from the nodes
- * (names, commands, wait channels) is shown as printable ASCII so it can
- * never move the cursor or break a column; sparklines are the only
+ * (names, commands, wait channels) is shown as printable ASCII (text_clean)
+ * so it can never move the cursor or break a column; sparklines are the only
  * multibyte text and are one column per value.
  */
 #include <math.h>
@@ -19,19 +19,6 @@ static const char *const widget_blocks[8] = {
 };
 static const char widget_ascii[8] = { '_', '.', ',', '-', '~', '=', '*', '#' };
 
-const char *
-widget_clean(char *buf, size_t size, const char *s)
-{
-	size_t	i;
-
-	if (size == 0)
-		return "";
-	for (i = 0; i + 1 < size && s[i] != '\0'; i++)
-		buf[i] = s[i] >= ' ' && s[i] < 0x7f ? s[i] : '?';
-	buf[i] = '\0';
-	return buf;
-}
-
 int
 widget_put(int y, int x, int w, attr_t a, const char *s)
 {
@@ -40,7 +27,7 @@ widget_put(int y, int x, int w, attr_t a, const char *s)
 
 	if (w <= 0)
 		return 0;
-	widget_clean(buf, sizeof(buf), s);
+	text_clean(buf, sizeof(buf), s);
 	n = (int)strlen(buf);
 	if (n > w)
 		n = w;
