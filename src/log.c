@@ -138,6 +138,8 @@ static void	log_format(char *, const char *, va_list)
 		    __attribute__((format(printf, 2, 0)));
 static void	log_vwrite(const char *, const char *, va_list)
 		    __attribute__((format(printf, 2, 0)));
+static void	log_stderr(const char *, va_list)
+		    __attribute__((format(printf, 1, 0)));
 
 /* Format a message into buf (LOG_LINE_MAX bytes) as printable ASCII.  No
  * allocation: fatal() runs when memory is out. */
