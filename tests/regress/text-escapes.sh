@@ -7,7 +7,8 @@
 #    escapes them (\u001b, \u009b), the log has none;
 #  - the same rank through `jobtop-probe --job N | jobtop --decode`;
 #  - a probe (JOBTOP_PROBE) that fails with escape bytes on stderr: one
-#    clean error line, a clean state line, a clean log;
+#    clean error line, a clean state line, a clean log; in the curses
+#    monitor (tmux) the line after the screen closes leaves the pane title;
 #  - a crafted probe stream (host, kernel, source reason, comm, state, wchan,
 #    event and BYE with escapes, state SO) through --decode, text and JSON.
 # Every check reads the raw bytes of stdout, stderr and the log.
@@ -119,6 +120,33 @@ grep -F -q 'boom ?]0;PWNED-TITLE' "$tmp/log2" || fail "the log lacks the probe's
 grep -F -q 'failed: probe exited with status 3: boom ?]0;PWNED' "$tmp/out" ||
 	fail "the JSON state record lacks the cleaned failure: $(cat "$tmp/out")"
 echo "ok: a probe failing with escapes gives one clean line: $want"
+
+# The same in the curses monitor (tmux): the error line printed after the
+# screen closes does not retitle the pane.
+if command -v tmux >/dev/null 2>&1; then
+	sock=jtesc-$$
+	tm() { tmux -L "$sock" "$@"; }
+	tm new-session -d -s s -x 120 -y 20 \
+		"while [ ! -e $tmp/go ]; do sleep 0.1; done; JOBTOP_PROBE=$tmp/fp $JOBTOP -w localhost --no-record; echo rc=\$?; sleep 30"
+	before=$(tm display -p -t s '#{pane_title}')
+	touch "$tmp/go"
+	sleep 2
+	tm send-keys -t s q
+	i=0
+	until tm capture-pane -p -t s | grep -q '^rc='; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { tm kill-server; fail "curses: jobtop did not end"; }
+		sleep 0.1
+	done
+	after=$(tm display -p -t s '#{pane_title}')
+	screen=$(tm capture-pane -p -t s)
+	tm kill-server
+	[ "$after" = "$before" ] || fail "curses: pane title '$before' became '$after'"
+	echo "$screen" | grep -F -q "$want" || fail "curses: no clean error line after the screen: $screen"
+	echo "ok: curses: the failure line after the screen is clean, pane title stays '$before'"
+else
+	echo "(tmux not installed: the curses check is skipped)"
+fi
 
 # A crafted stream: escapes in every string HELLO, SAMPLE, EVENT, BYE carry.
 python3 - "$tmp/crafted" <<'PY' || exit 1
