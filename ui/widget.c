@@ -75,7 +75,7 @@ widget_spark(const float *v, unsigned n, double lo, double hi, int utf8,
 {
 	size_t		 len = 0, step = utf8 ? 3 : 1;
 	unsigned	 i;
-	double		 x;
+	double		 x, t;
 	int		 k;
 
 	if (hi <= lo) {
@@ -92,11 +92,10 @@ widget_spark(const float *v, unsigned n, double lo, double hi, int utf8,
 			out[len++] = ' ';
 			continue;
 		}
-		k = (int)floor((x - lo) / (hi - lo) * 8);
-		if (k < 0)
-			k = 0;
-		if (k > 7)
-			k = 7;
+		/* Clamped as a double: a node's value may be far outside
+		 * any int (and the conversion would be undefined). */
+		t = (x - lo) / (hi - lo) * 8;
+		k = !(t > 0) ? 0 : t >= 7 ? 7 : (int)t;
 		if (utf8) {
 			memcpy(out + len, widget_blocks[k], 3);
 			len += 3;
@@ -118,13 +117,15 @@ widget_bar(int y, int x, int w, attr_t bar, attr_t text, double pct,
     const char *label)
 {
 	int	inner = w - 2, fill, lw, i;
+	double	f;
 
 	if (w < 4)
 		return;
 	attrset(text);
 	mvaddch(y, x, '[');
 	mvaddch(y, x + w - 1, ']');
-	fill = isfinite(pct) ? (int)lround(pct / 100.0 * inner) : 0;
+	f = pct / 100.0 * inner;
+	fill = !(f > 0) ? 0 : f >= inner ? inner : (int)lround(f);
 	if (fill < 0)
 		fill = 0;
 	if (fill > inner)
