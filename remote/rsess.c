@@ -51,6 +51,7 @@
 #include "rsess.h"
 #include "rutil.h"
 #include "sshconf.h"
+#include "textsafe.h"
 #include "xmalloc.h"
 
 #define RSESS_BUF_MAX	(1 << 20)	/* probe bytes held for the caller */
@@ -418,6 +419,8 @@ rsess_fail(struct rsess *s, int permanent, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* It may hold node text: stderr lines, a signal name. */
+	text_clean_inplace(msg);
 	memcpy(s->err, msg, sizeof(s->err));
 	rsess_log(s, "%s in %s", s->err, rsess_states[s->state].name);
 	rsess_teardown(s, 0);
@@ -1401,6 +1404,7 @@ rsess_stderr(struct rsess *s, const char *p, size_t n)
 		if (p[i] != '\n')
 			continue;
 		s->errline[s->errlinelen] = '\0';
+		text_clean_inplace(s->errline);
 		if (s->probe_pid == 0 && strncmp(s->errline,
 		    "jobtop-probe-pid ", 17) == 0) {
 			s->probe_pid = strtol(s->errline + 17, NULL, 10);

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "rutil.h"
 #include "selfpath.h"
+#include "textsafe.h"
 #include "xmalloc.h"
 
 #ifndef JOBTOP_LIBEXECDIR
@@ -343,6 +344,7 @@ feed_local_err_line(struct feed_local *fl, const char *line, size_t len)
 		len = sizeof(fl->lastline) - 1;
 	memcpy(fl->lastline, line, len);
 	fl->lastline[len] = '\0';
+	text_clean_inplace(fl->lastline);
 	log_warn("probe %ld: %s", (long)fl->pid, fl->lastline);
 }
 

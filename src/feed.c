@@ -16,6 +16,7 @@
 #include "feed.h"
 #include "log.h"
 #include "rsess.h"
+#include "textsafe.h"
 #include "xmalloc.h"
 
 #define FEED_LOCAL_GRACE_MS	2000	/* after a stop, before SIGKILL */
@@ -87,6 +88,7 @@ feed_lc_judge(struct feed_lc *lc)
 		return;
 	snprintf(lc->error, sizeof(lc->error), "probe %s%s%s", how,
 	    *why != '\0' ? ": " : "", why);
+	text_clean_inplace(lc->error);
 }
 
 static void

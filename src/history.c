@@ -623,7 +623,8 @@ history_rank_sample(struct hist_node *hn, const struct node_model *m,
     const struct minst *mi, const int *fi)
 {
 	struct hist_rank	*hr;
-	int64_t			 pid, start, rank, ut, st, rd = -1, wr = -1;
+	int64_t			 pid, start, rank, ut, st, sum;
+	int64_t			 rd = -1, wr = -1;
 	double			 x;
 	const char		*s;
 	long			 k;
@@ -679,14 +680,18 @@ history_rank_sample(struct hist_node *hn, const struct node_model *m,
 	if (hr->len < HIST_RANK_DEPTH)
 		hr->len++;
 
+	/* The node's values may be anything: negative or overflowing
+	 * ticks are unknown, not undefined behaviour. */
 	hr->dticks = -1;
 	if (fi[3] >= 0 && fi[4] >= 0 &&
 	    model_value(mi, (unsigned)fi[3], &ut) &&
-	    model_value(mi, (unsigned)fi[4], &st)) {
+	    model_value(mi, (unsigned)fi[4], &st) && ut >= 0 && st >= 0 &&
+	    ut <= INT64_MAX - st) {
+		sum = ut + st;
 		if (hr->ticks >= 0 && hr->seen + 1 == hn->samples &&
-		    ut + st >= hr->ticks)
-			hr->dticks = ut + st - hr->ticks;
-		hr->ticks = ut + st;
+		    sum >= hr->ticks)
+			hr->dticks = sum - hr->ticks;
+		hr->ticks = sum;
 	} else
 		hr->ticks = -1;
 	hr->state = '?';

@@ -1,9 +1,13 @@
 /*
  * log: a log file that exists only with -v, and the one-line error path to
  * stderr.  The module state is the open file, whether curses owns the
- * terminal, and the hook fatal() runs first.
+ * terminal, and the hook fatal() runs first.  Every line is passed through
+ * text_clean on its way out: messages carry node error text, probe stderr
+ * and scheduler output, none of which may put an escape sequence on the
+ * terminal or into the file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +17,11 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "textsafe.h"
 #include "xmalloc.h"
+
+/* The longest line written; longer messages are cut. */
+#define LOG_LINE_MAX	2048
 
 static FILE	*log_file;
 static int	 log_tty_owned;
@@ -45,13 +53,32 @@ log_mkdirs(const char *path)
 int
 log_open(const char *path)
 {
-	FILE	*f;
-	int	 save;
+	struct stat	 st;
+	FILE		*f;
+	int		 fd, save;
 
 	if (log_mkdirs(path) != 0)
 		return -1;
-	if ((f = fopen(path, "ae")) == NULL)
+	/* Not through a symlink someone planted, not into a FIFO that
+	 * would block, and not readable by others: the log holds other
+	 * users' process names. */
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW |
+	    O_CLOEXEC | O_NONBLOCK, 0600)) < 0)
 		return -1;
+	if (fstat(fd, &st) != 0)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;		/* not a file */
+		goto fail;
+	}
+	if (st.st_uid != geteuid()) {
+		errno = EPERM;		/* someone else's file */
+		goto fail;
+	}
+	if (((st.st_mode & 077) != 0 && fchmod(fd, st.st_mode & 0600) != 0) ||
+	    fcntl(fd, F_SETFL, O_APPEND) != 0 ||
+	    (f = fdopen(fd, "a")) == NULL)
+		goto fail;
 	if (log_file != NULL) {
 		save = errno;
 		fclose(log_file);
@@ -61,6 +88,12 @@ log_open(const char *path)
 	log_file = f;
 	log_debug("log opened, pid %ld", (long)getpid());
 	return 0;
+
+fail:
+	save = errno;
+	close(fd);
+	errno = save;
+	return -1;
 }
 
 void
@@ -101,8 +134,21 @@ log_set_fatal_hook(void (*hook)(void))
 	log_fatal_hook = hook;
 }
 
+static void	log_format(char *, const char *, va_list)
+		    __attribute__((format(printf, 2, 0)));
 static void	log_vwrite(const char *, const char *, va_list)
 		    __attribute__((format(printf, 2, 0)));
+static void	log_stderr(const char *, va_list)
+		    __attribute__((format(printf, 1, 0)));
+
+/* Format a message into buf (LOG_LINE_MAX bytes) as printable ASCII.  No
+ * allocation: fatal() runs when memory is out. */
+static void
+log_format(char *buf, const char *fmt, va_list ap)
+{
+	vsnprintf(buf, LOG_LINE_MAX, fmt, ap);
+	text_clean_inplace(buf);
+}
 
 /* Write one timestamped line to the log file. */
 static void
@@ -110,17 +156,26 @@ log_vwrite(const char *level, const char *fmt, va_list ap)
 {
 	struct timeval	 tv;
 	struct tm	 tm;
-	char		 stamp[32];
+	char		 stamp[32], line[LOG_LINE_MAX];
 
 	if (log_file == NULL)
 		return;
 	gettimeofday(&tv, NULL);
 	localtime_r(&tv.tv_sec, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
-	fprintf(log_file, "%s.%03ld %s ", stamp, (long)tv.tv_usec / 1000,
-	    level);
-	vfprintf(log_file, fmt, ap);
-	fputc('\n', log_file);
+	log_format(line, fmt, ap);
+	fprintf(log_file, "%s.%03ld %s %s\n", stamp,
+	    (long)tv.tv_usec / 1000, level, line);
+}
+
+/* The one line on stderr. */
+static void
+log_stderr(const char *fmt, va_list ap)
+{
+	char	line[LOG_LINE_MAX];
+
+	log_format(line, fmt, ap);
+	fprintf(stderr, "jobtop: %s\n", line);
 }
 
 void
@@ -154,11 +209,9 @@ log_error(const char *fmt, ...)
 	if (log_tty_owned)
 		return;
 	fflush(stdout);
-	fputs("jobtop: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	log_stderr(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void
@@ -176,10 +229,8 @@ fatal(const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vwrite("fatal", fmt, ap);
 	va_end(ap);
-	fputs("jobtop: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	log_stderr(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
 }

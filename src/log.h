@@ -11,7 +11,9 @@
 
 #include <stdarg.h>
 
-/* Open (append) the log file, creating missing directories with mode 0700.
+/* Open (append) the log file, creating missing directories with mode 0700
+ * and the file with 0600 (an existing one is made 0600).  A symlink, a
+ * file that is not regular (EINVAL) or another user's (EPERM) is refused.
  * Returns 0, or -1 with errno set. */
 int	 log_open(const char *);
 void	 log_close(void);
@@ -28,7 +30,9 @@ void	 log_set_fatal_hook(void (*)(void));
 void	 log_debug(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* One line "jobtop: ..." on stderr (unless the terminal is owned), and in
- * the log. */
+ * the log.  Every line, in the log and on stderr, is cut at 2 KiB and
+ * passed through text_clean: the message may hold node or scheduler text.
+ */
 void	 log_error(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	 fatal(const char *, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));

@@ -287,6 +287,7 @@ model_add(struct node_model *m, uint32_t id, unsigned group,
 	mi->name = (char *)(mi->strs + mg->nstr);
 	memcpy(mi->name, name, namelen);
 	mi->name[namelen] = '\0';
+	m->strbytes += namelen;
 
 	if (m->ninsts == m->capinsts) {
 		m->capinsts = m->capinsts == 0 ? 16 : m->capinsts * 2;
@@ -329,6 +330,10 @@ model_drop(struct node_model *m, struct minst *mi)
 	else
 		m->glast[mi->group] = mi->gprev;
 	m->gcount[mi->group]--;
+	m->strbytes -= strlen(mi->name);
+	for (at = 0; at < mi->nstr; at++)
+		if (mi->strs[at] != NULL)
+			m->strbytes -= strlen(mi->strs[at]);
 	model_free_inst(mi);
 }
 
@@ -350,7 +355,7 @@ model_apply_vals(struct minst *mi, uint64_t mask, const int64_t *deltas)
 }
 
 void
-model_clear_fields(struct minst *mi, uint64_t mask)
+model_clear_fields(struct node_model *m, struct minst *mi, uint64_t mask)
 {
 	unsigned	f;
 	int		slot;
@@ -360,7 +365,9 @@ model_clear_fields(struct minst *mi, uint64_t mask)
 		if ((mask & ((uint64_t)1 << f)) == 0)
 			continue;
 		mi->v[f] = 0;
-		if ((slot = mi->mg->strslot[f]) >= 0) {
+		if ((slot = mi->mg->strslot[f]) >= 0 &&
+		    mi->strs[slot] != NULL) {
+			m->strbytes -= strlen(mi->strs[slot]);
 			free(mi->strs[slot]);
 			mi->strs[slot] = NULL;
 		}
@@ -369,7 +376,8 @@ model_clear_fields(struct minst *mi, uint64_t mask)
 }
 
 void
-model_set_str(struct minst *mi, unsigned field, const char *s, size_t len)
+model_set_str(struct node_model *m, struct minst *mi, unsigned field,
+    const char *s, size_t len)
 {
 	int	slot = mi->mg->strslot[field];
 
@@ -377,8 +385,11 @@ model_set_str(struct minst *mi, unsigned field, const char *s, size_t len)
 		return;
 	if (mi->strs[slot] == NULL || strlen(mi->strs[slot]) != len ||
 	    memcmp(mi->strs[slot], s, len) != 0) {
+		if (mi->strs[slot] != NULL)
+			m->strbytes -= strlen(mi->strs[slot]);
 		free(mi->strs[slot]);
 		mi->strs[slot] = xstrndup(s, len);
+		m->strbytes += len;
 	}
 	mi->curp |= (uint64_t)1 << field;
 }

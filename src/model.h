@@ -89,6 +89,7 @@ struct node_model {
 
 	struct minst	**insts;	/* sorted by id */
 	uint32_t	 ninsts;
+	size_t		 strbytes;	/* instance names and string values */
 	uint32_t	 capinsts;
 	uint32_t	 hint;		/* index of the last lookup */
 	struct minst	**gfirst;	/* per group: first and last */
@@ -141,9 +142,10 @@ struct minst *model_add(struct node_model *, uint32_t, unsigned,
 	    const char *, size_t);
 void	 model_drop(struct node_model *, struct minst *);
 void	 model_apply_vals(struct minst *, uint64_t, const int64_t *);
-void	 model_clear_fields(struct minst *, uint64_t);
+void	 model_clear_fields(struct node_model *, struct minst *, uint64_t);
 /* Set a string field (the caller checked it is one). */
-void	 model_set_str(struct minst *, unsigned, const char *, size_t);
+void	 model_set_str(struct node_model *, struct minst *, unsigned,
+	    const char *, size_t);
 void	 model_set_bye(struct node_model *, uint32_t, const char *);
 
 /* Reading. */

@@ -24,9 +24,10 @@ struct out_json_val {
 	const char	*s;
 };
 
-/* Length of the valid UTF-8 sequence at p (at most n bytes), or 0. */
+/* Length of the valid UTF-8 sequence at p (at most n bytes), or 0; its
+ * code point in *cpp. */
 static size_t
-out_json_utf8_len(const unsigned char *p, size_t n)
+out_json_utf8_len(const unsigned char *p, size_t n, uint32_t *cpp)
 {
 	uint32_t	cp;
 	size_t		len, i;
@@ -55,7 +56,20 @@ out_json_utf8_len(const unsigned char *p, size_t n)
 	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
 	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 		return 0;
+	*cpp = cp;
 	return len;
+}
+
+/* Code points valid in JSON that a terminal or an editor may still act
+ * on: the C1 controls (U+009B is CSI), the line and paragraph separators
+ * and the bidi marks, embeddings, overrides and isolates.  They are
+ * written as \uXXXX, which JSON readers decode to the same string. */
+static int
+out_json_escape_cp(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
+	    cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069);
 }
 
 void
@@ -63,13 +77,18 @@ out_json_string(FILE *f, const char *s, size_t len)
 {
 	const unsigned char	*p = (const unsigned char *)s;
 	size_t			 i = 0, n;
+	uint32_t		 cp;
 
 	fputc('"', f);
 	while (i < len) {
 		if (p[i] >= 0x80) {
-			if ((n = out_json_utf8_len(p + i, len - i)) == 0) {
+			if ((n = out_json_utf8_len(p + i, len - i, &cp)) ==
+			    0) {
 				fputs("\\ufffd", f);
 				i++;
+			} else if (out_json_escape_cp(cp)) {
+				fprintf(f, "\\u%04x", (unsigned)cp);
+				i += n;
 			} else {
 				fwrite(p + i, 1, n, f);
 				i += n;

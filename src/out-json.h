@@ -10,8 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* A quoted JSON string: quotes, backslashes and control characters are
- * escaped, invalid UTF-8 becomes \ufffd. */
+/* A quoted JSON string: quotes, backslashes and control characters (C0,
+ * DEL, C1) are escaped, and so are U+2028/2029 and the bidi controls
+ * (U+200E/F, U+202A-202E, U+2066-2069); invalid UTF-8 becomes \ufffd. */
 void	out_json_string(FILE *, const char *, size_t);
 /* A number: integers exactly, others with at most 3 decimals; a value
  * that is not finite is written as null. */

@@ -2,8 +2,9 @@
  * out-text: the model as compact top-like text for batch mode: per sample a
  * node line (CPU busy, memory used of total, load averages) and a table of
  * the node's ranks in rank order; once per interval a job line ("job 123:
- * ranks 3 of 4").  A value the node did not send prints as
- * "-", never as 0.
+ * ranks 3 of 4").  A value the node did not send prints as "-", never as
+ * 0.  Every string from a node or a recording goes through text_clean, so
+ * a command name cannot move the cursor or break the columns.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "out.h"
+#include "textsafe.h"
 #include "xmalloc.h"
 
 /* Unix milliseconds as local "HH:MM:SS.mmm". */
@@ -110,26 +112,13 @@ out_text_rank_str(const struct node_model *m, const struct minst *mi,
 	return s;
 }
 
-/* Copy s into buf keeping only printable ASCII, so a command name cannot
- * move the cursor or break the columns. */
-static const char *
-out_text_clean(char *buf, size_t size, const char *s)
-{
-	size_t	i;
-
-	for (i = 0; i + 1 < size && s[i] != '\0'; i++)
-		buf[i] = s[i] >= ' ' && s[i] < 0x7f ? s[i] : '?';
-	buf[i] = '\0';
-	return buf;
-}
-
 static void
 out_text_ranks(FILE *f, const struct node_model *m, unsigned g)
 {
 	struct out_text_row	*rows;
 	const struct minst	*mi;
 	char			 cpu[16], rss[16], rk[24], pid[24], c1[64];
-	char			 c2[64];
+	char			 c2[64], st[2];
 	uint32_t		 n = 0, i;
 	int			 frank, fpid, frss;
 	int64_t			 v;
@@ -170,11 +159,12 @@ out_text_ranks(FILE *f, const struct node_model *m, unsigned g)
 		snprintf(rss, sizeof(rss), "-");
 		if (frss >= 0 && model_value(mi, (unsigned)frss, &v))
 			out_text_bytes(rss, sizeof(rss), (double)v);
-		fprintf(f, "  %5s %8s %1.1s %6s %6s %-16s %s\n", rk, pid,
-		    out_text_rank_str(m, mi, "state"), cpu, rss,
-		    out_text_clean(c1, sizeof(c1),
+		fprintf(f, "  %5s %8s %1s %6s %6s %-16s %s\n", rk, pid,
+		    text_clean(st, sizeof(st),
+		    out_text_rank_str(m, mi, "state")), cpu, rss,
+		    text_clean(c1, sizeof(c1),
 		    out_text_rank_str(m, mi, "comm")),
-		    out_text_clean(c2, sizeof(c2),
+		    text_clean(c2, sizeof(c2),
 		    out_text_rank_str(m, mi, "wchan")));
 	}
 	free(rows);
@@ -208,7 +198,7 @@ out_text_sample(FILE *f, const struct node_model *m)
 			out_text_bytes(total, sizeof(total), (double)t);
 	}
 	fprintf(f, "%s %s #%" PRIu64 "  cpu %s  mem %s/%s  load %s %s %s\n",
-	    out_text_clean(name, sizeof(name), model_name(m)), when, m->seq,
+	    text_clean(name, sizeof(name), model_name(m)), when, m->seq,
 	    cpu, used, total,
 	    out_text_metric(m, "load", "load1", l1, sizeof(l1)),
 	    out_text_metric(m, "load", "load5", l5, sizeof(l5)),
@@ -227,26 +217,26 @@ out_text_hello(FILE *f, const struct node_model *m)
 
 	out_text_bytes(mem, sizeof(mem), (double)h->mem_total);
 	out_text_time(when, sizeof(when), h->start_ms);
-	fprintf(f, "%s", out_text_clean(buf, sizeof(buf), model_name(m)));
+	fprintf(f, "%s", text_clean(buf, sizeof(buf), model_name(m)));
 	fprintf(f, " %s hello: kernel %s", when,
-	    out_text_clean(buf, sizeof(buf), h->kernel));
-	fprintf(f, " %s", out_text_clean(buf, sizeof(buf), h->arch));
+	    text_clean(buf, sizeof(buf), h->kernel));
+	fprintf(f, " %s", text_clean(buf, sizeof(buf), h->arch));
 	fprintf(f, ", %u cpus, %s memory, probe %s", h->ncpu, mem,
-	    out_text_clean(buf, sizeof(buf), h->version));
+	    text_clean(buf, sizeof(buf), h->version));
 	fprintf(f, " (protocol %u.%u), interval %.3fs", h->major, h->minor,
 	    h->interval_ms / 1000.0);
 	if (h->job[0] != '\0')
-		fprintf(f, ", job %s", out_text_clean(buf, sizeof(buf),
+		fprintf(f, ", job %s", text_clean(buf, sizeof(buf),
 		    h->job));
 	fputs("; sources:", f);
 	for (i = 0; i < h->nsources; i++) {
 		src = &h->sources[i];
 		fprintf(f, "%s %s", i > 0 ? "," : "",
-		    out_text_clean(buf, sizeof(buf), src->name));
+		    text_clean(buf, sizeof(buf), src->name));
 		if (src->on)
 			fputs(" on", f);
 		else
-			fprintf(f, " off (%s)", out_text_clean(buf,
+			fprintf(f, " off (%s)", text_clean(buf,
 			    sizeof(buf), src->reason));
 	}
 	fputc('\n', f);
@@ -262,10 +252,10 @@ out_text_event(FILE *f, const struct node_model *m,
 
 	out_text_time(when, sizeof(when), ev->time_ms);
 	fprintf(f, "%s %s %s %s: %s\n",
-	    out_text_clean(name, sizeof(name), model_name(m)), when,
+	    text_clean(name, sizeof(name), model_name(m)), when,
 	    ev->level <= EV_ERROR ? levels[ev->level] : "error",
-	    out_text_clean(code, sizeof(code), ev->code),
-	    out_text_clean(text, sizeof(text), ev->text));
+	    text_clean(code, sizeof(code), ev->code),
+	    text_clean(text, sizeof(text), ev->text));
 }
 
 static void
@@ -275,19 +265,19 @@ out_text_bye(FILE *f, const struct node_model *m)
 
 	out_text_time(when, sizeof(when), m->time_ms);
 	fprintf(f, "%s %s probe ended: %s (%u)\n",
-	    out_text_clean(name, sizeof(name), model_name(m)), when,
-	    out_text_clean(text, sizeof(text),
+	    text_clean(name, sizeof(name), model_name(m)), when,
+	    text_clean(text, sizeof(text),
 	    m->bye_text != NULL ? m->bye_text : ""), m->bye_code);
 }
 
 static void
 out_text_state(FILE *f, const char *node, uint64_t ms, const char *state)
 {
-	char	when[32], clean[256];
+	char	when[32], name[PROTO_HOST_MAX], clean[256];
 
 	out_text_time(when, sizeof(when), ms);
-	out_text_clean(clean, sizeof(clean), state);
-	fprintf(f, "%s %s: %s\n", when, node, clean);
+	fprintf(f, "%s %s: %s\n", when, text_clean(name, sizeof(name), node),
+	    text_clean(clean, sizeof(clean), state));
 }
 
 /* "HH:MM:SS.mmm job 123: ranks 3 of 4" ("procs 5" without rank ids);
@@ -298,9 +288,9 @@ out_text_job(FILE *f, uint64_t ms, const struct out_job *j)
 	char	when[32], id[128], state[64];
 
 	out_text_time(when, sizeof(when), ms);
-	fprintf(f, "%s job %s: ", when, out_text_clean(id, sizeof(id), j->id));
+	fprintf(f, "%s job %s: ", when, text_clean(id, sizeof(id), j->id));
 	if (j->state != NULL) {
-		fprintf(f, "%s\n", out_text_clean(state, sizeof(state),
+		fprintf(f, "%s\n", text_clean(state, sizeof(state),
 		    j->state));
 		return;
 	}

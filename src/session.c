@@ -37,6 +37,7 @@
 #include "proto.h"
 #include "session.h"
 #include "stream.h"
+#include "textsafe.h"
 #include "xmalloc.h"
 
 #define SESSION_READ_SIZE	65536
@@ -194,13 +195,14 @@ static void
 session_set_state(struct session *s, int i, const char *st)
 {
 	struct snode	*nd = &s->nodes[i];
-	char		 old[SESSION_STATE_MAX];
+	char		 old[SESSION_STATE_MAX], clean[SESSION_STATE_MAX];
 
-	if (strcmp(nd->state, st) == 0)
+	text_clean(clean, sizeof(clean), st);
+	if (strcmp(nd->state, clean) == 0)
 		return;
 	snprintf(old, sizeof(old), "%s", nd->state);
-	snprintf(nd->state, sizeof(nd->state), "%s", st);
-	log_debug("%s: state %s", nd->name, st);
+	snprintf(nd->state, sizeof(nd->state), "%s", clean);
+	log_debug("%s: state %s", nd->name, nd->state);
 	if (s->hooks.state != NULL)
 		s->hooks.state(s->hooks.arg, s, i, old, nd->state);
 }
@@ -214,8 +216,9 @@ session_fail(struct session *s, int i, const char *why)
 
 	if (!nd->failed) {
 		nd->failed = 1;
-		nd->error = xstrdup(why);
-		snprintf(st, sizeof(st), "failed: %s", why);
+		/* Node text (probe stderr, exit signal names): kept clean. */
+		nd->error = text_clean_inplace(xstrdup(why));
+		snprintf(st, sizeof(st), "failed: %s", nd->error);
 		session_set_state(s, i, st);
 	}
 	if (nd->feed != NULL && !nd->stopping) {

@@ -120,6 +120,7 @@ stream_apply_item(struct stream *s, const struct proto_item *it)
 {
 	struct node_model	*m = &s->model;
 	struct minst		*mi = NULL;
+	const char		*old;
 	uint64_t		 valid;
 
 	if (it->kind == ITEM_ADD) {
@@ -129,6 +130,8 @@ stream_apply_item(struct stream *s, const struct proto_item *it)
 			return STREAM_ERR_DUPINST;
 		if (m->ninsts >= STREAM_INST_MAX)
 			return STREAM_ERR_TOOMANY;
+		if (it->strlen > STREAM_STR_MAX - m->strbytes)
+			return STREAM_ERR_STRBYTES;
 		model_add(m, it->inst, it->group, it->str, it->strlen);
 		return WIRE_OK;
 	}
@@ -149,14 +152,18 @@ stream_apply_item(struct stream *s, const struct proto_item *it)
 	case ITEM_CLEAR:
 		if ((it->mask & ~valid) != 0)
 			return STREAM_ERR_FIELD;
-		model_clear_fields(mi, it->mask);
+		model_clear_fields(m, mi, it->mask);
 		break;
 	case ITEM_STR:
 		if (it->field >= mi->nfields)
 			return STREAM_ERR_FIELD;
 		if ((mi->mg->strmask & ((uint64_t)1 << it->field)) == 0)
 			return STREAM_ERR_NOTSTR;
-		model_set_str(mi, it->field, it->str, it->strlen);
+		old = mi->strs[mi->mg->strslot[it->field]];
+		if (it->strlen > STREAM_STR_MAX - m->strbytes +
+		    (old != NULL ? strlen(old) : 0))
+			return STREAM_ERR_STRBYTES;
+		model_set_str(m, mi, it->field, it->str, it->strlen);
 		break;
 	default:
 		return WIRE_ERR_BADMSG;
@@ -327,7 +334,8 @@ static const char *const stream_errors[] = {
 	"STR on a field that is not a string",
 	"VALS on a string field",
 	"data after BYE",
-	"too many instances",
+	"too many instances (a probe sends at most 4096)",
+	"strings over the 16 MiB a node may hold",
 };
 
 const char *

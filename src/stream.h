@@ -42,9 +42,17 @@
 #define STREAM_ERR_ISSTR	-28	/* VALS on a string field */
 #define STREAM_ERR_AFTERBYE	-29	/* data after BYE */
 #define STREAM_ERR_TOOMANY	-30	/* over STREAM_INST_MAX instances */
+#define STREAM_ERR_STRBYTES	-31	/* strings over STREAM_STR_MAX bytes */
 
-/* Live instances a node may have; the probe itself keeps far fewer. */
-#define STREAM_INST_MAX		65536
+/* Live instances a node may have: what the probe can send (its PINST_MAX),
+ * so a hostile node cannot make the monitor hold more. */
+#define STREAM_INST_MAX		4096
+/* Bytes of instance names and string values a node may have at once.  A
+ * real probe's ranks need well under 1 MiB (4096 ranks with a comm, state,
+ * wait channel and kernel stack); without a limit a node could make the
+ * monitor hold 4096 instances x 64 strings x 255 bytes, twice (session
+ * and recorder). */
+#define STREAM_STR_MAX		(16 * 1024 * 1024)
 
 struct stream;
 

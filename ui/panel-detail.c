@@ -363,7 +363,7 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 		y = detail_line(ui, r, y, "wchan", s != NULL ? s :
 		    "- (running, or not readable)");
 		x = detail_metric(m, mi, "syscall");
-		nr = isfinite(x) ? (int64_t)x : -2;
+		nr = isfinite(x) && x > -3 && x < 1e15 ? (int64_t)x : -2;
 		if (nr == -1)
 			snprintf(buf, sizeof(buf), "- (running in user space)");
 		else if (nr < 0)

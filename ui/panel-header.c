@@ -291,7 +291,7 @@ header_job(const struct ui *ui, int y, int w)
 		x += widget_put(y, x, w - x, ui->attr[TR_HEADER_LABEL], line);
 		snprintf(line, sizeof(line), "%s%s%s%s%s%s",
 		    ui->conf.job_name[0] != '\0' ? " " : "",
-		    widget_clean(name, sizeof(name), ui->conf.job_name),
+		    text_clean(name, sizeof(name), ui->conf.job_name),
 		    ui->conf.job_user[0] != '\0' ? " of " : "",
 		    ui->conf.job_user,
 		    ui->conf.job_state[0] != '\0' && !ui->job_ended ? " " : "",
@@ -365,7 +365,7 @@ header_rec(const struct ui *ui, int y, int x, int w)
 	if (ui->rec_path == NULL)
 		snprintf(line, sizeof(line), "not recorded");
 	else {
-		widget_clean(path, sizeof(path), ui->rec_path);
+		text_clean(path, sizeof(path), ui->rec_path);
 		snprintf(line, sizeof(line), "REC %s", path);
 		if ((int)strlen(line) + 3 > w - x &&
 		    (base = strrchr(path, '/')) != NULL)

@@ -239,14 +239,14 @@ nodes_band(const struct ui_nrow *r, int coarse)
 {
 	int	cb, mb;
 
-	cb = isfinite(r->cpu) ? (int)(r->cpu / NODES_CPU_BAND) : -1;
-	if (cb > 4)
-		cb = 4;
+	/* Compared as doubles first: a node's value may be far outside
+	 * any int. */
+	cb = !isfinite(r->cpu) ? -1 : r->cpu >= 4 * NODES_CPU_BAND ? 4 :
+	    r->cpu < 0 ? 0 : (int)(r->cpu / NODES_CPU_BAND);
 	if (coarse)
 		return cb + 1;
-	mb = isfinite(r->mempct) ? (int)(r->mempct / NODES_MEM_BAND) : -1;
-	if (mb > 3)
-		mb = 3;
+	mb = !isfinite(r->mempct) ? -1 : r->mempct >= 3 * NODES_MEM_BAND ?
+	    3 : r->mempct < 0 ? 0 : (int)(r->mempct / NODES_MEM_BAND);
 	return (cb + 1) * 5 + mb + 1;
 }
 

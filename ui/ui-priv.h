@@ -16,6 +16,7 @@
 #include "filter.h"
 #include "history.h"
 #include "session.h"
+#include "textsafe.h"
 #include "theme.h"
 #include "ui.h"
 
@@ -316,8 +317,6 @@ const char	*widget_bytes(char *, size_t, double);
 const char	*widget_num(char *, size_t, double, int);
 /* "1:02:03" or "12:03"; "-" when unknown. */
 const char	*widget_duration(char *, size_t, long);
-/* Copy keeping printable ASCII only ('?' for the rest). */
-const char	*widget_clean(char *, size_t, const char *);
 
 /* A table column: hidden (width 0) when the screen is too narrow for it
  * and its priority is low; flex columns share what is left. */

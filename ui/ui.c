@@ -960,7 +960,7 @@ ui_status(const struct ui *ui, int y)
 	}
 	snprintf(right, sizeof(right), "%s%s%s%s refresh %.2gs ",
 	    ui->paused ? " PAUSED " : "", ui->filter != NULL ? " /" : "",
-	    ui->filter != NULL ? widget_clean(pat, sizeof(pat),
+	    ui->filter != NULL ? text_clean(pat, sizeof(pat),
 	    filter_pattern(ui->filter)) : "", ui->filter != NULL ? "/" : "",
 	    ui->refresh_ms / 1000.0);
 	rw = (int)strlen(right);

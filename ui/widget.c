@@ -1,8 +1,8 @@
 /*
  * widget: the small drawing pieces every panel uses (clipped text, bars,
  * sparklines) and the number formats of the screen.  Text from the nodes
- * (names, commands, wait channels) is shown as printable ASCII so it can
- * never move the cursor or break a column; sparklines are the only
+ * (names, commands, wait channels) is shown as printable ASCII (text_clean)
+ * so it can never move the cursor or break a column; sparklines are the only
  * multibyte text and are one column per value.
  */
 #include <math.h>
@@ -19,19 +19,6 @@ static const char *const widget_blocks[8] = {
 };
 static const char widget_ascii[8] = { '_', '.', ',', '-', '~', '=', '*', '#' };
 
-const char *
-widget_clean(char *buf, size_t size, const char *s)
-{
-	size_t	i;
-
-	if (size == 0)
-		return "";
-	for (i = 0; i + 1 < size && s[i] != '\0'; i++)
-		buf[i] = s[i] >= ' ' && s[i] < 0x7f ? s[i] : '?';
-	buf[i] = '\0';
-	return buf;
-}
-
 int
 widget_put(int y, int x, int w, attr_t a, const char *s)
 {
@@ -40,7 +27,7 @@ widget_put(int y, int x, int w, attr_t a, const char *s)
 
 	if (w <= 0)
 		return 0;
-	widget_clean(buf, sizeof(buf), s);
+	text_clean(buf, sizeof(buf), s);
 	n = (int)strlen(buf);
 	if (n > w)
 		n = w;
@@ -88,7 +75,7 @@ widget_spark(const float *v, unsigned n, double lo, double hi, int utf8,
 {
 	size_t		 len = 0, step = utf8 ? 3 : 1;
 	unsigned	 i;
-	double		 x;
+	double		 x, t;
 	int		 k;
 
 	if (hi <= lo) {
@@ -105,11 +92,10 @@ widget_spark(const float *v, unsigned n, double lo, double hi, int utf8,
 			out[len++] = ' ';
 			continue;
 		}
-		k = (int)floor((x - lo) / (hi - lo) * 8);
-		if (k < 0)
-			k = 0;
-		if (k > 7)
-			k = 7;
+		/* Clamped as a double: a node's value may be far outside
+		 * any int (and the conversion would be undefined). */
+		t = (x - lo) / (hi - lo) * 8;
+		k = !(t > 0) ? 0 : t >= 7 ? 7 : (int)t;
 		if (utf8) {
 			memcpy(out + len, widget_blocks[k], 3);
 			len += 3;
@@ -131,13 +117,15 @@ widget_bar(int y, int x, int w, attr_t bar, attr_t text, double pct,
     const char *label)
 {
 	int	inner = w - 2, fill, lw, i;
+	double	f;
 
 	if (w < 4)
 		return;
 	attrset(text);
 	mvaddch(y, x, '[');
 	mvaddch(y, x + w - 1, ']');
-	fill = isfinite(pct) ? (int)lround(pct / 100.0 * inner) : 0;
+	f = pct / 100.0 * inner;
+	fill = !(f > 0) ? 0 : f >= inner ? inner : (int)lround(f);
 	if (fill < 0)
 		fill = 0;
 	if (fill > inner)

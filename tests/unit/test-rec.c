@@ -1326,7 +1326,7 @@ test_huge_state(void)
 	struct wbuf		 w;
 	struct sim		 sm;
 	const char		*names[2] = { "big", "small" };
-	char			 err[256], name[16];
+	char			 err[256], name[16], str[256];
 	int64_t			 d[PROTO_MAX_FIELDS];
 	uint32_t		 id = 0;
 	unsigned		 s, k, f;
@@ -1344,6 +1344,11 @@ test_huge_state(void)
 	sim_init(&sm, "big", START_MS, 2, 1, 1, 1, 3);
 	for (f = 0; f < PROTO_MAX_FIELDS; f++)
 		d[f] = (int64_t)0x7fffffffffff - f;
+	/* Within what a node may send (STREAM_INST_MAX instances,
+	 * STREAM_STR_MAX bytes of strings): 3200 ranks with four 255-byte
+	 * strings each, 3.7 MB of state. */
+	memset(str, 'w', sizeof(str) - 1);
+	str[sizeof(str) - 1] = '\0';
 	for (s = 0; s < 8; s++) {
 		wbuf_init(&w, streambuf, sizeof(streambuf));
 		if (s == 0) {
@@ -1351,10 +1356,15 @@ test_huge_state(void)
 			sim_schema(&w);
 		}
 		proto_sample_begin(&sw, &w, s, 1000);
-		for (k = 0; k < 8000 && s < 4; k++) {
+		for (k = 0; k < 800 && s < 4; k++) {
 			snprintf(name, sizeof(name), "x%u", id);
-			proto_sample_add(&sw, id, G_CPU, name);
-			proto_sample_vals(&sw, id, 0xfff, d);
+			proto_sample_add(&sw, id, G_RANK, name);
+			proto_sample_vals(&sw, id, 1u << R_RANK | 1u << R_PID,
+			    d);
+			proto_sample_str(&sw, id, R_STEP, str, sizeof(str) - 1);
+			proto_sample_str(&sw, id, R_STATE, str, sizeof(str) - 1);
+			proto_sample_str(&sw, id, R_COMM, str, sizeof(str) - 1);
+			proto_sample_str(&sw, id, R_WCHAN, str, sizeof(str) - 1);
 			id++;
 		}
 		CHECK_INT(proto_sample_end(&sw), WIRE_OK);

@@ -616,6 +616,112 @@ test_too_many(void)
 	CHECK_INT(decode_err(mem, w.len, NULL), STREAM_ERR_TOOMANY);
 }
 
+/* Feed what w holds (from byte *at) and count the samples decoded. */
+static int
+feed_more(struct stream *s, size_t *at)
+{
+	int	t;
+
+	stream_feed(s, mem + *at, w.len - *at);
+	*at = w.len;
+	while ((t = stream_next(s)) > 0)
+		;
+	return t;
+}
+
+/* One SAMPLE that adds instances first..last-1 of group 0 (64 string
+ * fields) and fills every field with 255 bytes of c. */
+static void
+put_full(uint64_t seq, uint32_t first, uint32_t last, char c)
+{
+	struct proto_sample_wr	 sw;
+	char			 v[256], name[16];
+	uint32_t		 i;
+	unsigned		 f;
+
+	memset(v, c, 255);
+	v[255] = '\0';
+	wbuf_init(&w, mem, sizeof(mem));
+	proto_sample_begin(&sw, &w, seq, 100);
+	for (i = first; i < last; i++) {
+		snprintf(name, sizeof(name), "%u", i);
+		proto_sample_add(&sw, i, 0, name);
+		for (f = 0; f < 64; f++)
+			proto_sample_str(&sw, i, f, v, 255);
+	}
+	CHECK_INT(proto_sample_end(&sw), WIRE_OK);
+}
+
+/* A node may hold STREAM_STR_MAX bytes of strings and no more; dropped,
+ * cleared and replaced strings give their bytes back. */
+static void
+test_str_budget(void)
+{
+	struct stream		*s;
+	struct proto_sample_wr	 sw;
+	size_t			 start, at, per, names = 0;
+	uint32_t		 i, n, done = 0;
+	uint64_t		 seq = 0;
+	char			 fname[16], err[200], v[256];
+
+	per = 64 * 255;
+	n = (uint32_t)(STREAM_STR_MAX / (per + 4));	/* names take <= 4 */
+	s = stream_new("x");
+	wbuf_init(&w, mem, sizeof(mem));
+	put_hello("n1", PROTO_MAJOR);
+	CHECK_INT(proto_schema_begin(&w, &start, 1), WIRE_OK);
+	proto_schema_group(&w, "s", 64);
+	for (i = 0; i < 64; i++) {
+		snprintf(fname, sizeof(fname), "f%u", i);
+		put_field(fname, "", PF_STRING);
+	}
+	CHECK_INT(proto_schema_end(&w, start), WIRE_OK);
+	at = 0;
+	CHECK_INT(feed_more(s, &at), 0);
+	/* Just under the budget, 60 instances (~1 MB) a frame. */
+	while (done < n) {
+		i = done + 60 < n ? done + 60 : n;
+		put_full(seq++, done, i, 'a');
+		for (; done < i; done++)
+			names += (size_t)snprintf(fname, sizeof(fname), "%u",
+			    done);
+		at = 0;
+		CHECK_INT(feed_more(s, &at), 0);
+	}
+	CHECK_INT(stream_model(s)->strbytes, (size_t)n * per + names);
+	CHECK(stream_model(s)->strbytes <= STREAM_STR_MAX);
+	/* New values of the same length cost nothing more; a DROP and a
+	 * CLEAR of 32 fields give their bytes back. */
+	memset(v, 'b', 255);
+	v[255] = '\0';
+	wbuf_init(&w, mem, sizeof(mem));
+	proto_sample_begin(&sw, &w, seq++, 100);
+	for (i = 0; i < 64; i++)
+		proto_sample_str(&sw, 0, i, v, 255);
+	proto_sample_drop(&sw, 1);
+	proto_sample_clear(&sw, 2, 0xffffffffULL);
+	CHECK_INT(proto_sample_end(&sw), WIRE_OK);
+	at = 0;
+	CHECK_INT(feed_more(s, &at), 0);
+	CHECK_INT(stream_model(s)->strbytes, (size_t)(n - 1) * per -
+	    32 * 255 + names - 1);
+	/* So full instances fit again while the budget allows, and the
+	 * first that does not fails the stream with a clear reason. */
+	for (i = n; stream_model(s)->strbytes + per + 4 <= STREAM_STR_MAX;
+	    i++) {
+		put_full(seq++, i, i + 1, 'c');
+		at = 0;
+		CHECK_INT(feed_more(s, &at), 0);
+	}
+	CHECK(i > n);
+	put_full(seq++, i, i + 1, 'd');
+	at = 0;
+	CHECK_INT(feed_more(s, &at), STREAM_ERR_STRBYTES);
+	stream_error(s, err, sizeof(err));
+	CHECK(strstr(err, "strings over the 16 MiB a node may hold") != NULL);
+	stream_free(s);
+}
+
 static void
 test_shared_schema(void)
 {
@@ -670,13 +776,25 @@ test_json_strings(void)
 	static const char	*in[] = {
 		"plain", "q\"b\\s", "\x01\x1f\x7f", "caf\xc3\xa9",
 		"bad\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf0\x9f\x98\x80",
-		"\xe2\x82", NULL
+		"\xe2\x82",
+		"\x1b]0;T\x07\xc2\x9b" "31m",
+		"\xc2\x80\xc2\x9f\xc2\xa0",
+		"\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\x8e\xe2\x80\x8f",
+		"\xe2\x80\xaa\xe2\x80\xae\xe2\x81\xa6\xe2\x81\xa9",
+		"\xe2\x80\x8d\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa",
+		NULL
 	};
 	static const char	*want[] = {
 		"\"plain\"", "\"q\\\"b\\\\s\"", "\"\\u0001\\u001f\\u007f\"",
 		"\"caf\xc3\xa9\"", "\"bad\\ufffd\"", "\"\\ufffd\\ufffd\"",
 		"\"\\ufffd\\ufffd\\ufffd\"", "\"\xf0\x9f\x98\x80\"",
-		"\"\\ufffd\\ufffd\""
+		"\"\\ufffd\\ufffd\"",
+		"\"\\u001b]0;T\\u0007\\u009b31m\"",
+		"\"\\u0080\\u009f\xc2\xa0\"",
+		"\"\\u2028\\u2029\\u200e\\u200f\"",
+		"\"\\u202a\\u202e\\u2066\\u2069\"",
+		/* the neighbours pass: U+200D, U+202F, U+2065, U+206A */
+		"\"\xe2\x80\x8d\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\""
 	};
 	char		 buf[128];
 	FILE		*f;
@@ -784,6 +902,7 @@ main(void)
 	RUN(test_bad_order);
 	RUN(test_bad_frames);
 	RUN(test_too_many);
+	RUN(test_str_budget);
 	RUN(test_shared_schema);
 	RUN(test_mangled);
 	RUN(test_json_strings);

@@ -211,7 +211,6 @@ test_widgets(void)
 	CHECK_STR(widget_duration(buf, sizeof(buf), 61), "01:01");
 	CHECK_STR(widget_duration(buf, sizeof(buf), 3723), "1:02:03");
 	CHECK_STR(widget_duration(buf, sizeof(buf), 90061), "1-01:01:01");
-	CHECK_STR(widget_clean(buf, sizeof(buf), "a\tb\x1b[2J"), "a?b?[2J");
 
 	widget_cols(c, 4, 40, x, w);
 	CHECK_INT(w[0], 4);
