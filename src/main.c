@@ -45,6 +45,7 @@
 #include "sched.h"
 #include "session.h"
 #include "stream.h"
+#include "textsafe.h"
 #include "theme.h"
 #include "ui.h"
 #include "xmalloc.h"
@@ -158,19 +159,6 @@ main_help(void)
 "  -h, --help            print this help and exit\n", MAIN_INTERVAL_MIN);
 }
 
-/* A copy of s safe to print: control bytes become '?'. */
-static const char *
-main_printable(char *buf, size_t size, const char *s)
-{
-	size_t	i;
-
-	for (i = 0; i + 1 < size && s[i] != '\0'; i++)
-		buf[i] = (unsigned char)s[i] < ' ' || s[i] == 0x7f ? '?' :
-		    s[i];
-	buf[i] = '\0';
-	return buf;
-}
-
 static int
 main_parse_interval(const char *s, double *v)
 {
@@ -245,7 +233,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		case 'n':
 			if (main_parse_count(optarg, &o->count) != 0) {
 				log_error("bad sample count '%s': give a whole "
-				    "number of at least 1", main_printable(buf,
+				    "number of at least 1", text_clean(buf,
 				    sizeof(buf), optarg));
 				return -1;
 			}
@@ -253,7 +241,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		case 'd':
 			if (main_parse_interval(optarg, &o->interval) != 0) {
 				log_error("bad interval '%s': give seconds "
-				    "from %.2g to %.0f", main_printable(buf,
+				    "from %.2g to %.0f", text_clean(buf,
 				    sizeof(buf), optarg), MAIN_INTERVAL_MIN,
 				    MAIN_INTERVAL_MAX);
 				return -1;
@@ -308,14 +296,14 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case ':':
 			log_error("option %s needs an argument (see jobtop "
-			    "--help)", main_printable(buf, sizeof(buf),
+			    "--help)", text_clean(buf, sizeof(buf),
 			    argv[optind - 1]));
 			return -1;
 		default:
 			if (optopt != 0 && optopt < 256)
 				snprintf(buf, sizeof(buf), "-%c", optopt);
 			else
-				main_printable(buf, sizeof(buf),
+				text_clean(buf, sizeof(buf),
 				    argv[optind - 1]);
 			log_error("unknown option %s (see jobtop --help)", buf);
 			return -1;
