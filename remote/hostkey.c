@@ -7,12 +7,13 @@
  * lines are kept apart (libssh2 does not know markers) and refuse their key
  * for every name.
  *
- * libssh2 matches names literally (and, in 1.10, never matches a name of
- * one or two characters), so only hashed lines ("|1|") go to it: plain
- * lines, whose names may hold patterns (*, ? or !negation), and
- * @cert-authority lines are kept here and matched as OpenSSH does.  A
- * host a pattern covers is known, not new, and --accept-new must never
- * write a key down for it.
+ * Every line is matched here, as OpenSSH does, not by libssh2's knownhost
+ * collection: libssh2 matches names literally (and, in 1.10, never matches
+ * a name of one or two characters), and its hashed-name check leaks an
+ * HMAC context per hashed line per check with OpenSSL 3.  Plain names may
+ * hold patterns (*, ? or !negation); hashed names ("|1|salt|hash",
+ * HashKnownHosts) are HMAC-SHA1(salt, name).  A host a line covers is
+ * known, not new, and --accept-new must never write a key down for it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,13 +28,19 @@
 #include "hostkey.h"
 #include "log.h"
 #include "rutil.h"
+#include "sha1.h"
 #include "sshconf.h"
 #include "xmalloc.h"
 
-/* A plain line (names or patterns) or a certificate authority. */
+/* A line: names or patterns, or one hashed name; a key or a certificate
+ * authority. */
 struct hostkeys_pat {
 	char	**pats;		/* the comma-separated names */
 	int	  npats;
+	int	  hashed;	/* "|1|salt|hash": salt and hash below */
+	uint8_t	  salt[64];
+	size_t	  saltlen;
+	uint8_t	  hash[SHA1_LEN];
 	int	  ca;		/* @cert-authority */
 	int	  type;		/* LIBSSH2_HOSTKEY_TYPE_*, -1 other */
 	uint8_t	 *key;		/* the key blob */
@@ -41,8 +48,6 @@ struct hostkeys_pat {
 };
 
 struct hostkeys {
-	LIBSSH2_SESSION		 *session;	/* only for allocation */
-	LIBSSH2_KNOWNHOSTS	 *known;
 	char			**revoked;	/* base64 key blobs */
 	size_t			  nrevoked;
 	struct hostkeys_pat	 *pat;
@@ -78,9 +83,6 @@ hostkeys_new(void)
 	struct hostkeys	*hk;
 
 	hk = xcalloc(1, sizeof(*hk));
-	if ((hk->session = libssh2_session_init()) == NULL ||
-	    (hk->known = libssh2_knownhost_init(hk->session)) == NULL)
-		fatal("cannot set up libssh2 (out of memory?)");
 	return hk;
 }
 
@@ -101,8 +103,6 @@ hostkeys_free(struct hostkeys *hk)
 		free(hk->pat[i].key);
 	}
 	free(hk->pat);
-	libssh2_knownhost_free(hk->known);
-	libssh2_session_free(hk->session);
 	free(hk);
 }
 
@@ -167,7 +167,48 @@ hostkeys_type_of(const char *name)
 	return -1;
 }
 
-/* Keep "hosts type key" (after any marker) as a pattern line. */
+/* Is the name of a line hashed ("|1|salt|hash")? */
+static int
+hostkeys_hashed(const char *s)
+{
+	return strncmp(s, "|1|", 3) == 0;
+}
+
+/* The "salt|hash" of a hashed name into hp: 0, or -1 when malformed (the
+ * line is then skipped, as ssh does). */
+static int
+hostkeys_pat_hash(struct hostkeys_pat *hp, const char *s)
+{
+	const char	*bar;
+	uint8_t		 hash[64];
+	long		 n;
+
+	hp->hashed = 1;
+	if ((bar = strchr(s, '|')) == NULL ||
+	    (n = rutil_b64_decode(s, (size_t)(bar - s), hp->salt,
+	    sizeof(hp->salt))) <= 0)
+		return -1;
+	hp->saltlen = (size_t)n;
+	if (rutil_b64_decode(bar + 1, strlen(bar + 1), hash, sizeof(hash)) !=
+	    SHA1_LEN)
+		return -1;
+	memcpy(hp->hash, hash, SHA1_LEN);
+	return 0;
+}
+
+/* Does line hp name name (a pattern list, or a hashed name)? */
+static int
+hostkeys_pat_names(const struct hostkeys_pat *hp, const char *name)
+{
+	uint8_t	mac[SHA1_LEN];
+
+	if (!hp->hashed)
+		return sshconf_match_list(hp->pats, hp->npats, name);
+	hmac_sha1(hp->salt, hp->saltlen, name, strlen(name), mac);
+	return memcmp(mac, hp->hash, SHA1_LEN) == 0;
+}
+
+/* Keep "hosts type key" (after any marker) as a line of ours. */
 static int
 hostkeys_add_pat(struct hostkeys *hk, char *line, int ca)
 {
@@ -187,15 +228,19 @@ hostkeys_add_pat(struct hostkeys *hk, char *line, int ca)
 	hp = &hk->pat[hk->npat++];
 	memset(hp, 0, sizeof(*hp));
 	hp->ca = ca;
-	hp->type = hostkeys_type_of(f[1]);
+	hp->type = -1;		/* never matches until the key is read */
 	/* Compared as bytes, as libssh2 does: base64 may be written with
 	 * or without padding. */
 	hp->key = xmalloc(strlen(f[2]));
 	if ((klen = rutil_b64_decode(f[2], strlen(f[2]), hp->key,
 	    strlen(f[2]))) <= 0)
 		hp->type = -1;		/* never matches */
-	else
+	else {
 		hp->keylen = (size_t)klen;
+		hp->type = hostkeys_type_of(f[1]);
+	}
+	if (hostkeys_hashed(f[0]))
+		return hostkeys_pat_hash(hp, f[0] + 3);
 	p = f[0];
 	while ((name = strsep(&p, ",")) != NULL) {
 		if (*name == '\0')
@@ -205,13 +250,6 @@ hostkeys_add_pat(struct hostkeys *hk, char *line, int ca)
 		hp->pats[hp->npats++] = xstrdup(name);
 	}
 	return 0;
-}
-
-/* Is the name of a line hashed (only libssh2 can match it)? */
-static int
-hostkeys_hashed(const char *s)
-{
-	return strncmp(s, "|1|", 3) == 0;
 }
 
 int
@@ -236,8 +274,7 @@ hostkeys_parse(struct hostkeys *hk, char *text, int *skipped)
 			continue;
 		}
 		if ((strncmp(s, "@cert-authority", 15) == 0 &&
-		    (s[15] == ' ' || s[15] == '\t')) ||
-		    (*s != '@' && !hostkeys_hashed(s))) {
+		    (s[15] == ' ' || s[15] == '\t')) || *s != '@') {
 			if (hostkeys_add_pat(hk, s + (*s == '@' ? 15 : 0),
 			    *s == '@') == 0)
 				n++;
@@ -245,12 +282,7 @@ hostkeys_parse(struct hostkeys *hk, char *text, int *skipped)
 				(*skipped)++;
 			continue;
 		}
-		if (*s == '@' || libssh2_knownhost_readline(hk->known, s,
-		    strlen(s), LIBSSH2_KNOWNHOST_FILE_OPENSSH) != 0) {
-			(*skipped)++;
-			continue;
-		}
-		n++;
+		(*skipped)++;		/* a marker ssh does not know */
 	}
 	return n;
 }
@@ -285,17 +317,6 @@ hostkeys_mask(int type)
 	return -1;
 }
 
-/* libssh2's check for one name; port handling is ours (see hostkeys_name):
- * libssh2_knownhost_checkp would also accept port-22 entries for any port. */
-static int
-hostkeys_check_one(struct hostkeys *hk, const char *name, const char *key,
-    size_t len, int mask)
-{
-	return libssh2_knownhost_check(hk->known, name, key, len,
-	    LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | mask,
-	    NULL);
-}
-
 /* What the pattern lines say about name and a key (a blob, NULL for
  * none) of type: PAT_MATCH, PAT_OTHER (a line of that type covers the
  * name with another key), or PAT_NONE; *types gets the types of the
@@ -314,7 +335,7 @@ hostkeys_pat_check(const struct hostkeys *hk, const char *name,
 	*ca = 0;
 	for (i = 0; i < hk->npat; i++) {
 		hp = &hk->pat[i];
-		if (!sshconf_match_list(hp->pats, hp->npats, name))
+		if (!hostkeys_pat_names(hp, name))
 			continue;
 		if (hp->ca) {
 			*ca = 1;
@@ -335,23 +356,13 @@ hostkeys_pat_check(const struct hostkeys *hk, const char *name,
 unsigned
 hostkeys_known_types(struct hostkeys *hk, const char *host, int port)
 {
-	static const char	 dummy[] = "\x01";
-	char			 name[300];
-	unsigned		 known = 0;
-	size_t			 i;
-
-	unsigned		 pat;
-	int			 ca;
+	char		 name[300];
+	unsigned	 types;
+	int		 ca;
 
 	hostkeys_name(host, port, name, sizeof(name));
-	for (i = 0; i < HOSTKEY_NTYPES; i++) {
-		/* A one-byte key never matches: MISMATCH means "known". */
-		if (hostkeys_check_one(hk, name, dummy, 1,
-		    hostkey_types[i].mask) == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
-			known |= 1u << hostkey_types[i].type;
-	}
-	hostkeys_pat_check(hk, name, NULL, 0, -1, &pat, &ca);
-	return known | pat;
+	hostkeys_pat_check(hk, name, NULL, 0, -1, &types, &ca);
+	return types;
 }
 
 void
@@ -381,9 +392,9 @@ hostkeys_check(struct hostkeys *hk, const char *host, int port,
 	char		 name[300], *b64;
 	size_t		 i;
 	unsigned	 types;
-	int		 mask, rc, pat, ca;
+	int		 pat, ca;
 
-	if ((mask = hostkeys_mask(type)) < 0)
+	if (hostkeys_mask(type) < 0)
 		return HK_ERROR;
 	b64 = rutil_b64_encode(key, len, 1);
 	for (i = 0; i < hk->nrevoked; i++) {
@@ -395,16 +406,13 @@ hostkeys_check(struct hostkeys *hk, const char *host, int port,
 	hostkeys_name(host, port, name, sizeof(name));
 	free(b64);
 	pat = hostkeys_pat_check(hk, name, key, len, type, &types, &ca);
-	rc = hostkeys_check_one(hk, name, (const char *)key, len, mask);
 	/* As ssh: one line with this key is enough, whichever it is. */
-	if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH || pat == PAT_MATCH)
+	if (pat == PAT_MATCH)
 		return HK_MATCH;
-	if (rc == LIBSSH2_KNOWNHOST_CHECK_MISMATCH || pat == PAT_OTHER)
+	if (pat == PAT_OTHER)
 		return HK_CHANGED;
-	if (rc != LIBSSH2_KNOWNHOST_CHECK_NOTFOUND)
-		return HK_ERROR;
 	/* Known only with keys of other types: as suspicious as a change. */
-	if (hostkeys_known_types(hk, host, port) != 0)
+	if (types != 0)
 		return HK_CHANGED;
 	/* Only a certificate signed by that authority would do. */
 	if (ca)

@@ -26,6 +26,7 @@
 #include "rpush.h"
 #include "rsess.h"
 #include "rutil.h"
+#include "sha1.h"
 #include "sha256.h"
 #include "sshconf.h"
 
@@ -731,6 +732,44 @@ test_b64_fingerprint_sha(void)
 	}
 }
 
+/* HMAC-SHA1 against RFC 2202's test cases 1, 2 and 6 (a key longer than a
+ * block), and a name of known_hosts hashed by OpenSSH (HASHED_7). */
+static void
+test_hmac_sha1(void)
+{
+	uint8_t	k[80], mac[SHA1_LEN], salt[20], want[SHA1_LEN];
+	char	hex[2 * SHA1_LEN + 1];
+	size_t	i;
+
+#define HEX(m) do {							\
+		for (i = 0; i < SHA1_LEN; i++)				\
+			snprintf(hex + 2 * i, 3, "%02x", (m)[i]);	\
+	} while (0)
+	memset(k, 0x0b, 20);
+	hmac_sha1(k, 20, "Hi There", 8, mac);
+	HEX(mac);
+	CHECK_STR(hex, "b617318655057264e28bc0b6fb378c8ef146be00");
+	hmac_sha1("Jefe", 4, "what do ya want for nothing?", 28, mac);
+	HEX(mac);
+	CHECK_STR(hex, "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79");
+	memset(k, 0xaa, 80);
+	hmac_sha1(k, 80, "Test Using Larger Than Block-Size Key - Hash Key "
+	    "First", 54, mac);
+	HEX(mac);
+	CHECK_STR(hex, "aa4ae5e15272d00e95705637ce8a3b55ed402112");
+#undef HEX
+	/* HASHED_7 is ssh-keygen -H of "node7": HMAC-SHA1(salt, "node7"),
+	 * what test_hostkeys checks through hostkeys_check, here by hand. */
+	CHECK_INT(rutil_b64_decode("6U5Fjz1fcg+uGz90UIVcrLP6xKI=", 28, salt,
+	    sizeof(salt)), 20);
+	CHECK_INT(rutil_b64_decode("wodHctunkDHmR1inZHpqkBSqAks=", 28, want,
+	    sizeof(want)), 20);
+	hmac_sha1(salt, sizeof(salt), "node7", 5, mac);
+	CHECK(memcmp(mac, want, SHA1_LEN) == 0);
+	hmac_sha1(salt, sizeof(salt), "node8", 5, mac);
+	CHECK(memcmp(mac, want, SHA1_LEN) != 0);
+}
+
 /* Private key text in OpenSSH's format with the given cipher name; only
  * its start matters to the check. */
 static char *
@@ -1309,6 +1348,7 @@ main(void)
 	RUN(test_config_include);
 	RUN(test_hostkeys);
 	RUN(test_b64_fingerprint_sha);
+	RUN(test_hmac_sha1);
 	RUN(test_key_encrypted);
 	RUN(test_push);
 	RUN(test_push_script);
