@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "feed-local.h"
 #include "log.h"
 #include "rutil.h"
+#include "selfpath.h"
 #include "xmalloc.h"
 
 #ifndef JOBTOP_LIBEXECDIR
@@ -69,12 +69,34 @@ feed_local_trusted(char *path, const char *what, char *err, size_t errsz)
 	return NULL;
 }
 
+/* An executable path/jobtop-probe: allocated, or NULL (path is freed). */
+static char *
+feed_local_probe_in(char *dir)
+{
+	char	*path;
+
+	if (dir == NULL)
+		return NULL;
+	path = xasprintf("%s/jobtop-probe", dir);
+	free(dir);
+	if (feed_local_executable(path))
+		return path;
+	free(path);
+	return NULL;
+}
+
+/*
+ * In order: the build tree (jobtop beside jobtop-probe, as the tests run
+ * it), the install the executable is part of (PREFIX/bin/jobtop and
+ * PREFIX/libexec/jobtop/jobtop-probe, wherever PREFIX was moved to), then
+ * the directory it was built for.  The first one found is the one: as root
+ * an unsafe probe there is an error, never a reason to look further.
+ */
 char *
 feed_local_find_probe(char *err, size_t errsz)
 {
 	const char	*env;
-	char		 self[PATH_MAX], *slash, *path;
-	ssize_t		 n;
+	char		*path, *rel;
 
 	if ((env = getenv("JOBTOP_PROBE")) != NULL && *env != '\0') {
 		if (feed_local_executable(env))
@@ -84,23 +106,16 @@ feed_local_find_probe(char *err, size_t errsz)
 		    "file", env);
 		return NULL;
 	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			slash[1] = '\0';
-			path = xasprintf("%sjobtop-probe", self);
-			if (feed_local_executable(path))
-				return feed_local_trusted(path, "the probe",
-				    err, errsz);
-			free(path);
-		}
-	}
-	if (feed_local_executable(JOBTOP_LIBEXECDIR "/jobtop-probe"))
-		return feed_local_trusted(xstrdup(JOBTOP_LIBEXECDIR
-		    "/jobtop-probe"), "the probe", err, errsz);
-	snprintf(err, errsz, "cannot find jobtop-probe (looked beside jobtop "
-	    "and in %s; set JOBTOP_PROBE)", JOBTOP_LIBEXECDIR);
+	if ((path = feed_local_probe_in(selfpath_dir())) != NULL ||
+	    (path = feed_local_probe_in(selfpath_prefixed(
+	    "libexec/jobtop"))) != NULL ||
+	    (path = feed_local_probe_in(xstrdup(JOBTOP_LIBEXECDIR))) != NULL)
+		return feed_local_trusted(path, "the probe", err, errsz);
+	rel = selfpath_prefixed("libexec/jobtop");
+	snprintf(err, errsz, "cannot find jobtop-probe (looked beside jobtop, "
+	    "in %s and in %s; set JOBTOP_PROBE)", rel != NULL ? rel :
+	    "../libexec/jobtop", JOBTOP_LIBEXECDIR);
+	free(rel);
 	return NULL;
 }
 

@@ -16,8 +16,10 @@
 struct feed_local;
 
 /* The probe binary: $JOBTOP_PROBE, else jobtop-probe beside the running
- * executable, else JOBTOP_LIBEXECDIR/jobtop-probe.  Returns an allocated
- * path, or NULL with the reason written to err. */
+ * executable (the build tree), else in ../libexec/jobtop from the
+ * executable's directory (a relocated install), else
+ * JOBTOP_LIBEXECDIR/jobtop-probe.  As root it must pass rutil_path_safe.
+ * Returns an allocated path, or NULL with the reason written to err. */
 char	*feed_local_find_probe(char *, size_t);
 /* The probe's NVML helper: $JOBTOP_NVML (set but empty: none), else
  * jobtop-nvml beside the probe.  An allocated path, or NULL when there is

@@ -44,6 +44,7 @@
 #include "sched.h"
 #include "session.h"
 #include "stream.h"
+#include "theme.h"
 #include "ui.h"
 #include "xmalloc.h"
 
@@ -96,6 +97,31 @@ main_usage(FILE *f)
 "       jobtop --decode [--json] < stream\n"
 "       jobtop --list [jobid | -w hostlist | --hostfile file]\n"
 "       jobtop --version | --help\n");
+}
+
+/* --version: the version, then where this executable takes its probe,
+ * NVML helper and themes from (a relocated install shows its own). */
+static void
+main_version(void)
+{
+	char	 err[1024], *probe, *nvml, *themes;
+
+	printf("jobtop %s (protocol %d.%d)\n", JOBTOP_VERSION, PROTO_MAJOR,
+	    PROTO_MINOR);
+	if ((probe = feed_local_find_probe(err, sizeof(err))) != NULL) {
+		printf("probe: %s\n", probe);
+		nvml = feed_local_find_nvml(probe);
+		printf("nvml helper: %s\n", nvml != NULL ? nvml :
+		    "none (the probe uses nvidia-smi)");
+		free(nvml);
+	} else {
+		printf("probe: none: %s\n", err);
+		printf("nvml helper: none\n");
+	}
+	free(probe);
+	themes = theme_where();
+	printf("themes: %s\n", themes);
+	free(themes);
 }
 
 static void
@@ -235,8 +261,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			o->verbose = 1;
 			break;
 		case 'V':
-			printf("jobtop %s (protocol %d.%d)\n", JOBTOP_VERSION,
-			    PROTO_MAJOR, PROTO_MINOR);
+			main_version();
 			return 1;
 		case 'h':
 			main_help();

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "selfpath.h"
 #include "theme.h"
 #include "xmalloc.h"
 
@@ -21,7 +23,7 @@
 #endif
 
 #define THEME_FILE_MAX	65536
-#define THEME_DIRS_MAX	5
+#define THEME_DIRS_MAX	6
 
 static const char *const theme_roles[TR_NROLES] = {
 	"default", "title", "header", "header.label", "meter.bar",
@@ -402,6 +404,7 @@ static size_t
 theme_dirs(char **dirs)
 {
 	const char	*xdg, *home, *data;
+	char		*rel;
 	size_t		 n = 0;
 
 	if ((xdg = getenv("XDG_CONFIG_HOME")) != NULL && *xdg == '/')
@@ -410,6 +413,12 @@ theme_dirs(char **dirs)
 		dirs[n++] = xasprintf("%s/.config/jobtop/themes", home);
 	if ((data = getenv("JOBTOP_DATADIR")) != NULL && *data != '\0')
 		dirs[n++] = xasprintf("%s/themes", data);
+	/* The install the executable is part of, wherever it was moved. */
+	if ((rel = selfpath_prefixed("share/jobtop/themes")) != NULL &&
+	    strcmp(rel, JOBTOP_DATADIR "/themes") != 0)
+		dirs[n++] = rel;
+	else
+		free(rel);
 	dirs[n++] = xasprintf("%s/themes", JOBTOP_DATADIR);
 	dirs[n++] = xstrdup("./themes");
 	return n;
@@ -523,6 +532,28 @@ theme_load(const char *name, char *err, size_t errsz)
 	    "%s)", name, dirs[0], dirs[n - 2], dirs[n - 1]);
 	theme_dirs_free(dirs, n);
 	return NULL;
+}
+
+char *
+theme_where(void)
+{
+	char		*dirs[THEME_DIRS_MAX], *s, *t;
+	struct stat	 st;
+	size_t		 n, i;
+
+	s = xstrdup("");
+	n = theme_dirs(dirs);
+	for (i = 0; i < n; i++) {
+		if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		t = xasprintf("%s%s, ", s, dirs[i]);
+		free(s);
+		s = t;
+	}
+	theme_dirs_free(dirs, n);
+	t = xasprintf("%sbuilt-in default", s);
+	free(s);
+	return t;
 }
 
 /* Order: the four shipped themes first, then by name. */

@@ -10,8 +10,10 @@
  * applied.  A role a theme leaves out takes the "default" role's colours.
  *
  * Themes are found by name in $XDG_CONFIG_HOME/jobtop/themes (else
- * ~/.config/jobtop/themes), $JOBTOP_DATADIR/themes, the data directory the
- * monitor was built for and ./themes; "default" is also compiled in.  A
+ * ~/.config/jobtop/themes), $JOBTOP_DATADIR/themes, share/jobtop/themes
+ * of the install the executable is in (../share/jobtop/themes from its
+ * directory: a relocated install), the data directory the monitor was
+ * built for and ./themes; "default" is also compiled in.  A
  * name with a '/' or ending in ".theme" is a path.
  */
 #ifndef JOBTOP_THEME_H
@@ -96,6 +98,9 @@ void		 theme_free(struct theme *);
  * the others in order); *n set.  Free with theme_names_free. */
 char		**theme_names(size_t *);
 void		 theme_names_free(char **, size_t);
+/* Where themes are taken from, for --version: the search directories that
+ * exist, in order, and "built-in default", comma-separated (allocated). */
+char		*theme_where(void);
 
 /* Map a colour to one of ncolors (8, 16, 256...): -1 stays default. */
 int		 theme_fit_color(int, int);
