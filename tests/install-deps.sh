@@ -15,3 +15,7 @@ apt-get install -y -qq --no-install-recommends \
 	clustershell pdsh tmux iproute2 procps psmisc util-linux \
 	mandoc valgrind gdb atop ca-certificates locales python3 chromium \
 	>/dev/null
+# Packaging tests (tests/regress/pkg-*.sh): rpmbuild and rpm2cpio, Lmod
+# for the module file, man to find the page through MANPATH.
+apt-get install -y -qq --no-install-recommends \
+	rpm cpio file lmod man-db python3 >/dev/null
