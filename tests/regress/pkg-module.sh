@@ -1,5 +1,6 @@
 #!/bin/sh
-# pkg-module: packaging/modulefiles/jobtop/0.1.0 under Lmod, on an install
+# pkg-module: packaging/modulefiles/jobtop/0.1.0 under Lmod and under
+# Environment Modules (both read Tcl module files), on an install
 # that was moved after `make install`: jobtop is installed to one prefix,
 # the tree is moved to a directory whose name has spaces (the first prefix,
 # compiled in as the fallback, is gone), the module file's root is set to
@@ -29,6 +30,14 @@ fi
 lmodinit=/usr/share/lmod/lmod/init/sh
 [ -r "$lmodinit" ] ||
 	fail "Lmod is missing ($lmodinit; tests/install-deps.sh installs lmod)"
+# Environment Modules conflicts with lmod as a Debian package:
+# tests/install-deps.sh unpacks it into /opt/jobtop-envmodules instead.
+modulecmd=$(ls /opt/jobtop-envmodules/usr/lib/*/modulecmd.tcl \
+	/usr/lib/*/modulecmd.tcl /usr/share/modules/libexec/modulecmd.tcl \
+	2>/dev/null | head -n 1)
+[ -n "$modulecmd" ] && command -v tclsh >/dev/null 2>&1 ||
+	fail "Environment Modules' modulecmd.tcl or tclsh is missing" \
+	"(tests/install-deps.sh unpacks it)"
 command -v man >/dev/null 2>&1 ||
 	fail "man is missing (tests/install-deps.sh installs man-db)"
 mf=$TOP/packaging/modulefiles/jobtop/0.1.0
@@ -64,50 +73,76 @@ sed "s|^set root .*|set root {$tmp/nowhere}|" "$mf" \
 
 unset MODULEPATH LOADEDMODULES _LMFILES_ MANPATH JOBTOP_PROBE
 export XDG_STATE_HOME="$tmp/state"
-# shellcheck disable=SC1090
-. "$lmodinit" || fail "cannot source $lmodinit"
 
-module use "$tmp/modules"
-module load jobtop >"$tmp/load" 2>&1 || fail "module load: $(cat "$tmp/load")"
-[ "$(command -v jobtop)" = "$root/bin/jobtop" ] ||
-	fail "jobtop on PATH is '$(command -v jobtop)', not $root/bin/jobtop"
-module list >"$tmp/list" 2>&1
-grep -q "jobtop/$ver" "$tmp/list" || fail "module list: $(cat "$tmp/list")"
+# The checks, with `module` from the tool named in $tool; run in a
+# subshell, so that each tool starts from the same environment.
+checks() {
+	module use "$tmp/modules"
+	module load jobtop >"$tmp/load" 2>&1 ||
+		fail "$tool: module load: $(cat "$tmp/load")"
+	[ "$(command -v jobtop)" = "$root/bin/jobtop" ] ||
+		fail "$tool: jobtop on PATH is '$(command -v jobtop)'," \
+		"not $root/bin/jobtop"
+	module list >"$tmp/list" 2>&1
+	grep -q "jobtop/$ver" "$tmp/list" ||
+		fail "$tool: module list: $(cat "$tmp/list")"
 
-jobtop --version >"$tmp/version" 2>&1 ||
-	fail "jobtop --version: $(cat "$tmp/version")"
-cat "$tmp/version"
-grep -qx "probe: $root/libexec/jobtop/jobtop-probe" "$tmp/version" ||
-	fail "--version does not name the moved probe"
-grep -q "^themes: .*$root/share/jobtop/themes" "$tmp/version" ||
-	fail "--version does not name the moved themes"
+	jobtop --version >"$tmp/version" 2>&1 ||
+		fail "$tool: jobtop --version: $(cat "$tmp/version")"
+	cat "$tmp/version"
+	grep -qx "probe: $root/libexec/jobtop/jobtop-probe" "$tmp/version" ||
+		fail "$tool: --version does not name the moved probe"
+	grep -q "^themes: .*$root/share/jobtop/themes" "$tmp/version" ||
+		fail "$tool: --version does not name the moved themes"
 
-jobtop -w localhost -b -n 2 -d 0.2 --no-record >"$tmp/run" 2>"$tmp/err" ||
-	fail "jobtop -w localhost: $(cat "$tmp/err")"
-[ "$(grep -c localhost "$tmp/run")" -ge 2 ] ||
-	fail "fewer than two localhost samples: $(cat "$tmp/run")"
+	jobtop -w localhost -b -n 2 -d 0.2 --no-record \
+		>"$tmp/run" 2>"$tmp/err" ||
+		fail "$tool: jobtop -w localhost: $(cat "$tmp/err")"
+	[ "$(grep -c localhost "$tmp/run")" -ge 2 ] ||
+		fail "$tool: fewer than two localhost samples: $(cat "$tmp/run")"
 
-page=$(man -w jobtop 2>&1) || fail "man -w jobtop: $page"
-[ "$page" = "$root/share/man/man1/jobtop.1" ] ||
-	fail "man -w jobtop found '$page' (MANPATH=${MANPATH:-})"
-man jobtop 2>/dev/null | grep -q jobtop || fail "man jobtop shows nothing"
-if [ -e /usr/share/man/man1/ls.1.gz ]; then
-	man -w ls >/dev/null 2>&1 ||
-		fail "the system's pages are lost: MANPATH=${MANPATH:-}"
-fi
-echo "loaded: PATH and MANPATH lead to $root"
+	page=$(man -w jobtop 2>&1) || fail "$tool: man -w jobtop: $page"
+	[ "$page" = "$root/share/man/man1/jobtop.1" ] ||
+		fail "$tool: man -w jobtop found '$page' (MANPATH=${MANPATH:-})"
+	man jobtop 2>/dev/null | grep -q jobtop ||
+		fail "$tool: man jobtop shows nothing"
+	if [ -e /usr/share/man/man1/ls.1.gz ]; then
+		man -w ls >/dev/null 2>&1 ||
+			fail "$tool: the system's pages are lost:" \
+			"MANPATH=${MANPATH:-}"
+	fi
+	echo "$tool: PATH and MANPATH lead to $root"
 
-module unload jobtop >/dev/null 2>&1 || fail "module unload failed"
-command -v jobtop >/dev/null 2>&1 &&
-	fail "jobtop still on PATH after unload: $(command -v jobtop)"
-[ -z "${MANPATH:-}" ] || fail "MANPATH left behind after unload: $MANPATH"
+	module unload jobtop >/dev/null 2>&1 ||
+		fail "$tool: module unload failed"
+	command -v jobtop >/dev/null 2>&1 &&
+		fail "$tool: jobtop still on PATH after unload:" \
+		"$(command -v jobtop)"
+	[ -z "${MANPATH:-}" ] ||
+		fail "$tool: MANPATH left behind after unload: $MANPATH"
 
-module unuse "$tmp/modules"
-module use "$tmp/badmodules"
-if module load jobtop >"$tmp/bad" 2>&1; then
-	fail "a module file with a missing root loaded"
-fi
-grep -q "$tmp/nowhere/bin does not exist" "$tmp/bad" ||
-	fail "no clear error for a missing root: $(cat "$tmp/bad")"
-command -v jobtop >/dev/null 2>&1 && fail "the bad module put jobtop on PATH"
-echo "a missing root: load refused"
+	module unuse "$tmp/modules"
+	module use "$tmp/badmodules"
+	if module load jobtop >"$tmp/bad" 2>&1; then
+		fail "$tool: a module file with a missing root loaded"
+	fi
+	grep -q "$tmp/nowhere/bin does not exist" "$tmp/bad" ||
+		fail "$tool: no clear error for a missing root: $(cat "$tmp/bad")"
+	command -v jobtop >/dev/null 2>&1 &&
+		fail "$tool: the bad module put jobtop on PATH"
+	echo "$tool: a missing root: load refused"
+}
+
+(
+	tool=Lmod
+	# shellcheck disable=SC1090
+	. "$lmodinit" || fail "cannot source $lmodinit"
+	checks
+) || exit 1
+(
+	tool="Environment Modules"
+	module() {
+		eval "$(tclsh "$modulecmd" sh "$@")"
+	}
+	checks
+) || exit 1
