@@ -2,7 +2,8 @@
 # pkg-rpm: packaging/rpm/jobtop.spec builds with `rpmbuild -bb` from a
 # tarball of this tree, and its package holds exactly the files (with the
 # same modes) that `make install PREFIX=/usr` installs, and, when a debian/
-# directory is there, exactly the files of the .deb (documentation aside).
+# directory is there, exactly the files of the .deb (documentation and
+# lintian overrides aside).
 # The package's jobtop, unpacked into a directory of its own, finds the
 # package's probe beside itself and samples localhost.
 #
@@ -52,17 +53,18 @@ rpmfile=$(ls "$tmp"/top/RPMS/*/jobtop-"$ver"-*.rpm 2>/dev/null | head -n 1)
 echo "built $(basename "$rpmfile")"
 
 # One line per regular file: mode and path, man pages without the
-# compression suffix that each packager adds, documentation left out.
+# compression suffix that each packager adds, documentation and Debian's
+# lintian overrides left out.
 rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpmfile" \
 	>"$tmp/rpm.raw" || fail "rpm -qp cannot read $rpmfile"
 rpm -qlp "$rpmfile" >"$tmp/rpm.qlp" || fail "rpm -qlp failed"
 norm() {
-	grep '^-' | grep -v ' /usr/share/doc/' |
+	grep '^-' | grep -v -e ' /usr/share/doc/' -e ' /usr/share/lintian/' |
 		sed 's/^\(-[-rwxsStT]*\) \/*/\1 \//; s/\.gz$//' | sort
 }
 norm <"$tmp/rpm.raw" >"$tmp/rpm.files"
 [ -s "$tmp/rpm.files" ] || fail "the package lists no files"
-grep -qx /usr/share/doc/jobtop-$ver/README.md "$tmp/rpm.qlp" ||
+grep -qx "/usr/share/doc/jobtop-$ver/README.md" "$tmp/rpm.qlp" ||
 	fail "README.md is not in the package's documentation"
 
 # What `make install` puts in a staging directory.
