@@ -23,10 +23,6 @@ fail() {
 	exit 1
 }
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "not root: the probe's path must pass the root safety check"
-	exit 77
-fi
 lmodinit=/usr/share/lmod/lmod/init/sh
 [ -r "$lmodinit" ] ||
 	fail "Lmod is missing ($lmodinit; tests/install-deps.sh installs lmod)"

@@ -20,10 +20,6 @@ fail() {
 	exit 1
 }
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "not root: rpmbuild's packages are owned by root"
-	exit 77
-fi
 for c in rpmbuild rpm rpm2cpio cpio; do
 	command -v $c >/dev/null 2>&1 ||
 		fail "$c is missing (tests/install-deps.sh installs rpm)"
