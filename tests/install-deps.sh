@@ -16,3 +16,18 @@ apt-get install -y -qq --no-install-recommends \
 	mandoc valgrind gdb atop ca-certificates locales python3 chromium \
 	dpkg-dev debhelper lintian man-db fakeroot git \
 	>/dev/null
+# Packaging tests (tests/regress/pkg-*.sh): rpmbuild and rpm2cpio, Lmod
+# for the module file, man to find the page through MANPATH.
+apt-get install -y -qq --no-install-recommends \
+	rpm cpio file lmod man-db python3 tcl8.6 >/dev/null
+# Environment Modules, the other reader of Tcl module files, conflicts with
+# lmod as a package: unpack it where pkg-module.sh runs its modulecmd.tcl.
+if ! ls /opt/jobtop-envmodules/usr/lib/*/modulecmd.tcl >/dev/null 2>&1; then
+	em=$(mktemp -d)
+	chmod 755 "$em"
+	# apt downloads as _apt where it may write (else it warns).
+	chown _apt "$em" 2>/dev/null || true
+	(cd "$em" && apt-get download -qq environment-modules) >/dev/null
+	dpkg -x "$em"/environment-modules_*.deb /opt/jobtop-envmodules
+	rm -rf "$em"
+fi
