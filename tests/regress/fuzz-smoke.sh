@@ -16,11 +16,12 @@ for src in tests/fuzz/fuzz-*.c; do
 	seeds=tests/fuzz/corpus/$n
 	[ -d "$seeds" ] || seeds=
 	if ! "$f" -max_total_time="${FUZZ_SMOKE_TIME:-5}" -max_len=65536 \
+	    -artifact_prefix="$work.artifact-" \
 	    "$work" $seeds >"$work.log" 2>&1; then
 		echo "FAIL $n"; tail -30 "$work.log"; rc=1
 	else
 		echo "ok $n: $(grep -o 'Done [0-9]* runs' "$work.log")"
 	fi
-	rm -rf "$work" "$work.log"
+	rm -rf "$work" "$work.log" "$work".artifact-*
 done
 exit $rc
