@@ -867,6 +867,14 @@ test_validate(void)
 	CHECK(!validate_hostname(NULL));
 	CHECK(!validate_hostname("-oProxyCommand=x"));
 	CHECK(!validate_hostname("node-"));
+	/* '_' as sites use it; still no leading or trailing '-'. */
+	CHECK(validate_hostname("rack0_blade41"));
+	CHECK(validate_hostname("_a.b_"));
+	CHECK(validate_hostname("a_-b"));
+	CHECK(!validate_hostname("_.-a"));
+	CHECK(!validate_hostname("a_b-"));
+	CHECK(!validate_hostname("a_b\n"));
+	CHECK(!validate_hostname("a_b c"));
 	CHECK(!validate_hostname("no de"));
 	CHECK(!validate_hostname("node;ls"));
 	CHECK(!validate_hostname("node$(id)"));
@@ -874,7 +882,7 @@ test_validate(void)
 	CHECK(!validate_hostname("a..b"));
 	CHECK(!validate_hostname(".a"));
 	CHECK(!validate_hostname("node1\n"));
-	CHECK(!validate_hostname("node_1"));
+	CHECK(validate_hostname("node_1"));
 	CHECK(!validate_hostname("user@node"));
 	CHECK(!validate_hostname("node:22"));
 	CHECK(!validate_hostname("n[1-2]"));
