@@ -133,17 +133,75 @@ sched_select(const char *name, const char *jobid, const struct sched **out,
 }
 
 int
+sched_slurm_step_split(const char *jobid, char *base, size_t basesz,
+    char *step, size_t stepsz)
+{
+	const char	*dot = strrchr(jobid, '.');
+	const char	*sfx;
+	size_t		 n;
+
+	if (dot == NULL)
+		return 0;
+	n = (size_t)(dot - jobid);
+	sfx = dot + 1;
+	if (n == 0 || n >= basesz || strlen(sfx) >= stepsz)
+		return 0;
+	if (strcmp(sfx, "batch") != 0 && strcmp(sfx, "extern") != 0 &&
+	    strcmp(sfx, "interactive") != 0 && (*sfx == '\0' ||
+	    strlen(sfx) > 10 || strspn(sfx, "0123456789") != strlen(sfx)))
+		return 0;
+	memcpy(base, jobid, n);
+	base[n] = '\0';
+	if (!validate_jobid(base, VJ_SLURM))
+		return 0;
+	memcpy(step, sfx, strlen(sfx) + 1);
+	return 1;
+}
+
+/*
+ * Is a Slurm step id ("123.0", "123.batch") meant for Slurm?  With
+ * --scheduler slurm, yes; else when Slurm is detected at least as surely
+ * as the scheduler that would take the whole id ("123.0" is also a PBS id
+ * on server "0"), or when none would.
+ */
+static int
+sched_step_is_slurm(const char *name, const char *jobid)
+{
+	const struct sched	*s;
+	char			 e[8];
+	int			 score;
+
+	if (name != NULL)
+		return strcmp(name, "slurm") == 0;
+	if ((score = sched_slurm.detect()) == 0)
+		return 0;
+	if (sched_select(NULL, jobid, &s, e, sizeof(e)) != SCHED_OK)
+		return 1;
+	return s == &sched_slurm || s->detect() <= score;
+}
+
+int
 sched_resolve(const char *name, const char *jobid, struct job *job,
     char *err, size_t errsz)
 {
 	const struct sched	*s;
+	char			 base[64], step[16];
 	int			 r;
 
-	if ((r = sched_select(name, jobid, &s, err, errsz)) != SCHED_OK)
-		return r;
+	if (sched_slurm_step_split(jobid, base, sizeof(base), step,
+	    sizeof(step)) && sched_step_is_slurm(name, jobid)) {
+		s = &sched_slurm;
+		jobid = base;
+	} else {
+		step[0] = '\0';
+		if ((r = sched_select(name, jobid, &s, err, errsz)) !=
+		    SCHED_OK)
+			return r;
+	}
 	job->sched = s->name;
 	if ((r = s->resolve(jobid, job, err, errsz)) != SCHED_OK)
 		return r;
+	sched_copy(job->step, sizeof(job->step), step);
 	return sched_job_check(job, err, errsz);
 }
 

@@ -82,7 +82,10 @@ struct job_slot {
 };
 
 struct job {
-	char		 id[320];	/* as asked for (or from the env) */
+	char		 id[320];	/* as asked for (or from the env),
+					 * without a Slurm step suffix */
+	char		 step[16];	/* Slurm step asked for ("0",
+					 * "batch", "extern"), or "" */
 	char		 name[256];	/* job name, "" if unknown */
 	char		 user[64];	/* owner, "" if none (a hostlist) */
 	uid_t		 uid;
@@ -147,6 +150,14 @@ int	sched_select(const char *, const char *, const struct sched **,
  */
 int	sched_resolve(const char *, const char *, struct job *, char *,
 	    size_t);
+/*
+ * A Slurm step id "JOB.STEP" (JOB a Slurm job id: "123", "123_4",
+ * "123+1"; STEP a number, "batch", "extern" or "interactive") into its
+ * job and step: 1, or 0 for any other form.  sched_resolve() resolves
+ * such an id as the job (it used to read "123.0" as a PBS id) and keeps
+ * the step in job->step.
+ */
+int	sched_slurm_step_split(const char *, char *, size_t, char *, size_t);
 
 /* Hostlist sources (sched-env.c). */
 /* -w HOSTLIST: every name checked with validate_hostname(). */

@@ -1557,6 +1557,50 @@ test_run(void)
 		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
 }
 
+/* Slurm step ids ("123.0", "123.batch") split into job and step; any
+ * other form (a PBS id, a bad step) is left alone. */
+static void
+test_step_ids(void)
+{
+	char	base[64], step[16];
+
+	CHECK(sched_slurm_step_split("123.0", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK_STR(base, "123");
+	CHECK_STR(step, "0");
+	CHECK(sched_slurm_step_split("123.batch", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK_STR(step, "batch");
+	CHECK(sched_slurm_step_split("123.extern", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK_STR(step, "extern");
+	CHECK(sched_slurm_step_split("123.interactive", base, sizeof(base),
+	    step, sizeof(step)));
+	CHECK(sched_slurm_step_split("123_4.2", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK_STR(base, "123_4");
+	CHECK_STR(step, "2");
+	CHECK(sched_slurm_step_split("123+1.0", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK_STR(base, "123+1");
+	CHECK(!sched_slurm_step_split("123", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split("123.pbs01", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split("123.", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split(".0", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split("12a.0", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split("123.0.0", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split("123.-1", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split("123.12345678901", base, sizeof(base),
+	    step, sizeof(step)));
+}
+
 int
 main(void)
 {
@@ -1583,6 +1627,7 @@ main(void)
 	RUN(test_duration);
 	RUN(test_registry);
 	RUN(test_run);
+	RUN(test_step_ids);
 	validate_cleanup();
 	return harness_done();
 }
