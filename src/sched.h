@@ -171,7 +171,9 @@ int	sched_from_hostfile(const char *, struct job *, char *, size_t);
  * No job named: the job we run inside, from SLURM_JOB_ID and
  * SLURM_JOB_NODELIST, PBS_JOBID and PBS_NODEFILE, LSB_JOBID and
  * LSB_MCPU_HOSTS or LSB_HOSTS, OAR_JOB_ID (or OAR_JOBID) and OAR_NODEFILE,
- * in that order; only those of scheduler `only` unless it is NULL.
+ * FLUX_JOB_ID (resolved with flux jobs: Flux sets no node variable), in
+ * that order (src/jobvars.h); only those of scheduler `only` unless it is
+ * NULL.
  * The environment is not trusted for the owner: with the scheduler's
  * command in PATH the job is resolved there (owner, state; the variables'
  * nodes must all be the job's), without it only a Slurm job is accepted,
