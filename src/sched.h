@@ -183,6 +183,26 @@ int	sched_from_hostfile(const char *, struct job *, char *, size_t);
  */
 int	sched_from_env(const char *, struct job *, char *, size_t);
 
+/* Is a job variable (src/jobvars.h) of scheduler `only` (NULL: any) set? */
+int	sched_env_inside(const char *);
+
+/*
+ * No job named and none in the environment: the running jobs of uid on
+ * every scheduler whose command is in PATH (only `only`'s unless NULL),
+ * like squeue --me.  Each id the scheduler lists is resolved as a named
+ * job would be, and only active jobs whose owner is uid are kept.  One
+ * job: SCHED_OK with it in job.  None: SCHED_ENOENV and one line.
+ * Several: SCHED_ENOENV, the line, and in *table (allocated, caller
+ * frees) a header and one line per job (scheduler, id, name, state,
+ * elapsed, nodes) for the caller to print.
+ */
+int	sched_mine(const char *, uid_t, struct job *, char **, char *,
+	    size_t);
+/* The job ids in a listing (tests): at most max, each checked against
+ * the scheduler's id form, PBS "1234.serv*" cut to "1234"; the count. */
+int	sched_mine_ids(const struct sched *, const char *, char [][64],
+	    size_t);
+
 /*
  * Does /proc/self/cgroup text (in the first argument) put this process in
  * Slurm job id's cgroup, anchored at Slurm's own root: v1
