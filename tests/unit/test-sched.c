@@ -1919,6 +1919,105 @@ test_replay_errors(void)
 		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
 }
 
+/*
+ * No job named outside a job: the caller's running jobs.  A fake bjobs
+ * (no -o, as OpenLava) serves lsf/wide.txt with the caller's name put in
+ * for alice (and for bob when JT_BOB is set).
+ */
+#define MINE_BJOBS							\
+	"me=$(id -un); b=bob; [ -n \"$JT_BOB\" ] && b=$me\n"		\
+	"[ -n \"$JT_FAIL\" ] && { echo 'bjobs: LIM is down' >&2; exit 1; }\n" \
+	"case \"$1\" in -o) echo \"bjobs: invalid option\" >&2; exit 255;;"\
+	" esac\n"							\
+	"sed \"s/alice/$me/; s/bob/$b/\" \"$JT_DIR/lsf/wide.txt\""
+
+static void
+test_mine(void)
+{
+	struct job	 job;
+	char		 err[512], *oldpath, *table, ids[8][64];
+	int		 r;
+
+	CHECK_INT(sched_mine_ids(&sched_pbs, "\npbs01:\n"
+	    "Job ID          Username Queue    Jobname    SessID NDS TSK\n"
+	    "--------------- -------- -------- ---------- ------ --- ---\n"
+	    "1234.pbs0*      alice    workq    mpi         4242   2   8\n"
+	    "77[].pbs01      alice    workq    arr            --   1   1\n",
+	    ids, 8), 2);
+	CHECK_STR(ids[0], "1234");
+	CHECK_STR(ids[1], "77[]");
+	CHECK_INT(sched_mine_ids(&sched_slurm, "12\n13_4\n14+1\n15_[5-9]\n12\n"
+	    "x;rm\n", ids, 8), 3);
+	CHECK_STR(ids[2], "14+1");
+	CHECK_INT(sched_mine_ids(&sched_oar, "Job id     Name   User  S\n"
+	    "---------- ------ ----- -\n5150       t      bob   R\n", ids, 8),
+	    1);
+	CHECK_INT(sched_mine_ids(&sched_flux, "f3AakAX9\nfAbcuMdy\n", ids, 1),
+	    1);
+
+	snprintf(bindir, sizeof(bindir), "%s/jtmine.XXXXXX",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(bindir) == NULL) {
+		harness_check(0, __FILE__, __LINE__, "mkdtemp: %s",
+		    strerror(errno));
+		return;
+	}
+	oldpath = getenv("PATH") != NULL ? strdup(getenv("PATH")) : NULL;
+	setenv("PATH", bindir, 1);
+	setenv("JT_DIR", fixdir, 1);
+	clear_job_env();
+	CHECK(!sched_env_inside(NULL));
+	sched_job_init(&job);
+	CHECK_INT(sched_mine(NULL, getuid(), &job, &table, err, sizeof(err)),
+	    SCHED_ENOENV);
+	CHECK(table == NULL);
+	CHECK(strstr(err, "no batch scheduler found") != NULL);
+	fake_command("bjobs", MINE_BJOBS);
+
+	/* 4244 runs, 4245 waits, 4246 is bob's: one job, watched. */
+	r = sched_mine(NULL, getuid(), &job, &table, err, sizeof(err));
+	CHECK_INT(r, SCHED_OK);
+	CHECK(table == NULL);
+	CHECK_STR(job.id, "4244");
+	check_nodes(&job, "n[01-02]", __LINE__);
+	sched_job_free(&job);
+
+	/* Two running jobs: listed, none chosen. */
+	setenv("JT_BOB", "1", 1);
+	sched_job_init(&job);
+	r = sched_mine(NULL, getuid(), &job, &table, err, sizeof(err));
+	CHECK_INT(r, SCHED_ENOENV);
+	CHECK(table != NULL && strncmp(table, "SCHED ", 6) == 0);
+	CHECK(table != NULL && strstr(table, "\nlsf    4244 ") != NULL);
+	CHECK(table != NULL && strstr(table, "\nlsf    4246 ") != NULL);
+	CHECK(table != NULL && strstr(table, "n[05-06]") != NULL);
+	CHECK(table != NULL && strstr(table, "4245") == NULL);
+	CHECK(strstr(err, "2 running jobs") != NULL);
+	free(table);
+	unsetenv("JT_BOB");
+
+	/* Only another scheduler asked for: nothing. */
+	CHECK_INT(sched_mine("slurm", getuid(), &job, &table, err,
+	    sizeof(err)), SCHED_ENOENV);
+	CHECK(strstr(err, "no batch scheduler found") != NULL);
+	/* The query fails: said so, not "no job". */
+	setenv("JT_FAIL", "1", 1);
+	CHECK_INT(sched_mine(NULL, getuid(), &job, &table, err, sizeof(err)),
+	    SCHED_ENOENV);
+	CHECK(strstr(err, "bjobs failed") != NULL);
+	unsetenv("JT_FAIL");
+	sched_job_free(&job);
+
+	if (oldpath != NULL) {
+		setenv("PATH", oldpath, 1);
+		free(oldpath);
+	}
+	unsetenv("JT_DIR");
+	snprintf(err, sizeof(err), "rm -rf '%s'", bindir);
+	if (system(err) != 0)
+		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
+}
+
 int
 main(void)
 {
@@ -1951,6 +2050,7 @@ main(void)
 	RUN(test_pbs_real);
 	RUN(test_lsf_forms);
 	RUN(test_replay_errors);
+	RUN(test_mine);
 	validate_cleanup();
 	return harness_done();
 }
