@@ -96,7 +96,8 @@ sched_select(const char *name, const char *jobid, const struct sched **out,
     char *err, size_t errsz)
 {
 	const struct sched	*s, *best = NULL;
-	size_t			 i;
+	char			 forms[64];
+	size_t			 i, n;
 	int			 score, bestscore = 0, formok = 0;
 
 	*out = NULL;
@@ -111,11 +112,15 @@ sched_select(const char *name, const char *jobid, const struct sched **out,
 		*out = s;
 		return SCHED_OK;
 	}
+	forms[0] = '\0';
 	for (i = 0; i < SCHED_NTABLE; i++) {
 		s = sched_table[i];
 		if (!validate_jobid(jobid, s->idkind))
 			continue;
 		formok = 1;
+		n = strlen(forms);
+		snprintf(forms + n, sizeof(forms) - n, "%s%s",
+		    n > 0 ? ", " : "", s->command);
 		if ((score = s->detect()) > bestscore) {
 			best = s;
 			bestscore = score;
@@ -126,9 +131,9 @@ sched_select(const char *name, const char *jobid, const struct sched **out,
 		    "\"%.64s\" is not a job id", jobid);
 	if (best == NULL)
 		return sched_err(err, errsz, SCHED_ENOSCHED,
-		    "no batch scheduler found for job %.64s (looked for "
-		    "squeue, qstat, bjobs, oarstat and flux in PATH); use "
-		    "--scheduler or -w", jobid);
+		    "no batch scheduler found for job %.64s (ids of that "
+		    "form go to %s: not in PATH); use --scheduler or -w",
+		    jobid, forms);
 	*out = best;
 	return SCHED_OK;
 }
