@@ -4,7 +4,7 @@
  * them: the monitor's allocation detection (sched-env.c: which job do we
  * run inside) and the probe's rank discovery (probes/ranks-find.c: is
  * this process the job's).  Header-only (the probe is built from
- * probes/*.c and a few src/ files, static, without the monitor's
+ * probes/NAME.c and a few src/ files, static, without the monitor's
  * objects), so the table is static in each user.
  *
  * How the value names the job:

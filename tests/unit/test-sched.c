@@ -1601,6 +1601,17 @@ test_step_ids(void)
 	    step, sizeof(step)));
 }
 
+/* Remove the fake bin directory of the tests below. */
+static void
+rm_bindir(void)
+{
+	char	cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", bindir);
+	if (system(cmd) != 0)
+		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
+}
+
 /*
  * Real Flux 0.88 output (tests/data/sched/flux/real, captured with the
  * format sched-flux.c asks for): every state it printed.
@@ -1615,7 +1626,7 @@ test_flux_real(void)
 		"flux/real/running-jobtop-fmt-utf8locale.txt",
 	};
 	static const char *ids[] = {
-		"f3AakAX9", "82426462208", "\xc6\x92" "3AakAX9", "f3AakAX9",
+		"f3AakAX9", "82426462208", "\306\2223AakAX9", "f3AakAX9",
 	};
 	struct job	job;
 	char		err[256];
@@ -1914,9 +1925,7 @@ test_replay_errors(void)
 	}
 	unsetenv("JT_HIST");
 	unsetenv("JT_DIR");
-	snprintf(err, sizeof(err), "rm -rf '%s'", bindir);
-	if (system(err) != 0)
-		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
+	rm_bindir();
 }
 
 /*
@@ -2013,9 +2022,7 @@ test_mine(void)
 		free(oldpath);
 	}
 	unsetenv("JT_DIR");
-	snprintf(err, sizeof(err), "rm -rf '%s'", bindir);
-	if (system(err) != 0)
-		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
+	rm_bindir();
 }
 
 int
