@@ -1963,6 +1963,11 @@ test_mine(void)
 	    1);
 	CHECK_INT(sched_mine_ids(&sched_flux, "f3AakAX9\nfAbcuMdy\n", ids, 1),
 	    1);
+	/* Real OAR 2.5.9 `oarstat` text (what `oarstat -u USER` prints). */
+	table = fixture("oar/list-text-real.txt");
+	CHECK_INT(sched_mine_ids(&sched_oar, table, ids, 8), 1);
+	CHECK_STR(ids[0], "1");
+	free(table);
 
 	snprintf(bindir, sizeof(bindir), "%s/jtmine.XXXXXX",
 	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
