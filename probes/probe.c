@@ -583,9 +583,12 @@ main(int argc, char **argv)
 		switch (ch) {
 		case 'j':
 			conf.job = optarg;
+			/* Slurm "123_4", "123+1"; PBS "123.server",
+			 * "12[3].server"; Flux f58 "f3AakAX9". */
 			if (*optarg == '\0' || strlen(optarg) >= PROTO_NAME_MAX
-			    || strspn(optarg, "0123456789_+.") !=
-			    strlen(optarg)) {
+			    || *optarg == '-' || strspn(optarg,
+			    "0123456789_+.[]-abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(optarg)) {
 				fprintf(stderr, "jobtop-probe: bad job id: "
 				    "%s\n", optarg);
 				return 1;

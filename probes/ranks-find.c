@@ -22,9 +22,10 @@
  *    scope), PBS's cgroup hook /pbs_jobs.service/jobid/ID.SERVER; the same
  *    names below another directory (a user's delegated user@U.service)
  *    never count;
- *  - its environment holds SLURM_JOB_ID (or SLURM_JOBID), LSB_JOBID,
- *    OAR_JOB_ID or OAR_JOBID equal to ID, or PBS_JOBID whose part before
- *    the first '.' is ID.
+ *  - its environment holds a job variable of src/jobvars.h naming ID:
+ *    SLURM_JOB_ID (or SLURM_JOBID), LSB_JOBID, OAR_JOB_ID or OAR_JOBID
+ *    equal to ID, PBS_JOBID equal to ID or whose part before the first
+ *    '.' is ID, FLUX_JOB_ID the same f58 id ('f' or U+0192 first).
  * With --uid U (the job owner's, from the scheduler) only processes whose
  * real uid is U are the job's: anyone can put a job id in their own
  * environment, and root can move any process anywhere.  A root child of a
@@ -54,6 +55,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "jobvars.h"
 #include "ranks.h"
 
 #define RF_SCAN_MAX	16384	/* processes on the node a scan keeps */
@@ -132,11 +134,6 @@ static const char *const rf_rank_vars[] = {
 	"SLURM_PROCID=", "PMI_RANK=", "OMPI_COMM_WORLD_RANK=", "PMIX_RANK=",
 	NULL
 };
-/* Variables whose whole value is the job id. */
-static const char *const rf_job_vars[] = {
-	"SLURM_JOB_ID=", "SLURM_JOBID=", "LSB_JOBID=", "OAR_JOB_ID=",
-	"OAR_JOBID=", NULL
-};
 
 /* Read /proc/PID/NAME (under --root) into buf; its length or -1. */
 static ssize_t
@@ -148,16 +145,42 @@ ranks_find_read(pid_t pid, const char *name, char *buf, size_t size)
 	return probe_read_file(path, buf, size);
 }
 
-/* Does s (len bytes) equal the job id, or with numeric set its part before
- * the first '.' (PBS: "123.server")? */
-static int
-ranks_find_is_job(const char *s, size_t len, int numeric)
+/* Skip the 'f' or U+0192 (UTF-8) before a Flux f58 id's base58 digits;
+ * *len shrinks with it.  NULL when s is not in that form. */
+static const char *
+ranks_find_f58_body(const char *s, size_t *len)
 {
-	const char	*dot;
+	if (*len >= 3 && (unsigned char)s[0] == 0xc6 &&
+	    (unsigned char)s[1] == 0x92) {
+		*len -= 2;
+		return s + 2;
+	}
+	if (*len >= 2 && s[0] == 'f') {
+		*len -= 1;
+		return s + 1;
+	}
+	return NULL;
+}
+
+/* Does s (len bytes), a job variable's value read as match says
+ * (jobvars.h), name the job? */
+static int
+ranks_find_is_job(const char *s, size_t len, enum jobvar_match match)
+{
+	const char	*dot, *a, *b;
+	size_t		 bl = rf_joblen;
 
 	if (rf_job == NULL)
 		return 0;
-	if (numeric && (dot = memchr(s, '.', len)) != NULL)
+	if (match == JV_F58) {
+		if ((a = ranks_find_f58_body(s, &len)) == NULL ||
+		    (b = ranks_find_f58_body(rf_job, &bl)) == NULL)
+			return 0;
+		return len == bl && memcmp(a, b, len) == 0;
+	}
+	if (len == rf_joblen && memcmp(s, rf_job, len) == 0)
+		return 1;
+	if (match == JV_SERVER && (dot = memchr(s, '.', len)) != NULL)
 		len = (size_t)(dot - s);
 	return len == rf_joblen && memcmp(s, rf_job, len) == 0;
 }
@@ -213,18 +236,15 @@ ranks_find_env_entry(struct rf_env *env, const char *s, size_t len)
 	int64_t	v;
 	int	i;
 
-	for (i = 0; rf_job_vars[i] != NULL; i++) {
-		n = strlen(rf_job_vars[i]);
-		if (len >= n && memcmp(s, rf_job_vars[i], n) == 0) {
-			if (ranks_find_is_job(s + n, len - n, 0))
+	for (i = 0; jobvars[i].name != NULL; i++) {
+		n = strlen(jobvars[i].name);
+		if (len > n && memcmp(s, jobvars[i].name, n) == 0 &&
+		    s[n] == '=') {
+			if (ranks_find_is_job(s + n + 1, len - n - 1,
+			    jobvars[i].match))
 				env->job = 1;
 			return;
 		}
-	}
-	if (len >= 10 && memcmp(s, "PBS_JOBID=", 10) == 0) {
-		if (ranks_find_is_job(s + 10, len - 10, 1))
-			env->job = 1;
-		return;
 	}
 	if (len >= 14 && memcmp(s, "SLURM_STEP_ID=", 14) == 0) {
 		env->step = ranks_find_parse_step(s + 14, len - 14);

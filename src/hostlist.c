@@ -540,15 +540,22 @@ hostlist_rset_maxlen(const struct hostlist_rset *rs)
 	return m;
 }
 
+/* Blanks between names: space, tab, newline (as Slurm reads them). */
+static int
+hostlist_isblank(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
 /* Trim blanks from both ends of s[0..*len). */
 static const char *
 hostlist_trim(const char *s, size_t *len)
 {
-	while (*len > 0 && (*s == ' ' || *s == '\t')) {
+	while (*len > 0 && hostlist_isblank((unsigned char)*s)) {
 		s++;
 		(*len)--;
 	}
-	while (*len > 0 && (s[*len - 1] == ' ' || s[*len - 1] == '\t'))
+	while (*len > 0 && hostlist_isblank((unsigned char)s[*len - 1]))
 		(*len)--;
 	return s;
 }
@@ -1178,7 +1185,7 @@ int
 hostlist_push(struct hostlist *hl, const char *expr, char *err, size_t errsz)
 {
 	struct hostlist_item	*items = NULL, *ni;
-	const char	*s, *end, *p, *item;
+	const char	*s, *end, *p, *q, *item;
 	size_t		 nitems = 0, itemcap = 0, i, len, n0;
 	uint64_t	 total = 0;
 	int		 depth, r = HL_OK;
@@ -1195,7 +1202,8 @@ hostlist_push(struct hostlist *hl, const char *expr, char *err, size_t errsz)
 			depth++;
 		else if (p < end && *p == ']')
 			depth--;
-		if (p < end && (*p != ',' || depth > 0))
+		if (p < end && (depth > 0 || (*p != ',' &&
+		    !hostlist_isblank((unsigned char)*p))))
 			continue;
 		len = (size_t)(p - item);
 		item = hostlist_trim(item, &len);
@@ -1227,7 +1235,16 @@ hostlist_push(struct hostlist *hl, const char *expr, char *err, size_t errsz)
 		}
 		if (p >= end)
 			break;
-		item = p + 1;
+		/* One separator: blanks, at most one comma, blanks. */
+		q = p;
+		while (q < end && hostlist_isblank((unsigned char)*q))
+			q++;
+		if (q < end && *q == ',')
+			q++;
+		while (q < end && hostlist_isblank((unsigned char)*q))
+			q++;
+		item = q;
+		p = q - 1;
 	}
 	if (hostlist_check_room(hl, total, NULL, 0) != HL_OK) {
 		r = hostlist_push_near_limit(hl, items, nitems, err, errsz);

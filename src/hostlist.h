@@ -8,7 +8,9 @@
  * Slurm and ClusterShell disagree on syntax this module follows
  * ClusterShell: a suffix after brackets is allowed, "[01-100]" is a padding
  * error, "[1-9/2]" steps are accepted.  ClusterShell's set operators (! & ^)
- * and @groups are refused.
+ * and @groups are refused.  Names are separated by commas or, as in Slurm,
+ * by blanks (space, tab, newline): a run of blanks with at most one comma
+ * is one separator ("a b", "a\nb", "a , b"; "a,,b" is an empty item).
  *
  * Everything is bounded: at most HOSTLIST_MAX_NAMES names (by default) and
  * HOSTLIST_MAX_NAME bytes per name; an expression asking for more is refused

@@ -1234,7 +1234,7 @@ static int
 main_resolve(const struct main_opts *o, struct job *job)
 {
 	const char	*jobid = o->nargs > 0 ? o->args[0] : NULL;
-	char		 err[512];
+	char		 err[512], *table = NULL;
 	int		 r;
 
 	if ((o->hostlist != NULL) + (o->hostfile != NULL) +
@@ -1254,8 +1254,19 @@ main_resolve(const struct main_opts *o, struct job *job)
 		r = sched_from_hostfile(o->hostfile, job, err, sizeof(err));
 	else if (jobid != NULL)
 		r = sched_resolve(o->scheduler, jobid, job, err, sizeof(err));
-	else
+	else if (sched_env_inside(o->scheduler))
 		r = sched_from_env(o->scheduler, job, err, sizeof(err));
+	else {
+		/* Outside any job: the caller's running jobs, the only one
+		 * watched, several listed (like squeue --me). */
+		r = sched_mine(o->scheduler, getuid(), job, &table, err,
+		    sizeof(err));
+		if (table != NULL) {
+			fputs(table, stdout);
+			fflush(stdout);
+			free(table);
+		}
+	}
 	if (r == SCHED_OK && !sched_may_watch(job, getuid(), err,
 	    sizeof(err)))
 		r = SCHED_EPERM;

@@ -10,6 +10,10 @@
  *		("n1 n1 n1 n1 n2 ...")
  *	OAR	OAR_JOB_ID (OAR_JOBID), OAR_NODEFILE (OAR_NODE_FILE,
  *		OAR_FILE_NODES; one line per resource)
+ *	Flux	FLUX_JOB_ID (no node variable: resolved with flux jobs)
+ *
+ * The job variables and their order are src/jobvars.h's, which the probe
+ * reads too.
  *
  * A hostfile has one host per line; '#' starts a comment; "name:N"
  * (MPICH) and "name slots=N" (Open MPI) give slot counts; a repeated name
@@ -27,6 +31,7 @@
 #include <unistd.h>
 
 #include "hostlist.h"
+#include "jobvars.h"
 #include "sched.h"
 #include "validate.h"
 
@@ -476,10 +481,32 @@ sched_env_want(const char *only, const char *s)
 	return only == NULL || strcmp(only, s) == 0;
 }
 
+/*
+ * FLUX_JOB_ID names the job but no variable names its nodes: the job is
+ * resolved with flux as a named one would be (owner, state and nodes are
+ * the scheduler's, so nothing of the environment is trusted).
+ */
+static int
+sched_env_flux(struct job *job, const char *id, char *err, size_t errsz)
+{
+	if (!validate_jobid(id, VJ_FLUX)) {
+		snprintf(err, errsz, "FLUX_JOB_ID is not a flux job id: "
+		    "\"%.64s\"", id);
+		return SCHED_EINVAL;
+	}
+	if (!sched_in_path("flux")) {
+		snprintf(err, errsz, "FLUX_JOB_ID is set but flux is not in "
+		    "PATH to ask for the job's nodes");
+		return SCHED_ENOENV;
+	}
+	return sched_resolve("flux", id, job, err, errsz);
+}
+
 int
 sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 {
-	const char	*id, *v, *w, *var;
+	const char	*id = NULL, *v, *w, *var = NULL, *name = NULL;
+	size_t		 i;
 	int		 r;
 
 	if (only != NULL && sched_by_name(only) == NULL) {
@@ -487,9 +514,30 @@ sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 		    "slurm, pbs, lsf, oar, flux)", only);
 		return SCHED_ENOSCHED;
 	}
-	if (sched_env_want(only, "slurm") &&
-	    (id = sched_env_get("SLURM_JOB_ID", "SLURM_JOBID", NULL)) !=
-	    NULL) {
+	/* The first job variable set (jobvars.h, shared with the probe). */
+	for (i = 0; jobvars[i].name != NULL; i++) {
+		if (!sched_env_want(only, jobvars[i].sched) ||
+		    (id = sched_env_get(jobvars[i].name, NULL, NULL)) == NULL)
+			continue;
+		name = jobvars[i].sched;
+		var = jobvars[i].name;
+		break;
+	}
+	if (name == NULL && only != NULL) {
+		snprintf(err, errsz, "no job given and not inside a %s job; "
+		    "give a job id, -w HOSTLIST or --hostfile FILE", only);
+		return SCHED_ENOENV;
+	}
+	if (name == NULL) {
+		snprintf(err, errsz, "no job given and not inside one (no "
+		    "SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, OAR_JOB_ID or "
+		    "FLUX_JOB_ID); give a job id, -w HOSTLIST or --hostfile "
+		    "FILE");
+		return SCHED_ENOENV;
+	}
+	if (strcmp(name, "flux") == 0)
+		return sched_env_flux(job, id, err, errsz);
+	if (strcmp(name, "slurm") == 0) {
 		if ((r = sched_env_id(job, "slurm", "SLURM_JOB_ID", id,
 		    VJ_SLURM, err, errsz)) != SCHED_OK)
 			return r;
@@ -505,8 +553,7 @@ sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 		    NULL)) != NULL)
 			job->ntasks = strtol(v, NULL, 10);
 		var = "SLURM_JOB_ID";
-	} else if (sched_env_want(only, "pbs") &&
-	    (id = sched_env_get("PBS_JOBID", NULL, NULL)) != NULL) {
+	} else if (strcmp(name, "pbs") == 0) {
 		if ((r = sched_env_id(job, "pbs", "PBS_JOBID", id, VJ_PBS, err,
 		    errsz)) != SCHED_OK)
 			return r;
@@ -517,9 +564,7 @@ sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 		}
 		if ((r = sched_env_hostfile(job, v, err, errsz)) != SCHED_OK)
 			return r;
-		var = "PBS_JOBID";
-	} else if (sched_env_want(only, "lsf") &&
-	    (id = sched_env_get("LSB_JOBID", NULL, NULL)) != NULL) {
+	} else if (strcmp(name, "lsf") == 0) {
 		if ((r = sched_env_id(job, "lsf", "LSB_JOBID", id, VJ_LSF, err,
 		    errsz)) != SCHED_OK)
 			return r;
@@ -533,9 +578,7 @@ sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 		if ((r = sched_env_lsf_hosts(job, v, w, err, errsz)) !=
 		    SCHED_OK)
 			return r;
-		var = "LSB_JOBID";
-	} else if (sched_env_want(only, "oar") &&
-	    (id = sched_env_get("OAR_JOB_ID", "OAR_JOBID", NULL)) != NULL) {
+	} else {
 		if ((r = sched_env_id(job, "oar", "OAR_JOB_ID", id, VJ_OAR, err,
 		    errsz)) != SCHED_OK)
 			return r;
@@ -548,15 +591,6 @@ sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 		if ((r = sched_env_hostfile(job, v, err, errsz)) != SCHED_OK)
 			return r;
 		var = "OAR_JOB_ID";
-	} else if (only != NULL) {
-		snprintf(err, errsz, "no job given and not inside a %s job; "
-		    "give a job id, -w HOSTLIST or --hostfile FILE", only);
-		return SCHED_ENOENV;
-	} else {
-		snprintf(err, errsz, "no job given and not inside one (no "
-		    "SLURM_JOB_ID, PBS_JOBID, LSB_JOBID or OAR_JOB_ID); give "
-		    "a job id, -w HOSTLIST or --hostfile FILE");
-		return SCHED_ENOENV;
 	}
 	/* The slots of the environment's nodes first, then the check. */
 	if ((r = sched_job_finish(job, err, errsz)) != SCHED_OK)

@@ -6,8 +6,10 @@
  * flux-jobs(1) lists the job ids given on its command line whatever their
  * state; -n drops the header and -o takes a Python format string of the
  * fields documented under OUTPUT FORMAT.  We ask for them joined by '|':
- * id.f58, userid, username, status_abbrev (PD or P pending, R running, CD
- * completed, F failed, CA canceled, TO timeout), ntasks, runtime and
+ * id.f58, userid, username, status_abbrev (N new, D depend, P priority, S
+ * sched: all pending, real Flux 0.88 prints S for a job waiting for
+ * resources; R running, C cleanup, CD completed, F failed, CA canceled,
+ * TO timeout; PD from older releases), ntasks, runtime and
  * t_remaining (floating seconds), nodelist (an RFC 29 hostlist, the same
  * syntax as Slurm's; empty until the job runs) and, last because it may
  * hold '|', name.  LC_ALL=C (sched_run) makes id.f58 start with an ASCII
@@ -40,7 +42,8 @@ static enum job_state
 flux_state(const char *s)
 {
 	if (strcmp(s, "PD") == 0 || strcmp(s, "P") == 0 ||
-	    strcmp(s, "D") == 0 || strcmp(s, "S") == 0)
+	    strcmp(s, "D") == 0 || strcmp(s, "S") == 0 ||
+	    strcmp(s, "N") == 0)
 		return JOB_PENDING;
 	if (strcmp(s, "R") == 0)
 		return JOB_RUNNING;
@@ -110,8 +113,14 @@ flux_parse(const char *text, const char *jobid, struct job *job, char *err,
 			continue;
 		matched = 1;
 		if ((r = sched_check_recid(job, f[FLUX_ID], VJ_FLUX, err,
-		    errsz)) != SCHED_OK ||
-		    (r = sched_set_user(job, f[FLUX_USERNAME], err, errsz)) !=
+		    errsz)) != SCHED_OK)
+			break;
+		/* The job by its ASCII f58 id from here on (a decimal id
+		 * or U+0192, as FLUX_JOB_ID has it, asked for): the
+		 * probes and the remote command line take that form. */
+		if (*f[FLUX_ID] == 'f')
+			sched_copy(job->id, sizeof(job->id), f[FLUX_ID]);
+		if ((r = sched_set_user(job, f[FLUX_USERNAME], err, errsz)) !=
 		    SCHED_OK)
 			break;
 		uid = strtol(f[FLUX_USERID], &end, 10);
@@ -133,6 +142,10 @@ flux_parse(const char *text, const char *jobid, struct job *job, char *err,
 				job->time_limit = sched_secs(run + left +
 				    0.5);
 		}
+		/* Cleanup of a job that never ran (rejected, or canceled
+		 * while pending): it holds no node and has ended. */
+		if (job->state == JOB_COMPLETING && *f[FLUX_NODELIST] == '\0')
+			job->state = JOB_FAILED;
 		if (sched_job_active(job) && *f[FLUX_NODELIST] != '\0')
 			r = sched_job_add_nodes(job, f[FLUX_NODELIST], err,
 			    errsz);

@@ -11,8 +11,10 @@
  * parser also reads, fields in the same order.  STAT is PEND, PSUSP, RUN,
  * USUSP, SSUSP, DONE, EXIT, UNKWN, WAIT or ZOMBI.  EXEC_HOST is a list of
  * hosts joined by ':', one per slot ("n1:n1:n2") or compressed
- * ("4*n1:4*n2").  RUN_TIME reads "16038 second(s)", RUNTIMELIMIT is in
- * minutes ("1440.0").  An array job "123" has one record per element
+ * ("4*n1:4*n2").  RUN_TIME reads "16038 second(s)" or, as sites print it,
+ * "00:00:01"; RUNTIMELIMIT is in minutes ("1440.0") or "00:10:00"
+ * (lsf_time).  OpenLava and other LSF forks have neither -o nor -json:
+ * when bjobs refuses them we read `bjobs -w JOBID` (lsf_parse_wide).  An array job "123" has one record per element
  * (JOBINDEX); "123[4]" is one element.  An unknown job gives "Job <123> is
  * not found", on stderr or as a record's "ERROR".
  */
@@ -127,6 +129,50 @@ lsf_match(const char *const *f, const char *jobid)
 	return strtol(idx, NULL, 10) == strtol(jobid + n + 1, NULL, 10);
 }
 
+/*
+ * A time as bjobs prints it: "H:M:S" or "H:M" (LSF's -W form), "N
+ * second(s)", "N min", or a bare number of unit seconds (60 for
+ * RUNTIMELIMIT's minutes, 1 for RUN_TIME).  JOB_TIME_UNKNOWN otherwise.
+ */
+static long
+lsf_time(const char *v, double unit)
+{
+	char		*end;
+	double		 d;
+	long		 h, m, sec = 0;
+
+	if (strchr(v, ':') != NULL) {
+		h = strtol(v, &end, 10);
+		if (end == v || *end != ':' || h < 0 || h > 100000000)
+			return JOB_TIME_UNKNOWN;
+		v = end + 1;
+		m = strtol(v, &end, 10);
+		if (end == v || m < 0 || m > 59)
+			return JOB_TIME_UNKNOWN;
+		if (*end == ':') {
+			v = end + 1;
+			sec = strtol(v, &end, 10);
+			if (end == v || sec < 0 || sec > 59)
+				return JOB_TIME_UNKNOWN;
+		}
+		if (*end != '\0')
+			return JOB_TIME_UNKNOWN;
+		return h * 3600 + m * 60 + sec;
+	}
+	d = strtod(v, &end);
+	if (end == v || d < 0)
+		return JOB_TIME_UNKNOWN;
+	while (*end == ' ')
+		end++;
+	if (strncmp(end, "second", 6) == 0)
+		unit = 1;
+	else if (strncmp(end, "min", 3) == 0)
+		unit = 60;
+	else if (*end != '\0')
+		return JOB_TIME_UNKNOWN;
+	return sched_secs(d * unit);
+}
+
 /* Fold one record into the job. */
 static int
 lsf_add(struct job *job, const char *const *f, int first, char *err,
@@ -147,8 +193,7 @@ lsf_add(struct job *job, const char *const *f, int first, char *err,
 		    SCHED_OK)
 			return r;
 		if ((v = lsf_val(f, LSF_RUNTIMELIMIT)) != NULL)
-			job->time_limit = sched_secs(strtod(v, NULL) *
-			    60.0);
+			job->time_limit = lsf_time(v, 60.0);
 	}
 	if (first || (lsf_active(st) && !lsf_active(job->state))) {
 		job->state = st;
@@ -165,7 +210,7 @@ lsf_add(struct job *job, const char *const *f, int first, char *err,
 	if (!lsf_active(st))
 		return SCHED_OK;
 	if ((v = lsf_val(f, LSF_RUN_TIME)) != NULL &&
-	    (t = strtol(v, NULL, 10)) > job->elapsed)
+	    (t = lsf_time(v, 1.0)) > job->elapsed)
 		job->elapsed = t;
 	if ((v = lsf_val(f, LSF_EXEC_HOST)) == NULL)
 		return SCHED_OK;
@@ -249,6 +294,87 @@ lsf_parse_text(const char *text, const char *jobid, struct job *job,
 	return r;
 }
 
+/*
+ * The `bjobs -w` table of OpenLava-style sites:
+ *
+ *	JOBID USER STAT QUEUE FROM_HOST EXEC_HOST JOB_NAME SUBMIT_TIME
+ *	123   bob  RUN  normal login1   4*n1:4*n2 my job   Nov 25 11:00
+ *
+ * columns separated by blanks; EXEC_HOST is missing while the job waits;
+ * JOB_NAME (which may hold blanks) runs up to the three words of
+ * SUBMIT_TIME; an array element's index is only in its name ("a[4]").
+ */
+#define LSF_WIDE_MAX	64
+static int
+lsf_parse_wide(const char *text, const char *jobid, struct job *job,
+    int *matched, int *notfound, char *err, size_t errsz)
+{
+	const char	*f[LSF_NFIELDS], *w[LSF_WIDE_MAX];
+	char		*copy, *line, *next, *p, name[256];
+	char		 idx[16];
+	size_t		 nw, i, k, nl;
+	int		 r = SCHED_OK, header = 0;
+
+	if ((copy = strdup(text)) == NULL)
+		return SCHED_ENOMEM;
+	for (line = copy; line != NULL && *line != '\0'; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (strstr(line, "is not found") != NULL) {
+			(*notfound)++;
+			continue;
+		}
+		for (nw = 0, p = line; nw < LSF_WIDE_MAX; ) {
+			while (*p == ' ' || *p == '\t')
+				*p++ = '\0';
+			if (*p == '\0')
+				break;
+			w[nw++] = p;
+			while (*p != '\0' && *p != ' ' && *p != '\t')
+				p++;
+		}
+		if (nw > 0 && strcmp(w[0], "JOBID") == 0) {
+			header = 1;
+			continue;
+		}
+		if (!header || nw < 8)
+			continue;
+		memset(f, 0, sizeof(f));
+		f[LSF_JOBID] = w[0];
+		f[LSF_USER] = w[1];
+		f[LSF_STAT] = w[2];
+		k = 5;
+		if (lsf_active(lsf_state(w[2])) ||
+		    strcmp(w[2], "DONE") == 0 || strcmp(w[2], "EXIT") == 0)
+			f[LSF_EXEC_HOST] = nw >= 10 ? w[k++] : NULL;
+		for (name[0] = '\0', i = k; i + 3 < nw; i++) {
+			nl = strlen(name);
+			snprintf(name + nl, sizeof(name) - nl, "%s%s",
+			    i > k ? " " : "", w[i]);
+		}
+		f[LSF_JOB_NAME] = name;
+		/* "name[4]": the element's index. */
+		idx[0] = '\0';
+		if ((nl = strlen(name)) > 2 && name[nl - 1] == ']' &&
+		    (p = strrchr(name, '[')) != NULL &&
+		    strspn(p + 1, "0123456789") == nl - 2 -
+		    (size_t)(p - name) && nl - 2 - (size_t)(p - name) <
+		    sizeof(idx)) {
+			memcpy(idx, p + 1, nl - 2 - (size_t)(p - name));
+			idx[nl - 2 - (size_t)(p - name)] = '\0';
+			f[LSF_JOBINDEX] = idx;
+		}
+		if (!lsf_match(f, jobid))
+			continue;
+		if ((r = lsf_add(job, f, *matched == 0, err, errsz)) !=
+		    SCHED_OK)
+			break;
+		(*matched)++;
+	}
+	free(copy);
+	return r;
+}
+
 /* Parse bjobs output (JSON or delimited text) for jobid into job. */
 static int
 lsf_parse(const char *text, const char *jobid, struct job *job, char *err,
@@ -263,6 +389,9 @@ lsf_parse(const char *text, const char *jobid, struct job *job, char *err,
 		p++;
 	if (*p == '{')
 		r = lsf_parse_json(p, jobid, job, &matched, &notfound, err,
+		    errsz);
+	else if (strncmp(p, "JOBID", 5) == 0)
+		r = lsf_parse_wide(p, jobid, job, &matched, &notfound, err,
 		    errsz);
 	else
 		r = lsf_parse_text(p, jobid, job, &matched, &notfound, err,
@@ -301,7 +430,19 @@ lsf_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
 	if ((r = sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
 	    errsz)) != SCHED_OK)
 		return r;
-	if (status != 0 && strstr(out, "RECORDS") == NULL) {
+	if (status != 0 && strstr(out, "RECORDS") == NULL &&
+	    strstr(errtxt, "not found") == NULL) {
+		/* No -o/-json here (OpenLava and kin): the wide table. */
+		free(out);
+		argv[1] = "-w";
+		argv[2] = jobid;
+		argv[3] = NULL;
+		if ((r = sched_run(argv, &out, errtxt, sizeof(errtxt),
+		    &status, err, errsz)) != SCHED_OK)
+			return r;
+	}
+	if (status != 0 && strstr(out, "RECORDS") == NULL &&
+	    strncmp(out, "JOBID", 5) != 0) {
 		if (strstr(errtxt, "not found") != NULL) {
 			snprintf(err, errsz, "job %s: no such job", jobid);
 			r = SCHED_ENOJOB;

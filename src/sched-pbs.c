@@ -15,7 +15,10 @@
  * "n1/0+n1/1" entry per slot.  An array job ("123[].server") is asked for
  * with -t so that its subjobs ("123[1].server") come too; their nodes are
  * joined.  An unknown job makes qstat say "Unknown Job Id"; PBS Pro says
- * "Job has finished, use -x or -H" for a finished one.
+ * "Job has finished, use -x or -H" for a finished one when the server
+ * keeps job history (job_history_enable), and we then read that record
+ * with qstat -x -f; without history (the default, and Torque once the job
+ * is purged) a finished job is "Unknown Job Id" too, which we say.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -365,40 +368,89 @@ pbs_detect(void)
 	return sched_in_path("qstat") ? 1 : 0;
 }
 
+/* Run qstat -f [-x] [-t] jobid. */
 static int
-pbs_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
+pbs_query(const char *jobid, int history, char **out, char *errtxt,
+    size_t errtxtsz, int *status, char *err, size_t errsz)
 {
-	const char	*argv[5];
-	char		*out, errtxt[512];
-	int		 r, status, i = 0;
+	const char	*argv[6];
+	int		 i = 0;
 	size_t		 wl = strcspn(jobid, ".");
 
 	argv[i++] = "qstat";
+	if (history)
+		argv[i++] = "-x";
 	argv[i++] = "-f";
 	if (wl >= 2 && jobid[wl - 1] == ']')
 		argv[i++] = "-t";
 	argv[i++] = jobid;
 	argv[i] = NULL;
+	return sched_run(argv, out, errtxt, errtxtsz, status, err, errsz);
+}
+
+/*
+ * Does the server keep finished jobs (PBS Pro job_history_enable)?
+ * Without it, qstat answers "Unknown Job Id" for a finished job exactly as
+ * for one that never existed; Torque has no such attribute.
+ */
+static int
+pbs_history_on(void)
+{
+	const char	*argv[] = { "qstat", "-B", "-f", NULL };
+	char		*out, errtxt[256], err[256];
+	int		 status, on;
+
+	if (sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    sizeof(err)) != SCHED_OK)
+		return 0;
+	on = status == 0 && strstr(out, "job_history_enable = True") != NULL;
+	free(out);
+	return on;
+}
+
+static int
+pbs_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
+{
+	char		*out, errtxt[512];
+	int		 r, status;
+
 	sched_copy(job->id, sizeof(job->id), jobid);
-	if ((r = sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
-	    errsz)) != SCHED_OK)
+	if ((r = pbs_query(jobid, 0, &out, errtxt, sizeof(errtxt), &status,
+	    err, errsz)) != SCHED_OK)
 		return r;
 	if (status != 0 || out[0] == '\0') {
+		free(out);
 		if (strstr(errtxt, "has finished") != NULL) {
+			/* History is on: read the finished record (F). */
+			if (pbs_query(jobid, 1, &out, errtxt, sizeof(errtxt),
+			    &status, err, errsz) == SCHED_OK) {
+				if (status == 0 && out[0] != '\0') {
+					r = pbs_parse(out, jobid, job, err,
+					    errsz);
+					free(out);
+					return r;
+				}
+				free(out);
+			}
 			job->state = JOB_COMPLETED;
 			sched_copy(job->state_name, sizeof(job->state_name),
 			    "F");
 			r = SCHED_OK;
 		} else if (strstr(errtxt, "Unknown Job Id") != NULL ||
-		    out[0] == '\0') {
-			snprintf(err, errsz, "job %s: no such job", jobid);
+		    errtxt[0] == '\0') {
+			if (pbs_history_on())
+				snprintf(err, errsz, "job %s: no such job",
+				    jobid);
+			else
+				snprintf(err, errsz, "job %s: unknown or "
+				    "finished (PBS keeps no history here)",
+				    jobid);
 			r = SCHED_ENOJOB;
 		} else {
 			snprintf(err, errsz, "qstat -f %s: %s", jobid,
-			    errtxt[0] != '\0' ? errtxt : "failed");
+			    errtxt);
 			r = SCHED_ECMD;
 		}
-		free(out);
 		return r;
 	}
 	r = pbs_parse(out, jobid, job, err, errsz);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "hostlist.h"
+#include "jobvars.h"
 #include "sched.h"
 #include "textsafe.h"
 #include "validate.h"
@@ -95,7 +96,8 @@ sched_select(const char *name, const char *jobid, const struct sched **out,
     char *err, size_t errsz)
 {
 	const struct sched	*s, *best = NULL;
-	size_t			 i;
+	char			 forms[64];
+	size_t			 i, n;
 	int			 score, bestscore = 0, formok = 0;
 
 	*out = NULL;
@@ -110,11 +112,15 @@ sched_select(const char *name, const char *jobid, const struct sched **out,
 		*out = s;
 		return SCHED_OK;
 	}
+	forms[0] = '\0';
 	for (i = 0; i < SCHED_NTABLE; i++) {
 		s = sched_table[i];
 		if (!validate_jobid(jobid, s->idkind))
 			continue;
 		formok = 1;
+		n = strlen(forms);
+		snprintf(forms + n, sizeof(forms) - n, "%s%s",
+		    n > 0 ? ", " : "", s->command);
 		if ((score = s->detect()) > bestscore) {
 			best = s;
 			bestscore = score;
@@ -125,11 +131,59 @@ sched_select(const char *name, const char *jobid, const struct sched **out,
 		    "\"%.64s\" is not a job id", jobid);
 	if (best == NULL)
 		return sched_err(err, errsz, SCHED_ENOSCHED,
-		    "no batch scheduler found for job %.64s (looked for "
-		    "squeue, qstat, bjobs, oarstat and flux in PATH); use "
-		    "--scheduler or -w", jobid);
+		    "no batch scheduler found for job %.64s (ids of that "
+		    "form go to %s: not in PATH); use --scheduler or -w",
+		    jobid, forms);
 	*out = best;
 	return SCHED_OK;
+}
+
+int
+sched_slurm_step_split(const char *jobid, char *base, size_t basesz,
+    char *step, size_t stepsz)
+{
+	const char	*dot = strrchr(jobid, '.');
+	const char	*sfx;
+	size_t		 n;
+
+	if (dot == NULL)
+		return 0;
+	n = (size_t)(dot - jobid);
+	sfx = dot + 1;
+	if (n == 0 || n >= basesz || strlen(sfx) >= stepsz)
+		return 0;
+	if (strcmp(sfx, "batch") != 0 && strcmp(sfx, "extern") != 0 &&
+	    strcmp(sfx, "interactive") != 0 && (*sfx == '\0' ||
+	    strlen(sfx) > 10 || strspn(sfx, "0123456789") != strlen(sfx)))
+		return 0;
+	memcpy(base, jobid, n);
+	base[n] = '\0';
+	if (!validate_jobid(base, VJ_SLURM))
+		return 0;
+	memcpy(step, sfx, strlen(sfx) + 1);
+	return 1;
+}
+
+/*
+ * Is a Slurm step id ("123.0", "123.batch") meant for Slurm?  With
+ * --scheduler slurm, yes; else when Slurm is detected at least as surely
+ * as the scheduler that would take the whole id ("123.0" is also a PBS id
+ * on server "0"), or when none would.
+ */
+static int
+sched_step_is_slurm(const char *name, const char *jobid)
+{
+	const struct sched	*s;
+	char			 e[8];
+	int			 score;
+
+	if (name != NULL)
+		return strcmp(name, "slurm") == 0;
+	if ((score = sched_slurm.detect()) == 0)
+		return 0;
+	if (sched_select(NULL, jobid, &s, e, sizeof(e)) != SCHED_OK)
+		return 1;
+	return s == &sched_slurm || s->detect() <= score;
 }
 
 int
@@ -137,13 +191,23 @@ sched_resolve(const char *name, const char *jobid, struct job *job,
     char *err, size_t errsz)
 {
 	const struct sched	*s;
+	char			 base[64], step[16];
 	int			 r;
 
-	if ((r = sched_select(name, jobid, &s, err, errsz)) != SCHED_OK)
-		return r;
+	if (sched_slurm_step_split(jobid, base, sizeof(base), step,
+	    sizeof(step)) && sched_step_is_slurm(name, jobid)) {
+		s = &sched_slurm;
+		jobid = base;
+	} else {
+		step[0] = '\0';
+		if ((r = sched_select(name, jobid, &s, err, errsz)) !=
+		    SCHED_OK)
+			return r;
+	}
 	job->sched = s->name;
 	if ((r = s->resolve(jobid, job, err, errsz)) != SCHED_OK)
 		return r;
+	sched_copy(job->step, sizeof(job->step), step);
 	return sched_job_check(job, err, errsz);
 }
 
@@ -1071,4 +1135,261 @@ sched_json_str(const struct sched_json *obj, const char *key)
 	if (c->type == SJ_STRING || c->type == SJ_NUMBER)
 		return c->str;
 	return NULL;
+}
+
+/*
+ * The caller's running jobs (no job named, none in the environment).
+ * Each scheduler whose command is in PATH is asked for the ids of the
+ * caller's jobs in the plainest form it has; every id is then resolved as
+ * a named one would be, so the owner, state, nodes and name shown are the
+ * same parser's as for `jobtop ID`, and only active jobs of the caller's
+ * uid are kept.
+ */
+#define SCHED_MINE_MAX	64	/* jobs resolved, at most */
+
+/* The id query of scheduler s for user; argv filled, NULL-terminated. */
+static void
+sched_mine_argv(const struct sched *s, const char *user, const char **argv)
+{
+	int	i = 0;
+
+	if (s == &sched_slurm) {
+		argv[i++] = "squeue";
+		argv[i++] = "-h";
+		argv[i++] = "-t";
+		argv[i++] = "RUNNING,SUSPENDED,COMPLETING";
+		argv[i++] = "-u";
+		argv[i++] = user;
+		argv[i++] = "-o";
+		argv[i++] = "%i";
+	} else if (s == &sched_pbs) {
+		argv[i++] = "qstat";
+		argv[i++] = "-u";
+		argv[i++] = user;
+	} else if (s == &sched_lsf) {
+		/* bjobs lists the caller's own jobs; -w works on
+		 * OpenLava too. */
+		argv[i++] = "bjobs";
+		argv[i++] = "-r";
+		argv[i++] = "-w";
+	} else if (s == &sched_oar) {
+		argv[i++] = "oarstat";
+		argv[i++] = "-u";
+		argv[i++] = user;
+	} else {
+		argv[i++] = "flux";
+		argv[i++] = "jobs";
+		argv[i++] = "-n";
+		argv[i++] = "--filter=running";
+		argv[i++] = "-o";
+		argv[i++] = "{id.f58}";
+	}
+	argv[i] = NULL;
+}
+
+/* Is id already among ids[0..n)? */
+static int
+sched_mine_seen(char ids[][64], size_t n, const char *id)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(ids[i], id) == 0)
+			return 1;
+	return 0;
+}
+
+int
+sched_mine_ids(const struct sched *s, const char *text, char ids[][64],
+    size_t max)
+{
+	const char	*line, *next;
+	char		 tok[64];
+	size_t		 n = 0, len;
+
+	for (line = text; *line != '\0' && n < max; line = next) {
+		len = strcspn(line, "\n");
+		next = line[len] == '\n' ? line + len + 1 : line + len;
+		line += strspn(line, " \t");
+		len = strcspn(line, " \t\n");
+		if (len == 0 || len >= sizeof(tok))
+			continue;
+		memcpy(tok, line, len);
+		tok[len] = '\0';
+		/* qstat -u prints "1234.server" cut to its column width
+		 * ("1234.pbs0*"): the number names the job as well. */
+		if (s == &sched_pbs)
+			tok[strcspn(tok, ".")] = '\0';
+		if (!validate_jobid(tok, s->idkind) ||
+		    sched_mine_seen(ids, n, tok))
+			continue;
+		memcpy(ids[n++], tok, strlen(tok) + 1);
+	}
+	return (int)n;
+}
+
+/* "[D-]HH:MM:SS" or "-" into buf. */
+static void
+sched_fmt_elapsed(long t, char *buf, size_t bufsz)
+{
+	if (t < 0) {
+		snprintf(buf, bufsz, "-");
+		return;
+	}
+	if (t >= 86400)
+		snprintf(buf, bufsz, "%ld-%02ld:%02ld:%02ld", t / 86400,
+		    t % 86400 / 3600, t % 3600 / 60, t % 60);
+	else
+		snprintf(buf, bufsz, "%02ld:%02ld:%02ld", t / 3600,
+		    t % 3600 / 60, t % 60);
+}
+
+/* Append one line to the growing table (NULL on out of memory). */
+static char *
+sched_table_add(char *tab, size_t *len, const char *line)
+{
+	size_t	 n = strlen(line);
+	char	*nt;
+
+	if ((nt = realloc(tab, *len + n + 2)) == NULL) {
+		free(tab);
+		return NULL;
+	}
+	memcpy(nt + *len, line, n);
+	nt[*len + n] = '\n';
+	nt[*len + n + 1] = '\0';
+	*len += n + 1;
+	return nt;
+}
+
+/* Is uid (named user) the job's owner, by uid or, where the scheduler
+ * gives only a name (LSF, PBS), by name? */
+static int
+sched_mine_owner(const struct job *job, uid_t uid, const char *user)
+{
+	if (job->uid_known)
+		return job->uid == uid;
+	return job->user[0] != '\0' && strcmp(job->user, user) == 0;
+}
+
+int
+sched_mine(const char *only, uid_t uid, struct job *job, char **table,
+    char *err, size_t errsz)
+{
+	static char		 ids[SCHED_MINE_MAX][64];
+	const struct sched	*s;
+	const char		*argv[10];
+	struct passwd		*pw;
+	struct job		*found;
+	char			*out, errtxt[256], e[256], user[64], line[512];
+	char			 el[32], looked[128], failed[128];
+	size_t			 i, nfound = 0, tlen = 0, k;
+	int			 n, j, status, rr;
+
+	*table = NULL;
+	if (only != NULL && sched_by_name(only) == NULL)
+		return sched_err(err, errsz, SCHED_ENOSCHED,
+		    "unknown scheduler \"%.64s\" (known: slurm, pbs, lsf, "
+		    "oar, flux)", only);
+	if ((pw = getpwuid(uid)) == NULL || !validate_username(pw->pw_name))
+		return sched_err(err, errsz, SCHED_ENOENV,
+		    "no job given, not inside one, and uid %lu has no user "
+		    "name to look its jobs up by", (unsigned long)uid);
+	sched_copy(user, sizeof(user), pw->pw_name);
+	if ((found = calloc(SCHED_MINE_MAX, sizeof(*found))) == NULL)
+		return sched_err(err, errsz, SCHED_ENOMEM, "out of memory");
+	looked[0] = failed[0] = '\0';
+	for (i = 0; (s = sched_get(i)) != NULL; i++) {
+		if ((only != NULL && strcmp(only, s->name) != 0) ||
+		    !sched_in_path(s->command))
+			continue;
+		sched_mine_argv(s, user, argv);
+		rr = sched_run(argv, &out, errtxt, sizeof(errtxt), &status, e,
+		    sizeof(e));
+		if (rr == SCHED_OK && status != 0)
+			free(out);
+		if (rr != SCHED_OK || status != 0) {
+			k = strlen(failed);
+			snprintf(failed + k, sizeof(failed) - k, "%s%s",
+			    k > 0 ? ", " : "", argv[0]);
+			continue;
+		}
+		k = strlen(looked);
+		snprintf(looked + k, sizeof(looked) - k, "%s%s",
+		    k > 0 ? ", " : "", s->name);
+		n = sched_mine_ids(s, out, ids, SCHED_MINE_MAX - nfound);
+		free(out);
+		for (j = 0; j < n && nfound < SCHED_MINE_MAX; j++) {
+			sched_job_init(&found[nfound]);
+			found[nfound].sched = s->name;
+			if (s->resolve(ids[j], &found[nfound], e, sizeof(e)) !=
+			    SCHED_OK || sched_job_check(&found[nfound], e,
+			    sizeof(e)) != SCHED_OK || !sched_mine_owner(
+			    &found[nfound], uid, user)) {
+				sched_job_free(&found[nfound]);
+				continue;
+			}
+			nfound++;
+		}
+	}
+	if (nfound == 1) {
+		*job = found[0];
+		free(found);
+		return SCHED_OK;
+	}
+	if (nfound == 0) {
+		free(found);
+		if (failed[0] != '\0')
+			return sched_err(err, errsz, SCHED_ENOENV,
+			    "no job given, not inside one, and no running job "
+			    "of %s found (%s%s%s failed); give a job id, -w "
+			    "HOSTLIST or --hostfile FILE", user, looked,
+			    looked[0] != '\0' ? " has none, " : "", failed);
+		if (looked[0] == '\0')
+			return sched_err(err, errsz, SCHED_ENOENV,
+			    "no job given and not inside one, and no batch "
+			    "scheduler found (squeue, qstat, bjobs, oarstat, "
+			    "flux); give a job id, -w HOSTLIST or --hostfile "
+			    "FILE");
+		return sched_err(err, errsz, SCHED_ENOENV,
+		    "no job given, not inside one, and %s has no running "
+		    "job (asked %s); give a job id, -w HOSTLIST or "
+		    "--hostfile FILE", user, looked);
+	}
+	snprintf(line, sizeof(line), "%-6s %-16s %-20s %-10s %11s  %s",
+	    "SCHED", "JOBID", "NAME", "STATE", "ELAPSED", "NODES");
+	*table = sched_table_add(NULL, &tlen, line);
+	for (i = 0; i < nfound; i++) {
+		sched_fmt_elapsed(found[i].elapsed, el, sizeof(el));
+		snprintf(line, sizeof(line), "%-6s %-16.64s %-20.20s %-10.10s "
+		    "%11s  %.200s", found[i].sched, found[i].id,
+		    found[i].name[0] != '\0' ? found[i].name : "-",
+		    found[i].state_name[0] != '\0' ? found[i].state_name :
+		    sched_state_name(found[i].state), el,
+		    found[i].nodelist != NULL ? found[i].nodelist : "-");
+		if (*table != NULL)
+			*table = sched_table_add(*table, &tlen, line);
+		sched_job_free(&found[i]);
+	}
+	free(found);
+	if (*table == NULL)
+		return sched_err(err, errsz, SCHED_ENOMEM, "out of memory");
+	return sched_err(err, errsz, SCHED_ENOENV,
+	    "no job given and not inside one: %zu running jobs of %s "
+	    "(above); give one of their ids", nfound, user);
+}
+
+int
+sched_env_inside(const char *only)
+{
+	size_t		 i;
+	const char	*v;
+
+	for (i = 0; jobvars[i].name != NULL; i++) {
+		if (only != NULL && strcmp(only, jobvars[i].sched) != 0)
+			continue;
+		if ((v = getenv(jobvars[i].name)) != NULL && *v != '\0')
+			return 1;
+	}
+	return 0;
 }

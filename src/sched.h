@@ -82,7 +82,10 @@ struct job_slot {
 };
 
 struct job {
-	char		 id[320];	/* as asked for (or from the env) */
+	char		 id[320];	/* as asked for (or from the env),
+					 * without a Slurm step suffix */
+	char		 step[16];	/* Slurm step asked for ("0",
+					 * "batch", "extern"), or "" */
 	char		 name[256];	/* job name, "" if unknown */
 	char		 user[64];	/* owner, "" if none (a hostlist) */
 	uid_t		 uid;
@@ -147,6 +150,14 @@ int	sched_select(const char *, const char *, const struct sched **,
  */
 int	sched_resolve(const char *, const char *, struct job *, char *,
 	    size_t);
+/*
+ * A Slurm step id "JOB.STEP" (JOB a Slurm job id: "123", "123_4",
+ * "123+1"; STEP a number, "batch", "extern" or "interactive") into its
+ * job and step: 1, or 0 for any other form.  sched_resolve() resolves
+ * such an id as the job (it used to read "123.0" as a PBS id) and keeps
+ * the step in job->step.
+ */
+int	sched_slurm_step_split(const char *, char *, size_t, char *, size_t);
 
 /* Hostlist sources (sched-env.c). */
 /* -w HOSTLIST: every name checked with validate_hostname(). */
@@ -160,7 +171,9 @@ int	sched_from_hostfile(const char *, struct job *, char *, size_t);
  * No job named: the job we run inside, from SLURM_JOB_ID and
  * SLURM_JOB_NODELIST, PBS_JOBID and PBS_NODEFILE, LSB_JOBID and
  * LSB_MCPU_HOSTS or LSB_HOSTS, OAR_JOB_ID (or OAR_JOBID) and OAR_NODEFILE,
- * in that order; only those of scheduler `only` unless it is NULL.
+ * FLUX_JOB_ID (resolved with flux jobs: Flux sets no node variable), in
+ * that order (src/jobvars.h); only those of scheduler `only` unless it is
+ * NULL.
  * The environment is not trusted for the owner: with the scheduler's
  * command in PATH the job is resolved there (owner, state; the variables'
  * nodes must all be the job's), without it only a Slurm job is accepted,
@@ -169,6 +182,26 @@ int	sched_from_hostfile(const char *, struct job *, char *, size_t);
  * SCHED_ENOENV outside a job, SCHED_ENOSCHED for an unknown `only`.
  */
 int	sched_from_env(const char *, struct job *, char *, size_t);
+
+/* Is a job variable (src/jobvars.h) of scheduler `only` (NULL: any) set? */
+int	sched_env_inside(const char *);
+
+/*
+ * No job named and none in the environment: the running jobs of uid on
+ * every scheduler whose command is in PATH (only `only`'s unless NULL),
+ * like squeue --me.  Each id the scheduler lists is resolved as a named
+ * job would be, and only active jobs whose owner is uid are kept.  One
+ * job: SCHED_OK with it in job.  None: SCHED_ENOENV and one line.
+ * Several: SCHED_ENOENV, the line, and in *table (allocated, caller
+ * frees) a header and one line per job (scheduler, id, name, state,
+ * elapsed, nodes) for the caller to print.
+ */
+int	sched_mine(const char *, uid_t, struct job *, char **, char *,
+	    size_t);
+/* The job ids in a listing (tests): at most max, each checked against
+ * the scheduler's id form, PBS "1234.serv*" cut to "1234"; the count. */
+int	sched_mine_ids(const struct sched *, const char *, char [][64],
+	    size_t);
 
 /*
  * Does /proc/self/cgroup text (in the first argument) put this process in

@@ -31,10 +31,16 @@ enum {
 #define VP_NUM	"[0-9]{1,10}"
 
 static const char *validate_src[VP_COUNT] = {
-	/* VP_HOST */
+	/*
+	 * VP_HOST: dot-separated labels of letters, digits, '-' and '_'.
+	 * '_' is not DNS but sites use it ("rack[0-63]_blade[0-41]" is in
+	 * Slurm's slurm.conf documentation) and OpenSSH and /etc/hosts take
+	 * it; no shell or ssh reads it specially.  A label never starts or
+	 * ends with '-' (ssh would read "-oProxyCommand=..." as an option).
+	 */
 	"\\A(?=[^\\n]{1,253}\\z)"
-	"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-	"(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\z",
+	"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+	"(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\\z",
 	/* VP_USER */
 	"\\A[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}\\z",
 	/* VP_SLURM */

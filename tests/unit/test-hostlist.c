@@ -216,8 +216,16 @@ test_errors(void)
 	check_error("n[1-9/0]", HL_ERANGE, "step");
 	check_error("n[5/2]", HL_ERANGE, "step");
 	check_error("n[1-9/2]0", HL_ERANGE, "steps");
-	check_error("a b", HL_ESYNTAX, "white space");
-	check_error("a\tb", HL_ESYNTAX, "control");
+	/* Blanks separate names as in Slurm (one separator per run). */
+	check_expand("a b", "a b", "a,b");
+	check_expand("a\tb\n", "a b", "a,b");
+	check_expand("b\n\na \n , c", "a b c", "a,b,c");
+	check_expand("rack[0-1]_blade[0-1]",
+	    "rack0_blade0 rack0_blade1 rack1_blade0 rack1_blade1",
+	    "rack[0-1]_blade[0-1]");
+	check_error("a ,, b", HL_ESYNTAX, "empty item");
+	check_error("a\rb", HL_ESYNTAX, "control");
+	check_error("n[1,\n2]", HL_ESYNTAX, "control");
 	check_error("a!b", HL_ESYNTAX, "not supported");
 	check_error("@group", HL_ESYNTAX, "not supported");
 	check_error("x[1-1000001]", HL_ETOOMANY, "more than");

@@ -867,6 +867,14 @@ test_validate(void)
 	CHECK(!validate_hostname(NULL));
 	CHECK(!validate_hostname("-oProxyCommand=x"));
 	CHECK(!validate_hostname("node-"));
+	/* '_' as sites use it; still no leading or trailing '-'. */
+	CHECK(validate_hostname("rack0_blade41"));
+	CHECK(validate_hostname("_a.b_"));
+	CHECK(validate_hostname("a_-b"));
+	CHECK(!validate_hostname("_.-a"));
+	CHECK(!validate_hostname("a_b-"));
+	CHECK(!validate_hostname("a_b\n"));
+	CHECK(!validate_hostname("a_b c"));
 	CHECK(!validate_hostname("no de"));
 	CHECK(!validate_hostname("node;ls"));
 	CHECK(!validate_hostname("node$(id)"));
@@ -874,7 +882,7 @@ test_validate(void)
 	CHECK(!validate_hostname("a..b"));
 	CHECK(!validate_hostname(".a"));
 	CHECK(!validate_hostname("node1\n"));
-	CHECK(!validate_hostname("node_1"));
+	CHECK(validate_hostname("node_1"));
 	CHECK(!validate_hostname("user@node"));
 	CHECK(!validate_hostname("node:22"));
 	CHECK(!validate_hostname("n[1-2]"));
@@ -1549,6 +1557,479 @@ test_run(void)
 		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
 }
 
+/* Slurm step ids ("123.0", "123.batch") split into job and step; any
+ * other form (a PBS id, a bad step) is left alone. */
+static void
+test_step_ids(void)
+{
+	char	base[64], step[16];
+
+	CHECK(sched_slurm_step_split("123.0", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK_STR(base, "123");
+	CHECK_STR(step, "0");
+	CHECK(sched_slurm_step_split("123.batch", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK_STR(step, "batch");
+	CHECK(sched_slurm_step_split("123.extern", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK_STR(step, "extern");
+	CHECK(sched_slurm_step_split("123.interactive", base, sizeof(base),
+	    step, sizeof(step)));
+	CHECK(sched_slurm_step_split("123_4.2", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK_STR(base, "123_4");
+	CHECK_STR(step, "2");
+	CHECK(sched_slurm_step_split("123+1.0", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK_STR(base, "123+1");
+	CHECK(!sched_slurm_step_split("123", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split("123.pbs01", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split("123.", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split(".0", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split("12a.0", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split("123.0.0", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split("123.-1", base, sizeof(base), step,
+	    sizeof(step)));
+	CHECK(!sched_slurm_step_split("123.12345678901", base, sizeof(base),
+	    step, sizeof(step)));
+}
+
+/* Remove the fake bin directory of the tests below. */
+static void
+rm_bindir(void)
+{
+	char	cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", bindir);
+	if (system(cmd) != 0)
+		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
+}
+
+/*
+ * Real Flux 0.88 output (tests/data/sched/flux/real, captured with the
+ * format sched-flux.c asks for): every state it printed.
+ */
+static void
+test_flux_real(void)
+{
+	static const char *running[] = {
+		"flux/real/running-jobtop-fmt.txt",
+		"flux/real/running-jobtop-fmt-decid.txt",
+		"flux/real/running-jobtop-fmt-utf8id-arg.txt",
+		"flux/real/running-jobtop-fmt-utf8locale.txt",
+	};
+	static const char *ids[] = {
+		"f3AakAX9", "82426462208", "\306\2223AakAX9", "f3AakAX9",
+	};
+	struct job	job;
+	char		err[256];
+	size_t		i;
+
+	for (i = 0; i < 4; i++) {
+		CHECK_INT(parse(&sched_flux, running[i], ids[i], &job, err,
+		    sizeof(err)), SCHED_OK);
+		check_nodes(&job, "fnode[1-2]", __LINE__);
+		CHECK_STR(job.user, "oartest");
+		CHECK_INT(job.uid, 1003);
+		CHECK_INT(job.ntasks, 4);
+		CHECK_STR(job.name, "mpi-test");
+		CHECK_INT(job.time_limit, JOB_TIME_UNKNOWN);
+		/* One ASCII f58 id for the probes, whatever was asked. */
+		if (i != 3)
+			CHECK_STR(job.id, "f3AakAX9");
+		sched_job_free(&job);
+	}
+	CHECK_INT(parse(&sched_flux, "flux/real/running-limit-jobtop-fmt.txt",
+	    "fAbcuMdy", &job, err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "fnode3", __LINE__);
+	CHECK_INT(job.elapsed, 11);
+	CHECK_INT(job.time_limit, 600);
+	sched_job_free(&job);
+
+	/* Pending is S in real Flux, never PD. */
+	CHECK_INT(parse(&sched_flux, "flux/real/pending-jobtop-fmt.txt",
+	    "fAfnZLaB", &job, err, sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job fAfnZLaB is pending");
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_flux, "flux/real/completed-jobtop-fmt.txt",
+	    "fAjGBeu5", &job, err, sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job fAjGBeu5 has finished (CD)");
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_flux, "flux/real/failed-jobtop-fmt.txt",
+	    "fAom7UVm", &job, err, sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job fAom7UVm has finished (F)");
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_flux, "flux/real/timeout-jobtop-fmt.txt",
+	    "fAvzfyFM", &job, err, sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job fAvzfyFM has finished (TO)");
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_flux,
+	    "flux/real/canceled-running-jobtop-fmt.txt", "fAbcuMdy", &job, err,
+	    sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job fAbcuMdy has finished (CA)");
+	sched_job_free(&job);
+	/* Canceled before it ran: no node list, and still "finished". */
+	CHECK_INT(parse(&sched_flux,
+	    "flux/real/canceled-pending-jobtop-fmt.txt", "fAfnZLaB", &job, err,
+	    sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job fAfnZLaB has finished (CA)");
+	sched_job_free(&job);
+}
+
+/* States real Flux prints that the captures did not catch: N (new), D,
+ * P, C (cleanup) of a job that ran and of one rejected before running. */
+static void
+test_flux_states(void)
+{
+	struct job	job;
+	char		err[256];
+	int		r;
+
+	sched_job_init(&job);
+	r = sched_flux.parse("fAAA|1|u|N|1|0.0|0.0||x\n", "fAAA", &job, err,
+	    sizeof(err));
+	CHECK_INT(r, SCHED_OK);
+	CHECK_INT(sched_job_check(&job, err, sizeof(err)), SCHED_EPENDING);
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_flux.parse("fAAA|1|u|D|1|0.0|0.0||x\n", "fAAA", &job,
+	    err, sizeof(err)), SCHED_OK);
+	CHECK_INT(job.state, JOB_PENDING);
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_flux.parse("fAAA|1|u|C|1|3.0|0.0|n1|x\n", "fAAA",
+	    &job, err, sizeof(err)), SCHED_OK);
+	CHECK_INT(sched_job_check(&job, err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "n1", __LINE__);
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_flux.parse("fAAA|1|u|C|1|0.0|0.0||x\n", "fAAA", &job,
+	    err, sizeof(err)), SCHED_OK);
+	CHECK_INT(sched_job_check(&job, err, sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job fAAA has finished (C)");
+	sched_job_free(&job);
+}
+
+/* Real OpenPBS 23.06 qstat -f records (tests/data/sched/pbs/real). */
+static void
+test_pbs_real(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_pbs, "pbs/real/running-f.txt", "0.vm", &job,
+	    err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "pnode[1-2]", __LINE__);
+	CHECK_STR(job.user, "oartest");
+	CHECK_STR(job.name, "mpi-test");
+	CHECK_INT(job.time_limit, 600);
+	CHECK_INT(slots_of(&job, "pnode1"), 2);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_pbs, "pbs/real/running-f.txt", "0", &job,
+	    err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "pnode[1-2]", __LINE__);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_pbs, "pbs/real/running-f-noserver.txt", "0",
+	    &job, err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "pnode[1-2]", __LINE__);
+	sched_job_free(&job);
+	/* E while the MoM delivers output: the nodes are still held. */
+	CHECK_INT(parse(&sched_pbs, "pbs/real/exiting-f.txt", "0.vm", &job,
+	    err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "pnode[1-2]", __LINE__);
+	CHECK_INT(job.state, JOB_COMPLETING);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_pbs, "pbs/real/queued-f.txt", "1.vm", &job,
+	    err, sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job 1.vm is pending (Not Running: Not enough free "
+	    "nodes available)");
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_pbs, "pbs/real/queued-f-later.txt", "1.vm",
+	    &job, err, sizeof(err)), SCHED_EPENDING);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_pbs, "pbs/real/array-f-t.txt", "2[].vm", &job,
+	    err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "pnode3", __LINE__);
+	sched_job_free(&job);
+	/* Later the third subjob ran too, on pnode1. */
+	CHECK_INT(parse(&sched_pbs, "pbs/real/array-f-t-later.txt", "2[].vm",
+	    &job, err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "pnode[1,3]", __LINE__);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_pbs, "pbs/real/subjob-f.txt", "2[1].vm", &job,
+	    err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "pnode3", __LINE__);
+	sched_job_free(&job);
+	/* The parent without -t: begun (B), no exec_host of its own. */
+	CHECK_INT(parse(&sched_pbs, "pbs/real/array-f-not.txt", "2[].vm",
+	    &job, err, sizeof(err)), SCHED_EPARSE);
+	CHECK(strstr(err, "no node list") != NULL);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_pbs, "pbs/real/history-x-f-5.txt", "5.vm", &job,
+	    err, sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job 5.vm has finished (F)");
+	sched_job_free(&job);
+}
+
+/* LSF times as sites print them, and the OpenLava-style bjobs -w table
+ * (constructed from the documented forms: no LSF was at hand). */
+static void
+test_lsf_forms(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_lsf, "lsf/hms.json", "4242", &job, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK_INT(job.elapsed, 1);
+	CHECK_INT(job.time_limit, 600);
+	check_nodes(&job, "n[01-02]", __LINE__);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_lsf, "lsf/seconds.json", "4243", &job, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK_INT(job.elapsed, 1);
+	CHECK_INT(job.time_limit, 600);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_lsf, "lsf/wide.txt", "4244", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "n[01-02]", __LINE__);
+	CHECK_INT(slots_of(&job, "n01"), 4);
+	CHECK_STR(job.user, "alice");
+	CHECK_STR(job.name, "my job");
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_lsf, "lsf/wide.txt", "4245", &job, err,
+	    sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(job.name, "waiting");
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_lsf, "lsf/wide.txt", "4246", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "n[05-06]", __LINE__);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_lsf, "lsf/wide.txt", "4246[4]", &job, err,
+	    sizeof(err)), SCHED_OK);
+	check_nodes(&job, "n06", __LINE__);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_lsf, "lsf/wide.txt", "4247", &job, err,
+	    sizeof(err)), SCHED_ENOJOB);
+	sched_job_free(&job);
+}
+
+/*
+ * The error answers, replayed through the real resolve paths by fake
+ * commands that print the captured stderr and exit status: Flux's unknown
+ * id, PBS's "Unknown Job Id" with and without job history, "Job has
+ * finished" then qstat -x -f, and LSF's fallback to bjobs -w.
+ */
+#define REPLAY_FLUX							\
+	"for a; do id=$a; done\n"					\
+	"[ \"$id\" = f2222222 ] || "					\
+	"exec cat \"$JT_DIR/flux/real/running-jobtop-fmt.txt\"\n"	\
+	"cat \"$JT_DIR/flux/real/unknown.stderr\" >&2; exit 1"
+#define REPLAY_QSTAT							\
+	"case \"$*\" in\n"						\
+	"'-B -f') [ -n \"$JT_HIST\" ] && "				\
+	"cat \"$JT_DIR/pbs/real/qstat-Bf.txt\"; exit 0 ;;\n"		\
+	"'-x -f 5.vm') cat \"$JT_DIR/pbs/real/history-x-f-5.txt\"; "	\
+	"exit 0 ;;\n"							\
+	"'-f 5.vm') cat \"$JT_DIR/pbs/real/qstat-f-5.vm.stderr.txt\" >&2;" \
+	" exit 35 ;;\n"							\
+	"*) cat \"$JT_DIR/pbs/real/qstat-f-999.vm.stderr.txt\" >&2; "	\
+	"exit 153 ;;\n"							\
+	"esac"
+#define REPLAY_BJOBS							\
+	"case \"$1\" in\n"						\
+	"-o) echo \"bjobs: invalid option -- 'o'\" >&2; exit 255 ;;\n"	\
+	"-w) [ \"$2\" = 4244 ] && exec cat \"$JT_DIR/lsf/wide.txt\"\n"	\
+	"    echo \"Job <$2> is not found\" >&2; exit 255 ;;\n"		\
+	"esac; exit 2"
+
+static void
+test_replay_errors(void)
+{
+	struct job	 job;
+	char		 err[256], *oldpath;
+
+	snprintf(bindir, sizeof(bindir), "%s/jtreplay.XXXXXX",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(bindir) == NULL) {
+		harness_check(0, __FILE__, __LINE__, "mkdtemp: %s",
+		    strerror(errno));
+		return;
+	}
+	oldpath = getenv("PATH") != NULL ? strdup(getenv("PATH")) : NULL;
+	setenv("PATH", bindir, 1);
+	setenv("JT_DIR", fixdir, 1);
+	fake_command("flux", REPLAY_FLUX);
+	fake_command("qstat", REPLAY_QSTAT);
+	fake_command("bjobs", REPLAY_BJOBS);
+
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("flux", "f2222222", &job, err, sizeof(err)),
+	    SCHED_ENOJOB);
+	CHECK_STR(err, "job f2222222: no such job");
+	sched_job_free(&job);
+
+	/* Inside a Flux job: FLUX_JOB_ID as Flux sets it (U+0192). */
+	clear_job_env();
+	setenv("FLUX_JOB_ID", "\xc6\x92" "3AakAX9", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_from_env(NULL, &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.id, "f3AakAX9");
+	CHECK_STR(job.sched, "flux");
+	check_nodes(&job, "fnode[1-2]", __LINE__);
+	sched_job_free(&job);
+	unsetenv("FLUX_JOB_ID");
+
+	/* No history: a finished job reads like one never seen. */
+	unsetenv("JT_HIST");
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("pbs", "999.vm", &job, err, sizeof(err)),
+	    SCHED_ENOJOB);
+	CHECK_STR(err, "job 999.vm: unknown or finished (PBS keeps no "
+	    "history here)");
+	sched_job_free(&job);
+	setenv("JT_HIST", "1", 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("pbs", "999.vm", &job, err, sizeof(err)),
+	    SCHED_ENOJOB);
+	CHECK_STR(err, "job 999.vm: no such job");
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("pbs", "5.vm", &job, err, sizeof(err)),
+	    SCHED_EFINISHED);
+	CHECK_STR(err, "job 5.vm has finished (F)");
+	CHECK_STR(job.name, "short2");
+	sched_job_free(&job);
+
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("lsf", "4244", &job, err, sizeof(err)),
+	    SCHED_OK);
+	check_nodes(&job, "n[01-02]", __LINE__);
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("lsf", "4299", &job, err, sizeof(err)),
+	    SCHED_ENOJOB);
+	CHECK_STR(err, "job 4299: no such job");
+	sched_job_free(&job);
+
+	if (oldpath != NULL) {
+		setenv("PATH", oldpath, 1);
+		free(oldpath);
+	}
+	unsetenv("JT_HIST");
+	unsetenv("JT_DIR");
+	rm_bindir();
+}
+
+/*
+ * No job named outside a job: the caller's running jobs.  A fake bjobs
+ * (no -o, as OpenLava) serves lsf/wide.txt with the caller's name put in
+ * for alice (and for bob when JT_BOB is set).
+ */
+#define MINE_BJOBS							\
+	"me=$(id -un); b=bob; [ -n \"$JT_BOB\" ] && b=$me\n"		\
+	"[ -n \"$JT_FAIL\" ] && { echo 'bjobs: LIM is down' >&2; exit 1; }\n" \
+	"case \"$1\" in -o) echo \"bjobs: invalid option\" >&2; exit 255;;"\
+	" esac\n"							\
+	"sed \"s/alice/$me/; s/bob/$b/\" \"$JT_DIR/lsf/wide.txt\""
+
+static void
+test_mine(void)
+{
+	struct job	 job;
+	char		 err[512], *oldpath, *table, ids[8][64];
+	int		 r;
+
+	CHECK_INT(sched_mine_ids(&sched_pbs, "\npbs01:\n"
+	    "Job ID          Username Queue    Jobname    SessID NDS TSK\n"
+	    "--------------- -------- -------- ---------- ------ --- ---\n"
+	    "1234.pbs0*      alice    workq    mpi         4242   2   8\n"
+	    "77[].pbs01      alice    workq    arr            --   1   1\n",
+	    ids, 8), 2);
+	CHECK_STR(ids[0], "1234");
+	CHECK_STR(ids[1], "77[]");
+	CHECK_INT(sched_mine_ids(&sched_slurm, "12\n13_4\n14+1\n15_[5-9]\n12\n"
+	    "x;rm\n", ids, 8), 3);
+	CHECK_STR(ids[2], "14+1");
+	CHECK_INT(sched_mine_ids(&sched_oar, "Job id     Name   User  S\n"
+	    "---------- ------ ----- -\n5150       t      bob   R\n", ids, 8),
+	    1);
+	CHECK_INT(sched_mine_ids(&sched_flux, "f3AakAX9\nfAbcuMdy\n", ids, 1),
+	    1);
+	/* Real OAR 2.5.9 `oarstat` text (what `oarstat -u USER` prints). */
+	table = fixture("oar/list-text-real.txt");
+	CHECK_INT(sched_mine_ids(&sched_oar, table, ids, 8), 1);
+	CHECK_STR(ids[0], "1");
+	free(table);
+
+	snprintf(bindir, sizeof(bindir), "%s/jtmine.XXXXXX",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(bindir) == NULL) {
+		harness_check(0, __FILE__, __LINE__, "mkdtemp: %s",
+		    strerror(errno));
+		return;
+	}
+	oldpath = getenv("PATH") != NULL ? strdup(getenv("PATH")) : NULL;
+	setenv("PATH", bindir, 1);
+	setenv("JT_DIR", fixdir, 1);
+	clear_job_env();
+	CHECK(!sched_env_inside(NULL));
+	sched_job_init(&job);
+	CHECK_INT(sched_mine(NULL, getuid(), &job, &table, err, sizeof(err)),
+	    SCHED_ENOENV);
+	CHECK(table == NULL);
+	CHECK(strstr(err, "no batch scheduler found") != NULL);
+	fake_command("bjobs", MINE_BJOBS);
+
+	/* 4244 runs, 4245 waits, 4246 is bob's: one job, watched. */
+	r = sched_mine(NULL, getuid(), &job, &table, err, sizeof(err));
+	CHECK_INT(r, SCHED_OK);
+	CHECK(table == NULL);
+	CHECK_STR(job.id, "4244");
+	check_nodes(&job, "n[01-02]", __LINE__);
+	sched_job_free(&job);
+
+	/* Two running jobs: listed, none chosen. */
+	setenv("JT_BOB", "1", 1);
+	sched_job_init(&job);
+	r = sched_mine(NULL, getuid(), &job, &table, err, sizeof(err));
+	CHECK_INT(r, SCHED_ENOENV);
+	CHECK(table != NULL && strncmp(table, "SCHED ", 6) == 0);
+	CHECK(table != NULL && strstr(table, "\nlsf    4244 ") != NULL);
+	CHECK(table != NULL && strstr(table, "\nlsf    4246 ") != NULL);
+	CHECK(table != NULL && strstr(table, "n[05-06]") != NULL);
+	CHECK(table != NULL && strstr(table, "4245") == NULL);
+	CHECK(strstr(err, "2 running jobs") != NULL);
+	free(table);
+	unsetenv("JT_BOB");
+
+	/* Only another scheduler asked for: nothing. */
+	CHECK_INT(sched_mine("slurm", getuid(), &job, &table, err,
+	    sizeof(err)), SCHED_ENOENV);
+	CHECK(strstr(err, "no batch scheduler found") != NULL);
+	/* The query fails: said so, not "no job". */
+	setenv("JT_FAIL", "1", 1);
+	CHECK_INT(sched_mine(NULL, getuid(), &job, &table, err, sizeof(err)),
+	    SCHED_ENOENV);
+	CHECK(strstr(err, "bjobs failed") != NULL);
+	unsetenv("JT_FAIL");
+	sched_job_free(&job);
+
+	if (oldpath != NULL) {
+		setenv("PATH", oldpath, 1);
+		free(oldpath);
+	}
+	unsetenv("JT_DIR");
+	rm_bindir();
+}
+
 int
 main(void)
 {
@@ -1575,6 +2056,13 @@ main(void)
 	RUN(test_duration);
 	RUN(test_registry);
 	RUN(test_run);
+	RUN(test_step_ids);
+	RUN(test_flux_real);
+	RUN(test_flux_states);
+	RUN(test_pbs_real);
+	RUN(test_lsf_forms);
+	RUN(test_replay_errors);
+	RUN(test_mine);
 	validate_cleanup();
 	return harness_done();
 }
