@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ranks.h"
 #include "source.h"
 
 #ifndef JOBTOP_VERSION
@@ -83,9 +84,9 @@ static int		 ctl_skip;	/* the rest of a too long line */
 static void
 probe_usage(FILE *f)
 {
-	fprintf(f, "usage: jobtop-probe [--job ID] [--uid UID] "
-	    "[--interval SECONDS] [--count N] [--root DIR] [--nvml PATH] "
-	    "[--watchdog SECONDS]\n");
+	fprintf(f, "usage: jobtop-probe [--job ID [--step STEP]] "
+	    "[--uid UID] [--interval SECONDS] [--count N] [--root DIR] "
+	    "[--nvml PATH] [--watchdog SECONDS]\n");
 }
 
 static void
@@ -554,6 +555,7 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "job",	required_argument, NULL, 'j' },
 		{ "uid",	required_argument, NULL, 'u' },
+		{ "step",	required_argument, NULL, 's' },
 		{ "interval",	required_argument, NULL, 'i' },
 		{ "count",	required_argument, NULL, 'c' },
 		{ "root",	required_argument, NULL, 'r' },
@@ -593,6 +595,16 @@ main(int argc, char **argv)
 				    "%s\n", optarg);
 				return 1;
 			}
+			break;
+		case 's':
+			/* A Slurm step of the job: only its processes are
+			 * ranks (src-ranks.c). */
+			if (ranks_parse_step(optarg) == RANKS_STEP_NONE) {
+				fprintf(stderr, "jobtop-probe: bad step: %s\n",
+				    optarg);
+				return 1;
+			}
+			conf.step = optarg;
 			break;
 		case 'u':
 			/* The job owner's uid: only that user's processes

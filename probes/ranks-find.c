@@ -211,6 +211,17 @@ ranks_find_parse_step(const char *s, size_t len)
 	return (uint32_t)v;
 }
 
+uint32_t
+ranks_parse_step(const char *s)
+{
+	size_t	len = strlen(s);
+
+	/* All of s: "0+1" (a het component's step) is not a step name. */
+	if (len == 0 || strchr(s, '+') != NULL)
+		return RANKS_STEP_NONE;
+	return ranks_find_parse_step(s, len);
+}
+
 /* Parse an unsigned decimal that is all of s; -1 if it is not one. */
 static int64_t
 ranks_find_parse_uint(const char *s, size_t len)

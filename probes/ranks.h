@@ -69,6 +69,12 @@ void		 ranks_step_name(uint32_t, char *, size_t);
 void		 ranks_kstack_compact(const char *, char *, size_t);
 /* What kind of step a step id is: RANKS_CLASS_*. */
 int		 ranks_step_class(uint32_t);
+/* A step as Slurm names it ("0", "batch", "extern", "interactive"), or
+ * RANKS_STEP_NONE when s is none. */
+uint32_t	 ranks_parse_step(const char *);
+/* Do two steps name the same one (the old and new batch and extern
+ * numbers alike)? */
+int		 ranks_same_step(uint32_t, uint32_t);
 
 /* src-ranks.c: start tracking a process; the slot, or -1 when full. */
 int		 ranks_track(pid_t, const struct ranks_stat *, int64_t,

@@ -51,6 +51,9 @@ struct probe_conf {
 	long		 count;		/* samples, 0 = until stdin closes */
 	uid_t		 uid;		/* the probe's real uid */
 	int64_t		 owner;		/* --uid: the job owner's, or -1 */
+	const char	*step;		/* --step: the Slurm step to show
+					 * ("0", "batch", "extern"), or NULL:
+					 * the job's best step class */
 	pid_t		 self;		/* the probe's pid */
 	uint32_t	 clk_tck;
 	uint32_t	 page_size;

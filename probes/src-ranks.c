@@ -153,6 +153,7 @@ static uint64_t		 ranks_seq;	/* samples taken */
 static uint32_t		 ranks_page_size;
 static int		 ranks_busiest;	/* root without --job */
 static int		 ranks_by_class;	/* --job */
+static uint32_t		 ranks_only_step = RANKS_STEP_NONE; /* --step */
 static int		 ranks_kstack;	/* /proc/PID/stack is readable */
 static char		 ranks_buf[8192];
 static struct ranks_top	 ranks_top[RANKS_TOP];
@@ -245,6 +246,20 @@ ranks_step_name(uint32_t step, char *buf, size_t size)
 		snprintf(buf, size, "%u", step);
 		break;
 	}
+}
+
+int
+ranks_same_step(uint32_t a, uint32_t b)
+{
+	if (a == RANKS_STEP_BATCH_OLD)
+		a = RANKS_STEP_BATCH;
+	else if (a == RANKS_STEP_EXTERN_OLD)
+		a = RANKS_STEP_EXTERN;
+	if (b == RANKS_STEP_BATCH_OLD)
+		b = RANKS_STEP_BATCH;
+	else if (b == RANKS_STEP_EXTERN_OLD)
+		b = RANKS_STEP_EXTERN;
+	return a == b;
 }
 
 int
@@ -691,7 +706,7 @@ ranks_sample(const struct probe_conf *conf)
 		ranks_sample_busiest();
 		return;
 	}
-	if (ranks_by_class) {
+	if (ranks_by_class && ranks_only_step == RANKS_STEP_NONE) {
 		for (i = 0; i < ranks_hw; i++) {
 			rp = &ranks_procs[i];
 			if (rp->used && (c = ranks_step_class(rp->step)) > best)
@@ -700,8 +715,13 @@ ranks_sample(const struct probe_conf *conf)
 	}
 	for (i = 0; i < ranks_hw; i++) {
 		rp = &ranks_procs[i];
-		if (!rp->used || (ranks_by_class &&
-		    ranks_step_class(rp->step) != best))
+		if (!rp->used)
+			continue;
+		/* --step: that step's processes; else the job's best
+		 * class (its tasks, else its batch step, else extern). */
+		if (ranks_only_step != RANKS_STEP_NONE ?
+		    !ranks_same_step(rp->step, ranks_only_step) :
+		    ranks_by_class && ranks_step_class(rp->step) != best)
 			continue;
 		if (ranks_read_stat(rp, &st) == 0)
 			ranks_report(rp, &st);
@@ -729,6 +749,8 @@ ranks_init(const struct probe_conf *conf, char *why, size_t whysz)
 	}
 	ranks_page_size = conf->page_size;
 	ranks_by_class = conf->job != NULL;
+	ranks_only_step = conf->job != NULL && conf->step != NULL ?
+	    ranks_parse_step(conf->step) : RANKS_STEP_NONE;
 	ranks_busiest = conf->job == NULL && conf->uid == 0 &&
 	    conf->owner < 0;
 	if (ranks_find_init(conf, why, whysz) < 0)

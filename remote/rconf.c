@@ -263,6 +263,11 @@ rconf_ready(struct rconf *c, char *err, size_t errlen)
 		snprintf(err, errlen, "job id unusable on the command line");
 		return -1;
 	}
+	if (c->step != NULL && (!rpush_safe(c->step) ||
+	    strchr(c->step, '/') != NULL)) {
+		snprintf(err, errlen, "step unusable on the command line");
+		return -1;
+	}
 	if (c->cache_dir == NULL || !rpush_safe(c->cache_dir)) {
 		snprintf(err, errlen, "bad remote cache directory");
 		return -1;
@@ -323,6 +328,7 @@ rconf_free(struct rconf *c)
 	free(c->ssh_config_sys);
 	free(c->probe_path);
 	free(c->job);
+	free(c->step);
 	free(c->cache_dir);
 	free(c->nvml_path);
 	memset(c, 0, sizeof(*c));

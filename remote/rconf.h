@@ -61,6 +61,7 @@ struct rconf {
 	 * owner is known: only that user's processes are ranks). */
 	char		*probe_path;
 	char		*job;
+	char		*step;		/* --step: a Slurm step, or NULL */
 	uid_t		 owner;
 	int		 owner_known;
 	double		 interval;

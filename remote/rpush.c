@@ -180,16 +180,29 @@ rpush_probe_opts(unsigned watchdog, long long uid, char *buf, size_t size)
 		snprintf(buf + n, size - (size_t)n, " --uid %lld", uid);
 }
 
+/* " [--step \"S\"] --job \"J\"", or nothing without a job. */
+static void
+rpush_job_arg(const char *job, const char *step, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (job == NULL || *job == '\0')
+		return;
+	if (step != NULL && *step != '\0')
+		snprintf(buf, size, " --step \"%s\" --job \"%s\"", step, job);
+	else
+		snprintf(buf, size, " --job \"%s\"", job);
+}
+
 char *
 rpush_exec_cmd(const char *dir, const char *name, const char *job,
-    double interval, unsigned watchdog, long long uid, const char *helper)
+    const char *step, double interval, unsigned watchdog, long long uid,
+    const char *helper)
 {
-	char	jobarg[128], nvml[512], wd[64];
+	char	jobarg[192], nvml[512], wd[64];
 
 	jobarg[0] = nvml[0] = '\0';
 	rpush_probe_opts(watchdog, uid, wd, sizeof(wd));
-	if (job != NULL && *job != '\0')
-		snprintf(jobarg, sizeof(jobarg), " --job \"%s\"", job);
+	rpush_job_arg(job, step, jobarg, sizeof(jobarg));
 	if (helper != NULL)
 		snprintf(nvml, sizeof(nvml), " --nvml \"./%s\"", helper);
 	/* The check made the directory safe on another channel: enter it
@@ -206,15 +219,15 @@ rpush_exec_cmd(const char *dir, const char *name, const char *job,
 
 char *
 rpush_fast_cmd(const char *dir, const char *name, uint64_t size,
-    const char *hash, const char *job, double interval, unsigned watchdog,
-    long long uid, const char *helper, uint64_t hsize, const char *hhash)
+    const char *hash, const char *job, const char *step, double interval,
+    unsigned watchdog, long long uid, const char *helper, uint64_t hsize,
+    const char *hhash)
 {
-	char	jobarg[128], nvml[512], hguard[512], wd[64];
+	char	jobarg[192], nvml[512], hguard[512], wd[64];
 
 	jobarg[0] = nvml[0] = hguard[0] = '\0';
 	rpush_probe_opts(watchdog, uid, wd, sizeof(wd));
-	if (job != NULL && *job != '\0')
-		snprintf(jobarg, sizeof(jobarg), " --job \"%s\"", job);
+	rpush_job_arg(job, step, jobarg, sizeof(jobarg));
 	if (helper != NULL) {
 		snprintf(nvml, sizeof(nvml), " --nvml \"./%s\"", helper);
 		snprintf(hguard, sizeof(hguard), " && ok \"./%s\" %llu %s",

@@ -79,10 +79,11 @@ char		*rpush_install_cmd(const char *, const char *, const char *,
 /* The probe's command: it says "jobtop-probe-pid N" on stderr first.
  * The probe ends after watchdog seconds without a word on its stdin (0:
  * never; the monitor's heartbeat keeps it).  uid, when not below 0, is
- * the job owner's (--uid: only that user's processes are ranks).  helper,
+ * the job owner's (--uid: only that user's processes are ranks); step,
+ * when not NULL, the Slurm step of the job to show (--step).  helper,
  * when not NULL, is the NVML helper's file name (--nvml). */
 char		*rpush_exec_cmd(const char *, const char *, const char *,
-		    double, unsigned, long long, const char *);
+		    const char *, double, unsigned, long long, const char *);
 /*
  * The probe's command when it is likely cached (the usual case): a guard
  * that starts dir/name only when the directory passes the checks above
@@ -94,8 +95,8 @@ char		*rpush_exec_cmd(const char *, const char *, const char *,
  * first.
  */
 char		*rpush_fast_cmd(const char *, const char *, uint64_t,
-		    const char *, const char *, double, unsigned, long long,
-		    const char *, uint64_t, const char *);
+		    const char *, const char *, const char *, double, unsigned,
+		    long long, const char *, uint64_t, const char *);
 #define RPUSH_NOT_CACHED	"jobtop-not-cached"
 #define RPUSH_NOT_CACHED_STATUS	97
 /* Upload without scp: the data on stdin into dir/tmp. */

@@ -859,7 +859,7 @@ struct main_probes {
 	char			*nvml;		/* jobtop-nvml, or NULL */
 	char			 ivl[32];
 	char			 uid[24];	/* the job owner's, --uid */
-	char			*argv[10];
+	char			*argv[12];
 	const char		*jobid;		/* NULL for -w and hostfiles */
 	struct rconf		 rc;
 	struct session_conf	 sc;
@@ -873,6 +873,7 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 {
 	static char	 opt_interval[] = "--interval", opt_job[] = "--job";
 	static char	 opt_nvml[] = "--nvml", opt_uid[] = "--uid";
+	static char	 opt_step[] = "--step";
 	char		 err[512];
 	size_t		 i, n = hostlist_count(job->nodes);
 	int		 remote = 0, k = 0;
@@ -902,6 +903,11 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 		mp->argv[k++] = opt_uid;
 		mp->argv[k++] = mp->uid;
 	}
+	/* A Slurm step id (123.0, 123.batch): only that step's ranks. */
+	if (mp->jobid != NULL && job->step[0] != '\0') {
+		mp->argv[k++] = opt_step;
+		mp->argv[k++] = (char *)(uintptr_t)job->step;
+	}
 	if (mp->jobid != NULL) {
 		mp->argv[k++] = opt_job;
 		mp->argv[k++] = (char *)(uintptr_t)mp->jobid;
@@ -925,6 +931,8 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 	main_rconf_set(&mp->rc.probe_path, mp->probe);
 	main_rconf_set(&mp->rc.nvml_path, mp->nvml);
 	main_rconf_set(&mp->rc.job, mp->jobid);
+	main_rconf_set(&mp->rc.step, mp->jobid != NULL && job->step[0] != '\0' ?
+	    job->step : NULL);
 	mp->rc.owner = job->uid;
 	mp->rc.owner_known = mp->jobid != NULL && job->uid_known;
 	mp->rc.interval = o->interval;

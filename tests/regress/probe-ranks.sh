@@ -444,4 +444,24 @@ python3 "$tmp/check.py" real "$tmp/real.json" "$PAGE" \
     "$p0:0:sleep" "$p1:1:sleep" "$p2:2:busy" $other ||
     fail "the fake job on the real /proc was not reported right"
 echo "ok: a fake job on the real /proc"
+
+# --step narrows the job to one Slurm step (jobtop 123.batch, 123.0): the
+# step daemon's title names it; without --step the tasks win.
+steppids() {
+	"$PROBE" --root "$TOP/tests/data/fixtures/ranks-cgv2" --job 123 "$@" \
+	    --count 1 --interval 0.1 </dev/null | "$JOBTOP" --decode --json |
+	    python3 -c 'import json, sys
+print(" ".join(sorted(str(r["pid"]) for r in map(json.loads, sys.stdin)
+                      if r.get("type") == "rank")))'
+}
+[ "$(steppids)" = "621 622" ] || fail "no --step: $(steppids)"
+[ "$(steppids --step 0)" = "621 622" ] || fail "--step 0: $(steppids --step 0)"
+[ "$(steppids --step batch)" = "601 602" ] ||
+    fail "--step batch: $(steppids --step batch)"
+[ "$(steppids --step extern)" = "611" ] ||
+    fail "--step extern: $(steppids --step extern)"
+[ -z "$(steppids --step 7)" ] || fail "--step 7: $(steppids --step 7)"
+"$PROBE" --job 123 --step 'x;y' --count 1 </dev/null >/dev/null 2>&1 &&
+    fail "a bad --step was taken"
+echo "ok: --step narrows to one step"
 echo "PASS"
