@@ -15,4 +15,6 @@ apt-get install -y -qq --no-install-recommends \
 	clustershell pdsh tmux iproute2 procps psmisc util-linux \
 	mandoc valgrind gdb atop ca-certificates locales python3 chromium \
 	dpkg-dev debhelper lintian man-db fakeroot git \
+	postgresql oar-server oar-server-pgsql oar-user oar-user-pgsql oar-node \
+	libyaml-perl libjson-perl \
 	>/dev/null
