@@ -108,7 +108,8 @@ oar_parse_rec(const char *text, const char *jobid, struct job *job,
     char *err, size_t errsz)
 {
 	struct sched_json	*doc, *rec, *j, *a;
-	const char		*v;
+	const char		*v, *m;
+	char			 reason[sizeof(job->reason)];
 	long			 n;
 	int			 r = SCHED_OK;
 
@@ -151,9 +152,14 @@ oar_parse_rec(const char *text, const char *jobid, struct job *job,
 		snprintf(job->state_name, sizeof(job->state_name),
 		    "%s: deleted by oardel", v);
 	}
-	if (job->state == JOB_PENDING)
-		sched_copy_text(job->reason, sizeof(job->reason),
-		    sched_json_str(rec, "message"));
+	/* Hold (oarresume needed) or Waiting, then OAR's own message. */
+	if (job->state == JOB_PENDING) {
+		if ((m = sched_json_str(rec, "message")) == NULL)
+			m = "";
+		snprintf(reason, sizeof(reason), "%s%s%s", v,
+		    m[0] != '\0' ? ", " : "", m);
+		sched_copy_text(job->reason, sizeof(job->reason), reason);
+	}
 	if ((j = sched_json_get(rec, "walltime")) != NULL) {
 		if (j->type == SJ_NUMBER)
 			job->time_limit = sched_secs(j->num);

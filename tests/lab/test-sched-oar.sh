@@ -36,7 +36,7 @@ ok() { echo "ok: $*"; }
 home=$(getent passwd "$LAB_USER" | cut -d: -f6)
 oar_sub() {
 	local out
-	out=$(lab_as "$LAB_USER" env PWD="$home" oarsub "$@" 2>&1) ||
+	out=$(lab_as "$LAB_USER" env PWD="$home" oarsub -O /dev/null -E /dev/null "$@" 2>&1) ||
 		{ echo "oarsub $*: $out" >&2; return 1; }
 	sed -n 's/^OAR_JOB_ID=\([0-9][0-9]*\)$/\1/p' <<<"$out"
 }
@@ -101,7 +101,7 @@ else
 fi
 # Watch it end to end: probes on both nodes, the job's process on the
 # first one, found through OAR_JOB_ID and owned by the user.
-first=$(oar_nodes "$two" | head -1)
+first=$(oar_nodes "$two" | sed -n 1p)
 t0=$SECONDS
 while ((SECONDS - t0 < 10)); do
 	pid=$(lab_node_exec "$first" pgrep -u "$LAB_USER" -x sleep | head -1)
@@ -173,7 +173,7 @@ fi
 held=$(oar_sub --hold -l nodes=1,walltime=0:10:00 "sleep 60") || lab_fail "oarsub -h failed"
 ids+=("$held")
 wait_state "$held" Hold || fail "held job is not in Hold"
-expect_err "pending (held) job" "is pending" "$held"
+expect_err "pending (held) job" "is pending (Hold, " "$held"
 
 # Deleted with oardel while running: Error, reported as deleted.
 del=$(oar_sub -l nodes=1,walltime=0:10:00 -n victim "sleep 600") || lab_fail "oarsub of the job to delete failed"

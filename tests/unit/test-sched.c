@@ -487,8 +487,8 @@ test_oar(void)
 
 	CHECK_INT(parse(&sched_oar, "oar/waiting.json", "5151", &job, err,
 	    sizeof(err)), SCHED_EPENDING);
-	CHECK_STR(err, "job 5151 is pending (Cannot find enough resources "
-	    "which fit for the job 5151)");
+	CHECK_STR(err, "job 5151 is pending (Waiting, Cannot find enough "
+	    "resources which fit for the job 5151)");
 	CHECK_STR(job.name, "");
 	CHECK_INT(job.time_limit, 3600);
 	sched_job_free(&job);
@@ -1592,7 +1592,7 @@ test_oar_real(void)
 
 	CHECK_INT(parse(&sched_oar, "oar-real/waiting-f-J.txt", "2", &job,
 	    err, sizeof(err)), SCHED_EPENDING);
-	CHECK_STR(err, "job 2 is pending (R=6,W=0:5:0,J=B "
+	CHECK_STR(err, "job 2 is pending (Waiting, R=6,W=0:5:0,J=B "
 	    "(Karma=0.000,quota_ok))");
 	sched_job_free(&job);
 
