@@ -108,6 +108,17 @@ while ((SECONDS - t0 < 10)); do
 	[ -n "$pid" ] && break
 	sleep 0.3
 done
+# An intruder: another user's process on the same node that claims the job
+# in its environment (anyone can set OAR_JOB_ID) is not a rank.
+lab_node_exec "$first" runuser -u "$LAB_OTHER" -- env OAR_JOB_ID="$two" \
+	OAR_JOBID="$two" sleep 60 </dev/null >/dev/null 2>&1 &
+t0=$SECONDS
+while ((SECONDS - t0 < 10)); do
+	intruder=$(lab_node_exec "$first" pgrep -u "$LAB_OTHER" -x sleep | head -1)
+	[ -n "$intruder" ] && break
+	sleep 0.2
+done
+[ -n "$intruder" ] || fail "the intruder did not start on $first"
 lab_as "$LAB_USER" "$JT" --json --no-record --scheduler oar -d 0.5 -n 3 "$two" \
 	>"$tmp/two.json" 2>"$tmp/two.err" || fail "jobtop --json on $two: $(cat "$tmp/two.err")"
 python3 - "$tmp/two.json" "$(oar_nodes "$two" | tr '\n' ' ')" "$first" "$(getent passwd "$LAB_USER" | cut -d: -f3)" <<'PY' || fail "watching the 2-node job"
@@ -132,6 +143,12 @@ if [ -n "$pid" ]; then
 else
 	fail "no sleep of $LAB_USER on $first"
 fi
+if [ -n "$intruder" ] && grep -q "\"pid\": *$intruder[,}]" "$tmp/two.json"; then
+	fail "$LAB_OTHER's process $intruder with OAR_JOB_ID=$two is listed as a rank"
+elif [ -n "$intruder" ]; then
+	ok "$LAB_OTHER's process $intruder with OAR_JOB_ID=$two is not a rank"
+fi
+lab_node_exec "$first" kill "$intruder" 2>/dev/null
 # The owner check: another user may not watch it.
 lab_as "$LAB_OTHER" "$JT" --json --no-record --scheduler oar -n 1 "$two" >"$tmp/out" 2>"$tmp/err"
 rc=$?
