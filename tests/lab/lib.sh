@@ -251,8 +251,10 @@ lab_oar_up() {
 	local n i t0 pgstate alive
 	lab_is_up || { echo "lab_oar_up: the lab is not up" >&2; return 1; }
 	if [ -e "$LAB_OAR/up" ] && lab_oar_alive; then return 0; fi
-	command -v oarsub >/dev/null && [ -x /usr/sbin/oar-server ] ||
-		{ echo "lab_oar_up: OAR is not installed (tests/install-deps.sh)" >&2; return 1; }
+	if ! command -v oarsub >/dev/null || [ ! -x /usr/sbin/oar-server ]; then
+		echo "lab_oar_up: OAR is not installed (tests/install-deps.sh)" >&2
+		return 1
+	fi
 	mkdir -p "$LAB_OAR"
 	[ -e "$LAB_OAR/oar.conf.orig" ] ||
 		cp -p "$LAB_OAR_CONF" "$LAB_OAR/oar.conf.orig" || return 1
@@ -280,7 +282,8 @@ lab_oar_up() {
 			lab_node_exec "$n" kill -0 "$(cat "$LAB_DIR/nodes/$n/oar-sshd.pid")" 2>/dev/null &&
 			continue
 		lab_node_exec "$n" /usr/sbin/sshd -f /etc/oar/sshd_config \
-			-o "PidFile=$LAB_DIR/nodes/$n/oar-sshd.pid" ||
+			-o "PidFile=$LAB_DIR/nodes/$n/oar-sshd.pid" \
+			2>>"$LAB_LOG/oar-sshd.$n.log" ||
 			{ echo "lab_oar_up: OAR's sshd did not start on $n" >&2; return 1; }
 	done
 	if ! lab_oar_alive; then
@@ -291,9 +294,11 @@ lab_oar_up() {
 		oarproperty -a core >/dev/null 2>&1
 		for n in "${LAB_NODES[@]}"; do
 			i=$(lab_index "$n")
-			oarnodesetting -a -h "$n" -p cpu="$i" -p core=$((2 * i - 1)) -p cpuset=0 >/dev/null &&
-			oarnodesetting -a -h "$n" -p cpu="$i" -p core=$((2 * i)) -p cpuset=1 >/dev/null ||
-				{ echo "lab_oar_up: oarnodesetting $n failed" >&2; return 1; }
+			if ! oarnodesetting -a -h "$n" -p cpu="$i" -p core=$((2 * i - 1)) -p cpuset=0 >/dev/null ||
+				! oarnodesetting -a -h "$n" -p cpu="$i" -p core=$((2 * i)) -p cpuset=1 >/dev/null; then
+				echo "lab_oar_up: oarnodesetting $n failed" >&2
+				return 1
+			fi
 		done
 	fi
 	t0=$SECONDS
