@@ -1670,6 +1670,15 @@ test_oar_real_resolve(void)
 	CHECK(strstr(err, "No Perl JSON module") != NULL);
 	sched_job_free(&job);
 
+	/* oarstat's own refusal (exit 255) is passed on as it is. */
+	fake_setup("oar-real/badid-f-J.txt", "oar-real/badid-f-J.stderr.txt",
+	    255);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("oar", "4", &job, err, sizeof(err)),
+	    SCHED_ECMD);
+	CHECK(strstr(err, "No job id provided") != NULL);
+	sched_job_free(&job);
+
 	/* OAR 3: -f -J, then -p -J for the nodes. */
 	snprintf(path, sizeof(path), "%s/args", bindir);
 	unlink(path);
