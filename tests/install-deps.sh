@@ -15,6 +15,8 @@ apt-get install -y -qq --no-install-recommends \
 	clustershell pdsh tmux iproute2 procps psmisc util-linux \
 	mandoc valgrind gdb atop ca-certificates locales python3 chromium \
 	dpkg-dev debhelper lintian man-db fakeroot git \
+	postgresql oar-server oar-server-pgsql oar-user oar-user-pgsql oar-node \
+	libyaml-perl libjson-perl \
 	>/dev/null
 # Packaging tests (tests/regress/pkg-*.sh): rpmbuild and rpm2cpio, Lmod
 # for the module file, man to find the page through MANPATH.

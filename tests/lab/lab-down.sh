@@ -6,10 +6,16 @@
 # all they started), the host's lab munged and slurmctld, the namespaces,
 # the bridge and veth links, our marked /etc/hosts lines, the
 # /etc/slurm/slurm.conf link if it points into the lab, and $LAB_DIR.
+# With OAR: its server, database (and PostgreSQL if the lab started it),
+# /etc/oar/oar.conf restored (lab_oar_down in lib.sh).
 # Keeps: the users jtuser and jtother and their home directories.
 set -eu
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "lab-down: must run as root" >&2; exit 1; }
+
+# OAR first (only if a test brought it up): its server would otherwise
+# keep trying the nodes; then its database, PostgreSQL and oar.conf.
+lab_oar_down
 
 # pids_to_kill: lab processes, found by what they are rather than by name:
 # everything inside a lab network namespace, plus host daemons whose command

@@ -218,3 +218,117 @@ lab_wait_idle() {
 		sleep 0.2
 	done
 }
+
+# --- OAR 2.5.9 (Debian's oar-server, oar-node, oar-user; PostgreSQL 15) ----
+# Brought up only by the tests that ask for it (lab_oar_up), torn down by
+# lab-down.sh (lab_oar_down).  Everything the bring-up changes outside
+# $LAB_DIR is recorded under $LAB_OAR so the teardown undoes exactly that:
+# /etc/oar/oar.conf (a copy of the original is kept and put back), the
+# PostgreSQL cluster (started only if it was down; the "oar" database and
+# its two roles dropped), OAR's server (Almighty, in its own session) on the
+# host and OAR's own sshd (port 6667, `AllowUsers oar`) inside each node.
+LAB_OAR=$LAB_DIR/oar
+LAB_OAR_CONF=/etc/oar/oar.conf
+LAB_OAR_PG=(15 main)		# Debian 12's PostgreSQL cluster
+LAB_OAR_PIDFILE=/var/run/oar-server.pid	# written by /usr/sbin/oar-server
+
+# lab_oar_alive: OAR's server process runs.
+lab_oar_alive() {
+	local pid
+	read -r pid 2>/dev/null <"$LAB_OAR_PIDFILE" || return 1
+	[ -n "$pid" ] && [ -d "/proc/$pid" ]
+}
+
+# lab_oar_set KEY VALUE : set KEY="VALUE" in oar.conf (idempotent).
+lab_oar_set() {
+	sed -i "s|^#\?$1=.*|$1=\"$2\"|" "$LAB_OAR_CONF"
+}
+
+# lab_oar_up : bring OAR up on the running lab (idempotent; fast when up).
+# Resources: 2 per node (cpu=N, core=1..2, cpuset=0..1), named nodeN, so
+# that OAR's network_address is the lab node name.
+lab_oar_up() {
+	local n i t0 pgstate alive
+	lab_is_up || { echo "lab_oar_up: the lab is not up" >&2; return 1; }
+	if [ -e "$LAB_OAR/up" ] && lab_oar_alive; then return 0; fi
+	if ! command -v oarsub >/dev/null || [ ! -x /usr/sbin/oar-server ]; then
+		echo "lab_oar_up: OAR is not installed (tests/install-deps.sh)" >&2
+		return 1
+	fi
+	mkdir -p "$LAB_OAR"
+	[ -e "$LAB_OAR/oar.conf.orig" ] ||
+		cp -p "$LAB_OAR_CONF" "$LAB_OAR/oar.conf.orig" || return 1
+	pgstate=$(pg_lsclusters -h "${LAB_OAR_PG[@]}" 2>/dev/null | awk '{print $4}')
+	if [ "$pgstate" != online ]; then
+		pg_ctlcluster "${LAB_OAR_PG[@]}" start ||
+			{ echo "lab_oar_up: PostgreSQL did not start" >&2; return 1; }
+		: >"$LAB_OAR/pg-started"
+	fi
+	lab_oar_set DB_BASE_PASSWD jtlab-oar
+	lab_oar_set DB_BASE_PASSWD_RO jtlab-oar-ro
+	# oarexec on a node reports to the server: the host's bridge address.
+	lab_oar_set SERVER_HOSTNAME "$LAB_HOST_ADDR"
+	lab_oar_set LOG_FILE "$LAB_LOG/oar.log"
+	install -o oar -g oar -m 644 /dev/null "$LAB_LOG/oar.log"
+	# No cpuset/cgroup script: it would edit the (shared) kernel's cgroups.
+	sed -i 's|^JOB_RESOURCE_MANAGER_PROPERTY_DB_FIELD=|#&|' "$LAB_OAR_CONF"
+	if ! oar-database --check --db-is-local >/dev/null 2>&1; then
+		: >"$LAB_OAR/db-created"
+		oar-database --create --db-is-local >"$LAB_LOG/oar-database.log" 2>&1 ||
+			{ echo "lab_oar_up: oar-database --create failed (see $LAB_LOG/oar-database.log)" >&2; return 1; }
+	fi
+	for n in "${LAB_NODES[@]}"; do
+		[ -e "$LAB_DIR/nodes/$n/oar-sshd.pid" ] &&
+			lab_node_exec "$n" kill -0 "$(cat "$LAB_DIR/nodes/$n/oar-sshd.pid")" 2>/dev/null &&
+			continue
+		lab_node_exec "$n" /usr/sbin/sshd -f /etc/oar/sshd_config \
+			-o "PidFile=$LAB_DIR/nodes/$n/oar-sshd.pid" \
+			2>>"$LAB_LOG/oar-sshd.$n.log" ||
+			{ echo "lab_oar_up: OAR's sshd did not start on $n" >&2; return 1; }
+	done
+	if ! lab_oar_alive; then
+		/usr/sbin/oar-server || { echo "lab_oar_up: oar-server failed" >&2; return 1; }
+	fi
+	if ! oarnodes -l 2>/dev/null | grep -q .; then
+		oarproperty -a cpu >/dev/null 2>&1
+		oarproperty -a core >/dev/null 2>&1
+		for n in "${LAB_NODES[@]}"; do
+			i=$(lab_index "$n")
+			if ! oarnodesetting -a -h "$n" -p cpu="$i" -p core=$((2 * i - 1)) -p cpuset=0 >/dev/null ||
+				! oarnodesetting -a -h "$n" -p cpu="$i" -p core=$((2 * i)) -p cpuset=1 >/dev/null; then
+				echo "lab_oar_up: oarnodesetting $n failed" >&2
+				return 1
+			fi
+		done
+	fi
+	t0=$SECONDS
+	while :; do
+		alive=$(oarnodes -s 2>/dev/null | grep -c ': Alive')
+		((alive >= 2 * LAB_N)) && break
+		((SECONDS - t0 > 20)) && { echo "lab_oar_up: $alive of $((2 * LAB_N)) resources Alive after 20s" >&2; return 1; }
+		sleep 0.5
+	done
+	: >"$LAB_OAR/up"
+}
+
+# lab_oar_down : undo lab_oar_up (lab-down.sh calls it; safe when OAR was
+# never up).  The node sshds die with their nodes.
+lab_oar_down() {
+	local pid sid pids
+	if read -r pid 2>/dev/null <"$LAB_OAR_PIDFILE" && [ -d "/proc/$pid" ]; then
+		sid=$(ps -o sid= -p "$pid" | tr -d ' ')
+		pids=$(ps -e -o pid=,sid= | awk -v s="$sid" '$2 == s {print $1}')
+		# shellcheck disable=SC2086
+		[ -n "$sid" ] && kill -9 $pids 2>/dev/null
+	fi
+	rm -f "$LAB_OAR_PIDFILE"
+	if [ -e "$LAB_OAR/db-created" ]; then
+		runuser -u postgres -- psql -q -c 'DROP DATABASE IF EXISTS oar' \
+			-c 'DROP ROLE IF EXISTS oar' -c 'DROP ROLE IF EXISTS oar_ro' \
+			>/dev/null 2>&1
+	fi
+	[ -e "$LAB_OAR/pg-started" ] && pg_ctlcluster "${LAB_OAR_PG[@]}" stop
+	[ -e "$LAB_OAR/oar.conf.orig" ] && cat "$LAB_OAR/oar.conf.orig" >"$LAB_OAR_CONF"
+	rm -rf "$LAB_OAR"
+	return 0
+}

@@ -487,8 +487,8 @@ test_oar(void)
 
 	CHECK_INT(parse(&sched_oar, "oar/waiting.json", "5151", &job, err,
 	    sizeof(err)), SCHED_EPENDING);
-	CHECK_STR(err, "job 5151 is pending (Cannot find enough resources "
-	    "which fit for the job 5151)");
+	CHECK_STR(err, "job 5151 is pending (Waiting, Cannot find enough "
+	    "resources which fit for the job 5151)");
 	CHECK_STR(job.name, "");
 	CHECK_INT(job.time_limit, 3600);
 	sched_job_free(&job);
@@ -2030,6 +2030,164 @@ test_mine(void)
 	rm_bindir();
 }
 
+/* Real OAR 2.5.9 outputs (tests/data/sched/oar-real, captured with the
+ * commands in ../README): what oarstat -f -J really prints. */
+static void
+test_oar_real(void)
+{
+	struct job	job;
+	char		err[256];
+
+	CHECK_INT(parse(&sched_oar, "oar-real/running-f-J.txt", "1", &job,
+	    err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.user, "oartest");
+	CHECK_STR(job.state_name, "Running");
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_oar, "oar-real/running-2nodes-f-J.txt", "4",
+	    &job, err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "nodeA,nodeB", __LINE__);
+	CHECK_STR(job.user, "oartest");
+	CHECK_STR(job.name, "two-nodes");
+	CHECK_INT(job.ntasks, 4);
+	CHECK_INT(job.time_limit, 600);
+	CHECK(job.elapsed > 0);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_oar, "oar-real/running3-f-J.txt", "2", &job,
+	    err, sizeof(err)), SCHED_OK);
+	sched_job_free(&job);
+
+	/* An array: one record per element; each element is a job. */
+	CHECK_INT(parse(&sched_oar, "oar-real/array-f-J-array5.txt", "5",
+	    &job, err, sizeof(err)), SCHED_OK);
+	check_nodes(&job, "nodeC", __LINE__);
+	CHECK_INT(job.ntasks, 2);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_oar, "oar-real/array-f-J-array5.txt", "6",
+	    &job, err, sizeof(err)), SCHED_EPENDING);
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_oar, "oar-real/array-elem5-f-J.txt", "5",
+	    &job, err, sizeof(err)), SCHED_OK);
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_oar, "oar-real/waiting-f-J.txt", "2", &job,
+	    err, sizeof(err)), SCHED_EPENDING);
+	CHECK_STR(err, "job 2 is pending (Waiting, R=6,W=0:5:0,J=B "
+	    "(Karma=0.000,quota_ok))");
+	sched_job_free(&job);
+
+	CHECK_INT(parse(&sched_oar, "oar-real/terminated-f-J.txt", "3",
+	    &job, err, sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job 3 has finished (Terminated)");
+	sched_job_free(&job);
+
+	/* oardel: Error, but deleted, not failed. */
+	CHECK_INT(parse(&sched_oar, "oar-real/deleted-f-J.txt", "1", &job,
+	    err, sizeof(err)), SCHED_EFINISHED);
+	CHECK_STR(err, "job 1 has finished (Error: deleted by oardel)");
+	CHECK_INT(job.state, JOB_CANCELLED);
+	sched_job_free(&job);
+
+	/* Unknown: nothing at all on stdout, exit 0. */
+	CHECK_INT(parse(&sched_oar, "oar-real/unknown-f-J.txt", "99", &job,
+	    err, sizeof(err)), SCHED_ENOJOB);
+	CHECK_STR(err, "job 99: no such job");
+	sched_job_free(&job);
+	/* A record of another id is not this job. */
+	CHECK_INT(parse(&sched_oar, "oar-real/running-2nodes-f-J.txt", "5",
+	    &job, err, sizeof(err)), SCHED_ENOJOB);
+	sched_job_free(&job);
+	/* Without -J's JSON (the YAML and text forms) nothing is guessed. */
+	CHECK_INT(parse(&sched_oar, "oar-real/running-f-text.txt", "1", &job,
+	    err, sizeof(err)), SCHED_EPARSE);
+	sched_job_free(&job);
+
+	/* OAR 3: the jobs table's columns; nodes from a second output. */
+	CHECK_INT(parse(&sched_oar, "oar/oar3-running.json", "12", &job, err,
+	    sizeof(err)), SCHED_EPARSE);
+	CHECK_STR(job.user, "alice");
+	CHECK_STR(job.name, "bench");
+	CHECK_STR(err, "job 12: the scheduler gave no node list");
+	sched_job_free(&job);
+	CHECK_INT(parse(&sched_oar, "oar/oar3-waiting.json", "13", &job, err,
+	    sizeof(err)), SCHED_EPENDING);
+	sched_job_free(&job);
+}
+
+/* The commands the OAR resolver really runs, against a fake oarstat that
+ * prints real captured outputs. */
+#define FAKE_OARSTAT							\
+	"printf '%s\\n' \"$@\" >> \"$JT_ARGS\"\n"			\
+	"[ -n \"$JT_ERR\" ] && cat \"$JT_ERR\" >&2\n"			\
+	"case $1 in -p) f=$JT_OUT2;; *) f=$JT_OUT;; esac\n"		\
+	"[ -n \"$f\" ] && cat \"$f\"\n"					\
+	"exit ${JT_RC:-0}"
+
+static void
+test_oar_real_resolve(void)
+{
+	struct job	 job;
+	char		 err[512], path[8192], *oldpath, *args;
+
+	oldpath = getenv("PATH") != NULL ? strdup(getenv("PATH")) : NULL;
+	fake_bindir();
+	fake_command("oarstat", FAKE_OARSTAT);
+
+	/* Unknown job: empty output, exit 0. */
+	fake_setup("oar-real/unknown-f-J.txt", NULL, 0);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("oar", "99", &job, err, sizeof(err)),
+	    SCHED_ENOJOB);
+	CHECK_STR(err, "job 99: no such job");
+	sched_job_free(&job);
+
+	/* No Perl JSON module: oarstat's own line. */
+	fake_setup("oar-real/nojson-f-J.txt", "oar-real/nojson-f-J.stderr.txt",
+	    1);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("oar", "4", &job, err, sizeof(err)),
+	    SCHED_ECMD);
+	CHECK(strstr(err, "No Perl JSON module") != NULL);
+	sched_job_free(&job);
+
+	/* oarstat's own refusal (exit 255) is passed on as it is. */
+	fake_setup("oar-real/badid-f-J.txt", "oar-real/badid-f-J.stderr.txt",
+	    255);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("oar", "4", &job, err, sizeof(err)),
+	    SCHED_ECMD);
+	CHECK(strstr(err, "No job id provided") != NULL);
+	sched_job_free(&job);
+
+	/* OAR 3: -f -J, then -p -J for the nodes. */
+	snprintf(path, sizeof(path), "%s/args", bindir);
+	unlink(path);
+	fake_setup("oar/oar3-running.json", NULL, 0);
+	snprintf(path, sizeof(path), "%s/oar/oar3-running-props.json",
+	    fixdir);
+	setenv("JT_OUT2", path, 1);
+	sched_job_init(&job);
+	CHECK_INT(sched_resolve("oar", "12", &job, err, sizeof(err)),
+	    SCHED_OK);
+	CHECK_STR(job.nodelist, "node[1-2]");
+	CHECK_STR(job.user, "alice");
+	CHECK_INT(job.ntasks, 4);
+	args = fake_args();
+	CHECK_STR(args, "-f\n-J\n-j\n12\n-p\n-J\n-j\n12\n");
+	free(args);
+	sched_job_free(&job);
+	unsetenv("JT_OUT2");
+
+	if (oldpath != NULL) {
+		setenv("PATH", oldpath, 1);
+		free(oldpath);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", bindir);
+	if (system(path) != 0)
+		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
+}
+
 int
 main(void)
 {
@@ -2063,6 +2221,8 @@ main(void)
 	RUN(test_lsf_forms);
 	RUN(test_replay_errors);
 	RUN(test_mine);
+	RUN(test_oar_real);
+	RUN(test_oar_real_resolve);
 	validate_cleanup();
 	return harness_done();
 }
