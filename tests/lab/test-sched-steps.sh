@@ -84,6 +84,24 @@ else
 	fail "bad step $job.x: exit $rc, '$(cat "$tmp/out")' '$(cat "$tmp/err")'"
 fi
 
+# A step id narrows the view to that step's processes (the probe's --step):
+# JOB.0 shows the srun'd sleeps, JOB.batch the batch shell and srun, and
+# the job id alone the tasks (step 0), on the job's real nodes over SSH.
+steps_of() {	# jobspec -> the distinct rank.step values of its rank records
+	lab_as "$LAB_USER" "$JT" -b --json -n 2 --no-record "$1" 2>"$tmp/serr" |
+		python3 -c 'import json, sys
+print(" ".join(sorted({r.get("rank.step", "-") for r in map(json.loads, sys.stdin)
+                       if r.get("type") == "rank"})))'
+}
+for spec in "$job.0:0" "$job.batch:batch" "$job:0"; do
+	got=$(steps_of "${spec%:*}")
+	if [ "$got" = "${spec##*:}" ]; then
+		ok "${spec%:*} shows step $got only"
+	else
+		fail "${spec%:*}: rank steps '$got', wanted '${spec##*:}' ($(cat "$tmp/serr"))"
+	fi
+done
+
 # The only running job of the user is the one watched.
 rc=$(noarg)
 got=$(sort "$tmp/out")
