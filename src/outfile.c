@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "outfile.h"
 #include "xmalloc.h"
 
@@ -216,4 +217,25 @@ outfile_abort(struct outfile *of)
 	if (of->tmp != NULL)
 		unlink(of->tmp);
 	outfile_free(of);
+}
+
+int
+outfile_end(struct outfile *of, int rc, const char *what)
+{
+	char	err[512];
+	int	sig;
+
+	if ((sig = outfile_interrupted()) != 0) {
+		outfile_abort(of);
+		return 128 + sig;
+	}
+	if (rc != 0) {
+		outfile_abort(of);
+		return rc;
+	}
+	if (outfile_commit(of, err, sizeof(err)) != 0) {
+		log_error("%s: %s", what, err);
+		return 1;
+	}
+	return 0;
 }

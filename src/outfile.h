@@ -49,5 +49,12 @@ void	 outfile_abort(struct outfile *);
 int	 outfile_same(const char *, const char *);
 /* The signal that arrived while a temporary file was open, or 0. */
 int	 outfile_interrupted(void);
+/*
+ * End a write that returned rc (0: it went well): commit only when it did
+ * and no signal came, else remove the temporary file, so the old output
+ * stays as it was.  Returns the exit status: 0, rc, 128 + the signal, or 1
+ * after "what: why" on stderr when the rename failed.
+ */
+int	 outfile_end(struct outfile *, int, const char *);
 
 #endif

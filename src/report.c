@@ -703,7 +703,7 @@ report_to(const char *path, const char *outpath)
 	struct outfile	 of;
 	char		 err[PATH_MAX + 128];
 	FILE		*f;
-	int		 rc, sig;
+	int		 rc;
 
 	if (outfile_same(path, outpath)) {
 		log_error("report: %s is the recording itself: give another "
@@ -727,19 +727,7 @@ report_to(const char *path, const char *outpath)
 		log_error("report: %s: %s", outpath, strerror(errno));
 		rc = 1;
 	}
-	if ((sig = outfile_interrupted()) != 0) {
-		outfile_abort(&of);
-		return 128 + sig;
-	}
-	if (rc != 0) {
-		outfile_abort(&of);
-		return rc;
-	}
-	if (outfile_commit(&of, err, sizeof(err)) != 0) {
-		log_error("report: %s", err);
-		return 1;
-	}
-	return 0;
+	return outfile_end(&of, rc, "report");
 }
 
 static void
