@@ -391,6 +391,11 @@ sched_job_add_host(struct job *job, const char *name, long slots, char *err,
 		    SCHED_EINVAL, "%s", hlerr);
 	if (slots <= 0)
 		return SCHED_OK;
+	/* No node has this many CPUs: a garbled line, refused before the
+	 * sums in sched_job_finish could overflow. */
+	if (slots > SCHED_SLOTS_MAX)
+		return sched_err(err, errsz, SCHED_EINVAL, "host \"%.64s\": "
+		    "implausible slot count %ld", name, slots);
 	np = realloc(job->pend, (job->npend + 1) * sizeof(*np));
 	if (np == NULL)
 		return sched_err(err, errsz, SCHED_ENOMEM, "out of memory");

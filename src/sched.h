@@ -278,6 +278,8 @@ long	sched_parse_duration(const char *);
  */
 #define SCHED_OUT_MAX		(16 * 1024 * 1024)
 #define SCHED_TIMEOUT_MS	10000
+/* The most slots (CPUs, tasks) one host may be given. */
+#define SCHED_SLOTS_MAX		(1L << 24)
 int	sched_run(const char *const *, char **, char *, size_t, int *,
 	    char *, size_t);
 /* Change the timeout of sched_run (for tests), in milliseconds. */

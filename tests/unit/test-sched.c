@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2188,6 +2189,29 @@ test_oar_real_resolve(void)
 		harness_check(0, __FILE__, __LINE__, "cleanup %s", bindir);
 }
 
+/* A slot count no node has is refused (its sum used to overflow, found
+ * by fuzz-sched); the largest allowed ones still add up. */
+static void
+test_slots_bound(void)
+{
+	struct job	job;
+	char		err[256];
+
+	sched_job_init(&job);
+	CHECK_INT(sched_job_add_host(&job, "n1", LONG_MAX, err, sizeof(err)),
+	    SCHED_EINVAL);
+	CHECK(strstr(err, "implausible slot count") != NULL);
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_job_add_host(&job, "n1", SCHED_SLOTS_MAX, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK_INT(sched_job_add_host(&job, "n1", SCHED_SLOTS_MAX, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK_INT(sched_job_finish(&job, err, sizeof(err)), SCHED_OK);
+	CHECK(job.ntasks == 2 * SCHED_SLOTS_MAX);
+	sched_job_free(&job);
+}
+
 int
 main(void)
 {
@@ -2212,6 +2236,7 @@ main(void)
 	RUN(test_validate);
 	RUN(test_json);
 	RUN(test_duration);
+	RUN(test_slots_bound);
 	RUN(test_registry);
 	RUN(test_run);
 	RUN(test_step_ids);
