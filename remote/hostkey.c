@@ -134,11 +134,12 @@ hostkeys_name(const char *host, int port, char *buf, size_t size)
 	}
 }
 
-/* Keep the key of a "@revoked hosts type key" line (after the marker). */
+/* Split "hosts type key [comment]" into its three fields (in place): 0,
+ * or -1 when a field is missing. */
 static int
-hostkeys_add_revoked(struct hostkeys *hk, char *line)
+hostkeys_fields(char *line, char *f[3])
 {
-	char	*f[3], *p = line;
+	char	*p = line;
 	int	 n = 0;
 
 	while (n < 3 && (f[n] = strsep(&p, " \t")) != NULL) {
@@ -148,6 +149,17 @@ hostkeys_add_revoked(struct hostkeys *hk, char *line)
 	if (n < 3)
 		return -1;
 	f[2][strcspn(f[2], " \t\r\n")] = '\0';
+	return 0;
+}
+
+/* Keep the key of a "@revoked hosts type key" line (after the marker). */
+static int
+hostkeys_add_revoked(struct hostkeys *hk, char *line)
+{
+	char	*f[3];
+
+	if (hostkeys_fields(line, f) != 0)
+		return -1;
 	hk->revoked = xreallocarray(hk->revoked, hk->nrevoked + 1,
 	    sizeof(*hk->revoked));
 	hk->revoked[hk->nrevoked++] = xstrdup(f[2]);
@@ -213,17 +225,11 @@ static int
 hostkeys_add_pat(struct hostkeys *hk, char *line, int ca)
 {
 	struct hostkeys_pat	*hp;
-	char			*f[3], *p = line, *name;
+	char			*f[3], *p, *name;
 	long			 klen;
-	int			 n = 0;
 
-	while (n < 3 && (f[n] = strsep(&p, " \t")) != NULL) {
-		if (*f[n] != '\0')
-			n++;
-	}
-	if (n < 3)
+	if (hostkeys_fields(line, f) != 0)
 		return -1;
-	f[2][strcspn(f[2], " \t\r\n")] = '\0';
 	hk->pat = xreallocarray(hk->pat, hk->npat + 1, sizeof(*hk->pat));
 	hp = &hk->pat[hk->npat++];
 	memset(hp, 0, sizeof(*hp));
