@@ -8,7 +8,7 @@
 # /etc/slurm/slurm.conf link if it points into the lab, and $LAB_DIR.
 # With OAR: its server, database (and PostgreSQL if the lab started it),
 # /etc/oar/oar.conf restored (lab_oar_down in lib.sh).
-# Keeps: the users jtuser and jtother and their home directories.
+# Keeps: the users jtuser, jtother, jtrsa, jtdeny, jtjump and their home directories.
 set -eu
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "lab-down: must run as root" >&2; exit 1; }

@@ -6,7 +6,13 @@
 # (node-init.sh) runs in its own PID, mount and UTS namespaces and starts a
 # real sshd and `slurmd -N nodeK`.  The host runs munged and slurmctld.
 # Users jtuser and jtother can ssh to every node with their own keys; root
-# uses the lab identity in $LAB_DIR/root-home (never /root/.ssh).
+# uses the lab identity in $LAB_DIR/root-home (never /root/.ssh).  Accounts a
+# real site has: jtrsa's only key is RSA 3072 (OpenSSH signs with rsa-sha2,
+# libssh2 1.10 only with SHA-1 ssh-rsa, which the nodes' OpenSSH 9.2
+# refuses); jtdeny is refused by every node's sshd (DenyUsers) but Slurm runs
+# his jobs (srun --overlap is his way in); jtjump is refused on node2..N when
+# he comes from the login node (DenyUsers jtjump@<host address>), so only his
+# ~/.ssh/config's ProxyJump through node1 reaches them.
 #
 # It always cleans first (lab-down.sh), so it is idempotent and recovers from
 # a crash.  It returns when every node is idle in sinfo and ssh works for
@@ -176,12 +182,18 @@ MaxStartups 200:30:400
 MaxSessions 64
 LogLevel ERROR
 EOF
+	if [ "$node" = node1 ]; then
+		echo "DenyUsers $LAB_DENY" >>"$nd/sshd_config"
+	else
+		echo "DenyUsers $LAB_DENY $LAB_JUMP@$LAB_HOST_ADDR" >>"$nd/sshd_config"
+	fi
 done
 
-# setup_user USER: an ordinary account with an ed25519 key that logs in to
-# every node (home directories are shared by all nodes).
+# setup_user USER [rsa|jump]: an ordinary account with an ed25519 key (or,
+# with rsa, only an RSA 3072 key) that logs in to every node (home directories
+# are shared by all nodes); jump: node2.. are reached through node1.
 setup_user() {
-	local user=$1 home
+	local user=$1 kind=${2:-} home key
 	if ! getent passwd "$user" >/dev/null; then
 		useradd -m -s /bin/bash -c "jobtop lab user" "$user" ||
 			die "cannot create user $user"
@@ -191,9 +203,17 @@ setup_user() {
 	case $(getent shadow "$user" | cut -d: -f2) in '!'*) usermod -p '*' "$user" ;; esac
 	home=$(getent passwd "$user" | cut -d: -f6)
 	mkdir -p "$home/.ssh"
-	[ -f "$home/.ssh/id_ed25519" ] ||
-		ssh-keygen -q -t ed25519 -N '' -C "$user@jobtop-lab" -f "$home/.ssh/id_ed25519"
-	cp "$home/.ssh/id_ed25519.pub" "$home/.ssh/authorized_keys"
+	if [ "$kind" = rsa ]; then
+		key=id_rsa
+		rm -f "$home/.ssh/id_ed25519" "$home/.ssh/id_ed25519.pub"
+		[ -f "$home/.ssh/id_rsa" ] ||
+			ssh-keygen -q -t rsa -b 3072 -N '' -C "$user@jobtop-lab" -f "$home/.ssh/id_rsa"
+	else
+		key=id_ed25519
+		[ -f "$home/.ssh/id_ed25519" ] ||
+			ssh-keygen -q -t ed25519 -N '' -C "$user@jobtop-lab" -f "$home/.ssh/id_ed25519"
+	fi
+	cp "$home/.ssh/$key.pub" "$home/.ssh/authorized_keys"
 	printf '%s' "$known_hosts" >"$home/.ssh/known_hosts"
 	cat >"$home/.ssh/config" <<EOF
 # Written by jobtop's tests/lab/lab-up.sh.
@@ -202,6 +222,13 @@ Host node*
 	StrictHostKeyChecking yes
 	ConnectTimeout 5
 EOF
+	if [ "$kind" = jump ]; then
+		cat >>"$home/.ssh/config" <<EOF
+# node2.. refuse this account from the login node: go through node1.
+Host node* !node1
+	ProxyJump node1
+EOF
+	fi
 	# bash reads ~/.bashrc for commands run by sshd: keep that cheap.
 	if ! grep -q 'jobtop-lab: non-interactive' "$home/.bashrc" 2>/dev/null; then
 		{
@@ -213,10 +240,13 @@ EOF
 	fi
 	chown -R "$user:" "$home/.ssh" "$home/.bashrc"
 	chmod 700 "$home/.ssh"
-	chmod 600 "$home/.ssh/id_ed25519" "$home/.ssh/config"
+	chmod 600 "$home/.ssh/$key" "$home/.ssh/config"
 }
 setup_user "$LAB_USER"
 setup_user "$LAB_OTHER"
+setup_user "$LAB_RSA" rsa
+setup_user "$LAB_DENY"
+setup_user "$LAB_JUMP" jump
 
 rh=$LAB_ROOT_HOME/.ssh
 chmod 700 "$rh"
@@ -310,7 +340,7 @@ check_ssh() {
 	return 1
 }
 pids=()
-for user in "$LAB_USER" "$LAB_OTHER" root; do
+for user in "$LAB_USER" "$LAB_OTHER" "$LAB_RSA" "$LAB_JUMP" root; do
 	for node in "${LAB_NODES[@]}"; do
 		check_ssh "$user" "$node" &
 		pids+=($!)
@@ -324,5 +354,5 @@ fi
 rm -f "$LAB_LOG"/ssh-check.*
 
 touch "$LAB_DIR/up"
-echo "lab-up: $N nodes idle, ssh ok for $LAB_USER, $LAB_OTHER and root, in $(
+echo "lab-up: $N nodes idle, ssh ok for $LAB_USER, $LAB_OTHER, $LAB_RSA, $LAB_JUMP and root, in $(
 	echo "$(date +%s.%N) $t_start" | awk '{printf "%.1f", $1 - $2}')s (state in $LAB_DIR)"

@@ -14,7 +14,8 @@
 #	lab_cancel "$job"
 #
 # Variables: LAB_DIR LAB_TOP LAB_BIN LAB_RANKS LAB_LOG LAB_JOBS LAB_NET
-# LAB_HOST_ADDR LAB_BRIDGE LAB_MARK LAB_USER LAB_OTHER LAB_ROOT_HOME
+# LAB_HOST_ADDR LAB_BRIDGE LAB_MARK LAB_USER LAB_OTHER LAB_RSA LAB_DENY
+# LAB_JUMP LAB_ROOT_HOME
 # LAB_ROOT_SSH_CONFIG LAB_SLURM_CONF SLURM_CONF LAB_N LAB_NODES (array)
 # LAB_NODELIST.  Functions: see each one's comment below.
 
@@ -32,6 +33,9 @@ LAB_BRIDGE=jtlab0
 LAB_MARK="# jobtop-lab"			# marks our /etc/hosts lines
 LAB_USER=jtuser				# ordinary test user
 LAB_OTHER=jtother			# second ordinary user (must not see jtuser's job)
+LAB_RSA=jtrsa				# a user whose only key is RSA 3072 (id_rsa)
+LAB_DENY=jtdeny				# the nodes' sshd refuses him (DenyUsers); Slurm runs his jobs
+LAB_JUMP=jtjump				# reaches node2.. only through node1 (ProxyJump)
 LAB_ROOT_HOME=$LAB_DIR/root-home	# root's lab ssh identity; /root/.ssh is never touched
 LAB_ROOT_SSH_CONFIG=$LAB_ROOT_HOME/.ssh/config
 LAB_SLURM_CONF=$LAB_DIR/etc/slurm.conf
