@@ -66,8 +66,8 @@ gone_within(pid_t pid, int ms)
 static void
 test_pipes(void)
 {
-	static char	*argv[] = { S("sh"), S("-c"), S("echo out; echo err >&2; "
-	    "read x; echo got $x; exit 3"), NULL };
+	static char	*argv[] = { S("sh"), S("-c"),
+	    S("echo out; echo err >&2; read x; echo got $x; exit 3"), NULL };
 	struct spawn_req rq = {
 	    .path = "/bin/sh", .argv = argv,
 	    .flags = SPAWN_IN | SPAWN_OUT | SPAWN_ERR };
@@ -134,8 +134,8 @@ test_no_leak(void)
 static void
 test_group(void)
 {
-	static char	*argv[] = { S("sh"), S("-c"), S("sleep 30 & echo $!; wait"),
-	    NULL };
+	static char	*argv[] = { S("sh"), S("-c"),
+	    S("sleep 30 & echo $!; wait"), NULL };
 	struct spawn_req rq = {
 	    .path = "/bin/sh", .argv = argv,
 	    .flags = SPAWN_OUT | SPAWN_PGRP };
