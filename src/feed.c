@@ -437,6 +437,8 @@ feed_exec_free(struct feed_exec *x)
 const struct feed_transport feed_transports[] = {
 	{ "libssh2", feed_new_libssh2, feed_libssh2_usable, FEED_T_LADDER,
 	    "one libssh2 session per node, in this process" },
+	{ "ssh", feed_new_ssh, NULL, FEED_T_LADDER,
+	    "the system OpenSSH client, one ssh process per node" },
 	{ NULL, NULL, NULL, 0, NULL }
 };
 
