@@ -544,6 +544,7 @@ struct feed_auto {
 	struct feed		*cur;
 	const char		*name;		/* cur's transport */
 	int			 stopped;
+	char			 why[1024];	/* a last failure, and before */
 };
 
 static int
@@ -640,12 +641,22 @@ feed_auto_done(struct feed *f)
 	return a->cur->ops->done(a->cur);
 }
 
+/* A failure for good on the last transport says what the cheaper ones
+ * said too. */
 static enum feed_phase
 feed_auto_phase(struct feed *f, const char **why)
 {
 	struct feed_auto	*a = f->impl;
+	enum feed_phase		 ph;
 
-	return a->cur->ops->phase(a->cur, why);
+	ph = feed_phase(a->cur, why);
+	if ((ph == FEED_REFUSED || ph == FEED_FAILED) &&
+	    f->skipped[0] != '\0') {
+		snprintf(a->why, sizeof(a->why), "%s (before: %s)", *why,
+		    f->skipped);
+		*why = a->why;
+	}
+	return ph;
 }
 
 static enum feed_fail
