@@ -485,26 +485,6 @@ feed_ladder_after(const char *name)
 	return NULL;
 }
 
-/* Does the user have an RSA key libssh2 would have offered? */
-static int
-feed_has_rsa_key(const struct rconf *rc)
-{
-	char	 path[4096], line[16];
-	FILE	*fp;
-	int	 i, rsa = 0;
-
-	for (i = 0; i < rc->nidentity && !rsa; i++) {
-		snprintf(path, sizeof(path), "%s.pub", rc->identity[i]);
-		if ((fp = fopen(path, "re")) == NULL)
-			continue;
-		if (fgets(line, sizeof(line), fp) != NULL &&
-		    strncmp(line, "ssh-rsa ", 8) == 0)
-			rsa = 1;
-		fclose(fp);
-	}
-	return rsa;
-}
-
 /*
  * The ladder's decision after transport cur ended for a node.  Here is
  * where a launcher transport goes: "SSH refused (FEED_FAIL_DENIED) ->
@@ -516,20 +496,14 @@ feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
 {
 	const struct feed_transport	*next;
 
-	(void)host;
 	if (fail == FEED_FAIL_NONE || (next = feed_ladder_after(cur)) == NULL)
 		return NULL;
-	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_AUTH) {
-		if (feed_has_rsa_key(rc))
-			snprintf(why, whysz, "libssh2: RSA key needs rsa-sha2 "
-			    "signatures (libssh2 %s signs SHA-1 only)",
-			    feed_libssh2_version());
-		else
-			snprintf(why, whysz, "libssh2: %s; OpenSSH may have "
-			    "other methods (certificates, GSSAPI, host-based)",
-			    reason);
+	/* OpenSSH signs RSA with rsa-sha2; with other keys it would be
+	 * refused as well (what else it could use, certificates, GSSAPI,
+	 * host-based, was seen before libssh2 started: usable()). */
+	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_AUTH &&
+	    feed_libssh2_rsa_why(rc, host, why, whysz))
 		return next->name;
-	}
 	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_UNSUPPORTED) {
 		snprintf(why, whysz, "libssh2: %s", reason);
 		return next->name;
