@@ -15,6 +15,7 @@
 
 #include "feed.h"
 #include "harness.h"
+#include "rconf.h"
 #include "spawn.h"
 
 #define S(x)	((char *)(uintptr_t)(x))
@@ -176,10 +177,75 @@ test_registry(void)
 	CHECK(strncmp(feed_transport_names(), "auto, libssh2, ssh", 18) == 0);
 }
 
+static int
+feed_live(void *arg)
+{
+	const char	*why;
+	struct feed	*f = arg;
+
+	return feed_phase(f, &why) == FEED_LIVE || f->ops->done(f);
+}
+
+/*
+ * --ssh-exec HOST CMD (for regress/remote-ssh-client): HOST over the ssh
+ * transport with the probe $PROBE; once live, CMD as its side command (a
+ * second ssh).  Prints "out: ...", "err: ...", "status N", "why ..." and
+ * exits 0 when the node went live and the command ended.
+ */
+static int
+ssh_exec(const char *host, const char *cmd)
+{
+	struct rconf	  rc;
+	struct feed	 *f;
+	struct feed_exec *x;
+	const char	 *p, *why;
+	char		  err[512];
+	size_t		  len;
+
+	rconf_init(&rc);
+	rc.probe_path = strdup(getenv("PROBE") != NULL ? getenv("PROBE") :
+	    "jobtop-probe");
+	rc.interval = 0.5;
+	if (rconf_ready(&rc, err, sizeof(err)) != 0) {
+		fprintf(stderr, "rconf_ready: %s\n", err);
+		return 1;
+	}
+	if ((f = feed_new_remote("ssh", &rc, host, err, sizeof(err))) ==
+	    NULL) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	drive(f, feed_live, f, 30000);
+	if (feed_phase(f, &why) != FEED_LIVE) {
+		fprintf(stderr, "not live: %s\n", feed_state(f));
+		return 1;
+	}
+	if ((x = feed_exec_start(f, cmd, 4096, 10000, err, sizeof(err))) ==
+	    NULL) {
+		fprintf(stderr, "exec: %s\n", err);
+		return 1;
+	}
+	drive(f, exec_done, x, 20000);
+	p = feed_exec_out(x, &len);
+	printf("out: %s", p);
+	p = feed_exec_err(x, &len);
+	printf("err: %s", p);
+	printf("status %d\nwhy %s\n", feed_exec_status(x), feed_exec_why(x));
+	feed_exec_free(x);
+	f->ops->stop(f);
+	drive(f, feed_done, f, 10000);
+	printf("end %s\n", feed_state(f));
+	feed_free(f);
+	rconf_free(&rc);
+	return 0;
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
+	if (argc == 4 && strcmp(argv[1], "--ssh-exec") == 0)
+		return ssh_exec(argv[2], argv[3]);
 	RUN(test_phase);
 	RUN(test_exec);
 	RUN(test_registry);
