@@ -11,7 +11,7 @@
  * prototype is one line below), and one line in feed_transports[]
  * (feed.c).  --transport NAME and the ladder (feed_new_remote) then know
  * it by name; feed_ladder_next decides when a node moves to it.  The
- * Makefile takes every remote/*.c.
+ * Makefile takes every .c file in remote/.
  *
  * The loop, for every feed: pollfds() to fill pollfd slots, timeout() for
  * its deadline; after poll(), step() with the slots' revents; then read()
