@@ -34,8 +34,19 @@
  * A process in another job's cgroup is not examined further, unless it
  * descends from the job.  The step is the cgroup's step_S component, else
  * the step of the daemon it descends from, else SLURM_STEP_ID.  The rank
- * id is the first of SLURM_PROCID, PMI_RANK, OMPI_COMM_WORLD_RANK and
- * PMIX_RANK that the environment holds, in that order of preference.
+ * id is the first of PMI_RANK, PMIX_RANK, OMPI_COMM_WORLD_RANK and
+ * SLURM_PROCID that the environment holds, in that order of preference:
+ * under an MPI launcher started through srun (hydra's proxies, Open MPI's
+ * daemons) SLURM_PROCID numbers the launcher's tasks, one a node, and the
+ * MPI variables the ranks.
+ *
+ * Roles (ranks.h): a process whose comm is a launcher's (rf_helpers) is a
+ * helper.  Any other process whose parent counts for a rank (the rank or
+ * one of its folded descendants) and whose rank id is that rank's or none
+ * is folded into that rank: a wrapper script and the program it runs,
+ * `timeout` and its command, a driver and the tools it calls are one rank,
+ * reported once, as its topmost process.  The parent is decided first, so
+ * the topmost process of a tree is always the one that becomes the rank.
  * environ and cmdline, which the kernel reads out of the process's memory
  * (and which can stall on a process stuck with its memory map locked),
  * are read once per process, when it is first seen; cmdline only for a
@@ -131,9 +142,29 @@ static char		 rf_envbuf[16384];
 
 /* The rank variables, first found wins in this order. */
 static const char *const rf_rank_vars[] = {
-	"SLURM_PROCID=", "PMI_RANK=", "OMPI_COMM_WORLD_RANK=", "PMIX_RANK=",
+	"PMI_RANK=", "PMIX_RANK=", "OMPI_COMM_WORLD_RANK=", "SLURM_PROCID=",
 	NULL
 };
+
+/* The comms of launchers' processes: MPICH's hydra, Open MPI's and PRRTE's
+ * daemons and launchers, Slurm's srun (comm is at most 15 characters). */
+static const char *const rf_helpers[] = {
+	"hydra_pmi_proxy", "hydra_nameserve", "mpiexec", "mpiexec.hydra",
+	"mpiexec.mpich", "mpiexec.openmpi", "mpirun", "mpirun.mpich",
+	"mpirun.openmpi", "orterun", "orted", "prted", "prterun", "prte",
+	"srun", "sattach", NULL
+};
+
+int
+ranks_find_is_helper(const char *comm)
+{
+	unsigned	i;
+
+	for (i = 0; rf_helpers[i] != NULL; i++)
+		if (strcmp(comm, rf_helpers[i]) == 0)
+			return 1;
+	return 0;
+}
 
 /* Read /proc/PID/NAME (under --root) into buf; its length or -1. */
 static ssize_t
@@ -552,12 +583,31 @@ ranks_find_lookup(struct rf_ent *ents, unsigned n, int64_t pid)
 	return NULL;
 }
 
-/* Track a process that belongs; RF_RETRY when the table is full. */
+/*
+ * Track a process that belongs, as a helper, folded into the rank its
+ * parent p (tracked, else NULL) counts for, or as a rank of its own (see
+ * the top of the file); RF_RETRY when the table is full.
+ */
 static int
 ranks_find_take(struct rf_ent *e, const struct ranks_stat *st,
-    int64_t rank, uint32_t step)
+    int64_t rank, uint32_t step, const struct rf_ent *p)
 {
-	if ((e->slot = ranks_track(e->pid, st, rank, step)) < 0)
+	int	role = RANKS_ROLE_RANK, top = -1;
+	int64_t	trank;
+
+	if (ranks_find_is_helper(st->comm)) {
+		role = RANKS_ROLE_HELPER;
+		rank = -1;
+	} else if (p != NULL && p->kind == RF_JOB &&
+	    (top = ranks_tracked_top(p->slot)) >= 0 &&
+	    ranks_tracked_role(top) == RANKS_ROLE_RANK &&
+	    (trank = ranks_tracked_rank(top)) >= 0 &&
+	    (rank < 0 || rank == trank)) {
+		role = RANKS_ROLE_CHILD;
+		rank = trank;
+	} else
+		top = -1;
+	if ((e->slot = ranks_track(e->pid, st, rank, step, role, top)) < 0)
 		return RF_RETRY;
 	return RF_JOB;
 }
@@ -632,7 +682,8 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		return RF_OTHER;
 	if (step == RANKS_STEP_NONE && envok)
 		step = env.step;
-	return ranks_find_take(e, st, envok ? env.rank : -1, step);
+	return ranks_find_take(e, st, envok ? env.rank : -1, step,
+	    k == RF_JOB ? p : NULL);
 }
 
 /* Decide whether the process of entry e belongs, examining its parent
@@ -643,7 +694,8 @@ ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 {
 	struct ranks_stat	st;
 	struct rf_env		env;
-	int			prev = e->kind, envok;
+	struct rf_ent		*p;
+	int			prev = e->kind, envok, k = RF_OTHER;
 
 	if (prev == RF_BUSY)
 		return RF_OTHER;
@@ -687,9 +739,13 @@ ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	case RF_MODE_ALL:
 		break;
 	}
+	/* The parent first: its child may fold into its rank. */
+	if ((p = ranks_find_lookup(ents, n, st.ppid)) != NULL &&
+	    depth < RF_DEPTH)
+		k = ranks_find_decide(ents, n, p, depth + 1);
 	envok = ranks_find_environ(e->pid, &env) == 0;
 	e->kind = (uint8_t)ranks_find_take(e, &st, envok ? env.rank : -1,
-	    envok ? env.step : RANKS_STEP_NONE);
+	    envok ? env.step : RANKS_STEP_NONE, k == RF_JOB ? p : NULL);
 	return e->kind;
 }
 
