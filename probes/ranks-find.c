@@ -41,12 +41,16 @@
  * MPI variables the ranks.
  *
  * Roles (ranks.h): a process whose comm is a launcher's (rf_helpers) is a
- * helper.  Any other process whose parent counts for a rank (the rank or
+ * helper, and so is what a helper runs that carries no MPI rank id
+ * (hydra's ssh to the other nodes, mpirun's srun).  Any other process whose parent counts for a rank (the rank or
  * one of its folded descendants) and whose rank id is that rank's or none
  * is folded into that rank: a wrapper script and the program it runs,
  * `timeout` and its command, a driver and the tools it calls are one rank,
  * reported once, as its topmost process.  The parent is decided first, so
  * the topmost process of a tree is always the one that becomes the rank.
+ * A rank whose id is SLURM_PROCID alone loses it when a process with an
+ * MPI rank id appears below it: the batch script (SLURM_PROCID 0) that
+ * runs mpirun, which starts its node's ranks itself, is no rank 0.
  * environ and cmdline, which the kernel reads out of the process's memory
  * (and which can stall on a process stuck with its memory map locked),
  * are read once per process, when it is first seen; cmdline only for a
@@ -141,6 +145,7 @@ static char		 rf_buf[8192];	/* stat, cgroup, cmdline... */
 static char		 rf_envbuf[16384];
 
 /* The rank variables, first found wins in this order. */
+#define RF_RANK_WEAK	3	/* SLURM_PROCID's index below */
 static const char *const rf_rank_vars[] = {
 	"PMI_RANK=", "PMIX_RANK=", "OMPI_COMM_WORLD_RANK=", "SLURM_PROCID=",
 	NULL
@@ -589,13 +594,21 @@ ranks_find_lookup(struct rf_ent *ents, unsigned n, int64_t pid)
  * the top of the file); RF_RETRY when the table is full.
  */
 static int
-ranks_find_take(struct rf_ent *e, const struct ranks_stat *st,
-    int64_t rank, uint32_t step, const struct rf_ent *p)
+ranks_find_take(struct rf_ent *ents, unsigned n, struct rf_ent *e,
+    const struct ranks_stat *st, const struct rf_env *env, uint32_t step,
+    const struct rf_ent *p)
 {
-	int	role = RANKS_ROLE_RANK, top = -1;
-	int64_t	trank;
+	const struct rf_ent	*a;
+	int			 role = RANKS_ROLE_RANK, top = -1, depth;
+	int			 strong;
+	int64_t			 trank, rank = env != NULL ? env->rank : -1;
 
-	if (ranks_find_is_helper(st->comm)) {
+	strong = rank >= 0 && env->rankprio < RF_RANK_WEAK;
+	if (ranks_find_is_helper(st->comm) || (!strong && p != NULL &&
+	    p->kind == RF_JOB && ranks_tracked_role(p->slot) ==
+	    RANKS_ROLE_HELPER)) {
+		/* A launcher, or what a launcher runs that is no MPI rank
+		 * (hydra's ssh to the other nodes). */
 		role = RANKS_ROLE_HELPER;
 		rank = -1;
 	} else if (p != NULL && p->kind == RF_JOB &&
@@ -609,6 +622,20 @@ ranks_find_take(struct rf_ent *e, const struct ranks_stat *st,
 		top = -1;
 	if ((e->slot = ranks_track(e->pid, st, rank, step, role, top)) < 0)
 		return RF_RETRY;
+	if (role != RANKS_ROLE_RANK || rank < 0)
+		return RF_JOB;
+	if (!strong) {
+		ranks_mark_weak(e->slot);
+		return RF_JOB;
+	}
+	/* An MPI rank id: the ranks above it by SLURM_PROCID alone (the
+	 * batch script that runs mpirun, which starts this rank itself) are
+	 * the launcher's task, not ranks. */
+	for (a = p, depth = 0; a != NULL && a->kind == RF_JOB &&
+	    depth < RF_DEPTH; depth++) {
+		ranks_demote(a->slot);
+		a = ranks_find_lookup(ents, n, a->ppid);
+	}
 	return RF_JOB;
 }
 
@@ -682,7 +709,7 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		return RF_OTHER;
 	if (step == RANKS_STEP_NONE && envok)
 		step = env.step;
-	return ranks_find_take(e, st, envok ? env.rank : -1, step,
+	return ranks_find_take(ents, n, e, st, envok ? &env : NULL, step,
 	    k == RF_JOB ? p : NULL);
 }
 
@@ -744,8 +771,8 @@ ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	    depth < RF_DEPTH)
 		k = ranks_find_decide(ents, n, p, depth + 1);
 	envok = ranks_find_environ(e->pid, &env) == 0;
-	e->kind = (uint8_t)ranks_find_take(e, &st, envok ? env.rank : -1,
-	    envok ? env.step : RANKS_STEP_NONE, k == RF_JOB ? p : NULL);
+	e->kind = (uint8_t)ranks_find_take(ents, n, e, &st, envok ? &env :
+	    NULL, envok ? env.step : RANKS_STEP_NONE, k == RF_JOB ? p : NULL);
 	return e->kind;
 }
 

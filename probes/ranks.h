@@ -103,6 +103,11 @@ int		 ranks_track(pid_t, const struct ranks_stat *, int64_t,
 /* The slot of the rank a tracked process counts for (its own for a rank
  * or helper), its role and its rank id (-1 none); -1 when not tracked. */
 int		 ranks_tracked_top(int);
+/* A rank whose id is only SLURM_PROCID (weak: the launcher's task number)
+ * is marked so; ranks_demote takes a weak rank's id away when an MPI rank
+ * id shows up below it (mpirun's local ranks under the batch script). */
+void		 ranks_mark_weak(int);
+void		 ranks_demote(int);
 int		 ranks_tracked_role(int);
 int64_t		 ranks_tracked_rank(int);
 /* Is this slot still the process pid that started at start? */

@@ -143,6 +143,7 @@ struct ranks_proc {
 	int		 fd[RK_NFILES];
 	uint8_t		 used;
 	uint8_t		 role;		/* RANKS_ROLE_* */
+	uint8_t		 weak;		/* rank id from SLURM_PROCID only */
 	uint8_t		 keep;		/* files stay open */
 	uint8_t		 has;		/* RK_HAS_* */
 	uint8_t		 syscall_tried;	/* its syscall file was read */
@@ -429,6 +430,25 @@ ranks_tracked_top(int slot)
 	if (slot < 0 || slot >= RANKS_MAX || !ranks_procs[slot].used)
 		return -1;
 	return ranks_procs[slot].top >= 0 ? ranks_procs[slot].top : slot;
+}
+
+void
+ranks_mark_weak(int slot)
+{
+	if (slot >= 0 && slot < RANKS_MAX && ranks_procs[slot].used)
+		ranks_procs[slot].weak = 1;
+}
+
+void
+ranks_demote(int slot)
+{
+	struct ranks_proc	*rp;
+
+	if (slot < 0 || slot >= RANKS_MAX || !(rp = &ranks_procs[slot])->used ||
+	    !rp->weak || rp->role != RANKS_ROLE_RANK)
+		return;
+	rp->rank = -1;
+	rp->weak = 0;
 }
 
 int
