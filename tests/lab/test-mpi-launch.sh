@@ -2,7 +2,7 @@
 # test-mpi-launch: real MPI jobs from Debian's MPICH and Open MPI, each
 # started the ways they are under Slurm, show exactly one row per rank.
 #
-# tests/lab/mpiload.c is built with mpicc.mpich and mpicc.openmpi; a
+# tests/lab/mpi/mpiload.c is built with mpicc.mpich and mpicc.openmpi; a
 # balanced 4-rank job (one rank a node) runs under each launch path:
 #	hydra	MPICH's mpiexec -launcher slurm (a hydra_pmi_proxy a node,
 #		started through srun; the proxy carries SLURM_PROCID)
@@ -48,9 +48,9 @@ job=""
 trap '[ -z "$job" ] || lab_cancel "$job"; rm -rf "$dir"' EXIT
 chmod 755 "$dir"
 install -m 755 "$JOBTOP" "$PROBE" "$dir/"
-mpicc.mpich -O2 -o "$dir/mpiload.mpich" "$LAB_TOP/tests/lab/mpiload.c" ||
+mpicc.mpich -O2 -o "$dir/mpiload.mpich" "$LAB_TOP/tests/lab/mpi/mpiload.c" ||
 	lab_fail "mpicc.mpich cannot build mpiload"
-mpicc.openmpi -O2 -o "$dir/mpiload.openmpi" "$LAB_TOP/tests/lab/mpiload.c" ||
+mpicc.openmpi -O2 -o "$dir/mpiload.openmpi" "$LAB_TOP/tests/lab/mpi/mpiload.c" ||
 	lab_fail "mpicc.openmpi cannot build mpiload"
 
 # The lab's nodes share one kernel and one loopback: MPI must talk TCP on

@@ -1,5 +1,7 @@
 /*
  * mpiload: an MPI job with a known shape, for the lab's MPI tests.
+ * (In a directory of its own: the Makefile builds tests/lab/*.c without
+ * MPI; the MPI tests build this one with mpicc.)
  *
  *	mpiload [-d DIR] [-t SECONDS] [-w MS] [-s RANK:FACTOR] [-c RANK]
  *
