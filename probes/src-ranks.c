@@ -37,6 +37,14 @@
  * syscall is the first field of /proc/PID/syscall, absent when it is not
  * readable (ptrace rules).
  *
+ * A rank is its process tree (ranks.h): each folded child costs its stat
+ * and schedstat every sample, and its io as the rank's own (skipped when
+ * schedstat says it did not run); its status, wchan, syscall and stack are
+ * never read.  The rank's counters are the sums over the tree, its
+ * reaped children's included (stat's cutime, cstime, cminflt, cmajflt;
+ * /proc/PID/io counts them already).  blkio_delay is stat's field 42 and
+ * rq_delay schedstat's second field, of each process's main thread.
+ *
  * Without --job and as root, every process is tracked but only the
  * RANKS_TOP busiest are reported: by CPU time used since the previous
  * sample, and on the first sample (or a process's first) by CPU time since
@@ -128,7 +136,7 @@ static const char *const ranks_files[RK_NFILES] = {
 struct ranks_tree {
 	uint64_t	 utime, stime, minflt, majflt, rbytes, wbytes;
 	uint64_t	 blkio, wait_ns;
-	int64_t		 rss;		/* bytes, a gauge: as it is */
+	uint64_t	 rss;		/* bytes, a gauge: as it is */
 	uint8_t		 has_io, has_wait;
 };
 
@@ -741,7 +749,7 @@ ranks_tree_add(struct ranks_tree *t, const struct ranks_proc *rp,
 	t->stime += st->stime + st->cstime;
 	t->minflt += st->minflt + st->cminflt;
 	t->majflt += st->majflt + st->cmajflt;
-	t->rss += st->rss * (int64_t)ranks_page_size;
+	t->rss += (uint64_t)(st->rss > 0 ? st->rss : 0) * ranks_page_size;
 	t->blkio += st->blkio;
 	if (rp->has & RK_HAS_WAIT) {
 		t->wait_ns += rp->wait_ns;
@@ -829,7 +837,7 @@ ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 	pinst_set_str(pi, F_COMM, st->comm);
 	pinst_set(pi, F_UTIME, (int64_t)ranks_mono(&o->utime, t.utime));
 	pinst_set(pi, F_STIME, (int64_t)ranks_mono(&o->stime, t.stime));
-	pinst_set(pi, F_RSS, t.rss);
+	pinst_set(pi, F_RSS, t.rss > INT64_MAX ? INT64_MAX : (int64_t)t.rss);
 	pinst_set(pi, F_VSIZE, (int64_t)st->vsize);
 	pinst_set(pi, F_THREADS, st->threads);
 	pinst_set(pi, F_MINFLT, (int64_t)ranks_mono(&o->minflt, t.minflt));
