@@ -171,6 +171,7 @@ struct ranks_proc {
 	char		 kstack[RK_KSTACK_MAX];
 	char		 name[12];	/* the pid in decimal */
 	char		 stepname[16];
+	char		 comm[16];	/* when it was found */
 };
 
 /* A candidate for the busiest processes (root without --job). */
@@ -415,6 +416,7 @@ ranks_track(pid_t pid, const struct ranks_stat *st, int64_t rank,
 	for (i = 0; i < RK_NFILES; i++)
 		rp->fd[i] = RK_FD_NONE;
 	snprintf(rp->name, sizeof(rp->name), "%d", (int)pid);
+	snprintf(rp->comm, sizeof(rp->comm), "%.15s", st->comm);
 	ranks_step_name(step, rp->stepname, sizeof(rp->stepname));
 	if (slot >= ranks_hw)
 		ranks_hw = slot + 1;
@@ -550,13 +552,22 @@ ranks_read(struct ranks_proc *rp, int which, char *buf, size_t size)
 	return n;
 }
 
-/* Read and parse stat; on failure (gone, or a new process under the same
- * pid) forget the process and have the next sample rescan. */
+/*
+ * Read and parse stat; on failure (gone, or a new process under the same
+ * pid) forget the process and have the next sample rescan.  So too for a
+ * helper or a process without a rank id whose command changed: it was
+ * found between its fork and its exec (a proxy's child still named
+ * hydra_pmi_proxy, with the proxy's environment), and what it runs now
+ * may be a rank; the next scan judges it again.
+ */
 static int
 ranks_read_stat(struct ranks_proc *rp, struct ranks_stat *st)
 {
 	if (ranks_read(rp, RK_STAT, ranks_buf, sizeof(ranks_buf)) <= 0 ||
-	    ranks_parse_stat(ranks_buf, st) < 0 || st->start != rp->start) {
+	    ranks_parse_stat(ranks_buf, st) < 0 || st->start != rp->start ||
+	    ((rp->role == RANKS_ROLE_HELPER || (rp->rank < 0 &&
+	    rp->role == RANKS_ROLE_RANK)) &&
+	    strncmp(st->comm, rp->comm, sizeof(rp->comm) - 1) != 0)) {
 		ranks_drop(rp);
 		ranks_find_rescan();
 		return -1;

@@ -19,7 +19,9 @@
 # children's cutime/cstime) and I/O are summed; the batch script without a
 # rank id.  delayacct is on where /proc/sys/kernel/task_delayacct is 1 and
 # blkio_delay is reported; off with its reason where it is 0, and the field
-# absent.  Last, jobtop itself watches the fixture (its probe is the real
+# absent.  A proxy's child caught between fork and exec (named like the
+# proxy, with its environment) is a helper until it execs the rank, then
+# rank 9.  Last, jobtop itself watches the fixture (its probe is the real
 # one under --root through JOBTOP_PROBE) while a loop advances ranks 4 and
 # 5's CPU time and rank 6's block I/O delay: rank 6 is flagged stalled and
 # the event says it is waiting on storage; the helpers are never flagged.
@@ -130,6 +132,40 @@ assert why.startswith("off") and "task_delayacct" in why, why
 ranks = [r for r in recs if r["type"] == "rank"]
 assert ranks and not [r for r in ranks if "rank.blkio_delay" in r], ranks
 print("ok: delayacct %s" % why)
+EOF
+
+# A proxy's child seen between its fork and its exec is named like the
+# proxy and has its environment: a helper.  Once it execs the rank (a new
+# comm, PMI_RANK=9 in its environment) the probe judges it again: rank 9.
+cp -R "$FIX" "$tmp/exec"
+mkdir "$tmp/exec/proc/4006"
+for f in status cgroup wchan syscall io environ; do
+	cp "$tmp/exec/proc/4001/$f" "$tmp/exec/proc/4006/$f"
+done
+printf 'hydra_pmi_proxy\0' >"$tmp/exec/proc/4006/cmdline"
+sed 's/^4001 (hydra_pmi_proxy) S 4000 4001 4001 /4006 (hydra_pmi_proxy) S 4001 4006 4006 /' \
+    "$tmp/exec/proc/4001/stat" >"$tmp/exec/proc/4006/stat"
+(
+	sleep 0.5
+	sed 's/^4006 (hydra_pmi_proxy) /4006 (mpiload) /' \
+	    "$tmp/exec/proc/4006/stat" >"$tmp/exec/stat.new"
+	cat "$tmp/exec/stat.new" >"$tmp/exec/proc/4006/stat"
+	printf 'SLURM_JOB_ID=123\0SLURM_PROCID=1\0PMI_RANK=9\0' \
+	    >"$tmp/exec/proc/4006/environ"
+) &
+"$PROBE" --root "$tmp/exec" --job 123 --count 12 --interval 0.1 </dev/null |
+    "$JOBTOP" --decode --json >"$tmp/exec.json" || fail "probe on the exec fixture"
+wait
+python3 - "$tmp/exec.json" <<'EOF' || fail "a proxy's child that execs a rank stays a helper"
+import json, sys
+seen = []
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["type"] == "rank" and r["pid"] == 4006:
+        seen.append((r.get("rank"), r.get("rank.helper"), r["rank.comm"]))
+assert seen and seen[0] == (None, 1, "hydra_pmi_proxy"), seen
+assert seen[-1] == (9, None, "mpiload"), seen
+print("ok: pid 4006 %s, then %s" % (seen[0], seen[-1]))
 EOF
 
 # The monitor's view: rank 6 in D with growing block I/O delay while 4 and
