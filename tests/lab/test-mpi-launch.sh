@@ -41,6 +41,8 @@ if [ "${JOBTOP_LONG:-0}" = 1 ]; then
 	paths=${paths%% *}
 fi
 interval=0.5
+# MPI jobs take a few seconds more than rankload's to report every rank.
+export LAB_SUBMIT_TIMEOUT=${LAB_SUBMIT_TIMEOUT:-60}
 count=$(awk -v s="$secs" -v i="$interval" 'BEGIN { print int(s / i) }')
 # Under $LAB_DIR: each node has its own /tmp, but sees the lab's state.
 dir=$(mktemp -d "$LAB_DIR/mpi.XXXXXX")
@@ -89,7 +91,7 @@ EOF
 
 for path in $paths; do
 	mpi_job "$path" >"$dir/job-$path.sh"
-	LAB_SUBMIT_TIMEOUT=60 job=$(lab_submit "$LAB_USER" "$dir/job-$path.sh") ||
+	job=$(lab_submit "$LAB_USER" "$dir/job-$path.sh") ||
 		lab_fail "$path: the MPI job did not start: $(tail -5 "$LAB_RANKS"/slurm-*.out 2>/dev/null)"
 	lab_ranks "$job" >"$dir/ranks-$path"
 	echo "$path: job $job, ranks: $(tr '\n' ';' <"$dir/ranks-$path")"
