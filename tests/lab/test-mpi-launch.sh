@@ -23,7 +23,9 @@
 # where the path has them; and over the whole window no record carries a
 # flag and no detector event (stalled, straggler, memory, lost) is
 # emitted.  MPI_PATHS="hydra ompi" picks paths; JOBTOP_LONG=1 watches one
-# path (hydra, or the first of MPI_PATHS) for 10 minutes instead.
+# path (hydra, or the first of MPI_PATHS) for 10 minutes instead, which
+# needs more than tests/run.sh's 600 s a test:
+#	JOBTOP_LONG=1 TEST_TIMEOUT=900 tests/run.sh lab/test-mpi-launch
 set -eu
 . "$(dirname "$0")/lib.sh"
 lab_require_up
