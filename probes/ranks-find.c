@@ -34,8 +34,23 @@
  * A process in another job's cgroup is not examined further, unless it
  * descends from the job.  The step is the cgroup's step_S component, else
  * the step of the daemon it descends from, else SLURM_STEP_ID.  The rank
- * id is the first of SLURM_PROCID, PMI_RANK, OMPI_COMM_WORLD_RANK and
- * PMIX_RANK that the environment holds, in that order of preference.
+ * id is the first of PMI_RANK, PMIX_RANK, OMPI_COMM_WORLD_RANK and
+ * SLURM_PROCID that the environment holds, in that order of preference:
+ * under an MPI launcher started through srun (hydra's proxies, Open MPI's
+ * daemons) SLURM_PROCID numbers the launcher's tasks, one a node, and the
+ * MPI variables the ranks.
+ *
+ * Roles (ranks.h): a process whose comm is a launcher's (rf_helpers) is a
+ * helper, and so is what a helper runs that carries no MPI rank id
+ * (hydra's ssh to the other nodes, mpirun's srun).  Any other process whose parent counts for a rank (the rank or
+ * one of its folded descendants) and whose rank id is that rank's or none
+ * is folded into that rank: a wrapper script and the program it runs,
+ * `timeout` and its command, a driver and the tools it calls are one rank,
+ * reported once, as its topmost process.  The parent is decided first, so
+ * the topmost process of a tree is always the one that becomes the rank.
+ * A rank whose id is SLURM_PROCID alone loses it when a process with an
+ * MPI rank id appears below it: the batch script (SLURM_PROCID 0) that
+ * runs mpirun, which starts its node's ranks itself, is no rank 0.
  * environ and cmdline, which the kernel reads out of the process's memory
  * (and which can stall on a process stuck with its memory map locked),
  * are read once per process, when it is first seen; cmdline only for a
@@ -130,10 +145,31 @@ static char		 rf_buf[8192];	/* stat, cgroup, cmdline... */
 static char		 rf_envbuf[16384];
 
 /* The rank variables, first found wins in this order. */
+#define RF_RANK_WEAK	3	/* SLURM_PROCID's index below */
 static const char *const rf_rank_vars[] = {
-	"SLURM_PROCID=", "PMI_RANK=", "OMPI_COMM_WORLD_RANK=", "PMIX_RANK=",
+	"PMI_RANK=", "PMIX_RANK=", "OMPI_COMM_WORLD_RANK=", "SLURM_PROCID=",
 	NULL
 };
+
+/* The comms of launchers' processes: MPICH's hydra, Open MPI's and PRRTE's
+ * daemons and launchers, Slurm's srun (comm is at most 15 characters). */
+static const char *const rf_helpers[] = {
+	"hydra_pmi_proxy", "hydra_nameserve", "mpiexec", "mpiexec.hydra",
+	"mpiexec.mpich", "mpiexec.openmpi", "mpirun", "mpirun.mpich",
+	"mpirun.openmpi", "orterun", "orted", "prted", "prterun", "prte",
+	"srun", "sattach", NULL
+};
+
+int
+ranks_find_is_helper(const char *comm)
+{
+	unsigned	i;
+
+	for (i = 0; rf_helpers[i] != NULL; i++)
+		if (strcmp(comm, rf_helpers[i]) == 0)
+			return 1;
+	return 0;
+}
 
 /* Read /proc/PID/NAME (under --root) into buf; its length or -1. */
 static ssize_t
@@ -552,13 +588,54 @@ ranks_find_lookup(struct rf_ent *ents, unsigned n, int64_t pid)
 	return NULL;
 }
 
-/* Track a process that belongs; RF_RETRY when the table is full. */
+/*
+ * Track a process that belongs, as a helper, folded into the rank its
+ * parent p (tracked, else NULL) counts for, or as a rank of its own (see
+ * the top of the file); RF_RETRY when the table is full.
+ */
 static int
-ranks_find_take(struct rf_ent *e, const struct ranks_stat *st,
-    int64_t rank, uint32_t step)
+ranks_find_take(struct rf_ent *ents, unsigned n, struct rf_ent *e,
+    const struct ranks_stat *st, const struct rf_env *env, uint32_t step,
+    const struct rf_ent *p)
 {
-	if ((e->slot = ranks_track(e->pid, st, rank, step)) < 0)
+	const struct rf_ent	*a;
+	int			 role = RANKS_ROLE_RANK, top = -1, depth;
+	int			 strong;
+	int64_t			 trank, rank = env != NULL ? env->rank : -1;
+
+	strong = rank >= 0 && env->rankprio < RF_RANK_WEAK;
+	if (ranks_find_is_helper(st->comm) || (!strong && p != NULL &&
+	    p->kind == RF_JOB && ranks_tracked_role(p->slot) ==
+	    RANKS_ROLE_HELPER)) {
+		/* A launcher, or what a launcher runs that is no MPI rank
+		 * (hydra's ssh to the other nodes). */
+		role = RANKS_ROLE_HELPER;
+		rank = -1;
+	} else if (p != NULL && p->kind == RF_JOB &&
+	    (top = ranks_tracked_top(p->slot)) >= 0 &&
+	    ranks_tracked_role(top) == RANKS_ROLE_RANK &&
+	    (trank = ranks_tracked_rank(top)) >= 0 &&
+	    (rank < 0 || rank == trank)) {
+		role = RANKS_ROLE_CHILD;
+		rank = trank;
+	} else
+		top = -1;
+	if ((e->slot = ranks_track(e->pid, st, rank, step, role, top)) < 0)
 		return RF_RETRY;
+	if (role != RANKS_ROLE_RANK || rank < 0)
+		return RF_JOB;
+	if (!strong) {
+		ranks_mark_weak(e->slot);
+		return RF_JOB;
+	}
+	/* An MPI rank id: the ranks above it by SLURM_PROCID alone (the
+	 * batch script that runs mpirun, which starts this rank itself) are
+	 * the launcher's task, not ranks. */
+	for (a = p, depth = 0; a != NULL && a->kind == RF_JOB &&
+	    depth < RF_DEPTH; depth++) {
+		ranks_demote(a->slot);
+		a = ranks_find_lookup(ents, n, a->ppid);
+	}
 	return RF_JOB;
 }
 
@@ -632,7 +709,8 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		return RF_OTHER;
 	if (step == RANKS_STEP_NONE && envok)
 		step = env.step;
-	return ranks_find_take(e, st, envok ? env.rank : -1, step);
+	return ranks_find_take(ents, n, e, st, envok ? &env : NULL, step,
+	    k == RF_JOB ? p : NULL);
 }
 
 /* Decide whether the process of entry e belongs, examining its parent
@@ -643,7 +721,8 @@ ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 {
 	struct ranks_stat	st;
 	struct rf_env		env;
-	int			prev = e->kind, envok;
+	struct rf_ent		*p;
+	int			prev = e->kind, envok, k = RF_OTHER;
 
 	if (prev == RF_BUSY)
 		return RF_OTHER;
@@ -687,9 +766,13 @@ ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	case RF_MODE_ALL:
 		break;
 	}
+	/* The parent first: its child may fold into its rank. */
+	if ((p = ranks_find_lookup(ents, n, st.ppid)) != NULL &&
+	    depth < RF_DEPTH)
+		k = ranks_find_decide(ents, n, p, depth + 1);
 	envok = ranks_find_environ(e->pid, &env) == 0;
-	e->kind = (uint8_t)ranks_find_take(e, &st, envok ? env.rank : -1,
-	    envok ? env.step : RANKS_STEP_NONE);
+	e->kind = (uint8_t)ranks_find_take(ents, n, e, &st, envok ? &env :
+	    NULL, envok ? env.step : RANKS_STEP_NONE, k == RF_JOB ? p : NULL);
 	return e->kind;
 }
 

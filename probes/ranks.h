@@ -40,6 +40,20 @@
 #define RANKS_CLASS_BATCH	1
 #define RANKS_CLASS_TASK	2
 
+/*
+ * What a tracked process is to the job.  A rank is the topmost process of
+ * the job that carries a rank id (or, without one, any process of the job
+ * that no rank holds); its descendants with the same rank id or none are
+ * RANKS_ROLE_CHILD, folded into it: their CPU time, I/O, memory and delay
+ * count for the rank, and they are never reported on their own.  A
+ * launcher's process (hydra_pmi_proxy, orted, prted, mpiexec, mpirun,
+ * srun: ranks_find_is_helper) is RANKS_ROLE_HELPER: reported with role
+ * "helper", never with a rank id, and never folded into a rank.
+ */
+#define RANKS_ROLE_RANK		0
+#define RANKS_ROLE_HELPER	1
+#define RANKS_ROLE_CHILD	2
+
 /* The fields of /proc/PID/stat the source uses (proc(5) numbers them). */
 struct ranks_stat {
 	char		comm[RANKS_COMM_MAX];	/* 2 */
@@ -47,14 +61,19 @@ struct ranks_stat {
 	int64_t		ppid;			/* 4 */
 	uint64_t	flags;			/* 9 */
 	uint64_t	minflt;			/* 10 */
+	uint64_t	cminflt;		/* 11 */
 	uint64_t	majflt;			/* 12 */
+	uint64_t	cmajflt;		/* 13 */
 	uint64_t	utime;			/* 14 */
 	uint64_t	stime;			/* 15 */
+	uint64_t	cutime;			/* 16: reaped children's */
+	uint64_t	cstime;			/* 17 */
 	int64_t		threads;		/* 20 */
 	uint64_t	start;			/* 22 */
 	uint64_t	vsize;			/* 23 */
 	int64_t		rss;			/* 24, pages */
 	int64_t		processor;		/* 39, or -1 */
+	uint64_t	blkio;			/* 42: delayacct_blkio_ticks */
 };
 
 /* The process is a kernel thread (PF_KTHREAD in stat's flags). */
@@ -76,9 +95,21 @@ uint32_t	 ranks_parse_step(const char *);
  * numbers alike)? */
 int		 ranks_same_step(uint32_t, uint32_t);
 
-/* src-ranks.c: start tracking a process; the slot, or -1 when full. */
+/* src-ranks.c: start tracking a process with its rank id, step, role
+ * (RANKS_ROLE_*) and, for RANKS_ROLE_CHILD, the slot of the rank it is
+ * folded into; the slot, or -1 when full. */
 int		 ranks_track(pid_t, const struct ranks_stat *, int64_t,
-		    uint32_t);
+		    uint32_t, int, int);
+/* The slot of the rank a tracked process counts for (its own for a rank
+ * or helper), its role and its rank id (-1 none); -1 when not tracked. */
+int		 ranks_tracked_top(int);
+/* A rank whose id is only SLURM_PROCID (weak: the launcher's task number)
+ * is marked so; ranks_demote takes a weak rank's id away when an MPI rank
+ * id shows up below it (mpirun's local ranks under the batch script). */
+void		 ranks_mark_weak(int);
+void		 ranks_demote(int);
+int		 ranks_tracked_role(int);
+int64_t		 ranks_tracked_rank(int);
 /* Is this slot still the process pid that started at start? */
 int		 ranks_tracked(int, pid_t, uint64_t);
 /* The step a tracked process was found in. */
@@ -99,6 +130,8 @@ int		 ranks_find_init(const struct probe_conf *, char *, size_t);
 void		 ranks_find_update(const struct probe_conf *);
 /* Scan all of /proc at the next update (a tracked process went away). */
 void		 ranks_find_rescan(void);
+/* Is a process of this comm a launcher's (an MPI or Slurm helper)? */
+int		 ranks_find_is_helper(const char *);
 /*
  * Is the cgroup path [path, path+len) ("/slurm/uid_1000/job_123/step_0")
  * inside job's cgroup as the scheduler makes it, anchored at the root of

@@ -25,7 +25,7 @@
 
 #include "proto.h"
 
-#define PINST_FIELDS	24	/* fields per group the probe supports */
+#define PINST_FIELDS	32	/* fields per group the probe supports */
 #define PINST_STRS	5	/* string fields per group */
 #define PINST_STRLEN	64	/* bytes per string value, with the NUL */
 #define PINST_MAX	4096	/* live instances, all groups together */
@@ -85,6 +85,7 @@ extern const struct source src_net;
 extern const struct source src_self;
 extern const struct source src_ranks;
 extern const struct source src_kstack;
+extern const struct source src_delayacct;
 extern const struct source src_ib;
 extern const struct source src_lustre;
 extern const struct source src_nfs;

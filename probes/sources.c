@@ -15,6 +15,7 @@ const struct source *const sources[] = {
 	&src_self,
 	&src_ranks,
 	&src_kstack,
+	&src_delayacct,
 	&src_ib,
 	&src_lustre,
 	&src_nfs,

@@ -37,6 +37,14 @@
  * syscall is the first field of /proc/PID/syscall, absent when it is not
  * readable (ptrace rules).
  *
+ * A rank is its process tree (ranks.h): each folded child costs its stat
+ * and schedstat every sample, and its io as the rank's own (skipped when
+ * schedstat says it did not run); its status, wchan, syscall and stack are
+ * never read.  The rank's counters are the sums over the tree, its
+ * reaped children's included (stat's cutime, cstime, cminflt, cmajflt;
+ * /proc/PID/io counts them already).  blkio_delay is stat's field 42 and
+ * rq_delay schedstat's second field, of each process's main thread.
+ *
  * Without --job and as root, every process is tracked but only the
  * RANKS_TOP busiest are reported: by CPU time used since the previous
  * sample, and on the first sample (or a process's first) by CPU time since
@@ -63,7 +71,8 @@ enum {
 	F_RANK, F_PID, F_PPID, F_STEP, F_STATE, F_COMM, F_UTIME, F_STIME,
 	F_RSS, F_VSIZE, F_THREADS, F_MINFLT, F_MAJFLT, F_READ_BYTES,
 	F_WRITE_BYTES, F_VOL_CTXSW, F_INVOL_CTXSW, F_WCHAN, F_SYSCALL,
-	F_PROCESSOR, F_START_TIME, F_KSTACK, F_NFIELDS
+	F_PROCESSOR, F_START_TIME, F_KSTACK, F_HELPER, F_PROCS, F_BLKIO_DELAY,
+	F_RQ_DELAY, F_NFIELDS
 };
 
 static const struct field_def ranks_fields[F_NFIELDS] = {
@@ -89,6 +98,10 @@ static const struct field_def ranks_fields[F_NFIELDS] = {
 	{ "processor",		"",		PF_GAUGE },
 	{ "start_time",		"jiffies",	PF_GAUGE },
 	{ "kstack",		"",		PF_STRING },
+	{ "helper",		"",		PF_GAUGE },
+	{ "procs",		"count",	PF_GAUGE },
+	{ "blkio_delay",	"jiffies",	PF_COUNTER },
+	{ "rq_delay",		"ns",		PF_COUNTER },
 };
 static const struct group_def ranks_group = {
 	"rank", ranks_fields, F_NFIELDS
@@ -112,22 +125,45 @@ static const char *const ranks_files[RK_NFILES] = {
 #define RK_HAS_WCHAN	0x04
 #define RK_HAS_SYSCALL	0x08
 #define RK_HAS_KSTACK	0x10
+#define RK_HAS_WAIT	0x20	/* schedstat's run-queue wait */
+
+/*
+ * A rank's totals over its process tree, as reported: counters never go
+ * back (a folded child that exits unreaped by the rank, or that ends
+ * between the rank's read and its own, would make them), so each is the
+ * most reported so far.
+ */
+struct ranks_tree {
+	uint64_t	 utime, stime, minflt, majflt, rbytes, wbytes;
+	uint64_t	 blkio, wait_ns;
+	uint64_t	 rss;		/* bytes, a gauge: as it is */
+	uint8_t		 has_io, has_wait;
+};
 
 struct ranks_proc {
 	pid_t		 pid;
 	uint64_t	 start;
 	int64_t		 rank;		/* -1: none */
 	uint32_t	 step;
+	int32_t		 top;		/* RANKS_ROLE_CHILD: its rank's slot */
+	int32_t		 kid;		/* a rank: its first folded child */
+	int32_t		 sib;		/* a child: the rank's next one */
 	int		 fd[RK_NFILES];
 	uint8_t		 used;
+	uint8_t		 role;		/* RANKS_ROLE_* */
+	uint8_t		 weak;		/* rank id from SLURM_PROCID only */
 	uint8_t		 keep;		/* files stay open */
 	uint8_t		 has;		/* RK_HAS_* */
 	uint8_t		 syscall_tried;	/* its syscall file was read */
 	uint8_t		 kstack_new;	/* kstack changed since reported */
 	char		 state;		/* at the last sample */
 	uint64_t	 seen;		/* sample last reported in */
+	uint64_t	 kseen;		/* a child: sample last read in */
 	uint64_t	 run_ns;	/* schedstat at the last sample */
+	uint64_t	 wait_ns;	/* ... run-queue wait */
 	uint64_t	 pcount;
+	struct ranks_tree out;		/* a rank's reported totals */
+	unsigned	 nprocs;	/* live processes in its tree */
 	uint64_t	 cpu;		/* utime + stime, or UINT64_MAX */
 	uint64_t	 vcsw, ivcsw, rbytes, wbytes;
 	int64_t		 syscall;
@@ -135,6 +171,7 @@ struct ranks_proc {
 	char		 kstack[RK_KSTACK_MAX];
 	char		 name[12];	/* the pid in decimal */
 	char		 stepname[16];
+	char		 comm[16];	/* when it was found */
 };
 
 /* A candidate for the busiest processes (root without --job). */
@@ -155,6 +192,7 @@ static int		 ranks_busiest;	/* root without --job */
 static int		 ranks_by_class;	/* --job */
 static uint32_t		 ranks_only_step = RANKS_STEP_NONE; /* --step */
 static int		 ranks_kstack;	/* /proc/PID/stack is readable */
+static int		 ranks_delayacct; /* stat's field 42 is kept */
 static char		 ranks_buf[8192];
 static struct ranks_top	 ranks_top[RANKS_TOP];
 
@@ -168,6 +206,7 @@ ranks_parse_stat(const char *buf, struct ranks_stat *st)
 
 	/* The command may hold spaces and parentheses: it ends at the last
 	 * ')' of the line. */
+	memset(st, 0, sizeof(*st));
 	if ((l = strchr(buf, '(')) == NULL || (r = strrchr(buf, ')')) == NULL ||
 	    r < l || r[1] != ' ')
 		return -1;
@@ -181,7 +220,7 @@ ranks_parse_stat(const char *buf, struct ranks_stat *st)
 		return -1;
 	st->state = *p++;
 	st->processor = -1;
-	for (f = 4; f <= 39; f++) {
+	for (f = 4; f <= 42; f++) {
 		if ((q = probe_parse_i64(p, &v)) == NULL)
 			break;
 		p = q;
@@ -195,14 +234,26 @@ ranks_parse_stat(const char *buf, struct ranks_stat *st)
 		case 10:
 			st->minflt = (uint64_t)v;
 			break;
+		case 11:
+			st->cminflt = (uint64_t)v;
+			break;
 		case 12:
 			st->majflt = (uint64_t)v;
+			break;
+		case 13:
+			st->cmajflt = (uint64_t)v;
 			break;
 		case 14:
 			st->utime = (uint64_t)v;
 			break;
 		case 15:
 			st->stime = (uint64_t)v;
+			break;
+		case 16:
+			st->cutime = (uint64_t)(v > 0 ? v : 0);
+			break;
+		case 17:
+			st->cstime = (uint64_t)(v > 0 ? v : 0);
 			break;
 		case 20:
 			st->threads = v;
@@ -218,6 +269,9 @@ ranks_parse_stat(const char *buf, struct ranks_stat *st)
 			break;
 		case 39:
 			st->processor = v;
+			break;
+		case 42:
+			st->blkio = (uint64_t)(v > 0 ? v : 0);
 			break;
 		}
 	}
@@ -278,12 +332,34 @@ ranks_step_class(uint32_t step)
 	}
 }
 
-/* Close a process's files and free its slot. */
+/* Close a process's files and free its slot.  A rank's folded children
+ * go with it (the next scan judges them again); a child leaves its
+ * rank's list. */
 static void
 ranks_drop(struct ranks_proc *rp)
 {
-	unsigned	i;
+	struct ranks_proc	*tp;
+	int32_t			*link;
+	unsigned		 i;
 
+	if (rp->role == RANKS_ROLE_CHILD && rp->top >= 0) {
+		tp = &ranks_procs[rp->top];
+		for (link = &tp->kid; *link >= 0; link =
+		    &ranks_procs[*link].sib) {
+			if (&ranks_procs[*link] == rp) {
+				*link = rp->sib;
+				break;
+			}
+		}
+		rp->top = -1;
+	}
+	while (rp->kid >= 0) {
+		tp = &ranks_procs[rp->kid];
+		rp->kid = tp->sib;
+		tp->top = -1;
+		ranks_drop(tp);
+		ranks_find_rescan();
+	}
 	for (i = 0; i < RK_NFILES; i++) {
 		if (rp->fd[i] >= 0) {
 			close(rp->fd[i]);
@@ -297,7 +373,7 @@ ranks_drop(struct ranks_proc *rp)
 
 int
 ranks_track(pid_t pid, const struct ranks_stat *st, int64_t rank,
-    uint32_t step)
+    uint32_t step, int role, int top)
 {
 	struct ranks_proc	*rp;
 	unsigned		 i, slot = RANKS_MAX;
@@ -323,11 +399,24 @@ ranks_track(pid_t pid, const struct ranks_stat *st, int64_t rank,
 	rp->start = st->start;
 	rp->rank = rank;
 	rp->step = step;
+	rp->role = (uint8_t)role;
+	rp->top = rp->kid = rp->sib = -1;
+	if (role == RANKS_ROLE_CHILD) {
+		if (top < 0 || top >= RANKS_MAX || !ranks_procs[top].used ||
+		    ranks_procs[top].role != RANKS_ROLE_RANK)
+			rp->role = RANKS_ROLE_RANK;
+		else {
+			rp->top = top;
+			rp->sib = ranks_procs[top].kid;
+			ranks_procs[top].kid = (int32_t)slot;
+		}
+	}
 	rp->keep = slot < RK_KEEP;
 	rp->cpu = UINT64_MAX;
 	for (i = 0; i < RK_NFILES; i++)
 		rp->fd[i] = RK_FD_NONE;
 	snprintf(rp->name, sizeof(rp->name), "%d", (int)pid);
+	snprintf(rp->comm, sizeof(rp->comm), "%.15s", st->comm);
 	ranks_step_name(step, rp->stepname, sizeof(rp->stepname));
 	if (slot >= ranks_hw)
 		ranks_hw = slot + 1;
@@ -343,6 +432,49 @@ ranks_tracked(int slot, pid_t pid, uint64_t start)
 		return 0;
 	rp = &ranks_procs[slot];
 	return rp->used && rp->pid == pid && rp->start == start;
+}
+
+int
+ranks_tracked_top(int slot)
+{
+	if (slot < 0 || slot >= RANKS_MAX || !ranks_procs[slot].used)
+		return -1;
+	return ranks_procs[slot].top >= 0 ? ranks_procs[slot].top : slot;
+}
+
+void
+ranks_mark_weak(int slot)
+{
+	if (slot >= 0 && slot < RANKS_MAX && ranks_procs[slot].used)
+		ranks_procs[slot].weak = 1;
+}
+
+void
+ranks_demote(int slot)
+{
+	struct ranks_proc	*rp;
+
+	if (slot < 0 || slot >= RANKS_MAX || !(rp = &ranks_procs[slot])->used ||
+	    !rp->weak || rp->role != RANKS_ROLE_RANK)
+		return;
+	rp->rank = -1;
+	rp->weak = 0;
+}
+
+int
+ranks_tracked_role(int slot)
+{
+	if (slot < 0 || slot >= RANKS_MAX || !ranks_procs[slot].used)
+		return -1;
+	return ranks_procs[slot].role;
+}
+
+int64_t
+ranks_tracked_rank(int slot)
+{
+	if (slot < 0 || slot >= RANKS_MAX || !ranks_procs[slot].used)
+		return -1;
+	return ranks_procs[slot].rank;
 }
 
 uint32_t
@@ -420,13 +552,22 @@ ranks_read(struct ranks_proc *rp, int which, char *buf, size_t size)
 	return n;
 }
 
-/* Read and parse stat; on failure (gone, or a new process under the same
- * pid) forget the process and have the next sample rescan. */
+/*
+ * Read and parse stat; on failure (gone, or a new process under the same
+ * pid) forget the process and have the next sample rescan.  So too for a
+ * helper or a process without a rank id whose command changed: it was
+ * found between its fork and its exec (a proxy's child still named
+ * hydra_pmi_proxy, with the proxy's environment), and what it runs now
+ * may be a rank; the next scan judges it again.
+ */
 static int
 ranks_read_stat(struct ranks_proc *rp, struct ranks_stat *st)
 {
 	if (ranks_read(rp, RK_STAT, ranks_buf, sizeof(ranks_buf)) <= 0 ||
-	    ranks_parse_stat(ranks_buf, st) < 0 || st->start != rp->start) {
+	    ranks_parse_stat(ranks_buf, st) < 0 || st->start != rp->start ||
+	    ((rp->role == RANKS_ROLE_HELPER || (rp->rank < 0 &&
+	    rp->role == RANKS_ROLE_RANK)) &&
+	    strncmp(st->comm, rp->comm, sizeof(rp->comm) - 1) != 0)) {
 		ranks_drop(rp);
 		ranks_find_rescan();
 		return -1;
@@ -443,6 +584,7 @@ ranks_quiet(struct ranks_proc *rp, const struct ranks_stat *st, int fresh)
 	uint64_t	 run, wait, pcount;
 	int		 quiet;
 
+	rp->has &= ~RK_HAS_WAIT;
 	if (ranks_read(rp, RK_SCHED, ranks_buf, sizeof(ranks_buf)) <= 0 ||
 	    (p = probe_parse_u64(ranks_buf, &run)) == NULL ||
 	    (p = probe_parse_u64(p, &wait)) == NULL ||
@@ -452,6 +594,8 @@ ranks_quiet(struct ranks_proc *rp, const struct ranks_stat *st, int fresh)
 	quiet = !fresh && (run != 0 || pcount != 0) && run == rp->run_ns &&
 	    pcount == rp->pcount && st->state == rp->state;
 	rp->run_ns = run;
+	rp->wait_ns = wait;
+	rp->has |= RK_HAS_WAIT;
 	rp->pcount = pcount;
 	return quiet;
 }
@@ -517,6 +661,22 @@ ranks_read_kstack(struct ranks_proc *rp)
 	rp->has |= RK_HAS_KSTACK;
 }
 
+/* Read the storage I/O counters of /proc/PID/io. */
+static void
+ranks_read_io(struct ranks_proc *rp)
+{
+	uint64_t	a, b;
+
+	rp->has &= ~RK_HAS_IO;
+	if (ranks_read(rp, RK_IO, ranks_buf, sizeof(ranks_buf)) > 0 &&
+	    probe_find_u64(ranks_buf, "read_bytes", &a) == 0 &&
+	    probe_find_u64(ranks_buf, "write_bytes", &b) == 0) {
+		rp->rbytes = a;
+		rp->wbytes = b;
+		rp->has |= RK_HAS_IO;
+	}
+}
+
 /* Read what the process's other files say, as far as it can change. */
 static void
 ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
@@ -542,16 +702,8 @@ ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
 			rp->has |= RK_HAS_CTX;
 		}
 	}
-	if (!quiet || st->threads != 1 || running) {
-		rp->has &= ~RK_HAS_IO;
-		if (ranks_read(rp, RK_IO, ranks_buf, sizeof(ranks_buf)) > 0 &&
-		    probe_find_u64(ranks_buf, "read_bytes", &a) == 0 &&
-		    probe_find_u64(ranks_buf, "write_bytes", &b) == 0) {
-			rp->rbytes = a;
-			rp->wbytes = b;
-			rp->has |= RK_HAS_IO;
-		}
-	}
+	if (!quiet || st->threads != 1 || running)
+		ranks_read_io(rp);
 	if (st->state != 'D' && st->state != 'S')
 		rp->has &= ~RK_HAS_KSTACK;
 	if (running || st->state == 'Z' || st->state == 'X') {
@@ -598,23 +750,94 @@ ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
 	}
 }
 
+/* A process's own share of its rank's totals: its stat (with its reaped
+ * children's times and faults), schedstat and io as last read. */
+static void
+ranks_tree_add(struct ranks_tree *t, const struct ranks_proc *rp,
+    const struct ranks_stat *st)
+{
+	t->utime += st->utime + st->cutime;
+	t->stime += st->stime + st->cstime;
+	t->minflt += st->minflt + st->cminflt;
+	t->majflt += st->majflt + st->cmajflt;
+	t->rss += (uint64_t)(st->rss > 0 ? st->rss : 0) * ranks_page_size;
+	t->blkio += st->blkio;
+	if (rp->has & RK_HAS_WAIT) {
+		t->wait_ns += rp->wait_ns;
+		t->has_wait = 1;
+	}
+	if (rp->has & RK_HAS_IO) {
+		t->rbytes += rp->rbytes;
+		t->wbytes += rp->wbytes;
+		t->has_io = 1;
+	}
+}
+
+/*
+ * Add a rank's folded children to its totals in t.  Each is read after
+ * the rank (a child reaped in between is missed once, never counted twice)
+ * and costs its stat and schedstat; io only as the rank's own (see the top
+ * of the file).
+ */
+static void
+ranks_read_kids(struct ranks_proc *rp, struct ranks_tree *t)
+{
+	struct ranks_proc	*kp;
+	struct ranks_stat	 st;
+	int32_t			 k, next;
+	int			 quiet;
+
+	for (k = rp->kid; k >= 0; k = next) {
+		kp = &ranks_procs[k];
+		next = kp->sib;
+		if (ranks_read_stat(kp, &st) < 0)
+			continue;	/* gone: dropped, off the list */
+		quiet = ranks_quiet(kp, &st, kp->kseen == 0 ||
+		    kp->kseen + 1 != ranks_seq);
+		kp->state = st.state;
+		kp->kseen = ranks_seq;
+		if (!quiet || st.threads != 1 || st.state == 'R')
+			ranks_read_io(kp);
+		ranks_tree_add(t, kp, &st);
+		rp->nprocs++;
+	}
+}
+
+/* Keep a reported counter from going back (struct ranks_tree). */
+static uint64_t
+ranks_mono(uint64_t *out, uint64_t v)
+{
+	if (v > *out)
+		*out = v;
+	return *out;
+}
+
 /* Sample one process whose stat is parsed in st and report it. */
 static void
 ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 {
-	struct pinst	*pi;
-	char		 state[2];
-	int		 fresh;
+	struct ranks_tree	 t;
+	struct ranks_tree	*o = &rp->out;
+	struct pinst		*pi;
+	char			 state[2];
+	int			 fresh;
 
 	fresh = rp->seen == 0 || rp->seen + 1 != ranks_seq;
 	ranks_read_more(rp, st, fresh);
 	rp->state = st->state;
 	rp->seen = ranks_seq;
+	memset(&t, 0, sizeof(t));
+	ranks_tree_add(&t, rp, st);
+	rp->nprocs = 1;
+	ranks_read_kids(rp, &t);
 
 	if ((pi = probe_inst(&ranks_group, rp->name)) == NULL)
 		return;
-	if (rp->rank >= 0)
+	if (rp->rank >= 0 && rp->role != RANKS_ROLE_HELPER)
 		pinst_set(pi, F_RANK, rp->rank);
+	if (rp->role == RANKS_ROLE_HELPER)
+		pinst_set(pi, F_HELPER, 1);
+	pinst_set(pi, F_PROCS, rp->nprocs);
 	pinst_set(pi, F_PID, rp->pid);
 	pinst_set(pi, F_PPID, st->ppid);
 	if (rp->stepname[0] != '\0')
@@ -623,17 +846,25 @@ ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 	state[1] = '\0';
 	pinst_set_str(pi, F_STATE, state);
 	pinst_set_str(pi, F_COMM, st->comm);
-	pinst_set(pi, F_UTIME, (int64_t)st->utime);
-	pinst_set(pi, F_STIME, (int64_t)st->stime);
-	pinst_set(pi, F_RSS, st->rss * (int64_t)ranks_page_size);
+	pinst_set(pi, F_UTIME, (int64_t)ranks_mono(&o->utime, t.utime));
+	pinst_set(pi, F_STIME, (int64_t)ranks_mono(&o->stime, t.stime));
+	pinst_set(pi, F_RSS, t.rss > INT64_MAX ? INT64_MAX : (int64_t)t.rss);
 	pinst_set(pi, F_VSIZE, (int64_t)st->vsize);
 	pinst_set(pi, F_THREADS, st->threads);
-	pinst_set(pi, F_MINFLT, (int64_t)st->minflt);
-	pinst_set(pi, F_MAJFLT, (int64_t)st->majflt);
-	if (rp->has & RK_HAS_IO) {
-		pinst_set(pi, F_READ_BYTES, (int64_t)rp->rbytes);
-		pinst_set(pi, F_WRITE_BYTES, (int64_t)rp->wbytes);
+	pinst_set(pi, F_MINFLT, (int64_t)ranks_mono(&o->minflt, t.minflt));
+	pinst_set(pi, F_MAJFLT, (int64_t)ranks_mono(&o->majflt, t.majflt));
+	if (t.has_io) {
+		pinst_set(pi, F_READ_BYTES, (int64_t)ranks_mono(&o->rbytes,
+		    t.rbytes));
+		pinst_set(pi, F_WRITE_BYTES, (int64_t)ranks_mono(&o->wbytes,
+		    t.wbytes));
 	}
+	if (ranks_delayacct)
+		pinst_set(pi, F_BLKIO_DELAY, (int64_t)ranks_mono(&o->blkio,
+		    t.blkio));
+	if (t.has_wait)
+		pinst_set(pi, F_RQ_DELAY, (int64_t)ranks_mono(&o->wait_ns,
+		    t.wait_ns));
 	if (rp->has & RK_HAS_CTX) {
 		pinst_set(pi, F_VOL_CTXSW, (int64_t)rp->vcsw);
 		pinst_set(pi, F_INVOL_CTXSW, (int64_t)rp->ivcsw);
@@ -662,9 +893,10 @@ ranks_sample_busiest(void)
 
 	for (i = 0; i < ranks_hw; i++) {
 		rp = &ranks_procs[i];
-		if (!rp->used || ranks_read_stat(rp, &st) < 0)
+		if (!rp->used || rp->role == RANKS_ROLE_CHILD ||
+		    ranks_read_stat(rp, &st) < 0)
 			continue;
-		cpu = st.utime + st.stime;
+		cpu = st.utime + st.stime + st.cutime + st.cstime;
 		delta = rp->cpu == UINT64_MAX || cpu < rp->cpu ? cpu :
 		    cpu - rp->cpu;
 		rp->cpu = cpu;
@@ -715,7 +947,8 @@ ranks_sample(const struct probe_conf *conf)
 	}
 	for (i = 0; i < ranks_hw; i++) {
 		rp = &ranks_procs[i];
-		if (!rp->used)
+		/* A folded child is read with its rank. */
+		if (!rp->used || rp->role == RANKS_ROLE_CHILD)
 			continue;
 		/* --step: that step's processes; else the job's best
 		 * class (its tasks, else its batch step, else extern). */
@@ -810,4 +1043,55 @@ kstack_sample(const struct probe_conf *conf)
 
 const struct source src_kstack = {
 	"kstack", kstack_groups, kstack_init, kstack_sample
+};
+
+/*
+ * delayacct: like kstack, no values of its own but whether the ranks'
+ * "blkio_delay" field is filled.  /proc/PID/stat's field 42 holds the
+ * block I/O delay of the process's main thread only where the kernel
+ * keeps delay accounting: since Linux 5.14 that takes kernel.task_delayacct
+ * = 1 (or the "delayacct" boot option); before, it was on unless booted
+ * with "nodelayacct".  Where it is off the field reads 0, which must not
+ * pass for "never waited": then the field is left out and this source is
+ * off with the reason.  Decided when the probe starts.
+ */
+static const struct group_def *delayacct_groups[] = { NULL };
+
+static int
+delayacct_init(const struct probe_conf *conf, char *why, size_t whysz)
+{
+	char		buf[32];
+	uint64_t	v;
+	ssize_t		n;
+
+	ranks_delayacct = 0;
+	n = probe_read_file("/proc/sys/kernel/task_delayacct", buf,
+	    sizeof(buf));
+	if (n < 0 && errno == ENOENT) {
+		/* Before 5.14: on by default where the kernel has it. */
+		ranks_delayacct = 1;
+		return 0;
+	}
+	if (n <= 0 || probe_parse_u64(buf, &v) == NULL) {
+		snprintf(why, whysz, "cannot read "
+		    "/proc/sys/kernel/task_delayacct");
+		return -1;
+	}
+	if (v == 0) {
+		snprintf(why, whysz, "kernel.task_delayacct is 0: the kernel "
+		    "does not account block I/O delay (sysctl "
+		    "kernel.task_delayacct=1 turns it on)");
+		return -1;
+	}
+	ranks_delayacct = 1;
+	return 0;
+}
+
+static void
+delayacct_sample(const struct probe_conf *conf)
+{
+}
+
+const struct source src_delayacct = {
+	"delayacct", delayacct_groups, delayacct_init, delayacct_sample
 };

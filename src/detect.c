@@ -436,6 +436,65 @@ detect_str(const struct node_model *m, const struct minst *mi,
 	return s;
 }
 
+int
+detect_is_helper(const struct node_model *m, const struct minst *mi)
+{
+	int64_t	v;
+	int	f;
+
+	return (f = model_field_index(m, mi->group, "helper")) >= 0 &&
+	    model_value(mi, (unsigned)f, &v) && v != 0;
+}
+
+/* A delay of the rank as percent of the time, or NaN. */
+static double
+detect_delay(const struct node_model *m, const struct minst *mi,
+    const char *field, double scale)
+{
+	double	v;
+	int	f;
+
+	if ((f = model_field_index(m, mi->group, field)) < 0 ||
+	    !model_metric(m, mi, (unsigned)f, &v) || !isfinite(v))
+		return NAN;
+	return v * scale;
+}
+
+/*
+ * A block I/O delay of DETECT_WAIT_PCT % of the time or more while in state
+ * D is waiting on storage; a run-queue delay as large, waiting for a CPU.
+ * blkio_delay is in jiffies (its rate is percent of one CPU already),
+ * rq_delay in ns (its rate in ns/s; 1e7 ns/s is 1%).
+ */
+#define DETECT_WAIT_PCT	5.0
+
+int
+detect_rank_waits(const struct node_model *m, const struct minst *mi,
+    char *buf, size_t size)
+{
+	const char	*st;
+	double		 io, rq;
+	int		 f;
+
+	buf[0] = '\0';
+	io = detect_delay(m, mi, "blkio_delay", 1.0);
+	rq = detect_delay(m, mi, "rq_delay", 1e-7);
+	st = (f = model_field_index(m, mi->group, "state")) >= 0 ?
+	    model_str(mi, (unsigned)f) : NULL;
+	if (isfinite(io) && io >= DETECT_WAIT_PCT && st != NULL &&
+	    st[0] == 'D') {
+		snprintf(buf, size, "waiting on storage: block I/O delay "
+		    "%.0f%% of the time", io > 100 ? 100 : io);
+		return 1;
+	}
+	if (isfinite(rq) && rq >= DETECT_WAIT_PCT) {
+		snprintf(buf, size, "waiting for a CPU: run-queue delay "
+		    "%.0f%% of the time", rq > 100 ? 100 : rq);
+		return 1;
+	}
+	return 0;
+}
+
 /* Memory: raise over mem_pct for mem_samples, clear under mem_clear_pct. */
 static int
 detect_memory(const struct detect *d, double pct, unsigned *run,
@@ -478,7 +537,7 @@ static void
 detect_rank(struct detect *d, int i, const struct node_model *m,
     const struct minst *mi, struct hist_rank *hr, uint64_t ms)
 {
-	char		 who[64];
+	char		 who[64], waits[96];
 	double		 cpu, rd, wr, limit, pct;
 	int		 idle, r, far;
 
@@ -507,10 +566,11 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 			hr->flags |= DF_STALLED;
 			detect_emit(d, i, hr, DF_STALLED, 1, ms,
 			    "%s made no progress for %u samples (state %s, "
-			    "wchan %s) while the median rank runs at %.0f%% "
-			    "CPU", who, hr->det_idle, detect_str(m, mi,
+			    "wchan %s%s%s) while the median rank runs at "
+			    "%.0f%% CPU", who, hr->det_idle, detect_str(m, mi,
 			    "state"), detect_str(m, mi, "wchan"),
-			    d->rank_med);
+			    detect_rank_waits(m, mi, waits, sizeof(waits)) ?
+			    "; " : "", waits, d->rank_med);
 		}
 	}
 
@@ -810,9 +870,9 @@ detect_node_sample(struct detect *d, int i, const struct node_model *m,
 	struct hist_rank	*hr;
 	const struct minst	*mi;
 	const char		*name = model_name(m);
-	int64_t			 pid, start, rank;
+	int64_t			 pid, start, rank, v;
 	double			 x;
-	int			 g, r;
+	int			 g, r, fh;
 
 	if (i < 0)
 		return;
@@ -852,7 +912,12 @@ detect_node_sample(struct detect *d, int i, const struct node_model *m,
 	}
 
 	if ((g = model_group_index(m, "rank")) >= 0) {
+		fh = model_field_index(m, (unsigned)g, "helper");
 		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+			/* The launcher's helpers are never judged. */
+			if (fh >= 0 && model_value(mi, (unsigned)fh, &v) &&
+			    v != 0)
+				continue;
 			if (!history_rank_ident(m, mi, &pid, &start, &rank) ||
 			    (hr = history_rank_find(d->h, i, pid, start)) ==
 			    NULL)

@@ -108,6 +108,15 @@ void		 detect_node_state(struct detect *, int, const char *, int,
 
 unsigned	 detect_node_flags(const struct detect *, int);
 unsigned	 detect_rank_flags(const struct hist_rank *);
+/* Is a rank instance one of the launcher's helpers (the probe's
+ * rank.helper: hydra_pmi_proxy, orted, mpiexec, srun)?  Never judged. */
+int		 detect_is_helper(const struct node_model *,
+		    const struct minst *);
+/* What a rank that does not run waits for, from its delay accounting and
+ * state, as text in buf ("waiting on storage: block I/O delay 92% of the
+ * time"); 0 and "" when nothing says (no delay known, or too little). */
+int		 detect_rank_waits(const struct node_model *,
+		    const struct minst *, char *, size_t);
 /* The union of the flags of node i's ranks and how many have one. */
 void		 detect_node_ranks(const struct detect *, int, unsigned *,
 		     unsigned *);

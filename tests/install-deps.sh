@@ -18,6 +18,11 @@ apt-get install -y -qq --no-install-recommends \
 	postgresql oar-server oar-server-pgsql oar-user oar-user-pgsql oar-node \
 	libyaml-perl libjson-perl \
 	>/dev/null
+# MPI lab tests (tests/lab/test-mpi-*.sh): MPICH and Open MPI with their
+# compilers, to build tests/lab/mpi/mpiload.c and run it under their
+# launchers.
+apt-get install -y -qq --no-install-recommends \
+	mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null
 # Packaging tests (tests/regress/pkg-*.sh): rpmbuild and rpm2cpio, Lmod
 # for the module file, man to find the page through MANPATH.
 apt-get install -y -qq --no-install-recommends \

@@ -231,6 +231,47 @@ detail_sources(const struct ui *ui, const struct ui_rect *r, int y,
 	return y;
 }
 
+/*
+ * The rank's delays as percent of the time: block I/O (blkio_delay, where
+ * the node's kernel accounts it: else the delayacct source's reason) and
+ * the run queue (rq_delay), and what the rank waits for when they tell
+ * (detect_rank_waits: "waiting on storage: ...").
+ */
+static int
+detail_delay(const struct ui *ui, const struct ui_rect *r, int y,
+    const struct node_model *m, const struct minst *mi)
+{
+	char		 buf[256], waits[96], a[32], b[32];
+	const char	*off = NULL;
+	double		 io, rq;
+	unsigned	 i;
+
+	io = detail_metric(m, mi, "blkio_delay");
+	rq = detail_metric(m, mi, "rq_delay") / 1e7;
+	if (!isfinite(io) && m->have_hello) {
+		for (i = 0; i < m->hello.nsources; i++)
+			if (strcmp(m->hello.sources[i].name, "delayacct") == 0 &&
+			    !m->hello.sources[i].on)
+				off = m->hello.sources[i].reason;
+	}
+	if (!isfinite(io) && !isfinite(rq) && off == NULL)
+		return y;
+	if (isfinite(io))
+		snprintf(a, sizeof(a), "%s%%", widget_num(b, sizeof(b),
+		    io > 100 ? 100 : io, 0));
+	else
+		snprintf(a, sizeof(a), "-");
+	snprintf(buf, sizeof(buf), "block I/O %s  run queue %s%%", a,
+	    widget_num(b, sizeof(b), rq > 100 ? 100 : rq, 0));
+	if (detect_rank_waits(m, mi, waits, sizeof(waits)))
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+		    "  (%s)", waits);
+	else if (off != NULL)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+		    "  (block I/O: %s)", off);
+	return detail_line(ui, r, y, "delay", buf);
+}
+
 /* Why a rank has no kernel stack: the probe's kstack source is off (its
  * reason), the rank runs, or the probe does not collect stacks. */
 static const char *
@@ -327,6 +368,10 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 		snprintf(buf, sizeof(buf), "Rank %lld (pid %lld) on %s",
 		    (long long)ui->det_hr->rank, (long long)ui->det_pid,
 		    ui->nodes[ui->det_node].name);
+	else if (m != NULL && mi != NULL && detect_is_helper(m, mi))
+		snprintf(buf, sizeof(buf), "Launcher helper %lld on %s "
+		    "(never judged)", (long long)ui->det_pid,
+		    ui->nodes[ui->det_node].name);
 	else
 		snprintf(buf, sizeof(buf), "Process %lld on %s",
 		    (long long)ui->det_pid, ui->nodes[ui->det_node].name);
@@ -395,6 +440,14 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 		    "read_bytes")), widget_bytes(b, sizeof(b),
 		    detail_metric(m, mi, "write_bytes")));
 		y = detail_line(ui, r, y, "io", buf);
+		y = detail_delay(ui, r, y, m, mi);
+		x = detail_metric(m, mi, "procs");
+		if (isfinite(x) && x > 1) {
+			snprintf(buf, sizeof(buf), "%.0f live processes: the "
+			    "rank and what it runs, counted as one (CPU, "
+			    "memory, I/O)", x);
+			y = detail_line(ui, r, y, "tree", buf);
+		}
 		y = detail_sources(ui, r, y, m);
 	}
 	if (flags != 0 && (why = detail_why(ui)) != NULL)

@@ -1,9 +1,12 @@
 /*
  * panel-ranks: the rank table, every rank of the job or of the nodes the
  * user drilled into: rank, node, pid, state, %CPU, IPC (when a node sends
- * perf counters), RSS, I/O rates, flags, wait channel, system call, a CPU
- * sparkline and the command.  Flagged
- * ranks are highlighted; Enter opens one rank's detail.
+ * perf counters), RSS, I/O rates, what the rank waits for (its delay
+ * accounting: "io 40%" block I/O, "cpu 12%" run queue, the larger), flags,
+ * wait channel, system call, a CPU sparkline and the command.  Flagged
+ * ranks are highlighted; the launchers' helpers (hydra_pmi_proxy, orted,
+ * mpirun, srun: the probe's rank.helper) are dimmed, "help" in the RANK
+ * column.  Enter opens one rank's detail.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +18,8 @@
 
 enum {
 	RC_RANK, RC_NODE, RC_PID, RC_STATE, RC_CPU, RC_IPC, RC_RSS, RC_READ,
-	RC_WRITE, RC_FLAGS, RC_WCHAN, RC_SYSCALL, RC_SPARK, RC_COMM, RC_NCOLS
+	RC_WRITE, RC_WAIT, RC_FLAGS, RC_WCHAN, RC_SYSCALL, RC_SPARK, RC_COMM,
+	RC_NCOLS
 };
 
 static const struct widget_col ranks_cols[RC_NCOLS] = {
@@ -28,6 +32,7 @@ static const struct widget_col ranks_cols[RC_NCOLS] = {
 	{ "RSS",	6,	0,	1,	1 },
 	{ "READ/s",	7,	0,	1,	2 },
 	{ "WRITE/s",	7,	0,	1,	2 },
+	{ "WAIT",	8,	0,	1,	2 },
 	{ "FLAGS",	8,	20,	0,	0 },
 	{ "WCHAN",	14,	24,	0,	1 },
 	{ "SYSCALL",	12,	0,	0,	3 },
@@ -36,7 +41,7 @@ static const struct widget_col ranks_cols[RC_NCOLS] = {
 };
 
 static const int ranks_desc[RC_NCOLS] = {
-	0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0
+	0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0
 };
 
 /* Does any row have an IPC (prepare sets it)?  Without perf counters the
@@ -66,6 +71,46 @@ ranks_str(const struct node_model *m, const struct minst *mi, const char *f)
 	return s;
 }
 
+/* A counter of the rank as a rate, or NaN. */
+static double
+ranks_rate(const struct node_model *m, const struct minst *mi, const char *f)
+{
+	double	v;
+	int	k;
+
+	if (m == NULL || mi == NULL ||
+	    (k = model_field_index(m, mi->group, f)) < 0 ||
+	    !model_metric(m, mi, (unsigned)k, &v))
+		return NAN;
+	return v;
+}
+
+/*
+ * What the rank waits for, in percent of the time: block I/O delay
+ * (blkio_delay, jiffies: its rate is a percentage already) or run-queue
+ * delay (rq_delay, ns: 1e7 ns/s is 1%), the larger; *io says which.  NaN
+ * when the node reports neither.
+ */
+static double
+ranks_wait(const struct node_model *m, const struct minst *mi, int *io)
+{
+	double	b = ranks_rate(m, mi, "blkio_delay");
+	double	q = ranks_rate(m, mi, "rq_delay") / 1e7;
+
+	*io = isfinite(b) && (!isfinite(q) || b >= q);
+	return *io ? b : q;
+}
+
+/* Is the row one of the launcher's helpers? */
+static int
+ranks_is_helper(const struct ui *ui, const struct ui_rrow *r)
+{
+	const struct node_model	*m = ui_model(ui, r->node);
+
+	return r->rank < 0 && m != NULL && r->mi != NULL &&
+	    detect_is_helper(m, r->mi);
+}
+
 static int
 ranks_cmp(const void *a, const void *b)
 {
@@ -73,7 +118,7 @@ ranks_cmp(const void *a, const void *b)
 	const struct ui_rrow	*y = *(const struct ui_rrow *const *)b;
 	const struct ui		*ui = ranks_sort_ui;
 	double			 kx = 0, ky = 0;
-	int			 c = 0, s = 0;
+	int			 c = 0, s = 0, io;
 
 	switch (ranks_sort_col) {
 	case RC_RANK:
@@ -121,6 +166,11 @@ ranks_cmp(const void *a, const void *b)
 	case RC_COMM:
 		c = strcmp(ranks_str(ui_model(ui, x->node), x->mi, "comm"),
 		    ranks_str(ui_model(ui, y->node), y->mi, "comm"));
+		break;
+	case RC_WAIT:
+		kx = ranks_wait(ui_model(ui, x->node), x->mi, &io);
+		ky = ranks_wait(ui_model(ui, y->node), y->mi, &io);
+		s = 1;
 		break;
 	default:
 		break;
@@ -219,6 +269,7 @@ ranks_key_make(const struct ui_rrow *r, int col, int rev,
 		break;
 	case RC_WCHAN:
 	case RC_COMM:
+	case RC_WAIT:
 		return 0;
 	default:
 		break;
@@ -404,7 +455,8 @@ ranks_collect(struct ui *ui, int i)
 	if (fpid < 0)
 		return;
 	name_ok = filter_match(ui->filter, ui->nodes[i].name);
-	if (name_ok && ui->rtab.sort != RC_WCHAN && ui->rtab.sort != RC_COMM) {
+	if (name_ok && ui->rtab.sort != RC_WCHAN && ui->rtab.sort != RC_COMM &&
+	    ui->rtab.sort != RC_WAIT) {
 		ranks_collect_history(ui, i);
 		return;
 	}
@@ -564,7 +616,8 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 	float			 v[UI_SPARK_MAX];
 	char			 buf[256], a[32], spark[UI_SPARK_MAX * 3 + 1];
 	int			 x[RC_NCOLS], w[RC_NCOLS], y, k, n, j, sel;
-	int			 namew = 4, role;
+	int			 namew = 4, role, helper, io;
+	double			 wt;
 	size_t			 len;
 	attr_t			 base;
 
@@ -610,8 +663,10 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		role = (row->flags & DF_STALLED) ? TR_FLAG_STALLED :
 		    (row->flags & DF_STRAGGLER) ? TR_FLAG_STRAGGLER :
 		    (row->flags & DF_MEMORY) ? TR_FLAG_MEMORY : -1;
+		helper = ranks_is_helper(ui, row);
 		base = sel ? ui->attr[TR_TABLE_SELECTED] : role >= 0 ?
-		    ui->attr[TR_OUTLIER] : ui->attr[TR_TABLE_ROW];
+		    ui->attr[TR_OUTLIER] : helper ? ui->attr[TR_LABEL] :
+		    ui->attr[TR_TABLE_ROW];
 		widget_fill(r->y + 2 + y, r->x, r->w, sel ? base :
 		    ui->attr[TR_TABLE_ROW]);
 #define RCELL(col, right, text) do {					\
@@ -627,7 +682,7 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		if (row->rank >= 0)
 			snprintf(buf, sizeof(buf), "%lld", (long long)row->rank);
 		else
-			snprintf(buf, sizeof(buf), "-");
+			snprintf(buf, sizeof(buf), "%s", helper ? "help" : "-");
 		RCELL(RC_RANK, 1, buf);
 		RCELL(RC_NODE, 0, ui->nodes[row->node].name);
 		snprintf(buf, sizeof(buf), "%lld", (long long)row->pid);
@@ -640,6 +695,13 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		RCELL(RC_RSS, 1, widget_bytes(a, sizeof(a), row->rss));
 		RCELL(RC_READ, 1, widget_bytes(a, sizeof(a), row->rd));
 		RCELL(RC_WRITE, 1, widget_bytes(a, sizeof(a), row->wr));
+		wt = ranks_wait(m, row->mi, &io);
+		if (isfinite(wt) && wt >= 1)
+			snprintf(buf, sizeof(buf), "%s %.0f%%", io ? "io" : "cpu",
+			    wt > 100 ? 100 : wt);
+		else
+			buf[0] = '\0';
+		RCELL(RC_WAIT, 1, buf);
 		RCELL(RC_WCHAN, 0, ranks_str(m, row->mi, "wchan"));
 		RCELL(RC_SYSCALL, 0, ranks_syscall(m, row->syscall, a,
 		    sizeof(a)));

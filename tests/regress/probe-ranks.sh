@@ -9,7 +9,8 @@
 # tasks of step 0), the NODENAME_slurmstepd.scope variant with a batch-only
 # job, step daemons' descendants without job cgroups (a zombie, a stopped
 # process, a parent with a higher pid than its child, a child that has not
-# exec'd yet), and environments only (PBS, LSF, OAR, a 20 kB variable).
+# exec'd yet; a wrapper and the program it runs, one rank), and
+# environments only (PBS, LSF, OAR, a 20 kB variable).
 # Each holds processes that must not match: jobs 12 and 1234 (prefix
 # traps), job 456's cgroup, other jobs' step daemons, look-alike names.
 # Every sample must list exactly the expected pids with their rank ids,
@@ -123,13 +124,13 @@ EXPECT = {
         801: (N, "batch", "S", "bash", "do_wait", 61, 1000, True),
         802: (N, "batch", "R", "python", N, -1, 131072, True),
     },
+    # A rank is its process tree: 2002 (sh, rank 0 too) and 2004 (a
+    # zombie without a rank id) are folded into 2001, 2005 (a.out, rank
+    # 1) into the wrapper 2101 that runs it; their memory counts there.
     "ranks-stepd": {
-        2001: (0, "0", "S", "mpi_app", "ep_poll", 232, 40000, True),
-        2002: (0, "0", "R", "sh", N, -1, 300, True),
+        2001: (0, "0", "S", "mpi_app", "ep_poll", 232, 40300, True),
         2003: (N, "0", "S", "slurmstepd", "do_wait", 61, 1000, True),
-        2004: (N, "0", "Z", "hostname", N, N, 0, True),
-        2005: (1, "0", "T", "a.out", "do_signal_stop", -1, 5000, True),
-        2101: (1, "0", "S", "bash", "do_wait", 61, 1000, True),
+        2101: (1, "0", "S", "bash", "do_wait", 61, 6000, True),
     },
     "ranks-env": {
         3001: (0, N, "S", "pbs_app", "pipe_read", 0, 1000, True),
@@ -142,6 +143,13 @@ EXPECT = {
 }
 # With --uid 1000 only the job's real ranks remain.
 EXPECT["ranks-intruders"] = EXPECT["ranks-cgv2"]
+# Fields beyond the table's: a launcher's daemon (orted) is a helper; how
+# many live processes a rank's tree holds.
+EXTRA = {
+    "ranks-cgv1": {1001: {"rank.procs": 1}, 1003: {"rank.helper": 1}},
+    "ranks-stepd": {2001: {"rank.procs": 3, "rank.helper": N},
+                    2101: {"rank.procs": 2}},
+}
 
 def pids(s):
     return sorted(r.get("pid") for r in s)
@@ -172,6 +180,8 @@ if mode in EXPECT:
             same(w + "syscall", r.get("rank.syscall"), sysc)
             same(w + "rss", r.get("rank.rss"), rss * page)
             same(w + "pid field", r.get("rank.pid", pid), pid)
+            for k, v in EXTRA.get(mode, {}).get(pid, {}).items():
+                same(w + k, r.get(k), v)
             for k in ("rank.ppid", "rank.start_time", "rank.threads",
                       "rank.vsize", "rank.processor"):
                 if not isinstance(r.get(k), int):
