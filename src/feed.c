@@ -14,6 +14,7 @@
 
 #include "feed-local.h"
 #include "feed.h"
+#include "feed-srun.h"
 #include "log.h"
 #include "rsess.h"
 #include "textsafe.h"
@@ -299,6 +300,8 @@ feed_set_interval(struct feed *f, unsigned ms)
 		rsess_set_interval(f->impl, ms);
 		return 0;
 	}
+	if (feed_is_srun(f))
+		return feed_srun_set_interval(f, ms);
 	if (f->ops == &feed_local_ops) {
 		lc = f->impl;
 		if (lc->stopped || lc->ended)

@@ -32,6 +32,7 @@
 #include "feed-local.h"
 #include "feed-replay.h"
 #include "feed.h"
+#include "feed-srun.h"
 #include "history.h"
 #include "hostlist.h"
 #include "jobwatch.h"
@@ -955,6 +956,9 @@ main_probes_add(struct main_probes *mp, struct session *s, const char *name)
 	err[0] = '\0';
 	if (main_host_local(name))
 		f = feed_new_local(mp->probe, mp->argv, err, sizeof(err));
+	else if (getenv("JOBTOP_TRANSPORT") != NULL &&
+	    strcmp(getenv("JOBTOP_TRANSPORT"), "srun") == 0)
+		f = feed_new_srun(&mp->rc, name);
 	else
 		f = feed_new_ssh(&mp->rc, name);
 	session_add(s, name, f, err);
