@@ -32,7 +32,6 @@
 #include "feed-local.h"
 #include "feed-replay.h"
 #include "feed.h"
-#include "feed-srun.h"
 #include "history.h"
 #include "hostlist.h"
 #include "jobwatch.h"
@@ -66,6 +65,7 @@ struct main_opts {
 	const char	*hostlist;
 	const char	*hostfile;
 	const char	*scheduler;
+	const char	*transport;	/* --transport, "auto" */
 	int		 accept_new;
 	int		 batch;
 	int		 json;
@@ -92,7 +92,8 @@ main_usage(FILE *f)
 {
 	fprintf(f,
 "usage: jobtop [-bv] [--json] [-d seconds] [-n count] [--accept-new]\n"
-"              [--scheduler name] [jobid | -w hostlist | --hostfile file]\n"
+"              [--scheduler name] [--transport name]\n"
+"              [jobid | -w hostlist | --hostfile file]\n"
 "              [-o file [--force] | --no-record] [-t theme]\n"
 "       jobtop -r file|jobid [-t theme]\n"
 "       jobtop -r file|jobid -b [--json] [-n count]\n"
@@ -139,6 +140,8 @@ main_help(void)
 "      --hostfile FILE   nodes to watch, one per line\n"
 "      --scheduler NAME  slurm, pbs, lsf, oar or flux (default: detected)\n"
 "      --accept-new      trust nodes whose host key is not yet known\n"
+"      --transport NAME  how to reach nodes: auto (default: libssh2, then\n"
+"                        the system ssh where libssh2 cannot), libssh2, ssh\n"
 "  -b, --batch           batch mode: print records instead of the screen\n"
 "      --json            newline-delimited JSON records (implies -b)\n"
 "  -n, --count N         stop after N samples\n"
@@ -193,7 +196,7 @@ static int
 main_parse(int argc, char **argv, struct main_opts *o)
 {
 	enum { OPT_JSON = 256, OPT_DECODE, OPT_LIST, OPT_LOG, OPT_HOSTFILE,
-	    OPT_SCHED, OPT_ACCEPT, OPT_NOREC, OPT_FORCE };
+	    OPT_SCHED, OPT_ACCEPT, OPT_NOREC, OPT_FORCE, OPT_TRANSPORT };
 	static const struct option longopts[] = {
 		{ "nodes",	required_argument,	NULL, 'w' },
 		{ "batch",	no_argument,		NULL, 'b' },
@@ -209,6 +212,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		{ "hostfile",	required_argument,	NULL, OPT_HOSTFILE },
 		{ "scheduler",	required_argument,	NULL, OPT_SCHED },
 		{ "accept-new",	no_argument,		NULL, OPT_ACCEPT },
+		{ "transport",	required_argument,	NULL, OPT_TRANSPORT },
 		{ "record",	required_argument,	NULL, 'o' },
 		{ "no-record",	no_argument,		NULL, OPT_NOREC },
 		{ "force",	no_argument,		NULL, OPT_FORCE },
@@ -279,6 +283,16 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case OPT_ACCEPT:
 			o->accept_new = 1;
+			break;
+		case OPT_TRANSPORT:
+			if (strcmp(optarg, "auto") != 0 &&
+			    feed_transport_find(optarg) == NULL) {
+				log_error("unknown transport \"%s\" (%s)",
+				    text_clean(buf, sizeof(buf), optarg),
+				    feed_transport_names());
+				return -1;
+			}
+			o->transport = optarg;
 			break;
 		case 'o':
 			o->record = optarg;
@@ -862,6 +876,7 @@ struct main_probes {
 	char			 uid[24];	/* the job owner's, --uid */
 	char			*argv[12];
 	const char		*jobid;		/* NULL for -w and hostfiles */
+	const char		*transport;	/* --transport */
 	struct rconf		 rc;
 	struct session_conf	 sc;
 };
@@ -880,6 +895,7 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 	int		 remote = 0, k = 0;
 
 	memset(mp, 0, sizeof(*mp));
+	mp->transport = o->transport != NULL ? o->transport : "auto";
 	rconf_init(&mp->rc);
 	if ((mp->probe = feed_local_find_probe(err, sizeof(err))) == NULL) {
 		log_error("%s", err);
@@ -956,11 +972,9 @@ main_probes_add(struct main_probes *mp, struct session *s, const char *name)
 	err[0] = '\0';
 	if (main_host_local(name))
 		f = feed_new_local(mp->probe, mp->argv, err, sizeof(err));
-	else if (getenv("JOBTOP_TRANSPORT") != NULL &&
-	    strcmp(getenv("JOBTOP_TRANSPORT"), "srun") == 0)
-		f = feed_new_srun(&mp->rc, name);
 	else
-		f = feed_new_ssh(&mp->rc, name);
+		f = feed_new_remote(mp->transport, &mp->rc, name, err,
+		    sizeof(err));
 	session_add(s, name, f, err);
 }
 
