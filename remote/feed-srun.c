@@ -35,7 +35,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +43,7 @@
 #include "hostlist.h"
 #include "log.h"
 #include "rconf.h"
+#include "spawn.h"
 #include "srun-demux.h"
 #include "textsafe.h"
 #include "xmalloc.h"
@@ -55,8 +55,11 @@
 #define SR_BACKOFF_MAX	30000
 #define SR_LINE		512
 #define SR_NEED_EXIT	3
+#define SR_BATCH_MS	100	/* nodes that join within it share a run */
 
 extern char **environ;
+static char **sr_envp;		/* sr_child's, between fork and exec */
+static pid_t sr_parent;
 
 struct sr_group;
 
@@ -64,9 +67,7 @@ struct sr_run {
 	struct sr_group	*g;
 	struct sr_run	*next;
 	int		 push;		/* an sbcast, not an srun */
-	pid_t		 pid;		/* -1 once reaped */
-	int		 status;
-	int		 in_fd, out_fd, err_fd;
+	struct spawn	 sp;
 	struct sdemux	*dm;
 	int		*task_node;	/* task -> node index, -1 */
 	int		 ntasks;
@@ -93,9 +94,11 @@ struct sr_node {
 	int		 failed;	/* done, for good, with error */
 	int		 freed;
 	int		 nfail;
+	struct feed_exec *x;		/* a side command, or NULL */
 	int		 comp;		/* het job component, 0 */
 	uint64_t	 retry_at;	/* 0: not waiting */
-	char		 state[400];
+	enum feed_phase	 phase;
+	char		 state[400];	/* the phase's reason */
 	char		 error[384];
 };
 
@@ -116,7 +119,7 @@ struct sr_group {
 	char			 file[96];
 	long long		 size;
 	int			 ncomp;		/* het job components, 0: none */
-	char			 srun[16];	/* "srun" or $JOBTOP_SRUN */
+	struct hostlist		*comps[16];	/* a het job's components */
 	int			 kick;
 };
 
@@ -137,6 +140,36 @@ sr_close(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
+}
+
+static const char *
+sr_srun_name(void)
+{
+	return "srun";
+}
+
+/* The path of an executable name through PATH: 0, or -1. */
+static int
+sr_which(const char *name, char *out, size_t size)
+{
+	const char	*path = getenv("PATH"), *p, *e;
+	int		 n;
+
+	if (strchr(name, '/') != NULL) {
+		snprintf(out, size, "%s", name);
+		return access(out, X_OK) == 0 ? 0 : -1;
+	}
+	if (path == NULL)
+		path = "/usr/bin:/bin";
+	for (p = path; *p != '\0'; p = *e != '\0' ? e + 1 : e) {
+		e = strchr(p, ':');
+		if (e == NULL)
+			e = p + strlen(p);
+		n = snprintf(out, size, "%.*s/%s", (int)(e - p), p, name);
+		if (n > 0 && (size_t)n < size && e > p && access(out, X_OK) == 0)
+			return 0;
+	}
+	return -1;
 }
 
 /* The monitor's environment without its SLURM_* (a monitor run inside
@@ -160,96 +193,61 @@ sr_env(void)
 	return env;
 }
 
-/*
- * Start argv with three pipes; its own process group; SIGTERM when the
- * monitor dies.  0, or -1 with the reason in err.
- */
+/* In the child (spawn.c's fn): SIGTERM, not SIGKILL, when the monitor
+ * dies, because a SIGKILLed srun leaves its step and tasks running
+ * (measured: still there 8 s later) while on SIGTERM it cancels the step
+ * within a second.  Then exec through PATH. */
+static void
+sr_child(void *arg)
+{
+	char *const	*argv = arg;
+	char		 msg[256];
+	int		 n;
+
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != sr_parent)
+		_exit(127);
+	execvpe(argv[0], argv, sr_envp);
+	n = snprintf(msg, sizeof(msg), "jobtop: cannot run %s: %s\n", argv[0],
+	    strerror(errno));
+	if (n > 0 && write(STDERR_FILENO, msg, (size_t)n) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* Start argv: stdin (srun, not sbcast), stdout and stderr pipes, its own
+ * process group (a ^C on the terminal is the monitor's alone). */
 static int
 sr_spawn(struct sr_run *r, char *const argv[], char *err, size_t errsz)
 {
-	int	 in[2] = { -1, -1 }, out[2] = { -1, -1 }, ep[2] = { -1, -1 };
-	int	 rep[2] = { -1, -1 }, e, st;
-	char	**env = sr_env();
-	pid_t	 parent = getpid(), pid;
-	ssize_t	 n;
-	sigset_t none;
+	struct spawn_req	rq;
+	int			rc;
 
-	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
-	    pipe2(ep, O_CLOEXEC) != 0 || pipe2(rep, O_CLOEXEC) != 0) {
-		snprintf(err, errsz, "pipe: %s", strerror(errno));
-		goto fail;
-	}
-	if ((pid = fork()) < 0) {
-		snprintf(err, errsz, "fork: %s", strerror(errno));
-		goto fail;
-	}
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != parent)
-			_exit(1);
-		setpgid(0, 0);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (dup2(in[0], 0) >= 0 && dup2(out[1], 1) >= 0 &&
-		    dup2(ep[1], 2) >= 0)
-			execvpe(argv[0], argv, env);
-		e = errno;
-		if (write(rep[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	free(env);
-	env = NULL;
-	sr_close(&rep[1]);
-	do
-		n = read(rep[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	sr_close(&rep[0]);
-	if (n == (ssize_t)sizeof(e)) {
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		snprintf(err, errsz, "cannot run %s: %s", argv[0],
-		    strerror(e));
-		goto fail;
-	}
-	sr_close(&in[0]);
-	sr_close(&out[1]);
-	sr_close(&ep[1]);
-	r->pid = pid;
-	r->in_fd = in[1];
-	r->out_fd = out[0];
-	r->err_fd = ep[0];
-	fcntl(r->in_fd, F_SETFL, O_NONBLOCK);
-	fcntl(r->out_fd, F_SETFL, O_NONBLOCK);
-	fcntl(r->err_fd, F_SETFL, O_NONBLOCK);
-	return 0;
-fail:
-	free(env);
-	sr_close(&in[0]);
-	sr_close(&in[1]);
-	sr_close(&out[0]);
-	sr_close(&out[1]);
-	sr_close(&ep[0]);
-	sr_close(&ep[1]);
-	sr_close(&rep[0]);
-	sr_close(&rep[1]);
-	return -1;
+	sr_envp = sr_env();
+	sr_parent = getpid();
+	memset(&rq, 0, sizeof(rq));
+	rq.fn = sr_child;
+	rq.arg = (void *)(uintptr_t)argv;
+	rq.argv = argv;
+	rq.flags = SPAWN_OUT | SPAWN_ERR | SPAWN_PGRP | SPAWN_NODEATH |
+	    (r->push ? 0 : SPAWN_IN);
+	rc = spawn_start(&r->sp, &rq, err, errsz);
+	free(sr_envp);
+	sr_envp = NULL;
+	return rc;
 }
 
 static void
-sr_set_state(struct sr_node *nd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+sr_set(struct sr_node *nd, enum feed_phase ph, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
+/* The node's phase and its reason. */
 static void
-sr_set_state(struct sr_node *nd, const char *fmt, ...)
+sr_set(struct sr_node *nd, enum feed_phase ph, const char *fmt, ...)
 {
 	va_list	ap;
 
+	nd->phase = ph;
 	va_start(ap, fmt);
 	vsnprintf(nd->state, sizeof(nd->state), fmt, ap);
 	va_end(ap);
@@ -312,20 +310,18 @@ sr_lose(struct sr_node *nd, const char *why)
 	sr_end_stream(nd);
 	if (nd->stopped || nd->g->stopping) {
 		nd->done = 1;
-		if (nd->state[0] == '\0' || strcmp(nd->state, "live") == 0 ||
-		    strcmp(nd->state, "stopping") == 0)
-			sr_set_state(nd, "closed");
+		sr_set(nd, FEED_CLOSED, "%s", "");
 		return;
 	}
 	if (nd->need) {
-		sr_set_state(nd, "pushing the probe (sbcast)");
+		sr_set(nd, FEED_PUSHING, "sbcast");
 		nd->retry_at = 0;
 		return;
 	}
 	ms = sr_backoff(++nd->nfail);
 	nd->retry_at = now + ms;
-	sr_set_state(nd, "lost: %s; again in %u s", why, ms / 1000);
-	log_warn("%s: %s", nd->name, nd->state);
+	sr_set(nd, FEED_LOST, "%s; again in %u s", why, ms / 1000);
+	log_warn("%s: lost: %s", nd->name, nd->state);
 }
 
 /* --- the demux's hooks ------------------------------------------------ */
@@ -349,7 +345,7 @@ sr_on_start(void *arg, unsigned task, const char *name)
 	nd->live = 1;
 	nd->need = 0;
 	nd->nfail = 0;
-	sr_set_state(nd, "live");
+	sr_set(nd, FEED_LIVE, "%s", "");
 }
 
 static struct sr_node *
@@ -395,15 +391,7 @@ sr_on_text(void *arg, int task, const char *line)
 static void
 sr_run_free(struct sr_run *r)
 {
-	sr_close(&r->in_fd);
-	sr_close(&r->out_fd);
-	sr_close(&r->err_fd);
-	if (r->pid > 0) {
-		kill(-r->pid, SIGKILL);
-		kill(r->pid, SIGKILL);
-		while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
-			;
-	}
+	spawn_end(&r->sp);
 	sdemux_free(r->dm);
 	free(r->task_node);
 	free(r);
@@ -451,7 +439,7 @@ sr_fail_all(struct sr_group *g, struct sr_run *r, const char *why)
 		nd->done = nd->failed = 1;
 		snprintf(nd->error, sizeof(nd->error), "srun: %.300s", why);
 		text_clean_inplace(nd->error);
-		sr_set_state(nd, "failed: %s", nd->error);
+		sr_set(nd, FEED_FAILED, "%s", nd->error);
 	}
 }
 
@@ -530,7 +518,7 @@ sr_run_start(struct sr_group *g, int *want, int n, uint64_t now)
 		nc = SR_MAX_PARTS;
 	argv = xcalloc((size_t)(SR_PART_ARGS + 1) * (size_t)nc + 4,
 	    sizeof(*argv));
-	argv[k++] = g->srun;
+	argv[k++] = (char *)(uintptr_t)sr_srun_name();
 	argv[k++] = (char *)(uintptr_t)"-l";
 	argv[k++] = (char *)(uintptr_t)"--input=all";
 	argv[k++] = (char *)(uintptr_t)"--quiet";
@@ -564,7 +552,6 @@ sr_run_start(struct sr_group *g, int *want, int n, uint64_t now)
 
 	r = xcalloc(1, sizeof(*r));
 	r->g = g;
-	r->in_fd = r->out_fd = r->err_fd = -1;
 	r->started = now;
 	r->ntasks = g->nnodes;
 	r->task_node = xcalloc((size_t)r->ntasks, sizeof(int));
@@ -592,15 +579,15 @@ sr_run_start(struct sr_group *g, int *want, int n, uint64_t now)
 		return;
 	}
 	g->nruns++;
-	sr_watch(g, r->out_fd);
-	sr_watch(g, r->err_fd);
+	sr_watch(g, r->sp.out);
+	sr_watch(g, r->sp.err);
 	r->next = g->runs;
 	g->runs = r;
 	for (i = 0; i < n; i++) {
 		struct sr_node *nd = g->nodes[want[i]];
 		nd->run = r;
 		nd->retry_at = 0;
-		sr_set_state(nd, "starting (srun)");
+		sr_set(nd, FEED_STARTING, "srun");
 	}
 }
 
@@ -623,7 +610,6 @@ sr_push_start(struct sr_group *g, uint64_t now)
 	r = xcalloc(1, sizeof(*r));
 	r->g = g;
 	r->push = 1;
-	r->in_fd = r->out_fd = r->err_fd = -1;
 	r->started = now;
 	if (sr_spawn(r, argv, err, sizeof(err)) != 0) {
 		free(r);
@@ -636,11 +622,11 @@ sr_push_start(struct sr_group *g, uint64_t now)
 		}
 		return;
 	}
-	sr_close(&r->in_fd);
+	sr_close(&r->sp.in);
 	log_debug("sbcast %s to %s", g->rc->probe_path, dst);
 	g->pushing = 1;
-	sr_watch(g, r->out_fd);
-	sr_watch(g, r->err_fd);
+	sr_watch(g, r->sp.out);
+	sr_watch(g, r->sp.err);
 	r->next = g->runs;
 	g->runs = r;
 }
@@ -697,15 +683,15 @@ sr_read_err(struct sr_run *r)
 	ssize_t	 n;
 	size_t	 left, take;
 
-	while (r->err_fd >= 0) {
-		n = read(r->err_fd, chunk, sizeof(chunk));
+	while (r->sp.err >= 0) {
+		n = read(r->sp.err, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return;
 		if (n <= 0) {
-			epoll_ctl(r->g->epfd, EPOLL_CTL_DEL, r->err_fd, NULL);
-			sr_close(&r->err_fd);
+			epoll_ctl(r->g->epfd, EPOLL_CTL_DEL, r->sp.err, NULL);
+			sr_close(&r->sp.err);
 			if (r->errlen > 0) {
 				r->errbuf[r->errlen] = '\0';
 				sr_err_line(r, r->errbuf);
@@ -740,15 +726,15 @@ sr_read_out(struct sr_run *r)
 	ssize_t	 n;
 	int	 k;
 
-	for (k = 0; k < 16 && r->out_fd >= 0; k++) {
-		n = read(r->out_fd, chunk, sizeof(chunk));
+	for (k = 0; k < 16 && r->sp.out >= 0; k++) {
+		n = read(r->sp.out, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return;
 		if (n <= 0) {
-			epoll_ctl(r->g->epfd, EPOLL_CTL_DEL, r->out_fd, NULL);
-			sr_close(&r->out_fd);
+			epoll_ctl(r->g->epfd, EPOLL_CTL_DEL, r->sp.out, NULL);
+			sr_close(&r->sp.out);
 			if (r->dm != NULL)
 				sdemux_end(r->dm);
 			return;
@@ -765,13 +751,13 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 	char	 how[SR_LINE + 64];
 	int	 i, refused;
 
-	if (WIFEXITED(r->status))
+	if (WIFEXITED(r->sp.status))
 		snprintf(how, sizeof(how), "%s exited with status %d%s%s",
-		    r->push ? "sbcast" : "srun", WEXITSTATUS(r->status),
+		    r->push ? "sbcast" : "srun", WEXITSTATUS(r->sp.status),
 		    r->lasterr[0] != '\0' ? ": " : "", r->lasterr);
 	else
 		snprintf(how, sizeof(how), "%s killed by signal %d%s%s",
-		    r->push ? "sbcast" : "srun", WTERMSIG(r->status),
+		    r->push ? "sbcast" : "srun", WTERMSIG(r->sp.status),
 		    r->lasterr[0] != '\0' ? ": " : "", r->lasterr);
 	log_debug("%s", how);
 	if (r->push) {
@@ -781,9 +767,9 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 			if (!nd->need || nd->freed || nd->done || nd->run)
 				continue;
 			nd->need = 0;
-			if (r->status == 0) {
+			if (r->sp.status == 0) {
 				nd->retry_at = sr_now();
-				sr_set_state(nd, "starting (srun)");
+				sr_set(nd, FEED_STARTING, "srun");
 			} else
 				sr_lose(nd, how);
 		}
@@ -791,7 +777,7 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 	}
 	/* Slurm refused the step before any probe spoke (not the user's
 	 * job, an unknown or ended job): that is the answer, no retry. */
-	refused = !r->armour && r->status != 0 && !g->stopping &&
+	refused = !r->armour && r->sp.status != 0 && !g->stopping &&
 	    strncmp(r->lasterr, "srun: error: ", 13) == 0 &&
 	    strstr(r->lasterr, ": task ") == NULL;
 	for (i = 0; i < g->nnodes; i++) {
@@ -804,7 +790,7 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 			snprintf(nd->error, sizeof(nd->error), "%.300s",
 			    r->lasterr + 6);
 			text_clean_inplace(nd->error);
-			sr_set_state(nd, "failed: %s", nd->error);
+			sr_set(nd, FEED_REFUSED, "%s", nd->error);
 		} else
 			sr_lose(nd, how);
 	}
@@ -814,17 +800,10 @@ static void
 sr_reap(struct sr_group *g)
 {
 	struct sr_run	**rp, *r;
-	pid_t		  w;
 
 	for (rp = &g->runs; (r = *rp) != NULL; ) {
-		if (r->pid > 0) {
-			do
-				w = waitpid(r->pid, &r->status, WNOHANG);
-			while (w < 0 && errno == EINTR);
-			if (w == r->pid || w < 0)
-				r->pid = -1;
-		}
-		if (r->pid > 0 || r->out_fd >= 0 || r->err_fd >= 0) {
+		spawn_reap(&r->sp, 0);
+		if (r->sp.pid > 0 || r->sp.out >= 0 || r->sp.err >= 0) {
 			rp = &r->next;
 			continue;
 		}
@@ -841,10 +820,10 @@ sr_write_all(struct sr_group *g, const char *line)
 	size_t		 len = strlen(line);
 
 	for (r = g->runs; r != NULL; r = r->next) {
-		if (r->push || r->in_fd < 0)
+		if (r->push || r->sp.in < 0)
 			continue;
 		/* A short line fits a pipe whole or not at all. */
-		if (write(r->in_fd, line, len) != (ssize_t)len)
+		if (write(r->sp.in, line, len) != (ssize_t)len)
 			log_debug("srun input: %s", strerror(errno));
 	}
 }
@@ -859,7 +838,7 @@ sr_stop_all(struct sr_group *g, uint64_t now)
 		return;
 	g->stopping = 1;
 	for (r = g->runs; r != NULL; r = r->next) {
-		sr_close(&r->in_fd);		/* EOF to every probe */
+		sr_close(&r->sp.in);		/* EOF to every probe */
 		r->term_at = now + SR_GRACE_MS;
 	}
 	for (i = 0; i < g->nnodes; i++) {
@@ -867,7 +846,7 @@ sr_stop_all(struct sr_group *g, uint64_t now)
 		if (!nd->freed && !nd->done && nd->run == NULL) {
 			nd->done = 1;
 			sr_end_stream(nd);
-			sr_set_state(nd, "closed");
+			sr_set(nd, FEED_CLOSED, "%s", "");
 		}
 	}
 }
@@ -900,32 +879,39 @@ sr_components(struct sr_group *g)
 			continue;
 		if (c + 1 > g->ncomp)
 			g->ncomp = (int)c + 1;
-		if ((hl = hostlist_new()) == NULL)
+		if (g->comps[c] != NULL || (hl = hostlist_new()) == NULL)
 			continue;
 		if (hostlist_push(hl, end + 1, err, sizeof(err)) == HL_OK)
 			for (i = 0; i < hostlist_count(hl); i++)
 				if ((nd = sr_find(g, hostlist_get(hl, i))))
 					nd->comp = (int)c;
-		hostlist_free(hl);
+		g->comps[c] = hl;
 	}
 	pclose(f);
 	if (g->ncomp > 0)
 		log_debug("job %s has %d components", g->rc->job, g->ncomp);
 }
 
+/* The het component a node is in (0 when none is known). */
+static int
+sr_comp_of(struct sr_group *g, const char *host)
+{
+	int	c;
+
+	for (c = 0; c < g->ncomp && c < SR_MAX_PARTS; c++)
+		if (g->comps[c] != NULL && hostlist_find(g->comps[c], host) >= 0)
+			return c;
+	return 0;
+}
+
 static void
 sr_start(struct sr_group *g, uint64_t now)
 {
-	const char	*name = rconf_probe_name(g->rc), *e;
+	const char	*name = rconf_probe_name(g->rc);
 	size_t		 size;
 	int		*want, n = 0, i;
 
 	g->started = 1;
-	if ((e = getenv("JOBTOP_SRUN")) != NULL && *e != '\0' &&
-	    strlen(e) < sizeof(g->srun))
-		snprintf(g->srun, sizeof(g->srun), "%s", e);
-	else
-		snprintf(g->srun, sizeof(g->srun), "srun");
 	snprintf(g->dir, sizeof(g->dir), "/tmp/jobtop-%lu",
 	    (unsigned long)getuid());
 	/* "jobtop-probe-HASH" there is "probe-HASH" here. */
@@ -962,14 +948,13 @@ sr_pump(struct sr_group *g, uint64_t now)
 	for (r = g->runs; r != NULL; r = r->next) {
 		sr_read_out(r);
 		sr_read_err(r);
-		if (r->pid > 0 && r->term_at != 0 && now >= r->term_at &&
+		if (r->sp.pid > 0 && r->term_at != 0 && now >= r->term_at &&
 		    r->kill_at == 0) {
-			kill(r->pid, SIGTERM);
+			kill(r->sp.pid, SIGTERM);
 			r->kill_at = now + SR_KILL_MS;
-		} else if (r->pid > 0 && r->kill_at != 0 && now >= r->kill_at) {
-			kill(-r->pid, SIGKILL);
-			kill(r->pid, SIGKILL);
-		}
+		} else if (r->sp.pid > 0 && r->kill_at != 0 &&
+		    now >= r->kill_at)
+			spawn_kill(&r->sp, SIGKILL);
 	}
 	sr_reap(g);
 	if (g->stopping)
@@ -1019,7 +1004,7 @@ sr_group_timeout(struct sr_group *g, uint64_t now)
 		    r->term_at < next)
 			next = r->term_at;
 		/* A child whose pipes closed: reap it soon. */
-		if (r->out_fd < 0 && r->err_fd < 0 && now + 100 < next)
+		if (r->sp.out < 0 && r->sp.err < 0 && now + 100 < next)
 			next = now + 100;
 	}
 	for (i = 0; i < g->nnodes && !g->stopping; i++) {
@@ -1051,12 +1036,16 @@ static int
 sr_pollfds(struct feed *f, struct pollfd *p)
 {
 	struct sr_node	*nd = f->impl;
+	int		 n = 0;
 
-	if (sr_owner(nd->g) != nd)
-		return 0;
-	p[0].fd = nd->g->epfd;
-	p[0].events = POLLIN;
-	return 1;
+	if (sr_owner(nd->g) == nd) {
+		p[0].fd = nd->g->epfd;
+		p[0].events = POLLIN;
+		n = 1;
+	}
+	if (nd->x != NULL)
+		n += feed_cmd_pollfds(nd->x, p + n);
+	return n;
 }
 
 static int
@@ -1069,12 +1058,16 @@ static int
 sr_timeout(struct feed *f, uint64_t now)
 {
 	struct sr_node	*nd = f->impl;
+	int		 t = -1, tx;
 
 	if (sr_pending(nd))
 		return 0;
 	if (sr_owner(nd->g) == nd)
-		return sr_group_timeout(nd->g, now);
-	return -1;
+		t = sr_group_timeout(nd->g, now);
+	if (nd->x != NULL && (tx = feed_cmd_timeout(nd->x, now)) >= 0 &&
+	    (t < 0 || tx < t))
+		t = tx;
+	return t;
 }
 
 static void
@@ -1082,6 +1075,10 @@ sr_step(struct feed *f, uint64_t now, const struct pollfd *p, int n)
 {
 	struct sr_node	*nd = f->impl;
 
+	if (nd->x != NULL) {
+		feed_cmd_step(nd->x, now);
+		feed_cmd_reap(&nd->x);
+	}
 	if (sr_owner(nd->g) == nd || !nd->g->started)
 		sr_pump(nd->g, now);
 }
@@ -1118,9 +1115,9 @@ sr_stop(struct feed *f)
 	nd->stopped = 1;
 	if (!nd->done && nd->run == NULL) {
 		nd->done = 1;
-		sr_set_state(nd, "closed");
+		sr_set(nd, FEED_CLOSED, "%s", "");
 	} else if (!nd->done)
-		sr_set_state(nd, "stopping");
+		sr_set(nd, FEED_STOPPING, "%s", "");
 	for (i = 0; i < g->nnodes; i++)
 		if (!g->nodes[i]->freed && !g->nodes[i]->stopped)
 			return;
@@ -1135,20 +1132,74 @@ sr_done(struct feed *f)
 	return nd->done && !sr_pending(nd);
 }
 
-static const char *
-sr_state(struct feed *f)
+static enum feed_phase
+sr_phase(struct feed *f, const char **why)
 {
 	struct sr_node	*nd = f->impl;
 
-	return nd->state[0] != '\0' ? nd->state : "starting (srun)";
+	*why = nd->state;
+	return nd->phase;
 }
 
-static const char *
-sr_error(struct feed *f)
+static enum feed_fail
+sr_failure(struct feed *f)
 {
 	struct sr_node	*nd = f->impl;
 
-	return nd->failed ? nd->error : "";
+	return nd->failed ? FEED_FAIL_OTHER : FEED_FAIL_NONE;
+}
+
+static int
+sr_set_interval(struct feed *f, unsigned ms)
+{
+	struct sr_node	*nd = f->impl;
+	char		 line[64];
+
+	if (nd->g->interval_ms != ms) {
+		nd->g->interval_ms = ms;
+		snprintf(line, sizeof(line), "interval %u\n", ms);
+		sr_write_all(nd->g, line);
+	}
+	return nd->done || nd->stopped ? -1 : 0;
+}
+
+/* A side command (a backtrace) on the node: a second, short srun step on
+ * that node alone, run by the feed_cmd helper and stepped by this node's
+ * feed. */
+static struct feed_exec *
+sr_exec_start(struct feed *f, const char *cmd, size_t cap,
+    unsigned timeout_ms, char *err, size_t errsz)
+{
+	struct sr_node	*nd = f->impl;
+	char		*argv[16], path[4096], jobarg[96];
+	char		 wl[HOSTLIST_MAX_NAME + 8];
+	int		 k = 0;
+
+	if (nd->x != NULL) {
+		snprintf(err, errsz, "a command already runs on %s", nd->name);
+		return NULL;
+	}
+	if (sr_which(sr_srun_name(), path, sizeof(path)) != 0) {
+		snprintf(err, errsz, "srun is not in PATH");
+		return NULL;
+	}
+	snprintf(jobarg, sizeof(jobarg), "--jobid=%s", nd->g->rc->job);
+	snprintf(wl, sizeof(wl), "-w%s", nd->name);
+	argv[k++] = path;
+	argv[k++] = (char *)(uintptr_t)"--overlap";
+	argv[k++] = jobarg;
+	argv[k++] = wl;
+	argv[k++] = (char *)(uintptr_t)"-N1";
+	argv[k++] = (char *)(uintptr_t)"-n1";
+	argv[k++] = (char *)(uintptr_t)"--quiet";
+	argv[k++] = (char *)(uintptr_t)"--chdir=/";
+	argv[k++] = (char *)(uintptr_t)"--job-name=jobtop";
+	argv[k++] = (char *)(uintptr_t)"/bin/sh";
+	argv[k++] = (char *)(uintptr_t)"-c";
+	argv[k++] = (char *)(uintptr_t)cmd;
+	argv[k] = NULL;
+	nd->x = feed_cmd_start(argv, cmd, cap, timeout_ms, err, errsz);
+	return nd->x;
 }
 
 static void
@@ -1157,20 +1208,17 @@ sr_group_free(struct sr_group *g)
 	struct sr_group	**gp;
 	struct sr_run	 *r;
 	uint64_t	  until = sr_now() + 2000;
+	int		  i;
 
 	/* Ask politely first: srun ends its step on SIGTERM. */
 	for (r = g->runs; r != NULL; r = r->next) {
-		sr_close(&r->in_fd);
-		if (r->pid > 0)
-			kill(r->pid, SIGTERM);
+		sr_close(&r->sp.in);
+		if (r->sp.pid > 0)
+			kill(r->sp.pid, SIGTERM);
 	}
 	for (r = g->runs; r != NULL; r = r->next)
-		while (r->pid > 0 && sr_now() < until) {
-			if (waitpid(r->pid, &r->status, WNOHANG) == r->pid)
-				r->pid = -1;
-			else
-				usleep(20000);
-		}
+		while (!spawn_reap(&r->sp, 0) && sr_now() < until)
+			usleep(20000);
 	while ((r = g->runs) != NULL) {
 		g->runs = r->next;
 		sr_run_free(r);
@@ -1180,6 +1228,8 @@ sr_group_free(struct sr_group *g)
 			*gp = g->next;
 			break;
 		}
+	for (i = 0; i < SR_MAX_PARTS; i++)
+		hostlist_free(g->comps[i]);
 	close(g->epfd);
 	free(g->nodes);
 	free(g);
@@ -1193,6 +1243,8 @@ sr_free(struct feed *f)
 	int		 i;
 
 	nd->freed = 1;
+	if (nd->x != NULL)
+		feed_cmd_disown(&nd->x);
 	for (i = 0; i < g->nnodes; i++)
 		if (!g->nodes[i]->freed)
 			break;
@@ -1208,18 +1260,25 @@ sr_free(struct feed *f)
 
 static const struct feed_ops feed_srun_ops = {
 	"srun", sr_pollfds, sr_timeout, sr_step, sr_read, sr_stop, sr_done,
-	sr_state, sr_error, sr_free
+	sr_phase, sr_failure, sr_set_interval, sr_exec_start, NULL, sr_free
 };
 
 struct feed *
-feed_new_srun(const struct rconf *rc, const char *host)
+feed_new_srun(const struct rconf *rc, const char *host, char *err,
+    size_t errsz)
 {
 	struct sr_group	*g;
 	struct sr_node	*nd;
-	struct feed	*f;
 
+	if (rc->job == NULL || *rc->job == '\0') {
+		snprintf(err, errsz, "the srun transport needs a Slurm job "
+		    "(-w names hosts, not a job)");
+		return NULL;
+	}
+	/* Nodes that come later (the ladder moves them one by one) join
+	 * the job's group and share its next srun. */
 	for (g = sr_groups; g != NULL; g = g->next)
-		if (g->rc == rc && !g->started)
+		if (g->rc == rc && !g->stopping)
 			break;
 	if (g == NULL) {
 		g = xcalloc(1, sizeof(*g));
@@ -1241,37 +1300,86 @@ feed_new_srun(const struct rconf *rc, const char *host)
 	nd->name = xstrdup(host);
 	nd->end_at = (size_t)-1;
 	g->nodes[g->nnodes++] = nd;
-	f = xcalloc(1, sizeof(*f));
-	f->ops = &feed_srun_ops;
-	f->impl = nd;
-	if (rc->job == NULL || *rc->job == '\0') {
-		nd->done = nd->failed = 1;
-		snprintf(nd->error, sizeof(nd->error), "the srun transport "
-		    "needs a Slurm job (-w names hosts, not a job)");
-		sr_set_state(nd, "failed: %s", nd->error);
+	sr_set(nd, FEED_STARTING, "srun");
+	if (g->started) {
+		nd->comp = sr_comp_of(g, host);
+		nd->retry_at = sr_now() + SR_BATCH_MS;
 	}
-	return f;
+	return feed_alloc(&feed_srun_ops, nd);
 }
 
 int
-feed_is_srun(const struct feed *f)
+feed_srun_usable(const struct rconf *rc, const char *host, char *why,
+    size_t whysz)
 {
-	return f != NULL && f->ops == &feed_srun_ops;
-}
+	char	path[4096];
 
-int
-feed_srun_set_interval(struct feed *f, unsigned ms)
-{
-	struct sr_node	*nd;
-	char		 line[64];
-
-	if (!feed_is_srun(f))
+	(void)host;
+	if (rc->job == NULL || *rc->job == '\0' || rc->sched == NULL ||
+	    strcmp(rc->sched, "slurm") != 0) {
+		snprintf(why, whysz, "srun: not a Slurm job");
 		return -1;
-	nd = f->impl;
-	if (nd->g->interval_ms == ms)
-		return nd->done ? -1 : 0;
-	nd->g->interval_ms = ms;
-	snprintf(line, sizeof(line), "interval %u\n", ms);
-	sr_write_all(nd->g, line);
-	return nd->done ? -1 : 0;
+	}
+	if (sr_which(sr_srun_name(), path, sizeof(path)) != 0) {
+		snprintf(why, whysz, "srun: %s is not in PATH",
+		    sr_srun_name());
+		return -1;
+	}
+	return 0;
+}
+
+/* Did SSH itself refuse this user (not a slow or broken link)? */
+static int
+sr_ssh_refused(const char *cur, enum feed_fail fail, const char *reason)
+{
+	static const char	*const words[] = {
+		"pam_slurm_adopt", "Access denied", "Permission denied",
+		"Connection refused", "not allowed", "DenyUsers", NULL
+	};
+	int			 i;
+
+	if (fail == FEED_FAIL_DENIED)
+		return 1;
+	/* The system ssh client is the last SSH rung: if it could not log
+	 * in with everything OpenSSH has, SSH is closed to this user. */
+	if (fail == FEED_FAIL_AUTH && strcmp(cur, "ssh") == 0)
+		return 1;
+	for (i = 0; reason != NULL && words[i] != NULL; i++)
+		if (strstr(reason, words[i]) != NULL)
+			return fail != FEED_FAIL_AUTH ||
+			    strcmp(cur, "libssh2") != 0;
+	return 0;
+}
+
+const char *
+feed_srun_ladder(const struct rconf *rc, const char *host, const char *cur,
+    enum feed_fail fail, const char *reason, char *why, size_t whysz)
+{
+	char	tmp[256];
+
+	if (fail == FEED_FAIL_NONE || (strcmp(cur, "libssh2") != 0 &&
+	    strcmp(cur, "ssh") != 0) || !sr_ssh_refused(cur, fail, reason) ||
+	    feed_srun_usable(rc, host, tmp, sizeof(tmp)) != 0)
+		return NULL;
+	snprintf(why, whysz, "%s: %s; the node is reached through Slurm's "
+	    "srun instead", cur, reason != NULL && *reason != '\0' ? reason :
+	    "refused");
+	return "srun";
+}
+
+int
+feed_srun_first(const struct rconf *rc, char *why, size_t whysz)
+{
+	char	tmp[256];
+
+	if (rc->nnodes <= FEED_SRUN_NODES ||
+	    feed_srun_usable(rc, NULL, tmp, sizeof(tmp)) != 0)
+		return 0;
+	/* 95 MiB and 3.9% of a core for 1024 nodes over libssh2 (issue 10),
+	 * one socket each; the ssh client is a process per node. */
+	snprintf(why, whysz, "libssh2, ssh: the job has %zu nodes (more than "
+	    "%d): one SSH session per node would hold %zu sockets and about "
+	    "%zu MiB on this host; one srun serves them all", rc->nnodes,
+	    FEED_SRUN_NODES, rc->nnodes, rc->nnodes * 95 / 1024);
+	return 1;
 }
