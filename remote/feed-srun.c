@@ -662,18 +662,30 @@ sr_err_line(struct sr_run *r, char *line)
 		}
 		return;
 	}
-	log_warn("%s%s", r->push ? "sbcast: " : "", p);
 	snprintf(r->lasterr, sizeof(r->lasterr), "%s", p);
-	if (strncmp(p, "srun: error: ", 13) != 0)
+	n = 0;
+	if (strncmp(p, "srun: error: ", 13) == 0) {
+		n = strcspn(p + 13, ":");
+		if (n == 0 || n > HOSTLIST_MAX_NAME ||
+		    strncmp(p + 13 + n, ": task ", 7) != 0)
+			n = 0;
+	}
+	if (n == 0) {
+		log_warn("%s%s", r->push ? "sbcast: " : "", p);
 		return;
-	p += 13;
-	n = strcspn(p, ":");
-	if (n == 0 || n > HOSTLIST_MAX_NAME || strncmp(p + n, ": task ", 7))
-		return;
-	memcpy(name, p, n);
+	}
+	/* "srun: error: NODE: task T: ...": that node's probe ended. */
+	memcpy(name, p + 13, n);
 	name[n] = '\0';
-	if ((nd = sr_find(g, name)) != NULL && nd->run == r)
-		sr_lose(nd, p + n + 2);
+	if ((nd = sr_find(g, name)) == NULL || nd->run != r) {
+		log_debug("%s", p);
+		return;
+	}
+	if (nd->need)
+		log_debug("%s", p);	/* it said why: no probe yet */
+	else
+		log_warn("%s", p);
+	sr_lose(nd, p + 13 + n + 2);
 }
 
 static void
