@@ -799,8 +799,8 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 		if (refused && !nd->need && g->nruns == 1) {
 			nd->run = NULL;
 			nd->done = nd->failed = 1;
-			snprintf(nd->error, sizeof(nd->error), "%.300s",
-			    r->lasterr + 6);
+			snprintf(nd->error, sizeof(nd->error), "srun: %.300s",
+			    r->lasterr + 13);
 			text_clean_inplace(nd->error);
 			sr_set(nd, FEED_REFUSED, "%s", nd->error);
 		} else

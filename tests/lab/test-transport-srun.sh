@@ -55,7 +55,7 @@ since() { awk -v a="$(now)" -v b="$1" 'BEGIN {printf "%.2f", a - b}'; }
 # Our sruns, steps and probes (the job's own srun is not ours).
 our_sruns() { pgrep -u "$1" -f -- "--job-name=jobtop" | grep -c .; }
 our_steps() { squeue -h -s -j "$1" -o %j 2>/dev/null | grep -c '^jobtop$'; }
-our_probes() { pgrep -f "/tmp/jobtop-[0-9]*/probe-[0-9a-f]* --armour" | grep -c .; }
+our_probes() { pgrep -f "probe-[0-9a-f]* --armour" | grep -c .; }
 nodes_in() {	# file -> "node1 node2 ..." that sent node records
 	python3 -c 'import json,sys
 print(" ".join(sorted({r["node"] for r in map(json.loads, open(sys.argv[1])) if r["type"] == "node"})))' "$1"
@@ -247,9 +247,9 @@ else
 	lab_as "$LAB_OTHER" "$JT" -b --json -n 1 -d 0.5 --transport srun "$job" \
 		>"$tmp/other.out" 2>"$tmp/other.err"
 	rc=$?
-	if [ $rc -ne 0 ] && grep -q '"state":"refused: .*Access/permission denied' "$tmp/other.out" &&
+	if [ $rc -ne 0 ] && grep -q '"state":"failed: refused: srun: .*Access/permission denied' "$tmp/other.out" &&
 	    [ -z "$(nodes_in "$tmp/other.out")" ]; then
-		ok "$LAB_OTHER refused by Slurm: $(grep -o '"state":"refused[^"]*"' "$tmp/other.out" | head -1)"
+		ok "$LAB_OTHER refused by Slurm: $(grep -o '"state":"failed: refused[^"]*"' "$tmp/other.out" | head -1)"
 	else
 		fail "$LAB_OTHER on $LAB_USER's job: exit $rc, $(head -c 400 "$tmp/other.out") $(head -3 "$tmp/other.err")"
 	fi
