@@ -756,6 +756,24 @@ sr_read_out(struct sr_run *r)
 	}
 }
 
+/* Is srun's error Slurm's final word on this job for this user (not a
+ * node down or a busy controller, which a retry may get past)? */
+static int
+sr_refusal(const char *line)
+{
+	static const char	*const words[] = {
+		"Access/permission denied", "Invalid job id",
+		"Invalid user id", "already completing or completed",
+		"has expired", "Job not found", NULL
+	};
+	int			 i;
+
+	for (i = 0; words[i] != NULL; i++)
+		if (strstr(line, words[i]) != NULL)
+			return 1;
+	return 0;
+}
+
 /* A child ended and its pipes are drained: settle its nodes. */
 static void
 sr_run_ended(struct sr_group *g, struct sr_run *r)
@@ -791,7 +809,7 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 	 * job, an unknown or ended job): that is the answer, no retry. */
 	refused = !r->armour && r->sp.status != 0 && !g->stopping &&
 	    strncmp(r->lasterr, "srun: error: ", 13) == 0 &&
-	    strstr(r->lasterr, ": task ") == NULL;
+	    sr_refusal(r->lasterr);
 	for (i = 0; i < g->nnodes; i++) {
 		struct sr_node *nd = g->nodes[i];
 		if (nd->freed || nd->run != r)

@@ -235,6 +235,61 @@ else
 fi
 wait "$killpid" 2>/dev/null
 
+# 4b. A node whose probe is killed: lost, then a probe of its own again
+# (a second srun for that node alone) while the others go on.
+: >"$tmp/pk.out"
+lab_as "$LAB_USER" "$JT" -b --json -d 0.5 --transport srun "$job" \
+	>"$tmp/pk.out" 2>"$tmp/pk.err" &
+pkpid=$!
+bgpids+=($pkpid)
+pk_count() { grep -c "\"node\":\"$1\",\"type\":\"node\"" "$tmp/pk.out"; }
+for _ in $(seq 100); do [ "$(pk_count node3)" -ge 3 ] && break; sleep 0.1; done
+lab_node_exec node3 pkill -9 -f "probe-[0-9a-f]* --armour"
+killed_at=$(now)
+back=
+for _ in $(seq 150); do
+	if grep -q '"node":"node3","type":"state","state":"lost' "$tmp/pk.out" &&
+	    [ "$(grep -c '"node":"node3","type":"state","state":"live' "$tmp/pk.out")" -ge 2 ]; then
+		back=$(since "$killed_at"); break
+	fi
+	sleep 0.1
+done
+sleep 1.5
+n3=$(pk_count node3)
+sleep 1
+n3_later=$(pk_count node3)
+sruns=$(our_sruns "$LAB_USER")
+kill "$(jobtop_pid "$pkpid")" 2>/dev/null
+wait "$pkpid" 2>/dev/null
+if [ -n "$back" ] && [ "$n3_later" -gt "$n3" ]; then
+	ok "node3's probe killed: lost, live again ${back}s later in its own srun ($sruns srun processes then), streaming"
+else
+	fail "node3's probe killed: back '$back', samples $n3 -> $n3_later: $(grep '"node3","type":"state"' "$tmp/pk.out" | tail -3)"
+fi
+
+# What the login node pays at 1 Hz on 4 nodes: jobtop and its srun
+# against jobtop over libssh2 (information for the benchmark; both
+# measured over the same 10 s after a 4 s start).
+cost() {	# transport -> "cpu_ms rss_kb"
+	local p jp pids cpu0 cpu1
+	lab_as "$LAB_USER" "$JT" -b --json -d 1 --transport "$1" "$job" \
+		>/dev/null 2>&1 &
+	p=$!
+	sleep 4
+	jp=$(jobtop_pid "$p")
+	pids="$jp $(pgrep -u "$LAB_USER" -f -- '--job-name=jobtop' | xargs)"
+	cpu0=$(for q in $pids; do awk '{print $14 + $15}' "/proc/$q/stat"; done | awk '{s += $1} END {print s}')
+	sleep 10
+	cpu1=$(for q in $pids; do awk '{print $14 + $15}' "/proc/$q/stat"; done | awk '{s += $1} END {print s}')
+	rss=$(for q in $pids; do awk '/^VmRSS/ {print $2}' "/proc/$q/status"; done | awk '{s += $1} END {print s}')
+	kill "$jp" 2>/dev/null
+	wait "$p" 2>/dev/null
+	echo "$(( (cpu1 - cpu0) * 1000 / $(getconf CLK_TCK) )) $rss $(echo "$pids" | wc -w)"
+}
+read -r s_cpu s_rss s_n < <(cost srun)
+read -r l_cpu l_rss l_n < <(cost libssh2)
+echo "   (1 Hz, 4 nodes, 10 s: srun: $s_n processes, ${s_cpu} ms CPU, ${s_rss} KiB RSS; libssh2: ${l_cpu} ms CPU, ${l_rss} KiB RSS)"
+
 # 5. jtother may watch for jobtop (admin group) but Slurm refuses him a
 # step in jtuser's job: Slurm's own words reach the node's state.
 if [ -e /etc/jobtop.conf ]; then
