@@ -94,6 +94,8 @@ struct sr_node {
 	int		 failed;	/* done, for good, with error */
 	int		 freed;
 	int		 nfail;
+	int		 npush;		/* sbcasts it waited for */
+	char		 why[256];	/* what its task last said */
 	struct feed_exec *x;		/* a side command, or NULL */
 	int		 comp;		/* het job component, 0 */
 	uint64_t	 retry_at;	/* 0: not waiting */
@@ -345,6 +347,7 @@ sr_on_start(void *arg, unsigned task, const char *name)
 	nd->live = 1;
 	nd->need = 0;
 	nd->nfail = 0;
+	nd->npush = 0;
 	sr_set(nd, FEED_LIVE, "%s", "");
 }
 
@@ -656,13 +659,30 @@ sr_err_line(struct sr_run *r, char *line)
 	} else
 		p = line;
 	if (strncmp(p, "jobtop-srun-need ", 17) == 0) {
-		if ((nd = sr_find(g, p + 17)) != NULL && nd->run == r) {
-			nd->need = 1;
-			log_debug("%s: the probe is not cached there", nd->name);
+		if ((nd = sr_find(g, p + 17)) == NULL || nd->run != r)
+			return;
+		/* Twice pushed and still missing: a lost node, not a
+		 * third push at once. */
+		if (nd->npush >= 2) {
+			snprintf(nd->why, sizeof(nd->why), "the probe did not "
+			    "arrive through sbcast");
+			return;
 		}
+		nd->need = 1;
+		log_debug("%s: the probe is not cached there", nd->name);
 		return;
 	}
 	snprintf(r->lasterr, sizeof(r->lasterr), "%s", p);
+	/* The task's own "jobtop-srun: NODE: why": the node's reason. */
+	if (strncmp(p, "jobtop-srun: ", 13) == 0 &&
+	    (n = strcspn(p + 13, ":")) > 0 && n <= HOSTLIST_MAX_NAME &&
+	    p[13 + n] == ':') {
+		memcpy(name, p + 13, n);
+		name[n] = '\0';
+		if ((nd = sr_find(g, name)) != NULL && nd->run == r)
+			snprintf(nd->why, sizeof(nd->why), "%s",
+			    p + 13 + n + 1 + (p[14 + n] == ' '));
+	}
 	n = 0;
 	if (strncmp(p, "srun: error: ", 13) == 0) {
 		n = strcspn(p + 13, ":");
@@ -685,7 +705,9 @@ sr_err_line(struct sr_run *r, char *line)
 		log_debug("%s", p);	/* it said why: no probe yet */
 	else
 		log_warn("%s", p);
-	sr_lose(nd, p + 13 + n + 2);
+	snprintf(name, sizeof(name), "%s", nd->why);
+	nd->why[0] = '\0';
+	sr_lose(nd, name[0] != '\0' ? name : p + 13 + n + 2);
 }
 
 static void
@@ -797,6 +819,7 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 			if (!nd->need || nd->freed || nd->done || nd->run)
 				continue;
 			nd->need = 0;
+			nd->npush++;
 			if (r->sp.status == 0) {
 				nd->retry_at = sr_now();
 				sr_set(nd, FEED_STARTING, "srun");
