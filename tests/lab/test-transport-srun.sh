@@ -10,7 +10,9 @@
 #    is refused jtuser's job by Slurm itself, and that message is shown;
 #  - a job step (JOB.0) and a heterogeneous job (-N1 : -N2) work;
 #  - kill -9 of jobtop leaves no srun, no step and no probe after 3 s;
-#  - a node whose link goes down is reported lost and comes back.
+#  - a node whose link goes down is reported lost and comes back, a node
+#    whose probe is killed gets a new one in its own srun;
+#  - a backtrace ('b' in the screen) runs through a second srun step.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -35,6 +37,7 @@ cleanup() {
 		kill -9 "$(jobtop_pid "$p")" "$p" 2>/dev/null
 	done
 	ip link set "$(lab_veth node3)" up 2>/dev/null
+	lab_as "$LAB_USER" tmux -L "jtsrun-$$" kill-server 2>/dev/null
 	[ -n "$conf_made" ] && rm -f /etc/jobtop.conf
 	getent group jtadmin >/dev/null && [ -n "$conf_made" ] && groupdel jtadmin
 	[ ${#jobs_started[@]} -gt 0 ] && lab_cancel "${jobs_started[@]}"
@@ -356,6 +359,53 @@ else
 	fail "het job $het: exit $rc, nodes '$got', wanted '$want': $(tail -3 "$tmp/het.err")"
 fi
 lab_cancel "$het"
+
+# 8. A backtrace through srun: the curses monitor on the blocked job,
+# 'b' on its stalled rank runs gdb on the rank's node in a second, short
+# srun step (feed_exec), not over SSH.
+if command -v tmux >/dev/null && command -v gdb >/dev/null; then
+	ui=$tmp/ui
+	mkdir -p "$ui" && install -m 755 "$top/jobtop" "$top/jobtop-probe" "$ui/"
+	cp -r "$top/themes" "$ui/" && chmod -R a+rX "$ui"
+	sock=jtsrun-$$
+	ui_tmux() { lab_as "$LAB_USER" tmux -L "$sock" "$@"; }
+	ui_wait() {	# seconds ERE
+		local t0=$SECONDS
+		while ((SECONDS - t0 < $1)); do
+			ui_tmux capture-pane -p -t ui | grep -Eq -- "$2" && return 0
+			sleep 0.3
+		done
+		return 1
+	}
+	bjob=$(lab_submit "$LAB_USER" blocked) || lab_fail "the blocked job did not start"
+	jobs_started+=("$bjob")
+	host=$(lab_ranks "$bjob" | awk '$1 == 2 { print $3 }')
+	ui_tmux new-session -d -s ui -x 160 -y 45 \
+		"$ui/jobtop --no-record -d 1 --transport srun $bjob; echo jobtop-exit=\$?; sleep 600"
+	if ui_wait 20 "^$host .*1 stalled rank"; then
+		ui_tmux send-keys -t ui r
+		ui_wait 5 'Ranks of the job'
+		ui_tmux send-keys -t ui F
+		ui_wait 5 'ranks sorted by FLAGS'
+		ui_tmux send-keys -t ui Home Enter
+		ui_wait 5 "Rank 2 \(pid [0-9]+\) on $host"
+		ui_tmux send-keys -t ui b
+		if ui_wait 30 "gdb on $host exited with status 0" &&
+		    ui_wait 2 '#[0-9]+ .* in main '; then
+			ok "backtrace through srun on $host: $(ui_tmux capture-pane -p -t ui | grep -E '^ +#[0-9]' | head -1 | tr -s ' ')"
+		else
+			fail "no backtrace through srun: $(ui_tmux capture-pane -p -t ui | grep -i 'gdb\|backtrace' | head -3)"
+		fi
+	else
+		fail "the blocked job's stalled rank is not shown through srun: $(ui_tmux capture-pane -p -t ui | head -12)"
+	fi
+	ui_tmux send-keys -t ui q
+	ui_wait 10 'jobtop-exit=0' || fail "q does not end jobtop with status 0"
+	ui_tmux kill-server 2>/dev/null
+	lab_cancel "$bjob"
+else
+	echo "   (no tmux or gdb: the backtrace through srun is not checked)"
+fi
 
 [ $fails -eq 0 ] || exit 1
 echo "PASS"
