@@ -1391,16 +1391,15 @@ sr_ssh_refused(const char *cur, enum feed_fail fail, const char *reason)
 	};
 	int			 i;
 
-	if (fail == FEED_FAIL_DENIED)
-		return 1;
-	/* The system ssh client is the last SSH rung: if it could not log
-	 * in with everything OpenSSH has, SSH is closed to this user. */
-	if (fail == FEED_FAIL_AUTH && strcmp(cur, "ssh") == 0)
+	/* Authentication refused where the ladder found nothing another
+	 * SSH client could do (the ssh client's own refusal, or libssh2's
+	 * with keys OpenSSH would offer the same way): SSH is closed to
+	 * this user, as with DenyUsers. */
+	if (fail == FEED_FAIL_DENIED || fail == FEED_FAIL_AUTH)
 		return 1;
 	for (i = 0; reason != NULL && words[i] != NULL; i++)
 		if (strstr(reason, words[i]) != NULL)
-			return fail != FEED_FAIL_AUTH ||
-			    strcmp(cur, "libssh2") != 0;
+			return 1;
 	return 0;
 }
 

@@ -438,6 +438,8 @@ feed_exec_free(struct feed_exec *x)
 const struct feed_transport feed_transports[] = {
 	{ "libssh2", feed_new_libssh2, feed_libssh2_usable, FEED_T_LADDER,
 	    "one libssh2 session per node, in this process" },
+	{ "ssh", feed_new_ssh, NULL, FEED_T_LADDER,
+	    "the system OpenSSH client, one ssh process per node" },
 	{ "srun", feed_new_srun, feed_srun_usable, FEED_T_LADDER,
 	    "one srun for the whole Slurm job, through Slurm's own tree" },
 	{ NULL, NULL, NULL, 0, NULL }
@@ -486,26 +488,6 @@ feed_ladder_after(const char *name)
 	return NULL;
 }
 
-/* Does the user have an RSA key libssh2 would have offered? */
-static int
-feed_has_rsa_key(const struct rconf *rc)
-{
-	char	 path[4096], line[16];
-	FILE	*fp;
-	int	 i, rsa = 0;
-
-	for (i = 0; i < rc->nidentity && !rsa; i++) {
-		snprintf(path, sizeof(path), "%s.pub", rc->identity[i]);
-		if ((fp = fopen(path, "re")) == NULL)
-			continue;
-		if (fgets(line, sizeof(line), fp) != NULL &&
-		    strncmp(line, "ssh-rsa ", 8) == 0)
-			rsa = 1;
-		fclose(fp);
-	}
-	return rsa;
-}
-
 /*
  * The ladder's decision after transport cur ended for a node.  Here is
  * where a launcher transport goes: "SSH refused (FEED_FAIL_DENIED) ->
@@ -516,29 +498,22 @@ feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
     enum feed_fail fail, const char *reason, char *why, size_t whysz)
 {
 	const struct feed_transport	*next;
-	const char			*name;
 
-	if ((name = feed_srun_ladder(rc, host, cur, fail, reason, why,
-	    whysz)) != NULL)
-		return name;
 	if (fail == FEED_FAIL_NONE || (next = feed_ladder_after(cur)) == NULL)
 		return NULL;
-	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_AUTH) {
-		if (feed_has_rsa_key(rc))
-			snprintf(why, whysz, "libssh2: RSA key needs rsa-sha2 "
-			    "signatures (libssh2 %s signs SHA-1 only)",
-			    feed_libssh2_version());
-		else
-			snprintf(why, whysz, "libssh2: %s; OpenSSH may have "
-			    "other methods (certificates, GSSAPI, host-based)",
-			    reason);
+	/* OpenSSH signs RSA with rsa-sha2; with other keys it would be
+	 * refused as well (what else it could use, certificates, GSSAPI,
+	 * host-based, was seen before libssh2 started: usable()). */
+	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_AUTH &&
+	    feed_libssh2_rsa_why(rc, host, why, whysz))
 		return next->name;
-	}
 	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_UNSUPPORTED) {
 		snprintf(why, whysz, "libssh2: %s", reason);
 		return next->name;
 	}
-	return NULL;
+	/* SSH refused the user, and no other SSH rung can help: the
+	 * scheduler's launcher (feed-srun.c). */
+	return feed_srun_ladder(rc, host, cur, fail, reason, why, whysz);
 }
 
 /* The ladder's feed: the node's current transport's feed. */
@@ -548,6 +523,7 @@ struct feed_auto {
 	struct feed		*cur;
 	const char		*name;		/* cur's transport */
 	int			 stopped;
+	char			 why[1024];	/* a last failure, and before */
 };
 
 static int
@@ -644,12 +620,22 @@ feed_auto_done(struct feed *f)
 	return a->cur->ops->done(a->cur);
 }
 
+/* A failure for good on the last transport says what the cheaper ones
+ * said too. */
 static enum feed_phase
 feed_auto_phase(struct feed *f, const char **why)
 {
 	struct feed_auto	*a = f->impl;
+	enum feed_phase		 ph;
 
-	return a->cur->ops->phase(a->cur, why);
+	ph = feed_phase(a->cur, why);
+	if ((ph == FEED_REFUSED || ph == FEED_FAILED) &&
+	    f->skipped[0] != '\0') {
+		snprintf(a->why, sizeof(a->why), "%s (before: %s)", *why,
+		    f->skipped);
+		*why = a->why;
+	}
+	return ph;
 }
 
 static enum feed_fail

@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define FEED_MAX_FDS	4
+#define FEED_MAX_FDS	6
 
 struct feed;
 struct rconf;
@@ -162,6 +162,11 @@ int		 feed_libssh2_usable(const struct rconf *, const char *,
 /* A feed over an rsess the caller keeps: feed_free leaves it open. */
 struct rsess;
 struct feed	*feed_libssh2_of(struct rsess *);
+/* After libssh2's authentication was refused for host: 1 with the reason
+ * in why when it offered an RSA key that this libssh2 signs with SHA-1
+ * only (which OpenSSH 8.8 and later refuse), else 0. */
+int		 feed_libssh2_rsa_why(const struct rconf *, const char *,
+		    char *, size_t);
 /* "1.10.0": the libssh2 this program runs with. */
 const char	*feed_libssh2_version(void);
 struct feed	*feed_new_ssh(const struct rconf *, const char *, char *,
