@@ -329,12 +329,23 @@ lab_as "$LAB_DENY" env XDG_STATE_HOME="$tmp/state" "$JT" -b --json -n 4 -d 0.5 -
 rc=$?
 [ $rc -eq 0 ] || fail "$LAB_DENY: jobtop exited $rc: $(tail -3 "$tmp/deny.err")"
 check_ranks "$tmp/deny.out" "$tmp/dplaced" "$LAB_DENY with auto" || fails=$((fails + 1))
+# Each node's last transport record says srun, and why SSH was skipped.
+moved=$(python3 - "$tmp/deny.out" <<'PY'
+import json, sys
+last = {}
+for r in map(json.loads, open(sys.argv[1])):
+    if r["type"] == "transport":
+        last[r["node"]] = r
+good = [n for n, r in last.items() if r["transport"] == "srun" and
+        "srun" in r.get("skipped", "") and "refused" in r.get("skipped", "")]
+print(len(good), last.get("node1", {}).get("skipped", "(none)"))
+PY
+)
 dlog=$tmp/state/jobtop/jobtop.log
-moved=$(grep -c "moves from .* to srun" "$dlog" 2>/dev/null)
-if [ "$moved" -eq 4 ]; then
-	ok "$LAB_DENY: 4 nodes moved to srun: $(grep -m1 "moves from .* to srun" "$dlog" | cut -c1-240)"
+if [ "${moved%% *}" -eq 4 ] && grep -q "moves from .* to srun" "$dlog"; then
+	ok "$LAB_DENY: 4 nodes on srun; node1 skipped: ${moved#* }"
 else
-	fail "$LAB_DENY: ${moved:-0} nodes said they moved to srun: $(grep -i "srun\|refused\|denied" "$dlog" "$tmp/deny.err" | head -5)"
+	fail "$LAB_DENY: ${moved:-0} nodes' transport records say srun: $(grep '"type":"transport"' "$tmp/deny.out" | head -3) $(grep -i "srun\|refused\|denied" "$dlog" | head -3)"
 fi
 lab_cancel "$djob"
 
