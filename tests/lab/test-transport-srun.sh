@@ -9,6 +9,7 @@
 #  - jtother, an admin for jobtop (/etc/jobtop.conf) but not for Slurm,
 #    is refused jtuser's job by Slurm itself, and that message is shown;
 #  - a job step (JOB.0) and a heterogeneous job (-N1 : -N2) work;
+#  - a node without sshd moves to srun under auto, the others stay;
 #  - kill -9 of jobtop leaves no srun, no step and no probe after 3 s;
 #  - a node whose link goes down is reported lost and comes back, a node
 #    whose probe is killed gets a new one in its own srun;
@@ -370,6 +371,32 @@ else
 	fail "het job $het: exit $rc, nodes '$got', wanted '$want': $(tail -3 "$tmp/het.err")"
 fi
 lab_cancel "$het"
+
+# 7b. No sshd on node4 (Connection refused): under auto that node moves
+# to srun, the others stay on libssh2.  sshd is started again after.
+job2=$(lab_submit "$LAB_USER" healthy) || lab_fail "the second healthy job did not start"
+jobs_started+=("$job2")
+lab_node_exec node4 pkill -x sshd
+lab_as "$LAB_USER" "$JT" -b --json -n 3 -d 0.5 "$job2" >"$tmp/nossh.out" 2>"$tmp/nossh.err"
+rc=$?
+lab_node_exec node4 /usr/sbin/sshd -f "$LAB_DIR/nodes/node4/sshd_config" \
+	-E "$LAB_LOG/sshd.node4.log" || fail "could not restart node4's sshd"
+tr=$(python3 - "$tmp/nossh.out" <<'PY'
+import json, sys
+last = {}
+for r in map(json.loads, open(sys.argv[1])):
+    if r["type"] == "transport":
+        last[r["node"]] = r["transport"]
+print(" ".join("%s=%s" % kv for kv in sorted(last.items())))
+PY
+)
+if [ $rc -eq 0 ] && [ "$tr" = "node1=libssh2 node2=libssh2 node3=libssh2 node4=srun" ] &&
+    [ "$(nodes_in "$tmp/nossh.out")" = "node1 node2 node3 node4" ]; then
+	ok "no sshd on node4: $tr, every node delivered ($(grep -o '"node":"node4","type":"transport"[^}]*' "$tmp/nossh.out" | tail -1 | cut -c1-200))"
+else
+	fail "no sshd on node4: exit $rc, transports '$tr', nodes '$(nodes_in "$tmp/nossh.out")': $(tail -3 "$tmp/nossh.err")"
+fi
+lab_cancel "$job2"
 
 # 8. A backtrace through srun: the curses monitor on the blocked job,
 # 'b' on its stalled rank runs gdb on the rank's node in a second, short
