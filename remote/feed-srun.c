@@ -122,6 +122,8 @@ struct sr_group {
 	long long		 size;
 	int			 ncomp;		/* het job components, 0: none */
 	struct hostlist		*comps[16];	/* a het job's components */
+	char			 jobid[64];	/* for srun: "123" of "123+1" */
+	int			 onecomp;	/* 1 of "123+1", -1 */
 	int			 kick;
 };
 
@@ -458,12 +460,13 @@ sr_run_part(struct sr_group *g, struct hostlist *hl, int comp, char **argv,
 
 	if (hostlist_fold(hl, &fold) != HL_OK)
 		fatal("out of memory");
-	snprintf(bufs[0], 96, "--jobid=%s", rc->job);
+	snprintf(bufs[0], 96, "--jobid=%s", g->jobid);
 	snprintf(bufs[1], 96, "-N%zu", hostlist_count(hl));
-	snprintf(bufs[2], 96, "--het-group=%d", comp);
+	snprintf(bufs[2], 96, "--het-group=%d", g->onecomp >= 0 ?
+	    g->onecomp : comp);
 	argv[j++] = (char *)(uintptr_t)"--overlap";
 	argv[j++] = bufs[0];
-	if (g->ncomp > 1)
+	if (g->ncomp > 1 || g->onecomp >= 0)
 		argv[j++] = bufs[2];
 	argv[j++] = bufs[1];
 	argv[j++] = (char *)(uintptr_t)"-w";
@@ -602,7 +605,7 @@ sr_push_start(struct sr_group *g, uint64_t now)
 	char		*argv[12], jobarg[96], dst[256], err[512];
 	int		 k = 0, i;
 
-	snprintf(jobarg, sizeof(jobarg), "--jobid=%s", g->rc->job);
+	snprintf(jobarg, sizeof(jobarg), "--jobid=%s", g->jobid);
 	snprintf(dst, sizeof(dst), "%s/%s.new", g->dir, g->file);
 	argv[k++] = (char *)(uintptr_t)"sbcast";
 	argv[k++] = jobarg;
@@ -917,7 +920,8 @@ sr_components(struct sr_group *g)
 	struct sr_node	*nd;
 
 	g->ncomp = 0;
-	if (strspn(g->rc->job, "0123456789") != strlen(g->rc->job))
+	if (g->onecomp >= 0 ||
+	    strspn(g->rc->job, "0123456789") != strlen(g->rc->job))
 		return;
 	snprintf(cmd, sizeof(cmd), "squeue -h -j %s -o '%%i %%N' 2>/dev/null",
 	    g->rc->job);
@@ -972,6 +976,13 @@ sr_start(struct sr_group *g, uint64_t now)
 	    strncmp(name, "jobtop-", 7) == 0 ? name + 7 : name);
 	rconf_probe_data(g->rc, &size);
 	g->size = (long long)size;
+	/* One component of a het job ("123+1"): srun takes the job and
+	 * --het-group=1. */
+	snprintf(g->jobid, sizeof(g->jobid), "%.*s",
+	    (int)strcspn(g->rc->job, "+"), g->rc->job);
+	g->onecomp = -1;
+	if (g->rc->job[strlen(g->jobid)] == '+')
+		g->onecomp = atoi(g->rc->job + strlen(g->jobid) + 1);
 	sr_components(g);
 	g->next_alive = now + SR_ALIVE_MS;
 	want = xcalloc((size_t)g->nnodes, sizeof(int));
@@ -1236,7 +1247,8 @@ sr_exec_start(struct feed *f, const char *cmd, size_t cap,
 		snprintf(err, errsz, "srun is not in PATH");
 		return NULL;
 	}
-	snprintf(jobarg, sizeof(jobarg), "--jobid=%s", nd->g->rc->job);
+	snprintf(jobarg, sizeof(jobarg), "--jobid=%s", nd->g->jobid[0] != '\0' ?
+	    nd->g->jobid : nd->g->rc->job);
 	snprintf(wl, sizeof(wl), "-w%s", nd->name);
 	argv[k++] = path;
 	argv[k++] = (char *)(uintptr_t)"--overlap";

@@ -370,6 +370,17 @@ if [ $rc -eq 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]; then
 else
 	fail "het job $het: exit $rc, nodes '$got', wanted '$want': $(tail -3 "$tmp/het.err")"
 fi
+# One component: srun --het-group=1 of the job.
+want1=$(scontrol show hostnames "$(squeue -h -j "$het+1" -o %N)" | sort -u | xargs)
+lab_as "$LAB_USER" "$JT" -b --json -n 2 -d 0.5 --transport srun "$het+1" \
+	>"$tmp/het1.out" 2>"$tmp/het1.err"
+rc=$?
+got=$(nodes_in "$tmp/het1.out")
+if [ $rc -eq 0 ] && [ -n "$want1" ] && [ "$got" = "$want1" ]; then
+	ok "het component $het+1: its nodes ($got)"
+else
+	fail "het component $het+1: exit $rc, nodes '$got', wanted '$want1': $(tail -3 "$tmp/het1.err")"
+fi
 lab_cancel "$het"
 
 # 7b. No sshd on node4 (Connection refused): under auto that node moves
