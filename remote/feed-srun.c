@@ -55,7 +55,7 @@
 #define SR_BACKOFF_MAX	30000
 #define SR_LINE		512
 #define SR_NEED_EXIT	3
-#define SR_BATCH_MS	100	/* nodes that join within it share a run */
+#define SR_BATCH_MS	100	/* nodes joining within it share a run */
 
 extern char **environ;
 static char **sr_envp;		/* sr_child's, between fork and exec */
@@ -86,9 +86,9 @@ struct sr_node {
 	struct sr_run	*run;		/* serving it, or NULL */
 	uint8_t		*buf;
 	size_t		 len, cap, off;
-	size_t		 end_at;	/* the stream ended there, or -1 */
+	size_t		 end_at;	/* its stream ended there, -1 */
 	int		 live;
-	int		 need;		/* the probe is not on the node */
+	int		 need;		/* the node lacks the probe */
 	int		 stopped;
 	int		 done;
 	int		 failed;	/* done, for good, with error */
@@ -114,15 +114,15 @@ struct sr_group {
 	int			 started;
 	int			 stopping;
 	int			 pushing;
-	int			 nruns;		/* runs started, for names */
+	int			 nruns;		/* runs started */
 	unsigned		 interval_ms;
 	uint64_t		 next_alive;
 	char			 dir[64];
 	char			 file[96];
 	long long		 size;
-	int			 ncomp;		/* het job components, 0: none */
-	struct hostlist		*comps[16];	/* a het job's components */
-	char			 jobid[64];	/* for srun: "123" of "123+1" */
+	int			 ncomp;		/* het components, 0 */
+	struct hostlist		*comps[16];	/* their nodes */
+	char			 jobid[64];	/* "123" of "123+1" */
 	int			 onecomp;	/* 1 of "123+1", -1 */
 	int			 kick;
 };
@@ -170,7 +170,8 @@ sr_which(const char *name, char *out, size_t size)
 		if (e == NULL)
 			e = p + strlen(p);
 		n = snprintf(out, size, "%.*s/%s", (int)(e - p), p, name);
-		if (n > 0 && (size_t)n < size && e > p && access(out, X_OK) == 0)
+		if (n > 0 && (size_t)n < size && e > p &&
+		    access(out, X_OK) == 0)
 			return 0;
 	}
 	return -1;
@@ -956,7 +957,8 @@ sr_comp_of(struct sr_group *g, const char *host)
 	int	c;
 
 	for (c = 0; c < g->ncomp && c < SR_MAX_PARTS; c++)
-		if (g->comps[c] != NULL && hostlist_find(g->comps[c], host) >= 0)
+		if (g->comps[c] != NULL &&
+		    hostlist_find(g->comps[c], host) >= 0)
 			return c;
 	return 0;
 }
@@ -1045,7 +1047,7 @@ sr_pump(struct sr_group *g, uint64_t now)
 out:
 	if (g->kick) {
 		g->kick = 0;
-		raise(SIGCHLD);		/* the session steps every node */
+		raise(SIGCHLD);	/* the session steps every node */
 	}
 }
 
@@ -1151,7 +1153,9 @@ static ssize_t
 sr_read(struct feed *f, void *buf, size_t size)
 {
 	struct sr_node	*nd = f->impl;
-	size_t		 lim = nd->end_at != (size_t)-1 ? nd->end_at : nd->len;
+	size_t		 lim;
+
+	lim = nd->end_at != (size_t)-1 ? nd->end_at : nd->len;
 
 	if (nd->off < lim) {
 		if (size > lim - nd->off)

@@ -28,7 +28,7 @@ struct sdemux {
 	unsigned		 ntasks;
 	char			 line[SDEMUX_LINE_MAX + 1];
 	size_t			 len;
-	int			 overlong;	/* cutting the rest of a line */
+	int			 overlong;	/* skipping a long line */
 };
 
 static const char sd_b64[] =

@@ -198,7 +198,8 @@ test_damage(void)
 			p[3 + 5] = 'f';	/* the sid of the first line */
 			/* with its CRC made right again */
 			char *e = strchr(p, '\n');
-			uint32_t c = wire_crc32c(0, p + 3, (size_t)(e - p - 12));
+			uint32_t c = wire_crc32c(0, p + 3,
+			    (size_t)(e - p - 12));
 			char h[9];
 			snprintf(h, sizeof(h), "%08x", (unsigned)c);
 			memcpy(e - 8, h, 8);
@@ -215,7 +216,7 @@ test_damage(void)
 		CHECK_INT(g.records[1], 1);
 		CHECK_INT(g.len[1], 10);
 		CHECK_INT(g.starts[0], 2);
-		CHECK_INT(g.len[0], 3);	/* only the new stream's record */
+		CHECK_INT(g.len[0], 3);	/* the new stream's record */
 		CHECK(sdemux_stats(d)->damaged >= 1);
 		sdemux_free(d);
 	}
@@ -233,8 +234,8 @@ test_text(void)
 	char		 l[512];
 	uint32_t	 s;
 	size_t		 k;
-	const char	*srun = "srun: error: node9: task 2: Exited with exit "
-			    "code 1\n";
+	const char	*srun =
+	    "srun: error: node9: task 2: Exited with exit code 1\n";
 
 	k = put_name(l, 2, 5, &s, "n2");
 	sdemux_input(d, l, k);
