@@ -120,7 +120,7 @@ struct sr_group {
 	char			 dir[64];
 	char			 file[96];
 	long long		 size;
-	int			 ncomp;		/* het components, 0 */
+	int			 ncomp;		/* het parts, 0 */
 	struct hostlist		*comps[16];	/* their nodes */
 	char			 jobid[64];	/* "123" of "123+1" */
 	int			 onecomp;	/* 1 of "123+1", -1 */
