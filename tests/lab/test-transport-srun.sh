@@ -371,7 +371,8 @@ else
 	fail "het job $het: exit $rc, nodes '$got', wanted '$want': $(tail -3 "$tmp/het.err")"
 fi
 # One component: srun --het-group=1 of the job.
-want1=$(scontrol show hostnames "$(squeue -h -j "$het+1" -o %N)" | sort -u | xargs)
+want1=$(scontrol show hostnames "$(squeue -h -j "$het" -o '%i %N' |
+	awk -v c="$het+1" '$1 == c {print $2}')" | sort -u | xargs)
 lab_as "$LAB_USER" "$JT" -b --json -n 2 -d 0.5 --transport srun "$het+1" \
 	>"$tmp/het1.out" 2>"$tmp/het1.err"
 rc=$?
