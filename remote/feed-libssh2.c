@@ -103,8 +103,8 @@ feed_l2_phase(struct feed *f, const char **why)
 		    l->why, sizeof(l->why)))
 			snprintf(l->why, sizeof(l->why), "%s: libssh2 %s signs "
 			    "RSA keys with SHA-1 only, which OpenSSH 8.8 and "
-			    "later refuse; --transport auto or ssh uses the "
-			    "system ssh", rsess_error(s),
+			    "later refuse; the system ssh (--transport ssh) "
+			    "signs with rsa-sha2", rsess_error(s),
 			    feed_libssh2_version());
 		if (rsess_auth_refused(s) && l->why[0] != '\0')
 			*why = l->why;

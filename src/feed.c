@@ -574,7 +574,11 @@ feed_auto_climb(struct feed *f)
 		err[0] = '\0';
 		if ((nf = t->open(a->rc, a->host, err, sizeof(err))) ==
 		    NULL) {
-			log_warn("%s: %s: %s", a->host, next, err);
+			/* Stay failed, and say why it could not move. */
+			rconf_log(a->rc, "%s: cannot move to %s: %s", a->host,
+			    next, err);
+			snprintf(why, sizeof(why), "%s: %s", next, err);
+			feed_auto_skip(f, why);
 			return;
 		}
 		rconf_log(a->rc, "%s: moves from %s to %s: %s", a->host,
@@ -631,7 +635,7 @@ feed_auto_phase(struct feed *f, const char **why)
 	ph = feed_phase(a->cur, why);
 	if ((ph == FEED_REFUSED || ph == FEED_FAILED) &&
 	    f->skipped[0] != '\0') {
-		snprintf(a->why, sizeof(a->why), "%s (before: %s)", *why,
+		snprintf(a->why, sizeof(a->why), "%s (%s)", *why,
 		    f->skipped);
 		*why = a->why;
 	}
@@ -723,6 +727,11 @@ feed_new_auto(const struct rconf *rc, const char *host, char *err,
 		if ((cur = t->open(rc, host, err, errsz)) != NULL)
 			break;
 		rconf_log(rc, "%s: %s: %s", host, t->name, err);
+		n += (size_t)snprintf(skipped + n, n < sizeof(skipped) ?
+		    sizeof(skipped) - n : 0, "%s%s: %s", n > 0 ? "; " : "",
+		    t->name, err);
+		if (n >= sizeof(skipped))
+			n = sizeof(skipped) - 1;
 	}
 	if (cur == NULL) {
 		if (t->name == NULL)

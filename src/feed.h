@@ -7,10 +7,11 @@
  * (remote/feed-ssh.c), and whatever a later file adds.
  *
  * How to add a transport: one file (remote/feed-NAME.c) with its
- * `const struct feed_ops` and a constructor of type feed_open_fn, declared
- * in this header, and one line in feed_transports[] (feed.c).  The ladder
- * (feed_new_auto) then knows it by name; feed_ladder_next decides when a
- * node moves to it.
+ * `const struct feed_ops` and a constructor of type feed_open_fn (its
+ * prototype is one line below), and one line in feed_transports[]
+ * (feed.c).  --transport NAME and the ladder (feed_new_remote) then know
+ * it by name; feed_ladder_next decides when a node moves to it.  The
+ * Makefile takes every .c file in remote/.
  *
  * The loop, for every feed: pollfds() to fill pollfd slots, timeout() for
  * its deadline; after poll(), step() with the slots' revents; then read()

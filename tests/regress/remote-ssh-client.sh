@@ -7,8 +7,9 @@
 # signature is refused by this OpenSSH and the node moves to ssh with the
 # reason; the probe is pushed over the same connection the first time and
 # found cached the next; a node behind ProxyJump goes to ssh before
-# libssh2 is tried; a refused login is final with ssh's words; kill -9 of
-# jobtop leaves no ssh client and no probe after 3 s.
+# libssh2 is tried; a side command (a backtrace's) runs as a second ssh; a
+# refused login is final with ssh's words; kill -9 of jobtop leaves no ssh
+# client and no probe after 3 s.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 JOBTOP=${JOBTOP:-$TOP/jobtop}
@@ -147,7 +148,18 @@ esac
 grep -q "ProxyJump node1 is not supported" "$tmp/err" &&
 	fail "libssh2 was tried for node2"
 
-# 4. A refused login is final, with ssh's words, on one line.
+# 4. A side command (what a backtrace runs) goes as a second ssh.
+HOME=$home SSH_AUTH_SOCK= JOBTOP_SSH=$tmp/ssh PROBE=${PROBE:-$TOP/jobtop-probe} \
+	timeout 60 "${TESTBIN:-$TOP/build/tests}/test-feed" --ssh-exec node1 \
+	'echo "on $(pwd)"; echo side >&2; exit 5' >"$tmp/out" 2>"$tmp/err" ||
+	fail "side command: status $?"
+grep -qx "out: on $tmp/rhome" "$tmp/out" &&
+	grep -qx "err: side" "$tmp/out" && grep -qx "status 5" "$tmp/out" &&
+	grep -qx "end closed" "$tmp/out" ||
+	fail "side command over ssh: $(cat "$tmp/out" "$tmp/err")"
+echo "ok: a side command ran as a second ssh beside the live probe"
+
+# 5. A refused login is final, with ssh's words, on one line.
 : >"$tmp/authorized_keys"
 jt -w node1 --transport ssh
 rc=$?
@@ -157,7 +169,7 @@ grep -q "node1: refused: ssh: .*Permission denied" "$tmp/err" ||
 echo "ok: refused: $(head -n 1 "$tmp/err")"
 cp "$home/.ssh/id_rsa.pub" "$tmp/authorized_keys"
 
-# 5. kill -9 of jobtop: its ssh and the probe go within 3 s.
+# 6. kill -9 of jobtop: its ssh and the probe go within 3 s.
 probes() {	# pids of probes running from this test's cache
 	for p in $(pgrep -f 'jobtop-probe-'); do
 		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = \
