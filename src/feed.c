@@ -23,6 +23,7 @@
 
 #include "feed-local.h"
 #include "feed.h"
+#include "feed-srun.h"
 #include "log.h"
 #include "rconf.h"
 #include "textsafe.h"
@@ -439,6 +440,8 @@ const struct feed_transport feed_transports[] = {
 	    "one libssh2 session per node, in this process" },
 	{ "ssh", feed_new_ssh, NULL, FEED_T_LADDER,
 	    "the system OpenSSH client, one ssh process per node" },
+	{ "srun", feed_new_srun, feed_srun_usable, FEED_T_LADDER,
+	    "one srun for the whole Slurm job, through Slurm's own tree" },
 	{ NULL, NULL, NULL, 0, NULL }
 };
 
@@ -508,7 +511,9 @@ feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
 		snprintf(why, whysz, "libssh2: %s", reason);
 		return next->name;
 	}
-	return NULL;
+	/* SSH refused the user, and no other SSH rung can help: the
+	 * scheduler's launcher (feed-srun.c). */
+	return feed_srun_ladder(rc, host, cur, fail, reason, why, whysz);
 }
 
 /* The ladder's feed: the node's current transport's feed. */
@@ -699,6 +704,12 @@ feed_new_auto(const struct rconf *rc, const char *host, char *err,
 	size_t				 n = 0;
 
 	skipped[0] = '\0';
+	/* A job too large for one SSH session per node starts on srun. */
+	if (feed_srun_first(rc, skipped, sizeof(skipped)) &&
+	    (t = feed_transport_find("srun")) != NULL &&
+	    (cur = t->open(rc, host, err, errsz)) != NULL)
+		goto found;
+	skipped[0] = '\0';
 	for (t = feed_transports; t->name != NULL; t++) {
 		if (!(t->flags & FEED_T_LADDER))
 			continue;
@@ -728,6 +739,7 @@ feed_new_auto(const struct rconf *rc, const char *host, char *err,
 			    host, skipped);
 		return NULL;
 	}
+found:
 	a = xcalloc(1, sizeof(*a));
 	a->rc = rc;
 	a->host = xstrdup(host);
