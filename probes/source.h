@@ -95,6 +95,7 @@ extern const struct source src_amdgpu;
 extern const struct source src_rapl;
 extern const struct source src_thermal;
 extern const struct source src_perf;
+extern const struct source src_mpi;
 
 struct pinst;
 

@@ -25,5 +25,6 @@ const struct source *const sources[] = {
 	&src_rapl,
 	&src_thermal,
 	&src_perf,
+	&src_mpi,
 	NULL
 };
