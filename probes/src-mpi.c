@@ -40,8 +40,9 @@
  *
  * Cost: the rate per thread starts at MPI_HZ_MAX and adapts each sample
  * so that this source's own CPU time (CLOCK_THREAD_CPUTIME_ID around its
- * sample function; the probe has one thread) stays under MPI_BUDGET_PPM
- * of one CPU, and so that a ring cannot fill within one interval.  The
+ * sample function; the probe has one thread), smoothed, stays under
+ * MPI_BUDGET_PPM of one CPU, and so that a ring cannot fill within one
+ * interval.  The
  * kernel's cost of a sample is paid by the sampled thread (a timer
  * interrupt: about a microsecond each, so 0.01% of a rank at 100 Hz).
  * The rate in use is the gauge "hz".
@@ -220,7 +221,7 @@ static uint64_t		 mpi_period_ns;	/* 1e9 / hz */
 static unsigned		 mpi_hz;
 static size_t		 mpi_pgsz, mpi_ringsz;
 static double		 mpi_interval;
-static uint64_t		 mpi_rec_ns;	/* smoothed cost of a record */
+static double		 mpi_cost_ns;	/* smoothed CPU ns a second */
 static char		 mpi_libnames[MPI_LIBNAMES][MPI_LIBLEN];
 static unsigned		 mpi_nlibnames;
 static char		 mpi_maps[65536];
@@ -688,7 +689,7 @@ mpi_attribute(struct mpi_proc *mp, unsigned n, uint64_t *mpi)
 
 /* Drain a process's threads, attribute and report. */
 static void
-mpi_report(struct mpi_proc *mp, uint64_t now, uint64_t *nrec)
+mpi_report(struct mpi_proc *mp, uint64_t now)
 {
 	struct pinst	*pi;
 	const char	*why = NULL;
@@ -705,7 +706,6 @@ mpi_report(struct mpi_proc *mp, uint64_t now, uint64_t *nrec)
 	memset(mpi_hits, 0, sizeof(mpi_hits));
 	for (k = mp->first; k >= 0; k = mpi_thrs[k].next)
 		mpi_drain(&mpi_thrs[k], &n);
-	*nrec += n;
 	unknown = mpi_attribute(mp, n, &mpi);
 	if (unknown > 0 && now - mp->maps_us >= mp->remap_us) {
 		/* A library loaded since?  Read the maps again and look the
@@ -767,27 +767,30 @@ mpi_cpu_ns(void)
 }
 
 /*
- * Choose the rate for the next interval: what the budget pays for at the
- * smoothed cost of a record, spread over the sampled threads, within
- * [MPI_HZ_MIN, MPI_HZ_MAX] and what a ring holds in one interval; set it
- * on every event when it moved by a quarter or more.
+ * Choose the rate for the next interval from this source's smoothed CPU
+ * time per second against the budget: down in proportion when over it,
+ * up by half when under half of it, within [MPI_HZ_MIN, MPI_HZ_MAX] and
+ * what a ring holds in one interval; set it on every event when it moved
+ * by a quarter or more.  Part of the cost (maps, thread lists) does not
+ * shrink with the rate: when that alone is over the budget the rate
+ * stays at the minimum.
  */
 static void
-mpi_adapt(uint64_t cost_ns, uint64_t nrec)
+mpi_adapt(uint64_t cost_ns)
 {
-	double		 budget, hz, cap;
+	double		 budget, hz, cap, rate;
 	unsigned	 want, i;
 
-	if (nrec > 0) {
-		/* Smooth the cost of a record (fixed costs included). */
-		cost_ns /= nrec;
-		mpi_rec_ns = mpi_rec_ns == 0 ? cost_ns :
-		    (mpi_rec_ns * 3 + cost_ns) / 4;
-	}
-	if (mpi_nthr == 0 || mpi_rec_ns == 0)
+	rate = (double)cost_ns / mpi_interval;	/* ns a second */
+	mpi_cost_ns = mpi_cost_ns == 0 ? rate : (mpi_cost_ns * 3 + rate) / 4;
+	if (mpi_nthr == 0)
 		return;
 	budget = MPI_BUDGET_PPM * 1e3;		/* ns a second */
-	hz = budget / (double)mpi_rec_ns / mpi_nthr;
+	hz = mpi_hz;
+	if (mpi_cost_ns > budget)
+		hz = mpi_hz * budget / mpi_cost_ns;
+	else if (mpi_cost_ns < budget / 2)
+		hz = mpi_hz * 1.5;
 	/* A ring's records (16 bytes) in one interval, with room. */
 	cap = (double)(mpi_ringsz - mpi_pgsz) / 16 * 0.75 / mpi_interval;
 	if (hz > cap)
@@ -814,7 +817,7 @@ mpi_sample(const struct probe_conf *conf)
 	struct mpi_proc	*mp;
 	unsigned	 it = 0, i;
 	pid_t		 pid;
-	uint64_t	 start, now, cpu0, nrec = 0;
+	uint64_t	 start, now, cpu0;
 
 	cpu0 = mpi_cpu_ns();
 	now = probe_mono_us();
@@ -835,14 +838,14 @@ mpi_sample(const struct probe_conf *conf)
 				mpi_rescan(mp, now);
 		}
 		mp->seen = mpi_seq;
-		mpi_report(mp, now, &nrec);
+		mpi_report(mp, now);
 	}
 	for (i = 0; i < RANKS_MAX; i++) {
 		mp = &mpi_procs[i];
 		if (mp->pid != 0 && mp->seen != mpi_seq)
 			mpi_close_proc(mp);
 	}
-	mpi_adapt(mpi_cpu_ns() - cpu0, nrec);
+	mpi_adapt(mpi_cpu_ns() - cpu0);
 }
 
 /* Can this probe sample a process of its own?  0, or -1 with why. */

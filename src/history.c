@@ -420,18 +420,14 @@ history_gpu_job(const struct node_model *m)
 	return n > 0 && all > 0 ? job * 100.0 / all : NAN;
 }
 
-/* The share of sampled CPU time in MPI, percent, from the rates of the
- * mpi source's counters: NaN without samples in the interval. */
+/* The share of sampled CPU time in MPI, percent (rankmpi.share, derived
+ * in model.c): NaN without samples in the interval. */
 static double
-history_mpi_share(const struct node_model *m, const struct minst *mi,
-    int fs, int fm)
+history_mpi_share(const struct node_model *m, const struct minst *mi)
 {
-	double	ns, nm;
+	double	x;
 
-	if (!model_metric(m, mi, (unsigned)fs, &ns) ||
-	    !model_metric(m, mi, (unsigned)fm, &nm) || !(ns > 0) || nm < 0)
-		return NAN;
-	return nm >= ns ? 100.0 : nm * 100.0 / ns;
+	return model_derive(m, mi, "share", &x) ? x : NAN;
 }
 
 /* The mean of the ranks' MPI shares (group "rankmpi"), or NaN. */
@@ -440,14 +436,12 @@ history_mpi_node(const struct node_model *m)
 {
 	const struct minst	*mi;
 	double			 x, sum = 0;
-	int			 g, fs, fm, n = 0;
+	int			 g, n = 0;
 
-	if ((g = model_group_index(m, "rankmpi")) < 0 ||
-	    (fs = model_field_index(m, (unsigned)g, "samples")) < 0 ||
-	    (fm = model_field_index(m, (unsigned)g, "mpi")) < 0)
+	if ((g = model_group_index(m, "rankmpi")) < 0)
 		return NAN;
 	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-		x = history_mpi_share(m, mi, fs, fm);
+		x = history_mpi_share(m, mi);
 		if (isfinite(x)) {
 			sum += x;
 			n++;
@@ -861,11 +855,9 @@ history_mpi(struct hist_node *hn, const struct node_model *m)
 	char			*end;
 	long long		 pid;
 	long			 k;
-	int			 g, fs, fm;
+	int			 g;
 
-	if ((g = model_group_index(m, "rankmpi")) < 0 ||
-	    (fs = model_field_index(m, (unsigned)g, "samples")) < 0 ||
-	    (fm = model_field_index(m, (unsigned)g, "mpi")) < 0)
+	if ((g = model_group_index(m, "rankmpi")) < 0)
 		return;
 	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
 		pid = strtoll(mi->name, &end, 10);
@@ -876,7 +868,7 @@ history_mpi(struct hist_node *hn, const struct node_model *m)
 		if (hr->seen != hn->samples)
 			continue;
 		history_rank_put(hr, HR_MPI, (hr->head + HIST_RANK_DEPTH - 1) %
-		    HIST_RANK_DEPTH, history_mpi_share(m, mi, fs, fm));
+		    HIST_RANK_DEPTH, history_mpi_share(m, mi));
 	}
 }
 
