@@ -301,10 +301,11 @@ static long	ipmi_msgid;
 static int64_t	ipmi_uw = -1;		/* the latest reading */
 
 /*
- * Decode a Get Power Reading response (its data: the completion code,
- * then the group 0xDC, current, minimum, maximum and average watts as
- * 16-bit little-endian numbers, a timestamp and a period of 4 bytes each,
- * and the reading state).  0 with the current watts, else -1 with why.
+ * Decode a Get Power Reading response (DCMI 1.5, table 6-16; its data:
+ * the completion code, then the group 0xDC, current, minimum, maximum and
+ * average watts as 16-bit little-endian numbers, a timestamp and a period
+ * of 4 bytes each, and the reading state: 19 bytes).  0 with the current
+ * watts, else -1 with why.
  */
 static int
 ipmi_dcmi_decode(const unsigned char *d, size_t len, unsigned *watts,
@@ -319,15 +320,15 @@ ipmi_dcmi_decode(const unsigned char *d, size_t len, unsigned *watts,
 		    d[0] == 0xc1 ? " (no DCMI power reading)" : "");
 		return -1;
 	}
-	if (len < 18) {
-		snprintf(why, whysz, "an answer of %zu bytes, not 18", len);
+	if (len < 19) {
+		snprintf(why, whysz, "an answer of %zu bytes, not 19", len);
 		return -1;
 	}
 	if (d[1] != DCMI_GROUP) {
 		snprintf(why, whysz, "group 0x%02X, not DCMI's 0xDC", d[1]);
 		return -1;
 	}
-	if ((d[17] & DCMI_ACTIVE) == 0) {
+	if ((d[18] & DCMI_ACTIVE) == 0) {
 		snprintf(why, whysz, "power measurement is not active on the "
 		    "BMC");
 		return -1;
