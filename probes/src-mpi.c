@@ -220,7 +220,8 @@ static uint64_t		 mpi_seq;
 static uint64_t		 mpi_period_ns;	/* 1e9 / hz */
 static unsigned		 mpi_hz;
 static size_t		 mpi_pgsz, mpi_ringsz;
-static double		 mpi_interval;
+static double		 mpi_interval;	/* seconds between samples */
+static uint64_t		 mpi_last_us;	/* the previous sample */
 static double		 mpi_cost_ns;	/* smoothed CPU ns a second */
 static char		 mpi_libnames[MPI_LIBNAMES][MPI_LIBLEN];
 static unsigned		 mpi_nlibnames;
@@ -821,6 +822,11 @@ mpi_sample(const struct probe_conf *conf)
 
 	cpu0 = mpi_cpu_ns();
 	now = probe_mono_us();
+	/* The monitor may change the interval (the "interval" control
+	 * line): measure it. */
+	if (mpi_last_us != 0 && now > mpi_last_us + 1000)
+		mpi_interval = (now - mpi_last_us) / 1e6;
+	mpi_last_us = now;
 	mpi_seq++;
 	while (ranks_reported(&it, &pid, &start) == 0) {
 		if (it == 0 || it > RANKS_MAX)
