@@ -46,10 +46,13 @@ command -v python3 >/dev/null 2>&1 || { echo "no python3"; exit 77; }
 root=$tmp/root
 cp -R "$FIX/power-hwmon" "$root" || fail "cannot copy the fixture"
 meter=$root/sys/class/hwmon/hwmon0/power1_average
-# Rewrite the meter in place: 300, 310, ... 340 W, round and round.
+# Rewrite the meter in place: 300, 310, ... 340 W, round and round; all
+# of one length, written over the old value without truncating, so a read
+# never finds the file empty.
 ( i=0
   while :; do
-	printf '%d\n' $(( (300 + i % 5 * 10) * 1000000 )) >"$meter"
+	printf '%d\n' $(( (300 + i % 5 * 10) * 1000000 )) |
+	    dd of="$meter" conv=notrunc status=none
 	i=$((i + 1))
 	sleep 0.1
   done ) &
