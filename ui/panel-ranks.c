@@ -35,7 +35,7 @@ static const struct widget_col ranks_cols[RC_NCOLS] = {
 	{ "WCHAN",	14,	24,	0,	1 },
 	{ "SYSCALL",	12,	0,	0,	3 },
 	{ "CPU HISTORY", 10,	20,	0,	2 },
-	{ "MPI HISTORY", 10,	20,	0,	3 },
+	{ "MPI HISTORY", 11,	20,	0,	3 },
 	{ "COMMAND",	15,	200,	0,	1 },
 };
 
