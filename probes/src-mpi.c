@@ -183,6 +183,13 @@ struct mpi_range {
 	int16_t		lib;
 };
 
+/* A process's executable ranges, ascending. */
+struct mpi_rset {
+	unsigned	 n;
+	int		 next;		/* the free list */
+	struct mpi_range r[MPI_RANGES];
+};
+
 /* One sampled thread. */
 struct mpi_thr {
 	int		 fd;
@@ -207,13 +214,23 @@ struct mpi_proc {
 	uint64_t	 tasks_us;	/* task/ last listed */
 	uint64_t	 maps_us;	/* maps last read */
 	uint64_t	 remap_us;	/* wait before rereading them */
-	unsigned	 nranges;
-	struct mpi_range ranges[MPI_RANGES];
+	int		 rset;		/* its ranges (MPI processes
+					 * only), -1 none */
 	char		 name[12];
 };
 
 static struct mpi_proc	 mpi_procs[RANKS_MAX];
+/* Range sets, given to processes that map an MPI library: below
+ * mpi_rset_hw, used or free, the others never touched. */
+static struct mpi_rset	 mpi_rsets[RANKS_MAX];
+static struct mpi_rset	 mpi_rscratch;	/* what maps was parsed into */
+static unsigned		 mpi_rset_hw;
+static int		 mpi_rset_free = -1;
+static unsigned		 mpi_proc_hw;	/* slots used are below */
+/* Threads' slots: below mpi_thr_hw, used or on the free list; none is
+ * touched before it is needed, so the table costs memory as it fills. */
 static struct mpi_thr	 mpi_thrs[MPI_THR_MAX];
+static unsigned		 mpi_thr_hw;
 static int		 mpi_free = -1;
 static unsigned		 mpi_nthr, mpi_fd_budget;
 static uint64_t		 mpi_seq;
@@ -374,29 +391,55 @@ mpi_maps_parse(const char *buf, struct mpi_range *r, int *mpi)
 
 /* The range holding ip: the library (>= 0), -1 other code, -2 none. */
 static int
-mpi_lookup(const struct mpi_proc *mp, uint64_t ip)
+mpi_lookup(const struct mpi_rset *rs, uint64_t ip)
 {
-	unsigned	lo = 0, hi = mp->nranges, mid;
+	unsigned	lo = 0, hi = rs->n, mid;
 
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		if (ip < mp->ranges[mid].start)
+		if (ip < rs->r[mid].start)
 			hi = mid;
-		else if (ip >= mp->ranges[mid].end)
+		else if (ip >= rs->r[mid].end)
 			lo = mid + 1;
 		else
-			return mp->ranges[mid].lib;
+			return rs->r[mid].lib;
 	}
 	return -2;
+}
+
+/* Give a process's range set back. */
+static void
+mpi_rset_put(struct mpi_proc *mp)
+{
+	if (mp->rset < 0)
+		return;
+	mpi_rsets[mp->rset].next = mpi_rset_free;
+	mpi_rset_free = mp->rset;
+	mp->rset = -1;
+}
+
+/* A range set for a process (there are as many as rank slots). */
+static struct mpi_rset *
+mpi_rset_get(struct mpi_proc *mp)
+{
+	if (mp->rset < 0) {
+		if (mpi_rset_free >= 0) {
+			mp->rset = mpi_rset_free;
+			mpi_rset_free = mpi_rsets[mp->rset].next;
+		} else
+			mp->rset = (int)mpi_rset_hw++;
+	}
+	return &mpi_rsets[mp->rset];
 }
 
 /* Read a process's maps; 0, or -1 with the state set. */
 static int
 mpi_read_maps(struct mpi_proc *mp, uint64_t now)
 {
-	char	path[64];
-	int	fd, mpi, err;
-	ssize_t	n, got = 0;
+	struct mpi_rset	*rs;
+	char		 path[64];
+	int		 fd, mpi, err;
+	ssize_t		 n, got = 0;
 
 	mp->maps_us = now;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)mp->pid);
@@ -421,11 +464,16 @@ mpi_read_maps(struct mpi_proc *mp, uint64_t now)
 	while (got > 0 && mpi_maps[got - 1] != '\n')
 		got--;
 	mpi_maps[got] = '\0';
-	mp->nranges = mpi_maps_parse(mpi_maps, mp->ranges, &mpi);
+	mpi_rscratch.n = mpi_maps_parse(mpi_maps, mpi_rscratch.r, &mpi);
 	if (!mpi) {
+		/* Only processes with an MPI library keep their ranges. */
+		mpi_rset_put(mp);
 		mp->state = MP_NOLIB;
 		return -1;
 	}
+	rs = mpi_rset_get(mp);
+	rs->n = mpi_rscratch.n;
+	memcpy(rs->r, mpi_rscratch.r, rs->n * sizeof(rs->r[0]));
 	if (mp->state == MP_NOLIB || mp->state == MP_NOMAPS)
 		mp->state = MP_OK;
 	return 0;
@@ -464,7 +512,8 @@ mpi_open_thread(pid_t tid)
 	void		*ring;
 	int		 fd, k, err;
 
-	if (mpi_free < 0 || mpi_nthr >= mpi_fd_budget) {
+	if ((mpi_free < 0 && mpi_thr_hw == MPI_THR_MAX) ||
+	    mpi_nthr >= mpi_fd_budget) {
 		errno = EMFILE;
 		return -1;
 	}
@@ -478,9 +527,12 @@ mpi_open_thread(pid_t tid)
 		errno = err == EPERM ? ENOMEM : err;
 		return -1;
 	}
-	k = mpi_free;
+	if (mpi_free >= 0) {
+		k = mpi_free;
+		mpi_free = mpi_thrs[k].next;
+	} else
+		k = (int)mpi_thr_hw++;
 	t = &mpi_thrs[k];
-	mpi_free = t->next;
 	t->fd = fd;
 	t->tid = tid;
 	t->ring = ring;
@@ -506,6 +558,9 @@ mpi_close_proc(struct mpi_proc *mp)
 {
 	int	k, next;
 
+	if (mp->pid == 0)
+		return;		/* a slot never used */
+	mpi_rset_put(mp);
 	for (k = mp->first; k >= 0; k = next) {
 		next = mpi_thrs[k].next;
 		mpi_close_thread(k);
@@ -678,7 +733,8 @@ mpi_attribute(struct mpi_proc *mp, unsigned n, uint64_t *mpi)
 	int		lib;
 
 	for (i = 0; i < n; i++) {
-		lib = mpi_lookup(mp, mpi_ips[i]);
+		lib = mp->rset >= 0 ? mpi_lookup(&mpi_rsets[mp->rset],
+		    mpi_ips[i]) : -2;
 		if (lib >= 0) {
 			(*mpi)++;
 			mpi_hits[lib]++;
@@ -805,7 +861,7 @@ mpi_adapt(uint64_t cost_ns)
 		return;
 	mpi_hz = want;
 	mpi_period_ns = 1000000000u / want;
-	for (i = 0; i < MPI_THR_MAX; i++) {
+	for (i = 0; i < mpi_thr_hw; i++) {
 		if (mpi_thrs[i].fd >= 0)
 			ioctl(mpi_thrs[i].fd, MPI_IOC_PERIOD, &mpi_period_ns);
 	}
@@ -832,10 +888,13 @@ mpi_sample(const struct probe_conf *conf)
 		if (it == 0 || it > RANKS_MAX)
 			break;
 		mp = &mpi_procs[it - 1];
+		if (it > mpi_proc_hw)
+			mpi_proc_hw = it;
 		if (mp->pid != pid || mp->start != start) {
 			mpi_close_proc(mp);
 			memset(mp, 0, sizeof(*mp));
 			mp->first = -1;
+			mp->rset = -1;
 			mp->pid = pid;
 			mp->start = start;
 			mp->remap_us = MPI_REMAP_US;
@@ -846,7 +905,7 @@ mpi_sample(const struct probe_conf *conf)
 		mp->seen = mpi_seq;
 		mpi_report(mp, now);
 	}
-	for (i = 0; i < RANKS_MAX; i++) {
+	for (i = 0; i < mpi_proc_hw; i++) {
 		mp = &mpi_procs[i];
 		if (mp->pid != 0 && mp->seen != mpi_seq)
 			mpi_close_proc(mp);
@@ -897,7 +956,6 @@ mpi_init(const struct probe_conf *conf, char *why, size_t whysz)
 	const char	*env;
 	int64_t		 v;
 	int		 paranoid = 2;
-	unsigned	 i;
 
 	if ((env = getenv("JOBTOP_MPI_SAMPLE")) != NULL &&
 	    strcmp(env, "0") == 0) {
@@ -938,13 +996,6 @@ mpi_init(const struct probe_conf *conf, char *why, size_t whysz)
 		if (v < (int64_t)mpi_fd_budget)
 			mpi_fd_budget = (unsigned)v;
 	}
-	for (i = 0; i < MPI_THR_MAX; i++) {
-		mpi_thrs[i].fd = -1;
-		mpi_thrs[i].next = i + 1 < MPI_THR_MAX ? (int)i + 1 : -1;
-	}
-	mpi_free = 0;
-	for (i = 0; i < RANKS_MAX; i++)
-		mpi_procs[i].first = -1;
 	return 0;
 }
 

@@ -78,29 +78,29 @@ fuzz_name(int lib)
 static void
 fuzz_maps(const char *text)
 {
-	static struct mpi_proc	mp;
+	static struct mpi_rset	rs;
 	unsigned		n, i;
 	int			mpi, seen = 0;
 
-	n = mpi_maps_parse(text, mp.ranges, &mpi);
+	n = mpi_maps_parse(text, rs.r, &mpi);
 	if (n > MPI_RANGES)
 		abort();
-	mp.nranges = n;
+	rs.n = n;
 	for (i = 0; i < n; i++) {
-		if (mp.ranges[i].start >= mp.ranges[i].end ||
-		    (i > 0 && mp.ranges[i].start < mp.ranges[i - 1].end))
+		if (rs.r[i].start >= rs.r[i].end ||
+		    (i > 0 && rs.r[i].start < rs.r[i - 1].end))
 			abort();
-		if (mp.ranges[i].lib >= 0)
+		if (rs.r[i].lib >= 0)
 			seen = 1;
-		fuzz_name(mp.ranges[i].lib);
-		if (mpi_lookup(&mp, mp.ranges[i].start) != mp.ranges[i].lib ||
-		    mpi_lookup(&mp, mp.ranges[i].end - 1) != mp.ranges[i].lib)
+		fuzz_name(rs.r[i].lib);
+		if (mpi_lookup(&rs, rs.r[i].start) != rs.r[i].lib ||
+		    mpi_lookup(&rs, rs.r[i].end - 1) != rs.r[i].lib)
 			abort();
 	}
 	if (seen != mpi)
 		abort();
-	if (n > 0 && mp.ranges[0].start > 0 &&
-	    mpi_lookup(&mp, mp.ranges[0].start - 1) != -2)
+	if (n > 0 && rs.r[0].start > 0 &&
+	    mpi_lookup(&rs, rs.r[0].start - 1) != -2)
 		abort();
 }
 
