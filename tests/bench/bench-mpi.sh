@@ -44,6 +44,7 @@ per_sample() {	# job
 		grep "^$k " "$tmp/runs" | cut -d' ' -f2 | median |
 		    awk -v n=$((N2 - N1)) '{printf "%.1f ", $1 / n}'
 	done
+	echo
 }
 
 fail=0
