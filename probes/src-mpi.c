@@ -776,6 +776,12 @@ mpi_report(struct mpi_proc *mp, uint64_t now)
 	}
 	mp->samples += n;
 	mp->mpi += mpi;
+	/* Its maps have no MPI library any more (it ran exec): stop. */
+	while (mp->state == MP_NOLIB && mp->first >= 0) {
+		k = mp->first;
+		mp->first = mpi_thrs[k].next;
+		mpi_close_thread(k);
+	}
 
 	if ((pi = probe_inst(&mpi_group, mp->name)) == NULL)
 		return;
