@@ -4,7 +4,9 @@
  * odd sample never raises a flag and a flag never blinks: raising needs
  * several samples in a row, clearing needs the rank to progress (stalled)
  * or several normal samples (straggler), or memory to fall under a lower
- * threshold (hysteresis).
+ * threshold (hysteresis).  Where the nodes sample the ranks' share of CPU
+ * time in MPI, a job whose ranks spin in MPI judges stragglers by that
+ * share instead of %CPU (detect_mpi_stats).
  *
  * Membership: each node keeps its ranks (rank ids) sorted by id, each with
  * the pid and command of one of its processes for the events.  A sample
