@@ -95,7 +95,10 @@ extern const struct source src_nvgpu;
 extern const struct source src_amdgpu;
 extern const struct source src_rapl;
 extern const struct source src_thermal;
+extern const struct source src_power;
+extern const struct source src_ipmi;
 extern const struct source src_perf;
+extern const struct source src_mpi;
 
 struct pinst;
 

@@ -25,6 +25,9 @@ const struct source *const sources[] = {
 	&src_amdgpu,
 	&src_rapl,
 	&src_thermal,
+	&src_power,
+	&src_ipmi,
 	&src_perf,
+	&src_mpi,
 	NULL
 };

@@ -4,7 +4,9 @@
  * odd sample never raises a flag and a flag never blinks: raising needs
  * several samples in a row, clearing needs the rank to progress (stalled)
  * or several normal samples (straggler), or memory to fall under a lower
- * threshold (hysteresis).
+ * threshold (hysteresis).  Where the nodes sample the ranks' share of CPU
+ * time in MPI, a job whose ranks spin in MPI judges stragglers by that
+ * share instead of %CPU (detect_mpi_stats).
  *
  * Membership: each node keeps its ranks (rank ids) sorted by id, each with
  * the pid and command of one of its processes for the events.  A sample
@@ -65,6 +67,9 @@ struct detect {
 	unsigned		 rank_n;
 	double			 node_med, node_mad;
 	unsigned		 node_n;
+	double			 mpi_med, mpi_mad;	/* detect_mpi_stats */
+	double			 spin_med;
+	unsigned		 mpi_n;
 	size_t			 rank_total;	/* ranks known, rates or not */
 	unsigned		 live_at_stats;	/* live nodes then */
 	long			 members;	/* every node's nmem */
@@ -291,6 +296,74 @@ detect_live(const struct detect *d, int i)
 	    !(i < d->nnodes && d->nodes[i].lost);
 }
 
+/*
+ * MPI waiting (the mpi source): a rank's %CPU times its share of CPU time
+ * in MPI is the CPU it spends spinning in MPI, which most MPI libraries
+ * do while they wait for a peer.  When the median rank spins at least
+ * busy_cpu that way, the ranks wait for someone, and the one whose share
+ * of CPU time in MPI is far below the others' is the one they wait for:
+ * the straggler, even though every rank shows 100% CPU.  In such a job
+ * %CPU says nothing (spinning is not work), so this rule replaces the
+ * %CPU rule for the ranks that have a share.  The share, not the spin,
+ * is compared: it does not depend on how many CPUs the ranks share.
+ * Median and MAD of the share (mpi_med, mpi_mad) and the median spin
+ * (spin_med) over the ranks with a share (mpi_n); v is scratch.
+ */
+static int	detect_far(const struct detect *, double, double, double);
+
+static double
+detect_mpi_spin(const struct hist_rank *hr)
+{
+	double	cpu = history_rank_get(hr, HR_CPU, 0);
+	double	mpi = history_rank_get(hr, HR_MPI, 0);
+
+	return isfinite(cpu) && isfinite(mpi) ? cpu * mpi / 100.0 : NAN;
+}
+
+static void
+detect_mpi_stats(struct detect *d, float *v)
+{
+	const struct hist_rank	*hr;
+	unsigned		 n, k, pass;
+	double			 x, mad;
+	int			 i, nn = history_nnodes(d->h);
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0, n = 0; i < nn; i++) {
+			if (!detect_live(d, i))
+				continue;
+			for (k = 0; k < history_nranks(d->h, i); k++) {
+				hr = history_rank_const(d->h, i, k);
+				x = pass == 0 ? detect_mpi_spin(hr) :
+				    history_rank_get(hr, HR_MPI, 0);
+				if (isfinite(x) && isfinite(detect_mpi_spin(hr))
+				    && hr->rank >= 0)
+					v[n++] = (float)x;
+			}
+		}
+		if (pass == 0)
+			detect_median_mad(v, n, &d->spin_med, &mad);
+		else
+			detect_median_mad(v, n, &d->mpi_med, &d->mpi_mad);
+	}
+	d->mpi_n = n;
+}
+
+/* Does the MPI rule judge this rank?  Then *far says whether its share
+ * of CPU time in MPI is far below the median rank's, *share what it is. */
+static int
+detect_mpi_far(const struct detect *d, const struct hist_rank *hr,
+    int *far, double *share)
+{
+	*share = history_rank_get(hr, HR_MPI, 0);
+	if (!isfinite(detect_mpi_spin(hr)) || d->mpi_n < d->conf.strag_min ||
+	    !isfinite(d->spin_med) || d->spin_med < d->conf.busy_cpu)
+		return 0;
+	*far = *share < d->mpi_med && detect_far(d, *share, d->mpi_med,
+	    d->mpi_mad);
+	return 1;
+}
+
 /* Recompute the job-wide medians of node CPU busy and rank %CPU. */
 static void
 detect_stats(struct detect *d)
@@ -332,6 +405,7 @@ detect_stats(struct detect *d)
 	}
 	d->rank_n = n;
 	detect_median_mad(v, n, &d->rank_med, &d->rank_mad);
+	detect_mpi_stats(d, v);
 	d->valid = 1;
 	d->since = 0;
 }
@@ -538,8 +612,8 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
     const struct minst *mi, struct hist_rank *hr, uint64_t ms)
 {
 	char		 who[64], waits[96];
-	double		 cpu, rd, wr, limit, pct;
-	int		 idle, r, far;
+	double		 cpu, rd, wr, limit, pct, spin;
+	int		 idle, r, far, by_mpi;
 
 	if (hr->rank < 0 || !d->conf.ranks)
 		cpu = NAN;	/* not a rank: only memory is judged */
@@ -576,13 +650,22 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 
 	/* Straggler: far from the median rank; a stalled rank is already
 	 * flagged for what matters more. */
-	if (isfinite(cpu) && d->rank_n >= d->conf.strag_min &&
-	    isfinite(d->rank_med)) {
-		far = (hr->flags & DF_STALLED) == 0 &&
-		    detect_far(d, cpu, d->rank_med, d->rank_mad);
+	by_mpi = isfinite(cpu) && detect_mpi_far(d, hr, &far, &spin);
+	if (by_mpi || (isfinite(cpu) && d->rank_n >= d->conf.strag_min &&
+	    isfinite(d->rank_med))) {
+		if (!by_mpi)
+			far = detect_far(d, cpu, d->rank_med, d->rank_mad);
+		far = far && (hr->flags & DF_STALLED) == 0;
 		r = detect_straggle(d, far, &hr->det_far, &hr->det_near,
 		    hr->flags);
-		if (r > 0) {
+		if (r > 0 && by_mpi) {
+			hr->flags |= DF_STRAGGLER;
+			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
+			    "%s spends %.0f%% of its CPU time in MPI while the "
+			    "median rank spends %.0f%% there waiting, for %u "
+			    "samples: the others wait for it", who, spin,
+			    d->mpi_med, hr->det_far);
+		} else if (r > 0) {
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
 			    "%s runs at %.0f%% CPU, far from the median rank's "

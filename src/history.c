@@ -420,6 +420,73 @@ history_gpu_job(const struct node_model *m)
 	return n > 0 && all > 0 ? job * 100.0 / all : NAN;
 }
 
+/* The share of sampled CPU time in MPI, percent (rankmpi.share, derived
+ * in model.c): NaN without samples in the interval. */
+static double
+history_mpi_share(const struct node_model *m, const struct minst *mi)
+{
+	double	x;
+
+	return model_derive(m, mi, "share", &x) ? x : NAN;
+}
+
+/* The mean of the ranks' MPI shares (group "rankmpi"), or NaN. */
+static double
+history_mpi_node(const struct node_model *m)
+{
+	const struct minst	*mi;
+	double			 x, sum = 0;
+	int			 g, n = 0;
+
+	if ((g = model_group_index(m, "rankmpi")) < 0)
+		return NAN;
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		x = history_mpi_share(m, mi);
+		if (isfinite(x)) {
+			sum += x;
+			n++;
+		}
+	}
+	return n > 0 ? sum / n : NAN;
+}
+
+/*
+ * Whole-node power in watts: the BMC's DCMI reading (group "ipmipower")
+ * when there is one, else the largest hwmon meter that measures the whole
+ * node (group "power", field node 1: ACPI power meters); two meters of
+ * one node measure the same power, so they are not added.  NaN without.
+ */
+static double
+history_power_node(const struct node_model *m)
+{
+	const struct minst	*mi;
+	int64_t			 v, whole;
+	double			 best = NAN;
+	int			 g, fp, fn;
+
+	if ((g = model_group_index(m, "ipmipower")) >= 0 &&
+	    (fp = model_field_index(m, (unsigned)g, "power")) >= 0) {
+		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+			if (model_value(mi, (unsigned)fp, &v) && v >= 0 &&
+			    !(v / 1e6 < best))
+				best = v / 1e6;
+		}
+		if (isfinite(best))
+			return best;
+	}
+	if ((g = model_group_index(m, "power")) < 0 ||
+	    (fp = model_field_index(m, (unsigned)g, "power")) < 0 ||
+	    (fn = model_field_index(m, (unsigned)g, "node")) < 0)
+		return NAN;
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (model_value(mi, (unsigned)fn, &whole) && whole == 1 &&
+		    model_value(mi, (unsigned)fp, &v) && v >= 0 &&
+		    !(v / 1e6 < best))
+			best = v / 1e6;
+	}
+	return best;
+}
+
 /* Instructions per cycle of two sums of rates, or NaN. */
 static double
 history_ipc(double ins, double cyc)
@@ -485,6 +552,8 @@ history_node_values(const struct node_model *m, double *out)
 	out[HN_IPC] = history_ipc(history_group(m, "rankperf",
 	    "instructions", NULL, HA_SUM), history_group(m, "rankperf",
 	    "cycles", NULL, HA_SUM));
+	out[HN_MPI] = history_mpi_node(m);
+	out[HN_POWER_NODE] = history_power_node(m);
 }
 
 const struct hist_metric_info hist_node_info[HN_NMETRICS] = {
@@ -536,6 +605,10 @@ const struct hist_metric_info hist_node_info[HN_NMETRICS] = {
 	    { "temp", "Temperature (hottest sensor)", "C", "max" },
 	[HN_IPC] =
 	    { "ipc", "Instructions per cycle", "", "mean" },
+	[HN_MPI] =
+	    { "mpi", "Ranks' CPU time in MPI", "%", "mean" },
+	[HN_POWER_NODE] =
+	    { "power_node", "Node power (IPMI, meters)", "W", "sum" },
 };
 
 int
@@ -672,6 +745,7 @@ history_rank_sample(struct hist_node *hn, const struct node_model *m,
 		hr->io_known = 1;
 	history_rank_put(hr, HR_WRITE, hr->head, x);
 	history_rank_put(hr, HR_IPC, hr->head, NAN);	/* history_perf */
+	history_rank_put(hr, HR_MPI, hr->head, NAN);	/* history_mpi */
 	if (fi[1] >= 0 && model_value(mi, (unsigned)fi[1], &rd))
 		hr->io_known = 1;
 	if (fi[2] >= 0 && model_value(mi, (unsigned)fi[2], &wr))
@@ -771,6 +845,33 @@ history_perf(struct hist_node *hn, const struct node_model *m)
 	}
 }
 
+/* Each rank's share of CPU time in MPI from the mpi source (group
+ * "rankmpi", an instance per pid). */
+static void
+history_mpi(struct hist_node *hn, const struct node_model *m)
+{
+	const struct minst	*mi;
+	struct hist_rank	*hr;
+	char			*end;
+	long long		 pid;
+	long			 k;
+	int			 g;
+
+	if ((g = model_group_index(m, "rankmpi")) < 0)
+		return;
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		pid = strtoll(mi->name, &end, 10);
+		if (end == mi->name || *end != '\0' ||
+		    (k = history_lookup(hn, pid)) < 0)
+			continue;
+		hr = hn->ranks[k];
+		if (hr->seen != hn->samples)
+			continue;
+		history_rank_put(hr, HR_MPI, (hr->head + HIST_RANK_DEPTH - 1) %
+		    HIST_RANK_DEPTH, history_mpi_share(m, mi));
+	}
+}
+
 void
 history_node_sample(struct history *h, int i, const struct node_model *m,
     uint64_t now_ms)
@@ -798,6 +899,7 @@ history_node_sample(struct history *h, int i, const struct node_model *m,
 		hn->len++;
 	history_ranks(hn, m);
 	history_perf(hn, m);
+	history_mpi(hn, m);
 }
 
 uint64_t
@@ -1005,11 +1107,15 @@ history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
 		    history_node_get(h, i, HN_TEMP, 0));
 		history_acc(&sum[HJ_IPC], &cnt[HJ_IPC],
 		    history_node_get(h, i, HN_IPC, 0));
+		history_acc(&sum[HJ_MPI], &cnt[HJ_MPI],
+		    history_node_get(h, i, HN_MPI, 0));
+		history_acc(&sum[HJ_POWER_NODE], &cnt[HJ_POWER_NODE],
+		    history_node_get(h, i, HN_POWER_NODE, 0));
 	}
 	for (k = 0; k < HJ_NMETRICS; k++) {
 		x = cnt[k] == 0 ? NAN : sum[k];
 		if ((k == HJ_CPU || k == HJ_GPU || k == HJ_GPU_JOB ||
-		    k == HJ_IPC) && cnt[k] > 0)
+		    k == HJ_IPC || k == HJ_MPI) && cnt[k] > 0)
 			x /= cnt[k];
 		history_put(h->jv[k], h->jhead, x);
 	}

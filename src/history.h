@@ -2,7 +2,8 @@
  * history: the recent past of every node and every rank of a job, as ring
  * buffers of the values people look at (CPU busy, memory, disk and network
  * rates; GPUs, InfiniBand, Lustre and NFS rates, power and temperatures
- * when a node has them; a rank's %CPU, RSS, I/O rates and IPC) plus
+ * when a node has them; a rank's %CPU, RSS, I/O rates, IPC and share of
+ * CPU time in MPI) plus
  * job-wide rings of the aggregates.  Sparklines draw from it and the
  * detectors judge from it.
  *
@@ -52,6 +53,9 @@ enum hist_node_metric {
 	HN_POWER_DRAM,		/* every DRAM domain */
 	HN_TEMP,		/* the hottest sensor (thermal, hwmon), C */
 	HN_IPC,			/* instructions per cycle, every rank */
+	HN_MPI,			/* mean of the ranks' HR_MPI, percent */
+	HN_POWER_NODE,		/* whole-node watts: IPMI DCMI, else the
+				   largest whole-node hwmon meter */
 	HN_NMETRICS
 };
 
@@ -62,6 +66,7 @@ enum hist_rank_metric {
 	HR_READ,		/* bytes/s */
 	HR_WRITE,		/* bytes/s */
 	HR_IPC,			/* instructions per cycle (perf) */
+	HR_MPI,			/* percent of its sampled CPU time in MPI */
 	HR_NMETRICS
 };
 
@@ -87,6 +92,8 @@ enum hist_job_metric {
 	HJ_POWER,		/* RAPL package + DRAM watts */
 	HJ_TEMP,		/* the hottest sensor */
 	HJ_IPC,			/* mean of HN_IPC */
+	HJ_MPI,			/* mean of HN_MPI */
+	HJ_POWER_NODE,		/* sum of HN_POWER_NODE, watts */
 	HJ_NMETRICS
 };
 

@@ -630,11 +630,27 @@ model_rank_cpu(const struct node_model *m, const struct minst *mi, double *v)
 	return 1;
 }
 
+/* rankmpi.share: percent of the rank's sampled CPU time in MPI over the
+ * last interval (the mpi source's counters); none without samples. */
+static int
+model_rankmpi_share(const struct node_model *m, const struct minst *mi,
+    double *v)
+{
+	double	ns, nm;
+
+	if (!model_metric_field(m, mi, "samples", &ns) ||
+	    !model_metric_field(m, mi, "mpi", &nm) || !(ns > 0) || !(nm >= 0))
+		return 0;
+	*v = nm >= ns ? 100.0 : nm * 100.0 / ns;
+	return 1;
+}
+
 const struct model_derived model_derived[] = {
 	{ "cpu",	"busy",		model_cpu_busy },
 	{ "mem",	"used",		model_mem_used },
 	{ "rank",	"cputime",	model_rank_cputime },
 	{ "rank",	"cpu",		model_rank_cpu },
+	{ "rankmpi",	"share",	model_rankmpi_share },
 	{ NULL,		NULL,		NULL }
 };
 

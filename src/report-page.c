@@ -413,6 +413,8 @@ const char report_page_draw_js[] =
 	"  rankChart(g, \"rss\", \"Rank resident memory\", \"B\");\n"
 	"  if (D.ranks.list.some(function (r) { return r.ipc; }))\n"
 	"    rankChart(g, \"ipc\", \"Rank instructions per cycle\", \"\");\n"
+	"  if (D.ranks.list.some(function (r) { return r.mpi; }))\n"
+	"    rankChart(g, \"mpi\", \"Rank CPU time in MPI\", \"%\");\n"
 	"} else {\n"
 	"  g.appendChild(el(\"p\", {\"class\": \"none\"}, \"no ranks were recor"
 	"ded\"));\n"

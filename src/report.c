@@ -1,9 +1,10 @@
 /*
  * report: one pass over the recording (rec_play) gathers per-node series
  * of the main metrics, and of every optional source's metric the nodes
- * sent (GPUs, InfiniBand, Lustre, NFS, RAPL power, temperatures, IPC, as
- * the monitor's history derives them), and per-rank CPU, RSS and IPC into
- * time buckets (means),
+ * sent (GPUs, InfiniBand, Lustre, NFS, RAPL and whole-node power,
+ * temperatures, IPC, the ranks' mean share of CPU time in MPI, as the
+ * monitor's history derives them), and per-rank CPU, RSS, IPC and MPI
+ * share into time buckets (means),
  * the events and the flagged ones; the page (report-page.c) is written
  * around them as one JSON document the page's script draws from.  The
  * number of buckets is bounded, so the page stays small however long the
@@ -64,6 +65,8 @@ enum report_metric {
 	RM_POWER_DRAM,
 	RM_TEMP,
 	RM_IPC,
+	RM_MPI,
+	RM_POWER_NODE,
 	RM_N
 };
 
@@ -86,7 +89,8 @@ static const struct {
 static const enum hist_node_metric report_hn[RM_N - RM_BASE] = {
 	HN_GPU, HN_GPU_MEM, HN_GPU_POWER, HN_GPU_TEMP, HN_GPU_JOB,
 	HN_IB_RX, HN_IB_TX, HN_LUSTRE_READ, HN_LUSTRE_WRITE, HN_NFS_READ,
-	HN_NFS_WRITE, HN_POWER_PKG, HN_POWER_DRAM, HN_TEMP, HN_IPC
+	HN_NFS_WRITE, HN_POWER_PKG, HN_POWER_DRAM, HN_TEMP, HN_IPC, HN_MPI,
+	HN_POWER_NODE
 };
 
 /* A metric's description, wherever it comes from. */
@@ -122,7 +126,7 @@ struct report_rank {
 	int64_t		 key;		/* rank id, else pid */
 	int		 is_rank;
 	char		 comm[PROTO_NAME_MAX];
-	struct report_series cpu, rss, ipc;
+	struct report_series cpu, rss, ipc, mpi;
 };
 
 struct report_node {
@@ -278,6 +282,7 @@ report_rank(struct report *rp, struct report_node *nd, int64_t key,
 	report_series_init(&rr->cpu, rp->nrb);
 	report_series_init(&rr->rss, rp->nrb);
 	report_series_init(&rr->ipc, rp->nrb);
+	report_series_init(&rr->mpi, rp->nrb);
 	rp->nranks++;
 	return rr;
 }
@@ -304,6 +309,22 @@ report_rank_ipc(const struct node_model *m, int64_t pid, double *v)
 		return 0;
 	*v = ins / cyc;
 	return 1;
+}
+
+/* A process's share of CPU time in MPI over the last interval, percent
+ * (group "rankmpi", an instance named by pid): 1 when known. */
+static int
+report_rank_mpi(const struct node_model *m, int64_t pid, double *v)
+{
+	const struct minst	*mi;
+	char			 name[24];
+	int			 g;
+
+	if ((g = model_group_index(m, "rankmpi")) < 0)
+		return 0;
+	snprintf(name, sizeof(name), "%lld", (long long)pid);
+	return (mi = model_inst_by_name(m, (unsigned)g, name)) != NULL &&
+	    model_derive(m, mi, "share", v);
 }
 
 /* Gather one sample of node i. */
@@ -356,6 +377,9 @@ report_sample(struct report *rp, unsigned i, const struct node_model *m)
 		if (fp >= 0 && model_value(mi, (unsigned)fp, &pid) &&
 		    report_rank_ipc(m, pid, &v))
 			report_add(&rr->ipc, b, v);
+		if (fp >= 0 && model_value(mi, (unsigned)fp, &pid) &&
+		    report_rank_mpi(m, pid, &v))
+			report_add(&rr->mpi, b, v);
 	}
 }
 
@@ -523,6 +547,10 @@ report_json(FILE *f, const struct report *rp, const char *path,
 			report_json_series(f, &rr->cpu, rp->nrb);
 			fputs(",\"rss\":", f);
 			report_json_series(f, &rr->rss, rp->nrb);
+			if (rr->mpi.sum != NULL) {
+				fputs(",\"mpi\":", f);
+				report_json_series(f, &rr->mpi, rp->nrb);
+			}
 			if (rr->ipc.sum != NULL) {
 				fputs(",\"ipc\":", f);
 				report_json_series(f, &rr->ipc, rp->nrb);
@@ -635,6 +663,7 @@ report_free(struct report *rp)
 			report_series_free(&rp->nodes[i].ranks[j].cpu);
 			report_series_free(&rp->nodes[i].ranks[j].rss);
 			report_series_free(&rp->nodes[i].ranks[j].ipc);
+			report_series_free(&rp->nodes[i].ranks[j].mpi);
 		}
 		free(rp->nodes[i].ranks);
 	}

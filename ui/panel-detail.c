@@ -132,7 +132,8 @@ detail_spark(const struct ui *ui, const struct ui_rect *r, int y,
 		n = 4;
 	widget_put(y, r->x, DETAIL_LABEL, ui->attr[TR_LABEL], label);
 	history_rank_series(ui->det_hr, k, v, (unsigned)n);
-	widget_spark(v, (unsigned)n, 0, k == HR_CPU ? 100 : 0, ui->utf8,
+	widget_spark(v, (unsigned)n, 0, k == HR_CPU || k == HR_MPI ? 100 : 0,
+	    ui->utf8,
 	    spark, sizeof(spark));
 	widget_put_spark(y, r->x + DETAIL_LABEL, ui->attr[TR_SPARK], spark);
 	x = history_rank_get(ui->det_hr, k, 0);
@@ -145,6 +146,43 @@ detail_spark(const struct ui *ui, const struct ui_rect *r, int y,
 	widget_put(y, r->x + DETAIL_LABEL + n, r->w - DETAIL_LABEL - n,
 	    ui->attr[TR_DEFAULT], text);
 	return y + 1;
+}
+
+/*
+ * The mpi source's line: the share of the rank's CPU time in MPI and the
+ * library most of it fell in, or why there is none.
+ */
+static int
+detail_mpi(const struct ui *ui, const struct ui_rect *r, int y,
+    const struct node_model *m, const char *name)
+{
+	const struct minst	*mi;
+	const char		*lib = NULL, *why = NULL;
+	char			 buf[160], a[32];
+	double			 x;
+	int			 g, f;
+
+	if ((g = model_group_index(m, "rankmpi")) < 0 ||
+	    (mi = model_inst_by_name(m, (unsigned)g, name)) == NULL)
+		return y;
+	if ((f = model_field_index(m, (unsigned)g, "lib")) >= 0)
+		lib = model_str(mi, (unsigned)f);
+	if ((f = model_field_index(m, (unsigned)g, "why")) >= 0)
+		why = model_str(mi, (unsigned)f);
+	x = ui->det_hr != NULL ? history_rank_get(ui->det_hr, HR_MPI, 0) :
+	    NAN;
+	if (why != NULL && *why != '\0')
+		snprintf(buf, sizeof(buf), "no share: %s", why);
+	else if (!isfinite(x))
+		snprintf(buf, sizeof(buf), "no samples in the interval (not "
+		    "on a CPU in user space)");
+	else if (lib != NULL && *lib != '\0' && x > 0)
+		snprintf(buf, sizeof(buf), "%s%% of its CPU time, mostly in %s",
+		    widget_num(a, sizeof(a), x, 0), lib);
+	else
+		snprintf(buf, sizeof(buf), "%s%% of its CPU time",
+		    widget_num(a, sizeof(a), x, 0));
+	return detail_line(ui, r, y, "mpi", buf);
 }
 
 /*
@@ -172,6 +210,7 @@ detail_sources(const struct ui *ui, const struct ui_rect *r, int y,
 		y = detail_line(ui, r, y, "ipc", buf);
 	}
 	snprintf(name, sizeof(name), "%lld", (long long)ui->det_pid);
+	y = detail_mpi(ui, r, y, m, name);
 	if ((g = model_group_index(m, "ranknuma")) >= 0 &&
 	    (mi = model_inst_by_name(m, (unsigned)g, name)) != NULL) {
 		for (k = 0, tot = 0, n = 0; k < 8; k++) {
@@ -456,6 +495,9 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 	y = detail_spark(ui, r, y, "RSS", HR_RSS, 1);
 	y = detail_spark(ui, r, y, "READ/s", HR_READ, 1);
 	y = detail_spark(ui, r, y, "WRITE/s", HR_WRITE, 1);
+	if (ui->det_hr != NULL &&
+	    isfinite(history_rank_get(ui->det_hr, HR_MPI, 0)))
+		y = detail_spark(ui, r, y, "MPI%", HR_MPI, 0);
 	if ((s = detail_str(m, mi, "kstack")) != NULL)
 		y = detail_kstack(ui, r, y, s);
 	else

@@ -20,8 +20,8 @@
 
 /* The optional sources' items, in the order they are dropped last. */
 enum {
-	HI_GMEM, HI_GPOW, HI_IB, HI_FS, HI_POWER, HI_TEMP, HI_GTEMP, HI_GJOB,
-	HI_IPC, HI_N
+	HI_GMEM, HI_GPOW, HI_IB, HI_FS, HI_POWER, HI_NODEW, HI_TEMP, HI_GTEMP,
+	HI_GJOB, HI_IPC, HI_MPI, HI_N
 };
 
 static const struct {
@@ -33,10 +33,12 @@ static const struct {
 	{ "IB",		HJ_IB },
 	{ "FS",		HJ_FS },
 	{ "POWER",	HJ_POWER },
+	{ "NODEW",	HJ_POWER_NODE },	/* IPMI, power meters */
 	{ "TEMP",	HJ_TEMP },
 	{ "GTEMP",	HJ_GPU_TEMP },
 	{ "GJOB",	HJ_GPU_JOB },
 	{ "IPC",	HJ_IPC },
+	{ "MPI",	HJ_MPI },		/* ranks' CPU in MPI */
 };
 
 #define HEADER_ITEM_W	26	/* columns an item wants */
@@ -168,6 +170,7 @@ header_item(const struct ui *ui, int y, int x, int w, unsigned i)
 		break;
 	case HI_GPOW:
 	case HI_POWER:
+	case HI_NODEW:
 		snprintf(text, sizeof(text), "%sW", widget_num(a, sizeof(a),
 		    x0, 0));
 		break;
@@ -177,6 +180,7 @@ header_item(const struct ui *ui, int y, int x, int w, unsigned i)
 		    x0, 0));
 		break;
 	case HI_GJOB:
+	case HI_MPI:
 		hi = 100;
 		snprintf(text, sizeof(text), "%s%%", widget_num(a, sizeof(a),
 		    x0, 0));

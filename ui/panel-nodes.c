@@ -3,7 +3,8 @@
  * memory, load, disk and network rates, the flags the detectors raised and
  * a sparkline of its CPU.  Columns of the optional sources (GPU use,
  * memory, power and temperature, the job's share of the GPUs, InfiniBand
- * and file-system rates, RAPL power, the hottest sensor) are shown only
+ * and file-system rates, RAPL power, whole-node power (NODEW: IPMI or a
+ * power meter), the hottest sensor) are shown only
  * when some node has the source, and are the first dropped on a narrow
  * terminal.  Outliers (a flag, a state other than live, CPU or memory far
  * from the job's median) are highlighted.
@@ -25,7 +26,7 @@
 enum {
 	NC_NAME, NC_STATE, NC_CPU, NC_MEMPCT, NC_MEM, NC_LOAD, NC_DISK,
 	NC_NET, NC_GPU, NC_GMEM, NC_GPOW, NC_GTEMP, NC_GJOB, NC_IB, NC_FS,
-	NC_POWER, NC_TEMP, NC_FLAGS, NC_SPARK, NC_NCOLS
+	NC_POWER, NC_NODEW, NC_TEMP, NC_FLAGS, NC_SPARK, NC_NCOLS
 };
 
 static const struct widget_col nodes_cols[NC_NCOLS] = {
@@ -45,6 +46,7 @@ static const struct widget_col nodes_cols[NC_NCOLS] = {
 	{ "IB/s",	7,	0,	1,	3 },
 	{ "FS/s",	7,	0,	1,	3 },
 	{ "POWER",	6,	0,	1,	5 },
+	{ "NODEW",	6,	0,	1,	5 },
 	{ "TEMP",	4,	0,	1,	6 },
 	{ "FLAGS",	8,	22,	0,	1 },
 	{ "CPU HISTORY", 10,	120,	0,	0 },
@@ -52,7 +54,7 @@ static const struct widget_col nodes_cols[NC_NCOLS] = {
 
 /* Sorting descends by default on these columns. */
 static const int nodes_desc[NC_NCOLS] = {
-	0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0
+	0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0
 };
 
 /* Columns of optional sources: shown when a row has a value (prepare
@@ -112,6 +114,8 @@ nodes_sortval(const struct ui_nrow *r, int col)
 		return r->fs;
 	case NC_POWER:
 		return r->power;
+	case NC_NODEW:
+		return r->nodew;
 	case NC_TEMP:
 		return r->temp;
 	case NC_FLAGS:
@@ -192,6 +196,7 @@ nodes_fill(const struct ui *ui, struct ui_nrow *r, int i)
 	nfs = nodes_sum(ui, i, HN_NFS_READ, HN_NFS_WRITE);
 	r->fs = !isfinite(lu) ? nfs : isfinite(nfs) ? lu + nfs : lu;
 	r->power = nodes_sum(ui, i, HN_POWER_PKG, HN_POWER_DRAM);
+	r->nodew = history_node_get(ui->hist, i, HN_POWER_NODE, 0);
 	r->temp = history_node_get(ui->hist, i, HN_TEMP, 0);
 	r->flags = detect_node_flags(ui->det, i);
 	r->nranks = history_nranks(ui->hist, i);
@@ -305,7 +310,7 @@ nodes_fold(struct ui *ui, const struct ui_nrow *plain, unsigned n, int coarse)
 		g->sclass = US_LIVE;
 		g->cpu = g->mem = g->load = g->disk = g->net = g->gpu = NAN;
 		g->gmem = g->gmemtot = g->gpow = g->gtemp = g->gjob = NAN;
-		g->ib = g->fs = g->power = g->temp = NAN;
+		g->ib = g->fs = g->power = g->nodew = g->temp = NAN;
 		cpu_sum[b] = load_sum[b] = gpu_sum[b] = gjob_sum[b] = 0;
 		cpu_n[b] = load_n[b] = gpu_n[b] = gjob_n[b] = 0;
 		hl = hostlist_new();
@@ -346,6 +351,7 @@ nodes_fold(struct ui *ui, const struct ui_nrow *plain, unsigned n, int coarse)
 			nodes_acc(&g->ib, p->ib);
 			nodes_acc(&g->fs, p->fs);
 			nodes_acc(&g->power, p->power);
+			nodes_acc(&g->nodew, p->nodew);
 			nodes_max(&g->temp, p->temp);
 			g->nranks += p->nranks;
 		}
@@ -650,6 +656,7 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 		NCELL(NC_IB, 1, widget_bytes(a, sizeof(a), row->ib));
 		NCELL(NC_FS, 1, widget_bytes(a, sizeof(a), row->fs));
 		NCELL(NC_POWER, 1, nodes_unit(a, sizeof(a), row->power, "W"));
+		NCELL(NC_NODEW, 1, nodes_unit(a, sizeof(a), row->nodew, "W"));
 		NCELL(NC_TEMP, 1, nodes_unit(a, sizeof(a), row->temp, "C"));
 #undef NCELL
 		if (w[NC_FLAGS] > 0) {

@@ -1,12 +1,13 @@
 /*
  * panel-ranks: the rank table, every rank of the job or of the nodes the
  * user drilled into: rank, node, pid, state, %CPU, IPC (when a node sends
- * perf counters), RSS, I/O rates, what the rank waits for (its delay
+ * perf counters), MPI% (the share of its CPU time in its MPI library, when
+ * a node samples it), RSS, I/O rates, what the rank waits for (its delay
  * accounting: "io 40%" block I/O, "cpu 12%" run queue, the larger), flags,
- * wait channel, system call, a CPU sparkline and the command.  Flagged
- * ranks are highlighted; the launchers' helpers (hydra_pmi_proxy, orted,
- * mpirun, srun: the probe's rank.helper) are dimmed, "help" in the RANK
- * column.  Enter opens one rank's detail.
+ * wait channel, system call, a CPU sparkline, an MPI% sparkline and the
+ * command.  Flagged ranks are highlighted; the launchers' helpers
+ * (hydra_pmi_proxy, orted, mpirun, srun: the probe's rank.helper) are
+ * dimmed, "help" in the RANK column.  Enter opens one rank's detail.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,9 +18,9 @@
 #include "xmalloc.h"
 
 enum {
-	RC_RANK, RC_NODE, RC_PID, RC_STATE, RC_CPU, RC_IPC, RC_RSS, RC_READ,
-	RC_WRITE, RC_WAIT, RC_FLAGS, RC_WCHAN, RC_SYSCALL, RC_SPARK, RC_COMM,
-	RC_NCOLS
+	RC_RANK, RC_NODE, RC_PID, RC_STATE, RC_CPU, RC_IPC, RC_MPI, RC_RSS,
+	RC_READ, RC_WRITE, RC_WAIT, RC_FLAGS, RC_WCHAN, RC_SYSCALL, RC_SPARK,
+	RC_MPISPARK, RC_COMM, RC_NCOLS
 };
 
 static const struct widget_col ranks_cols[RC_NCOLS] = {
@@ -29,6 +30,7 @@ static const struct widget_col ranks_cols[RC_NCOLS] = {
 	{ "S",		1,	0,	0,	0 },
 	{ "%CPU",	6,	0,	1,	0 },
 	{ "IPC",	4,	0,	1,	2 },
+	{ "MPI%",	5,	0,	1,	2 },
 	{ "RSS",	6,	0,	1,	1 },
 	{ "READ/s",	7,	0,	1,	2 },
 	{ "WRITE/s",	7,	0,	1,	2 },
@@ -37,16 +39,19 @@ static const struct widget_col ranks_cols[RC_NCOLS] = {
 	{ "WCHAN",	14,	24,	0,	1 },
 	{ "SYSCALL",	12,	0,	0,	3 },
 	{ "CPU HISTORY", 10,	20,	0,	2 },
+	{ "MPI HISTORY", 11,	20,	0,	3 },
 	{ "COMMAND",	15,	200,	0,	1 },
 };
 
 static const int ranks_desc[RC_NCOLS] = {
-	0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0
+	0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0
 };
 
 /* Does any row have an IPC (prepare sets it)?  Without perf counters the
  * column is not shown. */
 static int	ranks_have_ipc;
+/* The same for MPI% (a node's mpi source) and its sparkline. */
+static int	ranks_have_mpi;
 
 static int
 ranks_height(const struct ui *ui, int avail)
@@ -141,6 +146,9 @@ ranks_cmp(const void *a, const void *b)
 		break;
 	case RC_IPC:
 		kx = x->ipc, ky = y->ipc, s = 1;
+		break;
+	case RC_MPI:
+		kx = x->mpi, ky = y->mpi, s = 1;
 		break;
 	case RC_RSS:
 		kx = x->rss, ky = y->rss, s = 1;
@@ -254,6 +262,9 @@ ranks_key_make(const struct ui_rrow *r, int col, int rev,
 		break;
 	case RC_IPC:
 		d = r->ipc, num = 1;
+		break;
+	case RC_MPI:
+		d = r->mpi, num = 1;
 		break;
 	case RC_RSS:
 		d = r->rss, num = 1;
@@ -422,13 +433,17 @@ ranks_collect_history(struct ui *ui, int i)
 		if (hr->len > 0) {
 			r->cpu = hr->cur[HR_CPU];
 			r->ipc = hr->cur[HR_IPC];
+			r->mpi = hr->cur[HR_MPI];
 			r->rss = hr->cur[HR_RSS];
 			r->rd = hr->cur[HR_READ];
 			r->wr = hr->cur[HR_WRITE];
 			if (isfinite(r->ipc))
 				ranks_have_ipc = 1;
+			if (isfinite(r->mpi))
+				ranks_have_mpi = 1;
 		} else
-			r->cpu = r->ipc = r->rss = r->rd = r->wr = NAN;
+			r->cpu = r->ipc = r->mpi = r->rss = r->rd = r->wr =
+			    NAN;
 	}
 }
 
@@ -478,12 +493,15 @@ ranks_collect(struct ui *ui, int i)
 		if (frank >= 0)
 			model_value(mi, (unsigned)frank, &r->rank);
 		r->hr = history_rank_find(ui->hist, i, r->pid, r->start);
-		r->cpu = r->rss = r->rd = r->wr = r->ipc = NAN;
+		r->cpu = r->rss = r->rd = r->wr = r->ipc = r->mpi = NAN;
 		if (r->hr != NULL) {
 			r->cpu = history_rank_get(r->hr, HR_CPU, 0);
 			r->ipc = history_rank_get(r->hr, HR_IPC, 0);
 			if (isfinite(r->ipc))
 				ranks_have_ipc = 1;
+			r->mpi = history_rank_get(r->hr, HR_MPI, 0);
+			if (isfinite(r->mpi))
+				ranks_have_mpi = 1;
 			r->rss = history_rank_get(r->hr, HR_RSS, 0);
 			r->rd = history_rank_get(r->hr, HR_READ, 0);
 			r->wr = history_rank_get(r->hr, HR_WRITE, 0);
@@ -561,6 +579,7 @@ ranks_prepare(struct ui *ui, const struct ui_rect *rc)
 	ui->rrows_view = ui->view_gen;
 	ui->nrrows = 0;
 	ranks_have_ipc = 0;
+	ranks_have_mpi = 0;
 	if (ui->scope != NULL) {
 		for (k = 0; k < ui->nscope; k++)
 			ranks_collect(ui, ui->scope[k]);
@@ -628,6 +647,8 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 	c[RC_NODE].width = namew > 24 ? 24 : namew;
 	if (!ranks_have_ipc)
 		c[RC_IPC].width = 0;
+	if (!ranks_have_mpi)
+		c[RC_MPI].width = c[RC_MPISPARK].width = 0;
 	widget_cols(c, RC_NCOLS, r->w, x, w);
 
 	if (ui->scope != NULL)
@@ -692,6 +713,8 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		RCELL(RC_CPU, 1, widget_num(a, sizeof(a), row->cpu, 1));
 		RCELL(RC_IPC, 1, isfinite(row->ipc) ? widget_num(a, sizeof(a),
 		    row->ipc, 2) : "");
+		RCELL(RC_MPI, 1, isfinite(row->mpi) ? widget_num(a, sizeof(a),
+		    row->mpi, 0) : "");
 		RCELL(RC_RSS, 1, widget_bytes(a, sizeof(a), row->rss));
 		RCELL(RC_READ, 1, widget_bytes(a, sizeof(a), row->rd));
 		RCELL(RC_WRITE, 1, widget_bytes(a, sizeof(a), row->wr));
@@ -726,7 +749,25 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 			widget_put_spark(r->y + 2 + y, r->x + x[RC_SPARK],
 			    sel ? base : ui->attr[TR_SPARK], spark);
 		}
+		if (w[RC_MPISPARK] > 0 && row->hr != NULL) {
+			n = w[RC_MPISPARK] > HIST_RANK_DEPTH ?
+			    HIST_RANK_DEPTH : w[RC_MPISPARK];
+			history_rank_series(row->hr, HR_MPI, v, (unsigned)n);
+			widget_spark(v, (unsigned)n, 0, 100, ui->utf8, spark,
+			    sizeof(spark));
+			widget_put_spark(r->y + 2 + y, r->x + x[RC_MPISPARK],
+			    sel ? base : ui->attr[TR_SPARK], spark);
+		}
 	}
+}
+
+/* A column the sort keys step over: sparklines, and what no row has. */
+static int
+ranks_skip_col(int col)
+{
+	return col == RC_SPARK || col == RC_MPISPARK ||
+	    (col == RC_IPC && !ranks_have_ipc) ||
+	    (col == RC_MPI && !ranks_have_mpi);
 }
 
 static void
@@ -774,7 +815,7 @@ ranks_key(struct ui *ui, int key)
 		col = ui->rtab.sort;
 		do
 			col = (col + 1) % RC_NCOLS;
-		while (col == RC_SPARK || (col == RC_IPC && !ranks_have_ipc));
+		while (ranks_skip_col(col));
 		ranks_sort_by(ui, col);
 		return 1;
 	case '<':
@@ -782,7 +823,7 @@ ranks_key(struct ui *ui, int key)
 		col = ui->rtab.sort;
 		do
 			col = (col + RC_NCOLS - 1) % RC_NCOLS;
-		while (col == RC_SPARK || (col == RC_IPC && !ranks_have_ipc));
+		while (ranks_skip_col(col));
 		ranks_sort_by(ui, col);
 		return 1;
 	case 'I':

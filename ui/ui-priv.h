@@ -88,6 +88,7 @@ struct ui_nrow {
 	double		 cpu, mem, limit, mempct, load, disk, net, gpu;
 	double		 gmem, gmemtot, gpow, gtemp, gjob;	/* GPUs */
 	double		 ib, fs, power, temp;	/* bytes/s, W, C */
+	double		 nodew;			/* whole node, W */
 	unsigned	 flags;		/* the node's DF_* (groups: union) */
 	unsigned	 rflags;	/* union of its ranks' DF_* */
 	unsigned	 nrflagged;	/* ranks with a flag */
@@ -103,6 +104,7 @@ struct ui_rrow {
 	int64_t			 rank, pid, start, syscall;
 	double			 cpu, rss, rd, wr;
 	double			 ipc;		/* NaN without perf */
+	double			 mpi;		/* % in MPI, NaN without */
 	char			 state;
 	unsigned		 flags;
 };

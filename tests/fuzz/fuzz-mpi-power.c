@@ -1,0 +1,144 @@
+/*
+ * libFuzzer target for the parsers of the mpi and power sources: the text
+ * of /proc/PID/maps (another user's process, and the paths of what it
+ * maps, which that user names) through mpi_maps_parse, one library path
+ * through mpi_classify, and a BMC's answer to DCMI Get Power Reading
+ * through ipmi_dcmi_decode.  The probe's files are compiled in whole so
+ * that their static parsers can be called.  The low two bits of the
+ * input's first byte pick the parser: 1 classify, 2 DCMI, else maps.
+ * Properties checked beyond the sanitizers: ranges ascend without
+ * overlapping, each non-empty, at most MPI_RANGES, and every library
+ * index names a printable stem in the table; an address inside a range is
+ * found in it and one below the first is in none; a DCMI answer decodes
+ * only when its completion code is 0, its group 0xDC, it has 19 bytes and
+ * its reading is active, and then to its bytes 2 and 3; a reason is
+ * always a terminated string.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../probes/util.c"
+#include "../../probes/ranks-find.c"
+#include "../../probes/src-ranks.c"
+#include "../../probes/src-mpi.c"
+#include "../../probes/src-power.c"
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* What the files call in the rest of the probe; the parsers fuzzed here
+ * never reach these, so reaching one is a bug of this target. */
+struct pinst *
+probe_inst(const struct group_def *g, const char *name)
+{
+	abort();
+}
+
+void
+pinst_set(struct pinst *pi, unsigned f, int64_t v)
+{
+	abort();
+}
+
+void
+pinst_set_str(struct pinst *pi, unsigned f, const char *s)
+{
+	abort();
+}
+
+void
+pinst_set_text(struct pinst *pi, unsigned f, const char *s, int changed)
+{
+	abort();
+}
+
+void
+probe_event(int level, const char *code, const char *fmt, ...)
+{
+	abort();
+}
+
+static void
+fuzz_name(int lib)
+{
+	const char	*p;
+
+	if (lib < 0)
+		return;
+	if ((unsigned)lib >= mpi_nlibnames)
+		abort();
+	for (p = mpi_libnames[lib]; *p != '\0'; p++) {
+		if (*p <= ' ' || *p > '~')
+			abort();
+	}
+	if (p == mpi_libnames[lib] || p - mpi_libnames[lib] >= MPI_LIBLEN)
+		abort();
+}
+
+static void
+fuzz_maps(const char *text)
+{
+	static struct mpi_rset	rs;
+	unsigned		n, i;
+	int			mpi, seen = 0;
+
+	n = mpi_maps_parse(text, rs.r, &mpi);
+	if (n > MPI_RANGES)
+		abort();
+	rs.n = n;
+	for (i = 0; i < n; i++) {
+		if (rs.r[i].start >= rs.r[i].end ||
+		    (i > 0 && rs.r[i].start < rs.r[i - 1].end))
+			abort();
+		if (rs.r[i].lib >= 0)
+			seen = 1;
+		fuzz_name(rs.r[i].lib);
+		if (mpi_lookup(&rs, rs.r[i].start) != rs.r[i].lib ||
+		    mpi_lookup(&rs, rs.r[i].end - 1) != rs.r[i].lib)
+			abort();
+	}
+	if (seen != mpi)
+		abort();
+	if (n > 0 && rs.r[0].start > 0 &&
+	    mpi_lookup(&rs, rs.r[0].start - 1) != -2)
+		abort();
+}
+
+static void
+fuzz_dcmi(const uint8_t *d, size_t len)
+{
+	char		why[96];
+	unsigned	w = 0;
+	int		r;
+
+	memset(why, 'x', sizeof(why));
+	r = ipmi_dcmi_decode(d, len, &w, why, sizeof(why));
+	if (r == 0 && (len < 19 || d[0] != 0 || d[1] != 0xdc ||
+	    (d[18] & 0x40) == 0 || w != ((unsigned)d[2] | d[3] << 8)))
+		abort();
+	if (r != 0 && memchr(why, '\0', sizeof(why)) == NULL)
+		abort();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	static char	line[65536];
+
+	if (len < 1 || len > sizeof(line))
+		return 0;
+	memcpy(line, data + 1, len - 1);
+	line[len - 1] = '\0';
+	switch (data[0] & 3) {
+	case 1:
+		fuzz_name(mpi_classify(line, len - 1));
+		break;
+	case 2:
+		fuzz_dcmi(data + 1, len - 1);
+		break;
+	default:
+		fuzz_maps(line);
+		break;
+	}
+	return 0;
+}
