@@ -45,18 +45,25 @@ PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 # The probe is static and depends on nothing on the node: musl-gcc when
 # present, otherwise a static glibc build.  Sanitized builds are dynamic.
 MUSL_GCC := $(shell command -v musl-gcc 2>/dev/null)
+# The probe is copied to every node at every version: small matters.  C has
+# no exceptions, so its unwind tables only serve debuggers (the binary is
+# stripped anyway); link-time optimisation drops what no caller reaches
+# across files (musl-gcc only: clang spells -flto differently).  Together
+# 12 KB of 162 KB.
+PROBE_SMALL = -Os -flto=auto -fno-asynchronous-unwind-tables \
+	-fno-unwind-tables -ffunction-sections -fdata-sections
 ifneq ($(SANITIZE),)
 PROBE_CC = $(CC)
 PROBE_LDFLAGS = $(LDFLAGS)
 PROBE_OPT = $(OPT)
 else ifneq ($(MUSL_GCC),)
 PROBE_CC = $(MUSL_GCC)
-PROBE_LDFLAGS = -static -Wl,--gc-sections -s
-PROBE_OPT = -Os -ffunction-sections -fdata-sections
+PROBE_OPT = $(PROBE_SMALL)
+PROBE_LDFLAGS = -static -Wl,--gc-sections -s $(PROBE_SMALL)
 else
 PROBE_CC = $(CC)
-PROBE_LDFLAGS = -static -Wl,--gc-sections -s
-PROBE_OPT = -Os -ffunction-sections -fdata-sections
+PROBE_OPT = $(filter-out -flto=auto,$(PROBE_SMALL))
+PROBE_LDFLAGS = -static -Wl,--gc-sections -s $(PROBE_OPT)
 endif
 
 # Code shared by the probe and the monitor: libc only.
