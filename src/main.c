@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "detect.h"
 #include "export.h"
 #include "feed-local.h"
@@ -1334,9 +1335,41 @@ main_open_log(const struct main_opts *o)
 	return 0;
 }
 
+/* A settings file warning: one line on stderr, before any screen. */
+static void
+main_config_warn(void *arg, const char *line)
+{
+	log_error("warning: %s", line);
+}
+
+/*
+ * The settings file (config.c), read once before any mode runs: a bad
+ * line stops jobtop with FILE:LINE, as a bad option would.  Its values are
+ * defaults, applied where the command line gave nothing.  Returns 0 or an
+ * exit code after one line on stderr.
+ */
+static int
+main_config(struct config *cfg)
+{
+	char	err[1024];
+
+	config_init(cfg);
+	if (config_load(cfg, NULL, main_config_warn, NULL, err,
+	    sizeof(err)) != 0) {
+		log_error("%s", err);
+		config_free(cfg);
+		return MAIN_EXIT_USAGE;
+	}
+	if (cfg->path != NULL)
+		log_debug("settings from %s: transport %s", cfg->path,
+		    cfg->transport != NULL ? cfg->transport : "(not set)");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	struct config		cfg;
 	struct main_opts	o;
 	struct job		job;
 	char			*replay;
@@ -1352,6 +1385,10 @@ main(int argc, char **argv)
 	if (main_open_log(&o) != 0)
 		return MAIN_EXIT_USAGE;
 	log_debug("jobtop %s starting", JOBTOP_VERSION);
+	if ((rc = main_config(&cfg)) != 0) {
+		log_close();
+		return rc;
+	}
 
 	if (o.decode) {
 		if (o.hostlist != NULL || o.hostfile != NULL || o.nargs > 0 ||
@@ -1361,6 +1398,7 @@ main(int argc, char **argv)
 			rc = MAIN_EXIT_USAGE;
 		} else
 			rc = main_decode(&o);
+		config_free(&cfg);
 		log_close();
 		return rc;
 	}
@@ -1379,18 +1417,21 @@ main(int argc, char **argv)
 			rc = export_file(replay, o.json ? EXPORT_JSON :
 			    EXPORT_TEXT, stdout, o.count);
 		free(replay);
+		config_free(&cfg);
 		log_close();
 		return rc;
 	}
 	if (o.force && o.record == NULL) {
 		log_error("--force goes with -o FILE (it lets -o replace a "
 		    "recording)");
+		config_free(&cfg);
 		log_close();
 		return MAIN_EXIT_USAGE;
 	}
 	sched_job_init(&job);
 	if ((rc = main_resolve(&o, &job)) != 0) {
 		sched_job_free(&job);
+		config_free(&cfg);
 		log_close();
 		return rc;
 	}
@@ -1405,6 +1446,7 @@ main(int argc, char **argv)
 	else
 		rc = main_batch(&o, &job);
 	sched_job_free(&job);
+	config_free(&cfg);
 	log_close();
 	return rc;
 }
