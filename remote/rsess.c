@@ -187,6 +187,7 @@ struct rsess {
 	int			 id_idx;
 	int			 agent_keys;
 	char			 tried[512];
+	char			 authed[512];	/* how it authenticated */
 
 	struct rsess_cmd	 cmd;
 	char			*tmpname;
@@ -857,6 +858,7 @@ static int
 rsess_authed(struct rsess *s, const char *how)
 {
 	rsess_log(s, "authenticated as %s with %s", s->user, how);
+	snprintf(s->authed, sizeof(s->authed), "%s", how);
 	if (s->agent != NULL) {
 		libssh2_agent_disconnect(s->agent);
 		libssh2_agent_free(s->agent);
@@ -2115,4 +2117,22 @@ unsigned
 rsess_uploads(const struct rsess *s)
 {
 	return s->uploads;
+}
+
+const char *
+rsess_auth_method(const struct rsess *s)
+{
+	return s->authed;
+}
+
+const char *
+rsess_auth_tried(const struct rsess *s)
+{
+	return s->tried;
+}
+
+const char *
+rsess_user(const struct rsess *s)
+{
+	return s->user;
 }

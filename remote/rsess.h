@@ -125,6 +125,12 @@ const char	*rsess_error(const struct rsess *);
  * fix (host key, authentication, architecture, cache directory). */
 int		 rsess_refused(const struct rsess *);
 const char	*rsess_host(const struct rsess *);
+/* For jobtop --explain: what authenticated ("~/.ssh/id_ed25519", "an
+ * ssh-agent key"; "" before), the methods tried before ("" when none),
+ * and the remote user. */
+const char	*rsess_auth_method(const struct rsess *);
+const char	*rsess_auth_tried(const struct rsess *);
+const char	*rsess_user(const struct rsess *);
 /* How many times the probe was uploaded (0 when the node had it). */
 unsigned	 rsess_uploads(const struct rsess *);
 

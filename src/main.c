@@ -29,6 +29,7 @@
 
 #include "config.h"
 #include "detect.h"
+#include "explain.h"
 #include "export.h"
 #include "feed-local.h"
 #include "feed-replay.h"
@@ -82,6 +83,8 @@ struct main_opts {
 	int		 no_record;
 	const char	*replay;	/* -r: recording to play */
 	const char	*theme;		/* -t: colour theme */
+	int		 explain;	/* --explain[=NODE] */
+	const char	*explain_node;	/* NULL: the job's first node */
 };
 
 static int			 main_out_broken;
@@ -100,6 +103,7 @@ main_usage(FILE *f)
 "       jobtop report file -o report.html\n"
 "       jobtop --decode [--json] < stream\n"
 "       jobtop --list [jobid | -w hostlist | --hostfile file]\n"
+"       jobtop --explain[=node] [jobid | -w hostlist | --hostfile file]\n"
 "       jobtop --version | --help\n");
 }
 
@@ -156,6 +160,8 @@ main_help(void)
 "                        newest recording in $XDG_STATE_HOME/jobtop/\n"
 "      --decode          print the probe stream read from standard input\n"
 "      --list            print the resolved node names and exit\n"
+"      --explain[=NODE]  try every transport on one node of the job (the\n"
+"                        first, or NODE) and print what worked and why\n"
 "  -V, --version         print the version and exit\n"
 "  -h, --help            print this help and exit\n", MAIN_INTERVAL_MIN);
 }
@@ -193,7 +199,8 @@ static int
 main_parse(int argc, char **argv, struct main_opts *o)
 {
 	enum { OPT_JSON = 256, OPT_DECODE, OPT_LIST, OPT_LOG, OPT_HOSTFILE,
-	    OPT_SCHED, OPT_ACCEPT, OPT_NOREC, OPT_FORCE };
+	    OPT_SCHED, OPT_ACCEPT, OPT_NOREC, OPT_FORCE,
+	    OPT_EXPLAIN };
 	static const struct option longopts[] = {
 		{ "nodes",	required_argument,	NULL, 'w' },
 		{ "batch",	no_argument,		NULL, 'b' },
@@ -214,6 +221,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		{ "force",	no_argument,		NULL, OPT_FORCE },
 		{ "replay",	required_argument,	NULL, 'r' },
 		{ "theme",	required_argument,	NULL, 't' },
+		{ "explain",	optional_argument,	NULL, OPT_EXPLAIN },
 		{ NULL,		0,			NULL, 0 }
 	};
 	char	 buf[128];
@@ -294,6 +302,10 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case 't':
 			o->theme = optarg;
+			break;
+		case OPT_EXPLAIN:
+			o->explain = 1;
+			o->explain_node = optarg;
 			break;
 		case ':':
 			log_error("option %s needs an argument (see jobtop "
@@ -1286,6 +1298,71 @@ main_resolve(const struct main_opts *o, struct job *job)
 	    r == SCHED_ENOENV ? MAIN_EXIT_USAGE : MAIN_EXIT_FAIL;
 }
 
+/* --explain's rungs: the libssh2 session and the local child. */
+static struct feed *
+main_explain_libssh2(void *arg, const char *node, char *err, size_t errlen)
+{
+	struct main_probes	*mp = arg;
+
+	return feed_new_ssh(&mp->rc, node);
+}
+
+static struct feed *
+main_explain_local(void *arg, const char *node, char *err, size_t errlen)
+{
+	struct main_probes	*mp = arg;
+
+	return feed_new_local(mp->probe, mp->argv, err, errlen);
+}
+
+/*
+ * --explain: every transport of the ladder on one node of the job (the
+ * first, or the one named), reported by explain.c.  0 when some transport
+ * reached the node.
+ */
+static int
+main_explain(const struct main_opts *o, const struct job *job)
+{
+	struct main_probes	 mp;
+	struct explain_rung	 rungs[4];
+	const char		*node = hostlist_get(job->nodes, 0);
+	char			 buf[256];
+	size_t			 i;
+	int			 n = 0, rc;
+
+	if (o->explain_node != NULL) {
+		for (i = 0; i < hostlist_count(job->nodes); i++)
+			if (strcmp(hostlist_get(job->nodes, i),
+			    o->explain_node) == 0)
+				break;
+		if (i == hostlist_count(job->nodes)) {
+			log_error("--explain=%s: not a node of %s", text_clean(
+			    buf, sizeof(buf), o->explain_node),
+			    job->nodelist != NULL ? job->nodelist : "the job");
+			return MAIN_EXIT_USAGE;
+		}
+		node = hostlist_get(job->nodes, i);
+	}
+	if (main_probes_init(&mp, o, job) != 0) {
+		main_probes_free(&mp);
+		return MAIN_EXIT_FAIL;
+	}
+	memset(rungs, 0, sizeof(rungs));
+	if (main_host_local(node)) {
+		rungs[n].name = "local";
+		rungs[n].start = main_explain_local;
+		rungs[n].arg = &mp;
+		rungs[n++].local = 1;
+	} else {
+		rungs[n].name = "libssh2";
+		rungs[n].start = main_explain_libssh2;
+		rungs[n++].arg = &mp;
+	}
+	rc = explain_run(job, node, rungs, n, &mp.sc, stdout);
+	main_probes_free(&mp);
+	return rc == 0 ? 0 : MAIN_EXIT_FAIL;
+}
+
 /*
  * -r ARG: a recording's path, or, when no such file exists and ARG looks
  * like a job id or a node name (no '/'), the newest recording of that job
@@ -1437,7 +1514,12 @@ main(int argc, char **argv)
 	}
 	log_debug("job %s (%s): %zu nodes %s", job.id, job.sched,
 	    hostlist_count(job.nodes), job.nodelist ? job.nodelist : "");
-	if (o.list) {
+	if (o.explain && o.list) {
+		log_error("--explain and --list do not go together");
+		rc = MAIN_EXIT_USAGE;
+	} else if (o.explain)
+		rc = main_explain(&o, &job);
+	else if (o.list) {
 		for (i = 0; i < hostlist_count(job.nodes); i++)
 			printf("%s\n", hostlist_get(job.nodes, i));
 		rc = 0;
