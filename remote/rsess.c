@@ -45,6 +45,7 @@
 
 #include <libssh2.h>
 
+#include "hello.h"
 #include "hostkey.h"
 #include "rconf.h"
 #include "rpush.h"
@@ -55,7 +56,6 @@
 #include "xmalloc.h"
 
 #define RSESS_BUF_MAX	(1 << 20)	/* probe bytes held for the caller */
-#define RSESS_JUNK_MAX	(64 << 10)	/* shell output before HELLO */
 #define RSESS_STEPS	64		/* steps per rsess_step call */
 #define RSESS_T_CONF	UINT32_MAX	/* timeout comes from the rconf */
 #define RSESS_SLOW_DNS	200		/* ms: log a slow lookup */
@@ -160,6 +160,7 @@ struct rsess {
 	int			 live;		/* ever delivered data */
 	int			 fails;
 	int			 refused;
+	int			 auth_refused;	/* refused in AUTH */
 	int			 stopping;
 	int			 stopped;
 	int			 eof_sent;	/* on the probe's channel */
@@ -197,6 +198,7 @@ struct rsess {
 	uint8_t			*buf;
 	size_t			 blen, boff;
 	int			 synced;
+	struct hello		 hello;		/* finds the HELLO */
 	size_t			 junk;
 	int			 eos;		/* 1: stream ended, -1 due */
 	char			 lasterr[256];	/* probe's last stderr line */
@@ -466,6 +468,8 @@ rsess_new(const struct rconf *conf, const char *host)
 	if (sshconf_lookup(rconf_sshconf(conf), host, conf->user, &h, err,
 	    sizeof(err)) != 0)
 		s->config_err = xstrdup(err);
+	else if (h.proxy != NULL)
+		s->config_err = xasprintf("%s is not supported", h.proxy);
 	s->hostname = xstrdup(h.hostname);
 	s->user = xstrdup(h.user != NULL ? h.user : conf->user);
 	s->port = h.port != 0 ? h.port : conf->port;
@@ -954,6 +958,7 @@ rsess_do_auth(struct rsess *s)
 		if (s->id_idx >= s->nids) {
 			if (s->tried[0] == '\0')
 				rsess_tried(s, "no key");
+			s->auth_refused = 1;
 			return rsess_fail(s, 1, "authentication refused for "
 			    "%s@%s (%s)", s->user, s->host, s->tried);
 		}
@@ -1378,6 +1383,7 @@ rsess_do_exec(struct rsess *s)
 	rsess_slot_give(s);
 	s->blen = s->boff = 0;
 	s->synced = 0;
+	hello_init(&s->hello, HELLO_CAP);
 	s->junk = 0;
 	s->eos = 0;
 	s->lasterr[0] = '\0';
@@ -1429,40 +1435,24 @@ rsess_stderr(struct rsess *s, const char *p, size_t n)
 	}
 }
 
-/* Find the probe's first frame (type 1, a varint length, "JTOP") and drop
- * what a login shell printed before it.  Until it shows, everything is
- * kept (up to RSESS_JUNK_MAX) so the log can say what was printed. */
+/* Find the probe's HELLO (hello.c) and drop what a login shell printed
+ * before it.  Until it shows, everything is kept (up to HELLO_CAP) so the
+ * log can say what was printed. */
 static void
 rsess_sync(struct rsess *s)
 {
-	uint8_t	*b = s->buf + s->boff;
-	size_t	 n = s->blen - s->boff, i, f, k;
-	char	 shown[81];
+	long	f;
 
-	for (i = 2; i + 4 <= n; i++) {
-		if (memcmp(b + i, "JTOP", 4) != 0 || b[i - 1] >= 0x80)
-			continue;
-		/* Up to three varint bytes, all but the last with 0x80. */
-		for (k = 1; k <= 3 && k < i; k++) {
-			f = i - 1 - k;
-			if (b[f] == 1)
-				goto found;
-			if (b[f] < 0x80)
-				break;
-		}
-	}
-	return;
-found:
+	f = hello_scan(&s->hello, s->buf + s->boff, s->blen - s->boff);
+	if (f < 0)
+		return;
 	s->synced = 1;
 	if (f == 0)
 		return;
-	for (k = 0; k < f && k < sizeof(shown) - 1; k++)
-		shown[k] = b[k] >= 0x20 && b[k] < 0x7f ? (char)b[k] : '.';
-	shown[k] = '\0';
 	rsess_log(s, "dropped output before the probe's HELLO: \"%s\"",
-	    shown);
-	s->junk = f;
-	s->boff += f;
+	    s->hello.shown);
+	s->junk = (size_t)f;
+	s->boff += (size_t)f;
 }
 
 /* Read the probe's stdout into the buffer and its stderr until both
@@ -1511,7 +1501,7 @@ rsess_stream_read(struct rsess *s)
 		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
 			return -1;
 	} while (progress);
-	if (!s->synced && s->blen - s->boff > RSESS_JUNK_MAX) {
+	if (!s->synced && s->blen - s->boff > HELLO_CAP) {
 		s->junk = s->blen - s->boff;
 		return -2;
 	}
@@ -1887,6 +1877,7 @@ rsess_do_stream(struct rsess *s)
 			s->fast = s->fast_miss = 0;
 			s->blen = s->boff = 0;
 			s->junk = 0;
+			hello_init(&s->hello, HELLO_CAP);
 			rsess_enter(s, RS_PUSH);
 		} else if (s->stopping) {
 			rsess_log(s, "probe stopped (status %d)", status);
@@ -2135,4 +2126,17 @@ const char *
 rsess_user(const struct rsess *s)
 {
 	return s->user;
+}
+
+int
+rsess_auth_refused(const struct rsess *s)
+{
+	return s->state == RS_DEAD && s->auth_refused;
+}
+
+int
+rsess_config_refused(const struct rsess *s)
+{
+	return s->state == RS_DEAD && s->config_err != NULL &&
+	    strcmp(s->err, s->config_err) == 0;
 }

@@ -124,6 +124,10 @@ const char	*rsess_error(const struct rsess *);
 /* 1 when the session is DEAD because of a refusal that a retry cannot
  * fix (host key, authentication, architecture, cache directory). */
 int		 rsess_refused(const struct rsess *);
+/* 1 when it is DEAD because authentication was refused. */
+int		 rsess_auth_refused(const struct rsess *);
+/* 1 when it is DEAD because ssh_config asks for what it cannot do. */
+int		 rsess_config_refused(const struct rsess *);
 const char	*rsess_host(const struct rsess *);
 /* For jobtop --explain: what authenticated ("~/.ssh/id_ed25519", "an
  * ssh-agent key"; "" before), the methods tried before ("" when none),

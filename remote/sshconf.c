@@ -27,7 +27,8 @@ enum sshconf_kw {
 	KW_UNKNOWN, KW_HOST, KW_MATCH, KW_INCLUDE, KW_HOSTNAME, KW_USER,
 	KW_PORT, KW_IDENTITYFILE, KW_IDENTITIESONLY, KW_CONNECTTIMEOUT,
 	KW_PROXYJUMP, KW_PROXYCOMMAND, KW_SERVERALIVEINTERVAL,
-	KW_USERKNOWNHOSTSFILE, KW_GLOBALKNOWNHOSTSFILE
+	KW_USERKNOWNHOSTSFILE, KW_GLOBALKNOWNHOSTSFILE, KW_GSSAPI,
+	KW_HOSTBASED, KW_CONTROLMASTER, KW_CONTROLPATH, KW_CERTIFICATEFILE
 };
 
 static const struct {
@@ -48,6 +49,12 @@ static const struct {
 	{ "serveraliveinterval", KW_SERVERALIVEINTERVAL },
 	{ "userknownhostsfile",	KW_USERKNOWNHOSTSFILE },
 	{ "globalknownhostsfile", KW_GLOBALKNOWNHOSTSFILE },
+	/* Only whether they apply: what only OpenSSH can do. */
+	{ "gssapiauthentication", KW_GSSAPI },
+	{ "hostbasedauthentication", KW_HOSTBASED },
+	{ "controlmaster",	KW_CONTROLMASTER },
+	{ "controlpath",	KW_CONTROLPATH },
+	{ "certificatefile",	KW_CERTIFICATEFILE },
 };
 
 enum sshconf_bkind {
@@ -785,6 +792,46 @@ sshconf_known_expand(const struct sshconf *c, const char *val,
 	free(copy);
 }
 
+/* The first option that applies and that only OpenSSH can honour (each
+ * keyword's first value counts, as ssh reads them). */
+static void
+sshconf_openssh(struct sshconf_host *h, const struct sshconf_opt *o)
+{
+	static const struct {
+		enum sshconf_kw	 kw;
+		const char	*name;
+		const char	*off;	/* the value that turns it off */
+	} k[] = {
+		{ KW_GSSAPI,		"GSSAPIAuthentication",	"no" },
+		{ KW_HOSTBASED,		"HostbasedAuthentication", "no" },
+		{ KW_CONTROLMASTER,	"ControlMaster",	"no" },
+		{ KW_CONTROLPATH,	"ControlPath",		"none" },
+		{ KW_CERTIFICATEFILE,	"CertificateFile",	"none" }
+	};
+	unsigned	i, bit;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		if (k[i].kw != o->kw)
+			continue;
+		bit = 1U << i;
+		if (h->seen & bit)
+			return;
+		h->seen |= bit;
+		if (strcasecmp(o->val, k[i].off) == 0)
+			return;
+		/* Debian's /etc/ssh/ssh_config turns GSSAPI on for every
+		 * host: whether it matters depends on a Kerberos ticket. */
+		if (o->kw == KW_GSSAPI) {
+			h->gssapi = 1;
+			return;
+		}
+		if (h->openssh != NULL)
+			return;
+		h->openssh = xasprintf("%s %s", k[i].name, o->val);
+		return;
+	}
+}
+
 int
 sshconf_lookup(const struct sshconf *c, const char *host,
     const char *default_user, struct sshconf_host *h, char *err,
@@ -861,6 +908,13 @@ sshconf_lookup(const struct sshconf *c, const char *host,
 					    xasprintf("ProxyJump %s", o->val) :
 					    xstrdup("ProxyCommand");
 				break;
+			case KW_GSSAPI:
+			case KW_HOSTBASED:
+			case KW_CONTROLMASTER:
+			case KW_CONTROLPATH:
+			case KW_CERTIFICATEFILE:
+				sshconf_openssh(h, o);
+				break;
 			default:
 				break;
 			}
@@ -881,10 +935,8 @@ sshconf_lookup(const struct sshconf *c, const char *host,
 		    h->port != 0 ? h->port : 22);
 	}
 	free(ids);
-	if (h->proxy != NULL) {
-		snprintf(err, errlen, "%s is not supported", h->proxy);
-		return -1;
-	}
+	if (h->proxy != NULL && h->openssh == NULL)
+		h->openssh = xstrdup(h->proxy);
 	return 0;
 }
 
@@ -896,6 +948,7 @@ sshconf_host_free(struct sshconf_host *h)
 	free(h->hostname);
 	free(h->user);
 	free(h->proxy);
+	free(h->openssh);
 	for (i = 0; i < h->nidentity; i++)
 		free(h->identity[i]);
 	free(h->identity);

@@ -4,8 +4,10 @@
  * (*, ? and !negation), Match all/host/originalhost, Include, and the
  * keywords HostName, User, Port, IdentityFile, IdentitiesOnly,
  * ConnectTimeout, ServerAliveInterval, UserKnownHostsFile,
- * GlobalKnownHostsFile, ProxyJump and ProxyCommand (reported as
- * unsupported).
+ * GlobalKnownHostsFile, ProxyJump and ProxyCommand, and whether
+ * GSSAPIAuthentication (gssapi), HostbasedAuthentication, ControlMaster,
+ * ControlPath or CertificateFile (openssh) apply (what only OpenSSH can do: the
+ * transport ladder then picks the system ssh client for that host).
  * As in ssh, the first value obtained for a keyword wins, except that
  * every matching IdentityFile is kept, in order.  Other keywords are
  * ignored.  Errors name the file and line: "~/.ssh/config:12: bad port
@@ -33,6 +35,11 @@ struct sshconf_host {
 	int	  server_alive;		/* ServerAliveInterval, seconds;
 					 * 0 off, -1 unset */
 	char	 *proxy;	/* "ProxyJump x" when one applies; NULL */
+	char	 *openssh;	/* "ProxyJump x", "GSSAPIAuthentication
+				 * yes", ...: the first option that applies
+				 * and needs OpenSSH; NULL */
+	int	  gssapi;	/* GSSAPIAuthentication yes */
+	unsigned  seen;		/* keywords of those already settled */
 	char	**known_user;	/* UserKnownHostsFile, ~ and % expanded */
 	int	  nknown_user;	/* -1 unset; 0 for "none" */
 	char	**known_global;	/* GlobalKnownHostsFile, the same */
@@ -53,8 +60,8 @@ int		 sshconf_load(struct sshconf *, const char *, int, char *,
 		    size_t);
 
 /* Settle the options for host name (as given).  default_user fills %r
- * when no User applies.  0, or -1 with the reason in err when the host
- * needs what the transport cannot do (ProxyJump, ProxyCommand).  Free the
+ * when no User applies.  0, or -1 with the reason in err.  What only
+ * OpenSSH can do is not an error here: see openssh and proxy.  Free the
  * result with sshconf_host_free in both cases. */
 int		 sshconf_lookup(const struct sshconf *, const char *,
 		    const char *, struct sshconf_host *, char *, size_t);

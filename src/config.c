@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "feed.h"
 #include "textsafe.h"
 #include "xmalloc.h"
 
@@ -38,15 +39,10 @@ static const struct config_key {
 	{ "transport",	config_set_transport },
 };
 
-/* The transports a user may name (the ladder's rungs and auto). */
-static const char *const config_transports[] = {
-	"auto", "libssh2", "ssh", "srun"
-};
-
 const char *
 config_transport_names(void)
 {
-	return "auto, libssh2, ssh or srun";
+	return feed_transport_names();
 }
 
 void
@@ -63,24 +59,22 @@ config_free(struct config *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* A transport of this build (feed_transports[], src/feed.c) or auto. */
 static int
 config_set_transport(struct config *c, const char *v, char *err,
     size_t errlen)
 {
 	char	buf[64];
-	size_t	i;
 
-	for (i = 0; i < sizeof(config_transports) /
-	    sizeof(config_transports[0]); i++) {
-		if (strcmp(v, config_transports[i]) == 0) {
-			free(c->transport);
-			c->transport = xstrdup(v);
-			return 0;
-		}
+	if (strcmp(v, "auto") != 0 && feed_transport_find(v) == NULL) {
+		snprintf(err, errlen, "unknown transport '%s': give %s",
+		    text_clean(buf, sizeof(buf), v),
+		    config_transport_names());
+		return -1;
 	}
-	snprintf(err, errlen, "unknown transport '%s': give %s",
-	    text_clean(buf, sizeof(buf), v), config_transport_names());
-	return -1;
+	free(c->transport);
+	c->transport = xstrdup(v);
+	return 0;
 }
 
 static const struct config_key *

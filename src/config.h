@@ -20,7 +20,7 @@
 
 /* The settings; a NULL or 0 field was not set by the file. */
 struct config {
-	char	*transport;	/* auto, libssh2, ssh or srun */
+	char	*transport;	/* auto or one of feed_transports[] */
 	char	*path;		/* the file these came from, or NULL */
 };
 
@@ -46,7 +46,7 @@ char	*config_default_path(void);
 int	 config_load(struct config *, const char *, config_warn_fn, void *,
 	    char *, size_t);
 
-/* The transports a config file may name, for messages: "auto, ..." */
+/* The transports a settings file may name, for messages: "auto, ..." */
 const char *config_transport_names(void);
 
 #endif

@@ -466,7 +466,11 @@ explain_try_rung(const struct explain_rung *r, const struct job *job,
 	}
 	if (t.states[0] != '\0')
 		fprintf(out, "  states: %s\n", t.states);
-	if ((rs = session_node_rsess(t.s, 0)) != NULL)
+	if (session_node_feed(t.s, 0) != NULL &&
+	    feed_skipped(session_node_feed(t.s, 0))[0] != '\0')
+		fprintf(out, "  skipped before: %s\n", text_clean(buf,
+		    sizeof(buf), feed_skipped(session_node_feed(t.s, 0))));
+	if ((rs = feed_libssh2_rsess(session_node_feed(t.s, 0))) != NULL)
 		explain_libssh2(rs, out);
 	if (ok && probe != NULL && session_node_model(t.s, 0)->have_hello)
 		explain_probe(&t, session_node_model(t.s, 0), job, r->name,

@@ -2,10 +2,9 @@
  * feed-local: spawn the probe as a child with three pipes.  The monitor
  * keeps the write end of the child's stdin open and never writes to it:
  * the probe watches that pipe and ends when it closes, which is how the
- * monitor stops it (and how it stops when the monitor dies).  Every pipe end
- * the monitor keeps is close-on-exec and non-blocking.  fork and exec
- * rather than posix_spawn: an exec failure comes back through a
- * close-on-exec pipe, so a missing or broken probe is reported at once.
+ * monitor stops it (and how it stops when the monitor dies).  The child
+ * comes from spawn.c (non-blocking close-on-exec pipes, PR_SET_PDEATHSIG,
+ * an exec failure reported at once).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +20,7 @@
 #include "log.h"
 #include "rutil.h"
 #include "selfpath.h"
+#include "spawn.h"
 #include "textsafe.h"
 #include "xmalloc.h"
 
@@ -31,11 +31,7 @@
 #define FEED_LOCAL_ERRLINE	256
 
 struct feed_local {
-	pid_t	 pid;		/* -1 once reaped */
-	int	 in_fd;		/* the child's stdin, held open */
-	int	 out_fd;
-	int	 err_fd;
-	int	 status;
+	struct spawn	 sp;	/* in: the child's stdin, held open */
 	char	 errbuf[FEED_LOCAL_ERRLINE];	/* a partial stderr line */
 	size_t	 errlen;
 	char	 lastline[FEED_LOCAL_ERRLINE];
@@ -153,113 +149,24 @@ feed_local_find_nvml(const char *probe)
 	return path;
 }
 
-static void
-feed_local_close(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-static int
-feed_local_nonblock(int fd)
-{
-	int	flags;
-
-	if ((flags = fcntl(fd, F_GETFL)) < 0)
-		return -1;
-	return fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-}
-
-/* In the child between fork and exec: only async-signal-safe calls. */
-static void
-feed_local_child(const char *path, char *const argv[], int in, int out,
-    int err, int report)
-{
-	static const int	 sigs[] = {
-		SIGPIPE, SIGCHLD, SIGINT, SIGTERM, SIGHUP
-	};
-	struct sigaction	 sa;
-	sigset_t		 none;
-	unsigned		 i;
-	int			 e;
-
-	/* The monitor ignores SIGPIPE; the probe starts with defaults. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (dup2(in, STDIN_FILENO) >= 0 && dup2(out, STDOUT_FILENO) >= 0 &&
-	    dup2(err, STDERR_FILENO) >= 0)
-		execv(path, argv);
-	/* Tell the parent why through the close-on-exec pipe. */
-	e = errno;
-	if (write(report, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
-}
-
 struct feed_local *
 feed_local_start(const char *path, char *const argv[], char *err,
     size_t errsz)
 {
 	struct feed_local	*fl;
-	int			 in[2] = { -1, -1 }, out[2] = { -1, -1 };
-	int			 errp[2] = { -1, -1 }, rep[2] = { -1, -1 };
-	int			 e, status;
-	ssize_t			 n;
-	pid_t			 pid;
+	struct spawn_req	 rq;
 
-	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
-	    pipe2(errp, O_CLOEXEC) != 0 || pipe2(rep, O_CLOEXEC) != 0) {
-		snprintf(err, errsz, "pipe: %s", strerror(errno));
-		goto fail;
-	}
-	if ((pid = fork()) < 0) {
-		snprintf(err, errsz, "fork: %s", strerror(errno));
-		goto fail;
-	}
-	if (pid == 0)
-		feed_local_child(path, argv, in[0], out[1], errp[1], rep[1]);
-	feed_local_close(&rep[1]);
-	/* EOF when exec worked; an errno when it did not.  Immediate. */
-	do
-		n = read(rep[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	feed_local_close(&rep[0]);
-	if (n == (ssize_t)sizeof(e)) {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		snprintf(err, errsz, "cannot run %s: %s", path, strerror(e));
-		goto fail;
-	}
-	feed_local_close(&in[0]);
-	feed_local_close(&out[1]);
-	feed_local_close(&errp[1]);
+	memset(&rq, 0, sizeof(rq));
+	rq.path = path;
+	rq.argv = argv;
+	rq.flags = SPAWN_IN | SPAWN_OUT | SPAWN_ERR;
 	fl = xcalloc(1, sizeof(*fl));
-	fl->pid = pid;
-	fl->in_fd = in[1];
-	fl->out_fd = out[0];
-	fl->err_fd = errp[0];
-	if (feed_local_nonblock(fl->out_fd) != 0 ||
-	    feed_local_nonblock(fl->err_fd) != 0 ||
-	    feed_local_nonblock(fl->in_fd) != 0)
-		fatal("fcntl: %s", strerror(errno));
-	log_debug("started %s as pid %ld", path, (long)pid);
+	if (spawn_start(&fl->sp, &rq, err, errsz) != 0) {
+		free(fl);
+		return NULL;
+	}
+	log_debug("started %s as pid %ld", path, (long)fl->sp.pid);
 	return fl;
-
-fail:
-	feed_local_close(&in[0]);
-	feed_local_close(&in[1]);
-	feed_local_close(&out[0]);
-	feed_local_close(&out[1]);
-	feed_local_close(&errp[0]);
-	feed_local_close(&errp[1]);
-	feed_local_close(&rep[0]);
-	feed_local_close(&rep[1]);
-	return NULL;
 }
 
 int
@@ -268,11 +175,7 @@ feed_local_control(struct feed_local *fl, const char *line)
 	size_t	len = strlen(line);
 	ssize_t	n;
 
-	if (fl->in_fd < 0)
-		return -1;
-	do
-		n = write(fl->in_fd, line, len);
-	while (n < 0 && errno == EINTR);
+	n = spawn_write(&fl->sp, line, len);
 	/* A line is far below PIPE_BUF: it goes whole or not at all. */
 	return n == (ssize_t)len ? 0 : -1;
 }
@@ -282,54 +185,32 @@ feed_local_free(struct feed_local *fl)
 {
 	if (fl == NULL)
 		return;
-	feed_local_close(&fl->in_fd);
-	feed_local_close(&fl->out_fd);
-	feed_local_close(&fl->err_fd);
-	if (fl->pid > 0) {
-		kill(fl->pid, SIGKILL);
-		while (waitpid(fl->pid, &fl->status, 0) < 0 && errno == EINTR)
-			;
-	}
+	spawn_end(&fl->sp);
 	free(fl);
 }
 
 int
 feed_local_out_fd(const struct feed_local *fl)
 {
-	return fl->out_fd;
+	return fl->sp.out;
 }
 
 int
 feed_local_err_fd(const struct feed_local *fl)
 {
-	return fl->err_fd;
+	return fl->sp.err;
 }
 
 pid_t
 feed_local_pid(const struct feed_local *fl)
 {
-	return fl->pid;
+	return fl->sp.pid;
 }
 
 ssize_t
 feed_local_read(struct feed_local *fl, void *buf, size_t size)
 {
-	ssize_t	n;
-
-	if (fl->out_fd < 0)
-		return 0;
-	do
-		n = read(fl->out_fd, buf, size);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-		return -1;
-	if (n <= 0) {
-		int save = errno;
-		feed_local_close(&fl->out_fd);
-		errno = save;
-		return n == 0 ? 0 : -2;
-	}
-	return n;
+	return spawn_read(&fl->sp.out, buf, size);
 }
 
 /* A complete stderr line: log it and keep it. */
@@ -345,7 +226,7 @@ feed_local_err_line(struct feed_local *fl, const char *line, size_t len)
 	memcpy(fl->lastline, line, len);
 	fl->lastline[len] = '\0';
 	text_clean_inplace(fl->lastline);
-	log_warn("probe %ld: %s", (long)fl->pid, fl->lastline);
+	log_warn("probe %ld: %s", (long)fl->sp.pid, fl->lastline);
 }
 
 void
@@ -355,14 +236,11 @@ feed_local_read_err(struct feed_local *fl)
 	ssize_t	 n;
 	size_t	 left, take;
 
-	while (fl->err_fd >= 0) {
-		n = read(fl->err_fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+	while (fl->sp.err >= 0) {
+		n = spawn_read(&fl->sp.err, chunk, sizeof(chunk));
+		if (n == -1)
 			return;
 		if (n <= 0) {
-			feed_local_close(&fl->err_fd);
 			feed_local_err_line(fl, fl->errbuf, fl->errlen);
 			fl->errlen = 0;
 			return;
@@ -399,46 +277,31 @@ feed_local_last_err(const struct feed_local *fl)
 void
 feed_local_stop(struct feed_local *fl)
 {
-	feed_local_close(&fl->in_fd);
+	spawn_close_in(&fl->sp);
 }
 
 void
 feed_local_kill(struct feed_local *fl, int sig)
 {
-	if (fl->pid > 0)
-		kill(fl->pid, sig);
+	spawn_kill(&fl->sp, sig);
 }
 
 int
 feed_local_reap(struct feed_local *fl, int *status)
 {
-	pid_t	r;
+	pid_t	pid = fl->sp.pid;
 
-	if (fl->pid > 0) {
-		do
-			r = waitpid(fl->pid, &fl->status, WNOHANG);
-		while (r < 0 && errno == EINTR);
-		if (r == 0)
-			return 0;
-		if (r < 0)
-			fl->status = 0;
-		log_debug("probe %ld ended (wait status %d)", (long)fl->pid,
-		    fl->status);
-		fl->pid = -1;
-	}
-	*status = fl->status;
+	if (!spawn_reap(&fl->sp, 0))
+		return 0;
+	if (pid > 0)
+		log_debug("probe %ld ended (wait status %d)", (long)pid,
+		    fl->sp.status);
+	*status = fl->sp.status;
 	return 1;
 }
 
 void
 feed_local_describe(int status, char *buf, size_t size)
 {
-	if (WIFEXITED(status))
-		snprintf(buf, size, "exited with status %d",
-		    WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		snprintf(buf, size, "killed by signal %d (%s)",
-		    WTERMSIG(status), strsignal(WTERMSIG(status)));
-	else
-		snprintf(buf, size, "ended (wait status %d)", status);
+	spawn_describe(status, buf, size);
 }

@@ -718,16 +718,12 @@ replay_feed_done(struct feed *f)
 	return rp->quit;
 }
 
-static const char *
-replay_feed_state(struct feed *f)
+/* The replay drives itself; to the session loop it is one live node. */
+static enum feed_phase
+replay_feed_phase(struct feed *f, const char **why)
 {
-	return "replay";
-}
-
-static const char *
-replay_feed_error(struct feed *f)
-{
-	return "";
+	*why = "replay";
+	return FEED_LIVE;
 }
 
 static void
@@ -743,18 +739,16 @@ static const struct feed_ops replay_feed_ops = {
 	replay_feed_read,
 	replay_feed_stop,
 	replay_feed_done,
-	replay_feed_state,
-	replay_feed_error,
+	replay_feed_phase,
+	NULL,			/* failure */
+	NULL,			/* set_interval */
+	NULL,			/* exec_start */
+	NULL,			/* transport */
 	replay_feed_free
 };
 
 struct feed *
 feed_new_replay(struct replay *rp)
 {
-	struct feed	*f;
-
-	f = xcalloc(1, sizeof(*f));
-	f->ops = &replay_feed_ops;
-	f->impl = rp;
-	return f;
+	return feed_alloc(&replay_feed_ops, rp);
 }

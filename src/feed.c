@@ -1,9 +1,18 @@
 /*
- * feed: the two transports behind struct feed_ops.  The local one wraps a
- * probe child (feed-local.c) and adds what the loop needs from it: a grace
- * period after a stop before SIGKILL, reaping, and an account of how the
- * child ended.  The SSH one maps the operations onto remote/rsess.c,
- * which keeps its own states, timers, reconnects and refusals.
+ * feed: what every transport shares (the phase words, the side-command
+ * calls), the local transport, the registry of remote transports and the
+ * ladder that moves a node from one to the next.
+ *
+ * The local transport wraps a probe child (feed-local.c) and adds what
+ * the loop needs from it: a grace period after a stop before SIGKILL,
+ * reaping, and an account of how the child ended.
+ *
+ * The ladder (--transport auto) is a feed that holds the node's current
+ * transport's feed.  It starts with the first transport of
+ * feed_transports[] marked FEED_T_LADDER whose usable() accepts the node
+ * (the others' reasons are kept in feed->skipped), and when that feed
+ * ends for good without being asked to, feed_ladder_next says whether
+ * another transport should have the node.
  */
 #include <errno.h>
 #include <signal.h>
@@ -15,7 +24,7 @@
 #include "feed-local.h"
 #include "feed.h"
 #include "log.h"
-#include "rsess.h"
+#include "rconf.h"
 #include "textsafe.h"
 #include "xmalloc.h"
 
@@ -38,6 +47,7 @@ struct feed_lc {
 	int			 ended;		/* stdout reached EOF */
 	int			 reaped;
 	int			 status;
+	struct feed_exec	*x;		/* a side command, NULL */
 	char			 state[192];
 	char			 error[384];
 };
@@ -56,6 +66,8 @@ feed_lc_pollfds(struct feed *f, struct pollfd *p)
 		p[n].fd = fd;
 		p[n++].events = POLLIN;
 	}
+	if (lc->x != NULL)
+		n += feed_cmd_pollfds(lc->x, p + n);
 	return n;
 }
 
@@ -63,7 +75,10 @@ static int
 feed_lc_timeout(struct feed *f, uint64_t now)
 {
 	struct feed_lc	*lc = f->impl;
+	int		 t;
 
+	if (lc->x != NULL && (t = feed_cmd_timeout(lc->x, now)) >= 0)
+		return t;
 	if (lc->reaped)
 		return -1;
 	/* A child that closed its output is reaped on the next wake-up;
@@ -97,6 +112,10 @@ feed_lc_step(struct feed *f, uint64_t now, const struct pollfd *p, int n)
 	struct feed_lc	*lc = f->impl;
 	int		 i;
 
+	if (lc->x != NULL) {
+		feed_cmd_step(lc->x, now);
+		feed_cmd_reap(&lc->x);
+	}
 	for (i = 0; i < n; i++) {
 		if (p[i].revents != 0 &&
 		    p[i].fd == feed_local_err_fd(lc->fl))
@@ -160,22 +179,50 @@ feed_lc_done(struct feed *f)
 	return lc->reaped;
 }
 
-static const char *
-feed_lc_state(struct feed *f)
+static enum feed_phase
+feed_lc_phase(struct feed *f, const char **why)
 {
 	struct feed_lc	*lc = f->impl;
 
-	if (lc->reaped)
-		return lc->state;
-	return lc->stopped ? "stopping" : "live";
+	*why = "";
+	if (lc->reaped) {
+		if (lc->error[0] != '\0') {
+			*why = lc->error;
+			return FEED_FAILED;
+		}
+		/* "probe exited with status 0": its word when it ended. */
+		*why = lc->state;
+		return FEED_CLOSED;
+	}
+	return lc->stopped ? FEED_STOPPING : FEED_LIVE;
 }
 
-static const char *
-feed_lc_error(struct feed *f)
+static int
+feed_lc_set_interval(struct feed *f, unsigned ms)
+{
+	struct feed_lc	*lc = f->impl;
+	char		 line[64];
+
+	if (lc->stopped || lc->ended)
+		return -1;
+	snprintf(line, sizeof(line), "interval %u\n", ms);
+	return feed_local_control(lc->fl, line);
+}
+
+/* A side command here: a child of our own, polled with the probe's. */
+static struct feed_exec *
+feed_lc_exec_start(struct feed *f, const char *cmd, size_t cap,
+    unsigned timeout_ms, char *err, size_t errsz)
 {
 	struct feed_lc	*lc = f->impl;
 
-	return lc->error;
+	if (lc->x != NULL && !feed_exec_done(lc->x)) {
+		snprintf(err, errsz, "a command is running already");
+		return NULL;
+	}
+	feed_cmd_disown(&lc->x);
+	lc->x = feed_cmd_start(NULL, cmd, cap, timeout_ms, err, errsz);
+	return lc->x;
 }
 
 static void
@@ -183,21 +230,21 @@ feed_lc_free(struct feed *f)
 {
 	struct feed_lc	*lc = f->impl;
 
+	feed_cmd_disown(&lc->x);
 	feed_local_free(lc->fl);
 	free(lc);
 }
 
 static const struct feed_ops feed_local_ops = {
 	"local", feed_lc_pollfds, feed_lc_timeout, feed_lc_step,
-	feed_lc_read, feed_lc_stop, feed_lc_done, feed_lc_state,
-	feed_lc_error, feed_lc_free
+	feed_lc_read, feed_lc_stop, feed_lc_done, feed_lc_phase, NULL,
+	feed_lc_set_interval, feed_lc_exec_start, NULL, feed_lc_free
 };
 
 struct feed *
 feed_new_local(const char *path, char *const argv[], char *err,
     size_t errsz)
 {
-	struct feed	*f;
 	struct feed_lc	*lc;
 	struct feed_local *fl;
 
@@ -205,114 +252,19 @@ feed_new_local(const char *path, char *const argv[], char *err,
 		return NULL;
 	lc = xcalloc(1, sizeof(*lc));
 	lc->fl = fl;
-	f = xcalloc(1, sizeof(*f));
-	f->ops = &feed_local_ops;
-	f->impl = lc;
-	return f;
+	return feed_alloc(&feed_local_ops, lc);
 }
 
-static int
-feed_ssh_pollfds(struct feed *f, struct pollfd *p)
-{
-	rsess_pollfd(f->impl, p);
-	return p->fd >= 0 ? 1 : 0;
-}
-
-static int
-feed_ssh_timeout(struct feed *f, uint64_t now)
-{
-	return rsess_timeout(f->impl, now);
-}
-
-static void
-feed_ssh_step(struct feed *f, uint64_t now, const struct pollfd *p, int n)
-{
-	if ((n > 0 && p[0].revents != 0) ||
-	    rsess_timeout(f->impl, now) == 0)
-		rsess_step(f->impl, now);
-}
-
-static ssize_t
-feed_ssh_read(struct feed *f, void *buf, size_t size)
-{
-	return rsess_read(f->impl, buf, size);
-}
-
-static void
-feed_ssh_stop(struct feed *f)
-{
-	rsess_stop(f->impl);
-}
-
-static int
-feed_ssh_done(struct feed *f)
-{
-	return rsess_phase(f->impl) == RS_DEAD;
-}
-
-static const char *
-feed_ssh_state(struct feed *f)
-{
-	return rsess_state(f->impl);
-}
-
-static const char *
-feed_ssh_error(struct feed *f)
-{
-	const char	*s = rsess_state(f->impl);
-
-	if (rsess_phase(f->impl) != RS_DEAD || strcmp(s, "closed") == 0)
-		return "";
-	return s;
-}
-
-static void
-feed_ssh_free(struct feed *f)
-{
-	rsess_close(f->impl);
-}
-
-static const struct feed_ops feed_ssh_ops = {
-	"ssh", feed_ssh_pollfds, feed_ssh_timeout, feed_ssh_step,
-	feed_ssh_read, feed_ssh_stop, feed_ssh_done, feed_ssh_state,
-	feed_ssh_error, feed_ssh_free
-};
 
 struct feed *
-feed_new_ssh(const struct rconf *rc, const char *host)
+feed_alloc(const struct feed_ops *ops, void *impl)
 {
 	struct feed	*f;
 
 	f = xcalloc(1, sizeof(*f));
-	f->ops = &feed_ssh_ops;
-	f->impl = rsess_new(rc, host);
+	f->ops = ops;
+	f->impl = impl;
 	return f;
-}
-
-int
-feed_set_interval(struct feed *f, unsigned ms)
-{
-	struct feed_lc	*lc;
-	char		 line[64];
-
-	if (f->ops == &feed_ssh_ops) {
-		rsess_set_interval(f->impl, ms);
-		return 0;
-	}
-	if (f->ops == &feed_local_ops) {
-		lc = f->impl;
-		if (lc->stopped || lc->ended)
-			return -1;
-		snprintf(line, sizeof(line), "interval %u\n", ms);
-		return feed_local_control(lc->fl, line);
-	}
-	return -1;
-}
-
-struct rsess *
-feed_rsess(struct feed *f)
-{
-	return f != NULL && f->ops == &feed_ssh_ops ? f->impl : NULL;
 }
 
 void
@@ -322,4 +274,486 @@ feed_free(struct feed *f)
 		return;
 	f->ops->free(f);
 	free(f);
+}
+
+/* The words for each phase; lost, refused and failed add ": reason". */
+static const char *const feed_words[FEED_NPHASES] = {
+	"waiting", "connecting", "pushing", "starting", "live", "stopping",
+	"lost", "refused", "failed", "closed"
+};
+
+const char *
+feed_phase_word(enum feed_phase ph)
+{
+	return (unsigned)ph < FEED_NPHASES ? feed_words[ph] : "?";
+}
+
+enum feed_phase
+feed_phase(struct feed *f, const char **why)
+{
+	const char	*w = NULL;
+	enum feed_phase	 ph;
+
+	ph = f->ops->phase(f, &w);
+	*why = w != NULL ? w : "";
+	return ph;
+}
+
+const char *
+feed_state(struct feed *f)
+{
+	const char	*why;
+	enum feed_phase	 ph = feed_phase(f, &why);
+
+	switch (ph) {
+	case FEED_LOST:
+	case FEED_REFUSED:
+	case FEED_FAILED:
+		if (*why == '\0')
+			return feed_phase_word(ph);
+		snprintf(f->statebuf, sizeof(f->statebuf), "%s: %s",
+		    feed_phase_word(ph), why);
+		return f->statebuf;
+	case FEED_CLOSED:
+		/* A local probe's "probe exited with status 0". */
+		return *why != '\0' ? why : feed_phase_word(ph);
+	default:
+		return feed_phase_word(ph);
+	}
+}
+
+const char *
+feed_error(struct feed *f)
+{
+	const char	*why;
+	enum feed_phase	 ph;
+
+	if (!f->ops->done(f))
+		return "";
+	ph = feed_phase(f, &why);
+	if (ph == FEED_REFUSED)
+		return feed_state(f);
+	if (ph == FEED_FAILED)
+		return *why != '\0' ? why : "failed";
+	return "";
+}
+
+enum feed_fail
+feed_failure(struct feed *f)
+{
+	const char	*why;
+	enum feed_phase	 ph = feed_phase(f, &why);
+
+	if (ph != FEED_REFUSED && ph != FEED_FAILED)
+		return FEED_FAIL_NONE;
+	return f->ops->failure != NULL ? f->ops->failure(f) :
+	    FEED_FAIL_OTHER;
+}
+
+const char *
+feed_transport(struct feed *f)
+{
+	if (f->ops->transport != NULL)
+		return f->ops->transport(f);
+	return f->ops->name;
+}
+
+const char *
+feed_skipped(const struct feed *f)
+{
+	return f->skipped;
+}
+
+void
+feed_set_skipped(struct feed *f, const char *why)
+{
+	snprintf(f->skipped, sizeof(f->skipped), "%s", why);
+	text_clean_inplace(f->skipped);
+}
+
+int
+feed_set_interval(struct feed *f, unsigned ms)
+{
+	if (f->ops->set_interval == NULL)
+		return -1;
+	return f->ops->set_interval(f, ms);
+}
+
+struct feed_exec *
+feed_exec_start(struct feed *f, const char *cmd, size_t cap,
+    unsigned timeout_ms, char *err, size_t errsz)
+{
+	if (f->ops->exec_start == NULL) {
+		snprintf(err, errsz, "the %s transport cannot run commands",
+		    feed_transport(f));
+		return NULL;
+	}
+	return f->ops->exec_start(f, cmd, cap, timeout_ms, err, errsz);
+}
+
+int
+feed_exec_done(const struct feed_exec *x)
+{
+	return x->ops->done(x);
+}
+
+const char *
+feed_exec_out(const struct feed_exec *x, size_t *len)
+{
+	return x->ops->out(x, len);
+}
+
+const char *
+feed_exec_err(const struct feed_exec *x, size_t *len)
+{
+	return x->ops->err(x, len);
+}
+
+int
+feed_exec_status(const struct feed_exec *x)
+{
+	return x->ops->status(x);
+}
+
+const char *
+feed_exec_why(const struct feed_exec *x)
+{
+	return x->ops->why(x);
+}
+
+void
+feed_exec_free(struct feed_exec *x)
+{
+	if (x != NULL)
+		x->ops->free(x);
+}
+
+/*
+ * The registry of remote transports.  How to add one: its file
+ * (remote/feed-NAME.c) with a constructor, an optional usable() check,
+ * and a line here.  The order of the FEED_T_LADDER ones is the ladder's:
+ * cheapest per node first.
+ */
+const struct feed_transport feed_transports[] = {
+	{ "libssh2", feed_new_libssh2, feed_libssh2_usable, FEED_T_LADDER,
+	    "one libssh2 session per node, in this process" },
+	{ NULL, NULL, NULL, 0, NULL }
+};
+
+const struct feed_transport *
+feed_transport_find(const char *name)
+{
+	const struct feed_transport	*t;
+
+	for (t = feed_transports; t->name != NULL; t++) {
+		if (strcmp(t->name, name) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+const char *
+feed_transport_names(void)
+{
+	static char			 buf[256];
+	const struct feed_transport	*t;
+	size_t				 n;
+
+	if (buf[0] != '\0')
+		return buf;
+	n = (size_t)snprintf(buf, sizeof(buf), "auto");
+	for (t = feed_transports; t->name != NULL && n < sizeof(buf); t++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ", %s",
+		    t->name);
+	return buf;
+}
+
+/* The ladder transport after name, NULL at the end. */
+static const struct feed_transport *
+feed_ladder_after(const char *name)
+{
+	const struct feed_transport	*t = feed_transport_find(name);
+
+	if (t == NULL)
+		return NULL;
+	for (t++; t->name != NULL; t++) {
+		if (t->flags & FEED_T_LADDER)
+			return t;
+	}
+	return NULL;
+}
+
+/* Does the user have an RSA key libssh2 would have offered? */
+static int
+feed_has_rsa_key(const struct rconf *rc)
+{
+	char	 path[4096], line[16];
+	FILE	*fp;
+	int	 i, rsa = 0;
+
+	for (i = 0; i < rc->nidentity && !rsa; i++) {
+		snprintf(path, sizeof(path), "%s.pub", rc->identity[i]);
+		if ((fp = fopen(path, "re")) == NULL)
+			continue;
+		if (fgets(line, sizeof(line), fp) != NULL &&
+		    strncmp(line, "ssh-rsa ", 8) == 0)
+			rsa = 1;
+		fclose(fp);
+	}
+	return rsa;
+}
+
+/*
+ * The ladder's decision after transport cur ended for a node.  Here is
+ * where a launcher transport goes: "SSH refused (FEED_FAIL_DENIED) ->
+ * the scheduler's launcher".
+ */
+const char *
+feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
+    enum feed_fail fail, const char *reason, char *why, size_t whysz)
+{
+	const struct feed_transport	*next;
+
+	(void)host;
+	if (fail == FEED_FAIL_NONE || (next = feed_ladder_after(cur)) == NULL)
+		return NULL;
+	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_AUTH) {
+		if (feed_has_rsa_key(rc))
+			snprintf(why, whysz, "libssh2: RSA key needs rsa-sha2 "
+			    "signatures (libssh2 %s signs SHA-1 only)",
+			    feed_libssh2_version());
+		else
+			snprintf(why, whysz, "libssh2: %s; OpenSSH may have "
+			    "other methods (certificates, GSSAPI, host-based)",
+			    reason);
+		return next->name;
+	}
+	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_UNSUPPORTED) {
+		snprintf(why, whysz, "libssh2: %s", reason);
+		return next->name;
+	}
+	return NULL;
+}
+
+/* The ladder's feed: the node's current transport's feed. */
+struct feed_auto {
+	const struct rconf	*rc;
+	char			*host;
+	struct feed		*cur;
+	const char		*name;		/* cur's transport */
+	int			 stopped;
+};
+
+static int
+feed_auto_pollfds(struct feed *f, struct pollfd *p)
+{
+	struct feed_auto	*a = f->impl;
+
+	return a->cur->ops->pollfds(a->cur, p);
+}
+
+static int
+feed_auto_timeout(struct feed *f, uint64_t now)
+{
+	struct feed_auto	*a = f->impl;
+
+	return a->cur->ops->timeout(a->cur, now);
+}
+
+/* Add a reason to the node's list of skipped transports. */
+static void
+feed_auto_skip(struct feed *f, const char *why)
+{
+	size_t	n = strlen(f->skipped);
+
+	snprintf(f->skipped + n, sizeof(f->skipped) - n, "%s%s",
+	    n > 0 ? "; " : "", why);
+	text_clean_inplace(f->skipped);
+}
+
+/* The current transport ended for good: move on when the ladder says. */
+static void
+feed_auto_climb(struct feed *f)
+{
+	struct feed_auto	*a = f->impl;
+	const struct feed_transport *t;
+	struct feed		*nf;
+	const char		*next;
+	char			 why[512], err[512];
+	enum feed_fail		 fail;
+
+	while (!a->stopped && a->cur->ops->done(a->cur) &&
+	    (fail = feed_failure(a->cur)) != FEED_FAIL_NONE) {
+		why[0] = '\0';
+		next = feed_ladder_next(a->rc, a->host, a->name, fail,
+		    feed_error(a->cur), why, sizeof(why));
+		if (next == NULL || (t = feed_transport_find(next)) == NULL)
+			return;
+		err[0] = '\0';
+		if ((nf = t->open(a->rc, a->host, err, sizeof(err))) ==
+		    NULL) {
+			log_warn("%s: %s: %s", a->host, next, err);
+			return;
+		}
+		rconf_log(a->rc, "%s: moves from %s to %s: %s", a->host,
+		    a->name, next, why);
+		feed_auto_skip(f, why);
+		feed_free(a->cur);
+		a->cur = nf;
+		a->name = t->name;
+	}
+}
+
+static void
+feed_auto_step(struct feed *f, uint64_t now, const struct pollfd *p, int n)
+{
+	struct feed_auto	*a = f->impl;
+
+	a->cur->ops->step(a->cur, now, p, n);
+	feed_auto_climb(f);
+}
+
+static ssize_t
+feed_auto_read(struct feed *f, void *buf, size_t size)
+{
+	struct feed_auto	*a = f->impl;
+
+	return a->cur->ops->read(a->cur, buf, size);
+}
+
+static void
+feed_auto_stop(struct feed *f)
+{
+	struct feed_auto	*a = f->impl;
+
+	a->stopped = 1;
+	a->cur->ops->stop(a->cur);
+}
+
+static int
+feed_auto_done(struct feed *f)
+{
+	struct feed_auto	*a = f->impl;
+
+	return a->cur->ops->done(a->cur);
+}
+
+static enum feed_phase
+feed_auto_phase(struct feed *f, const char **why)
+{
+	struct feed_auto	*a = f->impl;
+
+	return a->cur->ops->phase(a->cur, why);
+}
+
+static enum feed_fail
+feed_auto_failure(struct feed *f)
+{
+	struct feed_auto	*a = f->impl;
+
+	return feed_failure(a->cur);
+}
+
+static int
+feed_auto_set_interval(struct feed *f, unsigned ms)
+{
+	struct feed_auto	*a = f->impl;
+
+	return feed_set_interval(a->cur, ms);
+}
+
+static struct feed_exec *
+feed_auto_exec_start(struct feed *f, const char *cmd, size_t cap,
+    unsigned timeout_ms, char *err, size_t errsz)
+{
+	struct feed_auto	*a = f->impl;
+
+	return feed_exec_start(a->cur, cmd, cap, timeout_ms, err, errsz);
+}
+
+static const char *
+feed_auto_transport(struct feed *f)
+{
+	struct feed_auto	*a = f->impl;
+
+	return feed_transport(a->cur);
+}
+
+static void
+feed_auto_free(struct feed *f)
+{
+	struct feed_auto	*a = f->impl;
+
+	feed_free(a->cur);
+	free(a->host);
+	free(a);
+}
+
+static const struct feed_ops feed_auto_ops = {
+	"auto", feed_auto_pollfds, feed_auto_timeout, feed_auto_step,
+	feed_auto_read, feed_auto_stop, feed_auto_done, feed_auto_phase,
+	feed_auto_failure, feed_auto_set_interval, feed_auto_exec_start,
+	feed_auto_transport, feed_auto_free
+};
+
+/* The ladder: the first transport that says it can serve the node. */
+static struct feed *
+feed_new_auto(const struct rconf *rc, const char *host, char *err,
+    size_t errsz)
+{
+	const struct feed_transport	*t;
+	struct feed_auto		*a;
+	struct feed			*f, *cur = NULL;
+	char				 why[512], skipped[512];
+	size_t				 n = 0;
+
+	skipped[0] = '\0';
+	for (t = feed_transports; t->name != NULL; t++) {
+		if (!(t->flags & FEED_T_LADDER))
+			continue;
+		why[0] = '\0';
+		if (t->usable != NULL && t->usable(rc, host, why,
+		    sizeof(why)) != 0) {
+			rconf_log(rc, "%s: skips %s: %s", host, t->name, why);
+			n += (size_t)snprintf(skipped + n, n < sizeof(skipped) ?
+			    sizeof(skipped) - n : 0, "%s%s", n > 0 ? "; " : "",
+			    why);
+			if (n >= sizeof(skipped))
+				n = sizeof(skipped) - 1;
+			continue;
+		}
+		if ((cur = t->open(rc, host, err, errsz)) != NULL)
+			break;
+		rconf_log(rc, "%s: %s: %s", host, t->name, err);
+	}
+	if (cur == NULL) {
+		if (t->name == NULL)
+			snprintf(err, errsz, "no transport reaches %s: %s",
+			    host, skipped);
+		return NULL;
+	}
+	a = xcalloc(1, sizeof(*a));
+	a->rc = rc;
+	a->host = xstrdup(host);
+	a->cur = cur;
+	a->name = t->name;
+	f = feed_alloc(&feed_auto_ops, a);
+	feed_set_skipped(f, skipped);
+	return f;
+}
+
+struct feed *
+feed_new_remote(const char *transport, const struct rconf *rc,
+    const char *host, char *err, size_t errsz)
+{
+	const struct feed_transport	*t;
+
+	if (transport == NULL || strcmp(transport, "auto") == 0)
+		return feed_new_auto(rc, host, err, errsz);
+	if ((t = feed_transport_find(transport)) == NULL) {
+		snprintf(err, errsz, "unknown transport \"%s\" (%s)",
+		    transport, feed_transport_names());
+		return NULL;
+	}
+	return t->open(rc, host, err, errsz);
 }

@@ -1,16 +1,22 @@
 /*
  * feed: where one node's probe stream comes from, as a const descriptor of
  * operations so the session loop drives every transport the same way.
- * Two transports exist: a local child over pipes (feed-local.c) and an SSH
- * session (remote/rsess.c).  How to add one: write its operations in
- * feed.c (or its own file) as a `const struct feed_ops`, and a constructor
- * that returns a struct feed with them.
+ * Transports: a local child over pipes (feed-local.c), and for other
+ * nodes those listed in feed_transports[] (feed.c): libssh2 sessions
+ * (remote/feed-libssh2.c), the system OpenSSH client
+ * (remote/feed-ssh.c), and whatever a later file adds.
+ *
+ * How to add a transport: one file (remote/feed-NAME.c) with its
+ * `const struct feed_ops` and a constructor of type feed_open_fn, declared
+ * in this header, and one line in feed_transports[] (feed.c).  The ladder
+ * (feed_new_auto) then knows it by name; feed_ladder_next decides when a
+ * node moves to it.
  *
  * The loop, for every feed: pollfds() to fill pollfd slots, timeout() for
  * its deadline; after poll(), step() with the slots' revents; then read()
  * until it returns 0 (nothing now) or -1 (this probe stream ended: a
  * transport that reconnects may start a new one later, beginning with a
- * new HELLO).
+ * new HELLO; hello.c finds it after what a login shell printed).
  */
 #ifndef JOBTOP_FEED_H
 #define JOBTOP_FEED_H
@@ -20,14 +26,62 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define FEED_MAX_FDS	2
+#define FEED_MAX_FDS	4
 
 struct feed;
 struct rconf;
-struct rsess;
+
+/* Where a node stands.  The words people see (feed_state) come from it
+ * in one place, feed_phase_word. */
+enum feed_phase {
+	FEED_WAITING,		/* for a slot (fan-out limit) */
+	FEED_CONNECTING,
+	FEED_PUSHING,		/* the probe goes to the node's cache */
+	FEED_STARTING,		/* the probe is being started */
+	FEED_LIVE,
+	FEED_STOPPING,		/* asked to end, its stream still comes */
+	FEED_LOST,		/* will retry: reason says why it was lost */
+	FEED_REFUSED,		/* for good, a retry cannot fix it */
+	FEED_FAILED,		/* for good, gave up */
+	FEED_CLOSED,		/* ended as asked */
+	FEED_NPHASES
+};
+
+/* Why a transport failed for a node, for the ladder's next step. */
+enum feed_fail {
+	FEED_FAIL_NONE,
+	FEED_FAIL_AUTH,		/* authentication refused */
+	FEED_FAIL_DENIED,	/* the node refuses this user at all
+				 * (DenyUsers, pam_slurm_adopt, no sshd) */
+	FEED_FAIL_UNSUPPORTED,	/* the transport cannot do what the
+				 * user's setup needs */
+	FEED_FAIL_OTHER
+};
+
+/*
+ * A side command on the node (a backtrace): runs beside the probe, never
+ * blocks, is driven by the feed's steps.  Its stdout and stderr are kept
+ * up to cap bytes each (the rest is dropped); after timeout_ms it is
+ * ended.  status is its exit status, -1 while it runs or when it did not
+ * exit; why is "" or why it ended early ("timed out after 15 s", "the
+ * connection to the node was lost").  free lets go of it, running or not.
+ */
+struct feed_exec;
+struct feed_exec_ops {
+	int		(*done)(const struct feed_exec *);
+	const char	*(*out)(const struct feed_exec *, size_t *);
+	const char	*(*err)(const struct feed_exec *, size_t *);
+	int		(*status)(const struct feed_exec *);
+	const char	*(*why)(const struct feed_exec *);
+	void		(*free)(struct feed_exec *);
+};
+struct feed_exec {
+	const struct feed_exec_ops *ops;
+	void			*impl;
+};
 
 struct feed_ops {
-	const char	*name;
+	const char	*name;		/* the transport: "local", "ssh" */
 	/* Fill up to FEED_MAX_FDS slots; returns how many. */
 	int		(*pollfds)(struct feed *, struct pollfd *);
 	/* Milliseconds until it needs a step without I/O; -1 none. */
@@ -41,29 +95,140 @@ struct feed_ops {
 	void		(*stop)(struct feed *);
 	/* Finished for good: nothing more will come. */
 	int		(*done)(struct feed *);
-	/* A short state for people: "connecting", "live", "lost: ...". */
-	const char	*(*state)(struct feed *);
-	/* Why it failed for good ("" when it did not). */
-	const char	*(*error)(struct feed *);
+	/* The phase, and its reason ("" when none; never NULL). */
+	enum feed_phase	(*phase)(struct feed *, const char **);
+	/* Why it ended for good, as a class for the ladder (NULL: OTHER
+	 * when it failed or was refused). */
+	enum feed_fail	(*failure)(struct feed *);
+	/* Tell the probe to sample every ms; 0, or -1 when it cannot. */
+	int		(*set_interval)(struct feed *, unsigned);
+	/* A side command (struct feed_exec); NULL with the reason in err.
+	 * NULL op: this transport cannot. */
+	struct feed_exec *(*exec_start)(struct feed *, const char *, size_t,
+			    unsigned, char *, size_t);
+	/* The transport's name for this node when it varies (the ladder);
+	 * NULL: ops->name. */
+	const char	*(*transport)(struct feed *);
 	void		(*free)(struct feed *);
 };
 
 struct feed {
 	const struct feed_ops	*ops;
 	void			*impl;
+	/* Why cheaper transports were skipped for this node: "" or
+	 * "libssh2: RSA key needs rsa-sha2 signatures ...", set by the
+	 * ladder. */
+	char			 skipped[512];
+	char			 statebuf[640];
 };
+
+/* A transport's constructor: a feed for host with the shared
+ * configuration, or NULL with the reason in err. */
+typedef struct feed *(*feed_open_fn)(const struct rconf *, const char *,
+	    char *, size_t);
+/* Can the transport serve host at all, before trying?  0, or -1 with why
+ * not ("libssh2: ProxyJump node1 in ~/.ssh/config") in why. */
+typedef int (*feed_usable_fn)(const struct rconf *, const char *, char *,
+	    size_t);
+
+#define FEED_T_LADDER	0x1	/* part of --transport auto, in order */
+
+struct feed_transport {
+	const char	*name;
+	feed_open_fn	 open;
+	feed_usable_fn	 usable;	/* NULL: always */
+	int		 flags;
+	const char	*what;		/* one line for --help */
+};
+
+/* The registry, ending with a NULL name. */
+extern const struct feed_transport feed_transports[];
+const struct feed_transport *feed_transport_find(const char *);
+/* "auto, libssh2, ssh": for messages. */
+const char	*feed_transport_names(void);
 
 /* A probe run locally with argv (argv[0] is its path); NULL with the
  * reason in err. */
 struct feed	*feed_new_local(const char *, char *const [], char *, size_t);
-/* An SSH session to host with the shared configuration. */
-struct feed	*feed_new_ssh(const struct rconf *, const char *);
+/* A node through transport name ("auto": the ladder), NULL with the
+ * reason in err. */
+struct feed	*feed_new_remote(const char *, const struct rconf *,
+		    const char *, char *, size_t);
+/* The constructors behind feed_transports[] (remote/feed-*.c). */
+struct feed	*feed_new_libssh2(const struct rconf *, const char *, char *,
+		    size_t);
+int		 feed_libssh2_usable(const struct rconf *, const char *,
+		    char *, size_t);
+/* A feed over an rsess the caller keeps: feed_free leaves it open. */
+struct rsess;
+struct feed	*feed_libssh2_of(struct rsess *);
+/* The session behind a libssh2 feed, NULL for any other feed. */
+struct rsess	*feed_libssh2_rsess(struct feed *);
+/* "1.10.0": the libssh2 this program runs with. */
+const char	*feed_libssh2_version(void);
+struct feed	*feed_new_ssh(const struct rconf *, const char *, char *,
+		    size_t);
+/* For a transport's constructor: a feed with ops and impl, all else 0. */
+struct feed	*feed_alloc(const struct feed_ops *, void *);
 void		 feed_free(struct feed *);
+
+/*
+ * The ladder's one decision: after transport cur ended for a node with
+ * class fail (and reason), the next transport to try, or NULL to stay
+ * failed.  why gets the reason to record ("libssh2: RSA key needs
+ * rsa-sha2 signatures (libssh2 1.10 signs SHA-1 only)").  The place where
+ * "SSH refused -> the scheduler's launcher" goes.
+ */
+const char	*feed_ladder_next(const struct rconf *, const char *,
+		    const char *, enum feed_fail, const char *, char *,
+		    size_t);
+
+/* The phase and its reason (never NULL). */
+enum feed_phase	 feed_phase(struct feed *, const char **);
+/* "live", "lost: Connection refused", "refused: host key for node3
+ * changed", "failed: ...", "closed": the words the UI, batch output and
+ * recordings have always shown, from the phase. */
+const char	*feed_state(struct feed *);
+const char	*feed_phase_word(enum feed_phase);
+/* Why it ended for good, "" when it did not or ended as asked. */
+const char	*feed_error(struct feed *);
+enum feed_fail	 feed_failure(struct feed *);
+/* The transport now serving the node ("ssh"). */
+const char	*feed_transport(struct feed *);
+/* Why cheaper transports were skipped: "" when none were. */
+const char	*feed_skipped(const struct feed *);
+void		 feed_set_skipped(struct feed *, const char *);
 /* Tell the probe to sample every ms (a control line, PROTOCOL.md); a
  * transport that restarts probes starts them with it.  0, or -1 when the
  * transport cannot (a replay, a stopped probe). */
 int		 feed_set_interval(struct feed *, unsigned);
-/* The SSH session behind an SSH feed, NULL for other transports. */
-struct rsess	*feed_rsess(struct feed *);
+/* A side command on the node (see struct feed_exec); NULL with the
+ * reason in err. */
+struct feed_exec *feed_exec_start(struct feed *, const char *, size_t,
+		    unsigned, char *, size_t);
+int		 feed_exec_done(const struct feed_exec *);
+const char	*feed_exec_out(const struct feed_exec *, size_t *);
+const char	*feed_exec_err(const struct feed_exec *, size_t *);
+int		 feed_exec_status(const struct feed_exec *);
+const char	*feed_exec_why(const struct feed_exec *);
+void		 feed_exec_free(struct feed_exec *);
+
+/*
+ * A side command as a local child (sh -c cmd through spawn.c), for
+ * transports that run commands with a local process (the local feed: the
+ * command itself; the ssh transport: a second ssh).  The owning feed
+ * polls and steps it: feed_cmd_pollfds (at most 2 slots), feed_cmd_step
+ * and feed_cmd_timeout.  argv NULL: /bin/sh -c cmd.
+ */
+struct feed_exec *feed_cmd_start(char *const [], const char *, size_t,
+		    unsigned, char *, size_t);
+int		 feed_cmd_pollfds(struct feed_exec *, struct pollfd *);
+int		 feed_cmd_timeout(struct feed_exec *, uint64_t);
+void		 feed_cmd_step(struct feed_exec *, uint64_t);
+/* The owner's side: free *xp once it ended and its caller let go (then
+ * *xp becomes NULL); disown ends it now ("the session closed") and frees
+ * it, or leaves it to its caller's feed_exec_free. */
+void		 feed_cmd_reap(struct feed_exec **);
+void		 feed_cmd_disown(struct feed_exec **);
 
 #endif

@@ -67,6 +67,7 @@ struct main_opts {
 	const char	*hostlist;
 	const char	*hostfile;
 	const char	*scheduler;
+	const char	*transport;	/* --transport, "auto" */
 	int		 accept_new;
 	int		 batch;
 	int		 json;
@@ -95,7 +96,8 @@ main_usage(FILE *f)
 {
 	fprintf(f,
 "usage: jobtop [-bv] [--json] [-d seconds] [-n count] [--accept-new]\n"
-"              [--scheduler name] [jobid | -w hostlist | --hostfile file]\n"
+"              [--scheduler name] [--transport name]\n"
+"              [jobid | -w hostlist | --hostfile file]\n"
 "              [-o file [--force] | --no-record] [-t theme]\n"
 "       jobtop -r file|jobid [-t theme]\n"
 "       jobtop -r file|jobid -b [--json] [-n count]\n"
@@ -143,6 +145,8 @@ main_help(void)
 "      --hostfile FILE   nodes to watch, one per line\n"
 "      --scheduler NAME  slurm, pbs, lsf, oar or flux (default: detected)\n"
 "      --accept-new      trust nodes whose host key is not yet known\n"
+"      --transport NAME  how to reach nodes: auto (default: libssh2, then\n"
+"                        the system ssh where libssh2 cannot), libssh2, ssh\n"
 "  -b, --batch           batch mode: print records instead of the screen\n"
 "      --json            newline-delimited JSON records (implies -b)\n"
 "  -n, --count N         stop after N samples\n"
@@ -199,7 +203,7 @@ static int
 main_parse(int argc, char **argv, struct main_opts *o)
 {
 	enum { OPT_JSON = 256, OPT_DECODE, OPT_LIST, OPT_LOG, OPT_HOSTFILE,
-	    OPT_SCHED, OPT_ACCEPT, OPT_NOREC, OPT_FORCE,
+	    OPT_SCHED, OPT_ACCEPT, OPT_NOREC, OPT_FORCE, OPT_TRANSPORT,
 	    OPT_EXPLAIN };
 	static const struct option longopts[] = {
 		{ "nodes",	required_argument,	NULL, 'w' },
@@ -216,6 +220,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		{ "hostfile",	required_argument,	NULL, OPT_HOSTFILE },
 		{ "scheduler",	required_argument,	NULL, OPT_SCHED },
 		{ "accept-new",	no_argument,		NULL, OPT_ACCEPT },
+		{ "transport",	required_argument,	NULL, OPT_TRANSPORT },
 		{ "record",	required_argument,	NULL, 'o' },
 		{ "no-record",	no_argument,		NULL, OPT_NOREC },
 		{ "force",	no_argument,		NULL, OPT_FORCE },
@@ -287,6 +292,16 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case OPT_ACCEPT:
 			o->accept_new = 1;
+			break;
+		case OPT_TRANSPORT:
+			if (strcmp(optarg, "auto") != 0 &&
+			    feed_transport_find(optarg) == NULL) {
+				log_error("unknown transport \"%s\" (%s)",
+				    text_clean(buf, sizeof(buf), optarg),
+				    feed_transport_names());
+				return -1;
+			}
+			o->transport = optarg;
 			break;
 		case 'o':
 			o->record = optarg;
@@ -874,6 +889,7 @@ struct main_probes {
 	char			 uid[24];	/* the job owner's, --uid */
 	char			*argv[12];
 	const char		*jobid;		/* NULL for -w and hostfiles */
+	const char		*transport;	/* --transport */
 	struct rconf		 rc;
 	struct session_conf	 sc;
 };
@@ -892,6 +908,7 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 	int		 remote = 0, k = 0;
 
 	memset(mp, 0, sizeof(*mp));
+	mp->transport = o->transport != NULL ? o->transport : "auto";
 	rconf_init(&mp->rc);
 	if ((mp->probe = feed_local_find_probe(err, sizeof(err))) == NULL) {
 		log_error("%s", err);
@@ -969,7 +986,8 @@ main_probes_add(struct main_probes *mp, struct session *s, const char *name)
 	if (main_host_local(name))
 		f = feed_new_local(mp->probe, mp->argv, err, sizeof(err));
 	else
-		f = feed_new_ssh(&mp->rc, name);
+		f = feed_new_remote(mp->transport, &mp->rc, name, err,
+		    sizeof(err));
 	session_add(s, name, f, err);
 }
 
@@ -1298,37 +1316,45 @@ main_resolve(const struct main_opts *o, struct job *job)
 	    r == SCHED_ENOENV ? MAIN_EXIT_USAGE : MAIN_EXIT_FAIL;
 }
 
-/* --explain's rungs: the libssh2 session and the local child. */
-static struct feed *
-main_explain_libssh2(void *arg, const char *node, char *err, size_t errlen)
-{
-	struct main_probes	*mp = arg;
+/* One rung of --explain: a transport of the registry with the shared
+ * configuration, or the local child. */
+struct main_explain_rung {
+	struct main_probes		*mp;
+	const struct feed_transport	*t;
+};
 
-	return feed_new_ssh(&mp->rc, node);
+static struct feed *
+main_explain_open(void *arg, const char *node, char *err, size_t errlen)
+{
+	struct main_explain_rung	*r = arg;
+
+	return r->t->open(&r->mp->rc, node, err, errlen);
 }
 
 static struct feed *
 main_explain_local(void *arg, const char *node, char *err, size_t errlen)
 {
-	struct main_probes	*mp = arg;
+	struct main_explain_rung	*r = arg;
 
-	return feed_new_local(mp->probe, mp->argv, err, errlen);
+	return feed_new_local(r->mp->probe, r->mp->argv, err, errlen);
 }
 
 /*
- * --explain: every transport of the ladder on one node of the job (the
- * first, or the one named), reported by explain.c.  0 when some transport
- * reached the node.
+ * --explain: every transport of the ladder (feed_transports[] marked
+ * FEED_T_LADDER, in order) on one node of the job (the first, or the one
+ * named), reported by explain.c.  0 when some transport reached the node.
  */
 static int
 main_explain(const struct main_opts *o, const struct job *job)
 {
-	struct main_probes	 mp;
-	struct explain_rung	 rungs[4];
-	const char		*node = hostlist_get(job->nodes, 0);
-	char			 buf[256];
-	size_t			 i;
-	int			 n = 0, rc;
+	struct main_probes		 mp;
+	struct main_explain_rung	 ctx[8];
+	struct explain_rung		 rungs[8];
+	const struct feed_transport	*t;
+	const char			*node = hostlist_get(job->nodes, 0);
+	char				 buf[256], why[8][512];
+	size_t				 i;
+	int				 n = 0, rc;
 
 	if (o->explain_node != NULL) {
 		for (i = 0; i < hostlist_count(job->nodes); i++)
@@ -1349,14 +1375,27 @@ main_explain(const struct main_opts *o, const struct job *job)
 	}
 	memset(rungs, 0, sizeof(rungs));
 	if (main_host_local(node)) {
+		ctx[n].mp = &mp;
+		ctx[n].t = NULL;
 		rungs[n].name = "local";
 		rungs[n].start = main_explain_local;
-		rungs[n].arg = &mp;
+		rungs[n].arg = &ctx[n];
 		rungs[n++].local = 1;
-	} else {
-		rungs[n].name = "libssh2";
-		rungs[n].start = main_explain_libssh2;
-		rungs[n++].arg = &mp;
+	}
+	for (t = feed_transports; t->name != NULL && n < 8 &&
+	    !main_host_local(node); t++) {
+		if (!(t->flags & FEED_T_LADDER))
+			continue;
+		ctx[n].mp = &mp;
+		ctx[n].t = t;
+		rungs[n].name = t->name;
+		rungs[n].start = main_explain_open;
+		rungs[n].arg = &ctx[n];
+		why[n][0] = '\0';
+		if (t->usable != NULL && t->usable(&mp.rc, node, why[n],
+		    sizeof(why[n])) != 0)
+			rungs[n].skip = why[n];
+		n++;
 	}
 	rc = explain_run(job, node, rungs, n, &mp.sc, stdout);
 	main_probes_free(&mp);
@@ -1466,6 +1505,9 @@ main(int argc, char **argv)
 		log_close();
 		return rc;
 	}
+	/* The settings file's transport, unless --transport gave one. */
+	if (o.transport == NULL && cfg.transport != NULL)
+		o.transport = cfg.transport;
 
 	if (o.decode) {
 		if (o.hostlist != NULL || o.hostfile != NULL || o.nargs > 0 ||

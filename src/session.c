@@ -248,7 +248,7 @@ session_add(struct session *s, const char *name, struct feed *f,
 	if (f == NULL)
 		session_fail(s, i, why != NULL ? why : "cannot start");
 	else
-		session_set_state(s, i, f->ops->state(f));
+		session_set_state(s, i, feed_state(f));
 	return i;
 }
 
@@ -279,14 +279,14 @@ session_set_interval(struct session *s, double secs)
 	return n;
 }
 
-struct rsess *
-session_node_rsess(struct session *s, int i)
+struct feed *
+session_node_feed(struct session *s, int i)
 {
 	if (i < 0 || i >= s->nnodes)
 		return NULL;
 	/* The caller may give it work (a backtrace): ask it again. */
 	s->nodes[i].dirty = 1;
-	return feed_rsess(s->nodes[i].feed);
+	return s->nodes[i].feed;
 }
 
 /* Ask every probe to end. */
@@ -472,16 +472,16 @@ session_update_state(struct session *s, int i, uint64_t now)
 	if (nd->feed == NULL)
 		return;
 	if (nd->feed->ops->done(nd->feed)) {
-		err = nd->feed->ops->error(nd->feed);
+		err = feed_error(nd->feed);
 		if (*err != '\0' && !nd->failed && !s->quit && !s->linger)
 			session_fail(s, i, err);
 		else if (!nd->failed)
-			session_set_state(s, i, nd->feed->ops->state(nd->feed));
+			session_set_state(s, i, feed_state(nd->feed));
 		return;
 	}
 	if (nd->failed)
 		return;
-	st = nd->feed->ops->state(nd->feed);
+	st = feed_state(nd->feed);
 	nd->lost = 0;
 	/* A probe still starting (a slow login shell) is not lost: only a
 	 * stream that delivered and then went silent. */

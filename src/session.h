@@ -18,7 +18,6 @@
 #include "model.h"
 
 struct session;
-struct rsess;
 
 struct session_hooks {
 	void	*arg;
@@ -61,8 +60,9 @@ int		 session_run(struct session *);
  * two and a half silent intervals of the new length.  Returns how many
  * probes were told. */
 int		 session_set_interval(struct session *, double);
-/* The SSH session of node i, NULL when it has none (a local probe). */
-struct rsess	*session_node_rsess(struct session *, int);
+/* Node i's feed (for a side command: feed_exec_start), NULL when it has
+ * none. */
+struct feed	*session_node_feed(struct session *, int);
 /* Hold (on) or go on decoding: during a hold the probes' bytes reach the
  * bytes hook (the recording) as they come but wait to be decoded, so the
  * models stay as they were; after it they are decoded in order at the

@@ -4,8 +4,9 @@
  * can neither read the terminal curses owns nor write to it; the monitor's
  * SIGCHLD (the session's self-pipe) wakes the loop when it exits.
  *
- * On a remote node a small sh script runs on an exec channel of the
- * node's SSH session: it picks gdb or eu-stack with `command -v`, runs it
+ * On a remote node a small sh script runs as the node's feed's side
+ * command (feed_exec_start: an exec channel of its libssh2 session, or a
+ * second ssh): it picks gdb or eu-stack with `command -v`, runs it
  * under timeout(1) when there is one, and brackets the output with
  * "jobtop-bt" lines (the tool, yama's ptrace_scope) that are read here
  * and not shown.
@@ -29,13 +30,13 @@
 #include <unistd.h>
 
 #include "backtrace.h"
-#include "rsess.h"
+#include "feed.h"
 #include "xmalloc.h"
 
 #define BT_MARK		"jobtop-bt "
 
 struct backtrace {
-	struct rsess_exec *rx;		/* remote; NULL for a local child */
+	struct feed_exec *rx;		/* remote; NULL for a local child */
 	char		 node[64];
 	char		 toolname[16];
 	pid_t		 target;
@@ -195,11 +196,11 @@ backtrace_start(pid_t pid, uint64_t now, char *err, size_t errsz)
 }
 
 struct backtrace *
-backtrace_start_remote(struct rsess *s, const char *node, pid_t pid,
+backtrace_start_remote(struct feed *f, const char *node, pid_t pid,
     uint64_t now, char *err, size_t errsz)
 {
 	struct backtrace	*bt;
-	struct rsess_exec	*rx;
+	struct feed_exec	*rx;
 	char			*cmd;
 
 	/* The pid is the node's (its probe read it there).  As root, the
@@ -233,7 +234,7 @@ backtrace_start_remote(struct rsess *s, const char *node, pid_t pid,
 	    "echo \"" BT_MARK "ptrace_scope $(cat "
 	    "/proc/sys/kernel/yama/ptrace_scope)\"; fi; exit $s'",
 	    (long)pid, BACKTRACE_REMOTE_LIMIT);
-	rx = rsess_exec_start(s, cmd, BACKTRACE_OUTPUT_MAX,
+	rx = feed_exec_start(f, cmd, BACKTRACE_OUTPUT_MAX,
 	    BACKTRACE_TIMEOUT_MS, err, errsz);
 	free(cmd);
 	if (rx == NULL)
@@ -306,7 +307,7 @@ backtrace_remote_end(struct backtrace *bt)
 	long		 nodrop = -1;
 	char		 where[80];
 
-	out = rsess_exec_out(bt->rx, &len);
+	out = feed_exec_out(bt->rx, &len);
 	bt->len = 0;
 	for (p = out; p < out + len; p = nl + 1) {
 		if ((nl = memchr(p, '\n', (size_t)(out + len - p))) == NULL)
@@ -338,15 +339,15 @@ backtrace_remote_end(struct backtrace *bt)
 		bt->buf[bt->len++] = '\n';
 	}
 	/* What the login shell or ssh said on stderr goes last. */
-	err = rsess_exec_err(bt->rx, &errlen);
+	err = feed_exec_err(bt->rx, &errlen);
 	if (errlen > 0 && bt->len + errlen < BACKTRACE_OUTPUT_MAX) {
 		memcpy(bt->buf + bt->len, err, errlen);
 		bt->len += errlen;
 	}
 	bt->buf[bt->len] = '\0';
 	snprintf(where, sizeof(where), " on %s", bt->node);
-	st = rsess_exec_status(bt->rx);
-	why = rsess_exec_why(bt->rx);
+	st = feed_exec_status(bt->rx);
+	why = feed_exec_why(bt->rx);
 	if (none)
 		snprintf(bt->status, sizeof(bt->status), "no gdb or eu-stack "
 		    "on %s: install one there for user-space backtraces",
@@ -396,7 +397,8 @@ backtrace_free(struct backtrace *bt)
 
 	if (bt == NULL)
 		return;
-	rsess_exec_free(bt->rx);
+	if (bt->rx != NULL)
+		feed_exec_free(bt->rx);
 	if (bt->child > 0) {
 		kill(bt->child, SIGKILL);
 		while (waitpid(bt->child, &st, 0) < 0 && errno == EINTR)
@@ -450,7 +452,7 @@ backtrace_check(struct backtrace *bt, uint64_t now)
 	if (bt->done)
 		return 1;
 	if (bt->rx != NULL) {
-		if (rsess_exec_done(bt->rx))
+		if (feed_exec_done(bt->rx))
 			backtrace_remote_end(bt);
 		return bt->done;
 	}

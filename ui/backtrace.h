@@ -2,7 +2,7 @@
  * backtrace: a user-space backtrace of a process, taken by a debugger
  * (gdb -batch, else eu-stack) with a time limit: on this machine as a
  * child, or on a node through an extra exec channel of the node's SSH
- * session (rsess_exec_*), the debugger found there with `command -v`.
+ * feed (feed_exec_start), the debugger found there with `command -v`.
  * Nothing blocks: the caller polls the child's output descriptor in its
  * loop (-1 for a remote one, which the session's poll drives), calls
  * backtrace_read when it is readable and backtrace_check on every
@@ -22,14 +22,14 @@
 #define BACKTRACE_OUTPUT_MAX	65536
 
 struct backtrace;
-struct rsess;
+struct feed;
 
 /* Start one for pid at now_ms.  NULL with the reason in err (no debugger
  * in PATH, fork failed). */
 struct backtrace *backtrace_start(pid_t, uint64_t, char *, size_t);
 /* Start one for pid on the node of this SSH session (named node, for
  * messages).  NULL with the reason in err (the node is not live). */
-struct backtrace *backtrace_start_remote(struct rsess *, const char *, pid_t,
+struct backtrace *backtrace_start_remote(struct feed *, const char *, pid_t,
 		     uint64_t, char *, size_t);
 /* Kill the child if it still runs, reap it, free everything. */
 void		 backtrace_free(struct backtrace *);

@@ -801,7 +801,7 @@ ui_filter_key(struct ui *ui, int key)
 void
 ui_backtrace(struct ui *ui)
 {
-	struct rsess	*rs = NULL;
+	struct feed	*rs = NULL;
 	char		 err[256];
 	const char	*name;
 
@@ -822,12 +822,12 @@ ui_backtrace(struct ui *ui)
 	ui->det_scroll = 0;
 	name = ui->nodes[ui->det_node].name;
 	if (!ui->nodes[ui->det_node].local) {
-		/* On the node, through its SSH session. */
+		/* On the node, through its transport. */
 		if (ui->sess != NULL)
-			rs = session_node_rsess(ui->sess, ui->det_node);
+			rs = session_node_feed(ui->sess, ui->det_node);
 		if (rs == NULL) {
 			snprintf(ui->bt_note, sizeof(ui->bt_note), "no live "
-			    "SSH session to %s: a backtrace needs one", name);
+			    "connection to %s: a backtrace needs one", name);
 			ui->dirty = 1;
 			return;
 		}

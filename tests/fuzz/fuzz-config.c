@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "feed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -31,8 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		if (strncmp(err, "fuzz:", 5) != 0 || strchr(err, '\n') != NULL)
 			abort();
 	} else if (c.transport != NULL && strcmp(c.transport, "auto") != 0 &&
-	    strcmp(c.transport, "libssh2") != 0 &&
-	    strcmp(c.transport, "ssh") != 0 && strcmp(c.transport, "srun") != 0)
+	    feed_transport_find(c.transport) == NULL)
 		abort();
 	config_free(&c);
 	return 0;

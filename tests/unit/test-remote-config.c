@@ -386,9 +386,50 @@ test_config_match_proxy(void)
 	CHECK_STR(h.user, "matched");
 	CHECK_INT(h.port, 23);		/* Match exec never runs here */
 	sshconf_host_free(&h);
+	/* Not an error any more: the ladder sends such a host to ssh. */
 	CHECK_INT(sshconf_lookup(c, "jumphost", "me", &h, err, sizeof(err)),
-	    -1);
-	CHECK_STR(err, "ProxyJump bastion is not supported");
+	    0);
+	CHECK_STR(h.proxy, "ProxyJump bastion");
+	CHECK_STR(h.openssh, "ProxyJump bastion");
+	sshconf_host_free(&h);
+	sshconf_free(c);
+}
+
+/* What only OpenSSH does is noted per host; "no" or "none" is not. */
+static void
+test_config_openssh_only(void)
+{
+	static const char text[] =
+	    "Host krb*\n"
+	    "  GSSAPIAuthentication yes\n"
+	    "Host hb\n"
+	    "  HostbasedAuthentication no\n"
+	    "  ControlPath none\n"
+	    "Host hb cm\n"
+	    "  ControlMaster auto\n"
+	    "Host cert\n"
+	    "  CertificateFile ~/.ssh/id_ed25519-cert.pub\n";
+	struct sshconf		*c;
+	struct sshconf_host	 h;
+	char			 err[256];
+
+	c = sshconf_new("/h", "me", 0);
+	CHECK_INT(parse(c, text, err, sizeof(err)), 0);
+	CHECK_INT(sshconf_lookup(c, "krb1", "me", &h, err, sizeof(err)), 0);
+	CHECK(h.openssh == NULL);
+	CHECK_INT(h.gssapi, 1);
+	sshconf_host_free(&h);
+	/* The first value of each keyword counts: ControlPath none and
+	 * HostbasedAuthentication no settle those, ControlMaster does not. */
+	CHECK_INT(sshconf_lookup(c, "hb", "me", &h, err, sizeof(err)), 0);
+	CHECK_STR(h.openssh, "ControlMaster auto");
+	sshconf_host_free(&h);
+	CHECK_INT(sshconf_lookup(c, "cert", "me", &h, err, sizeof(err)), 0);
+	CHECK_STR(h.openssh, "CertificateFile ~/.ssh/id_ed25519-cert.pub");
+	sshconf_host_free(&h);
+	CHECK_INT(sshconf_lookup(c, "plain", "me", &h, err, sizeof(err)), 0);
+	CHECK(h.openssh == NULL);
+	CHECK_INT(h.gssapi, 0);
 	sshconf_host_free(&h);
 	sshconf_free(c);
 }
@@ -1349,6 +1390,7 @@ main(void)
 	RUN(test_config_known_files);
 	RUN(test_perms);
 	RUN(test_config_match_proxy);
+	RUN(test_config_openssh_only);
 	RUN(test_config_errors);
 	RUN(test_config_include);
 	RUN(test_hostkeys);

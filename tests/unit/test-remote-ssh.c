@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "backtrace.h"
+#include "feed.h"
 #include "harness.h"
 #include "rconf.h"
 #include "rsess.h"
@@ -807,6 +808,7 @@ test_backtrace_owner(void)
 	struct backtrace	*bt;
 	struct rconf		 c;
 	struct node		 nd;
+	struct feed		*nf;
 	char			 err[256], path[512], *oldpath;
 	pid_t			 pid, rootpid;
 	int			 st;
@@ -869,7 +871,8 @@ test_backtrace_owner(void)
 	conf_make(&c, 0);
 	one(&nd, &c, "node2", 20000);
 	CHECK_STR(rsess_state(nd.s), "live");
-	bt = backtrace_start_remote(nd.s, "node2", pid, now_ms(), err,
+	nf = feed_libssh2_of(nd.s);
+	bt = backtrace_start_remote(nf, "node2", pid, now_ms(), err,
 	    sizeof(err));
 	CHECK(bt != NULL);
 	if (bt != NULL) {
@@ -881,7 +884,7 @@ test_backtrace_owner(void)
 		    "status 0, as uid 65534 (the process's owner)");
 		backtrace_free(bt);
 	}
-	bt = backtrace_start_remote(nd.s, "node2", rootpid, now_ms(), err,
+	bt = backtrace_start_remote(nf, "node2", rootpid, now_ms(), err,
 	    sizeof(err));
 	CHECK(bt != NULL);
 	if (bt != NULL) {
@@ -891,6 +894,7 @@ test_backtrace_owner(void)
 		    "status 0");
 		backtrace_free(bt);
 	}
+	feed_free(nf);
 	nodes_close(&nd, 1);
 	rconf_free(&c);
 	free(oldpath);

@@ -240,7 +240,7 @@ test_stalled(void)
 	CHECK(line_with(ui, "          < gamma_function_three") != NULL);
 	/* b on a remote node without a session (no SSH here) says so. */
 	ui_key(ui, 'b', now);
-	CHECK(line_with(ui, "no live SSH session to n3: a backtrace needs "
+	CHECK(line_with(ui, "no live connection to n3: a backtrace needs "
 	    "one") != NULL);
 	/* Esc twice: back to the nodes. */
 	ui_key(ui, 27, now);
