@@ -268,7 +268,7 @@ explain_ssh_line_wanted(const char *l)
 		"Connection refused", "Connection timed out", "No route",
 		"Could not resolve", "Host key verification failed",
 		"Setting implicit ProxyCommand", "Executing proxy",
-		"proxy", "jump", "Will attempt key", "Trying private key",
+		"proxy", "jump", "Will attempt key",
 		"no such identity", "send_pubkey_test", "closed by",
 		"kex_exchange_identification", "not accepted",
 		"Bad configuration", "sign_and_send_pubkey", NULL
@@ -362,7 +362,13 @@ explain_ssh_client(const char *node, FILE *out)
 			continue;
 		if (strncmp(p, "debug", 5) == 0 && strncmp(p, "debug1: ", 8))
 			continue;
-		if (*p == '\0' || strncmp(p, "OpenSSH_", 8) == 0)
+		if (*p == '\0' || strncmp(p, "OpenSSH_", 8) == 0 ||
+		    strncmp(p, "Transferred: ", 13) == 0 ||
+		    strncmp(p, "Bytes per second: ", 18) == 0)
+			continue;
+		/* Default key files that do not exist: noise. */
+		if (strncmp(p, "debug1: Will attempt key: ", 26) == 0 &&
+		    strstr(p, " SHA256:") == NULL)
 			continue;
 		fprintf(out, "  ssh -v: %s\n", text_clean(line, sizeof(line),
 		    strncmp(p, "debug1: ", 8) == 0 ? p + 8 : p));
