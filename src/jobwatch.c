@@ -23,6 +23,7 @@
 #include "jobwatch.h"
 #include "log.h"
 #include "sched.h"
+#include "spawn.h"
 #include "xmalloc.h"
 
 #define JOBWATCH_LINE_MAX	640
@@ -58,34 +59,21 @@ jobwatch_new(const char *sched, const char *id, uint64_t now)
 	return jw;
 }
 
-/* The child: ask the scheduler, write the answer, exit. */
+/* The child (spawn.c: its own group, default signals, stdin and stderr
+ * /dev/null, nothing else open): ask the scheduler, write the answer on
+ * stdout, exit. */
 static void
-jobwatch_child(const struct jobwatch *jw, int fd)
+jobwatch_child(void *arg)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE,
-	    SIGWINCH, SIGTSTP, SIGTTIN, SIGTTOU };
+	const struct jobwatch *jw = arg;
 	struct job	 job;
-	sigset_t	 none;
 	char		 line[JOBWATCH_LINE_MAX], err[512];
 	const char	*st;
-	size_t		 i, len, off;
+	size_t		 len, off;
 	ssize_t		 n;
-	int		 r, null;
+	int		 r;
 
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		signal(sigs[i], SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	setpgid(0, 0);
 	log_set_fatal_hook(NULL);
-	if ((null = open("/dev/null", O_RDWR)) >= 0) {
-		dup2(null, STDIN_FILENO);
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-	}
-	if (fd != 3 && dup2(fd, 3) != 3)
-		_exit(1);
-	close_range(4, ~0U, 0);
 
 	sched_job_init(&job);
 	err[0] = '\0';
@@ -95,7 +83,7 @@ jobwatch_child(const struct jobwatch *jw, int fd)
 	snprintf(line, sizeof(line), "%d %.31s\n%s\n", r, st, err);
 	len = strlen(line);
 	for (off = 0; off < len; off += (size_t)n) {
-		if ((n = write(3, line + off, len - off)) <= 0)
+		if ((n = write(STDOUT_FILENO, line + off, len - off)) <= 0)
 			_exit(1);
 	}
 	_exit(0);
@@ -105,28 +93,21 @@ jobwatch_child(const struct jobwatch *jw, int fd)
 static void
 jobwatch_start(struct jobwatch *jw, uint64_t now)
 {
-	int	p[2];
-	pid_t	pid;
+	struct spawn_req rq;
+	struct spawn	 sp;
+	char		 err[256];
 
 	jw->next = now + JOBWATCH_PERIOD_MS;
-	if (pipe2(p, O_CLOEXEC) != 0) {
-		log_debug("job %s: pipe: %s", jw->id, strerror(errno));
+	memset(&rq, 0, sizeof(rq));
+	rq.fn = jobwatch_child;
+	rq.arg = jw;
+	rq.flags = SPAWN_OUT | SPAWN_PGRP;
+	if (spawn_start(&sp, &rq, err, sizeof(err)) != 0) {
+		log_debug("job %s: %s", jw->id, err);
 		return;
 	}
-	if ((pid = fork()) == -1) {
-		log_debug("job %s: fork: %s", jw->id, strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		return;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		jobwatch_child(jw, p[1]);
-	}
-	close(p[1]);
-	fcntl(p[0], F_SETFL, O_NONBLOCK);
-	jw->pid = pid;
-	jw->fd = p[0];
+	jw->pid = sp.pid;
+	jw->fd = sp.out;
 	jw->deadline = now + JOBWATCH_DEADLINE_MS;
 }
 

@@ -29,6 +29,7 @@
 #include "hostlist.h"
 #include "jobvars.h"
 #include "sched.h"
+#include "spawn.h"
 #include "textsafe.h"
 #include "validate.h"
 
@@ -684,10 +685,12 @@ sched_run(const char *const *argv, char **out, char *errtxt,
     size_t errtxtsz, int *status, char *err, size_t errsz)
 {
 	char		 path[4096], *buf = NULL, *nb, junk[4096], **env;
+	char		 why[512];
 	size_t		 len = 0, cap = 0, elen = 0;
-	int		 opipe[2] = { -1, -1 }, epipe[2] = { -1, -1 };
-	int		 st, r = SCHED_OK, nfd, devnull;
+	int		 st, r = SCHED_OK, nfd;
 	struct pollfd	 pfd[2];
+	struct spawn	 sp;
+	struct spawn_req rq;
 	long long	 deadline;
 	ssize_t		 n;
 	pid_t		 pid;
@@ -701,32 +704,23 @@ sched_run(const char *const *argv, char **out, char *errtxt,
 		    "%s: command not found", argv[0]);
 	if ((env = sched_child_env()) == NULL)
 		return sched_err(err, errsz, SCHED_ENOMEM, "out of memory");
-	if (pipe2(opipe, O_CLOEXEC) == -1 || pipe2(epipe, O_CLOEXEC) == -1) {
-		r = sched_err(err, errsz, SCHED_ECMD, "pipe: %s",
-		    strerror(errno));
+	/* Its own group (sched_kill ends what it started too), stdin
+	 * /dev/null, dies with the monitor. */
+	memset(&rq, 0, sizeof(rq));
+	rq.path = path;
+	rq.argv = (char *const *)(uintptr_t)argv;
+	rq.envp = env;
+	rq.flags = SPAWN_OUT | SPAWN_ERR | SPAWN_PGRP;
+	sp.out = sp.err = -1;
+	if (spawn_start(&sp, &rq, why, sizeof(why)) != 0) {
+		r = sched_err(err, errsz, SCHED_ECMD, "%s: could not run it "
+		    "(%s)", argv[0], why);
 		goto out;
 	}
-	if ((pid = fork()) == -1) {
-		r = sched_err(err, errsz, SCHED_ECMD, "fork: %s",
-		    strerror(errno));
-		goto out;
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		if ((devnull = open("/dev/null", O_RDONLY)) != -1)
-			dup2(devnull, STDIN_FILENO);
-		dup2(opipe[1], STDOUT_FILENO);
-		dup2(epipe[1], STDERR_FILENO);
-		signal(SIGPIPE, SIG_DFL);
-		execve(path, (char *const *)(uintptr_t)argv, env);
-		_exit(127);
-	}
-	close(opipe[1]);
-	close(epipe[1]);
-	opipe[1] = epipe[1] = -1;
+	pid = sp.pid;
 
 	deadline = sched_now_ms() + sched_timeout_ms;
-	while (opipe[0] != -1 || epipe[0] != -1) {
+	while (sp.out != -1 || sp.err != -1) {
 		long long	left = deadline - sched_now_ms();
 
 		if (left <= 0) {
@@ -737,12 +731,12 @@ sched_run(const char *const *argv, char **out, char *errtxt,
 			goto out;
 		}
 		nfd = 0;
-		if (opipe[0] != -1) {
-			pfd[nfd].fd = opipe[0];
+		if (sp.out != -1) {
+			pfd[nfd].fd = sp.out;
 			pfd[nfd++].events = POLLIN;
 		}
-		if (epipe[0] != -1) {
-			pfd[nfd].fd = epipe[0];
+		if (sp.err != -1) {
+			pfd[nfd].fd = sp.err;
 			pfd[nfd++].events = POLLIN;
 		}
 		if (poll(pfd, (nfds_t)nfd, (int)left) == -1) {
@@ -753,7 +747,7 @@ sched_run(const char *const *argv, char **out, char *errtxt,
 			    strerror(errno));
 			goto out;
 		}
-		if (opipe[0] != -1 && pfd[0].revents != 0) {
+		if (sp.out != -1 && pfd[0].revents != 0) {
 			if (cap - len < 65536 + 1) {
 				cap = cap == 0 ? 65536 * 2 : cap * 2;
 				if ((nb = realloc(buf, cap)) == NULL) {
@@ -764,12 +758,12 @@ sched_run(const char *const *argv, char **out, char *errtxt,
 				}
 				buf = nb;
 			}
-			n = read(opipe[0], buf + len, cap - len - 1);
+			n = read(sp.out, buf + len, cap - len - 1);
 			if (n == -1 && errno == EINTR)
 				continue;
 			if (n <= 0) {
-				close(opipe[0]);
-				opipe[0] = -1;
+				close(sp.out);
+				sp.out = -1;
 			} else if ((len += (size_t)n) > SCHED_OUT_MAX) {
 				sched_kill(pid);
 				r = sched_err(err, errsz, SCHED_ECMD,
@@ -778,14 +772,14 @@ sched_run(const char *const *argv, char **out, char *errtxt,
 				goto out;
 			}
 		}
-		if (epipe[0] != -1 && pfd[nfd - 1].fd == epipe[0] &&
+		if (sp.err != -1 && pfd[nfd - 1].fd == sp.err &&
 		    pfd[nfd - 1].revents != 0) {
-			n = read(epipe[0], junk, sizeof(junk));
+			n = read(sp.err, junk, sizeof(junk));
 			if (n == -1 && errno == EINTR)
 				continue;
 			if (n <= 0) {
-				close(epipe[0]);
-				epipe[0] = -1;
+				close(sp.err);
+				sp.err = -1;
 			} else if (errtxtsz > 1 && elen < errtxtsz - 1) {
 				size_t	k = (size_t)n;
 
@@ -833,14 +827,10 @@ sched_run(const char *const *argv, char **out, char *errtxt,
 	/* The command's error text is foreign: no control bytes in it. */
 	text_clean_inplace(errtxt);
 out:
-	if (opipe[0] != -1)
-		close(opipe[0]);
-	if (opipe[1] != -1)
-		close(opipe[1]);
-	if (epipe[0] != -1)
-		close(epipe[0]);
-	if (epipe[1] != -1)
-		close(epipe[1]);
+	if (sp.out != -1)
+		close(sp.out);
+	if (sp.err != -1)
+		close(sp.err);
 	free(buf);
 	free(env);
 	return r;

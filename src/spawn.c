@@ -6,6 +6,7 @@
  * pipe at once.  Between fork and exec only async-signal-safe calls.
  */
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -66,6 +67,17 @@ spawn_cloexec_rest(void)
 		fcntl((int)i, F_SETFD, FD_CLOEXEC);
 }
 
+static void
+spawn_close_rest(void)
+{
+	long	i, max;
+
+	if ((max = sysconf(_SC_OPEN_MAX)) < 0 || max > 65536)
+		max = 65536;
+	for (i = 3; i < max; i++)
+		close((int)i);
+}
+
 /* In the child: set up and exec (or run fn); never returns. */
 static void
 spawn_child(const struct spawn_req *rq, pid_t parent, int in, int out,
@@ -78,7 +90,7 @@ spawn_child(const struct spawn_req *rq, pid_t parent, int in, int out,
 	struct sigaction	 sa;
 	sigset_t		 none;
 	unsigned		 i;
-	int			 e;
+	int			 e[2] = { 0, 0 };
 
 	if (!(rq->flags & SPAWN_NODEATH)) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -99,15 +111,25 @@ spawn_child(const struct spawn_req *rq, pid_t parent, int in, int out,
 	if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
 	    dup2(err, STDERR_FILENO) < 0)
 		goto fail;
-	spawn_cloexec_rest();
+	if ((rq->flags & SPAWN_DROP) && (setgroups(0, NULL) != 0 ||
+	    setresgid(rq->gid, rq->gid, rq->gid) != 0 ||
+	    setresuid(rq->uid, rq->uid, rq->uid) != 0)) {
+		e[0] = 1;
+		goto fail;
+	}
 	if (rq->fn != NULL) {
+		/* No exec to close them: close them now (the report pipe
+		 * too, which tells the parent it started). */
+		if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
+			spawn_close_rest();
 		rq->fn(rq->arg);
 		_exit(0);
 	}
+	spawn_cloexec_rest();
 	execve(rq->path, rq->argv, rq->envp != NULL ? rq->envp : environ);
 fail:
-	e = errno;
-	if (write(report, &e, sizeof(e)) < 0)
+	e[1] = errno;
+	if (write(report, e, sizeof(e)) < 0)
 		_exit(127);
 	_exit(127);
 }
@@ -117,7 +139,7 @@ spawn_start(struct spawn *sp, const struct spawn_req *rq, char *err,
     size_t errsz)
 {
 	int	 in[2] = { -1, -1 }, out[2] = { -1, -1 }, ep[2] = { -1, -1 };
-	int	 rep[2] = { -1, -1 }, null = -1, cin, cout, cerr, e, st;
+	int	 rep[2] = { -1, -1 }, null = -1, cin, cout, cerr, e[2], st;
 	ssize_t	 n;
 	pid_t	 pid, me = getpid();
 
@@ -150,14 +172,18 @@ spawn_start(struct spawn *sp, const struct spawn_req *rq, char *err,
 		setpgid(pid, pid);
 	spawn_close(&rep[1]);
 	do
-		n = read(rep[0], &e, sizeof(e));
+		n = read(rep[0], e, sizeof(e));
 	while (n < 0 && errno == EINTR);
 	spawn_close(&rep[0]);
 	if (n == (ssize_t)sizeof(e)) {
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
-		snprintf(err, errsz, "cannot run %s: %s", rq->path != NULL ?
-		    rq->path : "a child", strerror(e));
+		if (e[0] == 1)
+			snprintf(err, errsz, "cannot become uid %ld: %s",
+			    (long)rq->uid, strerror(e[1]));
+		else
+			snprintf(err, errsz, "cannot run %s: %s", rq->path !=
+			    NULL ? rq->path : "a child", strerror(e[1]));
 		goto fail;
 	}
 	spawn_close(&null);

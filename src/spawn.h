@@ -11,7 +11,8 @@
  * close-on-exec pipe, not as a child exiting 127.
  *
  * The child may also run a function instead of a program (fn): it then
- * gets the same descriptors and must end with _exit.
+ * gets the same descriptors, every other one closed, and must end with
+ * _exit.
  */
 #ifndef JOBTOP_SPAWN_H
 #define JOBTOP_SPAWN_H
@@ -27,6 +28,7 @@
 #define SPAWN_PGRP	0x10	/* its own process group */
 #define SPAWN_SETSID	0x20	/* its own session (no terminal) */
 #define SPAWN_NODEATH	0x40	/* no PR_SET_PDEATHSIG */
+#define SPAWN_DROP	0x80	/* become uid/gid, no supplementary groups */
 
 struct spawn {
 	pid_t		 pid;		/* -1 once reaped, or never started */
@@ -45,6 +47,8 @@ struct spawn_req {
 	void		*arg;
 	int		 flags;
 	unsigned	 timeout_ms;	/* 0: no deadline */
+	uid_t		 uid;		/* with SPAWN_DROP */
+	gid_t		 gid;
 };
 
 /* Start a child: 0, or -1 with the reason in err (nothing is left

@@ -1,5 +1,5 @@
 /*
- * backtrace: fork and exec a debugger with its output on a non-blocking
+ * backtrace: run a debugger (spawn.c) with its output on a non-blocking
  * pipe.  The child runs in its own session with /dev/null as input, so it
  * can neither read the terminal curses owns nor write to it; the monitor's
  * SIGCHLD (the session's self-pipe) wakes the loop when it exits.
@@ -31,6 +31,7 @@
 
 #include "backtrace.h"
 #include "feed.h"
+#include "spawn.h"
 #include "xmalloc.h"
 
 #define BT_MARK		"jobtop-bt "
@@ -104,8 +105,10 @@ struct backtrace *
 backtrace_start(pid_t pid, uint64_t now, char *err, size_t errsz)
 {
 	struct backtrace	*bt;
-	char			*tool, pidbuf[32], *argv[12];
-	int			 p[2], devnull, k = 0, drop = 0;
+	char			*tool, pidbuf[32], *argv[12], why[256];
+	int			 k = 0, drop = 0;
+	struct spawn		 sp;
+	struct spawn_req	 rq;
 	pid_t			 child;
 	uid_t			 uid = 0;
 	gid_t			 gid = 0;
@@ -113,8 +116,6 @@ backtrace_start(pid_t pid, uint64_t now, char *err, size_t errsz)
 				 a_p[] = "-p", a_ex[] = "-ex",
 				 a_bt[] = "thread apply all bt",
 				 a_q[] = "-q";
-	static const char	 nodrop[] = "jobtop: cannot become the "
-				    "process's owner\n";
 	const char		*name = "eu-stack";
 
 	if ((tool = backtrace_which("eu-stack")) == NULL) {
@@ -148,45 +149,31 @@ backtrace_start(pid_t pid, uint64_t now, char *err, size_t errsz)
 		argv[k++] = pidbuf;
 	}
 	argv[k] = NULL;
-	if (pipe2(p, O_CLOEXEC) != 0) {
-		snprintf(err, errsz, "pipe: %s", strerror(errno));
+	/* Its own session with /dev/null as input: it can neither read
+	 * the terminal curses owns nor write to it. */
+	memset(&rq, 0, sizeof(rq));
+	rq.path = tool;
+	rq.argv = argv;
+	rq.flags = SPAWN_OUT | SPAWN_ERR2OUT | SPAWN_SETSID |
+	    (drop ? SPAWN_DROP : 0);
+	rq.uid = uid;
+	rq.gid = gid;
+	if (spawn_start(&sp, &rq, why, sizeof(why)) != 0) {
+		if (drop)
+			snprintf(err, errsz, "%s not run: it cannot run as uid "
+			    "%ld, the process's owner (%s)", name, (long)uid,
+			    why);
+		else
+			snprintf(err, errsz, "%s", why);
 		free(tool);
 		return NULL;
 	}
-	if ((child = fork()) < 0) {
-		snprintf(err, errsz, "fork: %s", strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		free(tool);
-		return NULL;
-	}
-	if (child == 0) {
-		/* Only async-signal-safe calls from here to exec. */
-		setsid();
-		devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, STDIN_FILENO);
-		dup2(p[1], STDOUT_FILENO);
-		dup2(p[1], STDERR_FILENO);
-		signal(SIGPIPE, SIG_DFL);
-		if (drop && (setgroups(0, NULL) != 0 ||
-		    setresgid(gid, gid, gid) != 0 ||
-		    setresuid(uid, uid, uid) != 0)) {
-			if (write(STDERR_FILENO, nodrop, sizeof(nodrop) - 1) <
-			    0)
-				_exit(126);
-			_exit(126);
-		}
-		execv(tool, argv);
-		_exit(127);
-	}
-	close(p[1]);
-	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	child = sp.pid;
 	free(tool);
 	bt = xcalloc(1, sizeof(*bt));
 	bt->target = pid;
 	bt->child = child;
-	bt->fd = p[0];
+	bt->fd = sp.out;
 	bt->tool = name;
 	bt->as_uid = drop ? (long)uid : -1;
 	bt->deadline = now + BACKTRACE_TIMEOUT_MS;

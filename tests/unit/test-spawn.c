@@ -66,10 +66,11 @@ gone_within(pid_t pid, int ms)
 static void
 test_pipes(void)
 {
-	static char	*argv[] = { S("sh"), S("-c"), S("echo out; echo err >&2; "
-	    "read x; echo got $x; exit 3"), NULL };
-	struct spawn_req rq = { "/bin/sh", argv, NULL, NULL, NULL,
-	    SPAWN_IN | SPAWN_OUT | SPAWN_ERR, 0 };
+	static char	*argv[] = { S("sh"), S("-c"),
+	    S("echo out; echo err >&2; read x; echo got $x; exit 3"), NULL };
+	struct spawn_req rq = {
+	    .path = "/bin/sh", .argv = argv,
+	    .flags = SPAWN_IN | SPAWN_OUT | SPAWN_ERR };
 	struct spawn	 sp;
 	char		 out[256], err[256];
 
@@ -94,8 +95,8 @@ static void
 test_exec_fails(void)
 {
 	static char	*argv[] = { S("nope"), NULL };
-	struct spawn_req rq = { "/nonexistent/nope", argv, NULL, NULL, NULL,
-	    SPAWN_OUT, 0 };
+	struct spawn_req rq = {
+	    .path = "/nonexistent/nope", .argv = argv, .flags = SPAWN_OUT };
 	struct spawn	 sp;
 	char		 err[256];
 
@@ -111,8 +112,8 @@ test_no_leak(void)
 {
 	static char	*argv[] = { S("sh"), S("-c"), S("cd /proc/self/fd && "
 	    "for f in *; do echo $f; done"), NULL };
-	struct spawn_req rq = { "/bin/sh", argv, NULL, NULL, NULL,
-	    SPAWN_OUT, 0 };
+	struct spawn_req rq = {
+	    .path = "/bin/sh", .argv = argv, .flags = SPAWN_OUT };
 	struct spawn	 sp;
 	char		 out[512], err[256], want[32];
 	int		 leak;
@@ -133,10 +134,11 @@ test_no_leak(void)
 static void
 test_group(void)
 {
-	static char	*argv[] = { S("sh"), S("-c"), S("sleep 30 & echo $!; wait"),
-	    NULL };
-	struct spawn_req rq = { "/bin/sh", argv, NULL, NULL, NULL,
-	    SPAWN_OUT | SPAWN_PGRP, 0 };
+	static char	*argv[] = { S("sh"), S("-c"),
+	    S("sleep 30 & echo $!; wait"), NULL };
+	struct spawn_req rq = {
+	    .path = "/bin/sh", .argv = argv,
+	    .flags = SPAWN_OUT | SPAWN_PGRP };
 	struct spawn	 sp;
 	char		 out[64], err[256];
 	pid_t		 gc;
@@ -164,7 +166,8 @@ static void
 test_parent_death(void)
 {
 	static char	*argv[] = { S("sleep"), S("30"), NULL };
-	struct spawn_req rq = { "/bin/sleep", argv, NULL, NULL, NULL, 0, 0 };
+	struct spawn_req rq = {
+	    .path = "/bin/sleep", .argv = argv };
 	struct spawn	 sp;
 	char		 err[256];
 	int		 p[2], st;
@@ -194,8 +197,8 @@ static void
 test_deadline(void)
 {
 	static char	*argv[] = { S("sleep"), S("30"), NULL };
-	struct spawn_req rq = { "/bin/sleep", argv, NULL, NULL, NULL, 0,
-	    100 };
+	struct spawn_req rq = {
+	    .path = "/bin/sleep", .argv = argv, .timeout_ms = 100 };
 	struct spawn	 sp;
 	char		 err[256];
 	uint64_t	 now;
@@ -224,8 +227,8 @@ child_fn(void *arg)
 static void
 test_function(void)
 {
-	struct spawn_req rq = { NULL, NULL, NULL, child_fn, S("from fn"),
-	    SPAWN_OUT, 0 };
+	struct spawn_req rq = {
+	    .fn = child_fn, .arg = S("from fn"), .flags = SPAWN_OUT };
 	struct spawn	 sp;
 	char		 out[64], err[256];
 
