@@ -8,6 +8,9 @@
  * "Control"): "interval MS" changes the sampling interval from the next
  * tick on.
  *
+ * With --armour (srun's output forwarding, PROTOCOL.md "Armour") the same
+ * bytes go out as short checksummed text lines instead.
+ *
  * Everything is allocated at start-up: the instance table and the output
  * buffer are static, so the sampling path never calls malloc.
  */
@@ -77,6 +80,17 @@ static volatile sig_atomic_t quit;
 #define PROBE_IVL_MIN	100		/* ms: bounds of "interval MS" */
 #define PROBE_IVL_MAX	60000
 
+/* --armour: PROTOCOL.md, "Armour".  A record is what one flush writes
+ * (whole frames); it goes out as lines of at most PROBE_ARM_RAW bytes. */
+#define PROBE_ARM_RAW	255
+#define PROBE_ARM_LINE	400
+
+static int		 armour;
+static uint32_t		 arm_sid;	/* this stream's id, never 0 */
+static uint32_t		 arm_seq;	/* the next line's number */
+static char		 armbuf[64 * 1024];
+static size_t		 armlen;
+
 static char		 ctl_line[PROBE_CTL_LINE];
 static size_t		 ctl_len;
 static int		 ctl_skip;	/* the rest of a too long line */
@@ -86,7 +100,7 @@ probe_usage(FILE *f)
 {
 	fprintf(f, "usage: jobtop-probe [--job ID [--step STEP]] "
 	    "[--uid UID] [--interval SECONDS] [--count N] [--root DIR] "
-	    "[--nvml PATH] [--watchdog SECONDS]\n");
+	    "[--nvml PATH] [--watchdog SECONDS] [--armour]\n");
 }
 
 static void
@@ -110,21 +124,108 @@ probe_bytes_sent(void)
 	return bytes_sent;
 }
 
-/* Write the output buffer fully; a broken channel ends the probe. */
+/* Write len bytes fully; a broken channel ends the probe. */
 static void
-probe_flush(void)
+probe_write_all(const void *data, size_t len)
 {
-	size_t	off = 0;
-	ssize_t	n;
+	const char	*p = data;
+	size_t		 off = 0;
+	ssize_t		 n;
 
-	while (off < out.len) {
-		n = write(STDOUT_FILENO, out.data + off, out.len - off);
+	while (off < len) {
+		n = write(STDOUT_FILENO, p + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			_exit(2);
 		off += (size_t)n;
 	}
+}
+
+/* One armour line: "J1 SID SEQ KIND BASE64 CRC\n" into armbuf. */
+static void
+probe_armour_line(char kind, const uint8_t *data, size_t len)
+{
+	static const char	 b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	char			*l;
+	size_t			 i, k;
+	uint32_t		 v;
+	int			 n;
+
+	if (armlen + PROBE_ARM_LINE > sizeof(armbuf)) {
+		probe_write_all(armbuf, armlen);
+		armlen = 0;
+	}
+	l = armbuf + armlen;
+	n = snprintf(l, PROBE_ARM_LINE, "J1 %08x %08x %c ", (unsigned)arm_sid,
+	    (unsigned)arm_seq++, kind);
+	k = (size_t)n;
+	for (i = 0; i < len; i += 3) {
+		v = (uint32_t)data[i] << 16;
+		if (i + 1 < len)
+			v |= (uint32_t)data[i + 1] << 8;
+		if (i + 2 < len)
+			v |= data[i + 2];
+		l[k++] = b64[v >> 18 & 63];
+		l[k++] = b64[v >> 12 & 63];
+		l[k++] = i + 1 < len ? b64[v >> 6 & 63] : '=';
+		l[k++] = i + 2 < len ? b64[v & 63] : '=';
+	}
+	n = snprintf(l + k, PROBE_ARM_LINE - k, " %08x\n",
+	    (unsigned)wire_crc32c(0, l, k));
+	armlen += k + (size_t)n;
+}
+
+/* A record (whole frames) as armour lines: F alone, or B, M..., E. */
+static void
+probe_armour(const uint8_t *data, size_t len)
+{
+	size_t	off, take;
+	char	kind;
+
+	for (off = 0; off < len; off += take) {
+		take = len - off < PROBE_ARM_RAW ? len - off : PROBE_ARM_RAW;
+		if (off == 0)
+			kind = take == len ? 'F' : 'B';
+		else
+			kind = off + take == len ? 'E' : 'M';
+		probe_armour_line(kind, data + off, take);
+	}
+	probe_write_all(armbuf, armlen);
+	armlen = 0;
+}
+
+/* The stream's first line: the node's name as Slurm calls it. */
+static void
+probe_armour_start(void)
+{
+	struct utsname	 u;
+	const char	*name = getenv("SLURMD_NODENAME");
+	uint64_t	 t;
+
+	if (name == NULL || *name == '\0' || strlen(name) > 255) {
+		name = "";
+		if (uname(&u) == 0)
+			name = u.nodename;
+	}
+	t = probe_now_ms(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 20) ^
+	    probe_now_ms(CLOCK_MONOTONIC) << 40;
+	arm_sid = wire_crc32c(0, &t, sizeof(t));
+	if (arm_sid == 0)
+		arm_sid = 1;
+	probe_armour_line('N', (const uint8_t *)name,
+	    strnlen(name, sizeof(u.nodename)));
+}
+
+/* Write the output buffer fully; a broken channel ends the probe. */
+static void
+probe_flush(void)
+{
+	if (armour)
+		probe_armour(out.data, out.len);
+	else
+		probe_write_all(out.data, out.len);
 	bytes_sent += out.len;
 	wbuf_reset(&out);
 }
@@ -561,6 +662,7 @@ main(int argc, char **argv)
 		{ "root",	required_argument, NULL, 'r' },
 		{ "nvml",	required_argument, NULL, 'n' },
 		{ "watchdog",	required_argument, NULL, 'w' },
+		{ "armour",	no_argument,	   NULL, 'a' },
 		{ "version",	no_argument,	   NULL, 'V' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -653,6 +755,9 @@ main(int argc, char **argv)
 			}
 			wd_ms = (uint64_t)lv * 1000;
 			break;
+		case 'a':
+			armour = 1;
+			break;
 		case 'V':
 			printf("jobtop-probe %s (protocol %d.%d)\n",
 			    JOBTOP_VERSION, PROTO_MAJOR, PROTO_MINOR);
@@ -691,6 +796,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	start_ms = probe_now_ms(CLOCK_REALTIME);
+	if (armour)
+		probe_armour_start();
 	probe_hello(&conf, start_ms);
 	probe_flush();
 

@@ -62,6 +62,8 @@ struct rconf {
 	char		*probe_path;
 	char		*job;
 	char		*step;		/* --step: a Slurm step, or NULL */
+	const char	*sched;		/* "slurm", ...; NULL: a host list */
+	size_t		 nnodes;	/* the job's nodes (the ladder) */
 	uid_t		 owner;
 	int		 owner_known;
 	double		 interval;

@@ -23,6 +23,7 @@
 
 #include "feed-local.h"
 #include "feed.h"
+#include "feed-srun.h"
 #include "log.h"
 #include "rconf.h"
 #include "textsafe.h"
@@ -437,6 +438,8 @@ feed_exec_free(struct feed_exec *x)
 const struct feed_transport feed_transports[] = {
 	{ "libssh2", feed_new_libssh2, feed_libssh2_usable, FEED_T_LADDER,
 	    "one libssh2 session per node, in this process" },
+	{ "srun", feed_new_srun, feed_srun_usable, FEED_T_LADDER,
+	    "one srun for the whole Slurm job, through Slurm's own tree" },
 	{ NULL, NULL, NULL, 0, NULL }
 };
 
@@ -513,8 +516,11 @@ feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
     enum feed_fail fail, const char *reason, char *why, size_t whysz)
 {
 	const struct feed_transport	*next;
+	const char			*name;
 
-	(void)host;
+	if ((name = feed_srun_ladder(rc, host, cur, fail, reason, why,
+	    whysz)) != NULL)
+		return name;
 	if (fail == FEED_FAIL_NONE || (next = feed_ladder_after(cur)) == NULL)
 		return NULL;
 	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_AUTH) {
@@ -708,6 +714,12 @@ feed_new_auto(const struct rconf *rc, const char *host, char *err,
 	size_t				 n = 0;
 
 	skipped[0] = '\0';
+	/* A job too large for one SSH session per node starts on srun. */
+	if (feed_srun_first(rc, skipped, sizeof(skipped)) &&
+	    (t = feed_transport_find("srun")) != NULL &&
+	    (cur = t->open(rc, host, err, errsz)) != NULL)
+		goto found;
+	skipped[0] = '\0';
 	for (t = feed_transports; t->name != NULL; t++) {
 		if (!(t->flags & FEED_T_LADDER))
 			continue;
@@ -732,6 +744,7 @@ feed_new_auto(const struct rconf *rc, const char *host, char *err,
 			    host, skipped);
 		return NULL;
 	}
+found:
 	a = xcalloc(1, sizeof(*a));
 	a->rc = rc;
 	a->host = xstrdup(host);

@@ -963,6 +963,8 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 	main_rconf_set(&mp->rc.job, mp->jobid);
 	main_rconf_set(&mp->rc.step, mp->jobid != NULL && job->step[0] != '\0' ?
 	    job->step : NULL);
+	mp->rc.sched = mp->jobid != NULL ? job->sched : NULL;
+	mp->rc.nnodes = n;
 	mp->rc.owner = job->uid;
 	mp->rc.owner_known = mp->jobid != NULL && job->uid_known;
 	mp->rc.interval = o->interval;
