@@ -549,6 +549,16 @@ explain_run(const struct job *job, const char *node,
 	if (plen > 0)
 		fputs(ptext, out);
 	free(ptext);
+	/* A rung auto starts with (srun for a very large job) wins when it
+	 * works. */
+	for (i = 0; i < n; i++)
+		if (rungs[i].first != NULL && strstr(works, rungs[i].name) !=
+		    NULL) {
+			fprintf(out, "auto: %s (%s)\n", rungs[i].name,
+			    text_clean(buf, sizeof(buf), rungs[i].first));
+			fflush(out);
+			return 0;
+		}
 	if (first < 0) {
 		fprintf(out, "auto: none: no transport reaches %s\n",
 		    text_clean(buf, sizeof(buf), node));

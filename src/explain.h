@@ -32,6 +32,8 @@ struct explain_rung {
 	void		*arg;
 	const char	*skip;
 	int		 local;
+	const char	*first;	/* auto starts here, why ("a job of 2000
+				 * nodes ..."), NULL: ladder order */
 };
 
 /*

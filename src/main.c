@@ -33,6 +33,7 @@
 #include "export.h"
 #include "feed-local.h"
 #include "feed-replay.h"
+#include "feed-srun.h"
 #include "feed.h"
 #include "history.h"
 #include "hostlist.h"
@@ -1354,7 +1355,7 @@ main_explain(const struct main_opts *o, const struct job *job)
 	struct explain_rung		 rungs[8];
 	const struct feed_transport	*t;
 	const char			*node = hostlist_get(job->nodes, 0);
-	char				 buf[256], why[8][512];
+	char				 buf[256], why[8][512], pref[512];
 	size_t				 i;
 	int				 n = 0, rc;
 
@@ -1397,6 +1398,10 @@ main_explain(const struct main_opts *o, const struct job *job)
 		if (t->usable != NULL && t->usable(&mp.rc, node, why[n],
 		    sizeof(why[n])) != 0)
 			rungs[n].skip = why[n];
+		/* Where the ladder starts a very large job. */
+		if (strcmp(t->name, "srun") == 0 && feed_srun_first(&mp.rc,
+		    pref, sizeof(pref)))
+			rungs[n].first = pref;
 		n++;
 	}
 	rc = explain_run(job, node, rungs, n, &mp.sc, stdout);
