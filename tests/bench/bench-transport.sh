@@ -206,7 +206,7 @@ for n in $SIZES; do
 		out=$(FANOUT_TREE=1 $RUN steady "$n" "$STEADY_S" 60 "$tmp/err.st" -- $(jt_cmd "$c" "$job") -d 1)
 		steady_cpu[$c.$n]=$(kv cpu_pct <<<"$out")
 		steady_rss[$c.$n]=$(kv rss_kib_max <<<"$out")
-		steady_note[$c.$n]="procs=$(kv procs <<<"$out") live_ms=$(kv live_ms <<<"$out") in_window=$(kv nodes_in_window <<<"$out")"
+		steady_note[$c.$n]="procs=$(kv procs <<<"$out") jobtop_rss=$(kv monitor_rss_kib <<<"$out") live_ms=$(kv live_ms <<<"$out") in_window=$(kv nodes_in_window <<<"$out")"
 		[ "$(kv nodes_in_window <<<"$out")" = "$n" ] ||
 			note[$c.$n]+=" steady: $out; $(sort "$tmp/err.st" | uniq -c | sort -rn | head -2 | tr '\n' ';')"
 	done
@@ -232,11 +232,11 @@ for n in $SIZES; do
 	echo
 done
 echo "login-node cost streaming at 1 Hz (jobtop and its child processes summed), ${STEADY_S} s window:"
-printf '%-6s %-8s %9s %11s %12s %14s  %s\n' nodes col "cpu %" "cpu%/node" "rss KiB" "rss KiB/node" "(processes, time to all live, nodes in window)"
+printf '%-6s %-8s %9s %11s %12s %14s  %s\n' nodes col "cpu %" "cpu%/node" "rss KiB" "rss KiB/node" "(processes, jobtop's own RSS KiB, time to all live, nodes in window)"
 for n in $SIZES; do
 	for c in "${cols[@]}"; do
 		printf '%-6s %-8s %9s %11s %12s %14s  %s\n' "$n" "$c" "${steady_cpu[$c.$n]:-?}" \
-		    "$(awk -v v="${steady_cpu[$c.$n]:--1}" -v n="$n" 'BEGIN {printf "%.3f", v / n}')" \
+		    "$(awk -v v="${steady_cpu[$c.$n]:--1}" -v n="$n" 'BEGIN {printf "%.4f", v / n}')" \
 		    "${steady_rss[$c.$n]:-?}" \
 		    "$(awk -v v="${steady_rss[$c.$n]:--1}" -v n="$n" 'BEGIN {printf "%.0f", v / n}')" \
 		    "${steady_note[$c.$n]:-}"
