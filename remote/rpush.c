@@ -248,6 +248,73 @@ rpush_fast_cmd(const char *dir, const char *name, uint64_t size,
 	    wd, nvml, jobarg, RPUSH_NOT_CACHED_STATUS);
 }
 
+/*
+ * The ssh transport's one command (one connection per start): the fast
+ * path's guard, and when the probe is not cached, the check's directory
+ * rules, then the upload over the same connection's stdin: the script
+ * says "jobtop-send I SIZE" on stderr and reads exactly SIZE bytes with
+ * head -c (the monitor writes nothing else until the probe's HELLO), then
+ * verifies size and hash and renames into place, as the install does.
+ */
+char *
+rpush_ssh_cmd(const struct rpush_ssh *a)
+{
+	char	jobarg[192], nvml[512], hguard[512], wd[64], kill[256];
+	char	hget[256];
+
+	jobarg[0] = nvml[0] = hguard[0] = kill[0] = hget[0] = '\0';
+	rpush_probe_opts(a->watchdog, a->uid, wd, sizeof(wd));
+	rpush_job_arg(a->job, a->step, jobarg, sizeof(jobarg));
+	if (a->helper != NULL) {
+		snprintf(nvml, sizeof(nvml), " --nvml \"./%s\"", a->helper);
+		snprintf(hguard, sizeof(hguard), " && ok \"./%s\" %llu %s",
+		    a->helper, (unsigned long long)a->hsize, a->hhash);
+		snprintf(hget, sizeof(hget), "get 1 \"%s\" %llu %s; ",
+		    a->helper, (unsigned long long)a->hsize, a->hhash);
+	}
+	if (a->stale > 0)
+		snprintf(kill, sizeof(kill), "p=%ld; "
+		    "if grep -q \"%s\" /proc/$p/cmdline 2>/dev/null; then "
+		    "kill $p; fi; ", a->stale, a->name);
+	return xasprintf("exec /bin/sh -c 'set -f; unset CDPATH; "
+	    RPUSH_HS RPUSH_SP RPUSH_PV
+	    "ok() { [ -f \"$1\" ] && [ ! -L \"$1\" ] && [ -O \"$1\" ] && "
+	    "[ \"$(($(wc -c <\"$1\")))\" = \"$2\" ] && hs \"$1\" && "
+	    "[ \"$h\" = \"$3\" ]; }; "
+	    "run() { echo \"jobtop-probe-pid $$\" >&2; "
+	    "exec \"./%s\" --interval %.3f%s%s%s; }; %s"
+	    "d=\"%s\"; "
+	    "if cd -P -- \"$d\" 2>/dev/null && [ -O . ] && pv && "
+	    "sp >/dev/null && ok \"./%s\" %llu %s%s; then run; fi; "
+	    "m=$(uname -m); case \"$m\" in %s) ;; *) "
+	    "echo \"jobtop-arch $m\" >&2; exit 98;; esac; "
+	    "umask 077; [ -d \"$d\" ] || mkdir -p \"$d\" 2>/dev/null || "
+	    "{ echo \"jobtop-dir cannot be created\" >&2; exit 99; }; w=; "
+	    "if [ -L \"$d\" ]; then w=\"is a symbolic link\"; "
+	    "elif [ ! -d \"$d\" ]; then w=\"is not a directory\"; "
+	    "elif ! cd -P -- \"$d\"; then w=\"cannot be entered\"; "
+	    "elif [ ! -O . ]; then w=\"is owned by another user\"; "
+	    "elif ! chmod 700 .; then w=\"cannot be made private\"; "
+	    "elif ! x=$(sp); then w=\"is in an unsafe place: $x\"; fi; "
+	    "[ -z \"$w\" ] || { echo \"jobtop-dir $w\" >&2; exit 99; }; "
+	    "find . -name \".jobtop-*.tmp\" -mmin +10 "
+	    "-exec rm -f {} + 2>/dev/null; "
+	    "get() { t=\"./.jobtop-$$-$1.tmp\"; "
+	    "echo \"jobtop-send $1 $3\" >&2; head -c $3 >\"$t\"; "
+	    "s=$(($(wc -c <\"$t\"))); hs \"$t\"; "
+	    "if [ \"$s\" = $3 ] && { [ -z \"$h\" ] || [ \"$h\" = $4 ]; }; "
+	    "then chmod 700 \"$t\" && mv -f \"$t\" \"./$2\"; else "
+	    "rm -f \"$t\"; echo \"jobtop-bad-upload $2 $s $h\" >&2; "
+	    "exit 1; fi; }; "
+	    "get 0 \"%s\" %llu %s; %s"
+	    "pv && sp >/dev/null && run; "
+	    "echo \"jobtop: the probe cache is not safe\" >&2; exit 1'",
+	    a->name, a->interval, wd, nvml, jobarg, kill, a->dir, a->name,
+	    (unsigned long long)a->size, a->hash, hguard,
+	    rpush_pattern(a->arch), a->name, (unsigned long long)a->size,
+	    a->hash, hget);
+}
+
 /* Copy one word of at most size-1 bytes; returns what follows it. */
 static const char *
 rpush_word(const char *p, char *out, size_t size)

@@ -99,6 +99,31 @@ char		*rpush_fast_cmd(const char *, const char *, uint64_t,
 		    long long, const char *, uint64_t, const char *);
 #define RPUSH_NOT_CACHED	"jobtop-not-cached"
 #define RPUSH_NOT_CACHED_STATUS	97
+/* What the ssh transport's command needs (rpush_ssh_cmd). */
+struct rpush_ssh {
+	const char	*dir;		/* the cache directory */
+	const char	*name;		/* the probe's file name there */
+	uint64_t	 size;
+	const char	*hash;
+	const char	*arch;		/* the probe's machine */
+	const char	*job, *step;	/* NULL: none */
+	double		 interval;
+	unsigned	 watchdog;
+	long long	 uid;		/* below 0: none */
+	long		 stale;		/* a lost probe's pid to end, 0 */
+	const char	*helper;	/* the NVML helper's name, NULL */
+	uint64_t	 hsize;
+	const char	*hhash;
+};
+/*
+ * One command that starts the cached probe, or, when it is missing or
+ * different, checks the machine and the cache directory (as the check
+ * does), asks for the probe on stdin ("jobtop-send 0 SIZE" on stderr, then
+ * "jobtop-send 1 SIZE" for the helper), verifies and installs it (as the
+ * install does) and starts it.  Its own refusals on stderr: "jobtop-arch
+ * M" (exit 98), "jobtop-dir PROBLEM" (exit 99), "jobtop-bad-upload".
+ */
+char		*rpush_ssh_cmd(const struct rpush_ssh *);
 /* Upload without scp: the data on stdin into dir/tmp. */
 char		*rpush_upload_cmd(const char *, const char *);
 

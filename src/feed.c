@@ -438,6 +438,8 @@ feed_exec_free(struct feed_exec *x)
 const struct feed_transport feed_transports[] = {
 	{ "libssh2", feed_new_libssh2, feed_libssh2_usable, FEED_T_LADDER,
 	    "one libssh2 session per node, in this process" },
+	{ "ssh", feed_new_ssh, NULL, FEED_T_LADDER,
+	    "the system OpenSSH client, one ssh process per node" },
 	{ "srun", feed_new_srun, feed_srun_usable, FEED_T_LADDER,
 	    "one srun for the whole Slurm job, through Slurm's own tree" },
 	{ NULL, NULL, NULL, 0, NULL }
@@ -548,6 +550,7 @@ struct feed_auto {
 	struct feed		*cur;
 	const char		*name;		/* cur's transport */
 	int			 stopped;
+	char			 why[1024];	/* a last failure, and before */
 };
 
 static int
@@ -644,12 +647,22 @@ feed_auto_done(struct feed *f)
 	return a->cur->ops->done(a->cur);
 }
 
+/* A failure for good on the last transport says what the cheaper ones
+ * said too. */
 static enum feed_phase
 feed_auto_phase(struct feed *f, const char **why)
 {
 	struct feed_auto	*a = f->impl;
+	enum feed_phase		 ph;
 
-	return a->cur->ops->phase(a->cur, why);
+	ph = feed_phase(a->cur, why);
+	if ((ph == FEED_REFUSED || ph == FEED_FAILED) &&
+	    f->skipped[0] != '\0') {
+		snprintf(a->why, sizeof(a->why), "%s (before: %s)", *why,
+		    f->skipped);
+		*why = a->why;
+	}
+	return ph;
 }
 
 static enum feed_fail

@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define FEED_MAX_FDS	4
+#define FEED_MAX_FDS	6
 
 struct feed;
 struct rconf;

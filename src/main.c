@@ -845,6 +845,38 @@ main_rec_state(void *arg, struct session *s, int i, const char *old,
 		main_rec_stopped(r);
 }
 
+/* A node's transport is known or changed: into the recording (an event
+ * "transport": "ssh; skipped: libssh2: ...", which older readers replay
+ * as any event). */
+static void
+main_rec_transport(void *arg, struct session *s, int i, const char *t,
+    const char *skipped)
+{
+	struct main_run	*r = arg;
+	char		 text[640];
+
+	snprintf(text, sizeof(text), "%s%s%s", t, *skipped != '\0' ?
+	    "; skipped: " : "", skipped);
+	if (rec_event(r->rec, (unsigned)i, session_wall_ms(), EV_INFO,
+	    "transport", text) != 0)
+		main_rec_stopped(r);
+}
+
+/* ... and a batch record. */
+static void
+main_on_transport(void *arg, struct session *s, int i, const char *t,
+    const char *skipped)
+{
+	struct main_run	*r = arg;
+
+	main_rec_transport(arg, s, i, t, skipped);
+	if (!main_out_broken && r->out->transport != NULL) {
+		r->out->transport(stdout, session_node_name(s, i),
+		    session_wall_ms(), t, skipped);
+		main_flush();
+	}
+}
+
 /* A node's state changed: a record, and one line on stderr for a node
  * that failed for good. */
 static void
@@ -1040,6 +1072,7 @@ main_batch(const struct main_opts *o, struct job *job)
 	hooks.arg = &run;
 	hooks.message = main_on_message;
 	hooks.state = main_on_state;
+	hooks.transport = main_on_transport;
 	hooks.bytes = main_on_bytes;
 	hooks.restart = main_on_restart;
 	hooks.timeout = main_on_timeout;
@@ -1162,6 +1195,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 	chain.bytes = main_on_bytes;
 	chain.restart = main_on_restart;
 	chain.state = main_rec_state;
+	chain.transport = main_rec_transport;
 	chain.timeout = main_on_timeout;
 	ui_hooks(ui, &hooks, &chain);
 	ui_set_event_hook(ui, main_ui_event, &run);

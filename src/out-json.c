@@ -544,7 +544,26 @@ out_json_job(FILE *f, uint64_t ms, const struct out_job *j)
 	fputs("}\n", f);
 }
 
+/* {"time": T, "node": N, "type": "transport", "transport": "ssh",
+ * "skipped": "libssh2: ..."}: skipped only when some were. */
+static void
+out_json_transport(FILE *f, const char *node, uint64_t ms, const char *t,
+    const char *skipped)
+{
+	fputs("{\"time\":", f);
+	out_json_time(f, ms);
+	fputs(",\"node\":", f);
+	out_json_string(f, node, strlen(node));
+	fputs(",\"type\":\"transport\",\"transport\":", f);
+	out_json_string(f, t, strlen(t));
+	if (*skipped != '\0') {
+		fputs(",\"skipped\":", f);
+		out_json_string(f, skipped, strlen(skipped));
+	}
+	fputs("}\n", f);
+}
+
 const struct output out_json = {
 	"json", out_json_hello, out_json_sample, out_json_event, out_json_bye,
-	out_json_state, out_json_job
+	out_json_state, out_json_job, out_json_transport
 };

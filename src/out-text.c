@@ -303,7 +303,22 @@ out_text_job(FILE *f, uint64_t ms, const struct out_job *j)
 	fputc('\n', f);
 }
 
+/* "HH:MM:SS.mmm node1: transport ssh (libssh2: RSA key needs ...)" */
+static void
+out_text_transport(FILE *f, const char *node, uint64_t ms, const char *t,
+    const char *skipped)
+{
+	char	when[32], name[PROTO_HOST_MAX], tr[64], why[512];
+
+	out_text_time(when, sizeof(when), ms);
+	fprintf(f, "%s %s: transport %s", when, text_clean(name, sizeof(name),
+	    node), text_clean(tr, sizeof(tr), t));
+	if (*skipped != '\0')
+		fprintf(f, " (%s)", text_clean(why, sizeof(why), skipped));
+	fputc('\n', f);
+}
+
 const struct output out_text = {
 	"text", out_text_hello, out_text_sample, out_text_event, out_text_bye,
-	out_text_state, out_text_job
+	out_text_state, out_text_job, out_text_transport
 };

@@ -41,6 +41,11 @@ struct output {
 	/* The job's line at unix ms; with state set, the job ended (the
 	 * scheduler said so) and this is the run's last record. */
 	void		(*job)(FILE *, uint64_t, const struct out_job *);
+	/* A node's transport ("ssh") is known or changed: node name,
+	 * wall-clock ms, the transport, why cheaper ones were skipped
+	 * ("" none). */
+	void		(*transport)(FILE *, const char *, uint64_t,
+			    const char *, const char *);
 };
 
 extern const struct output out_json;

@@ -60,6 +60,8 @@ struct snode {
 	uint64_t	 samples;
 	uint64_t	 last_data;	/* monotonic ms */
 	char		 state[SESSION_STATE_MAX];
+	char		 transport[32];	/* the feed's, as last told */
+	char		*skipped;	/* why cheaper ones were skipped */
 	uint8_t		*held;		/* bytes not decoded: a hold */
 	size_t		 heldlen, heldcap;
 	int		 held_end;	/* the stream ended after them */
@@ -240,6 +242,7 @@ session_add(struct session *s, const char *name, struct feed *f,
 	memset(nd, 0, sizeof(*nd));
 	nd->name = xstrdup(name);
 	nd->feed = f;
+	nd->skipped = xstrdup("");
 	nd->st = stream_new(name);
 	model_fix_name(stream_model(nd->st));
 	nd->last_data = session_now_ms();
@@ -500,6 +503,30 @@ session_update_state(struct session *s, int i, uint64_t now)
 	session_set_state(s, i, st);
 }
 
+/* The node's transport (the ladder may move it): tell the hook when it
+ * changes, with why cheaper ones were skipped. */
+static void
+session_check_transport(struct session *s, int i)
+{
+	struct snode	*nd = &s->nodes[i];
+	const char	*t;
+
+	if (nd->feed == NULL)
+		return;
+	t = feed_transport(nd->feed);
+	if (strcmp(t, nd->transport) == 0 &&
+	    strcmp(feed_skipped(nd->feed), nd->skipped) == 0)
+		return;
+	snprintf(nd->transport, sizeof(nd->transport), "%s", t);
+	free(nd->skipped);
+	nd->skipped = xstrdup(feed_skipped(nd->feed));
+	log_debug("%s: transport %s%s%s", nd->name, nd->transport,
+	    *nd->skipped != '\0' ? "; skipped: " : "", nd->skipped);
+	if (s->hooks.transport != NULL)
+		s->hooks.transport(s->hooks.arg, s, i, nd->transport,
+		    nd->skipped);
+}
+
 /* Put a node's descriptors in the epoll set as pollfds gave them.  A
  * descriptor the feed closed left the set by itself, and its number may
  * be another node's now: only the node that registered a number last
@@ -562,6 +589,7 @@ session_ask(struct session *s, int i, uint64_t now)
 	int		 n, t;
 
 	nd->dirty = 0;
+	session_check_transport(s, i);
 	session_update_state(s, i, now);
 	if (nd->feed->ops->done(nd->feed)) {
 		session_watch(s, i, pf, 0);
@@ -757,6 +785,7 @@ session_free(struct session *s)
 		free(s->nodes[i].held);
 		free(s->nodes[i].name);
 		free(s->nodes[i].error);
+		free(s->nodes[i].skipped);
 	}
 	free(s->nodes);
 	free(s->buf);
@@ -779,6 +808,18 @@ const struct node_model *
 session_node_model(const struct session *s, int i)
 {
 	return stream_model(s->nodes[i].st);
+}
+
+const char *
+session_node_transport(const struct session *s, int i)
+{
+	return s->nodes[i].transport;
+}
+
+const char *
+session_node_skipped(const struct session *s, int i)
+{
+	return s->nodes[i].skipped;
 }
 
 const char *

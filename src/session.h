@@ -39,6 +39,10 @@ struct session_hooks {
 		    int, uint64_t);
 	/* Milliseconds until the hooks need a wake-up; -1 none. */
 	int	(*timeout)(void *, uint64_t);
+	/* The node's transport ("libssh2", "ssh") is known or changed;
+	 * skipped says why cheaper ones were skipped ("" none). */
+	void	(*transport)(void *, struct session *, int, const char *,
+		    const char *);
 };
 
 struct session_conf {
@@ -81,6 +85,10 @@ int		 session_nnodes(const struct session *);
 const char	*session_node_name(const struct session *, int);
 const struct node_model *session_node_model(const struct session *, int);
 const char	*session_node_state(const struct session *, int);
+/* The transport serving node i ("" before it is known), and why cheaper
+ * ones were skipped ("" when none were). */
+const char	*session_node_transport(const struct session *, int);
+const char	*session_node_skipped(const struct session *, int);
 /* Why the node failed for good, or NULL. */
 const char	*session_node_error(const struct session *, int);
 uint64_t	 session_node_samples(const struct session *, int);

@@ -55,6 +55,7 @@ struct ui_node {
 	char		*name;
 	int		 local;
 	char		 state[160];
+	char		 transport[32];	/* "libssh2", "ssh", "" */
 	int		 lost;
 	int		 failed;
 	int		 live_once;

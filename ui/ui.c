@@ -313,6 +313,25 @@ ui_wall(const struct ui *ui)
 	return ui->vclock != 0 ? ui->vclock : session_wall_ms();
 }
 
+/* The node's transport: kept, and told in the event log when the
+ * ladder skipped cheaper ones (the user asked for none of them). */
+void
+ui_node_transport(struct ui *ui, int i, const char *t, const char *skipped)
+{
+	struct ui_node	*n;
+	char		 text[256];
+
+	if (i < 0 || i >= ui->nnodes)
+		return;
+	n = &ui->nodes[i];
+	snprintf(n->transport, sizeof(n->transport), "%s", t);
+	if (*skipped == '\0')
+		return;
+	snprintf(text, sizeof(text), "%s via %s: %s", n->name, t, skipped);
+	ui_event_add(ui, i, EV_INFO, "transport", text, ui_wall(ui));
+	ui->dirty = 1;
+}
+
 void
 ui_node_state(struct ui *ui, int i, const char *state, int lost)
 {
@@ -1176,6 +1195,17 @@ ui_on_state(void *arg, struct session *s, int i, const char *old,
 		ui_node_state(ui, i, cur, session_node_lost(s, i));
 }
 
+static void
+ui_on_transport(void *arg, struct session *s, int i, const char *t,
+    const char *skipped)
+{
+	struct ui	*ui = arg;
+
+	if (ui->chain.transport != NULL)
+		ui->chain.transport(ui->chain.arg, s, i, t, skipped);
+	ui_node_transport(ui, i, t, skipped);
+}
+
 static int
 ui_on_pollfds(void *arg, struct pollfd *pfd, int max)
 {
@@ -1335,6 +1365,7 @@ ui_hooks(struct ui *ui, struct session_hooks *h,
 	h->restart = ui_on_restart;
 	h->message = ui_on_message;
 	h->state = ui_on_state;
+	h->transport = ui_on_transport;
 	h->pollfds = ui_on_pollfds;
 	h->ready = ui_on_ready;
 	h->timeout = ui_on_timeout;

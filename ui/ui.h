@@ -103,6 +103,8 @@ void		 ui_stop(struct ui *);
 void		 ui_node_sample(struct ui *, int, const struct node_model *,
 		     uint64_t);
 void		 ui_node_state(struct ui *, int, const char *, int);
+void		 ui_node_transport(struct ui *, int, const char *,
+		     const char *);
 void		 ui_node_event(struct ui *, int, const struct proto_event *);
 /* Push a job-wide history sample now. */
 void		 ui_job_tick(struct ui *, uint64_t);

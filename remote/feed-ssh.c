@@ -1,0 +1,831 @@
+/*
+ * feed-ssh: the `ssh` transport, the system OpenSSH client as one child
+ * process per node (spawn.c: its own process group, PR_SET_PDEATHSIG so
+ * that a kill -9 of the monitor takes it along, and with it the node's
+ * probe, which sees EOF on its stdin).  It inherits everything the user's
+ * OpenSSH does: keys of every type and signature algorithm, certificates,
+ * the agent, GSSAPI, host-based authentication, ProxyJump and
+ * ProxyCommand, ControlMaster, known_hosts and ~/.ssh/config as ssh reads
+ * them.  jobtop adds only -T (no tty), BatchMode=yes (never a prompt),
+ * ConnectTimeout when ssh_config sets none, and StrictHostKeyChecking=
+ * accept-new with --accept-new.
+ *
+ * Each start is one connection running rpush_ssh_cmd: the cached probe
+ * (the content-hash cache of rpush.c, the same as libssh2's) starts at
+ * once; when missing it is sent over the same connection's stdin and
+ * verified before it runs.  The probe gets the same options and the same
+ * watchdog as over libssh2, with an "alive" line on its stdin every
+ * keepalive interval.
+ *
+ *	WAITING (a fan-out slot, or the backoff timer) -> CONNECTING (ssh
+ *	runs) -> PUSHING (the node asked for the probe) -> STARTING (the
+ *	probe's pid came) -> LIVE (its HELLO came);  a live node that goes
+ *	silent or whose ssh ends -> LOST, then after 1, 2, 4 .. 30 s a new
+ *	ssh;  "Permission denied", "Host key verification failed" and the
+ *	script's own refusals -> REFUSED for good, with ssh's words.
+ *
+ * A side command (a backtrace) is a second ssh (feed-cmd.c).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "feed.h"
+#include "hello.h"
+#include "rconf.h"
+#include "rpush.h"
+#include "spawn.h"
+#include "sshconf.h"
+#include "textsafe.h"
+#include "xmalloc.h"
+
+#define FSSH_BUF_MAX	(1 << 20)	/* probe bytes held for the caller */
+#define FSSH_START_MS	120000		/* connect, push and start */
+#define FSSH_STOP_MS	5000		/* after EOF, before SIGKILL */
+#define FSSH_WATCHDOG_KA 4		/* as rsess: keepalives of silence */
+#define FSSH_ARGS_MAX	16
+
+struct feed_ssh {
+	const struct rconf	*rc;
+	char			*host;
+	char			*ssh;		/* the client's path */
+	char			*argv[FSSH_ARGS_MAX];
+	int			 argc;		/* before the command */
+	char			 ctimeout[48];
+
+	enum feed_phase		 phase;
+	enum feed_fail		 fail;
+	char			 reason[512];
+	struct spawn		 sp;
+	int			 running;	/* sp holds a child */
+	int			 slot;		/* holds a fan-out slot */
+	int			 fails;
+	int			 live;		/* this run delivered data */
+	int			 ever;		/* some run did */
+	int			 stopping;
+	int			 permanent;	/* a refusal seen on stderr */
+	char			 kill_why[256];	/* why we ended the child */
+	uint64_t		 now;
+	uint64_t		 deadline;	/* of the phase, 0 none */
+	uint64_t		 wake;		/* WAITING until then */
+	unsigned		 interval_ms;	/* 0: the rconf's */
+	unsigned		 ka_s;
+	uint64_t		 alive_next;
+
+	uint8_t			*buf;
+	size_t			 blen, boff;
+	struct hello		 hello;
+	int			 synced;
+	int			 eos;		/* 1: a stream ended, unseen */
+	char			 errline[512];
+	size_t			 errlen;
+	char			 lasterr[512];	/* ssh's or the probe's */
+	long			 probe_pid, stale_pid;
+
+	const uint8_t		*up;		/* an upload being sent */
+	size_t			 uplen, upoff;
+	char			 ctl[64];	/* a control line being sent */
+	size_t			 ctllen, ctloff;
+	unsigned		 ctl_ms;	/* an interval to send, 0 */
+	int			 ctl_alive;
+
+	struct feed_exec	*x;		/* a side command */
+};
+
+static void	fssh_log(const struct feed_ssh *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+
+static void
+fssh_log(const struct feed_ssh *s, const char *fmt, ...)
+{
+	va_list	ap;
+	char	line[900];
+
+	if (s->rc->log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	rconf_log(s->rc, "%s: ssh: %s", s->host, line);
+}
+
+/* $JOBTOP_SSH (a site's wrapper, a test's), else the first executable
+ * ssh in PATH, allocated, or NULL. */
+static char *
+fssh_which(void)
+{
+	const char	*path = getenv("PATH"), *p, *end;
+	char		*cand;
+	struct stat	 st;
+
+	if ((p = getenv("JOBTOP_SSH")) != NULL && *p == '/')
+		return access(p, X_OK) == 0 ? xstrdup(p) : NULL;
+
+	if (path == NULL || *path == '\0')
+		path = "/usr/bin:/bin";
+	for (p = path; *p != '\0'; p = *end != '\0' ? end + 1 : end) {
+		end = strchr(p, ':');
+		if (end == NULL)
+			end = p + strlen(p);
+		if (end == p)
+			continue;
+		cand = xasprintf("%.*s/ssh", (int)(end - p), p);
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+	}
+	return NULL;
+}
+
+static void
+fssh_slot_give(struct feed_ssh *s)
+{
+	if (s->slot) {
+		rconf_slot_give(s->rc);
+		s->slot = 0;
+	}
+}
+
+/* The probe's silence allowed while live, as rsess's STREAM. */
+static unsigned
+fssh_data_ms(const struct feed_ssh *s)
+{
+	if (s->rc->data_timeout_ms != 0)
+		return s->rc->data_timeout_ms;
+	if (s->interval_ms != 0)
+		return 5000 + s->interval_ms * 3;
+	return 5000 + (unsigned)(s->rc->interval * 3000);
+}
+
+/* The command for this start. */
+static char *
+fssh_command(struct feed_ssh *s)
+{
+	const struct rconf	*rc = s->rc;
+	struct rpush_ssh	 a;
+	size_t			 plen, hlen;
+
+	memset(&a, 0, sizeof(a));
+	a.dir = rc->cache_dir;
+	a.name = rconf_probe_name(rc);
+	rconf_probe_data(rc, &plen);
+	a.size = plen;
+	a.hash = rconf_probe_hash(rc);
+	a.arch = rconf_probe_arch(rc);
+	a.job = rc->job;
+	a.step = rc->step;
+	a.interval = s->interval_ms != 0 ? s->interval_ms / 1000.0 :
+	    rc->interval;
+	a.watchdog = s->ka_s * FSSH_WATCHDOG_KA;
+	a.uid = rc->owner_known ? (long long)rc->owner : -1;
+	a.stale = s->stale_pid;
+	if (rconf_nvml_data(rc, &hlen) != NULL) {
+		a.helper = rconf_nvml_name(rc);
+		a.hsize = hlen;
+		a.hhash = rconf_nvml_hash(rc);
+	}
+	return rpush_ssh_cmd(&a);
+}
+
+/* Start ssh for one run. */
+static int
+fssh_start(struct feed_ssh *s)
+{
+	struct spawn_req	 rq;
+	char			*cmd, err[256];
+	int			 k = s->argc;
+
+	cmd = fssh_command(s);
+	s->argv[k++] = s->host;
+	s->argv[k++] = cmd;
+	s->argv[k] = NULL;
+	memset(&rq, 0, sizeof(rq));
+	rq.path = s->ssh;
+	rq.argv = s->argv;
+	rq.flags = SPAWN_IN | SPAWN_OUT | SPAWN_ERR | SPAWN_PGRP;
+	if (spawn_start(&s->sp, &rq, err, sizeof(err)) != 0) {
+		free(cmd);
+		s->argv[s->argc] = NULL;
+		snprintf(s->reason, sizeof(s->reason), "%s", err);
+		return -1;
+	}
+	free(cmd);
+	s->argv[s->argc] = NULL;
+	s->running = 1;
+	s->live = 0;
+	s->permanent = 0;
+	s->kill_why[0] = '\0';
+	s->blen = s->boff = 0;
+	s->synced = 0;
+	s->eos = 0;
+	hello_init(&s->hello, HELLO_CAP);
+	s->errlen = 0;
+	s->lasterr[0] = '\0';
+	s->probe_pid = 0;
+	s->up = NULL;
+	s->ctllen = s->ctloff = 0;
+	s->ctl_ms = 0;
+	s->ctl_alive = 0;
+	s->phase = FEED_CONNECTING;
+	s->deadline = s->now + FSSH_START_MS;
+	fssh_log(s, "started ssh, pid %ld", (long)s->sp.pid);
+	return 0;
+}
+
+/* End the running child now, saying why (it is reaped later). */
+static void
+fssh_kill(struct feed_ssh *s, const char *why)
+{
+	if (!s->running)
+		return;
+	if (why != NULL && s->kill_why[0] == '\0')
+		snprintf(s->kill_why, sizeof(s->kill_why), "%s", why);
+	spawn_kill(&s->sp, SIGKILL);
+	spawn_close_in(&s->sp);
+}
+
+/* A refusal for good, from ssh's or the script's words. */
+static void
+fssh_refuse(struct feed_ssh *s, enum feed_fail fail, const char *why)
+{
+	if (s->permanent)
+		return;
+	s->permanent = 1;
+	s->fail = fail;
+	snprintf(s->reason, sizeof(s->reason), "%s", why);
+	text_clean_inplace(s->reason);
+}
+
+/* One complete stderr line: ours, the probe's, or ssh's. */
+static void
+fssh_line(struct feed_ssh *s, char *line)
+{
+	char		 why[512];
+	unsigned long long n;
+	size_t		 len;
+	int		 i;
+
+	text_clean_inplace(line);
+	if (*line == '\0')
+		return;
+	if (strncmp(line, "jobtop-probe-pid ", 17) == 0) {
+		s->probe_pid = strtol(line + 17, NULL, 10);
+		if (s->phase == FEED_CONNECTING || s->phase == FEED_PUSHING)
+			s->phase = FEED_STARTING;
+		fssh_log(s, "probe runs as pid %ld", s->probe_pid);
+		return;
+	}
+	if (sscanf(line, "jobtop-send %d %llu", &i, &n) == 2) {
+		s->phase = FEED_PUSHING;
+		s->up = i == 0 ? rconf_probe_data(s->rc, &len) :
+		    rconf_nvml_data(s->rc, &len);
+		if (s->up == NULL || (unsigned long long)len != n) {
+			fssh_refuse(s, FEED_FAIL_OTHER, "the node asked for "
+			    "a file of the wrong size");
+			fssh_kill(s, NULL);
+			return;
+		}
+		s->uplen = len;
+		s->upoff = 0;
+		fssh_log(s, "sending %s (%zu bytes)", i == 0 ?
+		    rconf_probe_name(s->rc) : rconf_nvml_name(s->rc), len);
+		return;
+	}
+	if (strncmp(line, "jobtop-arch ", 12) == 0) {
+		snprintf(why, sizeof(why), "node is %s, probe is %s", line + 12,
+		    rconf_probe_arch(s->rc));
+		fssh_refuse(s, FEED_FAIL_OTHER, why);
+		return;
+	}
+	if (strncmp(line, "jobtop-dir ", 11) == 0) {
+		snprintf(why, sizeof(why), "%s on the node %s",
+		    s->rc->cache_dir, line + 11);
+		fssh_refuse(s, FEED_FAIL_OTHER, why);
+		return;
+	}
+	fssh_log(s, "%s", line);
+	if (strstr(line, "Permission denied") != NULL) {
+		snprintf(why, sizeof(why), "ssh: %s", line);
+		fssh_refuse(s, FEED_FAIL_DENIED, why);
+		return;
+	}
+	if (strstr(line, "Host key verification failed") != NULL ||
+	    strstr(line, "REMOTE HOST IDENTIFICATION HAS CHANGED") !=
+	    NULL) {
+		snprintf(why, sizeof(why), "ssh: host key for %s: %s",
+		    s->host, line);
+		fssh_refuse(s, FEED_FAIL_OTHER, why);
+		return;
+	}
+	if (strncmp(line, "Warning: Permanently added", 26) == 0 ||
+	    strncmp(line, "@@@", 3) == 0)
+		return;
+	snprintf(s->lasterr, sizeof(s->lasterr), "%s", line);
+}
+
+static void
+fssh_read_err(struct feed_ssh *s)
+{
+	char	 chunk[2048];
+	ssize_t	 n;
+	ssize_t	 i;
+
+	while (s->sp.err >= 0) {
+		n = spawn_read(&s->sp.err, chunk, sizeof(chunk));
+		if (n == -1)
+			return;
+		if (n <= 0) {
+			if (s->errlen > 0) {
+				s->errline[s->errlen] = '\0';
+				fssh_line(s, s->errline);
+			}
+			s->errlen = 0;
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			if (chunk[i] == '\n') {
+				s->errline[s->errlen] = '\0';
+				fssh_line(s, s->errline);
+				s->errlen = 0;
+			} else if (chunk[i] != '\r' &&
+			    s->errlen + 1 < sizeof(s->errline))
+				s->errline[s->errlen++] = chunk[i];
+		}
+	}
+}
+
+static void
+fssh_read_out(struct feed_ssh *s)
+{
+	ssize_t	n;
+	long	f;
+
+	while (s->sp.out >= 0) {
+		if (s->boff > 0 && s->boff == s->blen)
+			s->boff = s->blen = 0;
+		if (s->blen == FSSH_BUF_MAX && s->boff > 0) {
+			memmove(s->buf, s->buf + s->boff, s->blen - s->boff);
+			s->blen -= s->boff;
+			s->boff = 0;
+		}
+		if (s->blen == FSSH_BUF_MAX)
+			return;		/* the caller reads first */
+		if (s->buf == NULL)
+			s->buf = xmalloc(FSSH_BUF_MAX);
+		n = spawn_read(&s->sp.out, s->buf + s->blen,
+		    FSSH_BUF_MAX - s->blen);
+		if (n == -1)
+			return;
+		if (n <= 0) {
+			if (s->synced)
+				s->eos = 1;
+			return;
+		}
+		s->blen += (size_t)n;
+		if (!s->synced) {
+			f = hello_scan(&s->hello, s->buf + s->boff,
+			    s->blen - s->boff);
+			if (f == HELLO_GIVEUP) {
+				fssh_kill(s, "no HELLO from the probe");
+				fssh_log(s, "no HELLO after: \"%s\"",
+				    s->hello.shown);
+				return;
+			}
+			if (f < 0)
+				continue;
+			if (f > 0)
+				fssh_log(s, "dropped output before the "
+				    "probe's HELLO: \"%s\"", s->hello.shown);
+			s->boff += (size_t)f;
+			s->synced = 1;
+			s->phase = s->stopping ? FEED_STOPPING : FEED_LIVE;
+			fssh_slot_give(s);
+			s->alive_next = s->now + (uint64_t)s->ka_s * 1000;
+		}
+		s->live = s->ever = 1;
+		s->fails = 0;
+		s->deadline = s->now + fssh_data_ms(s);
+	}
+}
+
+/* Write what is pending on the child's stdin: an upload, or once live a
+ * control line (never both: the script reads exact sizes). */
+static void
+fssh_write(struct feed_ssh *s)
+{
+	ssize_t	n;
+
+	while (s->up != NULL && s->upoff < s->uplen) {
+		n = spawn_write(&s->sp, s->up + s->upoff, s->uplen - s->upoff);
+		if (n <= 0) {
+			if (n < 0)
+				s->up = NULL;
+			return;
+		}
+		s->upoff += (size_t)n;
+	}
+	s->up = NULL;
+	if (!s->synced || s->stopping || s->sp.in < 0)
+		return;
+	if (s->ctllen == 0 && s->ctl_ms != 0) {
+		s->ctllen = (size_t)snprintf(s->ctl, sizeof(s->ctl),
+		    "interval %u\n", s->ctl_ms);
+		s->ctloff = 0;
+		fssh_log(s, "sent \"interval %u\"", s->ctl_ms);
+		s->ctl_ms = 0;
+	} else if (s->ctllen == 0 && s->ctl_alive) {
+		s->ctllen = (size_t)snprintf(s->ctl, sizeof(s->ctl),
+		    "alive\n");
+		s->ctloff = 0;
+		s->ctl_alive = 0;
+	}
+	while (s->ctloff < s->ctllen) {
+		n = spawn_write(&s->sp, s->ctl + s->ctloff,
+		    s->ctllen - s->ctloff);
+		if (n <= 0)
+			return;
+		s->ctloff += (size_t)n;
+	}
+	s->ctllen = s->ctloff = 0;
+}
+
+/* The child is gone: closed, lost (retry later) or refused. */
+static void
+fssh_ended(struct feed_ssh *s)
+{
+	char		 how[128];
+	unsigned	 wait;
+	int		 i, st = s->sp.status;
+
+	s->running = 0;
+	spawn_end(&s->sp);
+	fssh_slot_give(s);
+	/* The stream ended, if one began: read says so once. */
+	if (s->synced)
+		s->eos = 1;
+	if (s->probe_pid > 0)
+		s->stale_pid = s->probe_pid;
+	if (s->stopping) {
+		fssh_log(s, "closed");
+		s->phase = FEED_CLOSED;
+		s->reason[0] = '\0';
+		return;
+	}
+	if (s->permanent) {
+		fssh_log(s, "refused: %s", s->reason);
+		s->phase = FEED_REFUSED;
+		return;
+	}
+	if (s->kill_why[0] != '\0')
+		snprintf(s->reason, sizeof(s->reason), "%s", s->kill_why);
+	else if (s->lasterr[0] != '\0')
+		snprintf(s->reason, sizeof(s->reason), "%s", s->lasterr);
+	else {
+		spawn_describe(st, how, sizeof(how));
+		snprintf(s->reason, sizeof(s->reason), "ssh %s", how);
+	}
+	s->fails++;
+	if (!s->ever && s->fails > s->rc->retries) {
+		fssh_log(s, "gives up: %s", s->reason);
+		s->fail = FEED_FAIL_OTHER;
+		s->phase = FEED_FAILED;
+		return;
+	}
+	i = s->fails - 1 < s->rc->nbackoff ? s->fails - 1 :
+	    s->rc->nbackoff - 1;
+	wait = s->rc->nbackoff > 0 ? s->rc->backoff_ms[i] : 1000;
+	s->wake = s->now + wait;
+	s->phase = FEED_LOST;
+	fssh_log(s, "lost (%s); retry in %.1f s", s->reason, wait / 1000.0);
+}
+
+static int
+fssh_pollfds(struct feed *f, struct pollfd *p)
+{
+	struct feed_ssh	*s = f->impl;
+	int		 n = 0;
+
+	if (s->running) {
+		if (s->sp.out >= 0 && s->blen < FSSH_BUF_MAX) {
+			p[n].fd = s->sp.out;
+			p[n++].events = POLLIN;
+		}
+		if (s->sp.err >= 0) {
+			p[n].fd = s->sp.err;
+			p[n++].events = POLLIN;
+		}
+		if (s->sp.in >= 0 && (s->up != NULL || s->ctllen > 0)) {
+			p[n].fd = s->sp.in;
+			p[n++].events = POLLOUT;
+		}
+	}
+	if (s->x != NULL)
+		n += feed_cmd_pollfds(s->x, p + n);
+	return n;
+}
+
+static int
+fssh_timeout(struct feed *f, uint64_t now)
+{
+	struct feed_ssh	*s = f->impl;
+	uint64_t	 t = UINT64_MAX;
+	int		 xt;
+
+	if ((s->synced && s->boff < s->blen) || s->eos == 1)
+		return 0;
+	if (s->x != NULL && (xt = feed_cmd_timeout(s->x, now)) >= 0)
+		t = now + (uint64_t)xt;
+	switch (s->phase) {
+	case FEED_WAITING:
+		if (s->stopping)
+			return 0;
+		if (!rconf_slot_free(s->rc) && !s->slot)
+			break;
+		return 0;
+	case FEED_LOST:
+		if (s->running)
+			return 50;	/* being reaped */
+		if (s->wake < t)
+			t = s->wake;
+		break;
+	case FEED_REFUSED:
+	case FEED_FAILED:
+	case FEED_CLOSED:
+		break;
+	default:
+		/* Output closed: reap on SIGCHLD, this is the fallback. */
+		if (s->running && s->sp.out < 0 && s->sp.err < 0)
+			return 50;
+		if (s->deadline != 0 && s->deadline < t)
+			t = s->deadline;
+		if (s->synced && s->ka_s > 0 && s->alive_next < t)
+			t = s->alive_next;
+		if ((s->ctl_ms != 0 || s->ctl_alive) && s->synced)
+			return 0;
+		break;
+	}
+	if (t == UINT64_MAX)
+		return -1;
+	if (t <= now)
+		return 0;
+	return t - now > INT32_MAX ? INT32_MAX : (int)(t - now);
+}
+
+static void
+fssh_step(struct feed *f, uint64_t now, const struct pollfd *p, int n)
+{
+	struct feed_ssh	*s = f->impl;
+
+	(void)p;
+	(void)n;
+	s->now = now;
+	if (s->x != NULL) {
+		feed_cmd_step(s->x, now);
+		feed_cmd_reap(&s->x);
+	}
+	if ((s->phase == FEED_WAITING || s->phase == FEED_LOST) &&
+	    !s->running) {
+		if (s->stopping) {
+			fssh_slot_give(s);
+			s->phase = FEED_CLOSED;
+			return;
+		}
+		if (s->phase == FEED_LOST && now < s->wake)
+			return;
+		if (!s->slot && !rconf_slot_take(s->rc)) {
+			s->phase = FEED_WAITING;
+			s->wake = 0;
+			return;
+		}
+		s->slot = 1;
+		if (fssh_start(s) != 0) {
+			fssh_slot_give(s);
+			s->fail = FEED_FAIL_OTHER;
+			s->phase = FEED_FAILED;
+			return;
+		}
+	}
+	if (!s->running)
+		return;
+	fssh_read_err(s);
+	fssh_read_out(s);
+	if (s->synced && s->ka_s > 0 && now >= s->alive_next) {
+		s->ctl_alive = 1;
+		s->alive_next = now + (uint64_t)s->ka_s * 1000;
+	}
+	fssh_write(s);
+	if (s->permanent && s->sp.pid > 0 && !s->sp.killed &&
+	    s->phase != FEED_LIVE)
+		fssh_kill(s, NULL);
+	if (s->deadline != 0 && now >= s->deadline && !s->sp.killed) {
+		if (s->stopping)
+			fssh_kill(s, "it did not stop");
+		else if (s->synced)
+			fssh_kill(s, "no data");
+		else
+			fssh_kill(s, "no probe after 120 s");
+		if (s->synced && !s->stopping) {
+			snprintf(s->kill_why, sizeof(s->kill_why), "no data "
+			    "for %.1f s", fssh_data_ms(s) / 1000.0);
+		}
+	}
+	/* Reap once both outputs ended (or it was killed). */
+	if ((s->sp.out < 0 && s->sp.err < 0) || s->sp.killed) {
+		if (s->sp.killed) {
+			fssh_read_err(s);
+			fssh_read_out(s);
+		}
+		if (spawn_reap(&s->sp, 0))
+			fssh_ended(s);
+	}
+}
+
+static ssize_t
+fssh_read(struct feed *f, void *buf, size_t len)
+{
+	struct feed_ssh	*s = f->impl;
+	size_t		 n;
+
+	if (s->synced && s->boff < s->blen) {
+		n = s->blen - s->boff;
+		if (n > len)
+			n = len;
+		memcpy(buf, s->buf + s->boff, n);
+		s->boff += n;
+		return (ssize_t)n;
+	}
+	if (s->eos == 1) {
+		s->eos = 0;
+		s->boff = s->blen = 0;
+		s->synced = 0;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+fssh_stop(struct feed *f)
+{
+	struct feed_ssh	*s = f->impl;
+
+	if (s->stopping)
+		return;
+	s->stopping = 1;
+	if (!s->running)
+		return;		/* the next step closes it */
+	if (s->synced) {
+		/* EOF: the probe says BYE and ends, then ssh. */
+		spawn_close_in(&s->sp);
+		s->phase = FEED_STOPPING;
+		s->deadline = s->now + FSSH_STOP_MS;
+	} else
+		fssh_kill(s, NULL);
+}
+
+static int
+fssh_done(struct feed *f)
+{
+	struct feed_ssh	*s = f->impl;
+
+	return !s->running && (s->phase == FEED_REFUSED ||
+	    s->phase == FEED_FAILED || s->phase == FEED_CLOSED);
+}
+
+static enum feed_phase
+fssh_phase(struct feed *f, const char **why)
+{
+	struct feed_ssh	*s = f->impl;
+
+	*why = "";
+	if (s->phase == FEED_LOST || s->phase == FEED_REFUSED ||
+	    s->phase == FEED_FAILED)
+		*why = s->reason;
+	if (s->phase == FEED_WAITING && (s->slot ||
+	    rconf_slot_free(s->rc)))
+		return FEED_CONNECTING;
+	return s->phase;
+}
+
+static enum feed_fail
+fssh_failure(struct feed *f)
+{
+	struct feed_ssh	*s = f->impl;
+
+	return s->fail;
+}
+
+static int
+fssh_set_interval(struct feed *f, unsigned ms)
+{
+	struct feed_ssh	*s = f->impl;
+
+	if (ms == 0 || s->stopping)
+		return -1;
+	s->interval_ms = ms;
+	if (s->synced) {
+		s->ctl_ms = ms;
+		s->deadline = s->now + fssh_data_ms(s);
+	}
+	return 0;
+}
+
+/* The side command: a second ssh to the same host. */
+static struct feed_exec *
+fssh_exec_start(struct feed *f, const char *cmd, size_t cap,
+    unsigned timeout_ms, char *err, size_t errsz)
+{
+	struct feed_ssh	*s = f->impl;
+	char		*argv[FSSH_ARGS_MAX];
+	int		 k;
+
+	if (s->x != NULL && !feed_exec_done(s->x)) {
+		snprintf(err, errsz, "a command is running already on %s",
+		    s->host);
+		return NULL;
+	}
+	feed_cmd_disown(&s->x);
+	for (k = 0; k < s->argc; k++)
+		argv[k] = s->argv[k];
+	argv[k++] = s->host;
+	argv[k++] = (char *)(uintptr_t)cmd;
+	argv[k] = NULL;
+	s->x = feed_cmd_start(argv, NULL, cap, timeout_ms, err, errsz);
+	return s->x;
+}
+
+static void
+fssh_free(struct feed *f)
+{
+	struct feed_ssh	*s = f->impl;
+
+	feed_cmd_disown(&s->x);
+	if (s->running)
+		spawn_end(&s->sp);
+	fssh_slot_give(s);
+	free(s->buf);
+	free(s->ssh);
+	free(s->host);
+	free(s);
+}
+
+static const struct feed_ops feed_ssh_ops = {
+	"ssh", fssh_pollfds, fssh_timeout, fssh_step, fssh_read, fssh_stop,
+	fssh_done, fssh_phase, fssh_failure, fssh_set_interval,
+	fssh_exec_start, NULL, fssh_free
+};
+
+struct feed *
+feed_new_ssh(const struct rconf *rc, const char *host, char *err,
+    size_t errsz)
+{
+	static char		 a_t[] = "-T", a_o[] = "-o",
+				 a_batch[] = "BatchMode=yes",
+				 a_accept[] = "StrictHostKeyChecking=accept-new",
+				 a_end[] = "--";
+	struct sshconf_host	 h;
+	struct feed_ssh		*s;
+	char			*ssh, why[256];
+	int			 k = 0, ct = -1;
+
+	if ((ssh = fssh_which()) == NULL) {
+		snprintf(err, errsz, "no ssh client (in PATH, or an "
+		    "absolute JOBTOP_SSH)");
+		return NULL;
+	}
+	/* ConnectTimeout only when the user's config has none. */
+	if (sshconf_lookup(rconf_sshconf(rc), host, rc->user, &h, why,
+	    sizeof(why)) == 0)
+		ct = h.connect_timeout;
+	sshconf_host_free(&h);
+	s = xcalloc(1, sizeof(*s));
+	s->rc = rc;
+	s->host = xstrdup(host);
+	s->ssh = ssh;
+	s->ka_s = rc->keepalive_s;
+	s->phase = FEED_WAITING;
+	s->argv[k++] = s->ssh;
+	s->argv[k++] = a_t;
+	s->argv[k++] = a_o;
+	s->argv[k++] = a_batch;
+	if (ct < 0) {
+		snprintf(s->ctimeout, sizeof(s->ctimeout),
+		    "ConnectTimeout=%u", (rc->connect_timeout_ms + 999) / 1000);
+		s->argv[k++] = a_o;
+		s->argv[k++] = s->ctimeout;
+	}
+	if (rc->accept_new) {
+		s->argv[k++] = a_o;
+		s->argv[k++] = a_accept;
+	}
+	s->argv[k++] = a_end;
+	s->argc = k;
+	return feed_alloc(&feed_ssh_ops, s);
+}
