@@ -269,7 +269,8 @@ for n in $SIZES; do
 	fi
 done
 if [ "$lo" != "$hi" ]; then
-	echo "per added node (slope $lo -> $hi nodes) and the estimate for a 10,000-node job at 1 Hz (base + slope x 10000):"
+	echo "per added node (slope $lo -> $hi nodes) and the estimate for a 10,000-node job at 1 Hz (base + slope x 10000;"
+	echo "a straight line through two small sizes on a shared 2-core machine: rough; bench-fanout measures libssh2 at 1024 nodes directly):"
 	for c in "${cols[@]}"; do
 		sc=$(slope "$c" steady_cpu) sr=$(slope "$c" steady_rss)
 		awk -v c="$c" -v sc="$sc" -v sr="$sr" -v cl="${steady_cpu[$c.$lo]:--1}" -v rl="${steady_rss[$c.$lo]:--1}" -v lo="$lo" \
