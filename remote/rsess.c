@@ -188,7 +188,7 @@ struct rsess {
 	int			 id_idx;
 	int			 agent_keys;
 	char			 tried[512];
-	char			 authed[512];	/* how it authenticated */
+	char			 authed[512];	/* how it logged in */
 
 	struct rsess_cmd	 cmd;
 	char			*tmpname;

@@ -162,7 +162,8 @@ config_parse(struct config *c, const char *name, const char *text,
     size_t len, config_warn_fn warn, void *arg, char *err, size_t errlen)
 {
 	const struct config_key	*k;
-	char			 line[CONFIG_LINE_MAX + 1], why[512], nb[256];
+	char			 line[CONFIG_LINE_MAX + 1], why[512];
+	char			 nb[256];
 	char			 msg[1024], kb[64], *key, *value;
 	unsigned		 seen = 0;
 	size_t			 at = 0, n, lineno = 0;

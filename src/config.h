@@ -15,13 +15,13 @@
 
 #include <stddef.h>
 
-#define CONFIG_LINE_MAX		4096	/* longer lines are an error */
+#define CONFIG_LINE_MAX		4096	/* a longer line is an error */
 #define CONFIG_FILE_MAX		(1024 * 1024)
 
 /* The settings; a NULL or 0 field was not set by the file. */
 struct config {
 	char	*transport;	/* auto or one of feed_transports[] */
-	char	*path;		/* the file these came from, or NULL */
+	char	*path;		/* the file read, or NULL */
 };
 
 /* Called once per warning with one line "FILE:LINE: ..." (no newline). */

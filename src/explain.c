@@ -39,9 +39,9 @@ struct explain_try {
 	struct session	*s;
 	uint64_t	 deadline;
 	int		 timed_out;
-	char		 states[512];		/* "connecting -> live" */
-	char		 ranks[PROTO_TEXT_MAX];	/* the ranks-found event */
-	char		 events[1024];		/* warn and error events */
+	char		 states[512];	/* "connecting -> live" */
+	char		 ranks[PROTO_TEXT_MAX];	/* ranks-found */
+	char		 events[1024];	/* warn and error events */
 };
 
 static void
@@ -71,7 +71,8 @@ explain_on_message(void *arg, struct session *s, int i, int type)
 	struct explain_try		*t = arg;
 	const struct proto_event	*ev;
 	char				 buf[PROTO_TEXT_MAX + 64];
-	char				 code[PROTO_NAME_MAX], text[PROTO_TEXT_MAX];
+	char				 code[PROTO_NAME_MAX];
+	char				 text[PROTO_TEXT_MAX];
 
 	if (type != MSG_EVENT || (ev = session_node_event(s, i)) == NULL)
 		return;
@@ -391,8 +392,10 @@ explain_probe(const struct explain_try *t, const struct node_model *m,
     const struct job *job, const char *via, FILE *out)
 {
 	const struct model_hello	*h = &m->hello;
-	char				 a[PROTO_TEXT_MAX], b[PROTO_TEXT_MAX];
-	char				 c[PROTO_TEXT_MAX], d[PROTO_TEXT_MAX];
+	char				 a[PROTO_TEXT_MAX];
+	char				 b[PROTO_TEXT_MAX];
+	char				 c[PROTO_TEXT_MAX];
+	char				 d[PROTO_TEXT_MAX];
 	unsigned			 i;
 
 	fprintf(out, "probe: jobtop-probe %s (protocol %u.%u) through %s on "

@@ -32,8 +32,9 @@ struct explain_rung {
 	void		*arg;
 	const char	*skip;
 	int		 local;
-	const char	*first;	/* auto starts here, why ("a job of 2000
-				 * nodes ..."), NULL: ladder order */
+	/* auto starts here, and why ("a job of 2000 nodes ..."); NULL:
+	 * in ladder order */
+	const char	*first;
 };
 
 /*
