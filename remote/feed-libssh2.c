@@ -16,50 +16,60 @@
 #include "rconf.h"
 #include "rsess.h"
 #include "sshconf.h"
+#include "xmalloc.h"
+
+struct feed_l2 {
+	struct rsess		*s;
+	const struct rconf	*rc;		/* NULL: a borrowed session */
+	char			 why[900];	/* a refusal, explained */
+};
+
+#define L2(f)	(((struct feed_l2 *)(f)->impl)->s)
 
 static int
 feed_l2_pollfds(struct feed *f, struct pollfd *p)
 {
-	rsess_pollfd(f->impl, p);
+	rsess_pollfd(L2(f), p);
 	return p->fd >= 0 ? 1 : 0;
 }
 
 static int
 feed_l2_timeout(struct feed *f, uint64_t now)
 {
-	return rsess_timeout(f->impl, now);
+	return rsess_timeout(L2(f), now);
 }
 
 static void
 feed_l2_step(struct feed *f, uint64_t now, const struct pollfd *p, int n)
 {
 	if ((n > 0 && p[0].revents != 0) ||
-	    rsess_timeout(f->impl, now) == 0)
-		rsess_step(f->impl, now);
+	    rsess_timeout(L2(f), now) == 0)
+		rsess_step(L2(f), now);
 }
 
 static ssize_t
 feed_l2_read(struct feed *f, void *buf, size_t size)
 {
-	return rsess_read(f->impl, buf, size);
+	return rsess_read(L2(f), buf, size);
 }
 
 static void
 feed_l2_stop(struct feed *f)
 {
-	rsess_stop(f->impl);
+	rsess_stop(L2(f));
 }
 
 static int
 feed_l2_done(struct feed *f)
 {
-	return rsess_phase(f->impl) == RS_DEAD;
+	return rsess_phase(L2(f)) == RS_DEAD;
 }
 
 static enum feed_phase
 feed_l2_phase(struct feed *f, const char **why)
 {
-	struct rsess	*s = f->impl;
+	struct feed_l2	*l = f->impl;
+	struct rsess	*s = l->s;
 	const char	*st;
 
 	*why = "";
@@ -87,6 +97,17 @@ feed_l2_phase(struct feed *f, const char **why)
 		if (strcmp(rsess_state(s), "closed") == 0)
 			return FEED_CLOSED;
 		*why = rsess_error(s);
+		/* Say why an RSA key was refused, and what works. */
+		if (l->rc != NULL && rsess_auth_refused(s) && l->why[0] ==
+		    '\0' && feed_libssh2_rsa_why(l->rc, rsess_host(s),
+		    l->why, sizeof(l->why)))
+			snprintf(l->why, sizeof(l->why), "%s: libssh2 %s signs "
+			    "RSA keys with SHA-1 only, which OpenSSH 8.8 and "
+			    "later refuse; the system ssh (--transport ssh) "
+			    "signs with rsa-sha2", rsess_error(s),
+			    feed_libssh2_version());
+		if (rsess_auth_refused(s) && l->why[0] != '\0')
+			*why = l->why;
 		return rsess_refused(s) ? FEED_REFUSED : FEED_FAILED;
 	}
 }
@@ -94,9 +115,9 @@ feed_l2_phase(struct feed *f, const char **why)
 static enum feed_fail
 feed_l2_failure(struct feed *f)
 {
-	if (rsess_auth_refused(f->impl))
+	if (rsess_auth_refused(L2(f)))
 		return FEED_FAIL_AUTH;
-	if (rsess_config_refused(f->impl))
+	if (rsess_config_refused(L2(f)))
 		return FEED_FAIL_UNSUPPORTED;
 	return FEED_FAIL_OTHER;
 }
@@ -104,7 +125,7 @@ feed_l2_failure(struct feed *f)
 static int
 feed_l2_set_interval(struct feed *f, unsigned ms)
 {
-	rsess_set_interval(f->impl, ms);
+	rsess_set_interval(L2(f), ms);
 	return 0;
 }
 
@@ -158,7 +179,7 @@ feed_l2_exec_start(struct feed *f, const char *cmd, size_t cap,
 	struct rsess_exec	*rx;
 	struct feed_exec	*x;
 
-	if ((rx = rsess_exec_start(f->impl, cmd, cap, timeout_ms, err,
+	if ((rx = rsess_exec_start(L2(f), cmd, cap, timeout_ms, err,
 	    errsz)) == NULL)
 		return NULL;
 	if ((x = calloc(1, sizeof(*x))) == NULL) {
@@ -174,7 +195,8 @@ feed_l2_exec_start(struct feed *f, const char *cmd, size_t cap,
 static void
 feed_l2_free(struct feed *f)
 {
-	rsess_close(f->impl);
+	rsess_close(L2(f));
+	free(f->impl);
 }
 
 static const struct feed_ops feed_libssh2_ops = {
@@ -188,7 +210,7 @@ static const struct feed_ops feed_libssh2_ops = {
 static void
 feed_l2_release(struct feed *f)
 {
-	(void)f;
+	free(f->impl);
 }
 
 static const struct feed_ops feed_libssh2_borrowed_ops = {
@@ -212,16 +234,68 @@ feed_libssh2_rsess(struct feed *f)
 struct feed *
 feed_libssh2_of(struct rsess *s)
 {
-	return feed_alloc(&feed_libssh2_borrowed_ops, s);
+	struct feed_l2	*l = xcalloc(1, sizeof(*l));
+
+	l->s = s;
+	return feed_alloc(&feed_libssh2_borrowed_ops, l);
 }
 
 struct feed *
 feed_new_libssh2(const struct rconf *rc, const char *host, char *err,
     size_t errsz)
 {
+	struct feed_l2	*l = xcalloc(1, sizeof(*l));
+
 	(void)err;
 	(void)errsz;
-	return feed_alloc(&feed_libssh2_ops, rsess_new(rc, host));
+	l->s = rsess_new(rc, host);
+	l->rc = rc;
+	return feed_alloc(&feed_libssh2_ops, l);
+}
+
+/* Is the public key beside this private key file an RSA key? */
+static int
+feed_l2_is_rsa(const char *path)
+{
+	char	 pub[4096], line[16];
+	FILE	*fp;
+	int	 rsa = 0;
+
+	snprintf(pub, sizeof(pub), "%s.pub", path);
+	if ((fp = fopen(pub, "re")) == NULL)
+		return 0;
+	if (fgets(line, sizeof(line), fp) != NULL &&
+	    strncmp(line, "ssh-rsa ", 8) == 0)
+		rsa = 1;
+	fclose(fp);
+	return rsa;
+}
+
+int
+feed_libssh2_rsa_why(const struct rconf *rc, const char *host, char *why,
+    size_t whysz)
+{
+	struct sshconf_host	 h;
+	char			 err[256];
+	char *const		*ids;
+	int			 i, n, rsa = 0;
+
+	/* From 1.11 on libssh2 signs with rsa-sha2 too. */
+	if (libssh2_version(0x010b00) != NULL)
+		return 0;
+	if (sshconf_lookup(rconf_sshconf(rc), host, rc->user, &h, err,
+	    sizeof(err)) != 0)
+		h.nidentity = 0;
+	ids = h.nidentity > 0 ? h.identity : rc->identity;
+	n = h.nidentity > 0 ? h.nidentity : rc->nidentity;
+	for (i = 0; i < n && !rsa; i++)
+		rsa = access(ids[i], R_OK) == 0 && feed_l2_is_rsa(ids[i]);
+	sshconf_host_free(&h);
+	if (rsa)
+		snprintf(why, whysz, "libssh2: RSA key needs rsa-sha2 "
+		    "signatures (libssh2 %s signs SHA-1 only)",
+		    feed_libssh2_version());
+	return rsa;
 }
 
 const char *

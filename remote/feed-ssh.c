@@ -801,15 +801,20 @@ feed_new_ssh(const struct rconf *rc, const char *host, char *err,
 		return NULL;
 	}
 	/* ConnectTimeout only when the user's config has none. */
-	if (sshconf_lookup(rconf_sshconf(rc), host, rc->user, &h, why,
-	    sizeof(why)) == 0)
-		ct = h.connect_timeout;
-	sshconf_host_free(&h);
 	s = xcalloc(1, sizeof(*s));
+	s->ka_s = rc->keepalive_s;
+	if (sshconf_lookup(rconf_sshconf(rc), host, rc->user, &h, why,
+	    sizeof(why)) == 0) {
+		ct = h.connect_timeout;
+		/* The heartbeat follows the host's ServerAliveInterval, as
+		 * over libssh2 (PROTOCOL.md). */
+		if (h.server_alive >= 0)
+			s->ka_s = (unsigned)h.server_alive;
+	}
+	sshconf_host_free(&h);
 	s->rc = rc;
 	s->host = xstrdup(host);
 	s->ssh = ssh;
-	s->ka_s = rc->keepalive_s;
 	s->phase = FEED_WAITING;
 	s->argv[k++] = s->ssh;
 	s->argv[k++] = a_t;

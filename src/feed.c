@@ -488,26 +488,6 @@ feed_ladder_after(const char *name)
 	return NULL;
 }
 
-/* Does the user have an RSA key libssh2 would have offered? */
-static int
-feed_has_rsa_key(const struct rconf *rc)
-{
-	char	 path[4096], line[16];
-	FILE	*fp;
-	int	 i, rsa = 0;
-
-	for (i = 0; i < rc->nidentity && !rsa; i++) {
-		snprintf(path, sizeof(path), "%s.pub", rc->identity[i]);
-		if ((fp = fopen(path, "re")) == NULL)
-			continue;
-		if (fgets(line, sizeof(line), fp) != NULL &&
-		    strncmp(line, "ssh-rsa ", 8) == 0)
-			rsa = 1;
-		fclose(fp);
-	}
-	return rsa;
-}
-
 /*
  * The ladder's decision after transport cur ended for a node.  Here is
  * where a launcher transport goes: "SSH refused (FEED_FAIL_DENIED) ->
@@ -525,17 +505,12 @@ feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
 		return name;
 	if (fail == FEED_FAIL_NONE || (next = feed_ladder_after(cur)) == NULL)
 		return NULL;
-	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_AUTH) {
-		if (feed_has_rsa_key(rc))
-			snprintf(why, whysz, "libssh2: RSA key needs rsa-sha2 "
-			    "signatures (libssh2 %s signs SHA-1 only)",
-			    feed_libssh2_version());
-		else
-			snprintf(why, whysz, "libssh2: %s; OpenSSH may have "
-			    "other methods (certificates, GSSAPI, host-based)",
-			    reason);
+	/* OpenSSH signs RSA with rsa-sha2; with other keys it would be
+	 * refused as well (what else it could use, certificates, GSSAPI,
+	 * host-based, was seen before libssh2 started: usable()). */
+	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_AUTH &&
+	    feed_libssh2_rsa_why(rc, host, why, whysz))
 		return next->name;
-	}
 	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_UNSUPPORTED) {
 		snprintf(why, whysz, "libssh2: %s", reason);
 		return next->name;
@@ -601,7 +576,11 @@ feed_auto_climb(struct feed *f)
 		err[0] = '\0';
 		if ((nf = t->open(a->rc, a->host, err, sizeof(err))) ==
 		    NULL) {
-			log_warn("%s: %s: %s", a->host, next, err);
+			/* Stay failed, and say why it could not move. */
+			rconf_log(a->rc, "%s: cannot move to %s: %s", a->host,
+			    next, err);
+			snprintf(why, sizeof(why), "%s: %s", next, err);
+			feed_auto_skip(f, why);
 			return;
 		}
 		rconf_log(a->rc, "%s: moves from %s to %s: %s", a->host,
@@ -658,7 +637,7 @@ feed_auto_phase(struct feed *f, const char **why)
 	ph = feed_phase(a->cur, why);
 	if ((ph == FEED_REFUSED || ph == FEED_FAILED) &&
 	    f->skipped[0] != '\0') {
-		snprintf(a->why, sizeof(a->why), "%s (before: %s)", *why,
+		snprintf(a->why, sizeof(a->why), "%s (%s)", *why,
 		    f->skipped);
 		*why = a->why;
 	}
@@ -750,6 +729,11 @@ feed_new_auto(const struct rconf *rc, const char *host, char *err,
 		if ((cur = t->open(rc, host, err, errsz)) != NULL)
 			break;
 		rconf_log(rc, "%s: %s: %s", host, t->name, err);
+		n += (size_t)snprintf(skipped + n, n < sizeof(skipped) ?
+		    sizeof(skipped) - n : 0, "%s%s: %s", n > 0 ? "; " : "",
+		    t->name, err);
+		if (n >= sizeof(skipped))
+			n = sizeof(skipped) - 1;
 	}
 	if (cur == NULL) {
 		if (t->name == NULL)

@@ -164,6 +164,11 @@ struct rsess;
 struct feed	*feed_libssh2_of(struct rsess *);
 /* The session behind a libssh2 feed, NULL for any other feed. */
 struct rsess	*feed_libssh2_rsess(struct feed *);
+/* After libssh2's authentication was refused for host: 1 with the reason
+ * in why when it offered an RSA key that this libssh2 signs with SHA-1
+ * only (which OpenSSH 8.8 and later refuse), else 0. */
+int		 feed_libssh2_rsa_why(const struct rconf *, const char *,
+		    char *, size_t);
 /* "1.10.0": the libssh2 this program runs with. */
 const char	*feed_libssh2_version(void);
 struct feed	*feed_new_ssh(const struct rconf *, const char *, char *,

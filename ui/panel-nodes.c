@@ -490,6 +490,17 @@ nodes_unit(char *buf, size_t size, double x, const char *unit)
 	return buf;
 }
 
+/* Does the STATE cell name the node's transport?  Not for the usual
+ * ones (libssh2, this machine's own probe, a replay). */
+static int
+nodes_transport_shown(const struct ui *ui, int i)
+{
+	const char	*t = ui->nodes[i].transport;
+
+	return *t != '\0' && strcmp(t, "libssh2") != 0 &&
+	    strcmp(t, "local") != 0 && strcmp(t, "replay") != 0;
+}
+
 /* "lost, 1 stalled rank" for the FLAGS column. */
 static int
 nodes_flags_text(const struct ui_nrow *r, char *buf, size_t size)
@@ -602,6 +613,12 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 			if (row->node < 0)
 				snprintf(buf, sizeof(buf), "%u nodes",
 				    row->count);
+			else if (nodes_transport_shown(ui, row->node))
+				/* The ladder moved it, or it was asked for:
+				 * "live/ssh". */
+				snprintf(buf, sizeof(buf), "%s/%s",
+				    ui_sclass_name(row->sclass),
+				    ui->nodes[row->node].transport);
 			else
 				snprintf(buf, sizeof(buf), "%s",
 				    ui_sclass_name(row->sclass));

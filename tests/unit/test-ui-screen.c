@@ -181,6 +181,17 @@ test_nodes(void)
 	CHECK(line_with(ui, "FLAGS none") != NULL);
 	CHECK(line_with(ui, "COST probes") != NULL);
 	CHECK(line_with(ui, "n1 live") != NULL);	/* the event */
+	/* A node the ladder moved to ssh says so, in its row and the
+	 * event log; the usual transport is not named. */
+	ui_node_transport(ui, 0, "libssh2", "");
+	ui_node_transport(ui, 2, "ssh", "libssh2: RSA key needs rsa-sha2 "
+	    "signatures");
+	step(ui);
+	l = line_with(ui, "n3 ");
+	CHECK(l != NULL && strstr(l, "live/ssh") != NULL);
+	l = line_with(ui, "n1 ");
+	CHECK(l != NULL && strstr(l, "live/") == NULL);
+	CHECK(line_with(ui, "n3 via ssh: libssh2: RSA key") != NULL);
 	finish(ui);
 
 	ui = start(4, 2, 0, 40, 140);
