@@ -94,6 +94,8 @@ struct sr_node {
 	int		 failed;	/* done, for good, with error */
 	int		 freed;
 	int		 nfail;
+	int		 npush;		/* sbcasts it waited for */
+	char		 why[256];	/* what its task last said */
 	struct feed_exec *x;		/* a side command, or NULL */
 	int		 comp;		/* het job component, 0 */
 	uint64_t	 retry_at;	/* 0: not waiting */
@@ -345,6 +347,7 @@ sr_on_start(void *arg, unsigned task, const char *name)
 	nd->live = 1;
 	nd->need = 0;
 	nd->nfail = 0;
+	nd->npush = 0;
 	sr_set(nd, FEED_LIVE, "%s", "");
 }
 
@@ -656,24 +659,55 @@ sr_err_line(struct sr_run *r, char *line)
 	} else
 		p = line;
 	if (strncmp(p, "jobtop-srun-need ", 17) == 0) {
-		if ((nd = sr_find(g, p + 17)) != NULL && nd->run == r) {
-			nd->need = 1;
-			log_debug("%s: the probe is not cached there", nd->name);
+		if ((nd = sr_find(g, p + 17)) == NULL || nd->run != r)
+			return;
+		/* Twice pushed and still missing: a lost node, not a
+		 * third push at once. */
+		if (nd->npush >= 2) {
+			snprintf(nd->why, sizeof(nd->why), "the probe did not "
+			    "arrive through sbcast");
+			return;
 		}
+		nd->need = 1;
+		log_debug("%s: the probe is not cached there", nd->name);
 		return;
 	}
-	log_warn("%s%s", r->push ? "sbcast: " : "", p);
 	snprintf(r->lasterr, sizeof(r->lasterr), "%s", p);
-	if (strncmp(p, "srun: error: ", 13) != 0)
+	/* The task's own "jobtop-srun: NODE: why": the node's reason. */
+	if (strncmp(p, "jobtop-srun: ", 13) == 0 &&
+	    (n = strcspn(p + 13, ":")) > 0 && n <= HOSTLIST_MAX_NAME &&
+	    p[13 + n] == ':') {
+		memcpy(name, p + 13, n);
+		name[n] = '\0';
+		if ((nd = sr_find(g, name)) != NULL && nd->run == r)
+			snprintf(nd->why, sizeof(nd->why), "%s",
+			    p + 13 + n + 1 + (p[14 + n] == ' '));
+	}
+	n = 0;
+	if (strncmp(p, "srun: error: ", 13) == 0) {
+		n = strcspn(p + 13, ":");
+		if (n == 0 || n > HOSTLIST_MAX_NAME ||
+		    strncmp(p + 13 + n, ": task ", 7) != 0)
+			n = 0;
+	}
+	if (n == 0) {
+		log_warn("%s%s", r->push ? "sbcast: " : "", p);
 		return;
-	p += 13;
-	n = strcspn(p, ":");
-	if (n == 0 || n > HOSTLIST_MAX_NAME || strncmp(p + n, ": task ", 7))
-		return;
-	memcpy(name, p, n);
+	}
+	/* "srun: error: NODE: task T: ...": that node's probe ended. */
+	memcpy(name, p + 13, n);
 	name[n] = '\0';
-	if ((nd = sr_find(g, name)) != NULL && nd->run == r)
-		sr_lose(nd, p + n + 2);
+	if ((nd = sr_find(g, name)) == NULL || nd->run != r) {
+		log_debug("%s", p);
+		return;
+	}
+	if (nd->need)
+		log_debug("%s", p);	/* it said why: no probe yet */
+	else
+		log_warn("%s", p);
+	snprintf(name, sizeof(name), "%s", nd->why);
+	nd->why[0] = '\0';
+	sr_lose(nd, name[0] != '\0' ? name : p + 13 + n + 2);
 }
 
 static void
@@ -744,6 +778,24 @@ sr_read_out(struct sr_run *r)
 	}
 }
 
+/* Is srun's error Slurm's final word on this job for this user (not a
+ * node down or a busy controller, which a retry may get past)? */
+static int
+sr_refusal(const char *line)
+{
+	static const char	*const words[] = {
+		"Access/permission denied", "Invalid job id",
+		"Invalid user id", "already completing or completed",
+		"has expired", "Job not found", NULL
+	};
+	int			 i;
+
+	for (i = 0; words[i] != NULL; i++)
+		if (strstr(line, words[i]) != NULL)
+			return 1;
+	return 0;
+}
+
 /* A child ended and its pipes are drained: settle its nodes. */
 static void
 sr_run_ended(struct sr_group *g, struct sr_run *r)
@@ -767,6 +819,7 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 			if (!nd->need || nd->freed || nd->done || nd->run)
 				continue;
 			nd->need = 0;
+			nd->npush++;
 			if (r->sp.status == 0) {
 				nd->retry_at = sr_now();
 				sr_set(nd, FEED_STARTING, "srun");
@@ -779,7 +832,7 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 	 * job, an unknown or ended job): that is the answer, no retry. */
 	refused = !r->armour && r->sp.status != 0 && !g->stopping &&
 	    strncmp(r->lasterr, "srun: error: ", 13) == 0 &&
-	    strstr(r->lasterr, ": task ") == NULL;
+	    sr_refusal(r->lasterr);
 	for (i = 0; i < g->nnodes; i++) {
 		struct sr_node *nd = g->nodes[i];
 		if (nd->freed || nd->run != r)
@@ -787,8 +840,8 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 		if (refused && !nd->need && g->nruns == 1) {
 			nd->run = NULL;
 			nd->done = nd->failed = 1;
-			snprintf(nd->error, sizeof(nd->error), "%.300s",
-			    r->lasterr + 6);
+			snprintf(nd->error, sizeof(nd->error), "srun: %.300s",
+			    r->lasterr + 13);
 			text_clean_inplace(nd->error);
 			sr_set(nd, FEED_REFUSED, "%s", nd->error);
 		} else
@@ -1338,16 +1391,15 @@ sr_ssh_refused(const char *cur, enum feed_fail fail, const char *reason)
 	};
 	int			 i;
 
-	if (fail == FEED_FAIL_DENIED)
-		return 1;
-	/* The system ssh client is the last SSH rung: if it could not log
-	 * in with everything OpenSSH has, SSH is closed to this user. */
-	if (fail == FEED_FAIL_AUTH && strcmp(cur, "ssh") == 0)
+	/* Authentication refused where the ladder found nothing another
+	 * SSH client could do (the ssh client's own refusal, or libssh2's
+	 * with keys OpenSSH would offer the same way): SSH is closed to
+	 * this user, as with DenyUsers. */
+	if (fail == FEED_FAIL_DENIED || fail == FEED_FAIL_AUTH)
 		return 1;
 	for (i = 0; reason != NULL && words[i] != NULL; i++)
 		if (strstr(reason, words[i]) != NULL)
-			return fail != FEED_FAIL_AUTH ||
-			    strcmp(cur, "libssh2") != 0;
+			return 1;
 	return 0;
 }
 

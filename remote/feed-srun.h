@@ -26,10 +26,11 @@ struct feed	*feed_new_srun(const struct rconf *, const char *, char *,
 /* feed_usable_fn: a Slurm job, and srun in PATH. */
 int		 feed_srun_usable(const struct rconf *, const char *, char *,
 		    size_t);
-/* The ladder's srun rung (see feed_ladder_next): after SSH (libssh2 or
- * ssh) was refused for a node of a Slurm job ("Access denied by
- * pam_slurm_adopt", no sshd, DenyUsers), "srun" with the reason in why;
- * NULL otherwise. */
+/* The ladder's srun rung (feed_ladder_next, after its SSH rules found no
+ * other SSH client to try): after SSH (libssh2 or ssh) refused the user on
+ * a node of a Slurm job ("Access denied by pam_slurm_adopt", no sshd,
+ * DenyUsers: authentication refused with a usable key), "srun" with the
+ * reason in why; NULL otherwise. */
 const char	*feed_srun_ladder(const struct rconf *, const char *,
 		    const char *, enum feed_fail, const char *, char *,
 		    size_t);

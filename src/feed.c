@@ -498,11 +498,7 @@ feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
     enum feed_fail fail, const char *reason, char *why, size_t whysz)
 {
 	const struct feed_transport	*next;
-	const char			*name;
 
-	if ((name = feed_srun_ladder(rc, host, cur, fail, reason, why,
-	    whysz)) != NULL)
-		return name;
 	if (fail == FEED_FAIL_NONE || (next = feed_ladder_after(cur)) == NULL)
 		return NULL;
 	/* OpenSSH signs RSA with rsa-sha2; with other keys it would be
@@ -515,7 +511,9 @@ feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
 		snprintf(why, whysz, "libssh2: %s", reason);
 		return next->name;
 	}
-	return NULL;
+	/* SSH refused the user, and no other SSH rung can help: the
+	 * scheduler's launcher (feed-srun.c). */
+	return feed_srun_ladder(rc, host, cur, fail, reason, why, whysz);
 }
 
 /* The ladder's feed: the node's current transport's feed. */
