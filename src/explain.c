@@ -426,6 +426,34 @@ explain_probe(const struct explain_try *t, const struct node_model *m,
 		fprintf(out, "probe events:\n  %s\n", t->events);
 }
 
+/* The ladder's verdict on this failure: where auto sends the node next,
+ * and why, or that it stays failed. */
+static void
+explain_ladder(const struct explain_rung *r, const char *node,
+    struct feed *f, FILE *out)
+{
+	static const char *const classes[] = {
+		"none", "authentication refused", "the node refuses the user",
+		"not supported by this transport", "other"
+	};
+	enum feed_fail	 fail = feed_failure(f);
+	const char	*next, *reason;
+	char		 why[512], buf[512];
+
+	if (fail == FEED_FAIL_NONE)
+		return;
+	feed_phase(f, &reason);
+	why[0] = '\0';
+	next = feed_ladder_next(r->rc, node, r->name, fail, reason, why,
+	    sizeof(why));
+	fprintf(out, "  failure class: %s; auto: %s%s%s%s%s\n",
+	    (unsigned)fail < sizeof(classes) / sizeof(classes[0]) ?
+	    classes[fail] : "other", next != NULL ? "moves the node to " :
+	    "stays failed", next != NULL ? next : "",
+	    why[0] != '\0' ? " (" : "", why[0] != '\0' ?
+	    text_clean(buf, sizeof(buf), why) : "", why[0] != '\0' ? ")" : "");
+}
+
 /* Try one rung; its lines go to out, and the probe's (once, for the
  * first rung that works) to probe.  Returns 1 when a sample came. */
 static int
@@ -481,6 +509,9 @@ explain_try_rung(const struct explain_rung *r, const struct job *job,
 		    sizeof(buf), feed_skipped(session_node_feed(t.s, 0))));
 	if ((rs = feed_libssh2_rsess(session_node_feed(t.s, 0))) != NULL)
 		explain_libssh2(rs, out);
+	/* What auto would do after this failure: the ladder's own rule. */
+	if (!ok && r->rc != NULL && session_node_feed(t.s, 0) != NULL)
+		explain_ladder(r, node, session_node_feed(t.s, 0), out);
 	if (ok && probe != NULL && session_node_model(t.s, 0)->have_hello)
 		explain_probe(&t, session_node_model(t.s, 0), job, r->name,
 		    probe);

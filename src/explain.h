@@ -32,6 +32,9 @@ struct explain_rung {
 	void		*arg;
 	const char	*skip;
 	int		 local;
+	/* The shared configuration, for the ladder's verdict on a failure
+	 * (feed_ladder_next); NULL for the local child. */
+	const struct rconf *rc;
 	/* auto starts here, and why ("a job of 2000 nodes ..."); NULL:
 	 * in ladder order */
 	const char	*first;

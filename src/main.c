@@ -1426,6 +1426,7 @@ main_explain(const struct main_opts *o, const struct job *job)
 		ctx[n].mp = &mp;
 		ctx[n].t = t;
 		rungs[n].name = t->name;
+		rungs[n].rc = &mp.rc;
 		rungs[n].start = main_explain_open;
 		rungs[n].arg = &ctx[n];
 		why[n][0] = '\0';

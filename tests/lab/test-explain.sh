@@ -6,9 +6,11 @@
 #    auto picks libssh2; exit 0;
 #  - jtrsa (only an RSA 3072 key): libssh2 refused, with the key's type and
 #    size and the SHA-1 reason; the OpenSSH client authenticates; with the
-#    ssh transport built in, it reaches the node and auto picks ssh;
+#    ssh transport built in, the ladder's verdict is "to ssh", it reaches
+#    the node and auto picks ssh;
 #  - jtdeny (refused by every node's sshd): both SSH ways refused; with the
-#    srun transport built in, srun reaches the node and auto picks it;
+#    srun transport built in, the ladder's verdict is "to srun", srun
+#    reaches the node and auto picks it;
 #  - --explain=node2 reports on node2; a name not of the job is refused;
 #  - a node behind a dead link: every transport fails, exit status 1.
 set -u
@@ -90,6 +92,7 @@ has "$f" "^  why: libssh2 .* only as ssh-rsa \\(SHA-1\\), which OpenSSH 8\\.8 an
 has "$f" "^  ssh -v: Authenticated to node1 .* using \"publickey\"" "jtrsa: the OpenSSH client authenticates"
 has "$f" "^  ssh -v: Server accepts key: .*id_rsa RSA SHA256:" "jtrsa: OpenSSH's key line"
 if have ssh; then
+	has "$f" "^  failure class: authentication refused; auto: moves the node to ssh \(libssh2: RSA key" "jtrsa: the ladder's verdict after libssh2"
 	has "$f" "^transport ssh: ok: a sample from node1" "jtrsa: the ssh transport reaches node1"
 	has "$f" "^auto: ssh " "jtrsa: auto takes ssh"
 	[ "$(rc "$LAB_RSA")" = 0 ] && ok "jtrsa: exit 0" || fail "jtrsa: exit $(rc "$LAB_RSA")"
@@ -106,6 +109,7 @@ f=$tmp/$LAB_DENY.out
 has "$f" "^transport libssh2: FAILED after [0-9]+ ms: .*(refused|denied)" "jtdeny: libssh2 refused"
 has "$f" "^  ssh -v: .*Permission denied" "jtdeny: OpenSSH refused"
 if have srun; then
+	has "$f" "^  failure class: .*; auto: moves the node to srun" "jtdeny: the ladder's verdict: srun"
 	has "$f" "^transport srun: ok: a sample from node1" "jtdeny: srun reaches node1"
 	has "$f" "^ranks: found as " "jtdeny: the probe found the rank through srun"
 	has "$f" "^auto: srun " "jtdeny: auto takes srun"
