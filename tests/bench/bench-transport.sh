@@ -29,6 +29,7 @@
 # lock itself unless an ancestor holds it) and only when the lab is down (no
 # lab test running): it brings the lab up at each size and down at the end.
 # Knobs: BENCH_TRANSPORT_SIZES, BENCH_REPS (3), BENCH_STEADY_S (10),
+# BENCH_RUN_TIMEOUT (60 s: one jobtop run at most),
 # BENCH_MAIN_DIR (/tmp/jobtop-main-bench; reused when its binary is newer
 # than main's commit), BENCH_MAIN (0 skips main's build).
 set -eu
@@ -159,8 +160,10 @@ cols+=("${transports[@]}")
 jt_cmd() {
 	local b=$bin/jobtop-bench o=""
 	[ "$1" = main ] && b=$bin/main/jobtop-bench || o=$(topt "$1")
+	# timeout: a transport that never delivers every node costs one
+	# BENCH_RUN_TIMEOUT, not fanout-run.py's 300 s, per run.
 	# shellcheck disable=SC2086
-	echo "$AS $b $2 $o -b --json"
+	echo "timeout -s TERM -k 5 ${BENCH_RUN_TIMEOUT:-60} $AS $b $2 $o -b --json"
 }
 
 for n in $SIZES; do
