@@ -228,7 +228,7 @@ feed_libssh2_rsess(struct feed *f)
 	if (f == NULL || (f->ops != &feed_libssh2_ops &&
 	    f->ops != &feed_libssh2_borrowed_ops))
 		return NULL;
-	return f->impl;
+	return L2(f);
 }
 
 struct feed *
