@@ -42,6 +42,9 @@ struct explain_try {
 	char		 states[512];	/* "connecting -> live" */
 	char		 ranks[PROTO_TEXT_MAX];	/* ranks-found */
 	char		 events[1024];	/* warn and error events */
+	enum feed_fail	 fail;		/* as it failed (stopping may
+					 * change the phase later) */
+	char		 reason[512];
 };
 
 static void
@@ -59,10 +62,19 @@ explain_on_state(void *arg, struct session *s, int i, const char *old,
     const char *new)
 {
 	struct explain_try	*t = arg;
+	struct feed		*f;
+	const char		*why;
 	char			 buf[256];
 
 	explain_append(t->states, sizeof(t->states), " -> ",
 	    text_clean(buf, sizeof(buf), new));
+	/* The failure's class now: the session's stop at the end may move
+	 * the feed on to "closed". */
+	if (t->fail == FEED_FAIL_NONE && (f = session_node_feed(s, i)) !=
+	    NULL && (t->fail = feed_failure(f)) != FEED_FAIL_NONE) {
+		feed_phase(f, &why);
+		snprintf(t->reason, sizeof(t->reason), "%s", why);
+	}
 }
 
 static void
@@ -430,25 +442,23 @@ explain_probe(const struct explain_try *t, const struct node_model *m,
  * and why, or that it stays failed. */
 static void
 explain_ladder(const struct explain_rung *r, const char *node,
-    struct feed *f, FILE *out)
+    const struct explain_try *t, FILE *out)
 {
 	static const char *const classes[] = {
 		"none", "authentication refused", "the node refuses the user",
 		"not supported by this transport", "other"
 	};
-	enum feed_fail	 fail = feed_failure(f);
-	const char	*next, *reason;
+	const char	*next;
 	char		 why[512], buf[512];
 
-	if (fail == FEED_FAIL_NONE)
+	if (t->fail == FEED_FAIL_NONE)
 		return;
-	feed_phase(f, &reason);
 	why[0] = '\0';
-	next = feed_ladder_next(r->rc, node, r->name, fail, reason, why,
+	next = feed_ladder_next(r->rc, node, r->name, t->fail, t->reason, why,
 	    sizeof(why));
 	fprintf(out, "  failure class: %s; auto: %s%s%s%s%s\n",
-	    (unsigned)fail < sizeof(classes) / sizeof(classes[0]) ?
-	    classes[fail] : "other", next != NULL ? "moves the node to " :
+	    (unsigned)t->fail < sizeof(classes) / sizeof(classes[0]) ?
+	    classes[t->fail] : "other", next != NULL ? "moves the node to " :
 	    "stays failed", next != NULL ? next : "",
 	    why[0] != '\0' ? " (" : "", why[0] != '\0' ?
 	    text_clean(buf, sizeof(buf), why) : "", why[0] != '\0' ? ")" : "");
@@ -510,8 +520,8 @@ explain_try_rung(const struct explain_rung *r, const struct job *job,
 	if ((rs = feed_libssh2_rsess(session_node_feed(t.s, 0))) != NULL)
 		explain_libssh2(rs, out);
 	/* What auto would do after this failure: the ladder's own rule. */
-	if (!ok && r->rc != NULL && session_node_feed(t.s, 0) != NULL)
-		explain_ladder(r, node, session_node_feed(t.s, 0), out);
+	if (!ok && r->rc != NULL)
+		explain_ladder(r, node, &t, out);
 	if (ok && probe != NULL && session_node_model(t.s, 0)->have_hello)
 		explain_probe(&t, session_node_model(t.s, 0), job, r->name,
 		    probe);

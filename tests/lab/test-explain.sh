@@ -70,7 +70,7 @@ has "$f" "^source cpu: on$" "jtuser: a source on"
 has "$f" "^source ib: off: no InfiniBand" "jtuser: a source off with its reason"
 has "$f" "^source cgroup: off: " "jtuser: the cgroup source's reason"
 has "$f" "^auto: libssh2 " "jtuser: auto takes libssh2"
-hasnt "$f" "FAILED" "jtuser: nothing failed"
+hasnt "$f" "^transport (libssh2|ssh): FAILED" "jtuser: neither SSH way failed"
 
 # --explain=NODE, and a name that is not the job's.
 explain "$LAB_USER" --explain=node2 "$job"
