@@ -140,6 +140,11 @@ static char		 rf_v2root[512];	/* see ranks_find_v2_root */
 static const char	*rf_job;
 static size_t		 rf_joblen;
 
+/* How the first process of the job was found, and the job's cgroup, for
+ * the "ranks-found" event (ranks_find_how; jobtop --explain shows it). */
+static char		 rf_how[160];
+static char		 rf_cgroup[PROTO_TEXT_MAX / 2];
+
 static uint64_t		 rf_dents[32768 / sizeof(uint64_t)];
 static char		 rf_buf[8192];	/* stat, cgroup, cmdline... */
 static char		 rf_envbuf[16384];
@@ -524,6 +529,9 @@ ranks_find_cgroup(pid_t pid, uint32_t *step)
 			continue;
 		r = ranks_find_cgroup_path(p, (size_t)(eol - p), rf_job,
 		    rf_owner, &dirlen, step);
+		if (r > 0 && rf_cgroup[0] == '\0')
+			snprintf(rf_cgroup, sizeof(rf_cgroup), "%.*s",
+			    (int)dirlen, p);
 		if (r > 0)
 			return 1;
 		if (r < 0)
@@ -664,6 +672,7 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	uint32_t	 step = RANKS_STEP_NONE, s;
 	int64_t		 uid = -1;
 	int		 member = 0, r, k = RF_OTHER, envok;
+	const char	*via = NULL;
 
 	/* status is read only where the uid matters: with --uid, and for
 	 * a step daemon, which root must own. */
@@ -680,6 +689,7 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 			/* A daemon's child before it execs the task. */
 			member = 1;
 			step = s;
+			via = "a child of the job's slurmstepd";
 		} else if (r > 0 && uid == 0) {
 			e->step = s;
 			return RF_STEPD;
@@ -689,9 +699,11 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	if (!member && k == RF_STEPD) {
 		member = 1;
 		step = p->step;
+		via = "a child of the job's slurmstepd";
 	} else if (!member && k == RF_JOB) {
 		member = 1;
 		step = ranks_tracked_step(p->slot);
+		via = "a descendant of the job's processes";
 	}
 	if (rf_owner >= 0 && uid != rf_owner) {
 		/* Never a rank.  A daemon's child is root until it takes
@@ -699,6 +711,8 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		return member && uid == 0 ? RF_RETRY : RF_OTHER;
 	}
 	if ((r = ranks_find_cgroup(e->pid, &s)) > 0) {
+		if (!member)
+			via = "its cgroup";
 		member = 1;
 		if (s != RANKS_STEP_NONE)
 			step = s;
@@ -709,6 +723,13 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		return RF_OTHER;
 	if (step == RANKS_STEP_NONE && envok)
 		step = env.step;
+	if (rf_how[0] == '\0')
+		snprintf(rf_how, sizeof(rf_how), "%s; rank id from %.*s",
+		    via != NULL ? via : "its environment names the job",
+		    envok && env.rank >= 0 ? (int)strcspn(
+		    rf_rank_vars[env.rankprio], "=") : 4,
+		    envok && env.rank >= 0 ? rf_rank_vars[env.rankprio] :
+		    "none");
 	return ranks_find_take(ents, n, e, st, envok ? &env : NULL, step,
 	    k == RF_JOB ? p : NULL);
 }
@@ -946,4 +967,15 @@ ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 	if (conf->root[0] == '\0')
 		ranks_find_ancestors(conf);
 	return 0;
+}
+
+const char *
+ranks_find_how(char *buf, size_t size)
+{
+	if (rf_how[0] == '\0')
+		return NULL;
+	snprintf(buf, size, "found as %s; job cgroup %s", rf_how,
+	    rf_cgroup[0] != '\0' ? rf_cgroup : "none (no process of the job "
+	    "is in a scheduler's job cgroup)");
+	return buf;
 }

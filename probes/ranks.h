@@ -151,5 +151,10 @@ int		 ranks_find_cgroup_path(const char *, size_t, const char *,
  * directory of PID 1's cgroup (a container's), as ranks_find_init read
  * it from /proc/1/cgroup. */
 const char	*ranks_find_v2_root(void);
+/* How the job's first process on this node was found (step daemon,
+ * cgroup or environment), where its rank id came from, and the job's
+ * cgroup: one line in buf, or NULL while none was found.  Sent once as
+ * the info event "ranks-found" (jobtop --explain prints it). */
+const char	*ranks_find_how(char *, size_t);
 
 #endif

@@ -194,6 +194,8 @@ static uint32_t		 ranks_only_step = RANKS_STEP_NONE; /* --step */
 static int		 ranks_kstack;	/* /proc/PID/stack is readable */
 static int		 ranks_delayacct; /* stat's field 42 is kept */
 static char		 ranks_buf[8192];
+static char		 ranks_how[PROTO_TEXT_MAX];	/* ranks-found */
+static int		 ranks_how_sent;
 static struct ranks_top	 ranks_top[RANKS_TOP];
 
 int
@@ -934,6 +936,11 @@ ranks_sample(const struct probe_conf *conf)
 
 	ranks_seq++;
 	ranks_find_update(conf);
+	if (!ranks_how_sent && ranks_find_how(ranks_how,
+	    sizeof(ranks_how)) != NULL) {
+		ranks_how_sent = 1;
+		probe_event(EV_INFO, "ranks-found", "%s", ranks_how);
+	}
 	if (ranks_busiest) {
 		ranks_sample_busiest();
 		return;

@@ -220,6 +220,17 @@ static const struct feed_ops feed_libssh2_borrowed_ops = {
 	feed_l2_release
 };
 
+/* The session behind a libssh2 feed, NULL for other feeds (--explain
+ * asks it how it authenticated). */
+struct rsess *
+feed_libssh2_rsess(struct feed *f)
+{
+	if (f == NULL || (f->ops != &feed_libssh2_ops &&
+	    f->ops != &feed_libssh2_borrowed_ops))
+		return NULL;
+	return L2(f);
+}
+
 struct feed *
 feed_libssh2_of(struct rsess *s)
 {

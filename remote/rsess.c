@@ -188,6 +188,7 @@ struct rsess {
 	int			 id_idx;
 	int			 agent_keys;
 	char			 tried[512];
+	char			 authed[512];	/* how it logged in */
 
 	struct rsess_cmd	 cmd;
 	char			*tmpname;
@@ -861,6 +862,7 @@ static int
 rsess_authed(struct rsess *s, const char *how)
 {
 	rsess_log(s, "authenticated as %s with %s", s->user, how);
+	snprintf(s->authed, sizeof(s->authed), "%s", how);
 	if (s->agent != NULL) {
 		libssh2_agent_disconnect(s->agent);
 		libssh2_agent_free(s->agent);
@@ -2106,6 +2108,24 @@ unsigned
 rsess_uploads(const struct rsess *s)
 {
 	return s->uploads;
+}
+
+const char *
+rsess_auth_method(const struct rsess *s)
+{
+	return s->authed;
+}
+
+const char *
+rsess_auth_tried(const struct rsess *s)
+{
+	return s->tried;
+}
+
+const char *
+rsess_user(const struct rsess *s)
+{
+	return s->user;
 }
 
 int

@@ -129,6 +129,12 @@ int		 rsess_auth_refused(const struct rsess *);
 /* 1 when it is DEAD because ssh_config asks for what it cannot do. */
 int		 rsess_config_refused(const struct rsess *);
 const char	*rsess_host(const struct rsess *);
+/* For jobtop --explain: what authenticated ("~/.ssh/id_ed25519", "an
+ * ssh-agent key"; "" before), the methods tried before ("" when none),
+ * and the remote user. */
+const char	*rsess_auth_method(const struct rsess *);
+const char	*rsess_auth_tried(const struct rsess *);
+const char	*rsess_user(const struct rsess *);
 /* How many times the probe was uploaded (0 when the node had it). */
 unsigned	 rsess_uploads(const struct rsess *);
 

@@ -163,6 +163,8 @@ int		 feed_libssh2_usable(const struct rconf *, const char *,
 /* A feed over an rsess the caller keeps: feed_free leaves it open. */
 struct rsess;
 struct feed	*feed_libssh2_of(struct rsess *);
+/* The session behind a libssh2 feed, NULL for any other feed. */
+struct rsess	*feed_libssh2_rsess(struct feed *);
 /* After libssh2's authentication was refused for host: 1 with the reason
  * in why when it offered an RSA key that this libssh2 signs with SHA-1
  * only (which OpenSSH 8.8 and later refuse), else 0. */

@@ -27,10 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "detect.h"
+#include "explain.h"
 #include "export.h"
 #include "feed-local.h"
 #include "feed-replay.h"
+#include "feed-srun.h"
 #include "feed.h"
 #include "history.h"
 #include "hostlist.h"
@@ -82,6 +85,8 @@ struct main_opts {
 	int		 no_record;
 	const char	*replay;	/* -r: recording to play */
 	const char	*theme;		/* -t: colour theme */
+	int		 explain;	/* --explain[=NODE] */
+	const char	*explain_node;	/* NULL: the job's first node */
 };
 
 static int			 main_out_broken;
@@ -101,6 +106,7 @@ main_usage(FILE *f)
 "       jobtop report file -o report.html\n"
 "       jobtop --decode [--json] < stream\n"
 "       jobtop --list [jobid | -w hostlist | --hostfile file]\n"
+"       jobtop --explain[=node] [jobid | -w hostlist | --hostfile file]\n"
 "       jobtop --version | --help\n");
 }
 
@@ -159,6 +165,8 @@ main_help(void)
 "                        newest recording in $XDG_STATE_HOME/jobtop/\n"
 "      --decode          print the probe stream read from standard input\n"
 "      --list            print the resolved node names and exit\n"
+"      --explain[=NODE]  try every transport on one node of the job (the\n"
+"                        first, or NODE) and print what worked and why\n"
 "  -V, --version         print the version and exit\n"
 "  -h, --help            print this help and exit\n", MAIN_INTERVAL_MIN);
 }
@@ -196,7 +204,8 @@ static int
 main_parse(int argc, char **argv, struct main_opts *o)
 {
 	enum { OPT_JSON = 256, OPT_DECODE, OPT_LIST, OPT_LOG, OPT_HOSTFILE,
-	    OPT_SCHED, OPT_ACCEPT, OPT_NOREC, OPT_FORCE, OPT_TRANSPORT };
+	    OPT_SCHED, OPT_ACCEPT, OPT_NOREC, OPT_FORCE, OPT_TRANSPORT,
+	    OPT_EXPLAIN };
 	static const struct option longopts[] = {
 		{ "nodes",	required_argument,	NULL, 'w' },
 		{ "batch",	no_argument,		NULL, 'b' },
@@ -218,6 +227,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		{ "force",	no_argument,		NULL, OPT_FORCE },
 		{ "replay",	required_argument,	NULL, 'r' },
 		{ "theme",	required_argument,	NULL, 't' },
+		{ "explain",	optional_argument,	NULL, OPT_EXPLAIN },
 		{ NULL,		0,			NULL, 0 }
 	};
 	char	 buf[128];
@@ -308,6 +318,10 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case 't':
 			o->theme = optarg;
+			break;
+		case OPT_EXPLAIN:
+			o->explain = 1;
+			o->explain_node = optarg;
 			break;
 		case ':':
 			log_error("option %s needs an argument (see jobtop "
@@ -1339,6 +1353,97 @@ main_resolve(const struct main_opts *o, struct job *job)
 	    r == SCHED_ENOENV ? MAIN_EXIT_USAGE : MAIN_EXIT_FAIL;
 }
 
+/* One rung of --explain: a transport of the registry with the shared
+ * configuration, or the local child. */
+struct main_explain_rung {
+	struct main_probes		*mp;
+	const struct feed_transport	*t;
+};
+
+static struct feed *
+main_explain_open(void *arg, const char *node, char *err, size_t errlen)
+{
+	struct main_explain_rung	*r = arg;
+
+	return r->t->open(&r->mp->rc, node, err, errlen);
+}
+
+static struct feed *
+main_explain_local(void *arg, const char *node, char *err, size_t errlen)
+{
+	struct main_explain_rung	*r = arg;
+
+	return feed_new_local(r->mp->probe, r->mp->argv, err, errlen);
+}
+
+/*
+ * --explain: every transport of the ladder (feed_transports[] marked
+ * FEED_T_LADDER, in order) on one node of the job (the first, or the one
+ * named), reported by explain.c.  0 when some transport reached the node.
+ */
+static int
+main_explain(const struct main_opts *o, const struct job *job)
+{
+	struct main_probes		 mp;
+	struct main_explain_rung	 ctx[8];
+	struct explain_rung		 rungs[8];
+	const struct feed_transport	*t;
+	const char			*node = hostlist_get(job->nodes, 0);
+	char				 buf[256], why[8][512], pref[512];
+	size_t				 i;
+	int				 n = 0, rc;
+
+	if (o->explain_node != NULL) {
+		for (i = 0; i < hostlist_count(job->nodes); i++)
+			if (strcmp(hostlist_get(job->nodes, i),
+			    o->explain_node) == 0)
+				break;
+		if (i == hostlist_count(job->nodes)) {
+			log_error("--explain=%s: not a node of %s", text_clean(
+			    buf, sizeof(buf), o->explain_node),
+			    job->nodelist != NULL ? job->nodelist : "the job");
+			return MAIN_EXIT_USAGE;
+		}
+		node = hostlist_get(job->nodes, i);
+	}
+	if (main_probes_init(&mp, o, job) != 0) {
+		main_probes_free(&mp);
+		return MAIN_EXIT_FAIL;
+	}
+	memset(rungs, 0, sizeof(rungs));
+	if (main_host_local(node)) {
+		ctx[n].mp = &mp;
+		ctx[n].t = NULL;
+		rungs[n].name = "local";
+		rungs[n].start = main_explain_local;
+		rungs[n].arg = &ctx[n];
+		rungs[n++].local = 1;
+	}
+	for (t = feed_transports; t->name != NULL && n < 8 &&
+	    !main_host_local(node); t++) {
+		if (!(t->flags & FEED_T_LADDER))
+			continue;
+		ctx[n].mp = &mp;
+		ctx[n].t = t;
+		rungs[n].name = t->name;
+		rungs[n].rc = &mp.rc;
+		rungs[n].start = main_explain_open;
+		rungs[n].arg = &ctx[n];
+		why[n][0] = '\0';
+		if (t->usable != NULL && t->usable(&mp.rc, node, why[n],
+		    sizeof(why[n])) != 0)
+			rungs[n].skip = why[n];
+		/* Where the ladder starts a very large job. */
+		if (strcmp(t->name, "srun") == 0 && feed_srun_first(&mp.rc,
+		    pref, sizeof(pref)))
+			rungs[n].first = pref;
+		n++;
+	}
+	rc = explain_run(job, node, rungs, n, &mp.sc, stdout);
+	main_probes_free(&mp);
+	return rc == 0 ? 0 : MAIN_EXIT_FAIL;
+}
+
 /*
  * -r ARG: a recording's path, or, when no such file exists and ARG looks
  * like a job id or a node name (no '/'), the newest recording of that job
@@ -1388,9 +1493,41 @@ main_open_log(const struct main_opts *o)
 	return 0;
 }
 
+/* A settings file warning: one line on stderr, before any screen. */
+static void
+main_config_warn(void *arg, const char *line)
+{
+	log_error("warning: %s", line);
+}
+
+/*
+ * The settings file (config.c), read once before any mode runs: a bad
+ * line stops jobtop with FILE:LINE, as a bad option would.  Its values are
+ * defaults, applied where the command line gave nothing.  Returns 0 or an
+ * exit code after one line on stderr.
+ */
+static int
+main_config(struct config *cfg)
+{
+	char	err[1024];
+
+	config_init(cfg);
+	if (config_load(cfg, NULL, main_config_warn, NULL, err,
+	    sizeof(err)) != 0) {
+		log_error("%s", err);
+		config_free(cfg);
+		return MAIN_EXIT_USAGE;
+	}
+	if (cfg->path != NULL)
+		log_debug("settings from %s: transport %s", cfg->path,
+		    cfg->transport != NULL ? cfg->transport : "(not set)");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	struct config		cfg;
 	struct main_opts	o;
 	struct job		job;
 	char			*replay;
@@ -1406,6 +1543,13 @@ main(int argc, char **argv)
 	if (main_open_log(&o) != 0)
 		return MAIN_EXIT_USAGE;
 	log_debug("jobtop %s starting", JOBTOP_VERSION);
+	if ((rc = main_config(&cfg)) != 0) {
+		log_close();
+		return rc;
+	}
+	/* The settings file's transport, unless --transport gave one. */
+	if (o.transport == NULL && cfg.transport != NULL)
+		o.transport = cfg.transport;
 
 	if (o.decode) {
 		if (o.hostlist != NULL || o.hostfile != NULL || o.nargs > 0 ||
@@ -1415,6 +1559,7 @@ main(int argc, char **argv)
 			rc = MAIN_EXIT_USAGE;
 		} else
 			rc = main_decode(&o);
+		config_free(&cfg);
 		log_close();
 		return rc;
 	}
@@ -1433,24 +1578,32 @@ main(int argc, char **argv)
 			rc = export_file(replay, o.json ? EXPORT_JSON :
 			    EXPORT_TEXT, stdout, o.count);
 		free(replay);
+		config_free(&cfg);
 		log_close();
 		return rc;
 	}
 	if (o.force && o.record == NULL) {
 		log_error("--force goes with -o FILE (it lets -o replace a "
 		    "recording)");
+		config_free(&cfg);
 		log_close();
 		return MAIN_EXIT_USAGE;
 	}
 	sched_job_init(&job);
 	if ((rc = main_resolve(&o, &job)) != 0) {
 		sched_job_free(&job);
+		config_free(&cfg);
 		log_close();
 		return rc;
 	}
 	log_debug("job %s (%s): %zu nodes %s", job.id, job.sched,
 	    hostlist_count(job.nodes), job.nodelist ? job.nodelist : "");
-	if (o.list) {
+	if (o.explain && o.list) {
+		log_error("--explain and --list do not go together");
+		rc = MAIN_EXIT_USAGE;
+	} else if (o.explain)
+		rc = main_explain(&o, &job);
+	else if (o.list) {
 		for (i = 0; i < hostlist_count(job.nodes); i++)
 			printf("%s\n", hostlist_get(job.nodes, i));
 		rc = 0;
@@ -1459,6 +1612,7 @@ main(int argc, char **argv)
 	else
 		rc = main_batch(&o, &job);
 	sched_job_free(&job);
+	config_free(&cfg);
 	log_close();
 	return rc;
 }

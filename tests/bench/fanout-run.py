@@ -24,6 +24,12 @@
 	is measured: CMD may be runuser/env, the monitor is found among its
 	descendants by its command name (jobtop, or jobtop-bench: a copy that
 	a `pkill -x jobtop` elsewhere on the machine does not hit).  Then
+	With FANOUT_TREE=1 in the environment, CPU and RSS are summed over the
+	monitor and every process below it (an srun, ssh clients: what the
+	login node pays for this monitor); CPU then counts each live process's
+	run time from /proc/PID/schedstat (ns) plus the cutime+cstime of the
+	children it reaped, so time of a child that exits during the window
+	is not lost.  Then
 	SIGTERM, and one line of key=value: live_ms nodes failed cpu_pct
 	window_s rss_kib_max rss_kib_end hwm_kib fds nodes_in_window
 	min_samples recs_per_s bytes_per_s rc, and missing= (the last states
@@ -165,6 +171,48 @@ def cpu_ticks(pid):
 	return int(fields[11]) + int(fields[12])	# utime stime
 
 
+def tree(pid):
+	"""pid and every process below it."""
+	out, todo = [], [pid]
+	while todo:
+		p = todo.pop()
+		out.append(p)
+		todo += children(p)
+	return out
+
+
+def tree_cpu_s(pid):
+	"""CPU seconds of pid and everything below it: each live process's
+	run time from /proc/PID/schedstat (nanoseconds: a small monitor's
+	few ticks a second would round to nothing) plus the cutime+cstime
+	of the children it reaped (ticks)."""
+	hz = os.sysconf("SC_CLK_TCK")
+	t = 0.0
+	for p in tree(pid):
+		try:
+			with open("/proc/%d/schedstat" % p) as f:
+				run_ns = int(f.read().split()[0])
+			with open("/proc/%d/stat" % p) as f:
+				s = f.read()
+		except (OSError, ValueError, IndexError):
+			continue
+		fields = s[s.rindex(")") + 2:].split()
+		t += run_ns / 1e9 + (int(fields[13]) + int(fields[14])) / hz
+	return t
+
+
+def tree_mem_kib(pid):
+	rss = hwm = 0
+	for p in tree(pid):
+		try:
+			r, h = mem_kib(p)
+		except OSError:
+			continue
+		rss += r
+		hwm += h
+	return rss, hwm
+
+
 def mem_kib(pid):
 	v = {}
 	with open("/proc/%d/status" % pid) as f:
@@ -209,14 +257,19 @@ def do_steady(args, cmd):
 			    os.environ["FANOUT_PERF"], "--", "sleep",
 			    str(secs)], stdout=subprocess.DEVNULL,
 			    stderr=subprocess.DEVNULL)
-		c0, ta, b0 = cpu_ticks(jt), now(), r.bytes
+		def ticks(p):
+			return cpu_ticks(p) / hz
+		mem = mem_kib
+		if os.environ.get("FANOUT_TREE") == "1":
+			ticks, mem = tree_cpu_s, tree_mem_kib
+		c0, ta, b0 = ticks(jt), now(), r.bytes
 		cnt0, _ = r.snapshot()
 		rss_max = 0
 		while now() - ta < secs and p.poll() is None:
 			time.sleep(1)
-			rss, _ = mem_kib(jt)
+			rss, _ = mem(jt)
 			rss_max = max(rss_max, rss)
-		c1, tb, b1 = cpu_ticks(jt), now(), r.bytes
+		c1, tb, b1 = ticks(jt), now(), r.bytes
 		if perf is not None:
 			perf.wait()
 		if os.environ.get("FANOUT_SMAPS"):
@@ -224,11 +277,13 @@ def do_steady(args, cmd):
 			    open(os.environ["FANOUT_SMAPS"], "w") as dst:
 				dst.write(src.read())
 		cnt1, _ = r.snapshot()
-		rss, hwm = mem_kib(jt)
+		rss, hwm = mem(jt)
+		res["procs"] = len(tree(jt))
+		res["monitor_rss_kib"] = mem_kib(jt)[0]
 		fds = len(os.listdir("/proc/%d/fd" % jt))
 		got = [cnt1.get(k, 0) - cnt0.get(k, 0) for k in cnt1]
 		res.update({
-		    "cpu_pct": "%.2f" % ((c1 - c0) / hz / (tb - ta) * 100),
+		    "cpu_pct": "%.3f" % ((c1 - c0) / (tb - ta) * 100),
 		    "window_s": "%.1f" % (tb - ta),
 		    "rss_kib_max": rss_max, "rss_kib_end": rss,
 		    "hwm_kib": hwm, "fds": fds,
