@@ -164,7 +164,7 @@ fssh_log(const struct feed_ssh *s, const char *fmt, ...)
 
 /* $JOBTOP_SSH (a site's wrapper, a test's), else the first executable
  * ssh in PATH, allocated, or NULL; the same for a launcher's prog and
- * override. */
+ * override (NULL: none). */
 static char *
 fssh_which(const char *prog, const char *override)
 {
@@ -172,7 +172,8 @@ fssh_which(const char *prog, const char *override)
 	char		*cand;
 	struct stat	 st;
 
-	if ((p = getenv(override)) != NULL && *p == '/')
+	if (override != NULL && (p = getenv(override)) != NULL &&
+	    *p == '/')
 		return access(p, X_OK) == 0 ? xstrdup(p) : NULL;
 
 	if (path == NULL || *path == '\0')
@@ -948,7 +949,8 @@ feed_launch_usable(const char *name, const struct rconf *rc,
 		return -1;
 	}
 	if (rc->sched != NULL && strcmp(rc->sched, c->sched) != 0) {
-		snprintf(why, whysz, "%s: not an %s job", name, c->sched);
+		snprintf(why, whysz, "%s: serves %s jobs only", name,
+		    c->sched);
 		return -1;
 	}
 	v = getenv(c->inside);
@@ -1002,7 +1004,7 @@ feed_new_launch(const char *name, const struct rconf *rc, const char *host,
 	v = getenv(c->inside);
 	if (c->jobvar != NULL && (v == NULL || *v == '\0') &&
 	    rc->job != NULL && *rc->job != '\0') {
-		s->envbin = fssh_which("env", "JOBTOP_ENV_NONE");
+		s->envbin = fssh_which("env", NULL);
 		if (s->envbin == NULL) {
 			snprintf(err, errsz, "%s: no env in PATH", name);
 			free(s->ssh);
