@@ -25,6 +25,12 @@
  *	script's own refusals -> REFUSED for good, with ssh's words.
  *
  * A side command (a backtrace) is a second ssh (feed-cmd.c).
+ *
+ * The same machinery serves the schedulers' own remote shells, one row
+ * each in fssh_launchers[] (feed-launch.h): a client that takes "NODE
+ * COMMAND" like ssh (OAR's oarsh, LSF's blaunch, PBS's pbs_tmrsh), the
+ * scheduler it serves and what it needs from the environment.  The node
+ * table then names the row ("oarsh"), not "ssh".
  */
 #include <errno.h>
 #include <signal.h>
@@ -38,6 +44,7 @@
 #include <unistd.h>
 
 #include "feed.h"
+#include "feed-launch.h"
 #include "hello.h"
 #include "rconf.h"
 #include "rpush.h"
@@ -52,10 +59,49 @@
 #define FSSH_WATCHDOG_KA 4		/* as rsess: keepalives of silence */
 #define FSSH_ARGS_MAX	16
 
+/*
+ * A client run like ssh: prog NODE COMMAND.  shell: it hands COMMAND to
+ * a login shell on the node as one string (ssh, oarsh); else it runs
+ * argv itself, so the command goes as /bin/sh -c COMMAND.  inside: the
+ * client works only within the job (its environment variable names the
+ * job); jobvar: the variable it takes the job from, set from the job
+ * jobtop watches when inside is not set.
+ */
+struct fssh_client {
+	const char	*name;		/* the transport */
+	const char	*sched;		/* the scheduler it serves */
+	const char	*prog;		/* found in PATH */
+	const char	*override;	/* an absolute path instead */
+	const char	*inside;
+	const char	*jobvar;
+	int		 shell;
+};
+
+static const struct fssh_client fssh_launchers[] = {
+	/* oarsh: OAR's sshd (port 6667, user oar) and oarsh_shell put the
+	 * command into the job's cpuset; with OAR_JOB_KEY_FILE the job's
+	 * key, else OAR_JOB_ID and oarstat find the job. */
+	{ "oarsh", "oar", "oarsh", "JOBTOP_OARSH", "OAR_JOB_KEY_FILE",
+	    "OAR_JOB_ID", 1 },
+	/* blaunch NODE CMD: LSF's res starts it in the job, from within
+	 * the job only (LSB_JOBID). */
+	{ "blaunch", "lsf", "blaunch", "JOBTOP_BLAUNCH", "LSB_JOBID", NULL,
+	    0 },
+	/* pbs_tmrsh NODE CMD: PBS's TM interface (tm_spawn) through the
+	 * job's MoM, from within the job only (PBS_JOBID). */
+	{ "pbs_tmrsh", "pbs", "pbs_tmrsh", "JOBTOP_PBS_TMRSH", "PBS_JOBID",
+	    NULL, 0 },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+};
+
 struct feed_ssh {
 	const struct rconf	*rc;
 	char			*host;
+	const char		*name;		/* "ssh", "oarsh" */
+	int			 shell;		/* see fssh_client */
 	char			*ssh;		/* the client's path */
+	char			*envbin;	/* /usr/bin/env, or NULL */
+	char			*jobset;	/* "OAR_JOB_ID=12", or NULL */
 	char			*argv[FSSH_ARGS_MAX];
 	int			 argc;		/* before the command */
 	char			 ctimeout[48];
@@ -113,19 +159,21 @@ fssh_log(const struct feed_ssh *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	rconf_log(s->rc, "%s: ssh: %s", s->host, line);
+	rconf_log(s->rc, "%s: %s: %s", s->host, s->name, line);
 }
 
 /* $JOBTOP_SSH (a site's wrapper, a test's), else the first executable
- * ssh in PATH, allocated, or NULL. */
+ * ssh in PATH, allocated, or NULL; the same for a launcher's prog and
+ * override (NULL: none). */
 static char *
-fssh_which(void)
+fssh_which(const char *prog, const char *override)
 {
 	const char	*path = getenv("PATH"), *p, *end;
 	char		*cand;
 	struct stat	 st;
 
-	if ((p = getenv("JOBTOP_SSH")) != NULL && *p == '/')
+	if (override != NULL && (p = getenv(override)) != NULL &&
+	    *p == '/')
 		return access(p, X_OK) == 0 ? xstrdup(p) : NULL;
 
 	if (path == NULL || *path == '\0')
@@ -136,7 +184,7 @@ fssh_which(void)
 			end = p + strlen(p);
 		if (end == p)
 			continue;
-		cand = xasprintf("%.*s/ssh", (int)(end - p), p);
+		cand = xasprintf("%.*s/%s", (int)(end - p), p, prog);
 		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
 		    access(cand, X_OK) == 0)
 			return cand;
@@ -201,14 +249,19 @@ fssh_start(struct feed_ssh *s)
 {
 	struct spawn_req	 rq;
 	char			*cmd, err[256];
+	static char		 a_sh[] = "/bin/sh", a_c[] = "-c";
 	int			 k = s->argc;
 
 	cmd = fssh_command(s);
 	s->argv[k++] = s->host;
+	if (!s->shell) {
+		s->argv[k++] = a_sh;
+		s->argv[k++] = a_c;
+	}
 	s->argv[k++] = cmd;
 	s->argv[k] = NULL;
 	memset(&rq, 0, sizeof(rq));
-	rq.path = s->ssh;
+	rq.path = s->argv[0];
 	rq.argv = s->argv;
 	rq.flags = SPAWN_IN | SPAWN_OUT | SPAWN_ERR | SPAWN_PGRP;
 	if (spawn_start(&s->sp, &rq, err, sizeof(err)) != 0) {
@@ -236,7 +289,7 @@ fssh_start(struct feed_ssh *s)
 	s->ctl_alive = 0;
 	s->phase = FEED_CONNECTING;
 	s->deadline = s->now + FSSH_START_MS;
-	fssh_log(s, "started ssh, pid %ld", (long)s->sp.pid);
+	fssh_log(s, "started %s, pid %ld", s->ssh, (long)s->sp.pid);
 	return 0;
 }
 
@@ -313,15 +366,15 @@ fssh_line(struct feed_ssh *s, char *line)
 	}
 	fssh_log(s, "%s", line);
 	if (strstr(line, "Permission denied") != NULL) {
-		snprintf(why, sizeof(why), "ssh: %s", line);
+		snprintf(why, sizeof(why), "%s: %s", s->name, line);
 		fssh_refuse(s, FEED_FAIL_DENIED, why);
 		return;
 	}
 	if (strstr(line, "Host key verification failed") != NULL ||
 	    strstr(line, "REMOTE HOST IDENTIFICATION HAS CHANGED") !=
 	    NULL) {
-		snprintf(why, sizeof(why), "ssh: host key for %s: %s",
-		    s->host, line);
+		snprintf(why, sizeof(why), "%s: host key for %s: %s",
+		    s->name, s->host, line);
 		fssh_refuse(s, FEED_FAIL_OTHER, why);
 		return;
 	}
@@ -490,7 +543,8 @@ fssh_ended(struct feed_ssh *s)
 		snprintf(s->reason, sizeof(s->reason), "%s", s->lasterr);
 	else {
 		spawn_describe(st, how, sizeof(how));
-		snprintf(s->reason, sizeof(s->reason), "ssh %s", how);
+		snprintf(s->reason, sizeof(s->reason), "%s %s", s->name,
+		    how);
 	}
 	s->fails++;
 	if (!s->ever && s->fails > s->rc->retries) {
@@ -755,6 +809,10 @@ fssh_exec_start(struct feed *f, const char *cmd, size_t cap,
 	for (k = 0; k < s->argc; k++)
 		argv[k] = s->argv[k];
 	argv[k++] = s->host;
+	if (!s->shell) {
+		argv[k++] = (char *)(uintptr_t)"/bin/sh";
+		argv[k++] = (char *)(uintptr_t)"-c";
+	}
 	argv[k++] = (char *)(uintptr_t)cmd;
 	argv[k] = NULL;
 	s->x = feed_cmd_start(argv, NULL, cap, timeout_ms, err, errsz);
@@ -772,14 +830,25 @@ fssh_free(struct feed *f)
 	fssh_slot_give(s);
 	free(s->buf);
 	free(s->ssh);
+	free(s->envbin);
+	free(s->jobset);
 	free(s->host);
 	free(s);
+}
+
+/* "ssh", or the launcher's row. */
+static const char *
+fssh_transport(struct feed *f)
+{
+	struct feed_ssh	*s = f->impl;
+
+	return s->name;
 }
 
 static const struct feed_ops feed_ssh_ops = {
 	"ssh", fssh_pollfds, fssh_timeout, fssh_step, fssh_read, fssh_stop,
 	fssh_done, fssh_phase, fssh_failure, fssh_set_interval,
-	fssh_exec_start, NULL, fssh_free
+	fssh_exec_start, fssh_transport, fssh_free
 };
 
 struct feed *
@@ -795,7 +864,7 @@ feed_new_ssh(const struct rconf *rc, const char *host, char *err,
 	char			*ssh, why[256];
 	int			 k = 0, ct = -1;
 
-	if ((ssh = fssh_which()) == NULL) {
+	if ((ssh = fssh_which("ssh", "JOBTOP_SSH")) == NULL) {
 		snprintf(err, errsz, "no ssh client (in PATH, or an "
 		    "absolute JOBTOP_SSH)");
 		return NULL;
@@ -814,6 +883,8 @@ feed_new_ssh(const struct rconf *rc, const char *host, char *err,
 	sshconf_host_free(&h);
 	s->rc = rc;
 	s->host = xstrdup(host);
+	s->name = "ssh";
+	s->shell = 1;
 	s->ssh = ssh;
 	s->phase = FEED_WAITING;
 	s->argv[k++] = s->ssh;
@@ -833,4 +904,171 @@ feed_new_ssh(const struct rconf *rc, const char *host, char *err,
 	s->argv[k++] = a_end;
 	s->argc = k;
 	return feed_alloc(&feed_ssh_ops, s);
+}
+
+/* --- the schedulers' remote shells (feed-launch.h) --------------------- */
+
+static const struct fssh_client *
+fssh_launcher(const char *name)
+{
+	const struct fssh_client	*c;
+
+	for (c = fssh_launchers; c->name != NULL; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+/* Does the environment's job id v name the job jobtop watches?  PBS's
+ * "12.server" names job 12. */
+static int
+fssh_same_job(const char *v, const char *job)
+{
+	size_t	n;
+
+	if (job == NULL || *job == '\0')
+		return 1;
+	n = strlen(job);
+	return strncmp(v, job, n) == 0 && (v[n] == '\0' || v[n] == '.');
+}
+
+int
+feed_launch_usable(const char *name, const struct rconf *rc,
+    const char *host, char *why, size_t whysz)
+{
+	const struct fssh_client	*c = fssh_launcher(name);
+	const char			*v;
+	char				*path;
+
+	if (c == NULL) {
+		snprintf(why, whysz, "%s: not a launcher", name);
+		return -1;
+	}
+	if (host != NULL && *host == '-') {
+		snprintf(why, whysz, "%s: node name %s", name, host);
+		return -1;
+	}
+	if (rc->sched != NULL && strcmp(rc->sched, c->sched) != 0) {
+		snprintf(why, whysz, "%s: serves %s jobs only", name,
+		    c->sched);
+		return -1;
+	}
+	v = getenv(c->inside);
+	if (c->jobvar == NULL && (v == NULL || *v == '\0')) {
+		snprintf(why, whysz, "%s: works only within the job (%s "
+		    "is not set)", name, c->inside);
+		return -1;
+	}
+	if (c->jobvar == NULL && !fssh_same_job(v, rc->job)) {
+		snprintf(why, whysz, "%s: %s is job %s, not %s", name,
+		    c->inside, v, rc->job);
+		return -1;
+	}
+	if (c->jobvar != NULL && (v == NULL || *v == '\0') &&
+	    (rc->job == NULL || *rc->job == '\0') &&
+	    (v = getenv(c->jobvar)) == NULL) {
+		snprintf(why, whysz, "%s: no job (%s or %s)", name, c->inside,
+		    c->jobvar);
+		return -1;
+	}
+	if ((path = fssh_which(c->prog, c->override)) == NULL) {
+		snprintf(why, whysz, "%s: %s is not in PATH", name, c->prog);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
+struct feed *
+feed_new_launch(const char *name, const struct rconf *rc, const char *host,
+    char *err, size_t errsz)
+{
+	const struct fssh_client	*c;
+	struct feed_ssh			*s;
+	const char			*v;
+	int				 k = 0;
+
+	if (feed_launch_usable(name, rc, host, err, errsz) != 0)
+		return NULL;
+	c = fssh_launcher(name);
+	s = xcalloc(1, sizeof(*s));
+	s->ka_s = rc->keepalive_s;
+	s->rc = rc;
+	s->host = xstrdup(host);
+	s->name = c->name;
+	s->shell = c->shell;
+	s->ssh = fssh_which(c->prog, c->override);
+	s->phase = FEED_WAITING;
+	/* The job it serves: the one jobtop watches, through env(1) so
+	 * that a side command's client gets it too. */
+	v = getenv(c->inside);
+	if (c->jobvar != NULL && (v == NULL || *v == '\0') &&
+	    rc->job != NULL && *rc->job != '\0') {
+		s->envbin = fssh_which("env", NULL);
+		if (s->envbin == NULL) {
+			snprintf(err, errsz, "%s: no env in PATH", name);
+			free(s->ssh);
+			free(s->host);
+			free(s);
+			return NULL;
+		}
+		s->jobset = xasprintf("%s=%s", c->jobvar, rc->job);
+		s->argv[k++] = s->envbin;
+		s->argv[k++] = s->jobset;
+	}
+	s->argv[k++] = s->ssh;
+	s->argc = k;
+	return feed_alloc(&feed_ssh_ops, s);
+}
+
+#define FSSH_ROW(n)							\
+struct feed *								\
+feed_new_##n(const struct rconf *rc, const char *host, char *err,	\
+    size_t errsz)							\
+{									\
+	return feed_new_launch(#n, rc, host, err, errsz);		\
+}									\
+int									\
+feed_##n##_usable(const struct rconf *rc, const char *host, char *why,	\
+    size_t whysz)							\
+{									\
+	return feed_launch_usable(#n, rc, host, why, whysz);		\
+}
+FSSH_ROW(oarsh)
+FSSH_ROW(blaunch)
+FSSH_ROW(pbs_tmrsh)
+
+const char *
+feed_launch_ladder(const struct rconf *rc, const char *host,
+    const char *cur, enum feed_fail fail, const char *reason, char *why,
+    size_t whysz)
+{
+	static const char		*const words[] = {
+		"Access denied", "Permission denied", "Connection refused",
+		"not allowed", "DenyUsers", NULL
+	};
+	const struct fssh_client	*c;
+	char				 tmp[256];
+	int				 i, refused;
+
+	if (rc->sched == NULL || (strcmp(cur, "libssh2") != 0 &&
+	    strcmp(cur, "ssh") != 0))
+		return NULL;
+	/* SSH itself refused this user, not a slow or broken link. */
+	refused = fail == FEED_FAIL_DENIED || fail == FEED_FAIL_AUTH;
+	for (i = 0; !refused && reason != NULL && words[i] != NULL; i++)
+		refused = strstr(reason, words[i]) != NULL;
+	if (!refused)
+		return NULL;
+	for (c = fssh_launchers; c->name != NULL; c++) {
+		if (strcmp(c->sched, rc->sched) != 0 ||
+		    feed_launch_usable(c->name, rc, host, tmp,
+		    sizeof(tmp)) != 0)
+			continue;
+		snprintf(why, whysz, "%s: %s; the node is reached through "
+		    "%s instead", cur, reason != NULL && *reason != '\0' ?
+		    reason : "refused", c->name);
+		return c->name;
+	}
+	return NULL;
 }

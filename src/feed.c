@@ -23,6 +23,7 @@
 
 #include "feed-local.h"
 #include "feed.h"
+#include "feed-launch.h"
 #include "feed-srun.h"
 #include "log.h"
 #include "rconf.h"
@@ -442,6 +443,12 @@ const struct feed_transport feed_transports[] = {
 	    "the system OpenSSH client, one ssh process per node" },
 	{ "srun", feed_new_srun, feed_srun_usable, FEED_T_LADDER,
 	    "one srun for the whole Slurm job, through Slurm's own tree" },
+	{ "oarsh", feed_new_oarsh, feed_oarsh_usable, FEED_T_LADDER,
+	    "OAR's oarsh, one per node (OAR_JOB_KEY_FILE or the job's id)" },
+	{ "blaunch", feed_new_blaunch, feed_blaunch_usable, FEED_T_LADDER,
+	    "LSF's blaunch, one per node, from within the job" },
+	{ "pbs_tmrsh", feed_new_pbs_tmrsh, feed_pbs_tmrsh_usable,
+	    FEED_T_LADDER, "PBS's pbs_tmrsh, one per node, within the job" },
 	{ NULL, NULL, NULL, 0, NULL }
 };
 
@@ -498,6 +505,7 @@ feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
     enum feed_fail fail, const char *reason, char *why, size_t whysz)
 {
 	const struct feed_transport	*next;
+	const char			*next_name;
 
 	if (fail == FEED_FAIL_NONE || (next = feed_ladder_after(cur)) == NULL)
 		return NULL;
@@ -513,7 +521,11 @@ feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
 	}
 	/* SSH refused the user, and no other SSH rung can help: the
 	 * scheduler's launcher (feed-srun.c). */
-	return feed_srun_ladder(rc, host, cur, fail, reason, why, whysz);
+	if ((next_name = feed_srun_ladder(rc, host, cur, fail, reason, why,
+	    whysz)) != NULL)
+		return next_name;
+	/* The other schedulers' remote shells (feed-ssh.c). */
+	return feed_launch_ladder(rc, host, cur, fail, reason, why, whysz);
 }
 
 /* The ladder's feed: the node's current transport's feed. */

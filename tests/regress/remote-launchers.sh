@@ -1,0 +1,231 @@
+#!/bin/sh
+# remote-launchers: the schedulers' remote shells as transports (oarsh,
+# blaunch, pbs_tmrsh: rows of feed-ssh.c's client machinery).  Their real
+# clients need their scheduler's daemons, which do not run here (OAR runs
+# in the lab, but its oarsh needs the job's cpuset or an installed job
+# key: tests/lab/test-transport-oarsh.sh), so each is a stand-in script of
+# the real name, first in PATH, that checks what the real one needs in
+# its environment, logs its argv and execs the system ssh to a real sshd
+# on loopback.  Checks: every row delivers samples from two nodes and is
+# named in the transport records; oarsh hands the command as one string
+# (like ssh), blaunch and pbs_tmrsh get /bin/sh -c COMMAND (they exec
+# argv); a row whose job variable is missing is refused with one line; a
+# side command runs through the row's client; kill -9 of jobtop leaves no
+# client and no probe after 3 s.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+JOBTOP=${JOBTOP:-$TOP/jobtop}
+
+skip() {
+	echo "$*"
+	exit 77
+}
+fail() {
+	echo "FAIL: $*"
+	[ -f "$tmp/out" ] && tail -n 20 "$tmp/out"
+	[ -f "$tmp/err" ] && cat "$tmp/err"
+	exit 1
+}
+
+[ -x /usr/sbin/sshd ] || skip "no /usr/sbin/sshd (install openssh-server)"
+command -v ssh >/dev/null 2>&1 || skip "no ssh client"
+command -v ssh-keygen >/dev/null 2>&1 || skip "no ssh-keygen"
+command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
+command -v pgrep >/dev/null 2>&1 || skip "no pgrep (install procps)"
+[ -x "$JOBTOP" ] || skip "$JOBTOP not built"
+
+tmp=$(mktemp -d /tmp/jobtop-launch.XXXXXX)
+sshd_pid=
+jt_pid=
+cleanup() {
+	[ -n "$jt_pid" ] && kill -9 "$jt_pid" 2>/dev/null
+	[ -n "$sshd_pid" ] && kill "$sshd_pid" 2>/dev/null &&
+		wait "$sshd_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+port=$(python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+home=$tmp/home
+mkdir -p "$home/.ssh" "$tmp/rhome" "$tmp/bin" && chmod 700 "$home/.ssh" &&
+	chmod 755 "$tmp/rhome"
+ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || fail "ssh-keygen"
+ssh-keygen -q -t ed25519 -N '' -f "$home/.ssh/id_ed25519" || fail "keygen"
+cp "$home/.ssh/id_ed25519.pub" "$tmp/authorized_keys"
+cat >"$tmp/sshd_config" <<EOC
+Port $port
+ListenAddress 127.0.0.1
+HostKey $tmp/hostkey
+AuthorizedKeysFile $tmp/authorized_keys
+PidFile $tmp/sshd.pid
+UsePAM no
+StrictModes no
+UseDNS no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+ForceCommand cd $tmp/rhome && eval "\$SSH_ORIGINAL_COMMAND"
+EOC
+cat >"$home/.ssh/config" <<EOC
+Host node1 node2
+	HostName 127.0.0.1
+	Port $port
+	IdentityFile $home/.ssh/id_ed25519
+	IdentitiesOnly yes
+	UserKnownHostsFile $home/.ssh/known_hosts
+	GlobalKnownHostsFile /dev/null
+	StrictHostKeyChecking yes
+	BatchMode yes
+EOC
+chmod 600 "$home/.ssh/config"
+printf '[127.0.0.1]:%s %s\n' "$port" "$(cut -d' ' -f1,2 "$tmp/hostkey.pub")" \
+	>"$home/.ssh/known_hosts"
+
+# The stand-ins.  oarsh joins its command into one string for the remote
+# shell (the real one: REMOTE_CMD="$@" passed to ssh); blaunch and
+# pbs_tmrsh exec argv on the node, so their argv is quoted for ssh here.
+cat >"$tmp/bin/oarsh" <<EOC
+#!/bin/sh
+[ -n "\${OAR_JOB_KEY_FILE:-}\${OAR_JOB_ID:-}" ] ||
+	{ echo "oarsh: no OAR_JOB_ID" >&2; exit 5; }
+echo "oarsh job=\${OAR_JOB_ID:-} key=\${OAR_JOB_KEY_FILE:-} host=\$1 argc=\$#" >>$tmp/log
+h=\$1; shift
+exec ssh -F $home/.ssh/config -T "\$h" "\$*"
+EOC
+for row in blaunch:LSB_JOBID pbs_tmrsh:PBS_JOBID; do
+	name=${row%%:*} var=${row#*:}
+	cat >"$tmp/bin/$name" <<EOC
+#!/bin/sh
+[ -n "\${$var:-}" ] || { echo "$name: not in a job" >&2; exit 5; }
+echo "$name job=\$$var host=\$1 argc=\$# arg2=\$2 arg3=\$3" >>$tmp/log
+h=\$1; shift
+q=
+for a in "\$@"; do
+	q="\$q '\$(printf '%s' "\$a" | sed "s/'/'\\\\\\\\''/g")'"
+done
+exec ssh -F $home/.ssh/config -T "\$h" "\$q"
+EOC
+done
+chmod 755 "$tmp/bin/"*
+
+[ -d /run/sshd ] || { [ "$(id -u)" = 0 ] && mkdir -p /run/sshd; }
+/usr/sbin/sshd -D -e -f "$tmp/sshd_config" 2>"$tmp/sshd.log" &
+sshd_pid=$!
+i=0
+until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null; do
+	i=$((i + 1))
+	kill -0 "$sshd_pid" 2>/dev/null || skip "sshd did not start: $(tail -n 1 "$tmp/sshd.log")"
+	[ $i -lt 100 ] || fail "sshd did not listen"
+	sleep 0.05
+done
+ssh -F "$home/.ssh/config" node1 true 2>"$tmp/err" ||
+	skip "ssh to the loopback sshd does not work here: $(cat "$tmp/err")"
+
+# jt VAR=VALUE... -- jobtop args
+jt() {
+	envs=
+	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	env -u OAR_JOB_ID -u OAR_JOB_KEY_FILE -u LSB_JOBID -u PBS_JOBID \
+		HOME=$home SSH_AUTH_SOCK= PATH="$tmp/bin:$PATH" $envs \
+		timeout 60 "$JOBTOP" --no-record -b --json -n 2 -d 0.5 "$@" \
+		>"$tmp/out" 2>"$tmp/err"
+}
+transport_of() {
+	python3 - "$tmp/out" "$1" <<'PY'
+import json, sys
+last = None
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["type"] == "transport" and r["node"] == sys.argv[2]:
+        last = r
+print("" if last is None else last["transport"])
+PY
+}
+samples() { grep -c "\"node\":\"$1\",\"type\":\"node\"" "$tmp/out"; }
+
+# 1. Each row serves two nodes, named in the node's transport record.
+for row in oarsh:OAR_JOB_ID=7 oarsh:OAR_JOB_KEY_FILE=$tmp/key \
+    blaunch:LSB_JOBID=8 pbs_tmrsh:PBS_JOBID=9.pbs1; do
+	name=${row%%:*} envset=${row#*:}
+	: >"$tmp/log"
+	jt "$envset" -- -w node1,node2 --transport "$name" ||
+		fail "$name ($envset): status $?"
+	for n in node1 node2; do
+		[ "$(transport_of $n)" = "$name" ] ||
+			fail "$name: $n's transport is \"$(transport_of $n)\""
+		[ "$(samples $n)" -ge 2 ] || fail "$name: no samples from $n"
+	done
+	grep -q "^$name .*host=node1 " "$tmp/log" &&
+		grep -q "^$name .*host=node2 " "$tmp/log" ||
+		fail "$name: the stand-in did not serve both nodes: $(cat "$tmp/log")"
+	echo "ok: --transport $name with $envset: node1 and node2 live"
+done
+# oarsh: NODE COMMAND (one string); the others: NODE /bin/sh -c COMMAND.
+: >"$tmp/log"
+jt OAR_JOB_ID=7 -- -w node1 --transport oarsh || fail "oarsh: status $?"
+grep -q "^oarsh job=7 key= host=node1 argc=2$" "$tmp/log" ||
+	fail "oarsh's argv: $(cat "$tmp/log")"
+: >"$tmp/log"
+jt LSB_JOBID=8 -- -w node1 --transport blaunch || fail "blaunch: status $?"
+grep -q "^blaunch job=8 host=node1 argc=4 arg2=/bin/sh arg3=-c$" \
+	"$tmp/log" || fail "blaunch's argv: $(cat "$tmp/log")"
+echo "ok: oarsh gets NODE COMMAND, blaunch NODE /bin/sh -c COMMAND"
+
+# 2. A row that works only within the job, outside one: one line, refused.
+for name in blaunch pbs_tmrsh; do
+	jt -- -w node1 --transport "$name"
+	rc=$?
+	[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "$name outside a job: status $rc"
+	grep -q "works only within the job" "$tmp/err" ||
+		fail "$name outside a job: $(cat "$tmp/err")"
+	echo "ok: $name outside a job: $(grep -m1 'within the job' "$tmp/err")"
+done
+jt -- -w node1 --transport oarsh
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "oarsh: no job" "$tmp/err" ||
+	fail "oarsh without a job: status $rc: $(cat "$tmp/err")"
+echo "ok: oarsh without a job: $(grep -m1 'no job' "$tmp/err")"
+
+# 3. A refused login through the row is final, with the client's words.
+: >"$tmp/authorized_keys"
+jt LSB_JOBID=8 -- -w node1 --transport blaunch
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "refused: status $rc"
+grep -q "node1: refused: blaunch: .*Permission denied" "$tmp/err" ||
+	fail "refused: $(cat "$tmp/err")"
+echo "ok: refused: $(grep -m1 'refused' "$tmp/err")"
+cp "$home/.ssh/id_ed25519.pub" "$tmp/authorized_keys"
+
+# 4. kill -9 of jobtop: the stand-in's ssh and the probes go within 3 s.
+probes() {
+	for p in $(pgrep -f 'jobtop-probe-'); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = \
+		    "$tmp/rhome/.cache/jobtop" ] && echo "$p"
+	done
+}
+clients() { pgrep -f "ssh -F $home/.ssh/config" | grep -c .; }
+env -u LSB_JOBID -u PBS_JOBID HOME=$home SSH_AUTH_SOCK= \
+	PATH="$tmp/bin:$PATH" OAR_JOB_ID=7 "$JOBTOP" --no-record -b --json \
+	-d 0.5 -w node1,node2 --transport oarsh >"$tmp/out" 2>"$tmp/err" &
+jt_pid=$!
+i=0
+until [ "$(samples node1)" -ge 2 ] && [ "$(samples node2)" -ge 2 ]; do
+	i=$((i + 1))
+	[ $i -lt 300 ] || fail "kill -9: the nodes never sent samples"
+	sleep 0.05
+done
+cb=$(clients)
+pb=$(probes | grep -c .)
+kill -9 "$jt_pid"
+wait "$jt_pid" 2>/dev/null
+jt_pid=
+sleep 3
+ca=$(clients)
+pa=$(probes | grep -c .)
+[ "$cb" -ge 2 ] && [ "$pb" -ge 2 ] && [ "$ca" -eq 0 ] && [ "$pa" -eq 0 ] ||
+	fail "kill -9: clients $cb -> $ca, probes $pb -> $pa"
+echo "ok: kill -9: $cb clients and $pb probes before, none 3 s after"
+exit 0
