@@ -201,6 +201,24 @@ export_csv_sample(FILE *f, const struct node_model *m)
 	}
 }
 
+/* The recording's "transport" event ("ssh; skipped: libssh2: ...", as
+ * src/main.c writes it) back into the batch record the live run printed. */
+static void
+export_transport(FILE *f, const struct output *out, const char *node,
+    uint64_t ms, const char *text)
+{
+	static const char	 sep[] = "; skipped: ";
+	char			 t[PROTO_TEXT_MAX];
+	const char		*skipped = "", *p;
+
+	snprintf(t, sizeof(t), "%s", text);
+	if ((p = strstr(t, sep)) != NULL) {
+		skipped = text + (p - t) + sizeof(sep) - 1;
+		t[p - t] = '\0';
+	}
+	out->transport(f, node, ms, t, skipped);
+}
+
 /* Print one message with a batch output, as the live hooks do. */
 static void
 export_emit(FILE *f, const struct output *out, struct rec_play *p,
@@ -222,6 +240,10 @@ export_emit(FILE *f, const struct output *out, struct rec_play *p,
 		if (strcmp(msg->ev->code, "state") == 0 && st != NULL)
 			out->state(f, meta->nodes[msg->node], msg->time_ms,
 			    msg->ev->text);
+		else if (strcmp(msg->ev->code, "transport") == 0 &&
+		    st != NULL && out->transport != NULL)
+			export_transport(f, out, meta->nodes[msg->node],
+			    msg->time_ms, msg->ev->text);
 		else
 			out->event(f, st != NULL ? stream_model(st) : job,
 			    msg->ev);
