@@ -213,7 +213,11 @@ fi
 cat >"$tmp/spin.py" <<'EOF'
 import os, signal, subprocess, sys, threading, time
 time.sleep(float(sys.argv[2]))
-child = subprocess.Popen(["sh", "-c", "while :; do :; done"])
+# A rank id of its own: a descendant with the parent's id (or none) is
+# folded into the parent's rank (a rank is its process tree), and perf
+# counts the rank's own process only.
+child = subprocess.Popen(["sh", "-c", "while :; do :; done"],
+                         env=dict(os.environ, SLURM_PROCID="3"))
 def stop(sig, frame):
     # Reap the child: an orphaned zombie would still be a rank.
     child.kill()
