@@ -15,7 +15,7 @@ for src in tests/fuzz/fuzz-*.c; do
 	work=$(mktemp -d)
 	seeds=tests/fuzz/corpus/$n
 	[ -d "$seeds" ] || seeds=
-	if ! "$f" -max_total_time="${FUZZ_SMOKE_TIME:-5}" -max_len=65536 \
+	if ! "$f" -max_total_time="${FUZZ_SMOKE_TIME:-3}" -max_len=65536 \
 	    -artifact_prefix="$work.artifact-" \
 	    "$work" $seeds >"$work.log" 2>&1; then
 		echo "FAIL $n"; tail -30 "$work.log"; rc=1
