@@ -19,7 +19,10 @@ mkdir -p "$LOGDIR"
 pattern=${1:-}
 per_test_timeout=${TEST_TIMEOUT:-600}
 
-pass=0 fail=0 skip=0 failed=""
+# Each group of tests writes its result lines to its own file; the counts
+# are taken from those lines at the end, so groups may run side by side.
+RESULTS="$LOGDIR/results"
+[ -n "${JOBTOP_TEST_GROUP:-}" ] || rm -f "$RESULTS".*
 
 run_one() {
 	name=$1; shift
@@ -31,36 +34,40 @@ run_one() {
 	secs=$(( $(date +%s) - start ))
 	if [ $rc -eq 77 ] && [ "${CI:-}" = true ]; then
 		echo "FAIL $name (skipped under CI: $(tail -n 1 "$log")) [${secs}s]"
-		fail=$((fail + 1)); failed="$failed $name"
 	elif [ $rc -eq 77 ]; then
 		echo "SKIP $name: $(tail -n 1 "$log")"
-		skip=$((skip + 1))
 	elif [ $rc -eq 0 ]; then
 		echo "PASS $name [${secs}s]"
-		pass=$((pass + 1))
 	else
 		echo "FAIL $name (exit $rc) [${secs}s]"
 		sed 's/^/    | /' "$log" | tail -n 30
-		fail=$((fail + 1)); failed="$failed $name"
 	fi
 }
 
-for t in "$TESTBIN"/test-*; do
-	[ -x "$t" ] || continue
-	run_one "unit/$(basename "$t")" "$t"
-done
+# Unit and regress tests: CPU-bound, no shared resource.
+run_local() {
+	for t in "$TESTBIN"/test-*; do
+		[ -x "$t" ] || continue
+		run_one "unit/$(basename "$t")" "$t"
+	done
+	for t in "$TOP"/tests/regress/*.sh; do
+		[ -e "$t" ] || continue
+		run_one "regress/$(basename "$t" .sh)" sh "$t"
+	done
+}
 
-for t in "$TOP"/tests/regress/*.sh; do
-	[ -e "$t" ] || continue
-	run_one "regress/$(basename "$t" .sh)" sh "$t"
-done
+if [ "${JOBTOP_TEST_GROUP:-}" = local ]; then
+	run_local
+	exit 0
+fi
 
 lab_tests=""
 for t in "$TOP"/tests/lab/test-*.sh; do
 	[ -e "$t" ] || continue
 	case "lab/$(basename "$t" .sh)" in *"$pattern"*) lab_tests="$lab_tests $t" ;; esac
 done
-if [ -n "$lab_tests" ]; then
+
+run_lab() {
 	labreason=""
 	if "$TOP"/tests/lab/lab-up.sh >"$LOGDIR/lab-up.log" 2>&1; then
 		export LAB_UP=1
@@ -76,8 +83,29 @@ if [ -n "$lab_tests" ]; then
 	done
 	"$TOP"/tests/lab/lab-down.sh >"$LOGDIR/lab-down.log" 2>&1 ||
 		echo "warning: lab-down failed, see $LOGDIR/lab-down.log"
+}
+
+# The lab tests mostly wait on 1 Hz samples of a cluster that runs beside
+# them; the unit and regress tests mostly compute.  Run the two groups side
+# by side (the local group at a lower priority, so the lab's daemons and
+# the monitors under test keep their timing) unless JOBTOP_TEST_SERIAL=1.
+# The local group's lines are printed when it ends, in one piece.
+if [ -n "$lab_tests" ] && [ "${JOBTOP_TEST_SERIAL:-0}" != 1 ]; then
+	JOBTOP_TEST_GROUP=local nice -n 10 sh "$0" "$pattern" \
+		>"$RESULTS.local" 2>&1 &
+	localpid=$!
+	run_lab | tee "$RESULTS.lab"
+	wait "$localpid"
+	cat "$RESULTS.local"
+else
+	run_local | tee "$RESULTS.local"
+	[ -n "$lab_tests" ] && run_lab | tee "$RESULTS.lab"
 fi
 
+pass=$(cat "$RESULTS".* | grep -c '^PASS ')
+fail=$(cat "$RESULTS".* | grep -c '^FAIL ')
+skip=$(cat "$RESULTS".* | grep -c '^SKIP ')
+failed=$(cat "$RESULTS".* | sed -n 's/^FAIL \([^ ]*\).*/ \1/p' | tr -d '\n')
 [ -n "$failed" ] && echo "failed:$failed"
 if [ $skip -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"
