@@ -1,0 +1,187 @@
+#!/bin/bash
+# test-mpi-share: each rank's MPI share (rankmpi.share, the probe's mpi
+# source: sampled instruction pointers in the MPI libraries) and the
+# straggler rule that uses it, on real MPI jobs from Debian under Slurm.
+#
+# For MPICH (mpiexec.hydra -launcher slurm, a proxy a node through srun)
+# and Open MPI (mpirun, its orted daemons through srun), a 4-node job as
+# $LAB_USER runs tests/lab/mpi/mpiload.c with -s 2:4: rank 2 computes four
+# times as long between MPI_Allreduce calls as the others, which spin in
+# MPI waiting for it.  `jobtop -b --json -d 1` watches it for SECS seconds
+# (default 22); the check:
+#   - every rank has a share in the samples after the first two;
+#   - within the first EARLY samples (default 8) a sample where ranks 0, 1
+#     and 3 are above 50% and rank 2 below half of their median, and the
+#     same holds of the per-rank medians over the whole window;
+#   - rank 2 is flagged straggler (its rank record's "flags" and a
+#     "straggler" event naming rank 2), and no other record is ever
+#     flagged, no other detector event emitted.
+# Then the same job balanced (no slow rank) for BSECS seconds (default 14):
+# every rank has shares, the per-rank medians lie within SPREAD points
+# (default 30) of each other, and nothing is flagged.
+# MPI_PATHS="hydra ompi" picks the paths.  About 2.5 minutes.
+set -eu
+. "$(dirname "$0")/lib.sh"
+lab_require_up
+((LAB_N >= 4)) || lab_skip "needs 4 nodes, the lab has $LAB_N"
+for t in mpicc.mpich mpicc.openmpi mpiexec.hydra mpirun.openmpi; do
+	command -v "$t" >/dev/null ||
+		lab_skip "no $t (tests/install-deps.sh installs mpich and openmpi-bin)"
+done
+command -v python3 >/dev/null || lab_skip "no python3"
+JOBTOP=${JOBTOP:-$LAB_TOP/jobtop}
+PROBE=${PROBE:-$LAB_TOP/jobtop-probe}
+paths=${MPI_PATHS:-hydra ompi}
+secs=${SECS:-22}
+bsecs=${BSECS:-14}
+export EARLY=${EARLY:-8} SPREAD=${SPREAD:-30}
+export LAB_SUBMIT_TIMEOUT=${LAB_SUBMIT_TIMEOUT:-60}
+dir=$(mktemp -d "$LAB_DIR/mpishare.XXXXXX")
+job=""
+trap '[ -z "$job" ] || lab_cancel "$job"; rm -rf "$dir"' EXIT
+chmod 755 "$dir"
+install -m 755 "$JOBTOP" "$PROBE" "$dir/"
+mpicc.mpich -O2 -o "$dir/mpiload.mpich" "$LAB_TOP/tests/lab/mpi/mpiload.c" ||
+	lab_fail "mpicc.mpich cannot build mpiload"
+mpicc.openmpi -O2 -o "$dir/mpiload.openmpi" "$LAB_TOP/tests/lab/mpi/mpiload.c" ||
+	lab_fail "mpicc.openmpi cannot build mpiload"
+
+# TCP on the nodes' eth0 (LAB.md), as in test-mpi-launch.sh.
+cat >"$dir/env.sh" <<'EOF'
+export UCX_TLS=tcp,self UCX_NET_DEVICES=eth0
+export OMPI_MCA_pml=ob1 OMPI_MCA_btl=tcp,self
+export OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_oob_tcp_if_include=eth0
+dir=${LAB_RANKS:-/var/lib/jobtop-lab/ranks}/$SLURM_JOB_ID
+mkdir -p "$dir"
+EOF
+
+# mpi_job PATH ARGS: the batch script of a 4-rank mpiload job on PATH.
+mpi_job() {
+	local run
+	case $1 in
+	hydra) run="mpiexec.hydra -launcher slurm -n 4 -ppn 1 $dir/mpiload.mpich" ;;
+	ompi) run="mpirun.openmpi -np 4 --map-by node $dir/mpiload.openmpi" ;;
+	*) lab_fail "unknown MPI launch path $1" ;;
+	esac
+	cat <<EOF
+#!/bin/bash
+#SBATCH --job-name=mpishare-$1
+#SBATCH --nodes=4
+#SBATCH --ntasks-per-node=1
+#SBATCH --time=10
+set -eu
+. $dir/env.sh
+$run -d "\$dir" $2
+EOF
+}
+
+cat >"$dir/check.py" <<'PY'
+# check.py PATH MODE OUT RANKFILE: MODE "slow" (rank 2 the straggler) or
+# "balanced", on jobtop's --json.
+import json, os, statistics, sys
+path, mode, out, rankfile = sys.argv[1:5]
+early, spread = int(os.environ["EARLY"]), float(os.environ["SPREAD"])
+want = {}
+for line in open(rankfile):
+    r, pid, host = line.split()
+    want[int(r)] = (int(pid), host)
+assert sorted(want) == [0, 1, 2, 3], "rank files: %s" % want
+recs = [json.loads(l) for l in open(out)]
+per_node = {}        # node -> [(node record, [rank records])]
+for r in recs:
+    if r["type"] == "node":
+        per_node.setdefault(r["node"], []).append((r, []))
+    elif r["type"] == "rank" and r["node"] in per_node:
+        per_node[r["node"]][-1][1].append(r)
+bad = []
+series = {}          # rank id -> [share or None per sample after the 2nd]
+for rid, (pid, host) in want.items():
+    s = []
+    for node, rr in per_node.get(host, [])[2:]:
+        v = node.get("rankmpi.share", {}).get(str(pid))
+        s.append(v)
+    series[rid] = s
+    if not [v for v in s if v is not None]:
+        bad.append("rank %d (pid %d on %s): no rankmpi.share in %d samples;"
+                   " why: %s" % (rid, pid, host, len(s), sorted({
+                       n.get("rankmpi.why", {}).get(str(pid), "-")
+                       for n, rr in per_node.get(host, [])})))
+def fmt(v):
+    return "-" if v is None else "%.0f" % v
+for rid in sorted(series):
+    print("%s %s: rank %d shares %s" % (path, mode, rid,
+          " ".join(fmt(v) for v in series[rid])))
+med = {rid: statistics.median([v for v in s if v is not None])
+       for rid, s in series.items() if any(v is not None for v in s)}
+print("%s %s: median shares %s" % (path, mode,
+      " ".join("%d:%.0f" % (r, v) for r, v in sorted(med.items()))))
+flagged = [(r.get("rank"), r.get("pid"), r.get("rank.comm"), r["flags"])
+           for n, l in per_node.items() for node, rr in l
+           for r in [node] + rr if r.get("flags")]
+codes = ("stalled", "straggler", "memory", "lost")
+evs = [e for e in recs if e["type"] == "event" and
+       e["code"].split("-")[0] in codes]
+if mode == "slow" and not bad:
+    def good(v0, v1, v2, v3):
+        o = [v0, v1, v3]
+        return None not in o and v2 is not None and min(o) > 50 and \
+            v2 < statistics.median(o) / 2
+    n = min(len(s) for s in series.values())
+    ok = [k for k in range(min(n, early))
+          if good(*(series[r][k] for r in range(4)))]
+    if not ok:
+        bad.append("no sample among the first %d with ranks 0,1,3 above "
+                   "50%% and rank 2 below half their median" % early)
+    else:
+        print("%s: shares apart from sample %d on" % (path, ok[0] + 3))
+    if len(med) == 4 and not good(med[0], med[1], med[2], med[3]):
+        bad.append("median shares %s: want 0,1,3 above 50%%, 2 below half"
+                   % med)
+    mine = [f for f in flagged if f[0] == 2 and f[3] == ["straggler"]]
+    other = [f for f in flagged if not (f[0] == 2 and f[3] == ["straggler"])]
+    if not mine:
+        bad.append("rank 2 never flagged straggler")
+    if other:
+        bad.append("other flags: %s" % other[:5])
+    sev = [e for e in evs if e["code"] == "straggler"]
+    if not sev or any(e.get("rank") != 2 for e in sev):
+        bad.append("straggler events: %s" % sev[:3])
+    if [e for e in evs if e["code"] != "straggler"]:
+        bad.append("other detector events: %s" % evs[:3])
+    if sev:
+        print("%s: %s" % (path, sev[0].get("text")))
+elif mode == "balanced" and not bad:
+    if len(med) == 4 and max(med.values()) - min(med.values()) > spread:
+        bad.append("median shares %s differ by more than %g points" %
+                   (med, spread))
+    if flagged:
+        bad.append("flags on a balanced job: %s" % flagged[:5])
+    if evs:
+        bad.append("detector events on a balanced job: %s" % evs[:3])
+for b in bad[:10]:
+    print("%s %s: %s" % (path, mode, b))
+sys.exit(1 if bad else 0)
+PY
+
+# run PATH MODE SECONDS MPILOAD_ARGS
+run() {
+	local path=$1 mode=$2 n=$3 args=$4 out
+	mpi_job "$path" "$args" >"$dir/job-$path-$mode.sh"
+	job=$(lab_submit "$LAB_USER" "$dir/job-$path-$mode.sh") ||
+		lab_fail "$path: the MPI job did not start: $(tail -5 "$LAB_RANKS"/slurm-*.out 2>/dev/null)"
+	lab_ranks "$job" >"$dir/ranks"
+	out=$dir/out-$path-$mode.json
+	lab_as "$LAB_USER" "$dir/jobtop" -b --json --no-record -d 1 -n "$n" \
+		"$job" >"$out" 2>"$dir/err" ||
+		lab_fail "$path: jobtop failed: $(cat "$dir/err")"
+	lab_cancel "$job"
+	job=""
+	python3 "$dir/check.py" "$path" "$mode" "$out" "$dir/ranks" ||
+		lab_fail "$path $mode: MPI shares or the straggler flag wrong"
+}
+
+for path in $paths; do
+	run "$path" slow "$secs" "-s 2:4"
+	run "$path" balanced "$bsecs" ""
+done
+echo PASS
