@@ -13,9 +13,9 @@
 #   - within the first EARLY samples (default 8) a sample where ranks 0, 1
 #     and 3 are above 50% and rank 2 below half of their median, and the
 #     same holds of the per-rank medians over the whole window;
-#   - rank 2 is flagged straggler (its rank record's "flags" and a
-#     "straggler" event naming rank 2), and no other record is ever
-#     flagged, no other detector event emitted.
+#   - rank 2 is flagged straggler (its rank record's "flags", and a
+#     "straggler" event whose text names rank 2 and its pid), and no
+#     other record is ever flagged, no other detector event emitted.
 # Then the same job balanced (no slow rank) for BSECS seconds (default 14):
 # every rank has shares, the per-rank medians lie within SPREAD points
 # (default 30) of each other, and nothing is flagged.
@@ -143,8 +143,11 @@ if mode == "slow" and not bad:
         bad.append("rank 2 never flagged straggler")
     if other:
         bad.append("other flags: %s" % other[:5])
+    # An event names its rank in its text: "rank 2 (pid P) ...".
+    who = "rank 2 (pid %d)" % want[2][0]
     sev = [e for e in evs if e["code"] == "straggler"]
-    if not sev or any(e.get("rank") != 2 for e in sev):
+    if not sev or any(not e.get("text", "").startswith(who) or
+                      e["node"] != want[2][1] for e in sev):
         bad.append("straggler events: %s" % sev[:3])
     if [e for e in evs if e["code"] != "straggler"]:
         bad.append("other detector events: %s" % evs[:3])
