@@ -19,7 +19,8 @@
 # Then the same job balanced (no slow rank) for BSECS seconds (default 14):
 # every rank has shares, the per-rank medians lie within SPREAD points
 # (default 30) of each other, and nothing is flagged.
-# MPI_PATHS="hydra ompi" picks the paths.  About 2.5 minutes.
+# MPI_PATHS="hydra ompi" picks the paths, MODES="slow balanced" the jobs.
+# About 2.5 minutes.
 set -eu
 . "$(dirname "$0")/lib.sh"
 lab_require_up
@@ -111,6 +112,20 @@ def fmt(v):
 for rid in sorted(series):
     print("%s %s: rank %d shares %s" % (path, mode, rid,
           " ".join(fmt(v) for v in series[rid])))
+# What the shares are of: user-space CPU time (the probe samples user
+# space only); print each rank's CPU, user/system split and MPI library.
+for rid, (pid, host) in sorted(want.items()):
+    rr = [r for node, l in per_node.get(host, [])[2:] for r in l
+          if r.get("pid") == pid]
+    libs = sorted({n.get("rankmpi.lib", {}).get(str(pid), "-")
+                   for n, l in per_node.get(host, [])[2:]})
+    if len(rr) >= 2 and "rank.utime" in rr[0] and "rank.stime" in rr[0]:
+        du = sum(r.get("rank.utime", 0) for r in rr)
+        ds = sum(r.get("rank.stime", 0) for r in rr)
+        cpu = [r["rank.cpu"] for r in rr if "rank.cpu" in r]
+        print("%s %s: rank %d %.0f%% CPU, user %.0f system %.0f, "
+              "lib %s" % (path, mode, rid, sum(cpu) / max(len(cpu), 1),
+                          du, ds, libs))
 med = {rid: statistics.median([v for v in s if v is not None])
        for rid, s in series.items() if any(v is not None for v in s)}
 print("%s %s: median shares %s" % (path, mode,
@@ -184,7 +199,12 @@ run() {
 }
 
 for path in $paths; do
-	run "$path" slow "$secs" "-s 2:4"
-	run "$path" balanced "$bsecs" ""
+	for mode in ${MODES:-slow balanced}; do
+		case $mode in
+		slow) run "$path" slow "$secs" "-s 2:4" ;;
+		balanced) run "$path" balanced "$bsecs" "" ;;
+		*) lab_fail "unknown mode $mode (slow, balanced)" ;;
+		esac
+	done
 done
 echo PASS
