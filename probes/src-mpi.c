@@ -6,18 +6,25 @@
  * Each thread of the process gets a sampling event of the software CPU
  * clock (perf_event_open, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK:
  * no PMU needed; allowed on one's own processes at perf_event_paranoid 2,
- * always for root) that records the user-space instruction pointer
- * (PERF_SAMPLE_IP, exclude_kernel) at a low rate into a one-page ring the
- * probe maps.  Every sample the probe drains the rings and looks each
- * address up in the process's executable mappings (/proc/PID/maps): the
- * mappings of the MPI libraries and transports of mpi_libs[] below count
- * as MPI, everything else as not.  The counters sent are the samples
- * taken ("samples") and those that fell in MPI ("mpi"); their rates'
- * ratio is the share of the process's user-space CPU time spent in MPI,
- * which the monitor computes.  "lib" is the library most of the latest
- * interval's MPI samples fell in.  Time in the kernel is not sampled
- * (exclude_kernel is what paranoid 2 allows): an MPI that waits in a
- * system call is seen only by the user-space side of its loop.
+ * always for root) that records the user-space instruction pointer and
+ * the top MPI_STACK bytes of the user stack (PERF_SAMPLE_IP, TID and
+ * STACK_USER, exclude_kernel) at a low rate into a ring of 1 + 2^n pages
+ * (MPI_RING_DATA bytes of data) the probe maps.  Every sample the probe
+ * drains the rings and looks each address up in the process's executable
+ * mappings (/proc/PID/maps): the mappings of the MPI libraries and
+ * transports of mpi_libs[] below count as MPI; an address in a system-call
+ * wrapper library (mpi_syslibs[]: libc) counts as MPI when a return
+ * address into an MPI library is among the stack words (an MPI transport
+ * waiting in poll, recv or epoll_wait over TCP spends most of its
+ * user-space time there), and "lib" is then that library; everything
+ * else is not MPI.  The counters sent are the samples taken ("samples")
+ * and those that fell in MPI ("mpi"); their rates' ratio is the share of
+ * the process's user-space CPU time spent in MPI, which the monitor
+ * computes.  "lib" is the library most of the latest interval's MPI
+ * samples fell in.  Time in the kernel is not sampled (exclude_kernel is
+ * what paranoid 2 allows): an MPI that waits in a system call is seen
+ * only by the user-space side of its loop, the wrappers included.  A
+ * kernel that refuses the stack dump gets instruction pointers alone.
  *
  * Threads: an inherited sampling event cannot be mapped (the kernel
  * refuses mmap of an inherit event bound to a task), so each thread has
