@@ -778,10 +778,16 @@ mpi_ring_copy(const unsigned char *data, size_t dsz, uint64_t off,
 }
 
 /*
- * A sample in a system-call wrapper: the first return address into an
- * MPI library among the stack words of the record at rec (of size
- * bytes, its stack, when it carries one, at byte 24: "u64 size, data,
- * u64 dyn_size", only the size when it is 0), else ip.
+ * A sample in a system-call wrapper: the MPI return address among the
+ * stack words of the record at rec (of size bytes, its stack, when it
+ * carries one, at byte 24: "u64 size, data, u64 dyn_size", only the size
+ * when it is 0), else ip.  Any word in an MPI library's code counts:
+ * the search cannot stop at the first return address into other code,
+ * since the "other" ranges are merged into spans that cover the heap and
+ * the stack between them (a saved frame pointer would end it).  So a
+ * libc call of the program's own can be taken for MPI when a stale MPI
+ * address lies in an uninitialised slot of its frames within MPI_STACK
+ * bytes; only samples in the wrapper libraries are exposed to it.
  */
 static uint64_t
 mpi_stack_ip(const unsigned char *data, size_t dsz, uint64_t rec,
