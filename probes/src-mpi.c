@@ -252,6 +252,7 @@ struct mpi_thr {
 	pid_t		 tid;
 	int		 next;
 	unsigned char	*ring;		/* the control page, then data */
+	size_t		 ringsz;	/* mpi_ringsz, or two pages */
 };
 
 enum {
@@ -606,6 +607,7 @@ mpi_open_thread(pid_t tid)
 {
 	struct mpi_thr	*t;
 	void		*ring;
+	size_t		 sz;
 	int		 fd, k, err;
 
 	if ((mpi_free < 0 && mpi_thr_hw == MPI_THR_MAX) ||
@@ -615,11 +617,18 @@ mpi_open_thread(pid_t tid)
 	}
 	if ((fd = mpi_event_open(tid)) < 0)
 		return -1;
-	if ((ring = mmap(NULL, mpi_ringsz, PROT_READ | PROT_WRITE,
-	    MAP_SHARED, fd, 0)) == MAP_FAILED) {
+	/* Over the locked-memory limit (EPERM), a ring of one data page
+	 * still takes samples: those past it in an interval are lost, the
+	 * share stays. */
+	sz = mpi_ringsz;
+	while ((ring = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    fd, 0)) == MAP_FAILED) {
 		err = errno;
+		if (err == EPERM && sz > 2 * mpi_pgsz) {
+			sz = 2 * mpi_pgsz;
+			continue;
+		}
 		close(fd);
-		/* EPERM: over the locked-memory limit. */
 		errno = err == EPERM ? ENOMEM : err;
 		return -1;
 	}
@@ -632,6 +641,7 @@ mpi_open_thread(pid_t tid)
 	t->fd = fd;
 	t->tid = tid;
 	t->ring = ring;
+	t->ringsz = sz;
 	mpi_nthr++;
 	return k;
 }
@@ -641,7 +651,7 @@ mpi_close_thread(int k)
 {
 	struct mpi_thr	*t = &mpi_thrs[k];
 
-	munmap(t->ring, mpi_ringsz);
+	munmap(t->ring, t->ringsz);
 	close(t->fd);
 	t->fd = -1;
 	t->next = mpi_free;
@@ -875,7 +885,7 @@ mpi_drain(const struct mpi_thr *t, const struct mpi_rset *rs, unsigned *n)
 	headp = (uint64_t *)(void *)(t->ring + MPI_DATA_HEAD);
 	tailp = (uint64_t *)(void *)(t->ring + MPI_DATA_TAIL);
 	head = __atomic_load_n(headp, __ATOMIC_ACQUIRE);
-	lost = mpi_ring_parse(t->ring + mpi_pgsz, mpi_ringsz - mpi_pgsz,
+	lost = mpi_ring_parse(t->ring + mpi_pgsz, t->ringsz - mpi_pgsz,
 	    *tailp, head, rs, n);
 	__atomic_store_n(tailp, head, __ATOMIC_RELEASE);
 	return lost;
@@ -1101,14 +1111,15 @@ mpi_try(int paranoid, char *why, size_t whysz, int *errp)
 			    strerror(err));
 		return -1;
 	}
-	if ((ring = mmap(NULL, mpi_ringsz, PROT_READ | PROT_WRITE,
+	/* The smallest ring a thread may get. */
+	if ((ring = mmap(NULL, 2 * mpi_pgsz, PROT_READ | PROT_WRITE,
 	    MAP_SHARED, fd, 0)) == MAP_FAILED) {
 		snprintf(why, whysz, "cannot map a sample ring: %s",
 		    strerror(errno));
 		close(fd);
 		return -1;
 	}
-	munmap(ring, mpi_ringsz);
+	munmap(ring, 2 * mpi_pgsz);
 	close(fd);
 	return 0;
 }
