@@ -859,7 +859,8 @@ mpi_ring_parse(const unsigned char *data, size_t dsz, uint64_t tail,
 			break;
 		if (type == MPI_RECORD_SAMPLE && size >= 16) {
 			mpi_ring_copy(data, dsz, tail + 8, &ip, 8);
-			if (rs != NULL && mpi_lookup(rs, ip) == MPI_SYSLIB)
+			if (mpi_stack && rs != NULL &&
+			    mpi_lookup(rs, ip) == MPI_SYSLIB)
 				ip = mpi_stack_ip(data, dsz, tail, size, rs,
 				    ip);
 			if (*n < sizeof(mpi_ips) / sizeof(mpi_ips[0]))
