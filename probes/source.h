@@ -130,6 +130,9 @@ void		 probe_event(int, const char *, const char *, ...)
 int		 probe_open(const char *);
 ssize_t		 probe_pread(int, char *, size_t);
 ssize_t		 probe_read_file(const char *, char *, size_t);
+int		 probe_read_line(const char *, char *, size_t);
+unsigned	 probe_list_nums(const char *, const char *, const char *,
+		     int *, unsigned);
 /* Set the prefix every path is read under (--root). */
 void		 probe_set_root(const char *);
 /* Build root + path into buf; returns buf. */

@@ -66,64 +66,20 @@ struct pw_sensor {
 static struct pw_sensor	pw_sensors[PW_MAX];
 static unsigned		pw_n;
 
-/* The numbers N of a directory's entries "<prefix>N<suffix>", ascending
- * (as src-thermal.c lists them). */
-static int
-pw_cmp_int(const void *a, const void *b)
-{
-	int	x = *(const int *)a, y = *(const int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static unsigned
-pw_list(const char *dir, const char *prefix, const char *suffix, int *nums,
-    unsigned max)
-{
-	struct dirent	*de;
-	DIR		*d;
-	char		 path[4096], *end;
-	size_t		 plen = strlen(prefix);
-	unsigned	 n = 0, i;
-	long		 v;
-
-	if ((d = opendir(probe_path(path, sizeof(path), dir))) == NULL)
-		return 0;
-	while (n < max && (de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, prefix, plen) != 0 ||
-		    de->d_name[plen] < '0' || de->d_name[plen] > '9')
-			continue;
-		v = strtol(de->d_name + plen, &end, 10);
-		if (strcmp(end, suffix) != 0 || v > 1000000)
-			continue;
-		for (i = 0; i < n && nums[i] != (int)v; i++)
-			;
-		if (i == n)
-			nums[n++] = (int)v;
-	}
-	closedir(d);
-	qsort(nums, n, sizeof(nums[0]), pw_cmp_int);
-	return n;
-}
-
-/* A one-line file as printable text, without its newline. */
+/* A one-line file as printable text (an instance name), without its
+ * newline. */
 static int
 pw_read_line(const char *path, char *buf, size_t size)
 {
-	size_t	len;
 	char	*p;
 
-	if (probe_read_file(path, buf, size) <= 0)
+	if (probe_read_line(path, buf, size) < 0)
 		return -1;
-	len = strcspn(buf, "\n");
-	while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
-		len--;
-	buf[len] = '\0';
 	for (p = buf; *p != '\0'; p++) {
 		if (*p < ' ' || *p > '~' || *p == '"' || *p == '\\')
 			*p = '_';
 	}
-	return len > 0 ? 0 : -1;
+	return 0;
 }
 
 static int
@@ -178,7 +134,8 @@ pw_init(const struct probe_conf *conf, char *why, size_t whysz)
 	unsigned	 nc, ni, na, i, k, a;
 	int		 node;
 
-	nc = pw_list("/sys/class/hwmon", "hwmon", "", chips, PW_LIST_MAX);
+	nc = probe_list_nums("/sys/class/hwmon", "hwmon", "", chips,
+	    PW_LIST_MAX);
 	for (i = 0; i < nc; i++) {
 		snprintf(dir, sizeof(dir), "/sys/class/hwmon/hwmon%d",
 		    chips[i]);
@@ -186,8 +143,9 @@ pw_init(const struct probe_conf *conf, char *why, size_t whysz)
 		if (pw_read_line(path, chip, sizeof(chip)) < 0)
 			continue;
 		node = strcmp(chip, "power_meter") == 0;
-		ni = pw_list(dir, "power", "_input", ins, PW_LIST_MAX);
-		na = pw_list(dir, "power", "_average", avg, PW_LIST_MAX);
+		ni = probe_list_nums(dir, "power", "_input", ins, PW_LIST_MAX);
+		na = probe_list_nums(dir, "power", "_average", avg,
+		    PW_LIST_MAX);
 		/* Every N with an input or an average, ascending. */
 		for (k = a = 0; k < ni || a < na; ) {
 			int	num, use_in;

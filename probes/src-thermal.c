@@ -56,58 +56,6 @@ static unsigned			therm_n;
 static char			therm_ztypes[THERM_MAX][PROTO_NAME_MAX];
 static unsigned			therm_nztypes;
 
-static int
-therm_cmp_int(const void *a, const void *b)
-{
-	int	x = *(const int *)a, y = *(const int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The numbers N of the entries "<prefix>N<suffix>" of a directory, in
- * ascending order; how many. */
-static unsigned
-therm_list(const char *dir, const char *prefix, const char *suffix,
-    int *nums, unsigned max)
-{
-	struct dirent	*de;
-	DIR		*d;
-	char		 path[4096], *end;
-	size_t		 plen = strlen(prefix);
-	unsigned	 n = 0;
-	long		 v;
-
-	if ((d = opendir(probe_path(path, sizeof(path), dir))) == NULL)
-		return 0;
-	while (n < max && (de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, prefix, plen) != 0 ||
-		    de->d_name[plen] < '0' || de->d_name[plen] > '9')
-			continue;
-		v = strtol(de->d_name + plen, &end, 10);
-		if (strcmp(end, suffix) != 0 || v > 1000000)
-			continue;
-		nums[n++] = (int)v;
-	}
-	closedir(d);
-	qsort(nums, n, sizeof(nums[0]), therm_cmp_int);
-	return n;
-}
-
-/* A one-line file as text, without its newline and trailing blanks. */
-static int
-therm_read_line(const char *path, char *buf, size_t size)
-{
-	size_t	len;
-
-	if (probe_read_file(path, buf, size) <= 0)
-		return -1;
-	len = strcspn(buf, "\n");
-	while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
-		len--;
-	buf[len] = '\0';
-	return len > 0 ? 0 : -1;
-}
-
 /* A file holding one signed number. */
 static int
 therm_read_i64(const char *path, int64_t *v)
@@ -178,19 +126,19 @@ therm_find_zones(void)
 	int		 has_crit;
 	char		*p;
 
-	nz = therm_list("/sys/class/thermal", "thermal_zone", "", zones,
+	nz = probe_list_nums("/sys/class/thermal", "thermal_zone", "", zones,
 	    THERM_LIST_MAX);
 	for (i = 0; i < nz; i++) {
 		snprintf(dir, sizeof(dir), "/sys/class/thermal/thermal_zone%d",
 		    zones[i]);
 		snprintf(path, sizeof(path), "%s/type", dir);
-		if (therm_read_line(path, type, sizeof(type)) < 0)
+		if (probe_read_line(path, type, sizeof(type)) < 0)
 			continue;
 		has_crit = 0;
 		for (k = 0; k < THERM_TRIPS; k++) {
 			snprintf(path, sizeof(path), "%s/trip_point_%u_type",
 			    dir, k);
-			if (therm_read_line(path, tt, sizeof(tt)) < 0)
+			if (probe_read_line(path, tt, sizeof(tt)) < 0)
 				break;
 			snprintf(path, sizeof(path), "%s/trip_point_%u_temp",
 			    dir, k);
@@ -238,20 +186,21 @@ therm_find_hwmon(void)
 	int64_t		 crit;
 	int		 has_crit;
 
-	nc = therm_list("/sys/class/hwmon", "hwmon", "", chips,
+	nc = probe_list_nums("/sys/class/hwmon", "hwmon", "", chips,
 	    THERM_LIST_MAX);
 	for (i = 0; i < nc; i++) {
 		snprintf(dir, sizeof(dir), "/sys/class/hwmon/hwmon%d",
 		    chips[i]);
 		snprintf(path, sizeof(path), "%s/name", dir);
-		if (therm_read_line(path, chip, sizeof(chip)) < 0 ||
+		if (probe_read_line(path, chip, sizeof(chip)) < 0 ||
 		    therm_is_zone_mirror(chip))
 			continue;
-		nt = therm_list(dir, "temp", "_input", temps, THERM_LIST_MAX);
+		nt = probe_list_nums(dir, "temp", "_input", temps,
+		    THERM_LIST_MAX);
 		for (k = 0; k < nt; k++) {
 			snprintf(path, sizeof(path), "%s/temp%d_label", dir,
 			    temps[k]);
-			if (therm_read_line(path, label, sizeof(label)) < 0)
+			if (probe_read_line(path, label, sizeof(label)) < 0)
 				snprintf(label, sizeof(label), "temp%d",
 				    temps[k]);
 			snprintf(path, sizeof(path), "%s/temp%d_crit", dir,

@@ -3,8 +3,10 @@
  * the probe's --root so fixture trees stand in for /proc and /sys.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,6 +71,63 @@ probe_read_file(const char *path, char *buf, size_t size)
 		return -1;
 	n = probe_pread(fd, buf, size);
 	close(fd);
+	return n;
+}
+
+/* A one-line file as text, without its newline and trailing blanks;
+ * -1 when unreadable or empty. */
+int
+probe_read_line(const char *path, char *buf, size_t size)
+{
+	size_t	len;
+
+	if (probe_read_file(path, buf, size) <= 0)
+		return -1;
+	len = strcspn(buf, "\n");
+	while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+		len--;
+	buf[len] = '\0';
+	return len > 0 ? 0 : -1;
+}
+
+static int
+probe_cmp_int(const void *a, const void *b)
+{
+	int	x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The numbers N of the entries "<prefix>N<suffix>" of a directory (under
+ * --root), each once, in ascending order, at most max; how many (hwmon's
+ * temp1_input, power2_average, a zone's trip_point_0_type). */
+unsigned
+probe_list_nums(const char *dir, const char *prefix, const char *suffix,
+    int *nums, unsigned max)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 path[4096], *end;
+	size_t		 plen = strlen(prefix);
+	unsigned	 n = 0, i;
+	long		 v;
+
+	if ((d = opendir(probe_path(path, sizeof(path), dir))) == NULL)
+		return 0;
+	while (n < max && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, prefix, plen) != 0 ||
+		    de->d_name[plen] < '0' || de->d_name[plen] > '9')
+			continue;
+		v = strtol(de->d_name + plen, &end, 10);
+		if (strcmp(end, suffix) != 0 || v > 1000000)
+			continue;
+		for (i = 0; i < n && nums[i] != (int)v; i++)
+			;
+		if (i == n)
+			nums[n++] = (int)v;
+	}
+	closedir(d);
+	qsort(nums, n, sizeof(nums[0]), probe_cmp_int);
 	return n;
 }
 

@@ -44,7 +44,7 @@ static const struct widget_col ranks_cols[RC_NCOLS] = {
 };
 
 static const int ranks_desc[RC_NCOLS] = {
-	0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0
+	0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0
 };
 
 /* Does any row have an IPC (prepare sets it)?  Without perf counters the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-detect-healthy: no false alarm.  Batch JSON on the lab's healthy
-# job at -d 0.5 for 2 minutes (LONG=1: 10 minutes; SOAK_SECONDS=N for any
+# job at -d 0.5 for 1 minute (LONG=1: 10 minutes; SOAK_SECONDS=N for any
 # other length): every node and rank record carries "flags": [] and no
 # detector event (stalled, straggler, memory, lost) is ever emitted.
 set -eu
@@ -9,7 +9,7 @@ lab_require_up
 ((LAB_N >= 4)) || lab_skip "needs 4 nodes, the lab has $LAB_N"
 JOBTOP=${JOBTOP:-$LAB_TOP/jobtop}
 PROBE=${PROBE:-$LAB_TOP/jobtop-probe}
-secs=${SOAK_SECONDS:-120}
+secs=${SOAK_SECONDS:-60}
 [ "${LONG:-0}" = 1 ] && secs=${SOAK_SECONDS:-600}
 interval=0.5
 count=$(awk -v s="$secs" -v i="$interval" 'BEGIN { print int(s / i) }')

@@ -51,7 +51,7 @@ mkdir "$tmp/src"
 [ -f "$tmp/src/debian/control" ] || fail "no debian/control in the tree"
 
 start=$(date +%s)
-(cd "$tmp/src" && dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1 ||
+(cd "$tmp/src" && dpkg-buildpackage -us -uc -b -j"$(nproc)") >"$tmp/build.log" 2>&1 ||
 	fail "dpkg-buildpackage failed: $(tail -n 25 "$tmp/build.log")"
 echo "built in $(( $(date +%s) - start )) s"
 deb=$(ls "$tmp"/jobtop_*.deb 2>/dev/null | head -n 1)
