@@ -68,7 +68,7 @@ struct detect {
 	double			 node_med, node_mad;
 	unsigned		 node_n;
 	double			 mpi_med, mpi_mad;	/* detect_mpi_stats */
-	double			 spin_med;
+	double			 mpi_others, spin_med;
 	unsigned		 mpi_n;
 	size_t			 rank_total;	/* ranks known, rates or not */
 	unsigned		 live_at_stats;	/* live nodes then */
@@ -306,9 +306,22 @@ detect_live(const struct detect *d, int i)
  * %CPU says nothing (spinning is not work), so this rule replaces the
  * %CPU rule for the ranks that have a share.  The share, not the spin,
  * is compared: it does not depend on how many CPUs the ranks share.
- * Median and MAD of the share (mpi_med, mpi_mad) and the median spin
- * (spin_med) over the ranks with a share (mpi_n); v is scratch.
+ * Far is either the robust distance of the %CPU rule (detect_far) from
+ * the median share, or a share under a third (DETECT_MPI_RATIO) of the
+ * median share of the other ranks when that is at least
+ * DETECT_MPI_SHARE%: ranks that oversubscribe their CPUs wait partly in
+ * the kernel (blocked in poll, sched_yield), which is not sampled, so a
+ * waiting rank's share can stay near 30% while the straggler's is 0, a
+ * gap no fixed number of points tells from noise but a ratio does.  A
+ * balanced job's shares (all alike, often under 10%) meet neither.
+ * Median and MAD of the share (mpi_med, mpi_mad), the median share of
+ * the others for a rank under the median (mpi_others: the median without
+ * the lowest share) and the median spin (spin_med), over the ranks with
+ * a share (mpi_n); v is scratch.
  */
+#define DETECT_MPI_RATIO	3.0	/* others' median share / this */
+#define DETECT_MPI_SHARE	15.0	/* ... at least this (%) */
+
 static int	detect_far(const struct detect *, double, double, double);
 
 static double
@@ -341,10 +354,16 @@ detect_mpi_stats(struct detect *d, float *v)
 					v[n++] = (float)x;
 			}
 		}
-		if (pass == 0)
+		if (pass == 0) {
 			detect_median_mad(v, n, &d->spin_med, &mad);
-		else
-			detect_median_mad(v, n, &d->mpi_med, &d->mpi_mad);
+			continue;
+		}
+		/* Without the lowest share, the median is the others' for
+		 * every rank whose share is under the median. */
+		qsort(v, n, sizeof(*v), detect_cmp_float);
+		d->mpi_others = n < 2 ? NAN : (n - 1) % 2 ? v[n / 2] :
+		    ((double)v[n / 2] + v[n / 2 + 1]) / 2;
+		detect_median_mad(v, n, &d->mpi_med, &d->mpi_mad);
 	}
 	d->mpi_n = n;
 }
@@ -359,8 +378,9 @@ detect_mpi_far(const struct detect *d, const struct hist_rank *hr,
 	if (!isfinite(detect_mpi_spin(hr)) || d->mpi_n < d->conf.strag_min ||
 	    !isfinite(d->spin_med) || d->spin_med < d->conf.busy_cpu)
 		return 0;
-	*far = *share < d->mpi_med && detect_far(d, *share, d->mpi_med,
-	    d->mpi_mad);
+	*far = *share < d->mpi_med && (detect_far(d, *share, d->mpi_med,
+	    d->mpi_mad) || (d->mpi_others >= DETECT_MPI_SHARE &&
+	    *share * DETECT_MPI_RATIO < d->mpi_others));
 	return 1;
 }
 
@@ -612,8 +632,9 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
     const struct minst *mi, struct hist_rank *hr, uint64_t ms)
 {
 	char		 who[64], waits[96];
-	double		 cpu, rd, wr, limit, pct, spin;
+	double		 cpu, rd, wr, limit, pct;
 	int		 idle, r, far, by_mpi;
+	double		 share;
 
 	if (hr->rank < 0 || !d->conf.ranks)
 		cpu = NAN;	/* not a rank: only memory is judged */
@@ -650,7 +671,7 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 
 	/* Straggler: far from the median rank; a stalled rank is already
 	 * flagged for what matters more. */
-	by_mpi = isfinite(cpu) && detect_mpi_far(d, hr, &far, &spin);
+	by_mpi = isfinite(cpu) && detect_mpi_far(d, hr, &far, &share);
 	if (by_mpi || (isfinite(cpu) && d->rank_n >= d->conf.strag_min &&
 	    isfinite(d->rank_med))) {
 		if (!by_mpi)
@@ -662,9 +683,9 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
 			    "%s spends %.0f%% of its CPU time in MPI while the "
-			    "median rank spends %.0f%% there waiting, for %u "
-			    "samples: the others wait for it", who, spin,
-			    d->mpi_med, hr->det_far);
+			    "other ranks' median spends %.0f%% there waiting, "
+			    "for %u samples: the others wait for it", who,
+			    share, d->mpi_others, hr->det_far);
 		} else if (r > 0) {
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
