@@ -6,21 +6,31 @@
 # For MPICH (mpiexec.hydra -launcher slurm, a proxy a node through srun)
 # and Open MPI (mpirun, its orted daemons through srun), a 4-node job as
 # $LAB_USER runs tests/lab/mpi/mpiload.c with -s 2:4: rank 2 computes four
-# times as long between MPI_Allreduce calls as the others, which spin in
-# MPI waiting for it.  `jobtop -b --json -d 1` watches it for SECS seconds
-# (default 22); the check:
+# times as long between MPI_Allreduce calls as the others, which wait for
+# it in MPI.  `jobtop -b --json -d 1` watches it for SECS seconds (default
+# 14); the check:
 #   - every rank has a share in the samples after the first two;
-#   - within the first EARLY samples (default 8) a sample where ranks 0, 1
-#     and 3 are above 50% and rank 2 below half of their median, and the
-#     same holds of the per-rank medians over the whole window;
-#   - rank 2 is flagged straggler (its rank record's "flags", and a
-#     "straggler" event whose text names rank 2 and its pid), and no
-#     other record is ever flagged, no other detector event emitted.
-# Then the same job balanced (no slow rank) for BSECS seconds (default 14):
-# every rank has shares, the per-rank medians lie within SPREAD points
-# (default 30) of each other, and nothing is flagged.
-# MPI_PATHS="hydra ompi" picks the paths, MODES="slow balanced" the jobs.
-# About 2.5 minutes.
+#   - within the first EARLY samples (default 8) a sample where the median
+#     share of ranks 0, 1 and 3 is at least MINSHARE (default 15) and
+#     RATIO (default 3) times rank 2's, and the per-rank medians over the
+#     window are so too, each of 0, 1 and 3 at least MINSHARE;
+#   - rank 2 is flagged straggler within FLAGBY seconds (default 10) of
+#     the first sample (its rank record's "flags", and a "straggler" event
+#     whose text names rank 2 and its pid), and no other record is ever
+#     flagged, no other detector event emitted.
+# The bound is physical: the lab's nodes run each rank beside its proxy
+# or daemon on 2 CPUs, and a waiting rank spends much of its wait in the
+# kernel (poll, sched_yield), which the probe does not sample; what it
+# computes is a quarter of rank 2's work, so its user-space MPI share is
+# at most about 50% (MPICH) or 33% (Open MPI), measured 50 and 35.
+# Then Open MPI's job balanced (no slow rank) for BSECS seconds (default
+# 10): every rank has shares, the per-rank medians lie within SPREAD
+# points (default 15) of each other, and nothing is flagged (balanced jobs
+# of every launch path raise no flag in test-mpi-launch.sh).
+# MPI_PATHS="hydra ompi" picks the paths, MODES="slow balanced" the jobs
+# (balanced runs on the last path only unless BALANCED_ALL=1);
+# KEEP=DIR keeps each job's jobtop output there (out-PATH-MODE.json).
+# About 50 seconds.
 set -eu
 . "$(dirname "$0")/lib.sh"
 lab_require_up
@@ -33,9 +43,10 @@ command -v python3 >/dev/null || lab_skip "no python3"
 JOBTOP=${JOBTOP:-$LAB_TOP/jobtop}
 PROBE=${PROBE:-$LAB_TOP/jobtop-probe}
 paths=${MPI_PATHS:-hydra ompi}
-secs=${SECS:-22}
-bsecs=${BSECS:-14}
-export EARLY=${EARLY:-8} SPREAD=${SPREAD:-30}
+secs=${SECS:-14}
+bsecs=${BSECS:-10}
+export EARLY=${EARLY:-8} SPREAD=${SPREAD:-15} MINSHARE=${MINSHARE:-15}
+export RATIO=${RATIO:-3} FLAGBY=${FLAGBY:-10}
 export LAB_SUBMIT_TIMEOUT=${LAB_SUBMIT_TIMEOUT:-60}
 dir=$(mktemp -d "$LAB_DIR/mpishare.XXXXXX")
 job=""
@@ -82,6 +93,8 @@ cat >"$dir/check.py" <<'PY'
 import json, os, statistics, sys
 path, mode, out, rankfile = sys.argv[1:5]
 early, spread = int(os.environ["EARLY"]), float(os.environ["SPREAD"])
+minshare, ratio = float(os.environ["MINSHARE"]), float(os.environ["RATIO"])
+flagby = float(os.environ["FLAGBY"])
 want = {}
 for line in open(rankfile):
     r, pid, host = line.split()
@@ -139,19 +152,24 @@ evs = [e for e in recs if e["type"] == "event" and
 if mode == "slow" and not bad:
     def good(v0, v1, v2, v3):
         o = [v0, v1, v3]
-        return None not in o and v2 is not None and min(o) > 50 and \
-            v2 < statistics.median(o) / 2
+        if None in o or v2 is None:
+            return False
+        m = statistics.median(o)
+        return m >= minshare and m >= ratio * v2
     n = min(len(s) for s in series.values())
     ok = [k for k in range(min(n, early))
           if good(*(series[r][k] for r in range(4)))]
+    want_txt = ("the median of 0,1,3 at least %g%% and %g times rank 2's"
+                % (minshare, ratio))
     if not ok:
-        bad.append("no sample among the first %d with ranks 0,1,3 above "
-                   "50%% and rank 2 below half their median" % early)
+        bad.append("no sample among the first %d with %s" % (early,
+                                                             want_txt))
     else:
         print("%s: shares apart from sample %d on" % (path, ok[0] + 3))
-    if len(med) == 4 and not good(med[0], med[1], med[2], med[3]):
-        bad.append("median shares %s: want 0,1,3 above 50%%, 2 below half"
-                   % med)
+    if len(med) == 4 and (not good(med[0], med[1], med[2], med[3]) or
+                          min(med[0], med[1], med[3]) < minshare):
+        bad.append("median shares %s: want %s, each at least %g%%" %
+                   (med, want_txt, minshare))
     mine = [f for f in flagged if f[0] == 2 and f[3] == ["straggler"]]
     other = [f for f in flagged if not (f[0] == 2 and f[3] == ["straggler"])]
     if not mine:
@@ -167,7 +185,13 @@ if mode == "slow" and not bad:
     if [e for e in evs if e["code"] != "straggler"]:
         bad.append("other detector events: %s" % evs[:3])
     if sev:
-        print("%s: %s" % (path, sev[0].get("text")))
+        t0 = min(r["time"] for r in recs if r["type"] == "node")
+        after = sev[0]["time"] - t0
+        print("%s: flagged %.1f s after the first sample: %s" %
+              (path, after, sev[0].get("text")))
+        if after > flagby:
+            bad.append("rank 2 flagged only %.1f s after the first sample"
+                       ", want %g" % (after, flagby))
 elif mode == "balanced" and not bad:
     if len(med) == 4 and max(med.values()) - min(med.values()) > spread:
         bad.append("median shares %s differ by more than %g points" %
@@ -194,15 +218,20 @@ run() {
 		lab_fail "$path: jobtop failed: $(cat "$dir/err")"
 	lab_cancel "$job"
 	job=""
+	[ -z "${KEEP:-}" ] || cp "$out" "$KEEP/"
 	python3 "$dir/check.py" "$path" "$mode" "$out" "$dir/ranks" ||
 		lab_fail "$path $mode: MPI shares or the straggler flag wrong"
 }
 
+last=${paths##* }
 for path in $paths; do
 	for mode in ${MODES:-slow balanced}; do
 		case $mode in
 		slow) run "$path" slow "$secs" "-s 2:4" ;;
-		balanced) run "$path" balanced "$bsecs" "" ;;
+		balanced)
+			[ "$path" = "$last" ] || [ -n "${BALANCED_ALL:-}" ] ||
+				continue
+			run "$path" balanced "$bsecs" "" ;;
 		*) lab_fail "unknown mode $mode (slow, balanced)" ;;
 		esac
 	done
