@@ -6,18 +6,26 @@
  * Each thread of the process gets a sampling event of the software CPU
  * clock (perf_event_open, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK:
  * no PMU needed; allowed on one's own processes at perf_event_paranoid 2,
- * always for root) that records the user-space instruction pointer
- * (PERF_SAMPLE_IP, exclude_kernel) at a low rate into a one-page ring the
- * probe maps.  Every sample the probe drains the rings and looks each
- * address up in the process's executable mappings (/proc/PID/maps): the
- * mappings of the MPI libraries and transports of mpi_libs[] below count
- * as MPI, everything else as not.  The counters sent are the samples
- * taken ("samples") and those that fell in MPI ("mpi"); their rates'
- * ratio is the share of the process's user-space CPU time spent in MPI,
- * which the monitor computes.  "lib" is the library most of the latest
- * interval's MPI samples fell in.  Time in the kernel is not sampled
- * (exclude_kernel is what paranoid 2 allows): an MPI that waits in a
- * system call is seen only by the user-space side of its loop.
+ * always for root) that records the user-space instruction pointer and
+ * the top MPI_STACK bytes of the user stack (PERF_SAMPLE_IP, TID and
+ * STACK_USER, exclude_kernel) at a low rate into a ring of 1 + 2^n pages
+ * (MPI_RING_DATA bytes of data) the probe maps.  Every sample the probe
+ * drains the rings and looks each address up in the process's executable
+ * mappings (/proc/PID/maps): the mappings of the MPI libraries and
+ * transports of mpi_libs[] below count as MPI; an address in a
+ * system-call wrapper library (mpi_syslibs[]: libc, and libevent) counts
+ * as MPI when a return address into an MPI library is among the stack
+ * words (an MPI transport waiting in poll, recv or epoll_wait over TCP
+ * spends most of its user-space time there), and "lib" is then that
+ * library; everything else is not MPI.  The counters sent are the
+ * samples taken ("samples") and those that fell in MPI ("mpi"); their
+ * rates' ratio is the share of the process's user-space CPU time spent
+ * in MPI, which the monitor computes.  "lib" is the library most of the
+ * latest interval's MPI samples fell in.  Time in the kernel is not
+ * sampled (exclude_kernel is what paranoid 2 allows): an MPI that waits
+ * in a system call is seen only by the user-space side of its loop, the
+ * wrappers included.  A kernel that refuses the stack dump gets
+ * instruction pointers alone.
  *
  * Threads: an inherited sampling event cannot be mapped (the kernel
  * refuses mmap of an inherit event bound to a task), so each thread has
@@ -108,10 +116,11 @@ static const struct group_def *mpi_groups[] = { &mpi_group, NULL };
  * How to add one: a line here.
  */
 enum { MPI_STEM, MPI_PREFIX, MPI_SUFFIX };
-static const struct {
+struct mpi_libdef {
 	const char	*name;
 	int		 how;
-} mpi_libs[] = {
+};
+static const struct mpi_libdef mpi_libs[] = {
 	{ "libmpi",		MPI_PREFIX },	/* Open MPI, Intel MPI,
 						 * MPICH's libmpich, libmpifort,
 						 * Cray's libmpi_cray... */
@@ -148,8 +157,29 @@ static const struct {
 	{ "libsharp",		MPI_PREFIX },
 };
 
-/* The first 64 bytes of struct perf_event_attr, as probes/src-perf.c
- * declares them (musl has no <linux/perf_event.h>). */
+/*
+ * The system-call wrapper libraries, and libevent, through which Open MPI
+ * polls where it links the system's: a sample whose address is in one of
+ * these is an MPI sample when the MPI library called it (the transports
+ * poll, recv and epoll_wait through them while they wait):
+ * when a return address into an MPI library is among the words at the
+ * top of the sampled thread's stack.  Only these, not any library: a
+ * wrapper is a leaf or nearly, so its caller's return address is within
+ * MPI_STACK bytes, which is not true of a library with deeper frames
+ * (and an MPI callback under the program's own code would count).
+ */
+static const struct mpi_libdef mpi_syslibs[] = {
+	{ "libc",		MPI_STEM },	/* glibc: libc.so.6 */
+	{ "libpthread",		MPI_STEM },	/* glibc before 2.34 */
+	{ "libc.musl",		MPI_PREFIX },	/* Alpine's musl */
+	{ "ld-musl",		MPI_PREFIX },	/* musl is its own ld.so */
+	{ "libevent",		MPI_PREFIX },	/* Open MPI's progress loop
+						 * where it links the system's
+						 * (Debian): libevent_core */
+};
+
+/* The first 96 bytes of struct perf_event_attr (PERF_ATTR_SIZE_VER3:
+ * sample_stack_user is in it; musl has no <linux/perf_event.h>). */
 struct mpi_attr {
 	uint32_t	type;
 	uint32_t	size;
@@ -163,12 +193,32 @@ struct mpi_attr {
 	uint32_t	wakeup_events;
 	uint32_t	bp_type;
 	uint64_t	config1;
+	uint64_t	config2;
+	uint64_t	branch_sample_type;
+	uint64_t	sample_regs_user;
+	uint32_t	sample_stack_user;
+	int32_t		clockid;
 };
 
-#define MPI_ATTR_SIZE_VER0	64
+#define MPI_ATTR_SIZE_VER3	96
 #define MPI_TYPE_SOFTWARE	1
 #define MPI_SW_CPU_CLOCK	0
-#define MPI_SAMPLE_IP		1
+#define MPI_SAMPLE_IP		(1u << 0)
+#define MPI_SAMPLE_TID		(1u << 1)
+#define MPI_SAMPLE_STACK_USER	(1u << 13)
+/* Bytes of user stack each sample carries (a multiple of 8): the return
+ * address of a system-call wrapper's caller is within its frame (glibc's
+ * cancellable wrappers keep 40 bytes, with a call inside); 256 reaches
+ * through libevent's loop (poll <- libevent <- libopen-pal: 128 did not,
+ * Open MPI over TCP on Debian waiting at 29% instead of 77%). */
+#define MPI_STACK		256
+/* A sample record: header, ip, pid and tid, the stack's size, the stack,
+ * its dynamic size; without the stack, up to pid and tid. */
+#define MPI_REC_STACK		(8 + 8 + 8 + 8 + MPI_STACK + 8)
+#define MPI_REC_PLAIN		(8 + 8 + 8)
+/* Data bytes of a ring (a power of two of pages, at least one): a
+ * second's records at MPI_HZ_MAX with room. */
+#define MPI_RING_DATA		32768
 #define MPI_FLAG_FD_CLOEXEC	8
 #define MPI_IOC_PERIOD		_IOW('$', 4, uint64_t)
 #define MPI_RECORD_LOST		2
@@ -177,7 +227,13 @@ struct mpi_attr {
 #define MPI_DATA_HEAD		1024
 #define MPI_DATA_TAIL		1032
 
-/* One executable range of a process: MPI library lib, or not (-1). */
+/* What an address is, besides the index of an MPI library (>= 0). */
+#define MPI_OTHER	(-1)	/* other code */
+#define MPI_NONE	(-2)	/* in no executable mapping known */
+#define MPI_SYSLIB	(-3)	/* in a system-call wrapper library */
+
+/* One executable range of a process: MPI library lib, or MPI_OTHER or
+ * MPI_SYSLIB. */
 struct mpi_range {
 	uint64_t	start, end;
 	int16_t		lib;
@@ -196,6 +252,7 @@ struct mpi_thr {
 	pid_t		 tid;
 	int		 next;
 	unsigned char	*ring;		/* the control page, then data */
+	size_t		 ringsz;	/* mpi_ringsz, or two pages */
 };
 
 enum {
@@ -237,6 +294,8 @@ static uint64_t		 mpi_seq;
 static uint64_t		 mpi_period_ns;	/* 1e9 / hz */
 static unsigned		 mpi_hz;
 static size_t		 mpi_pgsz, mpi_ringsz;
+static size_t		 mpi_recsz;	/* a sample record's bytes */
+static int		 mpi_stack = 1;	/* samples carry the user stack */
 static double		 mpi_interval;	/* seconds between samples */
 static uint64_t		 mpi_last_us;	/* the previous sample */
 static double		 mpi_cost_ns;	/* smoothed CPU ns a second */
@@ -254,12 +313,17 @@ static uint32_t		 mpi_hits[MPI_LIBNAMES];
  * the stem cut to MPI_LIBLEN - 1 bytes), -1 when it is not an MPI
  * library, -2 when it is but the name table is full.
  */
+/*
+ * Is the file at path (a maps line's path, up to its end) one of the n
+ * libraries of tab?  Its stem (the base name before ".so") in *base and
+ * *slen when it is.
+ */
 static int
-mpi_classify(const char *path, size_t len)
+mpi_match(const char *path, size_t len, const struct mpi_libdef *tab,
+    size_t n, const char **basep, size_t *slenp)
 {
 	const char	*base = path, *p, *e;
 	size_t		 slen, nlen, i;
-	char		 stem[MPI_LIBLEN];
 	int		 hit = 0;
 	char		 c;
 
@@ -275,31 +339,56 @@ mpi_classify(const char *path, size_t len)
 			break;
 	}
 	if (p + 3 > e)
-		return -1;	/* not a shared object */
+		return 0;	/* not a shared object */
 	slen = (size_t)(p - base);
 	if (slen == 0)
-		return -1;
-	for (i = 0; i < sizeof(mpi_libs) / sizeof(mpi_libs[0]) && !hit; i++) {
-		nlen = strlen(mpi_libs[i].name);
+		return 0;
+	for (i = 0; i < n && !hit; i++) {
+		nlen = strlen(tab[i].name);
 		if (nlen > slen)
 			continue;
-		switch (mpi_libs[i].how) {
+		switch (tab[i].how) {
 		case MPI_STEM:
 			c = slen > nlen ? base[nlen] : '\0';
-			hit = memcmp(base, mpi_libs[i].name, nlen) == 0 &&
+			hit = memcmp(base, tab[i].name, nlen) == 0 &&
 			    (c == '\0' || c == '-' || c == '_' ||
 			    (c >= '0' && c <= '9'));
 			break;
 		case MPI_PREFIX:
-			hit = memcmp(base, mpi_libs[i].name, nlen) == 0;
+			hit = memcmp(base, tab[i].name, nlen) == 0;
 			break;
 		case MPI_SUFFIX:
-			hit = memcmp(base + slen - nlen, mpi_libs[i].name,
+			hit = memcmp(base + slen - nlen, tab[i].name,
 			    nlen) == 0;
 			break;
 		}
 	}
-	if (!hit)
+	*basep = base;
+	*slenp = slen;
+	return hit;
+}
+
+/* Is the file at path one of mpi_syslibs[]? */
+static int
+mpi_is_syslib(const char *path, size_t len)
+{
+	const char	*base;
+	size_t		 slen;
+
+	return mpi_match(path, len, mpi_syslibs, sizeof(mpi_syslibs) /
+	    sizeof(mpi_syslibs[0]), &base, &slen);
+}
+
+static int
+mpi_classify(const char *path, size_t len)
+{
+	const char	*base;
+	size_t		 slen, i;
+	char		 stem[MPI_LIBLEN];
+	char		 c;
+
+	if (!mpi_match(path, len, mpi_libs, sizeof(mpi_libs) /
+	    sizeof(mpi_libs[0]), &base, &slen))
 		return -1;
 	if (slen >= sizeof(stem))
 		slen = sizeof(stem) - 1;
@@ -319,13 +408,14 @@ mpi_classify(const char *path, size_t len)
 	return (int)mpi_nlibnames++;
 }
 
-/* Add [start, end) to the ranges, merging a non-MPI range into a
- * non-MPI span before it.  -1 when full. */
+/* Add [start, end) to the ranges, merging an "other" range into an
+ * "other" span before it.  -1 when full. */
 static int
 mpi_range_add(struct mpi_range *r, unsigned *n, uint64_t start,
     uint64_t end, int lib)
 {
-	if (*n > 0 && lib < 0 && r[*n - 1].lib < 0 && start >= r[*n - 1].end) {
+	if (*n > 0 && lib == MPI_OTHER && r[*n - 1].lib == MPI_OTHER &&
+	    start >= r[*n - 1].end) {
 		r[*n - 1].end = end;
 		return 0;
 	}
@@ -375,11 +465,13 @@ mpi_maps_parse(const char *buf, struct mpi_range *r, int *mpi)
 			while (path < nl && *path == ' ')
 				path++;
 		}
-		lib = -1;
-		if (f == 4 && path < nl && *path == '/')
+		lib = MPI_OTHER;
+		if (f == 4 && path < nl && *path == '/') {
 			lib = mpi_classify(path, (size_t)(nl - path));
-		if (lib == -2)
-			lib = -1;
+			if (lib < 0)
+				lib = mpi_is_syslib(path, (size_t)(nl - path)) ?
+				    MPI_SYSLIB : MPI_OTHER;
+		}
 		if (lib >= 0)
 			*mpi = 1;
 		if (mpi_range_add(r, &n, start, end, lib) < 0)
@@ -389,7 +481,8 @@ mpi_maps_parse(const char *buf, struct mpi_range *r, int *mpi)
 	return n;
 }
 
-/* The range holding ip: the library (>= 0), -1 other code, -2 none. */
+/* The range holding ip: the MPI library (>= 0), MPI_OTHER,
+ * MPI_SYSLIB, or MPI_NONE. */
 static int
 mpi_lookup(const struct mpi_rset *rs, uint64_t ip)
 {
@@ -404,7 +497,7 @@ mpi_lookup(const struct mpi_rset *rs, uint64_t ip)
 		else
 			return rs->r[mid].lib;
 	}
-	return -2;
+	return MPI_NONE;
 }
 
 /* Give a process's range set back. */
@@ -492,10 +585,14 @@ mpi_event_open(pid_t tid)
 
 	memset(&a, 0, sizeof(a));
 	a.type = MPI_TYPE_SOFTWARE;
-	a.size = MPI_ATTR_SIZE_VER0;
+	a.size = MPI_ATTR_SIZE_VER3;
 	a.config = MPI_SW_CPU_CLOCK;
 	a.sample_period = mpi_period_ns;
-	a.sample_type = MPI_SAMPLE_IP;
+	a.sample_type = MPI_SAMPLE_IP | MPI_SAMPLE_TID;
+	if (mpi_stack) {
+		a.sample_type |= MPI_SAMPLE_STACK_USER;
+		a.sample_stack_user = MPI_STACK;
+	}
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	/* No wakeups: nobody polls these; the ring is read each sample. */
@@ -510,6 +607,7 @@ mpi_open_thread(pid_t tid)
 {
 	struct mpi_thr	*t;
 	void		*ring;
+	size_t		 sz;
 	int		 fd, k, err;
 
 	if ((mpi_free < 0 && mpi_thr_hw == MPI_THR_MAX) ||
@@ -519,11 +617,18 @@ mpi_open_thread(pid_t tid)
 	}
 	if ((fd = mpi_event_open(tid)) < 0)
 		return -1;
-	if ((ring = mmap(NULL, mpi_ringsz, PROT_READ | PROT_WRITE,
-	    MAP_SHARED, fd, 0)) == MAP_FAILED) {
+	/* Over the locked-memory limit (EPERM), a ring of one data page
+	 * still takes samples: those past it in an interval are lost, the
+	 * share stays. */
+	sz = mpi_ringsz;
+	while ((ring = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    fd, 0)) == MAP_FAILED) {
 		err = errno;
+		if (err == EPERM && sz > 2 * mpi_pgsz) {
+			sz = 2 * mpi_pgsz;
+			continue;
+		}
 		close(fd);
-		/* EPERM: over the locked-memory limit. */
 		errno = err == EPERM ? ENOMEM : err;
 		return -1;
 	}
@@ -536,6 +641,7 @@ mpi_open_thread(pid_t tid)
 	t->fd = fd;
 	t->tid = tid;
 	t->ring = ring;
+	t->ringsz = sz;
 	mpi_nthr++;
 	return k;
 }
@@ -545,7 +651,7 @@ mpi_close_thread(int k)
 {
 	struct mpi_thr	*t = &mpi_thrs[k];
 
-	munmap(t->ring, mpi_ringsz);
+	munmap(t->ring, t->ringsz);
 	close(t->fd);
 	t->fd = -1;
 	t->next = mpi_free;
@@ -674,53 +780,114 @@ mpi_rescan(struct mpi_proc *mp, uint64_t now)
 	}
 }
 
-/* Copy len bytes at offset off of a thread's data ring, across its
- * end. */
+/* Copy len bytes (at most dsz) at offset off of a data ring of dsz
+ * bytes (a power of two), across its end. */
 static void
-mpi_ring_copy(const struct mpi_thr *t, uint64_t off, void *dst, size_t len)
+mpi_ring_copy(const unsigned char *data, size_t dsz, uint64_t off,
+    void *dst, size_t len)
 {
-	const unsigned char	*data = t->ring + mpi_pgsz;
-	size_t			 dsz = mpi_ringsz - mpi_pgsz, at, first;
+	size_t	at, first;
 
-	at = (size_t)(off % dsz);
+	at = (size_t)(off & (dsz - 1));
 	first = dsz - at < len ? dsz - at : len;
 	memcpy(dst, data + at, first);
 	memcpy((unsigned char *)dst + first, data, len - first);
 }
 
+/*
+ * A sample in a system-call wrapper: the MPI return address among the
+ * stack words of the record at rec (of size bytes, its stack, when it
+ * carries one, at byte 24: "u64 size, data, u64 dyn_size", only the size
+ * when it is 0), else ip.  Any word in an MPI library's code counts:
+ * the search cannot stop at the first return address into other code,
+ * since the "other" ranges are merged into spans that cover the heap and
+ * the stack between them (a saved frame pointer would end it).  So a
+ * libc call of the program's own can be taken for MPI when a stale MPI
+ * address lies in an uninitialised slot of its frames within MPI_STACK
+ * bytes; only samples in the wrapper libraries are exposed to it.
+ */
+static uint64_t
+mpi_stack_ip(const unsigned char *data, size_t dsz, uint64_t rec,
+    size_t size, const struct mpi_rset *rs, uint64_t ip)
+{
+	uint64_t	ssz, dyn, w[MPI_STACK / 8];
+	size_t		nw, i;
+
+	if (size < 32)
+		return ip;
+	mpi_ring_copy(data, dsz, rec + 24, &ssz, 8);
+	if (ssz == 0 || size < 40 || ssz > (uint64_t)size - 40)
+		return ip;	/* none dumped, or does not fit */
+	mpi_ring_copy(data, dsz, rec + 32 + ssz, &dyn, 8);
+	if (dyn > ssz)
+		dyn = ssz;
+	nw = (size_t)dyn / 8;
+	if (nw > sizeof(w) / sizeof(w[0]))
+		nw = sizeof(w) / sizeof(w[0]);
+	mpi_ring_copy(data, dsz, rec + 32, w, nw * 8);
+	for (i = 0; i < nw; i++) {
+		if (mpi_lookup(rs, w[i]) >= 0)
+			return w[i];
+	}
+	return ip;
+}
+
+/*
+ * Parse the records of a data ring of dsz bytes (a power of two) from
+ * tail to head into mpi_ips from *n: a sample's instruction pointer, or
+ * for one in a system-call wrapper library of rs (may be NULL) the MPI
+ * return address its stack holds, which attributes it to that library.
+ * Returns the samples lost: the kernel's PERF_RECORD_LOST counts, and
+ * those mpi_ips had no room for.  A record that cannot be (a size under
+ * 8 or past head) ends the parse: the caller drops the rest.
+ */
+static uint64_t
+mpi_ring_parse(const unsigned char *data, size_t dsz, uint64_t tail,
+    uint64_t head, const struct mpi_rset *rs, unsigned *n)
+{
+	uint64_t	lost = 0, hdr, ip, v[2];
+	uint32_t	type;
+	uint16_t	size;
+
+	if (head - tail > dsz)
+		tail = head;	/* cannot be: start again */
+	while (head - tail >= 8) {
+		mpi_ring_copy(data, dsz, tail, &hdr, 8);
+		type = (uint32_t)(hdr & 0xffffffffu);
+		size = (uint16_t)(hdr >> 48);
+		if (size < 8 || size > head - tail)
+			break;
+		if (type == MPI_RECORD_SAMPLE && size >= 16) {
+			mpi_ring_copy(data, dsz, tail + 8, &ip, 8);
+			if (mpi_stack && rs != NULL &&
+			    mpi_lookup(rs, ip) == MPI_SYSLIB)
+				ip = mpi_stack_ip(data, dsz, tail, size, rs,
+				    ip);
+			if (*n < sizeof(mpi_ips) / sizeof(mpi_ips[0]))
+				mpi_ips[(*n)++] = ip;
+			else
+				lost++;
+		} else if (type == MPI_RECORD_LOST && size >= 24) {
+			/* u64 id, u64 lost */
+			mpi_ring_copy(data, dsz, tail + 8, v, 16);
+			lost += v[1];
+		}
+		tail += size;
+	}
+	return lost;
+}
+
 /* Drain one thread's ring into mpi_ips from *n; how many were lost. */
 static uint64_t
-mpi_drain(const struct mpi_thr *t, unsigned *n)
+mpi_drain(const struct mpi_thr *t, const struct mpi_rset *rs, unsigned *n)
 {
-	uint64_t	*headp, *tailp, head, tail, lost = 0, rec[3];
-	size_t		 dsz = mpi_ringsz - mpi_pgsz;
-	uint32_t	 type;
-	uint16_t	 size;
+	uint64_t	*headp, *tailp, head, lost;
 
 	headp = (uint64_t *)(void *)(t->ring + MPI_DATA_HEAD);
 	tailp = (uint64_t *)(void *)(t->ring + MPI_DATA_TAIL);
 	head = __atomic_load_n(headp, __ATOMIC_ACQUIRE);
-	tail = *tailp;
-	if (head - tail > dsz)
-		tail = head;	/* cannot be: start again */
-	while (head - tail >= 8) {
-		mpi_ring_copy(t, tail, rec, 8);
-		type = (uint32_t)(rec[0] & 0xffffffffu);
-		memcpy(&size, (const unsigned char *)rec + 6, 2);
-		if (size < 8 || size > head - tail)
-			break;
-		if (type == MPI_RECORD_SAMPLE && size >= 16) {
-			mpi_ring_copy(t, tail + 8, &rec[1], 8);
-			if (*n < sizeof(mpi_ips) / sizeof(mpi_ips[0]))
-				mpi_ips[(*n)++] = rec[1];
-			else
-				lost++;
-		} else if (type == MPI_RECORD_LOST && size >= 24) {
-			mpi_ring_copy(t, tail + 8, &rec[1], 16);
-			lost += rec[2];
-		}
-		tail += size;
-	}
+	lost = mpi_ring_parse(t->ring + mpi_pgsz, t->ringsz - mpi_pgsz,
+	    *tailp, head, rs, n);
 	__atomic_store_n(tailp, head, __ATOMIC_RELEASE);
 	return lost;
 }
@@ -734,11 +901,11 @@ mpi_attribute(struct mpi_proc *mp, unsigned n, uint64_t *mpi)
 
 	for (i = 0; i < n; i++) {
 		lib = mp->rset >= 0 ? mpi_lookup(&mpi_rsets[mp->rset],
-		    mpi_ips[i]) : -2;
+		    mpi_ips[i]) : MPI_NONE;
 		if (lib >= 0) {
 			(*mpi)++;
 			mpi_hits[lib]++;
-		} else if (lib == -2)
+		} else if (lib == MPI_NONE)
 			mpi_ips[unknown++] = mpi_ips[i];
 	}
 	return unknown;
@@ -762,7 +929,8 @@ mpi_report(struct mpi_proc *mp, uint64_t now)
 		mpi_rescan(mp, now);
 	memset(mpi_hits, 0, sizeof(mpi_hits));
 	for (k = mp->first; k >= 0; k = mpi_thrs[k].next)
-		mpi_drain(&mpi_thrs[k], &n);
+		mpi_drain(&mpi_thrs[k], mp->rset >= 0 ?
+		    &mpi_rsets[mp->rset] : NULL, &n);
 	unknown = mpi_attribute(mp, n, &mpi);
 	if (unknown > 0 && now - mp->maps_us >= mp->remap_us) {
 		/* A library loaded since?  Read the maps again and look the
@@ -854,8 +1022,9 @@ mpi_adapt(uint64_t cost_ns)
 		hz = mpi_hz * budget / mpi_cost_ns;
 	else if (mpi_cost_ns < budget / 2)
 		hz = mpi_hz * 1.5;
-	/* A ring's records (16 bytes) in one interval, with room. */
-	cap = (double)(mpi_ringsz - mpi_pgsz) / 16 * 0.75 / mpi_interval;
+	/* A ring's records in one interval, with room. */
+	cap = (double)(mpi_ringsz - mpi_pgsz) / mpi_recsz * 0.75 /
+	    mpi_interval;
 	if (hz > cap)
 		hz = cap;
 	if (hz > MPI_HZ_MAX)
@@ -921,13 +1090,14 @@ mpi_sample(const struct probe_conf *conf)
 
 /* Can this probe sample a process of its own?  0, or -1 with why. */
 static int
-mpi_try(int paranoid, char *why, size_t whysz)
+mpi_try(int paranoid, char *why, size_t whysz, int *errp)
 {
 	void	*ring;
 	int	 fd, err;
 
+	*errp = 0;
 	if ((fd = mpi_event_open(0)) < 0) {
-		err = errno;
+		err = *errp = errno;
 		if (err == EACCES || err == EPERM)
 			snprintf(why, whysz, "perf_event_paranoid=%d or a "
 			    "seccomp filter forbids sampling", paranoid);
@@ -942,14 +1112,15 @@ mpi_try(int paranoid, char *why, size_t whysz)
 			    strerror(err));
 		return -1;
 	}
-	if ((ring = mmap(NULL, mpi_ringsz, PROT_READ | PROT_WRITE,
+	/* The smallest ring a thread may get. */
+	if ((ring = mmap(NULL, 2 * mpi_pgsz, PROT_READ | PROT_WRITE,
 	    MAP_SHARED, fd, 0)) == MAP_FAILED) {
 		snprintf(why, whysz, "cannot map a sample ring: %s",
 		    strerror(errno));
 		close(fd);
 		return -1;
 	}
-	munmap(ring, mpi_ringsz);
+	munmap(ring, 2 * mpi_pgsz);
 	close(fd);
 	return 0;
 }
@@ -961,7 +1132,8 @@ mpi_init(const struct probe_conf *conf, char *why, size_t whysz)
 	char		 buf[32];
 	const char	*env;
 	int64_t		 v;
-	int		 paranoid = 2;
+	size_t		 pages;
+	int		 paranoid = 2, err;
 
 	if ((env = getenv("JOBTOP_MPI_SAMPLE")) != NULL &&
 	    strcmp(env, "0") == 0) {
@@ -982,17 +1154,28 @@ mpi_init(const struct probe_conf *conf, char *why, size_t whysz)
 		return -1;
 	}
 	mpi_pgsz = conf->page_size > 0 ? conf->page_size : 4096;
-	mpi_ringsz = 2 * mpi_pgsz;	/* control page, one data page */
+	/* The control page, then 2^n data pages. */
+	for (pages = 1; pages * mpi_pgsz < MPI_RING_DATA; pages *= 2)
+		;
+	mpi_ringsz = (1 + pages) * mpi_pgsz;
 	mpi_interval = conf->interval > 0 ? conf->interval : 1;
-	mpi_hz = MPI_HZ_MAX;
-	if (mpi_hz > (mpi_ringsz - mpi_pgsz) / 16 * 3 / 4 / mpi_interval)
-		mpi_hz = (unsigned)((mpi_ringsz - mpi_pgsz) / 16 * 3 / 4 /
-		    mpi_interval);
-	if (mpi_hz < 1)
-		mpi_hz = 1;
-	mpi_period_ns = 1000000000u / mpi_hz;
-	if (mpi_try(paranoid, why, whysz) < 0)
-		return -1;
+	/* A kernel that cannot dump the user stack (before 3.7, or one
+	 * that refuses it): instruction pointers alone, as before. */
+	for (mpi_stack = 1; mpi_stack >= 0; mpi_stack--) {
+		mpi_recsz = mpi_stack ? MPI_REC_STACK : MPI_REC_PLAIN;
+		mpi_hz = MPI_HZ_MAX;
+		if (mpi_hz > (mpi_ringsz - mpi_pgsz) / mpi_recsz * 3 / 4 /
+		    mpi_interval)
+			mpi_hz = (unsigned)((mpi_ringsz - mpi_pgsz) /
+			    mpi_recsz * 3 / 4 / mpi_interval);
+		if (mpi_hz < 1)
+			mpi_hz = 1;
+		mpi_period_ns = 1000000000u / mpi_hz;
+		if (mpi_try(paranoid, why, whysz, &err) == 0)
+			break;
+		if (!mpi_stack || (err != EINVAL && err != E2BIG))
+			return -1;
+	}
 	/* Descriptors: a quarter of the limit (the rank source has
 	 * raised it to the hard maximum). */
 	mpi_fd_budget = MPI_THR_MAX;

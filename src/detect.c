@@ -68,7 +68,7 @@ struct detect {
 	double			 node_med, node_mad;
 	unsigned		 node_n;
 	double			 mpi_med, mpi_mad;	/* detect_mpi_stats */
-	double			 spin_med;
+	double			 mpi_others, spin_med;
 	unsigned		 mpi_n;
 	size_t			 rank_total;	/* ranks known, rates or not */
 	unsigned		 live_at_stats;	/* live nodes then */
@@ -299,16 +299,35 @@ detect_live(const struct detect *d, int i)
 /*
  * MPI waiting (the mpi source): a rank's %CPU times its share of CPU time
  * in MPI is the CPU it spends spinning in MPI, which most MPI libraries
- * do while they wait for a peer.  When the median rank spins at least
- * busy_cpu that way, the ranks wait for someone, and the one whose share
- * of CPU time in MPI is far below the others' is the one they wait for:
- * the straggler, even though every rank shows 100% CPU.  In such a job
- * %CPU says nothing (spinning is not work), so this rule replaces the
- * %CPU rule for the ranks that have a share.  The share, not the spin,
- * is compared: it does not depend on how many CPUs the ranks share.
- * Median and MAD of the share (mpi_med, mpi_mad) and the median spin
- * (spin_med) over the ranks with a share (mpi_n); v is scratch.
+ * do while they wait for a peer.  When the ranks wait for someone, the
+ * one whose share of CPU time in MPI is far below the others' is the one
+ * they wait for: the straggler, even though every rank shows 100% CPU.
+ * In such a job %CPU says nothing (spinning is not work), so this rule
+ * replaces the %CPU rule for the ranks that have a share.  The share,
+ * not the spin, is compared: it does not depend on how many CPUs the
+ * ranks share.  Two tests, either makes a rank far:
+ *  - the robust distance of the %CPU rule (detect_far) from the median
+ *    share, when the median rank spins at least busy_cpu;
+ *  - a share under a third (DETECT_MPI_RATIO) of the median share of
+ *    the other ranks, when that is at least DETECT_MPI_SHARE%, whatever
+ *    the CPU: ranks that oversubscribe their CPUs wait partly in the
+ *    kernel (blocked in poll, sched_yield), which is not sampled, so a
+ *    waiting rank's share can stay near 30% and its CPU near 20% while
+ *    the straggler's share is 0, a gap no fixed number of points tells
+ *    from noise (four noisy ranks make the MAD large) but a ratio does.
+ *    So that a few samples (a rank at 2% CPU) cannot make it, the rank's
+ *    MPI samples must also be improbable (DETECT_MPI_ALPHA) were it
+ *    waiting like the others (detect_mpi_unlikely).
+ * A balanced job's shares (all alike, often under 10%) meet neither.
+ * Median and MAD of the share (mpi_med, mpi_mad), the median share of
+ * the others for a rank under the median (mpi_others: the median without
+ * the lowest share) and the median spin (spin_med), over the ranks with
+ * a share (mpi_n); v is scratch.
  */
+#define DETECT_MPI_RATIO	3.0	/* others' median share / this */
+#define DETECT_MPI_SHARE	15.0	/* ... at least this (%) */
+#define DETECT_MPI_ALPHA	0.05	/* chance of so few MPI samples */
+
 static int	detect_far(const struct detect *, double, double, double);
 
 static double
@@ -341,26 +360,94 @@ detect_mpi_stats(struct detect *d, float *v)
 					v[n++] = (float)x;
 			}
 		}
-		if (pass == 0)
+		if (pass == 0) {
 			detect_median_mad(v, n, &d->spin_med, &mad);
-		else
-			detect_median_mad(v, n, &d->mpi_med, &d->mpi_mad);
+			continue;
+		}
+		/* Without the lowest share, the median is the others' for
+		 * every rank whose share is under the median. */
+		qsort(v, n, sizeof(*v), detect_cmp_float);
+		d->mpi_others = n < 2 ? NAN : (n - 1) % 2 ? v[n / 2] :
+		    ((double)v[n / 2] + v[n / 2 + 1]) / 2;
+		detect_median_mad(v, n, &d->mpi_med, &d->mpi_mad);
 	}
 	d->mpi_n = n;
 }
 
-/* Does the MPI rule judge this rank?  Then *far says whether its share
- * of CPU time in MPI is far below the median rank's, *share what it is. */
+/*
+ * Of k samples, mpi fell in MPI: is that at most DETECT_MPI_ALPHA likely
+ * were each sample in MPI with probability p (the binomial distribution's
+ * P(X <= mpi))?  Only called with mpi < k p / 3, where the terms grow
+ * with j, so the sum stops early and an underflowing first term means a
+ * vanishing sum.
+ */
 static int
-detect_mpi_far(const struct detect *d, const struct hist_rank *hr,
-    int *far, double *share)
+detect_mpi_unlikely(double k, double mpi, double p)
 {
-	*share = history_rank_get(hr, HR_MPI, 0);
-	if (!isfinite(detect_mpi_spin(hr)) || d->mpi_n < d->conf.strag_min ||
-	    !isfinite(d->spin_med) || d->spin_med < d->conf.busy_cpu)
+	double	term, sum;
+	long	j;
+
+	if (!(k >= 1) || !(p > 0 && p < 1))
+		return !(k < 1) && p >= 1;
+	term = exp(k * log1p(-p));
+	for (j = 0, sum = term; j < (long)mpi && sum <= DETECT_MPI_ALPHA;
+	    j++) {
+		term *= (k - (double)j) / (double)(j + 1) * p / (1 - p);
+		sum += term;
+	}
+	return sum <= DETECT_MPI_ALPHA;
+}
+
+/* The rank's samples and MPI samples over the node's last interval, from
+ * the rates of the mpi source's counters: 1 when known. */
+static int
+detect_mpi_counts(const struct node_model *m, const struct hist_rank *hr,
+    double *k, double *mpi)
+{
+	const struct minst	*mi;
+	char			 name[24];
+	int			 g, fs, fm;
+
+	if ((g = model_group_index(m, "rankmpi")) < 0 ||
+	    (fs = model_field_index(m, (unsigned)g, "samples")) < 0 ||
+	    (fm = model_field_index(m, (unsigned)g, "mpi")) < 0)
 		return 0;
-	*far = *share < d->mpi_med && detect_far(d, *share, d->mpi_med,
-	    d->mpi_mad);
+	snprintf(name, sizeof(name), "%lld", (long long)hr->pid);
+	if ((mi = model_inst_by_name(m, (unsigned)g, name)) == NULL ||
+	    !model_metric(m, mi, (unsigned)fs, k) ||
+	    !model_metric(m, mi, (unsigned)fm, mpi) || m->dt_ms <= 0)
+		return 0;
+	*k = floor(*k * (double)m->dt_ms / 1000.0 + 0.5);
+	*mpi = floor(*mpi * (double)m->dt_ms / 1000.0 + 0.5);
+	return 1;
+}
+
+/*
+ * Does the MPI rule judge this rank (1)?  Then *far says whether its
+ * share of CPU time in MPI is far below the others', *share what it is.
+ * -1: it would, but the rank has no share this once (no sample fell in
+ * the interval, as on a loaded node), which neither raises nor clears.
+ */
+static int
+detect_mpi_far(const struct detect *d, const struct node_model *m,
+    const struct hist_rank *hr, int *far, double *share)
+{
+	double	k, mpi;
+	int	spins, waits;
+
+	*share = history_rank_get(hr, HR_MPI, 0);
+	if (d->mpi_n < d->conf.strag_min)
+		return 0;
+	spins = isfinite(d->spin_med) && d->spin_med >= d->conf.busy_cpu;
+	waits = isfinite(d->mpi_others) && d->mpi_others >= DETECT_MPI_SHARE;
+	if (!spins && !waits)
+		return 0;
+	if (!isfinite(*share))
+		return isfinite(history_rank_get(hr, HR_MPI, 1)) ? -1 : 0;
+	*far = *share < d->mpi_med && ((spins && detect_far(d, *share,
+	    d->mpi_med, d->mpi_mad)) || (waits && *share * DETECT_MPI_RATIO <
+	    d->mpi_others && detect_mpi_counts(m, hr, &k, &mpi) &&
+	    detect_mpi_unlikely(k, mpi, d->mpi_others / 100.0)));
 	return 1;
 }
 
@@ -612,8 +699,9 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
     const struct minst *mi, struct hist_rank *hr, uint64_t ms)
 {
 	char		 who[64], waits[96];
-	double		 cpu, rd, wr, limit, pct, spin;
+	double		 cpu, rd, wr, limit, pct;
 	int		 idle, r, far, by_mpi;
+	double		 share;
 
 	if (hr->rank < 0 || !d->conf.ranks)
 		cpu = NAN;	/* not a rank: only memory is judged */
@@ -650,9 +738,9 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 
 	/* Straggler: far from the median rank; a stalled rank is already
 	 * flagged for what matters more. */
-	by_mpi = isfinite(cpu) && detect_mpi_far(d, hr, &far, &spin);
-	if (by_mpi || (isfinite(cpu) && d->rank_n >= d->conf.strag_min &&
-	    isfinite(d->rank_med))) {
+	by_mpi = isfinite(cpu) ? detect_mpi_far(d, m, hr, &far, &share) : 0;
+	if (by_mpi > 0 || (by_mpi == 0 && isfinite(cpu) &&
+	    d->rank_n >= d->conf.strag_min && isfinite(d->rank_med))) {
 		if (!by_mpi)
 			far = detect_far(d, cpu, d->rank_med, d->rank_mad);
 		far = far && (hr->flags & DF_STALLED) == 0;
@@ -662,9 +750,9 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
 			    "%s spends %.0f%% of its CPU time in MPI while the "
-			    "median rank spends %.0f%% there waiting, for %u "
-			    "samples: the others wait for it", who, spin,
-			    d->mpi_med, hr->det_far);
+			    "other ranks' median spends %.0f%% there waiting, "
+			    "for %u samples: the others wait for it", who,
+			    share, d->mpi_others, hr->det_far);
 		} else if (r > 0) {
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,

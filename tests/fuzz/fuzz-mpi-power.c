@@ -3,16 +3,23 @@
  * of /proc/PID/maps (another user's process, and the paths of what it
  * maps, which that user names) through mpi_maps_parse, one library path
  * through mpi_classify, and a BMC's answer to DCMI Get Power Reading
- * through ipmi_dcmi_decode.  The probe's files are compiled in whole so
- * that their static parsers can be called.  The low two bits of the
- * input's first byte pick the parser: 1 classify, 2 DCMI, else maps.
+ * through ipmi_dcmi_decode, and a perf ring's records (written by the
+ * kernel, but a misparse reads past them) through mpi_ring_parse.  The
+ * probe's files are compiled in whole so that their static parsers can
+ * be called.  The low two bits of the input's first byte pick the parser:
+ * 1 classify, 2 DCMI, 3 ring, else maps.
  * Properties checked beyond the sanitizers: ranges ascend without
  * overlapping, each non-empty, at most MPI_RANGES, and every library
  * index names a printable stem in the table; an address inside a range is
  * found in it and one below the first is in none; a DCMI answer decodes
  * only when its completion code is 0, its group 0xDC, it has 19 bytes and
  * its reading is active, and then to its bytes 2 and 3; a reason is
- * always a terminated string.
+ * always a terminated string.  Ring: the data is a buffer of exactly its
+ * size (so that ASan sees a read past it), positions anywhere in the u64
+ * space (wrap-around of the positions and of the ring); it never stores
+ * more samples than mpi_ips holds nor more than the records that fit
+ * between tail and head, a sample whose stack named an MPI library is
+ * attributed to it, and the same bytes parse the same way twice.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -120,6 +127,68 @@ fuzz_dcmi(const uint8_t *d, size_t len)
 		abort();
 }
 
+/* A ring: byte 0 its size (64 << (b & 7)), bytes 1-8 the tail, 9-10
+ * head - tail, 11-12 how full mpi_ips is already (mod 4097); the rest
+ * the data from offset 0, zeros after.  The ranges: an MPI library, other
+ * code, a system-call wrapper library. */
+static void
+fuzz_ring(const uint8_t *d, size_t len)
+{
+	static struct mpi_rset	rs;
+	static uint64_t		first[sizeof(mpi_ips) / sizeof(mpi_ips[0])];
+	unsigned char		*ring;
+	uint64_t		tail, head, lost, lost2;
+	size_t			dsz, cap = sizeof(mpi_ips) / sizeof(mpi_ips[0]);
+	unsigned		n0, n, n2, i;
+	int			lib;
+
+	if (len < 13)
+		return;
+	dsz = (size_t)64 << (d[0] & 7);
+	memcpy(&tail, d + 1, 8);
+	head = tail + ((uint64_t)d[9] | (uint64_t)d[10] << 8);
+	n0 = ((unsigned)d[11] | (unsigned)d[12] << 8) % (unsigned)(cap + 1);
+	if ((ring = calloc(1, dsz)) == NULL)
+		abort();
+	memcpy(ring, d + 13, len - 13 < dsz ? len - 13 : dsz);
+	lib = mpi_classify("/usr/lib/libmpich.so.12", 23);
+	if (lib < 0)
+		abort();
+	rs.n = 0;
+	if (mpi_range_add(rs.r, &rs.n, 0x1000, 0x2000, lib) < 0 ||
+	    mpi_range_add(rs.r, &rs.n, 0x2000, 0x3000, MPI_OTHER) < 0 ||
+	    mpi_range_add(rs.r, &rs.n, 0x7000, 0x8000, MPI_SYSLIB) < 0)
+		abort();
+	n = n0;
+	lost = mpi_ring_parse(ring, dsz, tail, head, &rs, &n);
+	if (n > cap || n < n0)
+		abort();
+	/* A sample record is 16 bytes at least. */
+	if (head - tail <= dsz && n - n0 > (head - tail) / 16)
+		abort();
+	if (head - tail > dsz && n != n0)
+		abort();
+	memcpy(first, mpi_ips, sizeof(first));
+	n2 = n0;
+	lost2 = mpi_ring_parse(ring, dsz, tail, head, &rs, &n2);
+	if (n2 != n || lost2 != lost ||
+	    memcmp(first + n0, mpi_ips + n0, (n - n0) * 8) != 0)
+		abort();
+	/* Without ranges the instruction pointers are stored as they are,
+	 * so that where they differ the stack gave an MPI address. */
+	n2 = n0;
+	mpi_ring_parse(ring, dsz, tail, head, NULL, &n2);
+	if (n2 != n)
+		abort();
+	for (i = n0; i < n; i++) {
+		if (first[i] != mpi_ips[i] &&
+		    (mpi_lookup(&rs, mpi_ips[i]) != MPI_SYSLIB ||
+		    mpi_lookup(&rs, first[i]) != lib))
+			abort();
+	}
+	free(ring);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
@@ -135,6 +204,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		break;
 	case 2:
 		fuzz_dcmi(data + 1, len - 1);
+		break;
+	case 3:
+		fuzz_ring(data + 1, len - 1);
 		break;
 	default:
 		fuzz_maps(line);

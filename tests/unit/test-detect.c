@@ -671,6 +671,109 @@ test_member_hostlist(void)
 	job_free(&j);
 }
 
+/*
+ * The MPI rule (the mpi source's shares).  mpi_step draws each rank's
+ * samples of the next interval: k samples, each in MPI with probability
+ * p% (the others: p plus or minus noise points), the rank at (node
+ * sn, index sk) with probability sp% (sp < 0: no sample at all); every
+ * rank at cpu% CPU.
+ */
+static void
+mpi_step(struct job *j, double cpu, int k, double p, double noise, int sn,
+    int sk, double sp)
+{
+	struct synth_rank	*r;
+	double			 q;
+	int			 i, x, n, m;
+
+	for (i = 0; i < NODES; i++) {
+		j->n[i].mpi = 1;
+		for (x = 0; x < RANKS; x++) {
+			r = &j->n[i].r[x];
+			r->cpu = cpu;
+			q = i == sn && x == sk ? sp : p + noise * rnd();
+			for (n = 0, m = 0; n < k && q >= 0; n++)
+				m += (rnd() + 1) / 2 * 100 < q;
+			r->mpi_dk = q >= 0 ? k : 0;
+			r->mpi_dm = m;
+		}
+	}
+	job_step(j, 0);
+}
+
+/* Ranks that share CPUs (50% each) and wait partly in the kernel: the
+ * waiting ranks' shares are 20-50%, the straggler's 0.  The MAD of such
+ * noisy shares keeps the distance test quiet; the ratio test flags it. */
+static void
+test_mpi_straggler(void)
+{
+	struct job		 j;
+	const struct hist_rank	*hr;
+	int			 s, first = -1, e;
+
+	job_init(&j);
+	for (s = 0; s < 12; s++) {
+		mpi_step(&j, 50, 50, 35, 15, 1, 2, 0);
+		hr = job_rank(&j, 1, 2);
+		if (first < 0 && hr != NULL && (hr->flags & DF_STRAGGLER))
+			first = s;
+	}
+	/* The first sample has no rate, the second the first share: 5
+	 * samples from the second on. */
+	CHECK_INT(first, 5);
+	CHECK_INT(job_flags(&j), DF_STRAGGLER);
+	for (s = 0, e = -1; s < j.nevents && s < 64; s++)
+		if (strcmp(j.ev[s].code, "straggler") == 0)
+			e = e < 0 ? s : -2;
+	CHECK(e >= 0);
+	if (e >= 0) {
+		CHECK(strstr(j.ev[e].text, "rank 6 (pid 1006) spends 0% of "
+		    "its CPU time in MPI") != NULL);
+		CHECK(strstr(j.ev[e].text, "the others wait for it") != NULL);
+	}
+	/* An interval without a sample neither clears nor counts. */
+	mpi_step(&j, 50, 50, 35, 15, 1, 2, -1);
+	CHECK(isnan(history_rank_get(job_rank(&j, 1, 2), HR_MPI, 0)));
+	mpi_step(&j, 50, 50, 35, 15, 1, 2, 35);
+	mpi_step(&j, 50, 50, 35, 15, 1, 2, 35);
+	CHECK_INT(job_rank(&j, 1, 2)->flags, DF_STRAGGLER);
+	/* Waiting like the others again: cleared after 3 samples. */
+	mpi_step(&j, 50, 50, 35, 15, 1, 2, 35);
+	CHECK_INT(job_flags(&j), 0);
+	job_free(&j);
+}
+
+/* Balanced MPI jobs raise nothing in 600 samples: noisy shares of 20-50%;
+ * ranks at 3% CPU with 3 samples an interval, where a share of 0 is
+ * common but not improbable; 10 samples an interval; shares of 0-10%. */
+static void
+test_mpi_balanced(void)
+{
+	static const struct {
+		double	cpu;
+		int	k;
+		double	p, noise;
+	} c[] = {
+		{ 50, 50, 35, 15 },
+		{ 3, 3, 30, 0 },
+		{ 50, 10, 30, 0 },
+		{ 50, 50, 5, 5 },
+	};
+	struct job	j;
+	size_t		i;
+	int		s;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		job_init(&j);
+		for (s = 0; s < 600; s++)
+			mpi_step(&j, c[i].cpu, c[i].k, c[i].p, c[i].noise,
+			    -1, -1, 0);
+		CHECK_INT(job_flags(&j), 0);
+		CHECK_INT(j.nevents, 0);
+		job_free(&j);
+	}
+}
+
 int
 main(void)
 {
@@ -691,5 +794,7 @@ main(void)
 	RUN(test_member_idlist);
 	RUN(test_member_reconnect);
 	RUN(test_member_hostlist);
+	RUN(test_mpi_straggler);
+	RUN(test_mpi_balanced);
 	return harness_done();
 }

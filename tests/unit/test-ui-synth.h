@@ -7,7 +7,9 @@
  * exactly what a probe would produce.  synth_node_extra adds the optional
  * sources' groups as the probe sends them (gpu, gpuproc, ib, llite, nfs,
  * rapl, temp, rankperf, ranknuma, amdgpu) with counters that advance at the rates
- * the test sets.  Header only (static inline).
+ * the test sets; n->mpi adds the mpi source's rankmpi group, whose
+ * counters advance by what the test puts in each rank's mpi_dk and
+ * mpi_dm.  Header only (static inline).
  */
 #ifndef JOBTOP_TEST_UI_SYNTH_H
 #define JOBTOP_TEST_UI_SYNTH_H
@@ -58,6 +60,11 @@ struct synth_rank {
 	int		 gone;		/* set: the process exits (dropped
 					 * from the next sample on) */
 	int		 dropped;
+	int64_t		 mpi_dk, mpi_dm;	/* rankmpi: samples, MPI
+						 * ones, next interval */
+	int64_t		 mpi_k, mpi_m;	/* cumulative */
+	int64_t		 mpi_old[2];
+	uint64_t	 mpi_oldp;
 };
 
 /* An optional source's instance: what was sent last. */
@@ -100,6 +107,8 @@ struct synth_node {
 	int64_t		 old[SG_N][SR_N];
 	uint64_t	 oldp[SG_N];
 	int		 nranks;
+	int		 mpi;		/* send rankmpi (from the first
+					 * sample on) */
 	char		 kstack_why[128];	/* kstack source off: why */
 	struct synth_rank r[SYNTH_RANKS_MAX];
 	uint8_t		*buf;
@@ -321,7 +330,8 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 	snprintf(h.sources[1].reason, PROTO_TEXT_MAX, "%s", n->kstack_why);
 	proto_put_hello(w, &h);
 
-	proto_schema_begin(w, &start, n->ex != NULL ? SG_NALL : SG_N);
+	proto_schema_begin(w, &start, (n->ex != NULL ? SG_NALL : SG_N) +
+	    (n->mpi != 0));
 	proto_schema_group(w, "cpu", SC_N);
 	proto_schema_field(w, "user", "cpu-jiffies", PF_COUNTER);
 	proto_schema_field(w, "system", "cpu-jiffies", PF_COUNTER);
@@ -398,6 +408,11 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 		proto_schema_field(w, "mem_total", "bytes", PF_GAUGE);
 		proto_schema_field(w, "power", "mW", PF_GAUGE);
 		proto_schema_field(w, "temp", "celsius-milli", PF_GAUGE);
+	}
+	if (n->mpi) {	/* group SG_NALL, or SG_N without extras */
+		proto_schema_group(w, "rankmpi", 2);
+		proto_schema_field(w, "samples", "count", PF_COUNTER);
+		proto_schema_field(w, "mpi", "count", PF_COUNTER);
 	}
 	proto_schema_end(w, start);
 }
@@ -526,6 +541,31 @@ synth_node_encode(struct synth_node *n)
 	}
 	if (n->ex != NULL)
 		synth_extra_sample(n, &sw, dt);
+	for (k = 0; n->mpi && k < n->nranks; k++) {
+		char	name[24];
+		uint32_t id = 3000 + (uint32_t)k;
+
+		r = &n->r[k];
+		if (r->gone) {
+			if (r->mpi_oldp != 0)
+				proto_sample_drop(&sw, id);
+			r->mpi_oldp = 0;
+			continue;
+		}
+		r->mpi_k += r->mpi_dk;
+		r->mpi_m += r->mpi_dm;
+		v[0] = r->mpi_k;
+		v[1] = r->mpi_m;
+		if (r->mpi_oldp == 0) {
+			snprintf(name, sizeof(name), "%lld",
+			    (long long)r->pid);
+			proto_sample_add(&sw, id, n->ex != NULL ? SG_NALL :
+			    SG_N, name);
+		}
+		proto_sample_diff(&sw, id, 3, r->mpi_old, r->mpi_oldp, v, 3);
+		memcpy(r->mpi_old, v, sizeof(r->mpi_old));
+		r->mpi_oldp = 3;
+	}
 	proto_sample_end(&sw);
 	n->started = 1;
 	return w.err != 0 ? w.err : (long)w.len;
