@@ -47,6 +47,7 @@
 #include "report.h"
 #include "sched.h"
 #include "session.h"
+#include "summary.h"
 #include "stream.h"
 #include "textsafe.h"
 #include "theme.h"
@@ -740,10 +741,11 @@ main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
  * curses monitor (its user cannot know the default name), and after batch
  * mode when stderr is a terminal (not in scripts, whose stderr is for
  * errors).  A recording that stopped early was reported then, with its
- * path.
+ * path.  Then the job's verdict (summary.h) to sum: stderr after curses,
+ * the end of batch output (a JSON record with --json).
  */
 static void
-main_rec_close(struct rec *rec, int interactive)
+main_rec_close(struct rec *rec, int interactive, FILE *sum, int json)
 {
 	char	 err[512], *path;
 	int	 stopped;
@@ -756,6 +758,9 @@ main_rec_close(struct rec *rec, int interactive)
 		log_error("recording stopped: %s", err);
 	else if (!stopped && (interactive || isatty(STDERR_FILENO)))
 		log_error("recorded to %s", path);
+	/* The verdict (summary.h), read back from what was recorded. */
+	if (!stopped && sum != NULL && summary_print_file(path, sum, json) == 0)
+		fflush(sum);
 	free(path);
 }
 
@@ -1110,7 +1115,7 @@ main_batch(const struct main_opts *o, struct job *job)
 	if (run.tty_fd >= 0)
 		close(run.tty_fd);
 	main_flush();
-	main_rec_close(run.rec, 0);
+	main_rec_close(run.rec, 0, main_out_broken ? NULL : stdout, o->json);
 	if (main_out_broken)
 		ret = main_out_status();
 	session_free(s);
@@ -1223,7 +1228,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 				    session_node_error(s, k));
 	}
 	jobwatch_free(run.jw);
-	main_rec_close(run.rec, 1);
+	main_rec_close(run.rec, 1, stderr, 0);
 	session_free(s);
 	ui_free(ui);
 	main_probes_free(&mp);
