@@ -481,9 +481,28 @@ summary_bit(unsigned flag)
 	return -1;
 }
 
-/* Total flagged time of a node (every flag) and of a rank. */
-static uint64_t
-summary_node_flagged(const struct summary_node *nd)
+int
+summary_bit_index(unsigned flag)
+{
+	int	b;
+
+	if ((b = summary_bit(flag)) >= 0)
+		return b;
+	return flag == SUMMARY_F_OOM ? DF_NFLAGS : flag == SUMMARY_F_FAILED ?
+	    DF_NFLAGS + 1 : DF_NFLAGS + 2;
+}
+
+unsigned
+summary_bit_flag(int c)
+{
+	if (c < DF_NFLAGS)
+		return 1u << c;
+	return c == DF_NFLAGS ? SUMMARY_F_OOM : c == DF_NFLAGS + 1 ?
+	    SUMMARY_F_FAILED : 0;
+}
+
+uint64_t
+summary_node_flags_ms(const struct summary_node *nd)
 {
 	uint64_t	t = 0;
 	int		b;
@@ -885,7 +904,7 @@ summary_v_worst(struct summary *s)
 	 * one furthest below the median CPU. */
 	for (i = 0; i < n; i++) {
 		nd = &s->nodes[i];
-		t = summary_node_flagged(nd) + ((nd->flags &
+		t = summary_node_flags_ms(nd) + ((nd->flags &
 		    (SUMMARY_F_FAILED | SUMMARY_F_OOM)) ? (UINT64_MAX >> 2) :
 		    0);
 		if (t > best) {

@@ -155,6 +155,13 @@ void		 summary_print_json(const struct summary *, FILE *);
  * after an error line. */
 int		 summary_print_file(const char *, FILE *, int);
 
+/* Time a node or its ranks carried any DF_* flag, ms. */
+uint64_t	 summary_node_flags_ms(const struct summary_node *);
+/* A flag (one DF_* or SUMMARY_F_* bit, 0 other) as an index 0..7, and
+ * back. */
+int		 summary_bit_index(unsigned);
+unsigned	 summary_bit_flag(int);
+
 /* "2026-11-25 14:03:07 CET (UTC+01:00)" in the local time zone (TZ). */
 void		 summary_time(char *, size_t, uint64_t);
 /* The zone alone: "CET, UTC+01:00". */
