@@ -741,8 +741,9 @@ main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
  * curses monitor (its user cannot know the default name), and after batch
  * mode when stderr is a terminal (not in scripts, whose stderr is for
  * errors).  A recording that stopped early was reported then, with its
- * path.  Then the job's verdict (summary.h) to sum: stderr after curses,
- * the end of batch output (a JSON record with --json).
+ * path.  Before that line, the job's verdict (summary.h) to sum: stderr
+ * after curses, stdout after a batch run that succeeded in text mode (not
+ * with --json, whose stream holds records only).
  */
 static void
 main_rec_close(struct rec *rec, int interactive, FILE *sum, int json)
@@ -756,11 +757,13 @@ main_rec_close(struct rec *rec, int interactive, FILE *sum, int json)
 	stopped = rec_error(rec) != NULL;
 	if (rec_close(rec, err, sizeof(err)) != 0)
 		log_error("recording stopped: %s", err);
-	else if (!stopped && (interactive || isatty(STDERR_FILENO)))
-		log_error("recorded to %s", path);
-	/* The verdict (summary.h), read back from what was recorded. */
-	if (!stopped && sum != NULL && summary_print_file(path, sum, json) == 0)
-		fflush(sum);
+	else if (!stopped) {
+		/* The verdict (summary.h), read back from the recording. */
+		if (sum != NULL && summary_print_file(path, sum, json) == 0)
+			fflush(sum);
+		if (interactive || isatty(STDERR_FILENO))
+			log_error("recorded to %s", path);
+	}
 	free(path);
 }
 
@@ -1115,7 +1118,8 @@ main_batch(const struct main_opts *o, struct job *job)
 	if (run.tty_fd >= 0)
 		close(run.tty_fd);
 	main_flush();
-	main_rec_close(run.rec, 0, main_out_broken ? NULL : stdout, o->json);
+	main_rec_close(run.rec, 0, main_out_broken || ret != 0 || o->json ?
+	    NULL : stdout, 0);
 	if (main_out_broken)
 		ret = main_out_status();
 	session_free(s);
@@ -1228,7 +1232,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 				    session_node_error(s, k));
 	}
 	jobwatch_free(run.jw);
-	main_rec_close(run.rec, 1, stderr, 0);
+	main_rec_close(run.rec, 1, ret == 0 ? stderr : NULL, 0);
 	session_free(s);
 	ui_free(ui);
 	main_probes_free(&mp);

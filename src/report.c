@@ -1131,7 +1131,7 @@ report_rank_table(FILE *f, const struct report *rp)
 		    sr->rss.sum / sr->rss.n : 0.0);
 		report_fmt_html(f, sr->rss.n ? sr->rss.sum / sr->rss.n : NAN,
 		    "B");
-		fprintf(f, "</td><td class=\"num\" data-v=\"%g\">",
+		fprintf(f, "</td><td class=\"num rss-peak\" data-v=\"%.0f\">",
 		    sr->rss_peak);
 		report_fmt_html(f, sr->rss_peak > 0 ? sr->rss_peak : NAN, "B");
 		fputs("</td>", f);
