@@ -1031,9 +1031,9 @@ report_node_table(FILE *f, const struct report *rp)
 		report_sort_sum = sm;
 		qsort(order, n, sizeof(*order), report_cmp_node);
 		shown = REPORT_ROWS_MAX;
-		fprintf(f, "<p class=\"note\">The %u worst of %u nodes (flagged "
-		    "longest, then the lowest CPU busy); the charts below show "
-		    "them all.</p>\n", shown, n);
+		fprintf(f, "<p class=\"note\">The %u worst of %u nodes "
+		    "(flagged longest, then the lowest CPU busy); the charts "
+		    "below show them all.</p>\n", shown, n);
 	}
 	fputs("<table class=\"stats sortable\" id=\"jt-nodes\"><thead><tr>"
 	    "<th>Node</th><th>CPUs</th><th>CPU efficiency</th>", f);
@@ -1122,9 +1122,9 @@ report_rank_table(FILE *f, const struct report *rp)
 		fprintf(f, "</td><td class=\"num\" data-v=\"%g\">%s</td>",
 		    sr->cpu_s, buf);
 		if (sr->cpu.n > 0)
-			fprintf(f, "<td class=\"num\" data-v=\"%g\">%.0f / %.0f "
-			    "/ %.0f</td>", sr->cpu.sum / sr->cpu.n, sr->cpu.min,
-			    sr->cpu.sum / sr->cpu.n, sr->cpu.max);
+			fprintf(f, "<td class=\"num\" data-v=\"%g\">%.0f / "
+			    "%.0f / %.0f</td>", sr->cpu.sum / sr->cpu.n,
+			    sr->cpu.min, sr->cpu.sum / sr->cpu.n, sr->cpu.max);
 		else
 			fputs("<td class=\"num\">-</td>", f);
 		fprintf(f, "<td class=\"num\" data-v=\"%g\">", sr->rss.n ?

@@ -223,8 +223,8 @@ summary_cgroup(struct summary *s, unsigned i, const struct node_model *m)
 		if (nd->oom_raw >= 0 && x > nd->oom_raw) {
 			nd->oom_kills += (uint64_t)(x - nd->oom_raw);
 			nd->flags |= SUMMARY_F_OOM;
-			snprintf(text, sizeof(text), "%lld process%s of the job "
-			    "killed for memory (OOM)", (long long)(x -
+			snprintf(text, sizeof(text), "%lld process%s of the "
+			    "job killed for memory (OOM)", (long long)(x -
 			    nd->oom_raw), x - nd->oom_raw > 1 ? "es" : "");
 			summary_mark_add(s, m->time_ms, i, SUMMARY_F_OOM, -1, 0,
 			    text);
