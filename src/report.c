@@ -62,13 +62,14 @@ static const enum hist_node_metric report_hn[] = {
 /* The rank metrics plotted. */
 enum { RR_CPU, RR_RSS, RR_IPC, RR_MPI, RR_N };
 static const struct {
+	const char	*key;
 	const char	*title;
 	const char	*unit;
 } report_rr[RR_N] = {
-	{ "Rank CPU", "%" },
-	{ "Rank resident memory", "B" },
-	{ "Rank instructions per cycle", "" },
-	{ "Rank CPU time in MPI", "%" },
+	{ "rank_cpu", "Rank CPU", "%" },
+	{ "rank_rss", "Rank resident memory", "B" },
+	{ "rank_ipc", "Rank instructions per cycle", "" },
+	{ "rank_mpi", "Rank CPU time in MPI", "%" },
 };
 
 /* Means per bucket: sums and counts, allocated on the first value (NULL:
@@ -298,6 +299,7 @@ report_nice_max(double v, const char *unit)
 
 struct report_axes {
 	double	 ymax;
+	double	 lo, hi;	/* of the values drawn */
 	double	 t0, span;	/* seconds since the epoch */
 };
 
@@ -372,16 +374,20 @@ report_time_axis(FILE *f, const struct report_axes *ax)
 
 /* The frame of a chart: title, grid, y labels, time axis. */
 static void
-report_chart_begin(FILE *f, struct report *rp, const char *title,
-    const char *sub, const char *unit, const struct report_axes *ax,
-    unsigned nseries)
+report_chart_begin(FILE *f, struct report *rp, const char *key,
+    const char *title, const char *sub, const char *unit,
+    const struct report_axes *ax, unsigned nseries)
 {
 	char		buf[64];
 	double		y;
 	unsigned	i;
 
 	rp->chart++;
-	fputs("<figure class=\"plot\"><figcaption>", f);
+	/* The metric's key and the range of what is drawn, for scripts
+	 * and tests that read the page. */
+	fprintf(f, "<figure class=\"plot\" data-key=\"%s\" data-min=\"%g\" "
+	    "data-max=\"%g\"><figcaption>", key, isfinite(ax->lo) ? ax->lo :
+	    0, isfinite(ax->hi) ? ax->hi : 0);
 	report_html(f, title);
 	if (sub != NULL && *sub != '\0') {
 		fputs(" <small>", f);
@@ -579,9 +585,10 @@ report_cmp_double(const void *a, const void *b)
  * REPORT_OUTLIERS + 1 of them.  The legend names what is drawn.
  */
 static void
-report_chart_many(FILE *f, struct report *rp, const char *title,
-    const char *what, const char *unit, const double *vals, size_t nser,
-    unsigned n, const char *const *labels, const long *prio, size_t nprio)
+report_chart_many(FILE *f, struct report *rp, const char *key,
+    const char *title, const char *what, const char *unit,
+    const double *vals, size_t nser, unsigned n, const char *const *labels,
+    const long *prio, size_t nprio)
 {
 	struct report_axes	 ax;
 	double			*lo, *md, *hi, *col, *mean, med, mad, x;
@@ -590,16 +597,23 @@ report_chart_many(FILE *f, struct report *rp, const char *title,
 	char			 sub[128];
 	double			 max = 0, best;
 
-	for (i = 0; i < nser * n; i++)
-		if (isfinite(vals[i]) && vals[i] > max)
+	ax.lo = INFINITY;
+	ax.hi = -INFINITY;
+	for (i = 0; i < nser * n; i++) {
+		if (!isfinite(vals[i]))
+			continue;
+		ax.lo = fmin(ax.lo, vals[i]);
+		ax.hi = fmax(ax.hi, vals[i]);
+		if (vals[i] > max)
 			max = vals[i];
+	}
 	ax.ymax = report_nice_max(max, unit);
 	ax.t0 = rp->t0 / 1000.0;
 	ax.span = (rp->t1 - rp->t0 + 1) / 1000.0;
 	if (nser <= REPORT_LINES_MAX) {
 		snprintf(sub, sizeof(sub), "%zu %s%s", nser, what,
 		    nser == 1 ? "" : "s");
-		report_chart_begin(f, rp, title, sub, unit, &ax,
+		report_chart_begin(f, rp, key, title, sub, unit, &ax,
 		    (unsigned)nser);
 		for (i = 0; i < nser; i++)
 			report_path(f, rp, &ax, vals + i * n, n, "series",
@@ -676,7 +690,8 @@ report_chart_many(FILE *f, struct report *rp, const char *title,
 	}
 	snprintf(sub, sizeof(sub), "%zu %ss: min to max, median, %zu "
 	    "outlier%s", nser, what, nout, nout == 1 ? "" : "s");
-	report_chart_begin(f, rp, title, sub, unit, &ax, (unsigned)(3 + nout));
+	report_chart_begin(f, rp, key, title, sub, unit, &ax,
+	    (unsigned)(3 + nout));
 	snprintf(sub, sizeof(sub), "min to max of %zu %ss", nser, what);
 	report_band(f, rp, &ax, lo, hi, n, sub);
 	report_path(f, rp, &ax, md, n, "series median", "#1d2330", "median");
@@ -725,6 +740,8 @@ report_chart_job(FILE *f, struct report *rp, unsigned k)
 	const char		*sub;
 
 	v = xcalloc(rp->nb, sizeof(*v));
+	ax.lo = INFINITY;
+	ax.hi = -INFINITY;
 	for (b = 0; b < rp->nb; b++) {
 		v[b] = 0;
 		for (i = cnt = 0; i < rp->meta->nnodes; i++) {
@@ -741,7 +758,11 @@ report_chart_job(FILE *f, struct report *rp, unsigned k)
 			v[b] = NAN;
 		else if (strcmp(hi->agg, "mean") == 0)
 			v[b] /= cnt;
-		if (isfinite(v[b]) && v[b] > max)
+		if (!isfinite(v[b]))
+			continue;
+		ax.lo = fmin(ax.lo, v[b]);
+		ax.hi = fmax(ax.hi, v[b]);
+		if (v[b] > max)
 			max = v[b];
 	}
 	ax.ymax = report_nice_max(max, hi->unit);
@@ -750,7 +771,7 @@ report_chart_job(FILE *f, struct report *rp, unsigned k)
 	sub = strcmp(hi->agg, "mean") == 0 ? "mean of the nodes" :
 	    strcmp(hi->agg, "max") == 0 ? "the highest node" :
 	    "all nodes together";
-	report_chart_begin(f, rp, hi->title, sub, hi->unit, &ax, 1);
+	report_chart_begin(f, rp, hi->key, hi->title, sub, hi->unit, &ax, 1);
 	report_path(f, rp, &ax, v, rp->nb, "series", report_colors[0], "job");
 	report_marks(f, rp, &ax);
 	fputs("</svg></figure>\n", f);
@@ -775,8 +796,8 @@ report_chart_nodes(FILE *f, struct report *rp, unsigned k)
 	 * flagged. */
 	if (prio >= 0 && summary_node_flags_ms(&rp->sum->nodes[prio]) == 0)
 		prio = -1;
-	report_chart_many(f, rp, hi->title, "node", hi->unit, v, n, rp->nb,
-	    (const char *const *)rp->meta->nodes, &prio, 1);
+	report_chart_many(f, rp, hi->key, hi->title, "node", hi->unit, v, n,
+	    rp->nb, (const char *const *)rp->meta->nodes, &prio, 1);
 	free(v);
 }
 
@@ -812,8 +833,8 @@ report_chart_ranks(FILE *f, struct report *rp, unsigned k, char **labels)
 
 		for (r = 0; r < m; r++)
 			lab[r] = labels[idx[r]];
-		report_chart_many(f, rp, report_rr[k].title, "rank",
-		    report_rr[k].unit, v, m, rp->nrb, lab, prio, np);
+		report_chart_many(f, rp, report_rr[k].key, report_rr[k].title,
+		    "rank", report_rr[k].unit, v, m, rp->nrb, lab, prio, np);
 		free(lab);
 	}
 	free(v);
