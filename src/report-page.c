@@ -25,7 +25,6 @@ const char report_page_head[] =
 const char report_page_style[] =
 	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1"
 	"\">\n"
-	"<title>jobtop report</title>\n"
 	"<style>\n"
 	":root { --fg: #1d2330; --muted: #667085; --grid: #e4e7ec; --panel:"
 	" #f8f9fb;\n"

@@ -1409,6 +1409,12 @@ report_file(const char *path, FILE *f)
 	fprintf(f, "<meta http-equiv=\"Content-Security-Policy\" "
 	    "content=\"%s\">\n", csp);
 	fputs(report_page_style, f);
+	fputs("<title>jobtop report", f);
+	if (rp.meta->job[0] != '\0') {
+		fputs(": job ", f);
+		report_html(f, rp.meta->job);
+	}
+	fputs("</title>\n", f);
 	fprintf(f, "<script>%s</script>\n", report_page_catcher_js);
 	fputs(report_page_body, f);
 	report_body(f, &rp, path, warning);
