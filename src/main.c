@@ -746,7 +746,7 @@ main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
  * with --json, whose stream holds records only).
  */
 static void
-main_rec_close(struct rec *rec, int interactive, FILE *sum, int json)
+main_rec_close(struct rec *rec, int interactive, FILE *sum)
 {
 	char	 err[512], *path;
 	int	 stopped;
@@ -759,7 +759,7 @@ main_rec_close(struct rec *rec, int interactive, FILE *sum, int json)
 		log_error("recording stopped: %s", err);
 	else if (!stopped) {
 		/* The verdict (summary.h), read back from the recording. */
-		if (sum != NULL && summary_print_file(path, sum, json) == 0)
+		if (sum != NULL && summary_print_file(path, sum) == 0)
 			fflush(sum);
 		if (interactive || isatty(STDERR_FILENO))
 			log_error("recorded to %s", path);
@@ -1119,7 +1119,7 @@ main_batch(const struct main_opts *o, struct job *job)
 		close(run.tty_fd);
 	main_flush();
 	main_rec_close(run.rec, 0, main_out_broken || ret != 0 || o->json ?
-	    NULL : stdout, 0);
+	    NULL : stdout);
 	if (main_out_broken)
 		ret = main_out_status();
 	session_free(s);
@@ -1232,7 +1232,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 				    session_node_error(s, k));
 	}
 	jobwatch_free(run.jw);
-	main_rec_close(run.rec, 1, ret == 0 ? stderr : NULL, 0);
+	main_rec_close(run.rec, 1, ret == 0 ? stderr : NULL);
 	session_free(s);
 	ui_free(ui);
 	main_probes_free(&mp);

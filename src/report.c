@@ -347,23 +347,29 @@ report_time_axis(FILE *f, const struct report_axes *ax)
 			break;
 		}
 	}
+	/* Past 6 days: whole days, still at most 6 ticks. */
+	if (ax->span / step > 6)
+		step = (long)fmin(ceil(ax->span / 6 / 86400), 1e9) * 86400;
 	tt = (time_t)ax->t0;
-	localtime_r(&tt, &tm);
+	if (localtime_r(&tt, &tm) == NULL)
+		memset(&tm, 0, sizeof(tm));
 	off = tm.tm_gmtoff;
 	t = ceil((ax->t0 + off) / step) * step - off;
-	for (; t <= ax->t0 + ax->span; t += step) {
+	for (i = 0; i < 8 && t <= ax->t0 + ax->span; i++, t += step) {
 		x = report_x(ax, t);
 		tt = (time_t)t;
-		localtime_r(&tt, &tm);
-		strftime(buf, sizeof(buf), step >= 60 ? "%H:%M" : "%H:%M:%S",
-		    &tm);
+		if (localtime_r(&tt, &tm) == NULL)
+			memset(&tm, 0, sizeof(tm));
+		strftime(buf, sizeof(buf), step >= 86400 ? "%m-%d" :
+		    step >= 60 ? "%H:%M" : "%H:%M:%S", &tm);
 		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" "
 		    "class=\"vgrid\"/><text x=\"%.1f\" y=\"%d\" "
 		    "text-anchor=\"middle\">%s</text>\n", x, x, CT, CH - CB, x,
 		    CH - CB + 13, buf);
 	}
 	tt = (time_t)ax->t0;
-	localtime_r(&tt, &tm);
+	if (localtime_r(&tt, &tm) == NULL)
+		memset(&tm, 0, sizeof(tm));
 	strftime(buf, sizeof(buf), "%Y-%m-%d", &tm);
 	summary_zone(zone, sizeof(zone), (uint64_t)(ax->t0 * 1000));
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "

@@ -16,7 +16,6 @@
 #include "history.h"
 #include "log.h"
 #include "model.h"
-#include "out-json.h"
 #include "out.h"
 #include "rec.h"
 #include "summary.h"
@@ -409,7 +408,7 @@ summary_clear(struct summary *s, unsigned node, uint64_t t, unsigned flag,
 	struct summary_mark	*mk;
 
 	if ((mk = summary_open(s, node, flag, who, is_rank)) != NULL) {
-		mk->to = t;
+		mk->to = t > mk->from ? t : mk->from;
 		mk->open = 0;
 	}
 }
@@ -1035,45 +1034,8 @@ summary_print(const struct summary *s, FILE *f)
 		fprintf(f, "  %s: %s\n", s->lines[i].label, s->lines[i].text);
 }
 
-void
-summary_print_json(const struct summary *s, FILE *f)
-{
-	double		used = 0, alloc = 0;
-	unsigned	i;
-
-	for (i = 0; i < s->meta->nnodes; i++) {
-		used += s->nodes[i].cpu_used_s;
-		alloc += s->nodes[i].cpu_alloc_s;
-	}
-	fputs("{\"type\":\"summary\",\"job\":", f);
-	out_json_string(f, s->meta->job, strlen(s->meta->job));
-	fputs(",\"start\":", f);
-	out_json_time(f, s->t0);
-	fputs(",\"end\":", f);
-	out_json_time(f, s->t1);
-	fputs(",\"cpu_used_s\":", f);
-	out_json_number(f, used);
-	fputs(",\"cpu_alloc_s\":", f);
-	out_json_number(f, alloc);
-	fputs(",\"cpu_efficiency\":", f);
-	if (alloc > 0)
-		out_json_number(f, used / alloc);
-	else
-		fputs("null", f);
-	fputs(",\"lines\":{", f);
-	for (i = 0; i < s->nlines; i++) {
-		if (i > 0)
-			fputc(',', f);
-		out_json_string(f, s->lines[i].label,
-		    strlen(s->lines[i].label));
-		fputc(':', f);
-		out_json_string(f, s->lines[i].text, strlen(s->lines[i].text));
-	}
-	fputs("}}\n", f);
-}
-
 int
-summary_print_file(const char *path, FILE *f, int json)
+summary_print_file(const char *path, FILE *f)
 {
 	struct rec_reader	*rd;
 	struct rec_play		*p;
@@ -1097,10 +1059,7 @@ summary_print_file(const char *path, FILE *f, int json)
 			summary_event(s, msg.node, msg.time_ms, msg.ev);
 	}
 	summary_finish(s);
-	if (json)
-		summary_print_json(s, f);
-	else
-		summary_print(s, f);
+	summary_print(s, f);
 	summary_free(s);
 	rec_play_free(p);
 	rec_reader_free(rd);
@@ -1114,7 +1073,8 @@ summary_time(char *buf, size_t size, uint64_t ms)
 	time_t		t = (time_t)(ms / 1000);
 	char		z[64];
 
-	localtime_r(&t, &tm);
+	if (localtime_r(&t, &tm) == NULL)
+		memset(&tm, 0, sizeof(tm));
 	strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
 	summary_zone(z, sizeof(z), ms);
 	snprintf(buf + strlen(buf), size - strlen(buf), " %s", z);
@@ -1128,7 +1088,8 @@ summary_zone(char *buf, size_t size, uint64_t ms)
 	long		off;
 	char		name[32];
 
-	localtime_r(&t, &tm);
+	if (localtime_r(&t, &tm) == NULL)
+		memset(&tm, 0, sizeof(tm));
 	off = tm.tm_gmtoff;
 	strftime(name, sizeof(name), "%Z", &tm);
 	if (off == 0 && strcmp(name, "UTC") == 0)

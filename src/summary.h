@@ -149,11 +149,9 @@ const struct history *summary_history(const struct summary *);
 
 /* The verdict as text, a line each, "jobtop summary:" first. */
 void		 summary_print(const struct summary *, FILE *);
-/* The verdict as one JSON record {"type":"summary",...}. */
-void		 summary_print_json(const struct summary *, FILE *);
-/* Read a recording and print its verdict (json: as a record): 0, or 1
- * after an error line. */
-int		 summary_print_file(const char *, FILE *, int);
+/* Read a recording and print its verdict: 0, or 1 after an error
+ * line. */
+int		 summary_print_file(const char *, FILE *);
 
 /* Time a node or its ranks carried any DF_* flag, ms. */
 uint64_t	 summary_node_flags_ms(const struct summary_node *);
