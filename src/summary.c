@@ -934,7 +934,13 @@ summary_v_worst(struct summary *s)
 			summary_cat(l, "%s, the only node: nothing flagged, "
 			    "CPU busy %.0f%% on average",
 			    summary_node_name(s, 0), lo);
-		else
+		else if (med - lo < 10) {
+			summary_cat(l, "none stands out: nothing flagged, the "
+			    "lowest CPU busy (%s, %.0f%% on average) is near "
+			    "the median node's %.0f%%", summary_node_name(s,
+			    (unsigned)s->worst_node), lo, med);
+			s->worst_node = -1;
+		} else
 			summary_cat(l, "%s: nothing flagged; the lowest CPU "
 			    "busy, %.0f%% on average against the median "
 			    "node's %.0f%%", summary_node_name(s,
@@ -984,6 +990,13 @@ summary_v_worst(struct summary *s)
 	}
 	sr = &s->ranks[s->worst_rank];
 	summary_rank_name(s, sr, name, sizeof(name));
+	if (s->nranks > 1 && med - lo < 10) {
+		summary_cat(l, "none stands out: nothing flagged, the lowest "
+		    "CPU (%s, %.0f%% of a CPU on average) is near the median "
+		    "rank's %.0f%%", name, lo, med);
+		s->worst_rank = -1;
+		return;
+	}
 	summary_cat(l, "%s: nothing flagged; the lowest CPU, %.0f%% of a CPU "
 	    "on average against the median rank's %.0f%%, peak RSS ", name,
 	    lo, med);
