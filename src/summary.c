@@ -618,7 +618,8 @@ summary_v_cpu(struct summary *s)
 	}
 	if (alloc <= 0) {
 		l = summary_line(s, "CPU efficiency", 0);
-		summary_cat(l, "unknown: no node sent two CPU samples");
+		summary_cat(l, "unknown: no CPU time was measured (no job "
+		    "cgroup, rank or node CPU over two samples)");
 		return;
 	}
 	eff = used / alloc * 100.0;
@@ -707,7 +708,7 @@ summary_v_gpu(struct summary *s)
 	struct summary_line	*l;
 	const struct summary_node *nd;
 	double			 sum = 0, lo = INFINITY, hi = 0, mem = 0, v;
-	unsigned		 i, n = 0, li = 0;
+	unsigned		 i, n = 0, li = 0, mi = 0;
 	char			 a[32];
 
 	for (i = 0; i < s->meta->nnodes; i++) {
@@ -723,8 +724,10 @@ summary_v_gpu(struct summary *s)
 		}
 		if (nd->st[SM_GPU].max > hi)
 			hi = nd->st[SM_GPU].max;
-		if (nd->st[SM_GPU_MEM].n > 0 && nd->st[SM_GPU_MEM].max > mem)
+		if (nd->st[SM_GPU_MEM].n > 0 && nd->st[SM_GPU_MEM].max > mem) {
 			mem = nd->st[SM_GPU_MEM].max;
+			mi = i;
+		}
 	}
 	if (n == 0)
 		return;
@@ -736,7 +739,8 @@ summary_v_gpu(struct summary *s)
 		    summary_node_name(s, li), lo);
 	if (mem > 0) {
 		summary_bytes(a, sizeof(a), mem);
-		summary_cat(l, "; GPU memory peak %s on a node", a);
+		summary_cat(l, "; GPU memory peak %s on %s", a,
+		    summary_node_name(s, mi));
 	}
 }
 
