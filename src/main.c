@@ -47,8 +47,8 @@
 #include "report.h"
 #include "sched.h"
 #include "session.h"
-#include "summary.h"
 #include "stream.h"
+#include "summary.h"
 #include "textsafe.h"
 #include "theme.h"
 #include "ui.h"
@@ -741,12 +741,12 @@ main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
  * curses monitor (its user cannot know the default name), and after batch
  * mode when stderr is a terminal (not in scripts, whose stderr is for
  * errors).  A recording that stopped early was reported then, with its
- * path.  Before that line, the job's verdict (summary.h) to sum: stderr
- * after curses, stdout after a batch run that succeeded in text mode (not
- * with --json, whose stream holds records only).
+ * path.  Before that line, when verdict is set (the run succeeded), the
+ * job's verdict read back from the recording (summary.h), on the same
+ * terms.
  */
 static void
-main_rec_close(struct rec *rec, int interactive, FILE *sum)
+main_rec_close(struct rec *rec, int interactive, int verdict)
 {
 	char	 err[512], *path;
 	int	 stopped;
@@ -757,12 +757,10 @@ main_rec_close(struct rec *rec, int interactive, FILE *sum)
 	stopped = rec_error(rec) != NULL;
 	if (rec_close(rec, err, sizeof(err)) != 0)
 		log_error("recording stopped: %s", err);
-	else if (!stopped) {
-		/* The verdict (summary.h), read back from the recording. */
-		if (sum != NULL && summary_print_file(path, sum) == 0)
-			fflush(sum);
-		if (interactive || isatty(STDERR_FILENO))
-			log_error("recorded to %s", path);
+	else if (!stopped && (interactive || isatty(STDERR_FILENO))) {
+		if (verdict)
+			summary_print_file(path, stderr);
+		log_error("recorded to %s", path);
 	}
 	free(path);
 }
@@ -1118,8 +1116,7 @@ main_batch(const struct main_opts *o, struct job *job)
 	if (run.tty_fd >= 0)
 		close(run.tty_fd);
 	main_flush();
-	main_rec_close(run.rec, 0, main_out_broken || ret != 0 || o->json ?
-	    NULL : stdout);
+	main_rec_close(run.rec, 0, ret == 0);
 	if (main_out_broken)
 		ret = main_out_status();
 	session_free(s);
@@ -1232,7 +1229,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 				    session_node_error(s, k));
 	}
 	jobwatch_free(run.jw);
-	main_rec_close(run.rec, 1, ret == 0 ? stderr : NULL);
+	main_rec_close(run.rec, 1, ret == 0);
 	session_free(s);
 	ui_free(ui);
 	main_probes_free(&mp);

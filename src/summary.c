@@ -19,6 +19,7 @@
 #include "out.h"
 #include "rec.h"
 #include "summary.h"
+#include "textsafe.h"
 #include "xmalloc.h"
 
 /* The history metric(s) behind each summary metric (summed when two). */
@@ -1039,6 +1040,10 @@ summary_finish(struct summary *s)
 	summary_v_io(s);
 	summary_v_flags(s);
 	summary_v_worst(s);
+	/* Job and node names, commands and event texts came from outside:
+	 * printable ASCII only, for the terminal the verdict may reach. */
+	for (k = 0; k < s->nlines; k++)
+		text_clean_inplace(s->lines[k].text);
 }
 
 void

@@ -9,8 +9,9 @@
 # page whose node charts are bands with a few outliers, not 1,024 lines.
 # A real process holding a known amount of memory (a fake job on this
 # machine: SLURM_JOB_ID in its environment, the probe given --job) shows
-# that peak in the rank table, and a batch run prints the verdict at its
-# end.  Chromium is needed for the first part only.
+# that peak in the rank table, and a batch run whose stderr is a terminal
+# prints the verdict there at its end.  Chromium is needed for the first
+# part only.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 JOBTOP=${JOBTOP:-$TOP/jobtop}
@@ -188,17 +189,25 @@ done
 [ -e "$tmp/held" ] || fail "the memory holder did not start"
 printf '#!/bin/sh\nexec "%s" --job 424242 "$@"\n' "$PROBE" >"$tmp/probe"
 chmod +x "$tmp/probe"
-JOBTOP_PROBE=$tmp/probe timeout 30 "$JOBTOP" -w localhost -b -n 3 -d 0.3 \
-    -o "$tmp/mem.jtr" >"$tmp/out" 2>"$tmp/err" </dev/null ||
-	fail "batch run: $(cat "$tmp/err")"
+# The batch run's stderr on a terminal (script(1)): the verdict there,
+# before "recorded to", as after the curses monitor; stdout keeps only
+# the records.
+command -v script >/dev/null 2>&1 || fail "script (util-linux) is missing"
+SHELL=/bin/sh JOBTOP_PROBE=$tmp/probe timeout 30 script -qec \
+    "'$JOBTOP' -w localhost -b -n 3 -d 0.3 -o '$tmp/mem.jtr' >'$tmp/out'" \
+    "$tmp/tty" </dev/null >/dev/null 2>&1 ||
+	fail "batch run: $(cat "$tmp/tty")"
 kill "$holder" 2>/dev/null
 holder=
-# The verdict at the end of the batch output.
-sed -n '/^jobtop summary:$/,$p' "$tmp/out" >"$tmp/sum"
+tr -d '\r' <"$tmp/tty" | sed -n '/^jobtop summary:$/,$p' |
+    sed '/^Script done/d; /^$/d' >"$tmp/sum"
 grep -Eq '^  CPU efficiency: [0-9.]+%: ' "$tmp/sum" ||
-	fail "no CPU efficiency at the end of the batch run: $(tail -12 "$tmp/out")"
+	fail "no CPU efficiency at the end of the batch run: $(cat "$tmp/tty")"
 grep -q '^  Worst rank: localhost rank 0 (python3)' "$tmp/sum" ||
 	fail "the rank is not the worst (the only) rank: $(cat "$tmp/sum")"
+[ "$(tail -n 1 "$tmp/sum")" = "jobtop: recorded to $tmp/mem.jtr" ] ||
+	fail "the verdict is not followed by the recording's path: $(cat "$tmp/sum")"
+grep -q 'summary' "$tmp/out" && fail "the verdict is in the records"
 "$JOBTOP" report "$tmp/mem.jtr" -o "$tmp/mem.html" 2>"$tmp/err" ||
 	fail "report: $(cat "$tmp/err")"
 peak=$(tr -d '\n' <"$tmp/mem.html" | grep -o '<td class="num rss-peak" data-v="[0-9]*"' |
