@@ -48,6 +48,7 @@
 #include "sched.h"
 #include "session.h"
 #include "stream.h"
+#include "summary.h"
 #include "textsafe.h"
 #include "theme.h"
 #include "ui.h"
@@ -740,10 +741,12 @@ main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
  * curses monitor (its user cannot know the default name), and after batch
  * mode when stderr is a terminal (not in scripts, whose stderr is for
  * errors).  A recording that stopped early was reported then, with its
- * path.
+ * path.  Before that line, when verdict is set (the run succeeded), the
+ * job's verdict read back from the recording (summary.h), on the same
+ * terms.
  */
 static void
-main_rec_close(struct rec *rec, int interactive)
+main_rec_close(struct rec *rec, int interactive, int verdict)
 {
 	char	 err[512], *path;
 	int	 stopped;
@@ -754,8 +757,11 @@ main_rec_close(struct rec *rec, int interactive)
 	stopped = rec_error(rec) != NULL;
 	if (rec_close(rec, err, sizeof(err)) != 0)
 		log_error("recording stopped: %s", err);
-	else if (!stopped && (interactive || isatty(STDERR_FILENO)))
+	else if (!stopped && (interactive || isatty(STDERR_FILENO))) {
+		if (verdict)
+			summary_print_file(path, stderr);
 		log_error("recorded to %s", path);
+	}
 	free(path);
 }
 
@@ -1110,7 +1116,7 @@ main_batch(const struct main_opts *o, struct job *job)
 	if (run.tty_fd >= 0)
 		close(run.tty_fd);
 	main_flush();
-	main_rec_close(run.rec, 0);
+	main_rec_close(run.rec, 0, ret == 0);
 	if (main_out_broken)
 		ret = main_out_status();
 	session_free(s);
@@ -1223,7 +1229,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 				    session_node_error(s, k));
 	}
 	jobwatch_free(run.jw);
-	main_rec_close(run.rec, 1);
+	main_rec_close(run.rec, 1, ret == 0);
 	session_free(s);
 	ui_free(ui);
 	main_probes_free(&mp);

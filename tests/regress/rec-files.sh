@@ -344,8 +344,11 @@ if command -v tmux >/dev/null 2>&1; then
 	done
 	[ "$(cat "$tmp/tui.rc")" = rc=0 ] || fail "monitor: $(cat "$tmp/tui.rc" "$tmp/tui.err")"
 	set -- "$tmp"/state2/jobtop/localhost-*.jtr
-	[ "$(cat "$tmp/tui.err")" = "jobtop: recorded to $1" ] ||
+	# The job's verdict, then where it was recorded.
+	[ "$(tail -n 1 "$tmp/tui.err")" = "jobtop: recorded to $1" ] ||
 		fail "after q, stderr: $(cat "$tmp/tui.err")"
+	grep -q '^  CPU efficiency: ' "$tmp/tui.err" ||
+		fail "after q, no summary: $(cat "$tmp/tui.err")"
 else
 	echo "tmux is not installed: the screen check is skipped"
 fi

@@ -271,11 +271,11 @@ JOBTOP_PROBE=$tmp/probe timeout 60 "$JOBTOP" -w localhost -b --json -n 10 \
 	fail "report: $(cat "$tmp/err")"
 for k in gpu gpu_mem gpu_power gpu_temp ib_rx ib_tx lustre_read \
     lustre_write nfs_read nfs_write power_pkg power_dram temp; do
-	grep -q "\"key\":\"$k\"" "$tmp/src.html" ||
+	grep -q "data-key=\"$k\"" "$tmp/src.html" ||
 		fail "the report has no $k plot"
 done
 for k in gpu_job ipc; do
-	grep -q "\"key\":\"$k\"" "$tmp/src.html" &&
+	grep -q "data-key=\"$k\"" "$tmp/src.html" &&
 		fail "the report plots $k, which no node sent"
 done
 "$JOBTOP" export "$tmp/src.jtr" --csv >"$tmp/src.csv" 2>"$tmp/err" ||

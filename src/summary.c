@@ -1,0 +1,1176 @@
+/*
+ * summary: statistics kept per node and per rank over one pass of a
+ * recording (never per sample), the flags paired into intervals, and the
+ * verdict written from them.  Values come from the history (history.c),
+ * so "CPU busy" or "memory in use" mean here what they mean in the
+ * monitor's tables.  See summary.h for what the verdict says.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "detect.h"
+#include "history.h"
+#include "log.h"
+#include "model.h"
+#include "out.h"
+#include "rec.h"
+#include "summary.h"
+#include "textsafe.h"
+#include "xmalloc.h"
+
+/* The history metric(s) behind each summary metric (summed when two). */
+static const struct {
+	enum hist_node_metric	 a, b, c, d;
+	int			 n;
+	int			 rate;	/* bytes/s: integrated to bytes */
+} summary_src[SM_N] = {
+	[SM_CPU] =	{ HN_CPU, 0, 0, 0, 1, 0 },
+	[SM_MEM] =	{ HN_MEM, 0, 0, 0, 1, 0 },
+	[SM_LOAD] =	{ HN_LOAD, 0, 0, 0, 1, 0 },
+	[SM_DISK] =	{ HN_DISK, 0, 0, 0, 1, 1 },
+	[SM_NET] =	{ HN_NET, 0, 0, 0, 1, 1 },
+	[SM_GPU] =	{ HN_GPU, 0, 0, 0, 1, 0 },
+	[SM_GPU_MEM] =	{ HN_GPU_MEM, 0, 0, 0, 1, 0 },
+	[SM_IB] =	{ HN_IB_RX, HN_IB_TX, 0, 0, 2, 1 },
+	[SM_FS] =	{ HN_LUSTRE_READ, HN_LUSTRE_WRITE, HN_NFS_READ,
+			  HN_NFS_WRITE, 4, 1 },
+};
+
+static void
+summary_stat_add(struct summary_stat *st, double v)
+{
+	if (!isfinite(v))
+		return;
+	if (st->n == 0 || v < st->min)
+		st->min = v;
+	if (st->n == 0 || v > st->max)
+		st->max = v;
+	st->sum += v;
+	st->n++;
+}
+
+static double
+summary_mean(const struct summary_stat *st)
+{
+	return st->n > 0 ? st->sum / (double)st->n : NAN;
+}
+
+struct summary *
+summary_new(const struct rec_meta *meta, uint64_t t0, uint64_t t1)
+{
+	struct summary	*s;
+	unsigned	 i;
+
+	s = xcalloc(1, sizeof(*s));
+	s->meta = meta;
+	s->t0 = t0;
+	s->t1 = t1 < t0 ? t0 : t1;
+	s->h = history_new();
+	history_resize(s->h, (int)meta->nnodes);
+	s->nodes = xcalloc(meta->nnodes ? meta->nnodes : 1,
+	    sizeof(*s->nodes));
+	for (i = 0; i < meta->nnodes; i++)
+		s->nodes[i].oom_raw = -1;
+	s->noderanks = xcalloc(meta->nnodes ? meta->nnodes : 1,
+	    sizeof(*s->noderanks));
+	s->nnoderanks = xcalloc(meta->nnodes ? meta->nnodes : 1,
+	    sizeof(*s->nnoderanks));
+	s->hint = xcalloc(meta->nnodes ? meta->nnodes : 1,
+	    sizeof(*s->hint));
+	s->worst_node = s->worst_rank = -1;
+	return s;
+}
+
+void
+summary_free(struct summary *s)
+{
+	unsigned	i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->meta->nnodes; i++)
+		free(s->noderanks[i]);
+	free(s->noderanks);
+	free(s->nnoderanks);
+	free(s->hint);
+	free(s->ranks);
+	free(s->marks);
+	free(s->nodes);
+	history_free(s->h);
+	free(s);
+}
+
+const struct history *
+summary_history(const struct summary *s)
+{
+	return s->h;
+}
+
+/* The rank of node i with this key, made on first sight. */
+static struct summary_rank *
+summary_rank_get(struct summary *s, unsigned i, int64_t key, int is_rank)
+{
+	struct summary_rank	*sr;
+	size_t			 n = s->nnoderanks[i], j, k;
+
+	for (j = 0; j < n; j++) {
+		k = (s->hint[i] + j) % n;
+		sr = &s->ranks[s->noderanks[i][k]];
+		if (sr->key == key && sr->is_rank == is_rank) {
+			s->hint[i] = (k + 1) % n;
+			return sr;
+		}
+	}
+	if (s->nranks == s->capranks) {
+		s->capranks = s->capranks ? s->capranks * 2 : 64;
+		s->ranks = xreallocarray(s->ranks, s->capranks,
+		    sizeof(*s->ranks));
+	}
+	s->noderanks[i] = xreallocarray(s->noderanks[i], n + 1,
+	    sizeof(**s->noderanks));
+	s->noderanks[i][n] = s->nranks;
+	s->nnoderanks[i] = n + 1;
+	sr = &s->ranks[s->nranks++];
+	memset(sr, 0, sizeof(*sr));
+	sr->node = i;
+	sr->key = key;
+	sr->is_rank = is_rank;
+	sr->now_cpu = sr->now_rss = sr->now_ipc = sr->now_mpi = NAN;
+	return sr;
+}
+
+/* A rank's peak RSS as the probe keeps it between samples, when it sends
+ * one (a field "rss_peak" or "peak_rss"): 1 when present. */
+static int
+summary_rank_peak(const struct node_model *m, const struct minst *mi,
+    double *v)
+{
+	int64_t	x;
+	int	f;
+
+	if (((f = model_field_index(m, mi->group, "rss_peak")) >= 0 ||
+	    (f = model_field_index(m, mi->group, "peak_rss")) >= 0) &&
+	    model_value(mi, (unsigned)f, &x) && x >= 0) {
+		*v = (double)x;
+		return 1;
+	}
+	return 0;
+}
+
+static void
+summary_acc(double *a, double v)
+{
+	if (isfinite(v))
+		*a = isfinite(*a) ? *a + v : v;
+}
+
+/* Mark a moment or start an interval. */
+static struct summary_mark *
+summary_mark_add(struct summary *s, uint64_t t, unsigned node,
+    unsigned flag, int64_t who, int is_rank, const char *text)
+{
+	struct summary_mark	*mk;
+
+	if (s->nmarks >= SUMMARY_MARKS_MAX) {
+		s->marks_dropped++;
+		return NULL;
+	}
+	if (s->nmarks == s->capmarks) {
+		s->capmarks = s->capmarks ? s->capmarks * 2 : 32;
+		s->marks = xreallocarray(s->marks, s->capmarks,
+		    sizeof(*s->marks));
+	}
+	mk = &s->marks[s->nmarks++];
+	memset(mk, 0, sizeof(*mk));
+	mk->from = mk->to = t;
+	mk->node = node;
+	mk->flag = flag;
+	mk->who = who;
+	mk->is_rank = is_rank;
+	snprintf(mk->text, sizeof(mk->text), "%s", text);
+	return mk;
+}
+
+/* The job cgroup's values: CPUs in use (NaN unknown). */
+static double
+summary_cgroup(struct summary *s, unsigned i, const struct node_model *m)
+{
+	struct summary_node	*nd = &s->nodes[i];
+	const struct minst	*mi;
+	char			 text[128];
+	double			 v, cpus = NAN;
+	int64_t			 x;
+	int			 g, f;
+
+	if ((g = model_group_index(m, "cgroup")) < 0 ||
+	    (mi = m->gfirst[g]) == NULL)
+		return NAN;
+	if ((f = model_field_index(m, (unsigned)g, "mem_max")) >= 0 &&
+	    model_value(mi, (unsigned)f, &x) && x > 0)
+		nd->mem_limit = (double)x;
+	if ((f = model_field_index(m, (unsigned)g, "mem_peak")) >= 0 &&
+	    model_value(mi, (unsigned)f, &x) && (double)x > nd->mem_peak)
+		nd->mem_peak = (double)x;
+	if ((f = model_field_index(m, (unsigned)g, "cpu_usage")) >= 0 &&
+	    model_metric(m, mi, (unsigned)f, &v))
+		cpus = v / 1e6;
+	if ((f = model_field_index(m, (unsigned)g, "oom_kills")) >= 0 &&
+	    model_value(mi, (unsigned)f, &x)) {
+		if (nd->oom_raw >= 0 && x > nd->oom_raw) {
+			nd->oom_kills += (uint64_t)(x - nd->oom_raw);
+			nd->flags |= SUMMARY_F_OOM;
+			snprintf(text, sizeof(text), "%lld process%s of the "
+			    "job killed for memory (OOM)", (long long)(x -
+			    nd->oom_raw), x - nd->oom_raw > 1 ? "es" : "");
+			summary_mark_add(s, m->time_ms, i, SUMMARY_F_OOM, -1, 0,
+			    text);
+		}
+		nd->oom_raw = x;
+	}
+	return cpus;
+}
+
+/* Every rank of the sample: its values now, summed over the processes
+ * that carry one rank id; the CPUs they use together (NaN: none). */
+static double
+summary_ranks(struct summary *s, unsigned i, const struct node_model *m,
+    double dt)
+{
+	const struct minst	*mi;
+	const struct hist_rank	*hr;
+	struct summary_rank	*sr;
+	const char		*comm;
+	size_t			 j;
+	double			 v, cpus = NAN;
+	int64_t			 pid, start, rank;
+	int			 g, fc, fr;
+
+	for (j = 0; j < s->nnoderanks[i]; j++) {
+		sr = &s->ranks[s->noderanks[i][j]];
+		sr->now_cpu = sr->now_rss = sr->now_ipc = sr->now_mpi = NAN;
+	}
+	if ((g = model_group_index(m, OUT_RANK_GROUP)) < 0)
+		return NAN;
+	fc = model_field_index(m, (unsigned)g, "comm");
+	fr = model_field_index(m, (unsigned)g, "rss");
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (detect_is_helper(m, mi) ||
+		    !history_rank_ident(m, mi, &pid, &start, &rank))
+			continue;
+		sr = summary_rank_get(s, i, rank >= 0 ? rank : pid, rank >= 0);
+		if (sr->comm[0] == '\0' && fc >= 0 &&
+		    (comm = model_str(mi, (unsigned)fc)) != NULL)
+			snprintf(sr->comm, sizeof(sr->comm), "%s", comm);
+		hr = history_rank_find(s->h, (int)i, pid, start);
+		if (hr != NULL) {
+			summary_acc(&sr->now_cpu, hr->cur[HR_CPU]);
+			summary_acc(&sr->now_rss, hr->cur[HR_RSS]);
+			if (isfinite(hr->cur[HR_IPC]))
+				sr->now_ipc = hr->cur[HR_IPC];
+			if (isfinite(hr->cur[HR_MPI]))
+				sr->now_mpi = hr->cur[HR_MPI];
+		} else if (fr >= 0 && model_metric(m, mi, (unsigned)fr, &v))
+			summary_acc(&sr->now_rss, v);
+		if (summary_rank_peak(m, mi, &v) && v > sr->rss_peak)
+			sr->rss_peak = v;
+	}
+	for (j = 0; j < s->nnoderanks[i]; j++) {
+		sr = &s->ranks[s->noderanks[i][j]];
+		summary_stat_add(&sr->cpu, sr->now_cpu);
+		summary_stat_add(&sr->rss, sr->now_rss);
+		if (isfinite(sr->now_rss) && sr->now_rss > sr->rss_peak)
+			sr->rss_peak = sr->now_rss;
+		if (isfinite(sr->now_cpu)) {
+			sr->cpu_s += sr->now_cpu / 100.0 * dt;
+			summary_acc(&cpus, sr->now_cpu / 100.0);
+		}
+	}
+	return cpus;
+}
+
+void
+summary_sample(struct summary *s, unsigned i, const struct node_model *m)
+{
+	struct summary_node	*nd;
+	double			 v, x, dt, cg, rk, used;
+	unsigned		 k;
+
+	if (m->schema == NULL || i >= s->meta->nnodes)
+		return;
+	nd = &s->nodes[i];
+	history_node_sample(s->h, (int)i, m, m->time_ms);
+	nd->samples++;
+	if (m->have_hello) {
+		nd->ncpu = m->hello.ncpu;
+		nd->mem_total = m->hello.mem_total;
+	}
+	/* Rates cover the interval before this sample; the first has none
+	 * (and a counter that restarted gives none either). */
+	dt = m->nsamples > 1 && m->dt_ms > 0 ? m->dt_ms / 1000.0 : 0;
+	for (k = 0; k < SM_N; k++) {
+		v = NAN;
+		summary_acc(&v, history_node_get(s->h, (int)i,
+		    summary_src[k].a, 0));
+		if (summary_src[k].n > 1)
+			summary_acc(&v, history_node_get(s->h, (int)i,
+			    summary_src[k].b, 0));
+		if (summary_src[k].n > 2) {
+			summary_acc(&v, history_node_get(s->h, (int)i,
+			    summary_src[k].c, 0));
+			summary_acc(&v, history_node_get(s->h, (int)i,
+			    summary_src[k].d, 0));
+		}
+		summary_stat_add(&nd->st[k], v);
+		if (summary_src[k].rate && isfinite(v))
+			nd->bytes[k] += v * dt;
+	}
+	x = history_node_get(s->h, (int)i, HN_MEM, 0);
+	if (isfinite(x) && x > nd->mem_peak)
+		nd->mem_peak = x;
+	cg = summary_cgroup(s, i, m);
+	rk = summary_ranks(s, i, m, dt);
+	v = history_node_get(s->h, (int)i, HN_CPU, 0);
+	used = NAN;
+	if (isfinite(cg)) {
+		used = cg;
+		nd->cpu_src |= SUMMARY_CPU_CGROUP;
+	} else if (isfinite(rk)) {
+		used = rk;
+		nd->cpu_src |= SUMMARY_CPU_RANKS;
+	} else if (isfinite(v) && nd->ncpu > 0) {
+		used = v / 100.0 * nd->ncpu;
+		nd->cpu_src |= SUMMARY_CPU_NODE;
+	}
+	if (isfinite(used) && nd->ncpu > 0 && dt > 0) {
+		nd->cpu_used_s += used * dt;
+		nd->cpu_alloc_s += nd->ncpu * dt;
+	}
+}
+
+/* Who an event of the detectors is about: "rank 3 (pid 1003) ..." or
+ * "pid 160 ..." (events carry no rank field, their text begins with it),
+ * else the node itself. */
+static void
+summary_who(const char *text, int64_t *who, int *is_rank)
+{
+	char	*end;
+
+	*who = -1;
+	*is_rank = 0;
+	if (strncmp(text, "rank ", 5) == 0) {
+		*who = strtoll(text + 5, &end, 10);
+		*is_rank = end != text + 5;
+		if (!*is_rank)
+			*who = -1;
+	} else if (strncmp(text, "pid ", 4) == 0) {
+		*who = strtoll(text + 4, &end, 10);
+		if (end == text + 4)
+			*who = -1;
+	}
+}
+
+/* The open interval of this flag, or NULL. */
+static struct summary_mark *
+summary_open(struct summary *s, unsigned node, unsigned flag, int64_t who,
+    int is_rank)
+{
+	size_t	j;
+
+	for (j = s->nmarks; j-- > 0;) {
+		if (s->marks[j].open && s->marks[j].node == node &&
+		    s->marks[j].flag == flag && s->marks[j].who == who &&
+		    s->marks[j].is_rank == is_rank)
+			return &s->marks[j];
+	}
+	return NULL;
+}
+
+static void
+summary_raise(struct summary *s, unsigned node, uint64_t t, unsigned flag,
+    int64_t who, int is_rank, const char *text)
+{
+	struct summary_mark	*mk;
+
+	if (summary_open(s, node, flag, who, is_rank) != NULL)
+		return;
+	if ((mk = summary_mark_add(s, t, node, flag, who, is_rank,
+	    text)) != NULL)
+		mk->open = 1;
+}
+
+static void
+summary_clear(struct summary *s, unsigned node, uint64_t t, unsigned flag,
+    int64_t who, int is_rank)
+{
+	struct summary_mark	*mk;
+
+	if ((mk = summary_open(s, node, flag, who, is_rank)) != NULL) {
+		mk->to = t > mk->from ? t : mk->from;
+		mk->open = 0;
+	}
+}
+
+void
+summary_event(struct summary *s, uint32_t node, uint64_t t,
+    const struct proto_event *ev)
+{
+	const char	*name;
+	size_t		 len;
+	int64_t		 who;
+	unsigned	 bit;
+	int		 is_rank;
+
+	if (node != REC_NODE_NONE && node >= s->meta->nnodes)
+		return;
+	for (bit = 1; bit < (1u << DF_NFLAGS); bit <<= 1) {
+		name = detect_flag_name(bit);
+		len = strlen(name);
+		if (strncmp(ev->code, name, len) != 0)
+			continue;
+		summary_who(ev->text, &who, &is_rank);
+		if (ev->code[len] == '\0')
+			summary_raise(s, node, t, bit, who, is_rank, ev->text);
+		else if (strcmp(ev->code + len, "-cleared") == 0)
+			summary_clear(s, node, t, bit, who, is_rank);
+		return;
+	}
+	/* A node's state is recorded as text ("lost: no data for 3 s",
+	 * "failed: Connection refused", "live"). */
+	if (strcmp(ev->code, "state") == 0 && node != REC_NODE_NONE) {
+		if (strncmp(ev->text, "lost", 4) == 0)
+			summary_raise(s, node, t, DF_LOST, -1, 0, ev->text);
+		else {
+			summary_clear(s, node, t, DF_LOST, -1, 0);
+			if (strncmp(ev->text, "failed", 6) == 0)
+				summary_raise(s, node, t, SUMMARY_F_FAILED, -1,
+				    0, ev->text);
+		}
+	} else if (strcmp(ev->code, "stream-error") == 0)
+		summary_mark_add(s, t, node, 0, -1, 0, ev->text);
+}
+
+/* The rank a flag names, or NULL. */
+static struct summary_rank *
+summary_rank_of(struct summary *s, const struct summary_mark *mk)
+{
+	struct summary_rank	*sr;
+	size_t			 j;
+
+	if (mk->who < 0 || mk->node >= s->meta->nnodes)
+		return NULL;
+	for (j = 0; j < s->nnoderanks[mk->node]; j++) {
+		sr = &s->ranks[s->noderanks[mk->node][j]];
+		if (sr->key == mk->who && sr->is_rank == mk->is_rank)
+			return sr;
+	}
+	return NULL;
+}
+
+static int
+summary_bit(unsigned flag)
+{
+	int	b;
+
+	for (b = 0; b < DF_NFLAGS; b++)
+		if (flag == (1u << b))
+			return b;
+	return -1;
+}
+
+int
+summary_bit_index(unsigned flag)
+{
+	int	b;
+
+	if ((b = summary_bit(flag)) >= 0)
+		return b;
+	return flag == SUMMARY_F_OOM ? DF_NFLAGS : flag == SUMMARY_F_FAILED ?
+	    DF_NFLAGS + 1 : DF_NFLAGS + 2;
+}
+
+unsigned
+summary_bit_flag(int c)
+{
+	if (c < DF_NFLAGS)
+		return 1u << c;
+	return c == DF_NFLAGS ? SUMMARY_F_OOM : c == DF_NFLAGS + 1 ?
+	    SUMMARY_F_FAILED : 0;
+}
+
+uint64_t
+summary_node_flags_ms(const struct summary_node *nd)
+{
+	uint64_t	t = 0;
+	int		b;
+
+	for (b = 0; b < DF_NFLAGS; b++)
+		t += nd->flag_ms[b];
+	return t;
+}
+
+static int
+summary_cmp_double(const void *a, const void *b)
+{
+	double	x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the finite values (sorted in place), NaN when none. */
+static double
+summary_median(double *v, size_t n)
+{
+	size_t	i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			v[k++] = v[i];
+	if (k == 0)
+		return NAN;
+	qsort(v, k, sizeof(*v), summary_cmp_double);
+	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+static struct summary_line *
+summary_line(struct summary *s, const char *label, int bad)
+{
+	struct summary_line	*l;
+
+	if (s->nlines >= SUMMARY_LINES_MAX)
+		return NULL;
+	l = &s->lines[s->nlines++];
+	snprintf(l->label, sizeof(l->label), "%s", label);
+	l->text[0] = '\0';
+	l->bad = bad;
+	return l;
+}
+
+/* Append to a line's text. */
+static void
+summary_cat(struct summary_line *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+summary_cat(struct summary_line *l, const char *fmt, ...)
+{
+	va_list	ap;
+	size_t	len;
+
+	if (l == NULL)
+		return;
+	len = strlen(l->text);
+	va_start(ap, fmt);
+	vsnprintf(l->text + len, sizeof(l->text) - len, fmt, ap);
+	va_end(ap);
+}
+
+static const char *
+summary_node_name(const struct summary *s, unsigned i)
+{
+	return i < s->meta->nnodes ? s->meta->nodes[i] : "(job)";
+}
+
+static void
+summary_v_job(struct summary *s)
+{
+	struct summary_line	*l;
+	char			 a[80], b[80], sp[48];
+
+	l = summary_line(s, "Job", 0);
+	summary_time(a, sizeof(a), s->t0);
+	summary_time(b, sizeof(b), s->t1);
+	summary_span(sp, sizeof(sp), (double)(s->t1 - s->t0) / 1000.0);
+	if (s->meta->job[0] != '\0')
+		summary_cat(l, "%s", s->meta->job);
+	else
+		summary_cat(l, "(a host list)");
+	if (s->meta->name[0] != '\0')
+		summary_cat(l, " \"%s\"", s->meta->name);
+	if (s->meta->user[0] != '\0')
+		summary_cat(l, " of %s", s->meta->user);
+	summary_cat(l, ", %u node%s", s->meta->nnodes,
+	    s->meta->nnodes == 1 ? "" : "s");
+	if (s->meta->ntasks > 0)
+		summary_cat(l, ", %ld tasks", s->meta->ntasks);
+	summary_cat(l, "; recorded %s to %s (%s)", a, b, sp);
+}
+
+static void
+summary_v_cpu(struct summary *s)
+{
+	struct summary_line	*l;
+	double			 used = 0, alloc = 0, eff, meas = 0;
+	unsigned		 i, src = 0, ncpu = 0, nn = 0;
+	char			 u[48], a[48], m[48];
+
+	for (i = 0; i < s->meta->nnodes; i++) {
+		used += s->nodes[i].cpu_used_s;
+		alloc += s->nodes[i].cpu_alloc_s;
+		src |= s->nodes[i].cpu_src;
+		if (s->nodes[i].cpu_alloc_s > 0) {
+			ncpu += s->nodes[i].ncpu;
+			nn++;
+			meas += s->nodes[i].cpu_alloc_s / s->nodes[i].ncpu;
+		}
+	}
+	if (alloc <= 0) {
+		l = summary_line(s, "CPU efficiency", 0);
+		summary_cat(l, "unknown: no CPU time was measured (no job "
+		    "cgroup, rank or node CPU over two samples)");
+		return;
+	}
+	eff = used / alloc * 100.0;
+	l = summary_line(s, "CPU efficiency", eff < 50);
+	summary_span(u, sizeof(u), used);
+	summary_span(a, sizeof(a), alloc);
+	summary_span(m, sizeof(m), meas / nn);
+	summary_cat(l, "%.1f%%: %s of CPU time used of %s allocated (%u "
+	    "CPUs on %u node%s x %s measured; whole nodes assumed, the "
+	    "recording has no CPU count from the scheduler)", eff, u, a,
+	    ncpu, nn, nn == 1 ? "" : "s", m);
+	if (s->meta->ntasks > 0 && (unsigned long)s->meta->ntasks < ncpu)
+		summary_cat(l, "; %.1f%% of %ld CPUs if the job has one per "
+		    "task", used / (alloc * s->meta->ntasks / ncpu) * 100.0,
+		    s->meta->ntasks);
+	summary_cat(l, "; CPU time from %s", (src & SUMMARY_CPU_CGROUP) &&
+	    src == SUMMARY_CPU_CGROUP ? "the job's cgroups" :
+	    src == SUMMARY_CPU_RANKS ? "the ranks' processes" :
+	    src == SUMMARY_CPU_NODE ? "the nodes' busy CPUs (no job cgroup "
+	    "or ranks seen)" : "the job's cgroups, else its ranks, else the "
+	    "nodes' busy CPUs");
+}
+
+static void
+summary_v_mem(struct summary *s)
+{
+	struct summary_line	*l;
+	const struct summary_node *nd;
+	double			 peak = -1, sum = 0, limit = 0, pct;
+	unsigned		 i, pi = 0, n = 0, nlim = 0, oom = 0;
+	uint64_t		 kills = 0;
+	char			 a[32], b[32], c[32];
+
+	for (i = 0; i < s->meta->nnodes; i++) {
+		nd = &s->nodes[i];
+		if (nd->st[SM_MEM].n == 0)
+			continue;
+		if (nd->mem_peak > peak) {
+			peak = nd->mem_peak;
+			pi = i;
+		}
+		sum += summary_mean(&nd->st[SM_MEM]);
+		n++;
+		if (nd->mem_limit > 0)
+			nlim++;
+		kills += nd->oom_kills;
+		oom += nd->oom_kills > 0;
+	}
+	if (n == 0) {
+		l = summary_line(s, "Memory", 0);
+		summary_cat(l, "unknown: no node sent memory");
+		return;
+	}
+	nd = &s->nodes[pi];
+	limit = nd->mem_limit;
+	pct = limit > 0 ? peak / limit * 100 : NAN;
+	l = summary_line(s, "Memory", kills > 0 || pct >= 90);
+	summary_bytes(a, sizeof(a), peak);
+	summary_bytes(b, sizeof(b), sum / n);
+	summary_cat(l, "peak %s on %s", a, summary_node_name(s, pi));
+	if (limit > 0) {
+		summary_bytes(c, sizeof(c), limit);
+		summary_cat(l, " (%.0f%% of the %s requested there, the job "
+		    "cgroup's limit)", pct, c);
+	} else if (nd->mem_total > 0) {
+		summary_bytes(c, sizeof(c), (double)nd->mem_total);
+		summary_cat(l, " (%.0f%% of the node's %s)", peak /
+		    (double)nd->mem_total * 100, c);
+	}
+	summary_cat(l, ", mean %s per node", b);
+	if (nlim == 0)
+		summary_cat(l, "; the request is unknown (no job cgroup "
+		    "limit was seen): memory is the node's in use");
+	else if (nlim < n)
+		summary_cat(l, "; the request is known on %u of %u nodes",
+		    nlim, n);
+	if (kills > 0)
+		summary_cat(l, "; %llu process%s killed for memory (OOM) on %u "
+		    "node%s", (unsigned long long)kills, kills > 1 ? "es" : "",
+		    oom, oom > 1 ? "s" : "");
+}
+
+static void
+summary_v_gpu(struct summary *s)
+{
+	struct summary_line	*l;
+	const struct summary_node *nd;
+	double			 sum = 0, lo = INFINITY, hi = 0, mem = 0, v;
+	unsigned		 i, n = 0, li = 0, mi = 0;
+	char			 a[32];
+
+	for (i = 0; i < s->meta->nnodes; i++) {
+		nd = &s->nodes[i];
+		if (nd->st[SM_GPU].n == 0)
+			continue;
+		v = summary_mean(&nd->st[SM_GPU]);
+		sum += v;
+		n++;
+		if (v < lo) {
+			lo = v;
+			li = i;
+		}
+		if (nd->st[SM_GPU].max > hi)
+			hi = nd->st[SM_GPU].max;
+		if (nd->st[SM_GPU_MEM].n > 0 && nd->st[SM_GPU_MEM].max > mem) {
+			mem = nd->st[SM_GPU_MEM].max;
+			mi = i;
+		}
+	}
+	if (n == 0)
+		return;
+	l = summary_line(s, "GPU", sum / n < 50);
+	summary_cat(l, "utilisation (duty cycle) mean %.0f%% over %u node%s, "
+	    "peak %.0f%%", sum / n, n, n > 1 ? "s" : "", hi);
+	if (n > 1)
+		summary_cat(l, ", lowest node %s at %.0f%%",
+		    summary_node_name(s, li), lo);
+	if (mem > 0) {
+		summary_bytes(a, sizeof(a), mem);
+		summary_cat(l, "; GPU memory peak %s on %s", a,
+		    summary_node_name(s, mi));
+	}
+}
+
+static void
+summary_v_io(struct summary *s)
+{
+	static const struct {
+		enum summary_metric	 k;
+		const char		*what;
+	} io[] = {
+		{ SM_DISK, "disk" }, { SM_NET, "network" },
+		{ SM_FS, "Lustre and NFS" }, { SM_IB, "InfiniBand" },
+	};
+	struct summary_line	*l = NULL;
+	double			 tot, peak;
+	unsigned		 i, j, n, pi;
+	char			 a[32], b[32];
+
+	for (j = 0; j < sizeof(io) / sizeof(io[0]); j++) {
+		tot = peak = 0;
+		n = pi = 0;
+		for (i = 0; i < s->meta->nnodes; i++) {
+			if (s->nodes[i].st[io[j].k].n == 0)
+				continue;
+			n++;
+			tot += s->nodes[i].bytes[io[j].k];
+			if (s->nodes[i].st[io[j].k].max > peak) {
+				peak = s->nodes[i].st[io[j].k].max;
+				pi = i;
+			}
+		}
+		if (n == 0)
+			continue;
+		if (l == NULL)
+			l = summary_line(s, "I/O", 0);
+		else
+			summary_cat(l, "; ");
+		summary_bytes(a, sizeof(a), tot);
+		summary_bytes(b, sizeof(b), peak);
+		summary_cat(l, "%s %s in all (peak %s/s on %s)", io[j].what, a,
+		    b, summary_node_name(s, pi));
+	}
+}
+
+static const char *
+summary_flag_word(unsigned flag)
+{
+	if (flag == SUMMARY_F_OOM)
+		return "oom";
+	if (flag == SUMMARY_F_FAILED)
+		return "failed";
+	return detect_flag_name(flag) != NULL ? detect_flag_name(flag) :
+	    "error";
+}
+
+static void
+summary_v_flags(struct summary *s)
+{
+	static const unsigned	 order[] = { DF_STALLED, DF_STRAGGLER,
+	    DF_MEMORY, DF_LOST, SUMMARY_F_FAILED, SUMMARY_F_OOM };
+	struct summary_line	*l;
+	const struct summary_mark *mk, *longest;
+	uint64_t		 tot;
+	unsigned		 j, n, nn;
+	size_t			 k;
+	char			 a[48], b[48], who[160];
+	int			 any = 0;
+
+	l = summary_line(s, "Flags", 0);
+	for (j = 0; j < sizeof(order) / sizeof(order[0]); j++) {
+		tot = 0;
+		n = nn = 0;
+		longest = NULL;
+		for (k = 0; k < s->nmarks; k++) {
+			mk = &s->marks[k];
+			if (mk->flag != order[j])
+				continue;
+			n++;
+			nn += mk->who < 0;
+			tot += mk->to - mk->from;
+			if (longest == NULL || mk->to - mk->from >
+			    longest->to - longest->from)
+				longest = mk;
+		}
+		if (n == 0)
+			continue;
+		l->bad = 1;
+		if (any++)
+			summary_cat(l, "; ");
+		summary_cat(l, "%s %u time%s", summary_flag_word(order[j]), n,
+		    n > 1 ? "s" : "");
+		if (order[j] == SUMMARY_F_OOM) {
+			summary_cat(l, " (%s)", longest->text);
+			continue;
+		}
+		summary_span(a, sizeof(a), (double)tot / 1000.0);
+		summary_span(b, sizeof(b), (double)(longest->to -
+		    longest->from) / 1000.0);
+		if (longest->who >= 0)
+			snprintf(who, sizeof(who), "%s %s %lld",
+			    summary_node_name(s, longest->node),
+			    longest->is_rank ? "rank" : "pid",
+			    (long long)longest->who);
+		else
+			snprintf(who, sizeof(who), "%s",
+			    summary_node_name(s, longest->node));
+		summary_cat(l, ", %s in all; longest %s, %s%s", a, who, b,
+		    longest->open ? " (until the end)" : "");
+	}
+	if (!any)
+		summary_cat(l, "none raised");
+	if (s->marks_dropped > 0)
+		summary_cat(l, " (%zu more events not counted)",
+		    s->marks_dropped);
+}
+
+/* "lost 1 min 5 s, stalled 30 s" for a node or rank's flags. */
+static void
+summary_flag_list(struct summary *s, struct summary_line *l, unsigned node,
+    const struct summary_rank *sr)
+{
+	const struct summary_mark *mk;
+	uint64_t		 t;
+	unsigned		 j, flag;
+	size_t			 k;
+	char			 a[48];
+	int			 any = 0;
+
+	for (j = 0; j < DF_NFLAGS + 2; j++) {
+		flag = j < DF_NFLAGS ? 1u << j : j == DF_NFLAGS ?
+		    SUMMARY_F_FAILED : SUMMARY_F_OOM;
+		t = 0;
+		for (k = 0; k < s->nmarks; k++) {
+			mk = &s->marks[k];
+			if (mk->flag != flag || mk->node != node ||
+			    (sr != NULL && summary_rank_of(s, mk) != sr))
+				continue;
+			t += mk->to - mk->from + 1;
+		}
+		if (t == 0)
+			continue;
+		summary_cat(l, "%s%s", any++ ? ", " : "",
+		    summary_flag_word(flag));
+		if (flag != SUMMARY_F_OOM) {
+			summary_span(a, sizeof(a), (double)(t - 1) / 1000.0);
+			summary_cat(l, " for %s", a);
+		}
+	}
+}
+
+static void
+summary_v_worst(struct summary *s)
+{
+	struct summary_line	*l;
+	const struct summary_node *nd;
+	const struct summary_rank *sr;
+	double			*v, med, lo = INFINITY, x;
+	uint64_t		 t, best = 0;
+	unsigned		 i, n = s->meta->nnodes;
+	size_t			 j, k;
+	char			 name[200];
+
+	/* The node flagged longest (failed and OOM count first), else the
+	 * one furthest below the median CPU. */
+	for (i = 0; i < n; i++) {
+		nd = &s->nodes[i];
+		t = summary_node_flags_ms(nd) + ((nd->flags &
+		    (SUMMARY_F_FAILED | SUMMARY_F_OOM)) ? (UINT64_MAX >> 2) :
+		    0);
+		if (t > best) {
+			best = t;
+			s->worst_node = i;
+		}
+	}
+	l = summary_line(s, "Worst node", best > 0);
+	if (s->worst_node >= 0) {
+		summary_cat(l, "%s: ", summary_node_name(s,
+		    (unsigned)s->worst_node));
+		summary_flag_list(s, l, (unsigned)s->worst_node, NULL);
+		summary_cat(l, " (flags of the node or its ranks)");
+	} else if (n > 0) {
+		v = xcalloc(n, sizeof(*v));
+		for (i = 0; i < n; i++) {
+			v[i] = summary_mean(&s->nodes[i].st[SM_CPU]);
+			if (isfinite(v[i]) && v[i] < lo) {
+				lo = v[i];
+				s->worst_node = i;
+			}
+		}
+		med = summary_median(v, n);
+		free(v);
+		if (s->worst_node < 0)
+			summary_cat(l, "none: no node sent CPU data");
+		else if (n == 1)
+			summary_cat(l, "%s, the only node: nothing flagged, "
+			    "CPU busy %.0f%% on average",
+			    summary_node_name(s, 0), lo);
+		else if (med - lo < 10) {
+			summary_cat(l, "none stands out: nothing flagged, the "
+			    "lowest CPU busy (%s, %.0f%% on average) is near "
+			    "the median node's %.0f%%", summary_node_name(s,
+			    (unsigned)s->worst_node), lo, med);
+			s->worst_node = -1;
+		} else
+			summary_cat(l, "%s: nothing flagged; the lowest CPU "
+			    "busy, %.0f%% on average against the median "
+			    "node's %.0f%%", summary_node_name(s,
+			    (unsigned)s->worst_node), lo, med);
+	}
+
+	/* The rank flagged longest, else the one furthest below the
+	 * median CPU. */
+	best = 0;
+	for (j = 0; j < s->nranks; j++) {
+		if (s->ranks[j].flag_ms + (s->ranks[j].flags != 0) > best) {
+			best = s->ranks[j].flag_ms + (s->ranks[j].flags != 0);
+			s->worst_rank = (long)j;
+		}
+	}
+	l = summary_line(s, "Worst rank", best > 0);
+	if (s->nranks == 0) {
+		summary_cat(l, "none: no rank or process of the job was "
+		    "recorded");
+		return;
+	}
+	if (s->worst_rank >= 0) {
+		sr = &s->ranks[s->worst_rank];
+		summary_rank_name(s, sr, name, sizeof(name));
+		summary_cat(l, "%s: ", name);
+		summary_flag_list(s, l, sr->node, sr);
+		summary_cat(l, "; CPU %.0f%% of a CPU on average, peak RSS ",
+		    summary_mean(&sr->cpu));
+		summary_bytes(name, sizeof(name), sr->rss_peak);
+		summary_cat(l, "%s", name);
+		return;
+	}
+	v = xcalloc(s->nranks, sizeof(*v));
+	for (j = k = 0; j < s->nranks; j++) {
+		x = summary_mean(&s->ranks[j].cpu);
+		v[k++] = x;
+		if (isfinite(x) && x < lo) {
+			lo = x;
+			s->worst_rank = (long)j;
+		}
+	}
+	med = summary_median(v, k);
+	free(v);
+	if (s->worst_rank < 0) {
+		summary_cat(l, "none: no rank's CPU was measured");
+		return;
+	}
+	sr = &s->ranks[s->worst_rank];
+	summary_rank_name(s, sr, name, sizeof(name));
+	if (s->nranks > 1 && med - lo < 10) {
+		summary_cat(l, "none stands out: nothing flagged, the lowest "
+		    "CPU (%s, %.0f%% of a CPU on average) is near the median "
+		    "rank's %.0f%%", name, lo, med);
+		s->worst_rank = -1;
+		return;
+	}
+	summary_cat(l, "%s: nothing flagged; the lowest CPU, %.0f%% of a CPU "
+	    "on average against the median rank's %.0f%%, peak RSS ", name,
+	    lo, med);
+	summary_bytes(name, sizeof(name), sr->rss_peak);
+	summary_cat(l, "%s", name);
+}
+
+void
+summary_finish(struct summary *s)
+{
+	struct summary_mark	*mk;
+	struct summary_rank	*sr;
+	size_t			 k;
+	int			 b;
+
+	for (k = 0; k < s->nmarks; k++) {
+		mk = &s->marks[k];
+		if (mk->open)
+			mk->to = s->t1 > mk->from ? s->t1 : mk->from;
+		if (mk->node >= s->meta->nnodes)
+			continue;
+		s->nodes[mk->node].flags |= mk->flag;
+		if ((b = summary_bit(mk->flag)) >= 0)
+			s->nodes[mk->node].flag_ms[b] += mk->to - mk->from;
+		if ((sr = summary_rank_of(s, mk)) != NULL) {
+			sr->flags |= mk->flag;
+			sr->flag_ms += mk->to - mk->from;
+		}
+	}
+	s->nlines = 0;
+	s->worst_node = s->worst_rank = -1;
+	summary_v_job(s);
+	summary_v_cpu(s);
+	summary_v_mem(s);
+	summary_v_gpu(s);
+	summary_v_io(s);
+	summary_v_flags(s);
+	summary_v_worst(s);
+	/* Job and node names, commands and event texts came from outside:
+	 * printable ASCII only, for the terminal the verdict may reach. */
+	for (k = 0; k < s->nlines; k++)
+		text_clean_inplace(s->lines[k].text);
+}
+
+void
+summary_print(const struct summary *s, FILE *f)
+{
+	unsigned	i;
+
+	fprintf(f, "jobtop summary:\n");
+	for (i = 0; i < s->nlines; i++)
+		fprintf(f, "  %s: %s\n", s->lines[i].label, s->lines[i].text);
+}
+
+int
+summary_print_file(const char *path, FILE *f)
+{
+	struct rec_reader	*rd;
+	struct rec_play		*p;
+	struct rec_msg		 msg;
+	struct summary		*s;
+	char			 err[256];
+	int			 rc;
+
+	if (rec_reader_open(path, &rd, err, sizeof(err)) != 0) {
+		log_error("summary: %s: %s", path, err);
+		return 1;
+	}
+	s = summary_new(rec_reader_meta(rd), rec_reader_meta(rd)->start_ms,
+	    rec_reader_end_ms(rd));
+	p = rec_play_new(rd);
+	while ((rc = rec_play_next(p, &msg)) > 0) {
+		if (msg.type == MSG_SAMPLE)
+			summary_sample(s, msg.node, stream_model(
+			    rec_play_stream(p, msg.node)));
+		else if (msg.type == MSG_EVENT || msg.type == REC_MSG_EVENT)
+			summary_event(s, msg.node, msg.time_ms, msg.ev);
+	}
+	summary_finish(s);
+	summary_print(s, f);
+	summary_free(s);
+	rec_play_free(p);
+	rec_reader_free(rd);
+	return rc < 0;
+}
+
+void
+summary_time(char *buf, size_t size, uint64_t ms)
+{
+	struct tm	tm;
+	time_t		t = (time_t)(ms / 1000);
+	char		z[64];
+
+	if (localtime_r(&t, &tm) == NULL)
+		memset(&tm, 0, sizeof(tm));
+	strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+	summary_zone(z, sizeof(z), ms);
+	snprintf(buf + strlen(buf), size - strlen(buf), " %s", z);
+}
+
+void
+summary_zone(char *buf, size_t size, uint64_t ms)
+{
+	struct tm	tm;
+	time_t		t = (time_t)(ms / 1000);
+	long		off;
+	char		name[32];
+
+	if (localtime_r(&t, &tm) == NULL)
+		memset(&tm, 0, sizeof(tm));
+	off = tm.tm_gmtoff;
+	strftime(name, sizeof(name), "%Z", &tm);
+	if (off == 0 && strcmp(name, "UTC") == 0)
+		snprintf(buf, size, "UTC");
+	else
+		snprintf(buf, size, "%s (UTC%c%02ld:%02ld)", name,
+		    off < 0 ? '-' : '+', labs(off) / 3600,
+		    labs(off) % 3600 / 60);
+}
+
+void
+summary_span(char *buf, size_t size, double sec)
+{
+	long	s;
+
+	if (!isfinite(sec) || sec < 0)
+		sec = 0;
+	if (sec < 10) {
+		snprintf(buf, size, "%.1f s", sec);
+		return;
+	}
+	s = (long)(sec + 0.5);
+	if (s < 60)
+		snprintf(buf, size, "%ld s", s);
+	else if (s < 3600)
+		snprintf(buf, size, "%ld min %02ld s", s / 60, s % 60);
+	else
+		snprintf(buf, size, "%ld h %02ld min", s / 3600,
+		    s % 3600 / 60);
+}
+
+void
+summary_bytes(char *buf, size_t size, double v)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB",
+	    "PiB" };
+	unsigned	i = 0;
+
+	if (!isfinite(v)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	while (fabs(v) >= 1024 && i < 5) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, size, "%.0f B", v);
+	else
+		snprintf(buf, size, "%.*f %s", fabs(v) >= 100 ? 0 :
+		    fabs(v) >= 10 ? 1 : 2, v, u[i]);
+}
+
+void
+summary_rank_name(const struct summary *s, const struct summary_rank *sr,
+    char *buf, size_t size)
+{
+	snprintf(buf, size, "%s %s %lld%s%s%s", summary_node_name(s,
+	    sr->node), sr->is_rank ? "rank" : "pid", (long long)sr->key,
+	    sr->comm[0] != '\0' ? " (" : "", sr->comm,
+	    sr->comm[0] != '\0' ? ")" : "");
+}
