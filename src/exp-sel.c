@@ -22,6 +22,18 @@ struct exp_fields {
 	char	**globs;
 };
 
+/* At most n bytes of s for an error line: bytes that are not printable
+ * ASCII become '?' (argv may hold a newline or an escape). */
+static void
+exp_sel_quote(char *dst, size_t size, const char *s, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n && i + 1 < size && s[i] != '\0'; i++)
+		dst[i] = s[i] >= ' ' && s[i] < 0x7f ? s[i] : '?';
+	dst[i] = '\0';
+}
+
 /* "1h30m", "90", "2.5s": milliseconds in *ms; -1 on anything else. */
 static int
 exp_sel_duration(const char *s, double *ms)
@@ -160,7 +172,7 @@ exp_time_parse(const char *s, uint64_t start_ms, uint64_t end_ms,
 	struct tm	 tm;
 	time_t		 t;
 	double		 ms, v;
-	char		*end;
+	char		*end, q[48];
 	int		 n;
 
 	if (*s == '+' || *s == '-') {
@@ -194,9 +206,10 @@ exp_time_parse(const char *s, uint64_t start_ms, uint64_t end_ms,
 	*out = v < 0 ? 0 : (uint64_t)v;
 	return 0;
 bad:
-	snprintf(err, errlen, "\"%.40s\" is not a time (give +5m from the "
+	exp_sel_quote(q, sizeof(q), s, 40);
+	snprintf(err, errlen, "\"%s\" is not a time (give +5m from the "
 	    "start, -10m before the end, 12:30[:00], 2026-11-25T12:30:00Z or "
-	    "@UNIXSECONDS)", s);
+	    "@UNIXSECONDS)", q);
 	return -1;
 }
 
@@ -205,6 +218,7 @@ exp_fields_parse(const char *list, char *err, size_t errlen)
 {
 	struct exp_fields	*fl;
 	const char		*p, *q;
+	char			 shown[64];
 	size_t			 len, i;
 
 	fl = xcalloc(1, sizeof(*fl));
@@ -212,18 +226,20 @@ exp_fields_parse(const char *list, char *err, size_t errlen)
 		q = strchr(p, ',');
 		len = q != NULL ? (size_t)(q - p) : strlen(p);
 		if (len == 0 || len > 128) {
-			snprintf(err, errlen, "--fields: %s in \"%.60s\"",
+			exp_sel_quote(shown, sizeof(shown), list, 60);
+			snprintf(err, errlen, "--fields: %s in \"%s\"",
 			    len == 0 ? "an empty name" : "a name too long",
-			    list);
+			    shown);
 			goto bad;
 		}
 		for (i = 0; i < len; i++) {
 			if (!isalnum((unsigned char)p[i]) &&
 			    strchr("_.*?[]!-", p[i]) == NULL) {
-				snprintf(err, errlen, "--fields: \"%.*s\" is "
+				exp_sel_quote(shown, sizeof(shown), p,
+				    len);
+				snprintf(err, errlen, "--fields: \"%s\" is "
 				    "not a metric name or glob (like cpu.*, "
-				    "rank.cpu)", (int)(len > 60 ? 60 : len),
-				    p);
+				    "rank.cpu)", shown);
 				goto bad;
 			}
 		}
