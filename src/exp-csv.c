@@ -39,7 +39,7 @@ exp_csv_value(FILE *f, const struct exp_value *v)
 
 /* Tidy: the node rows once each node sent its HELLO. */
 struct exp_tidy {
-	unsigned char	*said;		/* per node: its facts written */
+	unsigned char	*said;		/* per node: facts written */
 	unsigned	 nnodes;
 };
 
@@ -228,7 +228,7 @@ const struct exp_writer exp_csv_tidy = {
 
 /* Wide: the columns (pass 0), then the rows (pass 1). */
 struct exp_wcol {
-	char			*key;		/* "group.field[inst]" */
+	char			*key;	/* "group.field[inst]" */
 	char			*unit;
 	int			 set;		/* in the current row */
 	struct exp_value	 v;
@@ -238,7 +238,7 @@ struct exp_wide {
 	int		 ranks;		/* a row per rank */
 	struct exp_wcol	*cols;
 	size_t		 ncols, capcols;
-	size_t		*hash;		/* column index + 1, 0 empty */
+	size_t		*hash;		/* column + 1, 0 empty */
 	size_t		 hcap;
 	struct exp_where row;		/* the row being filled */
 	int		 open;

@@ -15,7 +15,8 @@
 #include "exp-sel.h"
 #include "xmalloc.h"
 
-#define EXP_SEL_MAX_MS	(100.0 * 365 * 86400 * 1000)	/* a century */
+/* A century: no window is longer. */
+#define EXP_SEL_MAX_MS	(100.0 * 365 * 86400 * 1000)
 
 struct exp_fields {
 	size_t	  n;

@@ -47,8 +47,8 @@ enum {
 static const char *const exp_sqlite_sql[EXQ_N] = {
 	"INSERT INTO job VALUES(?,?,?,?,?,?,?,?,?,?)",
 	"INSERT INTO nodes(job_id, node, idx) VALUES(?,?,?)",
-	"UPDATE nodes SET hostname=?, ncpu=?, mem_total=?, kernel=?, arch=?,"
-	" probe_version=? WHERE job_id=? AND node=?",
+	("UPDATE nodes SET hostname=?, ncpu=?, mem_total=?, kernel=?,"
+	" arch=?, probe_version=? WHERE job_id=? AND node=?"),
 	"INSERT INTO samples VALUES(?,?,?,?,?,?,?,?,?)",
 	"INSERT INTO ranks VALUES(?,?,?,?,?,?,?,?,?,?)",
 	"INSERT INTO events VALUES(?,?,?,?,?,?,?)",
@@ -62,7 +62,7 @@ struct exp_sqlite {
 	char		*job;
 	int		 created;	/* the file is this export's */
 	int		 failed;	/* a statement failed (said once) */
-	unsigned char	*said;		/* per node: its HELLO stored */
+	unsigned char	*said;		/* per node: HELLO stored */
 };
 
 static void
@@ -197,11 +197,9 @@ exp_sqlite_begin(struct exp_ctx *ctx)
 		goto fail;
 	if ((has = exp_sqlite_has_job(xs, ctx->job)) != 0) {
 		if (has > 0)
-			log_error("export: %s: job %s is already there (refused;"
-			    " to export it again: sqlite3 %s \"DELETE FROM job "
-			    "WHERE job_id='%s'\" and the same for nodes, "
-			    "samples, ranks, events and flags)", xs->path,
-			    ctx->job, xs->path, ctx->job);
+			log_error("export: %s: job %s is already there "
+			    "(refused: delete its rows from every table to "
+			    "export it again)", xs->path, ctx->job);
 		xs->failed = 1;
 		goto fail;
 	}

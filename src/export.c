@@ -93,17 +93,17 @@ static const struct {
 	enum export_wide	 wide;
 	const struct exp_writer	*w;
 } exp_writers[] = {
-	{ EXPORT_CSV,		EXPORT_TIDY,		&exp_csv_tidy },
-	{ EXPORT_CSV,		EXPORT_WIDE_NODE,	&exp_csv_wide },
-	{ EXPORT_CSV,		EXPORT_WIDE_RANK,	&exp_csv_wide },
-	{ EXPORT_SQLITE,	EXPORT_TIDY,		&exp_sqlite },
-	{ EXPORT_OPENMETRICS,	EXPORT_TIDY,		&exp_openmetrics },
+	{ EXPORT_CSV,		EXPORT_TIDY,	&exp_csv_tidy },
+	{ EXPORT_CSV,		EXPORT_WIDE_NODE, &exp_csv_wide },
+	{ EXPORT_CSV,		EXPORT_WIDE_RANK, &exp_csv_wide },
+	{ EXPORT_SQLITE,	EXPORT_TIDY,	&exp_sqlite },
+	{ EXPORT_OPENMETRICS,	EXPORT_TIDY,	&exp_openmetrics },
 };
 
 /* The player: the recording, the detector over its samples, the window. */
 struct export_play {
 	struct exp_ctx		 ctx;
-	const struct output	*out;		/* JSON, text; else NULL */
+	const struct output	*out;	/* JSON, text, or NULL */
 	const struct exp_writer	*w;
 	struct history		*hist;
 	struct detect		*det;

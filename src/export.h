@@ -33,7 +33,7 @@ enum export_wide {
 struct export_opts {
 	enum export_format fmt;
 	enum export_wide wide;		/* CSV only */
-	const char	*begin, *end;	/* time specs (exp-sel.h), or NULL */
+	const char	*begin, *end;	/* exp-sel.h times, or NULL */
 	const char	*fields;	/* --fields list, or NULL */
 	const char	*sqlite;	/* the database (EXPORT_SQLITE) */
 	long long	 count;		/* -n; 0: as the live run showed */
