@@ -13,6 +13,7 @@
  */
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,7 +309,10 @@ exp_om_val(void *arg, const struct exp_where *w, const struct exp_value *v)
 	char		 labels[1024];
 	size_t		 at, fam;
 
-	if (v->kind == 's')
+	/* Words have no place in a series, nor has a value that is not
+	 * a number (the format has NaN, Prometheus reads it as a stale
+	 * marker). */
+	if (v->kind == 's' || (v->kind == 'd' && !isfinite(v->d)))
 		return;
 	fam = exp_om_family(om, v->group, v->field, v->unit);
 	at = exp_om_where(om, w, labels, sizeof(labels));
