@@ -112,6 +112,7 @@ struct export_play {
 	uint64_t		 next_job;
 	uint64_t		 interval_ms;
 	char			*jobown;	/* ctx.job when made here */
+	unsigned char		*united;	/* JSON: units record sent */
 };
 
 /* The flags of the record being printed (out_json_set_flags), from the
@@ -301,6 +302,65 @@ export_walk(struct exp_ctx *ctx, int node, const struct node_model *m,
 	}
 }
 
+/*
+ * {"time":T,"node":N,"type":"units","units":{"cpu.busy":"%",...}}: the
+ * unit of every key the node's records can carry, as the other formats
+ * give them, once before the node's first record (JSON only).
+ */
+static void
+export_json_units(FILE *f, const struct exp_ctx *ctx, int node,
+    const struct node_model *m)
+{
+	const struct model_derived	*d;
+	const struct mgroup		*mg;
+	const char			*name = ctx->meta->nodes[node];
+	char				 key[2 * PROTO_NAME_MAX + 2];
+	char				 ubuf[PROTO_UNIT_MAX + 4];
+	const char			*u;
+	unsigned			 g, fi;
+	int				 n = 0;
+
+	fputs("{\"time\":", f);
+	out_json_time(f, m->time_ms);
+	fputs(",\"node\":", f);
+	out_json_string(f, name, strlen(name));
+	fputs(",\"type\":\"units\",\"units\":{", f);
+	for (g = 0; g < m->schema->ngroups; g++) {
+		mg = model_group(m, g);
+		for (fi = 0; fi < mg->def->nfields; fi++) {
+			if (mg->def->fields[fi].kind == PF_STRING ||
+			    !exp_fields_match(ctx->fields, mg->def->name,
+			    mg->def->fields[fi].name))
+				continue;
+			snprintf(key, sizeof(key), "%s.%s", mg->def->name,
+			    mg->def->fields[fi].name);
+			fputs(n++ > 0 ? "," : "", f);
+			out_json_string(f, key, strlen(key));
+			fputc(':', f);
+			/* JSON keeps start_time in clock ticks. */
+			if (mg->def->fields[fi].kind == PF_GAUGE && strcmp(
+			    mg->def->fields[fi].unit, "jiffies") == 0)
+				fputs("\"ticks\"", f);
+			else {
+				u = export_unit(&mg->def->fields[fi], ubuf,
+				    sizeof(ubuf));
+				out_json_string(f, u, strlen(u));
+			}
+		}
+		for (d = model_derived; d->group != NULL; d++) {
+			if (strcmp(d->group, mg->def->name) != 0 ||
+			    !exp_fields_match(ctx->fields, d->group, d->name))
+				continue;
+			snprintf(key, sizeof(key), "%s.%s", d->group, d->name);
+			fputs(n++ > 0 ? "," : "", f);
+			out_json_string(f, key, strlen(key));
+			fprintf(f, ":\"%s\"", export_derived_unit(d->group,
+			    d->name));
+		}
+	}
+	fputs("}}\n", f);
+}
+
 /* {"type":"meta",...}: the recording's job, once, first (JSON only). */
 static void
 export_json_meta(FILE *f, const struct exp_ctx *ctx)
@@ -400,6 +460,12 @@ export_emit(struct export_play *ep, struct rec_play *p,
 		if (!in)
 			return;
 		if (out != NULL) {
+			if (out == &out_json && ep->united != NULL &&
+			    !ep->united[msg->node]) {
+				ep->united[msg->node] = 1;
+				export_json_units(f, &ep->ctx, (int)msg->node,
+				    m);
+			}
 			out->sample(f, m);
 			export_job_tick(ep, f, m->time_ms);
 		} else
@@ -521,6 +587,7 @@ export_pass(const char *path, struct export_play *ep, int *opened)
 	}
 	p = rec_play_new(rd);
 	samples = xcalloc(meta->nnodes + 1, sizeof(*samples));
+	ep->united = xcalloc(meta->nnodes + 1, 1);
 	model_init(&job, meta->job[0] != '\0' ? meta->job : "job");
 	model_fix_name(&job);
 	ep->hist = history_new();
@@ -589,6 +656,8 @@ export_pass(const char *path, struct export_play *ep, int *opened)
 	ep->hist = NULL;
 	model_free(&job);
 	free(samples);
+	free(ep->united);
+	ep->united = NULL;
 	rec_play_free(p);
 	free(ep->jobown);
 	ep->jobown = NULL;

@@ -74,6 +74,11 @@ if a != b:
         if x != y:
             sys.exit("FAIL: live %r\nexport %r" % (x, y))
     sys.exit("FAIL: %d live records, %d exported" % (len(a), len(b)))
+u = [r for r in exp if r["type"] == "units"]
+if len(u) != 1 or u[0]["units"].get("rank.utime") != "%" or \
+        u[0]["units"].get("rank.cputime") != "s" or \
+        exp.index(u[0]) > exp.index(b[0]):
+    sys.exit("FAIL: units records %r" % u)
 n = sum(1 for r in b if "memory" in r.get("flags", []))
 if n == 0:
     sys.exit("FAIL: no flags in the export")
