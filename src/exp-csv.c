@@ -166,10 +166,14 @@ exp_tidy_val(void *arg, const struct exp_where *w, const struct exp_value *v)
 {
 	struct exp_ctx	*ctx = arg;
 	FILE		*f = ctx->f;
+	char		 metric[2 * PROTO_NAME_MAX + 2];
 
 	exp_tidy_head(f, ctx, "sample", w->time_ms, &w->seq, w->name,
 	    w->have_rank ? &w->rank_id : NULL, w->have_pid ? &w->pid : NULL);
-	fprintf(f, "%s.%s,", v->group, v->field);
+	/* Schema names are printable, but may hold a comma. */
+	snprintf(metric, sizeof(metric), "%s.%s", v->group, v->field);
+	export_csv_field(f, metric);
+	fputc(',', f);
 	if (v->inst != NULL)
 		export_csv_field(f, v->inst);
 	fputc(',', f);

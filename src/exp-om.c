@@ -197,7 +197,8 @@ exp_om_family(struct exp_om *om, const char *group, const char *field,
 	return om->nfam - 1;
 }
 
-/* A label: name="value" with \\, \" and \n escaped. */
+/* A label: name="value" with \\, \" and \n escaped, other bytes that
+ * are not printable ASCII as '?'. */
 static size_t
 exp_om_label(char *buf, size_t len, size_t at, const char *name,
     const char *v)
@@ -215,7 +216,9 @@ exp_om_label(char *buf, size_t len, size_t at, const char *name,
 		} else if (*v == '\n') {
 			buf[at++] = '\\';
 			buf[at++] = 'n';
-		} else
+		} else if (*v < ' ' || *v > '~')
+			buf[at++] = '?';	/* controls, and no bad UTF-8 */
+		else
 			buf[at++] = *v;
 	}
 	if (at + 1 < len)

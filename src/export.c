@@ -157,25 +157,36 @@ export_json_keep(void *arg, const char *group, const char *field)
 	return exp_fields_match(arg, group, field);
 }
 
-/* The unit of a value as out_json_value gives it. */
+/*
+ * The unit of a value as out_json_value gives it, in buf.  The probe's
+ * unit comes from the wire unchecked: anything but printable ASCII, a
+ * comma, a quote or a backslash becomes '?', so no output's syntax (CSV,
+ * the OpenMetrics HELP line) can be broken by it.
+ */
 static const char *
 export_unit(const struct proto_field *pf, char *buf, size_t len)
 {
+	char	*p;
+
+	buf[0] = '\0';
 	if (pf->kind == PF_STRING)
-		return "";
+		return buf;
 	if (pf->kind == PF_GAUGE) {
-		if (strcmp(pf->unit, "centi") == 0)
-			return "";
-		if (strcmp(pf->unit, "jiffies") == 0)
-			return "s";	/* converted by export_walk */
-		return pf->unit;
-	}
-	if (strcmp(pf->unit, "jiffies") == 0 ||
+		if (strcmp(pf->unit, "jiffies") == 0)	/* export_walk */
+			snprintf(buf, len, "s");
+		else if (strcmp(pf->unit, "centi") != 0)
+			snprintf(buf, len, "%s", pf->unit);
+	} else if (strcmp(pf->unit, "jiffies") == 0 ||
 	    strcmp(pf->unit, "cpu-jiffies") == 0)
-		return "%";
-	if (strcmp(pf->unit, "count") == 0 || pf->unit[0] == '\0')
-		return "/s";
-	snprintf(buf, len, "%s/s", pf->unit);
+		snprintf(buf, len, "%%");
+	else if (strcmp(pf->unit, "count") == 0 || pf->unit[0] == '\0')
+		snprintf(buf, len, "/s");
+	else
+		snprintf(buf, len, "%s/s", pf->unit);
+	for (p = buf; *p != '\0'; p++)
+		if (*p <= ' ' || *p > '~' || *p == ',' || *p == '"' ||
+		    *p == '\\')
+			*p = '?';
 	return buf;
 }
 
