@@ -38,6 +38,7 @@ struct exp_om_point {
 	size_t	 series;
 	uint64_t ms;
 	double	 v;
+	size_t	 ord;		/* arrival: the sort keeps it */
 };
 
 /* A string-keyed index into one of the arrays (open addressing). */
@@ -260,6 +261,7 @@ exp_om_point(struct exp_om *om, size_t fam, const char *labels, uint64_t ms,
 	p->series = si;
 	p->ms = ms;
 	p->v = v;
+	p->ord = om->npt - 1;
 }
 
 /* The labels of a node record or a rank. */
@@ -365,7 +367,7 @@ exp_om_cmp(const void *a, const void *b)
 		return x->series < y->series ? -1 : 1;
 	if (x->ms != y->ms)
 		return x->ms < y->ms ? -1 : 1;
-	return 0;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
 static int
@@ -380,7 +382,8 @@ exp_om_end(struct exp_ctx *ctx, int failed)
 		return 0;
 	if (!failed) {
 		exp_om_sorting = om;
-		qsort(om->pt, om->npt, sizeof(*om->pt), exp_om_cmp);
+		if (om->npt > 1)
+			qsort(om->pt, om->npt, sizeof(*om->pt), exp_om_cmp);
 		for (i = 0; i < om->npt; i++) {
 			/* One value per series and time: the last. */
 			if (i + 1 < om->npt &&
