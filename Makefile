@@ -15,7 +15,7 @@ SYSCONFDIR ?= /etc
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS = ncursesw libssh2 libpcre2-8
+PKGS = ncursesw libssh2 libpcre2-8 sqlite3
 
 WARN = -Wall -Wextra -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
 	-Wformat=2 -Wpointer-arith -Wcast-qual -Wwrite-strings -Wundef \

@@ -2,13 +2,13 @@
  * export: play a recording (rec_play) and print what each message means.
  * JSON and text go through the live outputs, message by message, exactly
  * as batch mode's hooks print them: samples, the probes' events, and the
- * node states the monitor recorded as events with code "state".  CSV
- * flattens each sample into rows: node-wide values as "group.field",
- * values of named instances as "group.field[instance]", and each rank's
- * fields as "rank.field" with its rank and pid in their own columns.
- * Values are what the outputs show: gauges as they are, counters as
- * rates, derived values (cpu.busy, mem.used, rank.cpu) included; an
- * absent value has no row.
+ * node states the monitor recorded as events with code "state".  The
+ * detector runs again over the replayed samples, as live batch mode runs
+ * it, so node and rank records carry the same "flags"; the job record
+ * comes once per interval as live.  The other formats are writers
+ * (exp-*.c) fed by one walk over each sample (export_walk): the values
+ * out_json_value gives, with their units, inside the --begin/--end window
+ * and the --fields selection.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,8 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "detect.h"
+#include "exp-sel.h"
 #include "export.h"
+#include "history.h"
 #include "log.h"
 #include "model.h"
 #include "out-json.h"
@@ -26,22 +30,13 @@
 #include "rec.h"
 #include "xmalloc.h"
 
-/* What a CSV row needs besides the metric and the value. */
-struct export_row {
-	FILE		*f;
-	uint64_t	 time_ms;
-	const char	*node;
-	int		 have_rank, have_pid;
-	int64_t		 rank, pid;
-};
-
 /*
  * A CSV field, quoted when it must be; control bytes become '?'.  A text
  * that a spreadsheet would take for a formula (it starts with = + - @,
  * a tab or a CR) gets a leading "'", so a process named "=cmd|..." stays
  * text (numbers are written by the callers, never through here).
  */
-static void
+void
 export_csv_field(FILE *f, const char *s)
 {
 	const char	*p;
@@ -70,137 +65,6 @@ export_csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* The columns before the metric. */
-static void
-export_csv_head(const struct export_row *row)
-{
-	out_json_time(row->f, row->time_ms);
-	fputc(',', row->f);
-	export_csv_field(row->f, row->node);
-	fputc(',', row->f);
-	if (row->have_rank)
-		fprintf(row->f, "%" PRId64, row->rank);
-	fputc(',', row->f);
-	if (row->have_pid)
-		fprintf(row->f, "%" PRId64, row->pid);
-	fputc(',', row->f);
-}
-
-/* The metric's name: group.field, with [instance] for named groups. */
-static void
-export_csv_metric(FILE *f, const char *group, const char *field,
-    const char *inst)
-{
-	char	*name;
-
-	if (inst != NULL)
-		name = xasprintf("%s.%s[%s]", group, field, inst);
-	else
-		name = xasprintf("%s.%s", group, field);
-	export_csv_field(f, name);
-	free(name);
-	fputc(',', f);
-}
-
-/* One field's row, as out_json shows the value; nothing when absent. */
-static void
-export_csv_value(const struct export_row *row, const struct node_model *m,
-    const struct minst *mi, unsigned fi, const char *inst)
-{
-	const struct proto_field	*pf = &mi->mg->def->fields[fi];
-	const char			*s = NULL;
-	int64_t				 iv = 0;
-	double				 dv = 0;
-	int				 kind;
-
-	if (pf->kind == PF_STRING) {
-		if ((s = model_str(mi, fi)) == NULL)
-			return;
-		kind = 's';
-	} else if (pf->kind == PF_GAUGE && strcmp(pf->unit, "centi") != 0) {
-		if (!model_value(mi, fi, &iv))
-			return;
-		kind = 'i';
-	} else {
-		if (!model_metric(m, mi, fi, &dv))
-			return;
-		kind = 'd';
-	}
-	export_csv_head(row);
-	export_csv_metric(row->f, mi->mg->def->name, pf->name, inst);
-	if (kind == 's')
-		export_csv_field(row->f, s);
-	else if (kind == 'i')
-		fprintf(row->f, "%" PRId64, iv);
-	else
-		out_json_number(row->f, dv);
-	fputc('\n', row->f);
-}
-
-/* Every field and derived value of one instance. */
-static void
-export_csv_inst(const struct export_row *row, const struct node_model *m,
-    const struct minst *mi, const char *inst, uint64_t skip)
-{
-	const struct model_derived	*d;
-	unsigned			 fi;
-	double				 v;
-
-	for (fi = 0; fi < mi->nfields; fi++) {
-		if ((skip & ((uint64_t)1 << fi)) == 0)
-			export_csv_value(row, m, mi, fi, inst);
-	}
-	for (d = model_derived; d->group != NULL; d++) {
-		if (strcmp(d->group, mi->mg->def->name) != 0 ||
-		    !d->fn(m, mi, &v))
-			continue;
-		export_csv_head(row);
-		export_csv_metric(row->f, d->group, d->name, inst);
-		out_json_number(row->f, v);
-		fputc('\n', row->f);
-	}
-}
-
-/* A sample as CSV rows: the node's groups, then each rank. */
-static void
-export_csv_sample(FILE *f, const struct node_model *m)
-{
-	const struct minst	*mi;
-	struct export_row	 row;
-	uint64_t		 skip;
-	unsigned		 g;
-	int			 rank_g, fr, fp, named;
-
-	if (m->schema == NULL)
-		return;
-	memset(&row, 0, sizeof(row));
-	row.f = f;
-	row.time_ms = m->time_ms;
-	row.node = model_name(m);
-	rank_g = model_group_index(m, OUT_RANK_GROUP);
-	for (g = 0; g < m->schema->ngroups; g++) {
-		if ((int)g == rank_g)
-			continue;
-		named = model_group_named(m, g);
-		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext)
-			export_csv_inst(&row, m, mi, named ? mi->name : NULL,
-			    0);
-	}
-	if (rank_g < 0)
-		return;
-	fr = model_field_index(m, (unsigned)rank_g, "rank");
-	fp = model_field_index(m, (unsigned)rank_g, "pid");
-	skip = (fr >= 0 ? (uint64_t)1 << fr : 0) |
-	    (fp >= 0 ? (uint64_t)1 << fp : 0);
-	for (mi = m->gfirst[rank_g]; mi != NULL; mi = mi->gnext) {
-		row.have_rank = fr >= 0 && model_value(mi, (unsigned)fr,
-		    &row.rank);
-		row.have_pid = fp >= 0 && model_value(mi, (unsigned)fp,
-		    &row.pid);
-		export_csv_inst(&row, m, mi, NULL, skip);
-	}
-}
-
 /* The recording's "transport" event ("ssh; skipped: libssh2: ...", as
  * src/main.c writes it) back into the batch record the live run printed. */
 static void
@@ -219,51 +83,483 @@ export_transport(FILE *f, const struct output *out, const char *node,
 	out->transport(f, node, ms, t, skipped);
 }
 
-/* Print one message with a batch output, as the live hooks do. */
-static void
-export_emit(FILE *f, const struct output *out, struct rec_play *p,
-    const struct rec_meta *meta, const struct rec_msg *msg,
-    const struct node_model *job)
-{
-	struct stream	*st;
+/*
+ * How to add a format: write exp-NAME.c with one const struct exp_writer
+ * (begin, sample, note, end), list it here, and give it an option in
+ * export_main.  JSON and text are not writers: they are the live outputs.
+ */
+static const struct {
+	enum export_format	 fmt;
+	enum export_wide	 wide;
+	const struct exp_writer	*w;
+} exp_writers[] = {
+	{ EXPORT_CSV,		EXPORT_TIDY,	&exp_csv_tidy },
+	{ EXPORT_CSV,		EXPORT_WIDE_NODE, &exp_csv_wide },
+	{ EXPORT_CSV,		EXPORT_WIDE_RANK, &exp_csv_wide },
+	{ EXPORT_SQLITE,	EXPORT_TIDY,	&exp_sqlite },
+	{ EXPORT_OPENMETRICS,	EXPORT_TIDY,	&exp_openmetrics },
+};
 
-	st = msg->node != REC_NODE_NONE ? rec_play_stream(p, msg->node) :
-	    NULL;
-	switch (msg->type) {
-	case MSG_SAMPLE:
-		out->sample(f, stream_model(st));
-		break;
-	case MSG_EVENT:
-		out->event(f, stream_model(st), msg->ev);
-		break;
-	case REC_MSG_EVENT:
-		if (strcmp(msg->ev->code, "state") == 0 && st != NULL)
-			out->state(f, meta->nodes[msg->node], msg->time_ms,
-			    msg->ev->text);
-		else if (strcmp(msg->ev->code, "transport") == 0 &&
-		    st != NULL && out->transport != NULL)
-			export_transport(f, out, meta->nodes[msg->node],
-			    msg->time_ms, msg->ev->text);
-		else
-			out->event(f, st != NULL ? stream_model(st) : job,
-			    msg->ev);
-		break;
-	}
+/* The player: the recording, the detector over its samples, the window. */
+struct export_play {
+	struct exp_ctx		 ctx;
+	const struct output	*out;	/* JSON, text, or NULL */
+	const struct exp_writer	*w;
+	struct history		*hist;
+	struct detect		*det;
+	int			 cur;		/* node being printed */
+	uint64_t		 begin_ms, end_ms;
+	uint64_t		 next_job;
+	uint64_t		 interval_ms;
+	char			*jobown;	/* ctx.job when made here */
+	unsigned char		*united;	/* JSON: units record sent */
+};
+
+/* The flags of the record being printed (out_json_set_flags), from the
+ * replayed detector, as main_flags gives them live. */
+static int
+export_flags_of(struct export_play *ep, int node, const struct node_model *m,
+    const struct minst *mi, const char **names, int max)
+{
+	const struct hist_rank	*hr;
+	int64_t			 pid, start, rank;
+
+	if (mi == NULL)
+		return detect_flag_names(detect_node_flags(ep->det, node),
+		    names, max);
+	if (!history_rank_ident(m, mi, &pid, &start, &rank) ||
+	    (hr = history_rank_find(ep->hist, node, pid, start)) == NULL)
+		return 0;
+	return detect_flag_names(detect_rank_flags(hr), names, max);
+}
+
+static int
+export_json_flags(void *arg, const struct node_model *m,
+    const struct minst *mi, const char **names, int max)
+{
+	struct export_play	*ep = arg;
+
+	return export_flags_of(ep, ep->cur, m, mi, names, max);
 }
 
 int
-export_file(const char *path, enum export_format fmt, FILE *f,
-    long long count)
+export_flags(struct exp_ctx *ctx, const struct exp_where *w,
+    const char **names, int max)
 {
-	const struct output	*out = fmt == EXPORT_TEXT ? &out_text :
-				    &out_json;
+	struct export_play	*ep = (struct export_play *)ctx;
+
+	return export_flags_of(ep, w->node, w->m, w->rank, names, max);
+}
+
+static int
+export_json_keep(void *arg, const char *group, const char *field)
+{
+	return exp_fields_match(arg, group, field);
+}
+
+/*
+ * The unit of a value as out_json_value gives it, in buf.  The probe's
+ * unit comes from the wire unchecked: anything but printable ASCII, a
+ * comma, a quote or a backslash becomes '?', so no output's syntax (CSV,
+ * the OpenMetrics HELP line) can be broken by it.
+ */
+static const char *
+export_unit(const struct proto_field *pf, char *buf, size_t len)
+{
+	char	*p;
+
+	buf[0] = '\0';
+	if (pf->kind == PF_STRING)
+		return buf;
+	if (pf->kind == PF_GAUGE) {
+		if (strcmp(pf->unit, "jiffies") == 0)	/* export_walk */
+			snprintf(buf, len, "s");
+		else if (strcmp(pf->unit, "centi") != 0)
+			snprintf(buf, len, "%s", pf->unit);
+	} else if (strcmp(pf->unit, "jiffies") == 0 ||
+	    strcmp(pf->unit, "cpu-jiffies") == 0)
+		snprintf(buf, len, "%%");
+	else if (strcmp(pf->unit, "count") == 0 || pf->unit[0] == '\0')
+		snprintf(buf, len, "/s");
+	else
+		snprintf(buf, len, "%s/s", pf->unit);
+	for (p = buf; *p != '\0'; p++)
+		if (*p <= ' ' || *p > '~' || *p == ',' || *p == '"' ||
+		    *p == '\\')
+			*p = '?';
+	return buf;
+}
+
+/* Units of the derived values (model_derived[] has none). */
+static const struct {
+	const char	*group, *name, *unit;
+} export_derived_units[] = {
+	{ "cpu",	"busy",		"%" },
+	{ "mem",	"used",		"bytes" },
+	{ "rank",	"cputime",	"s" },
+	{ "rank",	"cpu",		"%" },
+	{ "rankmpi",	"share",	"%" },
+};
+
+static const char *
+export_derived_unit(const char *group, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(export_derived_units) /
+	    sizeof(export_derived_units[0]); i++)
+		if (strcmp(export_derived_units[i].group, group) == 0 &&
+		    strcmp(export_derived_units[i].name, name) == 0)
+			return export_derived_units[i].unit;
+	return "";
+}
+
+/* Every kept field and derived value of one instance. */
+static void
+export_walk_inst(struct exp_ctx *ctx, const struct exp_where *w,
+    const struct minst *mi, const char *inst, uint64_t skip,
+    void (*val)(void *, const struct exp_where *, const struct exp_value *),
+    void *arg)
+{
+	const struct mgroup		*mg = mi->mg;
+	const struct model_derived	*d;
+	const struct proto_field	*pf;
+	struct out_json_val		 ov;
+	struct exp_value		 v;
+	char				 ubuf[PROTO_UNIT_MAX + 4];
+	unsigned			 fi;
+
+	v.group = mg->def->name;
+	v.inst = inst;
+	for (fi = 0; fi < mi->nfields; fi++) {
+		pf = &mg->def->fields[fi];
+		if ((skip & ((uint64_t)1 << fi)) != 0 ||
+		    !exp_fields_match(ctx->fields, v.group, pf->name) ||
+		    !out_json_value(w->m, mi, fi, &ov))
+			continue;
+		v.field = pf->name;
+		v.unit = export_unit(pf, ubuf, sizeof(ubuf));
+		v.kind = ov.kind;
+		v.i = ov.i;
+		v.d = ov.d;
+		v.s = ov.s;
+		/* A time in clock ticks since the node's boot (start_time):
+		 * seconds since boot, as the unit says. */
+		if (pf->kind == PF_GAUGE && strcmp(pf->unit, "jiffies") == 0) {
+			if (!w->m->have_hello || w->m->hello.clk_tck == 0)
+				continue;
+			v.kind = 'd';
+			v.d = (double)ov.i / w->m->hello.clk_tck;
+		}
+		val(arg, w, &v);
+	}
+	for (d = model_derived; d->group != NULL; d++) {
+		if (strcmp(d->group, v.group) != 0 ||
+		    !exp_fields_match(ctx->fields, d->group, d->name) ||
+		    !d->fn(w->m, mi, &v.d))
+			continue;
+		v.field = d->name;
+		v.unit = export_derived_unit(d->group, d->name);
+		v.kind = 'd';
+		val(arg, w, &v);
+	}
+}
+
+void
+export_walk(struct exp_ctx *ctx, int node, const struct node_model *m,
+    void (*rec)(void *, const struct exp_where *),
+    void (*val)(void *, const struct exp_where *, const struct exp_value *),
+    void *arg)
+{
+	const struct minst	*mi;
+	struct exp_where	 w;
+	uint64_t		 skip;
+	unsigned		 g;
+	int			 rank_g, fr, fp, named;
+
+	if (m->schema == NULL)
+		return;
+	memset(&w, 0, sizeof(w));
+	w.time_ms = m->time_ms;
+	w.seq = m->seq;
+	w.node = node;
+	w.name = ctx->meta->nodes[node];
+	w.m = m;
+	if (rec != NULL)
+		rec(arg, &w);
+	rank_g = model_group_index(m, OUT_RANK_GROUP);
+	for (g = 0; g < m->schema->ngroups; g++) {
+		if ((int)g == rank_g)
+			continue;
+		named = model_group_named(m, g);
+		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext)
+			export_walk_inst(ctx, &w, mi, named ? mi->name : NULL,
+			    0, val, arg);
+	}
+	if (rank_g < 0)
+		return;
+	fr = model_field_index(m, (unsigned)rank_g, "rank");
+	fp = model_field_index(m, (unsigned)rank_g, "pid");
+	skip = (fr >= 0 ? (uint64_t)1 << fr : 0) |
+	    (fp >= 0 ? (uint64_t)1 << fp : 0);
+	for (mi = m->gfirst[rank_g]; mi != NULL; mi = mi->gnext) {
+		w.rank = mi;
+		w.have_rank = fr >= 0 && model_value(mi, (unsigned)fr,
+		    &w.rank_id);
+		w.have_pid = fp >= 0 && model_value(mi, (unsigned)fp, &w.pid);
+		if (rec != NULL)
+			rec(arg, &w);
+		export_walk_inst(ctx, &w, mi, NULL, skip, val, arg);
+	}
+}
+
+/*
+ * {"time":T,"node":N,"type":"units","units":{"cpu.busy":"%",...}}: the
+ * unit of every key the node's records can carry, as the other formats
+ * give them, once before the node's first record (JSON only).
+ */
+static void
+export_json_units(FILE *f, const struct exp_ctx *ctx, int node,
+    const struct node_model *m)
+{
+	const struct model_derived	*d;
+	const struct mgroup		*mg;
+	const char			*name = ctx->meta->nodes[node];
+	char				 key[2 * PROTO_NAME_MAX + 2];
+	char				 ubuf[PROTO_UNIT_MAX + 4];
+	const char			*u;
+	unsigned			 g, fi;
+	int				 n = 0;
+
+	fputs("{\"time\":", f);
+	out_json_time(f, m->time_ms);
+	fputs(",\"node\":", f);
+	out_json_string(f, name, strlen(name));
+	fputs(",\"type\":\"units\",\"units\":{", f);
+	for (g = 0; g < m->schema->ngroups; g++) {
+		mg = model_group(m, g);
+		for (fi = 0; fi < mg->def->nfields; fi++) {
+			if (mg->def->fields[fi].kind == PF_STRING ||
+			    !exp_fields_match(ctx->fields, mg->def->name,
+			    mg->def->fields[fi].name))
+				continue;
+			snprintf(key, sizeof(key), "%s.%s", mg->def->name,
+			    mg->def->fields[fi].name);
+			fputs(n++ > 0 ? "," : "", f);
+			out_json_string(f, key, strlen(key));
+			fputc(':', f);
+			/* JSON keeps start_time in clock ticks. */
+			if (mg->def->fields[fi].kind == PF_GAUGE && strcmp(
+			    mg->def->fields[fi].unit, "jiffies") == 0)
+				fputs("\"ticks\"", f);
+			else {
+				u = export_unit(&mg->def->fields[fi], ubuf,
+				    sizeof(ubuf));
+				out_json_string(f, u, strlen(u));
+			}
+		}
+		for (d = model_derived; d->group != NULL; d++) {
+			if (strcmp(d->group, mg->def->name) != 0 ||
+			    !exp_fields_match(ctx->fields, d->group, d->name))
+				continue;
+			snprintf(key, sizeof(key), "%s.%s", d->group, d->name);
+			fputs(n++ > 0 ? "," : "", f);
+			out_json_string(f, key, strlen(key));
+			fprintf(f, ":\"%s\"", export_derived_unit(d->group,
+			    d->name));
+		}
+	}
+	fputs("}}\n", f);
+}
+
+/* {"type":"meta",...}: the recording's job, once, first (JSON only). */
+static void
+export_json_meta(FILE *f, const struct exp_ctx *ctx)
+{
+	const struct rec_meta	*meta = ctx->meta;
+	unsigned		 i;
+
+	fputs("{\"time\":", f);
+	out_json_time(f, meta->start_ms);
+	fputs(",\"type\":\"meta\",\"job\":", f);
+	out_json_string(f, ctx->job, strlen(ctx->job));
+	fputs(",\"name\":", f);
+	out_json_string(f, meta->name, strlen(meta->name));
+	fputs(",\"user\":", f);
+	out_json_string(f, meta->user, strlen(meta->user));
+	fputs(",\"host\":", f);
+	out_json_string(f, meta->host, strlen(meta->host));
+	fputs(",\"version\":", f);
+	out_json_string(f, meta->version, strlen(meta->version));
+	fputs(",\"end\":", f);
+	out_json_time(f, ctx->end_ms);
+	fputs(",\"interval\":", f);
+	out_json_number(f, meta->interval_ms / 1000.0);
+	if (meta->ntasks > 0)
+		fprintf(f, ",\"ntasks\":%ld", meta->ntasks);
+	fputs(",\"nodes\":[", f);
+	for (i = 0; i < meta->nnodes; i++) {
+		if (i > 0)
+			fputc(',', f);
+		out_json_string(f, meta->nodes[i], strlen(meta->nodes[i]));
+	}
+	fputs("]}\n", f);
+}
+
+/* Batch mode's job record once per interval of samples, as live. */
+static void
+export_job_tick(struct export_play *ep, FILE *f, uint64_t ms)
+{
+	struct out_job	j;
+	int		i;
+
+	if (ep->ctx.meta->job[0] == '\0' || ms < ep->next_job)
+		return;
+	ep->next_job = ms + ep->interval_ms;
+	memset(&j, 0, sizeof(j));
+	for (i = 0; i < history_nnodes(ep->hist); i++)
+		j.procs += history_nranks(ep->hist, i);
+	j.id = ep->ctx.meta->job;
+	j.ranks = detect_ranks(ep->det);
+	j.ntasks = ep->ctx.meta->ntasks;
+	ep->out->job(f, ms, &j);
+}
+
+/* A monitor event of the recording, for a writer. */
+static void
+export_note(struct export_play *ep, const struct rec_msg *msg,
+    const char *type)
+{
+	struct exp_note	n;
+
+	if (ep->w->note == NULL || msg->time_ms < ep->begin_ms ||
+	    msg->time_ms > ep->end_ms)
+		return;
+	memset(&n, 0, sizeof(n));
+	n.time_ms = msg->type == MSG_EVENT ? msg->ev->time_ms : msg->time_ms;
+	n.node = msg->node != REC_NODE_NONE ? (int)msg->node : -1;
+	n.name = n.node >= 0 ? ep->ctx.meta->nodes[n.node] : NULL;
+	n.type = type;
+	n.level = msg->ev->level;
+	n.code = msg->ev->code;
+	n.text = msg->ev->text;
+	ep->w->note(&ep->ctx, &n);
+}
+
+/* One message: into the detector, then out through the format. */
+static void
+export_emit(struct export_play *ep, struct rec_play *p,
+    const struct rec_msg *msg, const struct node_model *job)
+{
+	const struct rec_meta	*meta = ep->ctx.meta;
+	const struct output	*out = ep->out;
+	FILE			*f = ep->ctx.f;
+	struct stream		*st;
+	const struct node_model	*m = NULL;
+	const struct proto_event *ev = msg->ev;
+	int			 in;
+
+	st = msg->node != REC_NODE_NONE ? rec_play_stream(p, msg->node) :
+	    NULL;
+	if (st != NULL)
+		m = stream_model(st);
+	ep->cur = (int)msg->node;
+	if (msg->type == MSG_SAMPLE) {
+		history_node_sample(ep->hist, (int)msg->node, m, msg->time_ms);
+		detect_node_sample(ep->det, (int)msg->node, m, m->time_ms);
+		in = m->time_ms >= ep->begin_ms && m->time_ms <= ep->end_ms;
+		if (!in)
+			return;
+		if (out != NULL) {
+			if (out == &out_json && ep->united != NULL &&
+			    !ep->united[msg->node]) {
+				ep->united[msg->node] = 1;
+				export_json_units(f, &ep->ctx, (int)msg->node,
+				    m);
+			}
+			out->sample(f, m);
+			export_job_tick(ep, f, m->time_ms);
+		} else
+			ep->w->sample(&ep->ctx, (int)msg->node, m);
+		return;
+	}
+	if (msg->type == REC_MSG_EVENT && st != NULL &&
+	    strcmp(ev->code, "state") == 0)
+		detect_node_state(ep->det, (int)msg->node,
+		    meta->nodes[msg->node], strncmp(ev->text, "lost", 4) == 0,
+		    ev->text, msg->time_ms);
+	if (msg->type != MSG_EVENT && msg->type != REC_MSG_EVENT)
+		return;
+	if (out == NULL) {
+		export_note(ep, msg, msg->type == MSG_EVENT ? "event" :
+		    st != NULL && strcmp(ev->code, "state") == 0 ? "state" :
+		    st != NULL && strcmp(ev->code, "transport") == 0 ?
+		    "transport" : st == NULL && strcmp(ev->code, "job") == 0 ?
+		    "job" : "event");
+		return;
+	}
+	in = msg->time_ms >= ep->begin_ms && msg->time_ms <= ep->end_ms;
+	if (!in)
+		return;
+	if (msg->type == MSG_EVENT)
+		out->event(f, m, ev);
+	else if (strcmp(ev->code, "state") == 0 && st != NULL)
+		out->state(f, meta->nodes[msg->node], msg->time_ms, ev->text);
+	else if (strcmp(ev->code, "transport") == 0 && st != NULL &&
+	    out->transport != NULL)
+		export_transport(f, out, meta->nodes[msg->node], msg->time_ms,
+		    ev->text);
+	else
+		out->event(f, m != NULL ? m : job, ev);
+}
+
+/* The window and the fields from the options: 0, or 1 after an error. */
+static int
+export_select(struct export_play *ep, const struct export_opts *o)
+{
+	char	err[256];
+
+	ep->begin_ms = 0;
+	ep->end_ms = UINT64_MAX;
+	if (o->begin != NULL && exp_time_parse(o->begin, ep->ctx.start_ms,
+	    ep->ctx.end_ms, &ep->begin_ms, err, sizeof(err)) != 0) {
+		log_error("export: --begin: %s", err);
+		return 1;
+	}
+	if (o->end != NULL && exp_time_parse(o->end, ep->ctx.start_ms,
+	    ep->ctx.end_ms, &ep->end_ms, err, sizeof(err)) != 0) {
+		log_error("export: --end: %s", err);
+		return 1;
+	}
+	if (ep->begin_ms > ep->end_ms) {
+		log_error("export: --begin is after --end");
+		return 1;
+	}
+	if (o->fields != NULL &&
+	    (ep->ctx.fields = exp_fields_parse(o->fields, err, sizeof(err))) ==
+	    NULL) {
+		log_error("export: %s", err);
+		return 1;
+	}
+	return 0;
+}
+
+/* One pass over the recording. */
+static int
+export_pass(const char *path, struct export_play *ep, int *opened)
+{
+	const struct export_opts *o = ep->ctx.o;
 	struct rec_reader	*rd;
 	struct rec_play		*p;
 	struct rec_msg		 msg;
 	struct node_model	 job;
 	const struct rec_meta	*meta;
+	struct detect_conf	 dconf;
 	uint64_t		*samples;
-	char			 err[256];
+	long long		 count = o->count;
+	char			 err[256], start[32];
+	time_t			 t;
+	struct tm		 tm;
 	int			 rc, ret = 0;
 
 	if (rec_reader_open(path, &rd, err, sizeof(err)) != 0) {
@@ -271,46 +567,163 @@ export_file(const char *path, enum export_format fmt, FILE *f,
 		return 1;
 	}
 	meta = rec_reader_meta(rd);
+	ep->ctx.meta = meta;
+	ep->ctx.start_ms = meta->start_ms;
+	ep->ctx.end_ms = rec_reader_end_ms(rd);
+	if (ep->ctx.end_ms < meta->start_ms)
+		ep->ctx.end_ms = meta->start_ms;
+	ep->interval_ms = meta->interval_ms != 0 ? meta->interval_ms : 1000;
+	ep->next_job = 0;
+	if (meta->job[0] != '\0')
+		ep->ctx.job = meta->job;
+	else {
+		/* A session of -w nodes: its first node and start, as the
+		 * recording is named. */
+		t = (time_t)(meta->start_ms / 1000);
+		gmtime_r(&t, &tm);
+		strftime(start, sizeof(start), "%Y%m%dT%H%M%SZ", &tm);
+		ep->jobown = xasprintf("%s-%s", meta->nnodes > 0 ?
+		    meta->nodes[0] : "nodes", start);
+		ep->ctx.job = ep->jobown;
+	}
+	if (!*opened) {
+		if (export_select(ep, o) != 0 || (ep->w != NULL &&
+		    ep->w->begin != NULL && ep->w->begin(&ep->ctx) != 0)) {
+			free(ep->jobown);
+			ep->jobown = NULL;
+			rec_reader_free(rd);
+			return 1;
+		}
+		*opened = 1;
+	}
 	p = rec_play_new(rd);
 	samples = xcalloc(meta->nnodes + 1, sizeof(*samples));
+	ep->united = xcalloc(meta->nnodes + 1, 1);
 	model_init(&job, meta->job[0] != '\0' ? meta->job : "job");
+	model_fix_name(&job);
+	ep->hist = history_new();
+	history_resize(ep->hist, (int)meta->nnodes);
+	detect_conf_default(&dconf);
+	dconf.ranks = meta->job[0] != '\0';
+	dconf.ntasks = meta->ntasks;
+	/* The recorded events are printed; the detector only flags. */
+	ep->det = detect_new(ep->hist, &dconf, NULL, NULL);
+	ep->ctx.hist = ep->hist;
+	ep->ctx.det = ep->det;
+	if (ep->out == &out_json) {
+		out_json_set_flags(export_json_flags, ep);
+		if (ep->ctx.fields != NULL)
+			out_json_set_keep(export_json_keep, ep->ctx.fields);
+		if (ep->ctx.pass == 0)
+			export_json_meta(ep->ctx.f, &ep->ctx);
+	}
 	/* What the live run printed: it stopped each node after -n. */
 	if (count == 0)
 		count = (long long)meta->count;
-	model_fix_name(&job);
-	if (fmt == EXPORT_CSV)
-		fputs("time,node,rank,pid,metric,value\n", f);
 	while ((rc = rec_play_next(p, &msg)) > 0) {
 		if (msg.type == MSG_SAMPLE && count > 0 &&
 		    ++samples[msg.node] > (uint64_t)count)
 			continue;
-		if (fmt == EXPORT_CSV) {
-			if (msg.type == MSG_SAMPLE)
-				export_csv_sample(f, stream_model(
-				    rec_play_stream(p, msg.node)));
-		} else
-			export_emit(f, out, p, meta, &msg, &job);
-		if (ferror(f) || outfile_interrupted())
+		if (msg.type == REC_MSG_EVENT && msg.node == REC_NODE_NONE &&
+		    strcmp(msg.ev->code, "job") == 0 && ep->out != NULL &&
+		    meta->job[0] != '\0') {
+			/* The job ended: live prints its final record. */
+			struct out_job	j = { meta->job, -1, -1, -1,
+			    msg.ev->text };
+
+			if (msg.time_ms >= ep->begin_ms &&
+			    msg.time_ms <= ep->end_ms)
+				ep->out->job(ep->ctx.f, msg.time_ms, &j);
+			continue;
+		}
+		export_emit(ep, p, &msg, &job);
+		if ((ep->ctx.f != NULL && ferror(ep->ctx.f)) ||
+		    outfile_interrupted())
 			break;
 	}
-	if (fflush(f) != 0 || ferror(f)) {
+	out_json_set_flags(NULL, NULL);
+	out_json_set_keep(NULL, NULL);
+	if (rc == 0 && outfile_interrupted()) {
+		log_error("export: interrupted");
+		ret = 1;
+	}
+	if (ep->ctx.f != NULL && (fflush(ep->ctx.f) != 0 ||
+	    ferror(ep->ctx.f))) {
 		if (errno != EPIPE)
 			log_error("writing the records: %s", strerror(errno));
 		ret = 1;
 	} else if (rc < 0) {
 		log_error("%s: %s (%s)", path, rec_reader_error(rd),
-		    f == stdout ? "the records before it were written" :
+		    ep->ctx.f == stdout ? "the records before it were written" :
 		    "nothing written");
 		ret = 1;
-	} else if (rec_reader_warning(rd) != NULL)
+	} else if (rec_reader_warning(rd) != NULL && ep->ctx.pass == 0)
 		log_error("%s: %s: the recording was not closed (its monitor "
 		    "was killed?); read up to there", path,
 		    rec_reader_warning(rd));
+	detect_free(ep->det);
+	history_free(ep->hist);
+	ep->det = NULL;
+	ep->hist = NULL;
 	model_free(&job);
 	free(samples);
+	free(ep->united);
+	ep->united = NULL;
 	rec_play_free(p);
+	free(ep->jobown);
+	ep->jobown = NULL;
+	ep->ctx.job = NULL;
 	rec_reader_free(rd);
+	ep->ctx.meta = NULL;
 	return ret;
+}
+
+int
+export_run(const char *path, const struct export_opts *o, FILE *f)
+{
+	struct export_play	 ep;
+	size_t			 i;
+	unsigned		 passes = 1;
+	int			 opened = 0, ret = 0;
+
+	memset(&ep, 0, sizeof(ep));
+	ep.ctx.f = f;
+	ep.ctx.o = o;
+	if (o->fmt == EXPORT_JSON)
+		ep.out = &out_json;
+	else if (o->fmt == EXPORT_TEXT)
+		ep.out = &out_text;
+	else {
+		for (i = 0; i < sizeof(exp_writers) / sizeof(exp_writers[0]);
+		    i++)
+			if (exp_writers[i].fmt == o->fmt &&
+			    exp_writers[i].wide == o->wide)
+				ep.w = exp_writers[i].w;
+		if (ep.w == NULL)
+			fatal("export: no writer for format %d", (int)o->fmt);
+		passes = ep.w->passes;
+	}
+	for (ep.ctx.pass = 0; ep.ctx.pass < passes && ret == 0;
+	    ep.ctx.pass++)
+		ret = export_pass(path, &ep, &opened);
+	/* end() sees the meta no more: writers keep what they need. */
+	if (ep.w != NULL && opened && ep.w->end != NULL &&
+	    ep.w->end(&ep.ctx, ret) != 0)
+		ret = 1;
+	exp_fields_free(ep.ctx.fields);
+	return ret;
+}
+
+int
+export_file(const char *path, enum export_format fmt, FILE *f,
+    long long count)
+{
+	struct export_opts	o;
+
+	memset(&o, 0, sizeof(o));
+	o.fmt = fmt;
+	o.count = count;
+	return export_run(path, &o, f);
 }
 
 /*
@@ -319,7 +732,7 @@ export_file(const char *path, enum export_format fmt, FILE *f,
  * recording, a full disk, a signal) leaves OUT as it was.
  */
 static int
-export_to(const char *path, enum export_format fmt, const char *outpath)
+export_to(const char *path, const struct export_opts *o, const char *outpath)
 {
 	struct outfile	 of;
 	char		 err[PATH_MAX + 128];
@@ -337,7 +750,7 @@ export_to(const char *path, enum export_format fmt, const char *outpath)
 	}
 	if ((f = fdopen(of.fd, "w")) == NULL)
 		fatal("fdopen: %s", strerror(errno));
-	rc = export_file(path, fmt, f, 0);
+	rc = export_run(path, o, f);
 	if (fclose(f) != 0 && rc == 0) {
 		log_error("export: %s: %s", outpath, strerror(errno));
 		rc = 1;
@@ -348,33 +761,91 @@ export_to(const char *path, enum export_format fmt, const char *outpath)
 static void
 export_usage(FILE *f)
 {
-	fprintf(f, "usage: jobtop export FILE [--csv | --json] [-o OUT]\n");
+	fprintf(f,
+"usage: jobtop export FILE [--json | --csv [--wide[=node|rank]] |\n"
+"                           --sqlite DB | --openmetrics]\n"
+"                          [--begin T] [--end T] [--fields LIST] [-o OUT]\n"
+"  --json         newline-delimited JSON records (NDJSON), as --json live\n"
+"  --csv          tidy CSV: record,job,time,seq,node,rank,pid,metric,\n"
+"                 instance,value,unit,text (value is always a number)\n"
+"  --wide[=node|rank]  CSV with a row per node (or rank) sample and a\n"
+"                 column per metric\n"
+"  --sqlite DB    into an SQLite database (tables job, nodes, samples,\n"
+"                 ranks, events, flags); other jobs already there stay\n"
+"  --openmetrics  OpenMetrics text for promtool tsdb create-blocks-from\n"
+"  --begin T, --end T  a window: +5m from the start, -10m before the end,\n"
+"                 12:30[:00], 2026-11-25T12:30:00Z or @UNIXSECONDS\n"
+"  --fields LIST  metrics to keep: comma-separated globs (cpu.*,rank.cpu)\n"
+"  -o OUT         write OUT (replaced only once complete); - is stdout\n");
 }
 
 int
 export_main(int argc, char **argv)
 {
-	enum { OPT_CSV = 256, OPT_JSON, OPT_HELP };
+	enum { OPT_CSV = 256, OPT_JSON, OPT_SQLITE, OPT_OM, OPT_WIDE,
+	    OPT_BEGIN, OPT_END, OPT_FIELDS };
 	static const struct option longopts[] = {
 		{ "csv",	no_argument,		NULL, OPT_CSV },
 		{ "json",	no_argument,		NULL, OPT_JSON },
+		{ "sqlite",	required_argument,	NULL, OPT_SQLITE },
+		{ "openmetrics", no_argument,		NULL, OPT_OM },
+		{ "wide",	optional_argument,	NULL, OPT_WIDE },
+		{ "begin",	required_argument,	NULL, OPT_BEGIN },
+		{ "end",	required_argument,	NULL, OPT_END },
+		{ "fields",	required_argument,	NULL, OPT_FIELDS },
 		{ "output",	required_argument,	NULL, 'o' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
-	enum export_format	 fmt = EXPORT_JSON;
+	struct export_opts	 o;
+	static const char	*export_fmt_names[] = {
+		"--csv", "--json", "--sqlite", "--openmetrics"
+	};
 	const char		*outpath = NULL;
-	int			 ch;
+	int			 ch, fmtch = 0, nfmt = 0;
 
+	memset(&o, 0, sizeof(o));
+	o.fmt = EXPORT_JSON;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case OPT_CSV:
-			fmt = EXPORT_CSV;
-			break;
 		case OPT_JSON:
-			fmt = EXPORT_JSON;
+		case OPT_SQLITE:
+		case OPT_OM:
+			if (nfmt++ > 0 && fmtch != ch) {
+				log_error("export: give one format (%s and "
+				    "%s)", export_fmt_names[fmtch - OPT_CSV],
+				    export_fmt_names[ch - OPT_CSV]);
+				return 2;
+			}
+			fmtch = ch;
+			o.fmt = ch == OPT_CSV ? EXPORT_CSV : ch == OPT_JSON ?
+			    EXPORT_JSON : ch == OPT_SQLITE ? EXPORT_SQLITE :
+			    EXPORT_OPENMETRICS;
+			if (ch == OPT_SQLITE)
+				o.sqlite = optarg;
+			break;
+		case OPT_WIDE:
+			if (optarg == NULL || strcmp(optarg, "node") == 0)
+				o.wide = EXPORT_WIDE_NODE;
+			else if (strcmp(optarg, "rank") == 0)
+				o.wide = EXPORT_WIDE_RANK;
+			else {
+				log_error("export: --wide=%s: give node or "
+				    "rank", optarg);
+				return 2;
+			}
+			break;
+		case OPT_BEGIN:
+			o.begin = optarg;
+			break;
+		case OPT_END:
+			o.end = optarg;
+			break;
+		case OPT_FIELDS:
+			o.fields = optarg;
 			break;
 		case 'o':
 			outpath = optarg;
@@ -394,10 +865,29 @@ export_main(int argc, char **argv)
 	}
 	if (argc - optind != 1) {
 		log_error("export: give one recording (jobtop export FILE "
-		    "[--csv|--json] [-o OUT])");
+		    "[--json|--csv|--sqlite DB|--openmetrics] [-o OUT])");
 		return 2;
 	}
+	if (o.wide != EXPORT_TIDY) {
+		if (nfmt > 0 && o.fmt != EXPORT_CSV) {
+			log_error("export: --wide is a CSV layout");
+			return 2;
+		}
+		o.fmt = EXPORT_CSV;
+	}
+	if (o.fmt == EXPORT_SQLITE) {
+		if (outpath != NULL) {
+			log_error("export: --sqlite DB is the output: no -o");
+			return 2;
+		}
+		if (outfile_same(argv[optind], o.sqlite)) {
+			log_error("export: %s is the recording itself: give "
+			    "another database", o.sqlite);
+			return 1;
+		}
+		return export_run(argv[optind], &o, NULL);
+	}
 	if (outpath == NULL || strcmp(outpath, "-") == 0)
-		return export_file(argv[optind], fmt, stdout, 0);
-	return export_to(argv[optind], fmt, outpath);
+		return export_run(argv[optind], &o, stdout);
+	return export_to(argv[optind], &o, outpath);
 }

@@ -1,21 +1,42 @@
 /*
- * export: a recording played back into records.  The same outputs as live
- * batch mode (JSON records through out_json, or text), so a replay prints
- * what the live run printed; or CSV with one row per time, node, rank and
- * metric.  The functions print their errors (one line on stderr) and
- * return an exit status for main.
+ * export: a recording played back into records.  JSON and text go
+ * through the live batch outputs (out_json, out_text), with the detector
+ * run again over the replayed samples so the records carry the flags the
+ * live run printed; CSV (tidy or wide), SQLite and OpenMetrics are
+ * writers (exp-*.c) over one walk of every value, whose values and units
+ * are out_json_value's.  The functions print their errors (one line on
+ * stderr) and return an exit status for main.
  */
 #ifndef JOBTOP_EXPORT_H
 #define JOBTOP_EXPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "out.h"
+#include "rec.h"
 
 enum export_format {
 	EXPORT_JSON,
 	EXPORT_TEXT,
 	EXPORT_CSV,
+	EXPORT_SQLITE,
+	EXPORT_OPENMETRICS,
+};
+
+enum export_wide {
+	EXPORT_TIDY = 0,
+	EXPORT_WIDE_NODE,	/* a row per node sample */
+	EXPORT_WIDE_RANK,	/* a row per rank sample */
+};
+
+struct export_opts {
+	enum export_format fmt;
+	enum export_wide wide;		/* CSV only */
+	const char	*begin, *end;	/* exp-sel.h times, or NULL */
+	const char	*fields;	/* --fields list, or NULL */
+	const char	*sqlite;	/* the database (EXPORT_SQLITE) */
+	long long	 count;		/* -n; 0: as the live run showed */
 };
 
 /*
@@ -26,7 +47,95 @@ enum export_format {
  * last whole block with a warning line and is not an error.
  */
 int	 export_file(const char *, enum export_format, FILE *, long long);
-/* `jobtop export FILE [--csv|--json] [-o OUT]`: argv[0] is "export". */
+/* The same with every option. */
+int	 export_run(const char *, const struct export_opts *, FILE *);
+/* `jobtop export FILE [options]`: argv[0] is "export". */
 int	 export_main(int, char **);
+
+/*
+ * For the writers (exp-*.c).  A writer is one const descriptor listed in
+ * export.c's exp_writers[]; export.c plays the recording, keeps the
+ * window and the fields, and hands each writer what it keeps.
+ */
+struct exp_fields;
+struct exp_ctx {
+	FILE			*f;
+	const struct export_opts *o;
+	const struct rec_meta	*meta;
+	const char		*job;		/* job id, or "NODE-START" */
+	uint64_t		 start_ms, end_ms;	/* the recording */
+	struct exp_fields	*fields;
+	unsigned		 pass;		/* of the writer's passes */
+	void			*priv;		/* the writer's */
+	/* The player's; export_flags reads them. */
+	void			*det, *hist;
+};
+
+/* Where a value belongs: a node record, or one of its ranks. */
+struct exp_where {
+	uint64_t		 time_ms;
+	uint64_t		 seq;
+	int			 node;		/* index in meta->nodes */
+	const char		*name;		/* the node's */
+	const struct node_model	*m;
+	const struct minst	*rank;		/* NULL: the node record */
+	int			 have_rank, have_pid;
+	int64_t			 rank_id, pid;
+};
+
+/* One value: metric "group.field", instance name (NULL for node-wide
+ * groups and ranks), the unit after conversion, and the value. */
+struct exp_value {
+	const char		*group, *field;
+	const char		*inst;
+	const char		*unit;
+	int			 kind;		/* 'i', 'd' or 's' */
+	int64_t			 i;
+	double			 d;
+	const char		*s;
+};
+
+/* Something that happened: a probe's or the monitor's event, a node's
+ * state or transport, the job's end. */
+struct exp_note {
+	uint64_t		 time_ms;
+	int			 node;		/* -1: the job */
+	const char		*name;		/* the node's, or NULL */
+	const char		*type;		/* "event", "state", ... */
+	int			 level;		/* EV_* */
+	const char		*code;
+	const char		*text;
+};
+
+struct exp_writer {
+	const char	*name;
+	unsigned	 passes;	/* 2: a first pass to learn columns */
+	/* Before anything: 0, or 1 after an error line. */
+	int		(*begin)(struct exp_ctx *);
+	/* A node's sample inside the window. */
+	void		(*sample)(struct exp_ctx *, int,
+			    const struct node_model *);
+	void		(*note)(struct exp_ctx *, const struct exp_note *);
+	/* After the last (failed: an error came before): 0 or 1. */
+	int		(*end)(struct exp_ctx *, int);
+};
+
+extern const struct exp_writer exp_csv_tidy;
+extern const struct exp_writer exp_csv_wide;
+extern const struct exp_writer exp_sqlite;
+extern const struct exp_writer exp_openmetrics;
+
+/* Every kept value of a sample: rec for the node record and each rank
+ * (before their values; may be NULL), val for each value. */
+void	 export_walk(struct exp_ctx *, int, const struct node_model *,
+	    void (*)(void *, const struct exp_where *),
+	    void (*)(void *, const struct exp_where *,
+	    const struct exp_value *), void *);
+/* The detectors' flags of the node record (rank NULL) or a rank of the
+ * sample being written: names into names[], how many. */
+int	 export_flags(struct exp_ctx *, const struct exp_where *,
+	    const char **, int);
+/* A CSV field, quoted when it must be, formulas defused. */
+void	 export_csv_field(FILE *, const char *);
 
 #endif

@@ -16,13 +16,6 @@
 #include "out.h"
 #include "out-json.h"
 
-/* One value ready to print. */
-struct out_json_val {
-	int		 kind;		/* 'i' int, 'd' double, 's' string */
-	int64_t		 i;
-	double		 d;
-	const char	*s;
-};
 
 /* Length of the valid UTF-8 sequence at p (at most n bytes), or 0; its
  * code point in *cpp. */
@@ -235,9 +228,26 @@ out_json_flags(FILE *f, const struct node_model *m, const struct minst *mi)
 	fputc(']', f);
 }
 
-/* A field's value as the user sees it; 0 when absent. */
+static int	(*out_json_keep_fn)(void *, const char *, const char *);
+static void	*out_json_keep_arg;
+
+void
+out_json_set_keep(int (*fn)(void *, const char *, const char *), void *arg)
+{
+	out_json_keep_fn = fn;
+	out_json_keep_arg = arg;
+}
+
+/* Is group.field printed (export --fields)? */
 static int
-out_json_get(const struct node_model *m, const struct minst *mi, unsigned f,
+out_json_keep(const char *group, const char *field)
+{
+	return out_json_keep_fn == NULL ||
+	    out_json_keep_fn(out_json_keep_arg, group, field);
+}
+
+int
+out_json_value(const struct node_model *m, const struct minst *mi, unsigned f,
     struct out_json_val *v)
 {
 	const struct proto_field	*pf = &mi->mg->def->fields[f];
@@ -322,8 +332,10 @@ out_json_named_group(FILE *f, const struct node_model *m, unsigned g)
 
 	for (fi = 0; fi < mg->def->nfields; fi++) {
 		open = 0;
+		if (!out_json_keep(mg->def->name, mg->def->fields[fi].name))
+			continue;
 		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-			if (!out_json_get(m, mi, fi, &v))
+			if (!out_json_value(m, mi, fi, &v))
 				continue;
 			if (!open)
 				out_json_key2(f, mg->def->name,
@@ -338,7 +350,8 @@ out_json_named_group(FILE *f, const struct node_model *m, unsigned g)
 			fputc('}', f);
 	}
 	for (d = model_derived; d->group != NULL; d++) {
-		if (strcmp(d->group, mg->def->name) != 0)
+		if (strcmp(d->group, mg->def->name) != 0 ||
+		    !out_json_keep(d->group, d->name))
 			continue;
 		open = 0;
 		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
@@ -372,13 +385,15 @@ out_json_plain(FILE *f, const struct node_model *m, const struct minst *mi,
 
 	for (fi = 0; fi < mg->def->nfields; fi++) {
 		if ((skip & ((uint64_t)1 << fi)) != 0 ||
-		    !out_json_get(m, mi, fi, &v))
+		    !out_json_keep(mg->def->name, mg->def->fields[fi].name) ||
+		    !out_json_value(m, mi, fi, &v))
 			continue;
 		out_json_key2(f, prefix, mg->def->fields[fi].name);
 		out_json_put(f, &v);
 	}
 	for (d = model_derived; d->group != NULL; d++) {
-		if (strcmp(d->group, mg->def->name) == 0 && d->fn(m, mi, &x)) {
+		if (strcmp(d->group, mg->def->name) == 0 &&
+		    out_json_keep(d->group, d->name) && d->fn(m, mi, &x)) {
 			out_json_key2(f, prefix, d->name);
 			out_json_number(f, x);
 		}
@@ -400,7 +415,7 @@ out_json_rank(FILE *f, const struct node_model *m, const struct minst *mi)
 		if ((fi = model_field_index(m, mi->group, lead[i])) < 0)
 			continue;
 		skip |= (uint64_t)1 << fi;
-		if (!out_json_get(m, mi, (unsigned)fi, &v))
+		if (!out_json_value(m, mi, (unsigned)fi, &v))
 			continue;
 		fprintf(f, ",\"%s\":", lead[i]);
 		out_json_put(f, &v);

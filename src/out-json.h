@@ -31,4 +31,26 @@ struct minst;
 void	out_json_set_flags(int (*)(void *, const struct node_model *,
 	    const struct minst *, const char **, int), void *);
 
+/*
+ * A filter of keys (export --fields): once set, a node or rank key
+ * "group.field" is printed only when the hook returns non-zero; a rank
+ * record's rank, pid and state always are.  NULL removes it.
+ */
+void	out_json_set_keep(int (*)(void *, const char *, const char *),
+	    void *);
+
+/*
+ * One value as the records show it (and every export writes it): strings
+ * as they are, gauges as integers ("centi" ones / 100 as doubles),
+ * counters as rates and the rest through model_metric.  0 when absent.
+ */
+struct out_json_val {
+	int		 kind;		/* 'i' int, 'd' double, 's' string */
+	int64_t		 i;
+	double		 d;
+	const char	*s;
+};
+int	out_json_value(const struct node_model *, const struct minst *,
+	    unsigned, struct out_json_val *);
+
 #endif

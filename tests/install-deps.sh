@@ -9,7 +9,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	build-essential gcc clang make pkg-config musl-tools \
-	libncurses-dev libssh2-1-dev libpcre2-dev \
+	libncurses-dev libssh2-1-dev libpcre2-dev libsqlite3-dev \
 	libclang-rt-14-dev llvm \
 	openssh-server openssh-client slurm-wlm slurm-client munge \
 	clustershell pdsh tmux iproute2 procps psmisc util-linux \
@@ -18,6 +18,10 @@ apt-get install -y -qq --no-install-recommends \
 	postgresql oar-server oar-server-pgsql oar-user oar-user-pgsql oar-node \
 	libyaml-perl libjson-perl \
 	>/dev/null
+# Exports (tests/regress/export-formats.sh): the tools each format is
+# for read it: sqlite3, promtool (Debian's prometheus package), pandas.
+apt-get install -y -qq --no-install-recommends \
+	sqlite3 prometheus python3-pandas >/dev/null
 # MPI lab tests (tests/lab/test-mpi-*.sh): MPICH and Open MPI with their
 # compilers, to build tests/lab/mpi/mpiload.c and run it under their
 # launchers.

@@ -170,7 +170,7 @@ for um in 022 077; do
 		fail "export mode $(mode "$tmp/o/out.csv") with umask $um"
 	[ "$(mode "$tmp/o/r.html")" = "$want" ] ||
 		fail "report mode $(mode "$tmp/o/r.html") with umask $um"
-	head -1 "$tmp/o/out.csv" | grep -q '^time,node,rank,pid,metric,value' ||
+	head -1 "$tmp/o/out.csv" | grep -q '^record,job,time,seq,node,' ||
 		fail "export did not write the CSV"
 	grep -q '<html' "$tmp/o/r.html" || fail "report did not write the page"
 	only_files "$tmp/o" out.csv r.html
@@ -204,7 +204,7 @@ if [ -x "$TESTBIN/test-rec" ]; then
 	wait $xpid
 	rc=$?
 	[ $rc -eq 143 ] || fail "interrupted export: exit status $rc"
-	head -1 "$tmp/o/out.csv" | grep -q '^time,node' ||
+	head -1 "$tmp/o/out.csv" | grep -q '^record,job,time' ||
 		fail "an interrupted export changed the old output"
 	only_files "$tmp/o" out.csv r.html
 fi
@@ -301,21 +301,23 @@ JOBTOP_PROBE=$tmp/probe timeout 60 "$JOBTOP" -w localhost -b --json -n 3 \
 python3 - "$tmp/x.csv" <<'PY' || exit 1
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
-body = rows[1:]
-comm = {r[3]: r[5] for r in body if r[4] == "rank.comm"}
+head = rows[0]
+body = [dict(zip(head, r)) for r in rows[1:]]
+comm = {r["pid"]: r["text"] for r in body if r["metric"] == "rank.comm"}
 want = {"3001": "'=1+2", "3002": "'@SUM(A1)", "3003": "'-2,x"}
 for pid, v in want.items():
     if comm.get(pid) != v:
         print("FAIL: pid %s comm %r, want %r" % (pid, comm.get(pid), v))
         sys.exit(1)
-bad = [r for r in body if r[5][:1] in ("=", "+", "@", "\t", "\r") or
-       (r[5][:1] == "-" and not r[5][1:2].isdigit())]
+bad = [r for r in body for k in ("text", "value") if r[k][:1] in
+       ("=", "+", "@", "\t", "\r") or
+       (r[k][:1] == "-" and not r[k][1:2].isdigit())]
 if bad:
     print("FAIL: formula-like fields left: %r" % bad[:3])
     sys.exit(1)
-nums = [r for r in body if r[4] in ("mem.total", "rank.rss", "cpu.busy")]
+nums = [r for r in body if r["metric"] in ("mem.total", "rank.rss", "cpu.busy")]
 try:
-    [float(r[5]) for r in nums]
+    [float(r["value"]) for r in nums]
 except ValueError as e:
     print("FAIL: a number is not a number: %s" % e)
     sys.exit(1)

@@ -72,30 +72,35 @@ for kind in ("node", "rank", "state"):
         fail("%d live %s records, %d replayed" % (len(a), kind, len(b)))
 
 rows = list(csv.reader(open(sys.argv[3])))
-if rows[0] != ["time", "node", "rank", "pid", "metric", "value"]:
+head = ["record", "job", "time", "seq", "node", "rank", "pid", "metric",
+        "instance", "value", "unit", "text"]
+if rows[0] != head:
     fail("csv header %r" % rows[0])
-body = rows[1:]
-if any(len(r) != 6 for r in body):
-    fail("a csv row without 6 columns")
+if any(len(r) != len(head) for r in rows[1:]):
+    fail("a csv row without %d columns" % len(head))
+body = [dict(zip(head, r)) for r in rows[1:] if r[0] == "sample"]
 nodes = [r for r in live if r["type"] == "node"]
 times = {"%.3f" % r["time"] for r in nodes}
-if {r[0] for r in body} != times:
-    fail("csv times %r, want %r" % (sorted({r[0] for r in body}),
+if {r["time"] for r in body} != times:
+    fail("csv times %r, want %r" % (sorted({r["time"] for r in body}),
                                      sorted(times)))
 def rows_of(metric):
-    return [r for r in body if r[4] == metric]
+    return [r for r in body if r["metric"] == metric]
 mt = rows_of("mem.total")
-if len(mt) != 5 or int(mt[0][5]) != nodes[0]["mem.total"]:
+if len(mt) != 5 or int(mt[0]["value"]) != nodes[0]["mem.total"] or \
+        mt[0]["unit"] != "bytes":
     fail("mem.total rows %r" % mt[:2])
 busy = rows_of("cpu.busy")
-if len(busy) != 4 or abs(float(busy[-1][5]) - nodes[-1]["cpu.busy"]) > 0.001:
+if len(busy) != 4 or \
+        abs(float(busy[-1]["value"]) - nodes[-1]["cpu.busy"]) > 0.001:
     fail("cpu.busy rows %r (want 4: no rate on the first sample)" % busy)
-if not any(r[4].startswith("core.idle[") for r in body):
-    fail("no core.idle[N] rows")
-ranks = [r for r in body if r[4].startswith("rank.")]
-if ranks and not all(r[3] for r in ranks):
+if not any(r["metric"] == "core.idle" and r["instance"] for r in body):
+    fail("no core.idle rows with an instance")
+ranks = [r for r in body if r["metric"].startswith("rank.")]
+if ranks and not all(r["pid"] for r in ranks):
     fail("a rank row without a pid")
-if any(r[2] or r[3] for r in body if not r[4].startswith("rank.")):
+if any(r["rank"] or r["pid"] for r in body
+       if not r["metric"].startswith("rank.")):
     fail("a node row with a rank or pid")
 print("%d node records replayed, %d csv rows" % (len(nodes), len(body)))
 PY

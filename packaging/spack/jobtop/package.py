@@ -55,6 +55,7 @@ class Jobtop(MakefilePackage):
     depends_on("ncurses")
     depends_on("libssh2")
     depends_on("pcre2")
+    depends_on("sqlite")  # export --sqlite
 
     def _probe_args(self):
         libc = self.spec.variants["probe_libc"].value
