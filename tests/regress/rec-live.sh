@@ -107,11 +107,13 @@ PY
 
 # kill -9 in the middle (once it printed 8 samples, about 2 s): every
 # sample it printed plays back.
+: >"$tmp/klive"	# the loop below may look before the child opened it
 "$JOBTOP" -w localhost -b --json -d 0.25 -o "$tmp/k.jtr" >"$tmp/klive" \
     2>/dev/null &
 pid=$!
 i=0
-while [ "$(grep -c '"type":"node"' "$tmp/klive")" -lt 8 ] && [ $i -lt 300 ]; do
+while [ "$(grep -c '"type":"node"' "$tmp/klive")" -lt 8 ] && [ $i -lt 300 ]
+do
 	sleep 0.1
 	i=$((i + 1))
 done
