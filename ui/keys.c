@@ -120,7 +120,7 @@ ui_key_redraw(struct ui *ui)
 }
 
 const struct ui_key ui_keys[] = {
-	{ 'q',		0,		"q",	"quit (stops every probe)",
+	{ 'q',		KEY_F(10),	"q F10", "quit (stops every probe)",
 	    ui_key_quit },
 	{ 'h',		'?',		"h ?",	"this help",
 	    ui_key_help },

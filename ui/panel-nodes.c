@@ -544,6 +544,7 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 {
 	struct widget_col	 c[NC_NCOLS];
 	const struct ui_nrow	*row;
+	const char		*reason;
 	float			 v[UI_SPARK_MAX];
 	char			 buf[256], a[32], b[32];
 	char			 spark[UI_SPARK_MAX * 3 + 1];
@@ -661,6 +662,13 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 #undef NCELL
 		if (w[NC_FLAGS] > 0) {
 			role = nodes_flags_text(row, buf, sizeof(buf));
+			/* A failed or lost node has no flags to show: its
+			 * reason goes there (pdsh's "node: reason"). */
+			if (buf[0] == '\0' && row->node >= 0 &&
+			    (reason = ui_node_reason(ui, row->node)) != NULL) {
+				snprintf(buf, sizeof(buf), "%s", reason);
+				role = ui_sclass_role(row->sclass);
+			}
 			widget_put(r->y + 2 + y, r->x + x[NC_FLAGS],
 			    w[NC_FLAGS], sel || role < 0 ? base :
 			    ui->attr[role], buf);

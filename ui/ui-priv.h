@@ -276,6 +276,9 @@ void		 ui_message(struct ui *, int, const char *, ...)
 int		 ui_sclass(const struct ui *, int);
 const char	*ui_sclass_name(int);
 int		 ui_sclass_role(int);
+/* Why node i failed or was lost ("cannot resolve x: ..."), NULL when it
+ * did not or no reason is known. */
+const char	*ui_node_reason(const struct ui *, int);
 /* Does node i pass the filter (its name or any rank's command)? */
 int		 ui_node_visible(const struct ui *, int);
 /* Is node i in the rank table's scope? */

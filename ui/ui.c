@@ -64,6 +64,7 @@ static const unsigned ui_refresh_steps[] = {
 static void	ui_on_detect(void *, const struct detect_event *);
 static int	ui_sclass_of(const struct ui *, int);
 static int	ui_on_timeout(void *, uint64_t);
+static void	ui_key_unknown(struct ui *, int);
 
 int
 ui_check_terminal(char *err, size_t errsz)
@@ -578,6 +579,25 @@ ui_sclass_role(int c)
 	}
 }
 
+const char *
+ui_node_reason(const struct ui *ui, int i)
+{
+	const char	*st, *c;
+	int		 k;
+
+	if (i < 0 || i >= ui->nnodes)
+		return NULL;
+	k = ui_sclass(ui, i);
+	if (k != US_FAILED && k != US_LOST)
+		return NULL;
+	st = ui->nodes[i].state;
+	/* "failed: WHY", "lost: WHY", "refused: WHY": the word is the
+	 * STATE cell's already. */
+	if ((c = strstr(st, ": ")) == NULL || c[2] == '\0')
+		return NULL;
+	return c + 2;
+}
+
 int
 ui_node_visible(const struct ui *ui, int i)
 {
@@ -891,10 +911,35 @@ ui_key(struct ui *ui, int key, uint64_t now)
 	for (k = ui_keys; k->name != NULL; k++) {
 		if (key == k->key || (k->alt != 0 && key == k->alt)) {
 			k->fn(ui);
-			break;
+			return ui->quitting;
 		}
 	}
+	ui_key_unknown(ui, key);
 	return ui->quitting;
+}
+
+/* A key nothing took: say so, as top does, rather than do nothing. */
+static void
+ui_key_unknown(struct ui *ui, int key)
+{
+	char	name[32];
+
+	if (key == ERR || key == KEY_MOUSE)
+		return;
+	if (key >= KEY_F(0) && key <= KEY_F(63))
+		snprintf(name, sizeof(name), "F%d", key - KEY_F(0));
+	else if (key > 0x20 && key < 0x7f)
+		snprintf(name, sizeof(name), "%c", key);
+	else if (key == ' ')
+		snprintf(name, sizeof(name), "Space");
+	else if (key >= 0 && key < 0x20)
+		snprintf(name, sizeof(name), "^%c", key + '@');
+	else if (key >= 0x80 && key <= 0xff)
+		snprintf(name, sizeof(name), "0x%02x", key);
+	else
+		text_clean(name, sizeof(name), keyname(key) != NULL ?
+		    keyname(key) : "?");
+	ui_message(ui, 0, "unknown key %s: press h or ? for help", name);
 }
 
 void
@@ -929,16 +974,34 @@ ui_refresh_step(struct ui *ui, int dir)
 			    ui->refresh_ms, ms;
 	int		told;
 
+	/* Without a session the keys step the display refresh, which
+	 * stops at UI_REFRESH_MAX_MS. */
+	while (ui->sess == NULL && n > 1 &&
+	    ui_refresh_steps[n - 1] > UI_REFRESH_MAX_MS)
+		n--;
+	/* The next step in the key's direction; past the last one (-d 300,
+	 * -d 0.05) the interval stays: a key never moves it the other way. */
 	if (dir > 0) {
 		for (i = 0; i < n; i++)
 			if (ui_refresh_steps[i] > cur)
 				break;
-		ms = ui_refresh_steps[i < n ? i : n - 1];
+		if (i == n) {
+			ui_message(ui, 0, "already at the longest interval the "
+			    "keys reach: %.3g s (-d sets longer ones)",
+			    cur / 1000.0);
+			return;
+		}
+		ms = ui_refresh_steps[i];
 	} else {
 		for (i = n; i > 0; i--)
 			if (ui_refresh_steps[i - 1] < cur)
 				break;
-		ms = ui_refresh_steps[i > 0 ? i - 1 : 0];
+		if (i == 0) {
+			ui_message(ui, 0, "already at the shortest interval "
+			    "the keys reach: %.3g s", cur / 1000.0);
+			return;
+		}
+		ms = ui_refresh_steps[i - 1];
 	}
 	ui->refresh_ms = ms < UI_REFRESH_MIN_MS ? UI_REFRESH_MIN_MS :
 	    ms > UI_REFRESH_MAX_MS ? UI_REFRESH_MAX_MS : ms;
