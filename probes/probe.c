@@ -79,6 +79,10 @@ static volatile sig_atomic_t quit;
 #define PROBE_CTL_LINE	128
 #define PROBE_IVL_MIN	100		/* ms: bounds of "interval MS" */
 #define PROBE_IVL_MAX	60000
+/* ms between the first two samples (at most one interval): counters need
+ * two samples for a rate, and a monitor should not wait a whole interval
+ * (-d 300) to show one (PROTOCOL.md, "SAMPLE"). */
+#define PROBE_FIRST_MS	250
 
 /* --armour: PROTOCOL.md, "Armour".  A record is what one flush writes
  * (whole frames); it goes out as lines of at most PROBE_ARM_RAW bytes. */
@@ -829,7 +833,12 @@ main(int argc, char **argv)
 			probe_flush();
 			if (conf.count > 0 && taken >= (uint64_t)conf.count)
 				break;
-			next += ivl_ms;
+			/* The second sample soon after the first, then one
+			 * per interval from there. */
+			if (seq == 1 && taken == 1 && ivl_ms > PROBE_FIRST_MS)
+				next += PROBE_FIRST_MS;
+			else
+				next += ivl_ms;
 			/* After a stall, skip missed samples, do not burst. */
 			if (next <= now)
 				next = now + ivl_ms;
