@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "hostlist.h"
+#include "setup.h"
 #include "ui-priv.h"
 #include "xmalloc.h"
 
@@ -771,4 +772,30 @@ const struct panel panel_nodes = {
 	nodes_prepare,
 	nodes_draw,
 	nodes_key
+};
+
+/* The setup screen's binding (setup.h): titles and sorting; column
+ * choice comes with the column API. */
+static const char *
+nodes_col_title(int i)
+{
+	return i >= 0 && i < NC_NCOLS ? nodes_cols[i].title : "";
+}
+
+static int
+nodes_col_sortable(int i, int *desc)
+{
+	*desc = i >= 0 && i < NC_NCOLS ? nodes_desc[i] : 0;
+	return i >= 0 && i < NC_NCOLS && i != NC_SPARK && i != NC_MEM;
+}
+
+static struct ui_table *
+nodes_tab(struct ui *ui)
+{
+	return &ui->ntab;
+}
+
+const struct setup_table setup_node_table = {
+	"node", NC_NCOLS, nodes_col_title, nodes_col_sortable, nodes_tab,
+	NULL, NULL
 };

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "setup.h"
 #include "ui-priv.h"
 #include "xmalloc.h"
 
@@ -857,4 +858,30 @@ const struct panel panel_ranks = {
 	ranks_prepare,
 	ranks_draw,
 	ranks_key
+};
+
+/* The setup screen's binding (setup.h): titles and sorting; column
+ * choice comes with the column API. */
+static const char *
+ranks_col_title(int i)
+{
+	return i >= 0 && i < RC_NCOLS ? ranks_cols[i].title : "";
+}
+
+static int
+ranks_col_sortable(int i, int *desc)
+{
+	*desc = i >= 0 && i < RC_NCOLS ? ranks_desc[i] : 0;
+	return i >= 0 && i < RC_NCOLS && i != RC_SPARK && i != RC_MPISPARK;
+}
+
+static struct ui_table *
+ranks_tab(struct ui *ui)
+{
+	return &ui->rtab;
+}
+
+const struct setup_table setup_rank_table = {
+	"rank", RC_NCOLS, ranks_col_title, ranks_col_sortable, ranks_tab,
+	NULL, NULL
 };

@@ -33,6 +33,7 @@ enum ui_view {
 	UV_DETAIL,
 	UV_EVENTS,
 	UV_HELP,
+	UV_SETUP,
 	UV_NVIEWS
 };
 
@@ -136,6 +137,7 @@ extern const struct panel	panel_detail;
 extern const struct panel	panel_events;
 extern const struct panel	panel_help;
 extern const struct panel	panel_timeline;
+extern const struct panel	panel_setup;
 extern const struct panel *const ui_panels[];
 
 /* A global key (keys.c). */
@@ -184,6 +186,9 @@ struct ui {
 	char			**themes;
 	size_t			 nthemes;
 	size_t			 theme_idx;
+	char			*theme_arg;	/* what loaded it, to save;
+						 * NULL: nobody chose it */
+	char			 theme_warn[600];	/* settings' theme */
 
 	/* Frame scheduling. */
 	int			 dirty;
@@ -204,6 +209,7 @@ struct ui {
 	int			 depth;
 	int			 fold;
 	struct ui_table		 ntab, rtab, etab, htab;
+	struct ui_table		 stab;		/* setup screen (setup.c) */
 
 	/* Node table rows (prepared), and every visible node's row. */
 	struct ui_nrow		*nrows;
@@ -287,6 +293,8 @@ void		 ui_set_scope(struct ui *, const int *, unsigned, const char *);
 const struct ui_event *ui_event_get(const struct ui *, unsigned);
 void		 ui_quit(struct ui *);
 void		 ui_theme_next(struct ui *);
+/* The next (dir > 0) or previous theme. */
+void		 ui_theme_step(struct ui *, int);
 void		 ui_filter_begin(struct ui *);
 void		 ui_backtrace(struct ui *);
 /* Pause (freeze what is drawn; data keeps coming and is recorded) or

@@ -29,8 +29,10 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "config.h"
 #include "log.h"
 #include "proto.h"
+#include "setup.h"
 #include "ui-priv.h"
 #include "xmalloc.h"
 
@@ -53,6 +55,7 @@ static const struct ui_view_def ui_views[UV_NVIEWS] = {
 	[UV_EVENTS] = { "events", &panel_events,
 	    { &panel_header, &panel_events, NULL } },
 	[UV_HELP] = { "help", &panel_help, { &panel_help, NULL } },
+	[UV_SETUP] = { "setup", &panel_setup, { &panel_setup, NULL } },
 };
 
 /* Intervals '+' and '-' step through, in ms: the sampling interval of a
@@ -72,15 +75,33 @@ ui_check_terminal(char *err, size_t errsz)
 	return screen_check(err, errsz);
 }
 
-/* The theme to start with: -t, else mono under NO_COLOR, else default. */
+/* The theme to start with: -t, else the settings file's, else mono under
+ * NO_COLOR, else default.  A settings file's theme that does not load is
+ * a warning (the file can be fixed from the setup screen), -t's an
+ * error. */
 static struct theme *
 ui_first_theme(struct ui *ui, char *err, size_t errsz)
 {
-	struct theme	*t;
-	const char	*nc = getenv("NO_COLOR");
+	const struct config	*cf = ui->conf.settings;
+	struct theme		*t;
+	const char		*nc = getenv("NO_COLOR");
+	char			 why[512], pb[200];
 
-	if (ui->conf.theme != NULL)
-		return theme_load(ui->conf.theme, err, errsz);
+	if (ui->conf.theme != NULL) {
+		if ((t = theme_load(ui->conf.theme, err, errsz)) != NULL)
+			ui->theme_arg = xstrdup(ui->conf.theme);
+		return t;
+	}
+	if (cf != NULL && cf->theme != NULL) {
+		if ((t = theme_load(cf->theme, why, sizeof(why))) != NULL) {
+			ui->theme_arg = xstrdup(cf->theme);
+			return t;
+		}
+		snprintf(ui->theme_warn, sizeof(ui->theme_warn), "%s:%d: %s; "
+		    "the default theme is used", text_clean(pb, sizeof(pb),
+		    cf->path != NULL ? cf->path : "jobtoprc"), cf->theme_line,
+		    why);
+	}
 	if (nc != NULL && *nc != '\0') {
 		ui->no_color = 1;
 		if ((t = theme_load("mono", err, errsz)) != NULL)
@@ -147,6 +168,9 @@ ui_new(const struct ui_conf *conf, char *err, size_t errsz)
 	ui->sel_rnode = -1;
 	ui->bt_node = -1;
 	ui->utf8 = conf->utf8 > 0;
+	setup_apply(ui, conf->settings);
+	if (ui->theme_warn[0] != '\0')
+		ui_warn(ui, ui->theme_warn);
 	return ui;
 }
 
@@ -180,6 +204,7 @@ ui_free(struct ui *ui)
 	filter_free(ui->filter);
 	filter_free(ui->filter_saved);
 	theme_free(ui->theme);
+	free(ui->theme_arg);
 	if (ui->themes != NULL)
 		theme_names_free(ui->themes, ui->nthemes);
 	free((char *)(uintptr_t)ui->conf.job_id);
@@ -722,6 +747,12 @@ ui_quit(struct ui *ui)
 void
 ui_theme_next(struct ui *ui)
 {
+	ui_theme_step(ui, 1);
+}
+
+void
+ui_theme_step(struct ui *ui, int dir)
+{
 	struct theme	*t = NULL;
 	char		 err[512];
 	size_t		 tries;
@@ -732,7 +763,8 @@ ui_theme_next(struct ui *ui)
 		return;
 	}
 	for (tries = 0; tries < ui->nthemes && t == NULL; tries++) {
-		ui->theme_idx = (ui->theme_idx + 1) % ui->nthemes;
+		ui->theme_idx = (ui->theme_idx + (dir < 0 ?
+		    ui->nthemes - 1 : 1)) % ui->nthemes;
 		if ((t = theme_load(ui->themes[ui->theme_idx], err,
 		    sizeof(err))) == NULL)
 			ui_message(ui, 1, "%s", err);
@@ -741,6 +773,8 @@ ui_theme_next(struct ui *ui)
 		return;
 	theme_free(ui->theme);
 	ui->theme = t;
+	free(ui->theme_arg);
+	ui->theme_arg = xstrdup(ui->themes[ui->theme_idx]);
 	if (ui->started)
 		screen_apply_theme(ui);
 	if (ui->msg_until == 0 || !ui->msg_err)
@@ -1056,10 +1090,12 @@ ui_status(const struct ui *ui, int y)
 		x += widget_put(y, x, w - rw - x, ui->attr[TR_STATUS_KEY],
 		    ui_views[ui_view(ui)].name);
 		x += widget_put(y, x, w - rw - x, ui->attr[TR_STATUS],
+		    ui_view(ui) == UV_SETUP ? "  Up/Down choose  Left/Right "
+		    "change  w save to jobtoprc  Esc back" :
 		    ui->replay != NULL ? "  h help  q quit  Space play/pause"
 		    "  [ ] step  { } speed  J jump  ^ $ start/end  / filter" :
 		    "  h help  q quit  / filter  s sort  Enter open  Esc back"
-		    "  p pause  t theme  +/- interval");
+		    "  p pause  t theme  +/- interval  F2 setup");
 	}
 	if (rw > 0)
 		widget_put(y, w - rw, rw, ui->attr[ui->paused ?
