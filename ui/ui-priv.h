@@ -60,6 +60,7 @@ struct ui_node {
 	int		 lost;
 	int		 failed;
 	int		 live_once;
+	int		 sampled;	/* a sample has been shown */
 	int		 sclass;	/* enum ui_sclass of state */
 };
 

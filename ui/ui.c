@@ -330,6 +330,12 @@ ui_node_sample(struct ui *ui, int i, const struct node_model *m,
 	detect_node_sample(ui->det, i, m, m->time_ms);
 	ui->data_gen++;
 	ui->dirty = 1;
+	/* A node's first data is drawn at once, not a refresh interval
+	 * (up to 10 s with -d 300) after the empty first screen. */
+	if (!ui->nodes[i].sampled) {
+		ui->nodes[i].sampled = 1;
+		ui->last_draw = 0;
+	}
 }
 
 /* Wall-clock ms of the data shown: a replay's clock, else now. */
