@@ -281,6 +281,11 @@ export_file(const char *path, enum export_format fmt, FILE *f,
 	if (fmt == EXPORT_CSV)
 		fputs("time,node,rank,pid,metric,value\n", f);
 	while ((rc = rec_play_next(p, &msg)) > 0) {
+		/* A probe's first sample is only the base of its rates:
+		 * the live run neither printed nor counted it (session.c). */
+		if (msg.type == MSG_SAMPLE && stream_model(rec_play_stream(p,
+		    msg.node))->seq == 0)
+			continue;
 		if (msg.type == MSG_SAMPLE && count > 0 &&
 		    ++samples[msg.node] > (uint64_t)count)
 			continue;
