@@ -82,7 +82,7 @@ static volatile sig_atomic_t quit;
 /* ms between the first two samples (at most one interval): counters need
  * two samples for a rate, and a monitor should not wait a whole interval
  * (-d 300) to show one (PROTOCOL.md, "SAMPLE"). */
-#define PROBE_FIRST_MS	250
+#define PROBE_FIRST_MS	200
 
 /* --armour: PROTOCOL.md, "Armour".  A record is what one flush writes
  * (whole frames); it goes out as lines of at most PROBE_ARM_RAW bytes. */

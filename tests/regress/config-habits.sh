@@ -2,7 +2,7 @@
 # config-habits: the settings file and the first sample, in batch mode.
 #  - `-n 1 -b --json` prints one node record that has CPU rates, also with
 #    -d 300, and ends within seconds (the probe's second sample comes
-#    250 ms after the first; the first is only the rates' baseline);
+#    200 ms after the first; the first is only the rates' baseline);
 #  - jobtoprc's interval is the default interval, and -d wins over it;
 #  - jobtoprc wins over an old jobtop.conf beside it;
 #  - a bad line of jobtoprc is exit 2 and one "jobtop: FILE:LINE: ..." line;

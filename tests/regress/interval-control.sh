@@ -44,10 +44,10 @@ PY
 "$JOBTOP" --decode --json <"$tmp/p.bin" >"$tmp/p.json" || fail "decode failed"
 python3 "$tmp/gaps.py" "$tmp/p.json" >"$tmp/p.gaps"
 echo "probe gaps: $(tr '\n' ' ' <"$tmp/p.gaps")"
-# The first gap is the quick second sample (250 ms, PROTOCOL.md "SAMPLE"),
+# The first gap is the quick second sample (200 ms, PROTOCOL.md "SAMPLE"),
 # the next the old interval, the last four the new one.
-head -1 "$tmp/p.gaps" | awk '$1 < 0.2 || $1 > 0.35 { exit 1 }' ||
-	fail "the first gap is not 0.25 s"
+head -1 "$tmp/p.gaps" | awk '$1 < 0.15 || $1 > 0.35 { exit 1 }' ||
+	fail "the first gap is not 0.2 s"
 sed -n 2p "$tmp/p.gaps" | awk '$1 < 0.45 || $1 > 0.6 { exit 1 }' ||
 	fail "gaps before the command are not 0.5 s"
 tail -4 "$tmp/p.gaps" | awk '$1 < 0.15 || $1 > 0.3 { exit 1 }' ||

@@ -3,7 +3,7 @@
 # tmux, on this machine (-w localhost, a local probe) plus one node whose
 # name does not resolve:
 #  - the first screen shows CPU at once, even with -d 300 (the probe's
-#    second sample comes 250 ms after the first);
+#    second sample comes 200 ms after the first);
 #  - an unknown key says so on the status line; '+' at the longest step
 #    the keys reach stays there and says so, '-' then shortens it, and '-'
 #    at the shortest stays there;
