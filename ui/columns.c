@@ -138,6 +138,22 @@ columns_reset(int t)
 	}
 }
 
+/* "unknown column" with the name as printable text, at most 40 bytes. */
+static void
+columns_unknown(const struct columns_def *d, const char *b, size_t n,
+    char *err, size_t errsz)
+{
+	char	name[44];
+	size_t	k;
+
+	for (k = 0; k < n && k < 40; k++)
+		name[k] = b[k] > ' ' && b[k] < 0x7f ? b[k] : '?';
+	name[k] = '\0';
+	snprintf(err, errsz, "%s: unknown column \"%s%s\" (the columns: "
+	    "%s, %s, ...)", d->setting, name, n > 40 ? "..." : "",
+	    d->keys[0], d->keys[1]);
+}
+
 int
 columns_parse(int t, const char *spec, char *err, size_t errsz)
 {
@@ -181,9 +197,7 @@ columns_parse(int t, const char *spec, char *err, size_t errsz)
 			h = columns_hidden[t];
 		signs = sign;
 		if ((i = columns_findn(d, b + sign, n - (size_t)sign)) < 0) {
-			snprintf(err, errsz, "%s: unknown column \"%.*s\" "
-			    "(try: %s, ...)", d->setting,
-			    (int)(n > 40 ? 40 : n), b, d->keys[0]);
+			columns_unknown(d, b, n, err, errsz);
 			return -1;
 		}
 		if (sign && *b == '-')
