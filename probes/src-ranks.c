@@ -1048,7 +1048,7 @@ ranks_subsample(void)
 {
 	struct ranks_proc	*rp, *kp;
 	struct ranks_stat	 st;
-	uint64_t		 ticks, rss, threads, now = probe_mono_us();
+	uint64_t		 ticks, rss, threads;
 	unsigned		 i;
 	int32_t			 k;
 
@@ -1076,7 +1076,10 @@ ranks_subsample(void)
 				break;
 			kp = &ranks_procs[k];
 		}
-		ranks_peak(rp, ticks, rss, threads, now);
+		/* The time of the reads, not of the loop's start: a probe
+		 * kept off the CPU between the two would see a window
+		 * wrong by that long. */
+		ranks_peak(rp, ticks, rss, threads, probe_mono_us());
 	}
 }
 
