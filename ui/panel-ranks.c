@@ -124,13 +124,22 @@ ranks_str(const struct node_model *m, const struct minst *mi, const char *f)
 	return s;
 }
 
-/* What the COMMAND column shows: the command line, else the name. */
+/* What the COMMAND column shows: the command line without the program's
+ * directory ("python3 train.py --lr 3", as htop without its program
+ * path: the column is narrow), else the name.  The detail shows it whole
+ * and the filter sees it whole. */
 static const char *
 ranks_command(const struct node_model *m, const struct minst *mi)
 {
-	const char	*s = ranks_str(m, mi, "cmdline");
+	const char	*s = ranks_str(m, mi, "cmdline"), *e, *p;
 
-	return *s != '\0' ? s : ranks_str(m, mi, "comm");
+	if (*s == '\0')
+		return ranks_str(m, mi, "comm");
+	e = s + strcspn(s, " ");
+	for (p = s; p < e; p++)
+		if (*p == '/' && p + 1 < e)
+			s = p + 1;
+	return s;
 }
 
 /* The USER column: the name of the process's uid, "" unknown. */
