@@ -71,7 +71,7 @@ static const struct config_key {
 	{ "theme",		config_set_theme, config_show_theme },
 	{ "sort",		config_set_sort, config_show_sort },
 	{ "rank_sort",		config_set_rank_sort, config_show_rank_sort },
-	{ "columns",		config_set_columns, config_show_columns },
+	{ "node_columns",	config_set_columns, config_show_columns },
 	{ "rank_columns",	config_set_rank_columns,
 	    config_show_rank_columns },
 	{ "fold",		config_set_fold, config_show_fold },
@@ -108,7 +108,7 @@ config_free(struct config *c)
 	free(c->theme);
 	free(c->sort.column);
 	free(c->rank_sort.column);
-	free(c->columns);
+	free(c->node_columns);
 	free(c->rank_columns);
 	free(c->path);
 	config_init(c);
@@ -181,6 +181,7 @@ config_set_theme(struct config *c, const char *v, char *err, size_t errlen)
 }
 
 #define CONFIG_COLCHARS	"abcdefghijklmnopqrstuvwxyz0123456789_%/"
+#define CONFIG_SPECCHARS	CONFIG_COLCHARS "+-"
 
 /* "COLUMN [ascending|descending]": a column key the UI checks itself. */
 static int
@@ -235,8 +236,8 @@ config_set_rank_sort(struct config *c, const char *v, char *err,
 	return config_sort(&c->rank_sort, v, err, errlen);
 }
 
-/* "key,key,...": the columns shown, in order; the UI checks the keys.
- * Blanks around the commas are dropped. */
+/* "key,key,...", "-key,+key" or "default" (ui/columns.h): the columns
+ * shown; the UI checks the keys.  Blanks around the commas are dropped. */
 static int
 config_columns(char **dst, int *line, const char *v, char *err,
     size_t errlen)
@@ -244,13 +245,14 @@ config_columns(char **dst, int *line, const char *v, char *err,
 	char	out[CONFIG_VALUE_MAX + 1];
 	size_t	n = 0;
 
-	if (config_chars(v, CONFIG_COLCHARS ", \t", "columns", err, errlen) != 0)
+	if (config_chars(v, CONFIG_SPECCHARS ", \t", "columns", err,
+	    errlen) != 0)
 		return -1;
 	for (; *v != '\0'; v++) {
 		if (*v == ' ' || *v == '\t')
 			continue;
 		if (*v == ',' && (n == 0 || out[n - 1] == ',')) {
-			snprintf(err, errlen, "columns: an empty column key "
+			snprintf(err, errlen, "an empty column key "
 			    "between commas");
 			return -1;
 		}
@@ -258,7 +260,7 @@ config_columns(char **dst, int *line, const char *v, char *err,
 	}
 	out[n] = '\0';
 	if (n == 0 || out[n - 1] == ',') {
-		snprintf(err, errlen, "columns: an empty column key at the "
+		snprintf(err, errlen, "an empty column key at the "
 		    "end");
 		return -1;
 	}
@@ -270,7 +272,8 @@ config_columns(char **dst, int *line, const char *v, char *err,
 static int
 config_set_columns(struct config *c, const char *v, char *err, size_t errlen)
 {
-	return config_columns(&c->columns, &c->columns_line, v, err, errlen);
+	return config_columns(&c->node_columns, &c->node_columns_line, v, err,
+	    errlen);
 }
 
 static int
@@ -365,9 +368,9 @@ config_show_rank_sort(const struct config *c, char *buf, size_t len)
 static int
 config_show_columns(const struct config *c, char *buf, size_t len)
 {
-	if (c->columns == NULL)
+	if (c->node_columns == NULL)
 		return 0;
-	snprintf(buf, len, "%s", c->columns);
+	snprintf(buf, len, "%s", c->node_columns);
 	return 1;
 }
 

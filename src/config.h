@@ -49,8 +49,8 @@ struct config {
 	int			 theme_line;
 	struct config_sort	 sort;		/* the node table */
 	struct config_sort	 rank_sort;	/* the rank tables */
-	char			*columns;	/* node table: "name,state,..." */
-	int			 columns_line;
+	char			*node_columns;	/* ui/columns.h's spec */
+	int			 node_columns_line;
 	char			*rank_columns;
 	int			 rank_columns_line;
 	int			 fold;		/* enum config_fold */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "hostlist.h"
 #include "setup.h"
 #include "ui-priv.h"
@@ -58,6 +59,29 @@ static const int nodes_desc[NC_NCOLS] = {
 	0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0
 };
 
+/* The columns as the user chooses them (columns.h): keys by column. */
+static const char *const nodes_keys[NC_NCOLS] = {
+	[NC_NAME] = "node", [NC_STATE] = "state", [NC_CPU] = "cpu",
+	[NC_MEMPCT] = "mempct", [NC_MEM] = "mem", [NC_LOAD] = "load",
+	[NC_DISK] = "disk", [NC_NET] = "net", [NC_GPU] = "gpu",
+	[NC_GMEM] = "gpumem", [NC_GPOW] = "gpupwr", [NC_GTEMP] = "gtemp",
+	[NC_GJOB] = "gjob", [NC_IB] = "ib", [NC_FS] = "fs",
+	[NC_POWER] = "power", [NC_NODEW] = "nodew", [NC_TEMP] = "temp",
+	[NC_FLAGS] = "flags", [NC_SPARK] = "history",
+};
+static const char *const nodes_titles[NC_NCOLS] = {
+	[NC_NAME] = "NODE", [NC_STATE] = "STATE", [NC_CPU] = "CPU%",
+	[NC_MEMPCT] = "MEM%", [NC_MEM] = "MEM", [NC_LOAD] = "LOAD",
+	[NC_DISK] = "DISK/s", [NC_NET] = "NET/s", [NC_GPU] = "GPU%",
+	[NC_GMEM] = "GPUMEM", [NC_GPOW] = "GPUPWR", [NC_GTEMP] = "GTEMP",
+	[NC_GJOB] = "GJOB%", [NC_IB] = "IB/s", [NC_FS] = "FS/s",
+	[NC_POWER] = "POWER", [NC_NODEW] = "NODEW", [NC_TEMP] = "TEMP",
+	[NC_FLAGS] = "FLAGS", [NC_SPARK] = "CPU HISTORY",
+};
+const struct columns_def panel_nodes_columns = {
+	"node_columns", NC_NCOLS, nodes_keys, nodes_titles, 0
+};
+
 /* Columns of optional sources: shown when a row has a value (prepare
  * sets it, draw and the sort keys read it). */
 static int	nodes_have[NC_NCOLS];
@@ -66,7 +90,8 @@ static int	nodes_have[NC_NCOLS];
 static int
 nodes_shown(int col)
 {
-	return col < NC_GPU || col > NC_TEMP || nodes_have[col];
+	return columns_shown(COLUMNS_NODES, (unsigned)col) &&
+	    (col < NC_GPU || col > NC_TEMP || nodes_have[col]);
 }
 
 #define NODES_FAR_CPU		25.0	/* %-points from the median */
@@ -699,7 +724,7 @@ static int
 nodes_key(struct ui *ui, int key)
 {
 	const struct ui_nrow	*row;
-	int			 col;
+	int			 col, k;
 
 	if (ui_table_key(&ui->ntab, key, (int)ui->nnrows)) {
 		if (ui->nnrows > 0) {
@@ -729,18 +754,24 @@ nodes_key(struct ui *ui, int key)
 	case '>':
 	case '.':
 		col = ui->ntab.sort;
+		k = 0;
 		do
 			col = (col + 1) % NC_NCOLS;
-		while (col == NC_SPARK || col == NC_MEM || !nodes_shown(col));
-		nodes_sort_by(ui, col);
+		while ((col == NC_SPARK || col == NC_MEM ||
+		    !nodes_shown(col)) && ++k < NC_NCOLS);
+		if (k < NC_NCOLS)
+			nodes_sort_by(ui, col);
 		return 1;
 	case '<':
 	case ',':
 		col = ui->ntab.sort;
+		k = 0;
 		do
 			col = (col + NC_NCOLS - 1) % NC_NCOLS;
-		while (col == NC_SPARK || col == NC_MEM || !nodes_shown(col));
-		nodes_sort_by(ui, col);
+		while ((col == NC_SPARK || col == NC_MEM ||
+		    !nodes_shown(col)) && ++k < NC_NCOLS);
+		if (k < NC_NCOLS)
+			nodes_sort_by(ui, col);
 		return 1;
 	case 'I':
 		ui->ntab.rev = !ui->ntab.rev;
@@ -774,14 +805,7 @@ const struct panel panel_nodes = {
 	nodes_key
 };
 
-/* The setup screen's binding (setup.h): titles and sorting; column
- * choice comes with the column API. */
-static const char *
-nodes_col_title(int i)
-{
-	return i >= 0 && i < NC_NCOLS ? nodes_cols[i].title : "";
-}
-
+/* The setup screen's binding (setup.h): the columns are columns.h's. */
 static int
 nodes_col_sortable(int i, int *desc)
 {
@@ -796,6 +820,5 @@ nodes_tab(struct ui *ui)
 }
 
 const struct setup_table setup_node_table = {
-	"node", NC_NCOLS, nodes_col_title, nodes_col_sortable, nodes_tab,
-	NULL, NULL
+	"node", COLUMNS_NODES, nodes_col_sortable, nodes_tab
 };

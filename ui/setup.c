@@ -6,11 +6,14 @@
  * `w` writes every value to jobtoprc through config_save, which keeps the
  * file's other lines; nothing is written otherwise.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "config.h"
+#include "log.h"
 #include "setup.h"
 #include "ui-priv.h"
 #include "xmalloc.h"
@@ -42,34 +45,25 @@ static const struct setup_table *const setup_tables[] = {
 #define SETUP_NTABLES	(sizeof(setup_tables) / sizeof(setup_tables[0]))
 
 static int
-setup_bound(const struct setup_table *t)
+setup_ncols(const struct setup_table *t)
 {
-	return t->col_shown != NULL && t->col_show != NULL;
+	return (int)columns_count(t->columns);
 }
 
-const char *
-setup_col_key(const struct setup_table *t, int i, char *buf, size_t size)
+static const char *
+setup_col_title(const struct setup_table *t, int i)
 {
-	const char	*s = t->col_title(i);
-	size_t		 n;
+	const char	*s = columns_title(t->columns, (unsigned)i);
 
-	for (n = 0; s[n] != '\0' && n + 1 < size; n++)
-		buf[n] = s[n] == ' ' ? '_' : s[n] >= 'A' && s[n] <= 'Z' ?
-		    (char)(s[n] - 'A' + 'a') : s[n];
-	buf[n] = '\0';
-	return buf;
+	return s != NULL ? s : "?";
 }
 
-int
-setup_col_find(const struct setup_table *t, const char *key)
+static const char *
+setup_col_key(const struct setup_table *t, int i)
 {
-	char	buf[64];
-	int	i;
+	const char	*s = columns_key(t->columns, (unsigned)i);
 
-	for (i = 0; i < t->ncols; i++)
-		if (strcmp(setup_col_key(t, i, buf, sizeof(buf)), key) == 0)
-			return i;
-	return -1;
+	return s != NULL ? s : "?";
 }
 
 /* One warning about the settings file's line LINE. */
@@ -108,7 +102,7 @@ setup_apply_sort(struct ui *ui, const struct config *c,
 
 	if (so->column == NULL)
 		return;
-	if ((col = setup_col_find(t, so->column)) < 0 ||
+	if ((col = columns_find(t->columns, so->column)) < 0 ||
 	    !t->col_sortable(col, &desc)) {
 		snprintf(what, sizeof(what), "the %s table %s '%s'", t->name,
 		    col < 0 ? "has no column" : "cannot sort by",
@@ -119,39 +113,17 @@ setup_apply_sort(struct ui *ui, const struct config *c,
 	setup_sort_set(ui, t, col, so->desc);
 }
 
-/* "key,key": show those columns of T, hide its others. */
+/* A columns setting (columns.h's spec) for table T. */
 static void
 setup_apply_columns(struct ui *ui, const struct config *c,
-    const struct setup_table *t, const char *list, int line)
+    const struct setup_table *t, const char *spec, int line)
 {
-	char	*copy, *p, *key, what[256], k[64];
-	char	*want;
-	int	 i, col;
+	char	err[256];
 
-	if (list == NULL)
+	if (spec == NULL)
 		return;
-	if (!setup_bound(t)) {
-		snprintf(what, sizeof(what), "choosing the %s table's columns "
-		    "is not available in this build: ignored (kept in the "
-		    "file)", t->name);
-		setup_warn(ui, c, line, what);
-		return;
-	}
-	want = xcalloc((size_t)t->ncols, 1);
-	copy = p = xstrdup(list);
-	while ((key = strsep(&p, ",")) != NULL) {
-		if ((col = setup_col_find(t, key)) >= 0) {
-			want[col] = 1;
-			continue;
-		}
-		snprintf(what, sizeof(what), "the %s table has no column "
-		    "'%s': ignored", t->name, text_clean(k, sizeof(k), key));
-		setup_warn(ui, c, line, what);
-	}
-	for (i = 0; i < t->ncols; i++)
-		t->col_show(ui, i, want[i]);
-	free(copy);
-	free(want);
+	if (columns_parse(t->columns, spec, err, sizeof(err)) != 0)
+		setup_warn(ui, c, line, err);
 	ui->view_gen++;
 }
 
@@ -164,8 +136,8 @@ setup_apply(struct ui *ui, const struct config *c)
 		ui->fold = c->fold;	/* enum ui_fold is in the same order */
 	setup_apply_sort(ui, c, &setup_node_table, &c->sort);
 	setup_apply_sort(ui, c, &setup_rank_table, &c->rank_sort);
-	setup_apply_columns(ui, c, &setup_node_table, c->columns,
-	    c->columns_line);
+	setup_apply_columns(ui, c, &setup_node_table, c->node_columns,
+	    c->node_columns_line);
 	setup_apply_columns(ui, c, &setup_rank_table, c->rank_columns,
 	    c->rank_columns_line);
 }
@@ -179,24 +151,39 @@ setup_open(struct ui *ui)
 	ui_push(ui, UV_SETUP);
 }
 
-/* The chosen columns of T as "key,key" (allocated), NULL when unbound. */
+/*
+ * Table T's columns setting to save (allocated): the changes from the
+ * default set ("-load,+user"), so that a later version's new columns
+ * still show; "default" when there are none but the file had a setting;
+ * else NULL.
+ */
 static char *
-setup_columns_text(const struct ui *ui, const struct setup_table *t)
+setup_columns_text(const struct setup_table *t, const char *had)
 {
-	char	*s, *n, k[64];
-	int	 i;
+	char		 cur[1024], err[256], *s, *n;
+	unsigned	 i, nc = columns_count(t->columns);
+	uint64_t	 shown = 0;
 
-	if (!setup_bound(t))
-		return NULL;
+	if (!columns_changed(t->columns))
+		return had != NULL ? xstrdup("default") : NULL;
+	/* The defaults, seen by resetting; then the choice back. */
+	columns_string(t->columns, cur, sizeof(cur));
+	for (i = 0; i < nc && i < 64; i++)
+		if (columns_shown(t->columns, i))
+			shown |= (uint64_t)1 << i;
+	columns_reset(t->columns);
 	s = xstrdup("");
-	for (i = 0; i < t->ncols; i++) {
-		if (!t->col_shown(ui, i))
+	for (i = 0; i < nc && i < 64; i++) {
+		if (!(shown >> i & 1) == !columns_shown(t->columns, i))
 			continue;
-		n = xasprintf("%s%s%s", s, *s != '\0' ? "," : "",
-		    setup_col_key(t, i, k, sizeof(k)));
+		n = xasprintf("%s%s%c%s", s, *s != '\0' ? "," : "",
+		    shown >> i & 1 ? '+' : '-', columns_key(t->columns, i));
 		free(s);
 		s = n;
 	}
+	if (columns_parse(t->columns, cur, err, sizeof(err)) != 0)
+		log_warn("setup: the columns %s could not be restored: %s",
+		    cur, err);
 	return s;
 }
 
@@ -205,11 +192,10 @@ setup_sort_get(struct ui *ui, const struct setup_table *t,
     struct config_sort *so)
 {
 	struct ui_table	*tab = t->tab(ui);
-	char		 k[64];
 
-	if (tab->sort < 0 || tab->sort >= t->ncols)
+	if (tab->sort < 0 || tab->sort >= setup_ncols(t))
 		return;
-	so->column = xstrdup(setup_col_key(t, tab->sort, k, sizeof(k)));
+	so->column = xstrdup(setup_col_key(t, tab->sort));
 	so->desc = tab->rev != 0;
 }
 
@@ -233,8 +219,10 @@ setup_save(struct ui *ui)
 		if (ivl >= CONFIG_IVL_MIN && ivl <= CONFIG_IVL_MAX)
 			c.interval = ivl;
 	}
-	c.columns = setup_columns_text(ui, &setup_node_table);
-	c.rank_columns = setup_columns_text(ui, &setup_rank_table);
+	c.node_columns = setup_columns_text(&setup_node_table,
+	    cur != NULL ? cur->node_columns : NULL);
+	c.rank_columns = setup_columns_text(&setup_rank_table,
+	    cur != NULL ? cur->rank_columns : NULL);
 	/* The file they came from (an old jobtop.conf) keeps its lines. */
 	if (cur != NULL && cur->path != NULL)
 		c.path = xstrdup(cur->path);
@@ -251,7 +239,7 @@ setup_save(struct ui *ui)
 	return 0;
 }
 
-/* How many items: the fixed ones and every column of a bound table. */
+/* How many items: the fixed ones and every column of every table. */
 static int
 setup_nitems(void)
 {
@@ -259,8 +247,7 @@ setup_nitems(void)
 	int	n = SI_NFIXED;
 
 	for (i = 0; i < SETUP_NTABLES; i++)
-		if (setup_bound(setup_tables[i]))
-			n += setup_tables[i]->ncols;
+		n += setup_ncols(setup_tables[i]);
 	return n;
 }
 
@@ -274,14 +261,12 @@ setup_item_col(int k, const struct setup_table **t, int *col)
 		return 0;
 	k -= SI_NFIXED;
 	for (i = 0; i < SETUP_NTABLES; i++) {
-		if (!setup_bound(setup_tables[i]))
-			continue;
-		if (k < setup_tables[i]->ncols) {
+		if (k < setup_ncols(setup_tables[i])) {
 			*t = setup_tables[i];
 			*col = k;
 			return 1;
 		}
-		k -= setup_tables[i]->ncols;
+		k -= setup_ncols(setup_tables[i]);
 	}
 	return 0;
 }
@@ -303,9 +288,10 @@ setup_value(const struct ui *ui, int k, char *buf, size_t size)
 	case SI_NSORT:
 	case SI_RSORT:
 		tab = k == SI_NSORT ? &ui->ntab : &ui->rtab;
-		if (tab->sort >= 0 && tab->sort < t->ncols)
-			snprintf(buf, size, "%s, %s", t->col_title(tab->sort),
-			    tab->rev ? "descending" : "ascending");
+		if (tab->sort >= 0 && tab->sort < setup_ncols(t))
+			snprintf(buf, size, "%s, %s (%s)", setup_col_title(t,
+			    tab->sort), tab->rev ? "descending" : "ascending",
+			    setup_col_key(t, tab->sort));
 		else
 			snprintf(buf, size, "?");
 		return;
@@ -322,8 +308,9 @@ setup_value(const struct ui *ui, int k, char *buf, size_t size)
 		return;
 	}
 	if (setup_item_col(k, &t, &col))
-		snprintf(buf, size, "[%c] %s", t->col_shown(ui, col) ? 'x' :
-		    ' ', t->col_title(col));
+		snprintf(buf, size, "[%c] %-12s %s", columns_shown(t->columns,
+		    (unsigned)col) ? 'x' : ' ', setup_col_title(t, col),
+		    setup_col_key(t, col));
 	else
 		buf[0] = '\0';
 }
@@ -333,11 +320,13 @@ static void
 setup_sort_step(struct ui *ui, const struct setup_table *t, int dir)
 {
 	struct ui_table	*tab = t->tab(ui);
-	int		 col = tab->sort, i, desc;
+	int		 n = setup_ncols(t), col = tab->sort, i, desc;
 
-	for (i = 0; i < t->ncols; i++) {
-		col = (col + dir + t->ncols) % t->ncols;
-		if (t->col_sortable(col, &desc))
+	/* Over the columns shown: the sort keys step over hidden ones. */
+	for (i = 0; i < n; i++) {
+		col = (col + dir + n) % n;
+		if (t->col_sortable(col, &desc) &&
+		    columns_shown(t->columns, (unsigned)col))
 			break;
 	}
 	setup_sort_set(ui, t, col, -1);
@@ -370,10 +359,11 @@ setup_change(struct ui *ui, int k, int dir)
 		ui_refresh_step(ui, dir < 0 ? -1 : 1);
 		return;
 	}
-	if (setup_item_col(k, &t, &col) && t->col_show(ui, col,
-	    !t->col_shown(ui, col)) != 0)
-		ui_message(ui, 1, "the %s column cannot be hidden",
-		    t->col_title(col));
+	if (setup_item_col(k, &t, &col) && columns_set(t->columns,
+	    setup_col_key(t, col), !columns_shown(t->columns,
+	    (unsigned)col)) != 0)
+		ui_message(ui, 1, "the %s table's last column cannot be hidden",
+		    t->name);
 	ui->view_gen++;
 }
 
@@ -402,7 +392,6 @@ setup_draw(const struct ui *ui, const struct ui_rect *r)
 	const struct setup_table	*t, *last = NULL;
 	char				 buf[256], val[200], pb[200], *path;
 	int				 y = r->y, k, n = setup_nitems(), col;
-	size_t				 i;
 	attr_t				 a;
 
 	widget_put(y++, r->x, r->w, ui->attr[TR_TITLE], "Setup");
@@ -438,17 +427,6 @@ setup_draw(const struct ui *ui, const struct ui_rect *r)
 		widget_fill(y, r->x, r->w, a);
 		widget_put(y++, r->x, r->w, a, buf);
 	}
-	if (n == SI_NFIXED && y + 1 < r->y + r->h) {
-		y++;
-		for (i = 0; i < SETUP_NTABLES; i++)
-			if (!setup_bound(setup_tables[i])) {
-				snprintf(buf, sizeof(buf), "Choosing the %s "
-				    "table's columns is not available in this "
-				    "build.", setup_tables[i]->name);
-				widget_put(y++, r->x, r->w, ui->attr[TR_LABEL],
-				    buf);
-			}
-	}
 }
 
 static int
@@ -456,7 +434,9 @@ setup_key(struct ui *ui, int key)
 {
 	int	n = setup_nitems();
 
-	if (ui_table_key(&ui->stab, key, n))
+	/* Space and Enter change the item here, not page or open. */
+	if (key != ' ' && key != '\r' && key != '\n' && key != KEY_ENTER &&
+	    ui_table_key(&ui->stab, key, n))
 		return 1;
 	switch (key) {
 	case KEY_LEFT:

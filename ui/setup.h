@@ -10,18 +10,9 @@
  * ever writes the file.
  *
  * A table reaches the setup screen through one struct setup_table, its
- * binding, defined beside the table (panel-nodes.c, panel-ranks.c).
- * Sorting needs only the column titles and the table's cursor.  Column
- * choice needs two functions from the table's column API (the column
- * helpers of ui/columns.h, branch t14-ranks):
- *	col_shown(ui, i)	is column i chosen (not hidden by the user)?
- *	col_show(ui, i, on)	choose or hide column i: 0, or -1 when the
- *				column cannot be hidden (the name column)
- * While a binding leaves them NULL, the setup screen says column choice
- * is not available and a `columns` setting is kept in the file unchanged
- * (a warning names its line).  The columns setting is the chosen
- * columns' keys in the table's order, "name,state,cpu%": a key is the
- * column's title in lower case with blanks as '_' ("cpu_history").
+ * binding, defined beside the table (panel-nodes.c, panel-ranks.c): its
+ * columns are those of the column choice API (columns.h), which names
+ * them by key ("cpu", "peak_rss") for the sort and columns settings.
  */
 #ifndef JOBTOP_SETUP_H
 #define JOBTOP_SETUP_H
@@ -34,29 +25,19 @@ struct ui_table;
 
 struct setup_table {
 	const char	*name;		/* "node", "rank": in messages */
-	int		 ncols;
-	/* Column i's header title ("CPU%"). */
-	const char	*(*col_title)(int);
+	int		 columns;	/* COLUMNS_NODES, COLUMNS_RANKS */
 	/* Can the table sort by column i?  *desc: its natural direction. */
 	int		(*col_sortable)(int, int *);
 	/* The cursor holding the table's sort column and direction. */
 	struct ui_table	*(*tab)(struct ui *);
-	/* Column choice: NULL until the column API binds them. */
-	int		(*col_shown)(const struct ui *, int);
-	int		(*col_show)(struct ui *, int, int);
 };
 
 extern const struct setup_table	setup_node_table;
 extern const struct setup_table	setup_rank_table;
 
-/* Column i's settings key into buf: "cpu%", "cpu_history". */
-const char	*setup_col_key(const struct setup_table *, int, char *,
-		    size_t);
-/* The column whose key is KEY, or -1. */
-int		 setup_col_find(const struct setup_table *, const char *);
-
 /* Apply the screen's settings of C (fold, sorts, columns) to the UI, with
- * one warning per value it cannot use.  C may be NULL. */
+ * one warning per value it cannot use.  C may be NULL.  The columns are
+ * the process's (columns.h), so the call before the first ui_new does. */
 void		 setup_apply(struct ui *, const struct config *);
 /* Open the setup screen. */
 void		 setup_open(struct ui *);

@@ -634,16 +634,16 @@ ui_node_visible(const struct ui *ui, int i)
 {
 	const struct node_model	*m;
 	const struct minst	*mi;
-	int			 g, f;
+	int			 g, f[2];
 
 	if (ui->filter == NULL || filter_match(ui->filter, ui->nodes[i].name))
 		return 1;
 	if ((m = ui_model(ui, i)) == NULL ||
-	    (g = model_group_index(m, "rank")) < 0 ||
-	    (f = model_field_index(m, (unsigned)g, "comm")) < 0)
+	    (g = model_group_index(m, "rank")) < 0)
 		return 0;
+	filter_rank_fields(m, (unsigned)g, f);
 	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext)
-		if (filter_match(ui->filter, model_str(mi, (unsigned)f)))
+		if (filter_match_rank(ui->filter, mi, f))
 			return 1;
 	return 0;
 }

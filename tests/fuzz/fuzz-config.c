@@ -39,7 +39,7 @@ fuzz_config_same(const struct config *a, const struct config *b)
 	    a->sort.desc == b->sort.desc &&
 	    fuzz_config_streq(a->rank_sort.column, b->rank_sort.column) &&
 	    a->rank_sort.desc == b->rank_sort.desc &&
-	    fuzz_config_streq(a->columns, b->columns) &&
+	    fuzz_config_streq(a->node_columns, b->node_columns) &&
 	    fuzz_config_streq(a->rank_columns, b->rank_columns) &&
 	    a->fold == b->fold && a->interval == b->interval;
 }

@@ -79,7 +79,7 @@ rm "$tmp/conf/jobtop/jobtop.conf"
 echo "ok: jobtoprc wins over jobtop.conf"
 
 for line in 'interval = 0x10' 'fold = sometimes' 'sort = cpu sideways' \
-    'columns = name,,cpu%'; do
+    'node_columns = name,,cpu'; do
 	printf '# test\n\n%s\n' "$line" >"$rc"
 	"$JOBTOP" --list -w localhost >"$tmp/out" 2>"$tmp/err"
 	st=$?

@@ -9,11 +9,12 @@
 #    at the shortest stays there;
 #  - the unresolvable node reads "failed" with "cannot resolve NAME" in
 #    the node table, and nowhere "refused";
-#  - F2 opens the setup screen; changing the theme and fold there and w
+#  - F2 opens the setup screen; changing the theme and fold and hiding the
+#    LOAD column there and w
 #    writes $XDG_CONFIG_HOME/jobtop/jobtoprc (nothing before w), keeping
 #    a comment and an unknown key already in the file; F10 quits (with
 #    status 1: a node failed);
-#  - a second run starts with the saved theme and fold.
+#  - a second run starts with the saved theme, fold and columns.
 # Needs tmux.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -98,17 +99,22 @@ keys Right
 wait_for 2 'Theme +dark' || fail "setup: Right on the theme does not give dark"
 keys Down Down Down Right
 wait_for 2 'Fold look-alikes +always' || fail "setup: fold does not change to always"
+# Down to the node table's LOAD column (after interval, node ... mem).
+keys Down Down Down Down Down Down Down Space
+wait_for 2 '\[ \] LOAD +load' || fail "setup: Space does not hide LOAD"
 cmp -s "$conf" "$tmp/conf-before" || fail "jobtoprc written before w"
 keys w
 wait_for 2 "settings saved to $conf" || fail "w: $(status)"
 grep -qx 'theme = dark' "$conf" && grep -qx 'fold = always' "$conf" &&
 	grep -qx 'interval = 0.1' "$conf" && grep -qx '# mine' "$conf" &&
-	grep -qx 'something-newer = 1' "$conf" ||
+	grep -qx 'something-newer = 1' "$conf" &&
+	grep -qx 'node_columns = -load' "$conf" ||
 	fail "jobtoprc: $(cat "$conf")"
 ls "$tmp/conf/jobtop" | grep -q tmp && fail "a temporary file left: $(ls "$tmp/conf/jobtop")"
 echo "ok: setup saved: $(tr '\n' ';' <"$conf")"
 keys Escape
 wait_for 2 '^NODE' || fail "Esc does not leave the setup screen"
+screen | grep '^NODE' | grep -q LOAD && fail "LOAD still shown after hiding it"
 keys F10
 wait_for 10 '^rc=[0-9]' || fail "F10 does not quit"
 # Status 1: a node failed (jobtop(1), EXIT STATUS).
@@ -118,6 +124,7 @@ echo "ok: F10 quits (exit 1: a node failed)"
 # --- two: the saved settings are the defaults --------------------------------
 start two -w localhost
 wait_for 8 '^localhost +live' || fail "second run: no live localhost row"
+screen | grep '^NODE' | grep -q LOAD && fail "second run: the hidden LOAD column is back"
 screen | grep -q 'warning\|jobtoprc:' && fail "second run: a warning"
 keys F2
 wait_for 2 'Theme +dark' || fail "second run: the theme is not the saved one"

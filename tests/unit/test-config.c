@@ -293,10 +293,10 @@ test_habits(void)
 		  "give a column and 'ascending' or 'descending'" },
 		{ "sort = CPU\n",
 		  "f.conf:1: sort column 'CPU': 'C' is not allowed" },
-		{ "columns = name,,cpu\n",
-		  "f.conf:1: columns: an empty column key between commas" },
-		{ "columns = name,cpu,\n",
-		  "f.conf:1: columns: an empty column key at the end" },
+		{ "node_columns = node,,cpu\n",
+		  "f.conf:1: an empty column key between commas" },
+		{ "rank_columns = name,cpu,\n",
+		  "f.conf:1: an empty column key at the end" },
 		{ "theme = my theme\n",
 		  "f.conf:1: a theme is a name or a path without blanks" },
 		{ "\nfold = auto\nfold = never\n", "f.conf:3: fold given twice" },
@@ -306,8 +306,8 @@ test_habits(void)
 	size_t		i;
 
 	CHECK_INT(parse(&c, "theme = dark\nsort = cpu%  descending\n"
-	    "rank_sort = rss ascending\ncolumns = name, state ,cpu%\n"
-	    "rank_columns = rank,pid\nfold = never\ninterval = 2.5\n", err,
+	    "rank_sort = rss ascending\nnode_columns = name, state ,cpu%\n"
+	    "rank_columns = -wchan,+user\nfold = never\ninterval = 2.5\n", err,
 	    sizeof(err)), 0);
 	CHECK_STR(err, "");
 	CHECK_STR(c.theme, "dark");
@@ -317,9 +317,9 @@ test_habits(void)
 	CHECK_INT(c.sort.line, 2);
 	CHECK_STR(c.rank_sort.column, "rss");
 	CHECK_INT(c.rank_sort.desc, 0);
-	CHECK_STR(c.columns, "name,state,cpu%");
-	CHECK_INT(c.columns_line, 4);
-	CHECK_STR(c.rank_columns, "rank,pid");
+	CHECK_STR(c.node_columns, "name,state,cpu%");
+	CHECK_INT(c.node_columns_line, 4);
+	CHECK_STR(c.rank_columns, "-wchan,+user");
 	CHECK_INT(c.fold, CONFIG_FOLD_NEVER);
 	CHECK(c.interval == 2.5);
 	config_free(&c);
@@ -360,7 +360,7 @@ test_render(void)
 	free(t);
 
 	/* From nothing, and back through the parser. */
-	c.columns = strdup("name,cpu%");
+	c.node_columns = strdup("name,cpu%");
 	c.transport = strdup("auto");
 	c.interval = 1.0 / 3;
 	t = config_render(&c, NULL, 0);
@@ -368,7 +368,7 @@ test_render(void)
 	CHECK_INT(config_parse(&back, "r", t, strlen(t), NULL, NULL, err,
 	    sizeof(err)), 0);
 	CHECK_STR(back.theme, "dark");
-	CHECK_STR(back.columns, "name,cpu%");
+	CHECK_STR(back.node_columns, "name,cpu%");
 	CHECK_STR(back.sort.column, "mem%");
 	CHECK_INT(back.sort.desc, 1);
 	CHECK_INT(back.fold, CONFIG_FOLD_NEVER);
