@@ -7,8 +7,9 @@
 #  - a theme in $XDG_DATA_DIRS/jobtop/themes is found by name;
 #  - the jobtop of the build tree finds the tree's themes (-t light);
 #  - an unknown theme is exit 2 and one line naming every place looked in;
-#  - a settings file's unknown theme is one FILE:LINE warning on the status
-#    line, and the monitor runs with the default theme.
+#  - a settings file's unknown theme, sort column and column are one
+#    FILE:LINE warning each (status line, event log); the monitor runs with
+#    the default theme and the file's other settings.
 # Needs tmux.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -82,13 +83,20 @@ wait_for 1 "unknown theme \"nosuch\" \(looked in .*$tmp/xdg/jobtop/themes" ||
 echo "ok: -t nosuch: exit 2, $(screen | grep -c 'unknown theme') line"
 
 mkdir -p "$tmp/conf/jobtop"
-printf '# settings\ntheme = nosuch\n' >"$tmp/conf/jobtop/jobtoprc"
+printf '# settings\ntheme = nosuch\nsort = nosuch\nrank_columns = -bogus\nfold = never\n' \
+	>"$tmp/conf/jobtop/jobtoprc"
 start conf "$jt"
 wait_for 8 '^localhost +live' || fail "a bad theme in jobtoprc stops the monitor"
 wait_for 3 "jobtoprc:2: unknown theme \"nosuch\"" ||
 	fail "no FILE:LINE warning for jobtoprc's theme"
-keys F2
+keys e
+wait_for 2 'jobtoprc:3: the node table has no column .nosuch.' ||
+	fail "no FILE:LINE warning for jobtoprc's sort"
+wait_for 2 'jobtoprc:4: rank_columns: unknown column' ||
+	fail "no FILE:LINE warning for jobtoprc's rank_columns"
+keys Escape F2
 wait_for 2 'Theme +default' || fail "jobtoprc's bad theme: not the default"
+wait_for 2 'Fold look-alikes +never' || fail "jobtoprc's good line after bad ones not applied"
 keys Escape q
 wait_for 10 '^rc=0$' || fail "q after a jobtoprc warning does not end with 0"
-echo "ok: jobtoprc's unknown theme: one warning, the default theme"
+echo "ok: jobtoprc's unknown theme, sort column and rank column: one FILE:LINE warning each, the rest applied"
