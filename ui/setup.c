@@ -214,7 +214,7 @@ setup_save(struct ui *ui)
 	setup_sort_get(ui, &setup_rank_table, &c.rank_sort);
 	c.fold = ui->fold;
 	/* A replay's interval is the recording's: not a setting. */
-	if (ui->sess != NULL) {
+	if (ui_live(ui)) {
 		ivl = ui->interval_ms / 1000.0;
 		if (ivl >= CONFIG_IVL_MIN && ivl <= CONFIG_IVL_MAX)
 			c.interval = ivl;
@@ -300,7 +300,7 @@ setup_value(const struct ui *ui, int k, char *buf, size_t size)
 		    setup_folds[ui->fold] : "?");
 		return;
 	case SI_INTERVAL:
-		if (ui->sess != NULL)
+		if (ui_live(ui))
 			snprintf(buf, size, "%.3g s", ui->interval_ms / 1000.0);
 		else
 			snprintf(buf, size, "the recording's (display "

@@ -301,6 +301,8 @@ void		 ui_backtrace(struct ui *);
 /* Pause (freeze what is drawn; data keeps coming and is recorded) or
  * resume. */
 void		 ui_pause(struct ui *, int);
+/* Does the ui show a live session (probes), not a replay or history? */
+int		 ui_live(const struct ui *);
 /* Step the refresh interval: dir > 0 longer, < 0 shorter. */
 void		 ui_refresh_step(struct ui *, int);
 

@@ -1005,18 +1005,25 @@ ui_pause(struct ui *ui, int on)
 	ui->dirty = 1;
 }
 
+int
+ui_live(const struct ui *ui)
+{
+	return ui->sess != NULL && ui->replay == NULL;
+}
+
 void
 ui_refresh_step(struct ui *ui, int dir)
 {
 	size_t		i, n = sizeof(ui_refresh_steps) /
 			    sizeof(ui_refresh_steps[0]);
-	uint64_t	cur = ui->sess != NULL ? ui->interval_ms :
-			    ui->refresh_ms, ms;
+	/* A replay's session has no probes: its keys step the display. */
+	int		live = ui_live(ui);
+	uint64_t	cur = live ? ui->interval_ms : ui->refresh_ms, ms;
 	int		told;
 
 	/* Without a session the keys step the display refresh, which
 	 * stops at UI_REFRESH_MAX_MS. */
-	while (ui->sess == NULL && n > 1 &&
+	while (!live && n > 1 &&
 	    ui_refresh_steps[n - 1] > UI_REFRESH_MAX_MS)
 		n--;
 	/* The next step in the key's direction; past the last one (-d 300,
@@ -1027,8 +1034,8 @@ ui_refresh_step(struct ui *ui, int dir)
 				break;
 		if (i == n) {
 			ui_message(ui, 0, "already at the longest interval the "
-			    "keys reach: %.3g s (-d sets longer ones)",
-			    cur / 1000.0);
+			    "keys reach: %.3g s%s", cur / 1000.0, live ?
+			    " (-d sets longer ones)" : "");
 			return;
 		}
 		ms = ui_refresh_steps[i];
@@ -1045,7 +1052,7 @@ ui_refresh_step(struct ui *ui, int dir)
 	}
 	ui->refresh_ms = ms < UI_REFRESH_MIN_MS ? UI_REFRESH_MIN_MS :
 	    ms > UI_REFRESH_MAX_MS ? UI_REFRESH_MAX_MS : ms;
-	if (ui->sess == NULL) {
+	if (!live) {
 		ui_message(ui, 0, "display refresh every %.3g s",
 		    ui->refresh_ms / 1000.0);
 		return;
