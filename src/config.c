@@ -784,16 +784,23 @@ int
 config_save(const struct config *c, const char *path, char *err,
     size_t errlen)
 {
-	char	*own = NULL, *old = NULL, *text = NULL, *tmp = NULL, pb[256];
-	size_t	 len = 0, off = 0, n;
-	ssize_t	 w;
-	int	 fd = -1, rc = -1, r;
+	struct stat	 st;
+	char		*own = NULL, *old = NULL, *text = NULL, *tmp = NULL;
+	char		*real = NULL, pb[256];
+	size_t		 len = 0, off = 0, n;
+	ssize_t		 w;
+	int		 fd = -1, rc = -1, r;
 
 	if (path == NULL && (path = own = config_default_path()) == NULL) {
 		snprintf(err, errlen, "no place for the settings: set HOME "
 		    "or XDG_CONFIG_HOME");
 		return -1;
 	}
+	/* A settings file linked from elsewhere (a dotfiles repository)
+	 * stays a link: its target is the file replaced. */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+	    (real = realpath(path, NULL)) != NULL)
+		path = real;
 	text_clean(pb, sizeof(pb), path);
 	/* Keep what the file says beyond our keys: the file there, or
 	 * the one these settings came from (jobtop.conf). */
@@ -847,6 +854,7 @@ out:
 	free(tmp);
 	free(text);
 	free(old);
+	free(real);
 	free(own);
 	return rc;
 }

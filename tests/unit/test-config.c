@@ -441,6 +441,29 @@ test_save(void)
 		CHECK_STR(buf, "# old\ntransport = auto\ntheme = mono\n");
 	}
 
+	/* A link (dotfiles): stays a link, its target gets the text. */
+	{
+		char	target[420];
+		struct stat st;
+
+		snprintf(target, sizeof(target), "%s/real-rc", conf);
+		CHECK_INT(rename(rc, target), 0);
+		CHECK_INT(symlink(target, rc), 0);
+		config_init(&c);
+		c.fold = CONFIG_FOLD_NEVER;
+		CHECK_INT(config_save(&c, NULL, err, sizeof(err)), 0);
+		config_free(&c);
+		CHECK(lstat(rc, &st) == 0 && S_ISLNK(st.st_mode));
+		config_init(&c);
+		CHECK_INT(config_load(&c, NULL, NULL, NULL, err, sizeof(err)),
+		    0);
+		CHECK_INT(c.fold, CONFIG_FOLD_NEVER);
+		CHECK_STR(c.theme, "mono");
+		config_free(&c);
+		unlink(rc);
+		CHECK_INT(rename(target, rc), 0);
+	}
+
 	/* An unwritable directory: one line, the old file kept. */
 	if (geteuid() != 0) {
 		chmod(conf, 0500);
