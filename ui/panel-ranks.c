@@ -767,6 +767,18 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 	    ui->attr[TR_TABLE_SORT], c, RC_NCOLS, x, w, ui->rtab.sort,
 	    ui->rtab.rev, ui->utf8);
 	if (ui->nrrows == 0) {
+		/* One node that failed: why, rather than "yet". */
+		if (ui->filter == NULL && ui->scope != NULL &&
+		    ui->nscope == 1 && ui_node_reason(ui, ui->scope[0]) !=
+		    NULL) {
+			snprintf(buf, sizeof(buf), "%s %s: %s",
+			    ui->nodes[ui->scope[0]].name,
+			    ui_sclass_name(ui_sclass(ui, ui->scope[0])),
+			    ui_node_reason(ui, ui->scope[0]));
+			widget_put(r->y + 2, r->x, r->w,
+			    ui->attr[TR_STATE_FAILED], buf);
+			return;
+		}
 		widget_put(r->y + 2, r->x, r->w, ui->attr[TR_LABEL],
 		    ui->filter != NULL ? "no rank matches the filter" :
 		    "no ranks reported (yet)");

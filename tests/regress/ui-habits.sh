@@ -8,7 +8,7 @@
 #    the keys reach stays there and says so, '-' then shortens it, and '-'
 #    at the shortest stays there;
 #  - the unresolvable node reads "failed" with "cannot resolve NAME" in
-#    the node table, and nowhere "refused";
+#    the node table and in its (empty) rank table, and nowhere "refused";
 #  - F2 opens the setup screen; changing the theme and fold and hiding the
 #    LOAD column there and w
 #    writes $XDG_CONFIG_HOME/jobtop/jobtoprc (nothing before w), keeping
@@ -69,6 +69,12 @@ wait_for 8 '^nosuchnode\.invalid +failed .*cannot resolve' ||
 	fail "the unresolvable node does not say 'cannot resolve' in the table"
 screen | grep -q 'refused' && fail "a DNS failure is called refused"
 echo "ok: unresolvable node: $(screen | grep '^nosuchnode' | sed 's/  */ /g')"
+# Its ranks (Enter on its row: sorted by name, it is second) say why too.
+keys Down Enter
+wait_for 2 '^nosuchnode\.invalid failed: cannot resolve nosuchnode\.invalid: ' ||
+	fail "Enter on the failed node does not say why"
+echo "ok: its rank table says: $(screen | grep '^nosuchnode.invalid failed:')"
+keys Escape Home
 
 keys x
 wait_for 2 'unknown key x: press h or \? for help' || fail "x: no unknown-key message"
