@@ -52,6 +52,10 @@ MUSL_GCC := $(shell command -v musl-gcc 2>/dev/null)
 # 12 KB of 162 KB.
 PROBE_SMALL = -Os -flto=auto -fno-asynchronous-unwind-tables \
 	-fno-unwind-tables -ffunction-sections -fdata-sections
+# ld's separate-code pads the code to whole pages on both sides, 4 KB of
+# zeros in the file; in a static binary that is not position-independent
+# (the probe's) it hides no gadget worth the bytes.
+PROBE_NOPAD = -Wl,-z,noseparate-code
 ifneq ($(SANITIZE),)
 PROBE_CC = $(CC)
 PROBE_LDFLAGS = $(LDFLAGS)
@@ -59,11 +63,11 @@ PROBE_OPT = $(OPT)
 else ifneq ($(MUSL_GCC),)
 PROBE_CC = $(MUSL_GCC)
 PROBE_OPT = $(PROBE_SMALL)
-PROBE_LDFLAGS = -static -Wl,--gc-sections -s $(PROBE_SMALL)
+PROBE_LDFLAGS = -static -Wl,--gc-sections -s $(PROBE_SMALL) $(PROBE_NOPAD)
 else
 PROBE_CC = $(CC)
 PROBE_OPT = $(filter-out -flto=auto,$(PROBE_SMALL))
-PROBE_LDFLAGS = -static -Wl,--gc-sections -s $(PROBE_OPT)
+PROBE_LDFLAGS = -static -Wl,--gc-sections -s $(PROBE_OPT) $(PROBE_NOPAD)
 endif
 
 # Code shared by the probe and the monitor: libc only.

@@ -46,9 +46,10 @@ struct pinst {
 	int64_t		 cur[PINST_FIELDS], old[PINST_FIELDS];
 	char		 cstr[PINST_STRS][PINST_STRLEN];
 	char		 ostr[PINST_STRS][PINST_STRLEN];
-	const char	*text;		/* pinst_set_text: the source's */
-	int		 text_field;	/* -1: none */
-	uint8_t		 text_dirty;	/* changed since last sent */
+	const char	*text[PINST_TEXTS];	/* pinst_set_text: the
+						 * source's */
+	int8_t		 text_field[PINST_TEXTS];	/* -1: none */
+	uint8_t		 text_dirty;	/* bit i: text[i] changed since sent */
 };
 
 struct pgroup {
@@ -79,6 +80,10 @@ static volatile sig_atomic_t quit;
 #define PROBE_CTL_LINE	128
 #define PROBE_IVL_MIN	100		/* ms: bounds of "interval MS" */
 #define PROBE_IVL_MAX	60000
+/* ms between the first two samples (at most one interval): counters need
+ * two samples for a rate, and a monitor should not wait a whole interval
+ * (-d 300) to show one (PROTOCOL.md, "SAMPLE"). */
+#define PROBE_FIRST_MS	200
 
 /* --armour: PROTOCOL.md, "Armour".  A record is what one flush writes
  * (whole frames); it goes out as lines of at most PROBE_ARM_RAW bytes. */
@@ -306,7 +311,7 @@ probe_inst(const struct group_def *def, const char *name)
 	pi->id = i;
 	pi->gid = gid;
 	pi->used = 1;
-	pi->text_field = -1;
+	memset(pi->text_field, -1, sizeof(pi->text_field));
 	snprintf(pi->name, sizeof(pi->name), "%s", name);
 	pi->next = buckets[h];
 	buckets[h] = (int)i;
@@ -324,7 +329,7 @@ void
 pinst_set(struct pinst *pi, unsigned field, int64_t v)
 {
 	if (pi == NULL || field >= groups[pi->gid].def->nfields ||
-	    groups[pi->gid].strslot[field] >= 0)
+	    (groups[pi->gid].intmask & ((uint64_t)1 << field)) == 0)
 		return;
 	pi->cur[field] = v;
 	pi->curp |= (uint64_t)1 << field;
@@ -345,15 +350,25 @@ pinst_set_str(struct pinst *pi, unsigned field, const char *s)
 void
 pinst_set_text(struct pinst *pi, unsigned field, const char *s, int changed)
 {
+	unsigned	i;
+
 	if (pi == NULL || field >= groups[pi->gid].def->nfields ||
-	    groups[pi->gid].strslot[field] < 0)
+	    (groups[pi->gid].intmask & ((uint64_t)1 << field)) != 0)
 		return;
-	if (pi->text_field != (int)field)
+	for (i = 0; i < PINST_TEXTS && pi->text_field[i] != (int8_t)field;
+	    i++)
+		;
+	if (i == PINST_TEXTS) {
+		for (i = 0; i < PINST_TEXTS && pi->text_field[i] >= 0; i++)
+			;
+		if (i == PINST_TEXTS)
+			return;
 		changed = 1;
-	pi->text = s;
-	pi->text_field = (int)field;
+	}
+	pi->text[i] = s;
+	pi->text_field[i] = (int8_t)field;
 	if (changed)
-		pi->text_dirty = 1;
+		pi->text_dirty |= (uint8_t)(1u << i);
 	pi->curp |= (uint64_t)1 << field;
 }
 
@@ -388,7 +403,7 @@ probe_encode_inst(struct proto_sample_wr *sw, struct pinst *pi)
 {
 	const struct pgroup	*g = &groups[pi->gid];
 	uint64_t		 gone, bit;
-	unsigned		 f;
+	unsigned		 f, t;
 	size_t			 len;
 	int			 slot, err;
 
@@ -406,17 +421,23 @@ probe_encode_inst(struct proto_sample_wr *sw, struct pinst *pi)
 		return err;
 	for (f = 0; f < g->def->nfields; f++) {
 		bit = (uint64_t)1 << f;
-		if ((slot = g->strslot[f]) < 0 || (pi->curp & bit) == 0)
+		if ((g->intmask & bit) != 0 || (pi->curp & bit) == 0)
 			continue;
-		if ((int)f == pi->text_field) {
-			if ((pi->oldp & bit) != 0 && !pi->text_dirty)
+		for (t = 0; t < PINST_TEXTS && pi->text_field[t] != (int8_t)f;
+		    t++)
+			;
+		if (t < PINST_TEXTS) {
+			if ((pi->oldp & bit) != 0 &&
+			    (pi->text_dirty & (1u << t)) == 0)
 				continue;
-			len = strnlen(pi->text, PROTO_TEXT_MAX - 1);
-			if ((err = proto_sample_str(sw, pi->id, f, pi->text,
+			len = strnlen(pi->text[t], PROTO_TEXT_MAX - 1);
+			if ((err = proto_sample_str(sw, pi->id, f, pi->text[t],
 			    len)) != WIRE_OK)
 				return err;
 			continue;
 		}
+		if ((slot = g->strslot[f]) < 0)
+			continue;
 		if ((pi->oldp & bit) != 0 &&
 		    strcmp(pi->cstr[slot], pi->ostr[slot]) == 0)
 			continue;
@@ -578,8 +599,7 @@ probe_init_sources(const struct probe_conf *conf)
 					g->intmask |= (uint64_t)1 << f;
 				else if (nstr < PINST_STRS)
 					g->strslot[f] = (int8_t)nstr++;
-				else
-					return -1;
+				/* else a long text only (pinst_set_text) */
 			}
 			ngroups++;
 		}
@@ -672,6 +692,7 @@ main(int argc, char **argv)
 	struct pollfd		 pfd;
 	uint64_t		 start_ms, next, now, seq = 0, taken = 0, prev_ms;
 	uint64_t		 t_ms, tick, ivl_ms, want, heard, wd_ms = 0;
+	uint64_t		 sub;
 	char			*end, buf[256];
 	const char		*bye = "done";
 	int			 ch, watch, timeout;
@@ -806,6 +827,7 @@ main(int argc, char **argv)
 		wd_ms = 0;	/* nothing to hear from */
 	next = tick = heard = probe_now_ms(CLOCK_MONOTONIC);
 	ivl_ms = (uint64_t)(conf.interval * 1000 + 0.5);
+	sub = UINT64_MAX;
 	prev_ms = start_ms;
 	while (!quit) {
 		now = probe_now_ms(CLOCK_MONOTONIC);
@@ -829,13 +851,27 @@ main(int argc, char **argv)
 			probe_flush();
 			if (conf.count > 0 && taken >= (uint64_t)conf.count)
 				break;
-			next += ivl_ms;
+			/* The second sample soon after the first, then one
+			 * per interval from there. */
+			if (seq == 1 && taken == 1 && ivl_ms > PROBE_FIRST_MS)
+				next += PROBE_FIRST_MS;
+			else
+				next += ivl_ms;
 			/* After a stall, skip missed samples, do not burst. */
 			if (next <= now)
 				next = now + ivl_ms;
+			/* The ranks' peaks are checked between samples. */
+			sub = ivl_ms >= 2 * RANKS_SUB_MS ? now + RANKS_SUB_MS :
+			    UINT64_MAX;
 			continue;
 		}
-		timeout = (int)(next - now);
+		if (now >= sub) {
+			ranks_subsample();
+			sub = next - now > RANKS_SUB_MS + RANKS_SUB_MS / 2 ?
+			    now + RANKS_SUB_MS : UINT64_MAX;
+			continue;
+		}
+		timeout = (int)((sub < next ? sub : next) - now);
 		if (wd_ms > 0 && heard + wd_ms - now < (uint64_t)timeout)
 			timeout = (int)(heard + wd_ms - now);
 		pfd.fd = watch ? STDIN_FILENO : -1;

@@ -123,6 +123,16 @@ void		 ranks_untrack(int, pid_t, uint64_t);
  * registry sees this sample's. */
 int		 ranks_reported(unsigned *, pid_t *, uint64_t *);
 
+/*
+ * Between two samples, every RANKS_SUB_MS the probe's loop calls
+ * ranks_subsample: it reads again the stat of the processes reported in
+ * the last sample (their files are open already) so that each rank's
+ * peak CPU % (over windows of about RANKS_SUB_MS) and peak resident size
+ * (of its whole tree) see what happens between two samples.
+ */
+#define RANKS_SUB_MS	250
+void		 ranks_subsample(void);
+
 /* ranks-find.c: open /proc and learn who the probe is; 0 or -1 with why. */
 int		 ranks_find_init(const struct probe_conf *, char *, size_t);
 /* Find processes started since the last call and track those that

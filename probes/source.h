@@ -28,6 +28,7 @@
 #define PINST_FIELDS	32	/* fields per group the probe supports */
 #define PINST_STRS	5	/* string fields per group */
 #define PINST_STRLEN	64	/* bytes per string value, with the NUL */
+#define PINST_TEXTS	3	/* long texts per instance (pinst_set_text) */
 #define PINST_MAX	4096	/* live instances, all groups together */
 
 struct field_def {
@@ -108,9 +109,10 @@ struct pinst	*probe_inst(const struct group_def *, const char *);
 void		 pinst_set(struct pinst *, unsigned, int64_t);
 void		 pinst_set_str(struct pinst *, unsigned, const char *);
 /* A string field longer than PINST_STRLEN (up to PROTO_TEXT_MAX - 1
- * bytes), one per instance: the source keeps the text, which must stay
- * unchanged until the next sample, and says whether it changed since it
- * last set it (it is sent then, or when it was absent). */
+ * bytes), PINST_TEXTS per instance: the source keeps the text, which must
+ * stay unchanged until the next sample, and says whether it changed since
+ * it last set it (it is sent then, or when it was absent).  String fields
+ * of a group past its first PINST_STRS can only be set this way. */
 void		 pinst_set_text(struct pinst *, unsigned, const char *, int);
 /* The value this field had in the previous sample, if it was present. */
 int		 pinst_prev(const struct pinst *, unsigned, int64_t *);

@@ -72,7 +72,7 @@ enum {
 	F_RSS, F_VSIZE, F_THREADS, F_MINFLT, F_MAJFLT, F_READ_BYTES,
 	F_WRITE_BYTES, F_VOL_CTXSW, F_INVOL_CTXSW, F_WCHAN, F_SYSCALL,
 	F_PROCESSOR, F_START_TIME, F_KSTACK, F_HELPER, F_PROCS, F_BLKIO_DELAY,
-	F_RQ_DELAY, F_NFIELDS
+	F_RQ_DELAY, F_PEAK_RSS, F_PEAK_CPU, F_UID, F_CWD, F_CMDLINE, F_NFIELDS
 };
 
 static const struct field_def ranks_fields[F_NFIELDS] = {
@@ -102,6 +102,11 @@ static const struct field_def ranks_fields[F_NFIELDS] = {
 	{ "procs",		"count",	PF_GAUGE },
 	{ "blkio_delay",	"jiffies",	PF_COUNTER },
 	{ "rq_delay",		"ns",		PF_COUNTER },
+	{ "peak_rss",		"bytes",	PF_GAUGE },
+	{ "peak_cpu",		"centi",	PF_GAUGE },
+	{ "uid",		"",		PF_GAUGE },
+	{ "cwd",		"",		PF_STRING },
+	{ "cmdline",		"",		PF_STRING },
 };
 static const struct group_def ranks_group = {
 	"rank", ranks_fields, F_NFIELDS
@@ -126,6 +131,8 @@ static const char *const ranks_files[RK_NFILES] = {
 #define RK_HAS_SYSCALL	0x08
 #define RK_HAS_KSTACK	0x10
 #define RK_HAS_WAIT	0x20	/* schedstat's run-queue wait */
+#define RK_HAS_CMD	0x40	/* cmdline */
+#define RK_HAS_CWD	0x80
 
 /*
  * A rank's totals over its process tree, as reported: counters never go
@@ -137,6 +144,7 @@ struct ranks_tree {
 	uint64_t	 utime, stime, minflt, majflt, rbytes, wbytes;
 	uint64_t	 blkio, wait_ns;
 	uint64_t	 rss;		/* bytes, a gauge: as it is */
+	uint64_t	 threads;
 	uint8_t		 has_io, has_wait;
 };
 
@@ -172,6 +180,18 @@ struct ranks_proc {
 	char		 name[12];	/* the pid in decimal */
 	char		 stepname[16];
 	char		 comm[16];	/* when it was found */
+	/* Peaks (a rank's tree): the most seen at a sample or a check
+	 * between samples (ranks_subsample), and its own VmHWM. */
+	uint64_t	 peak_rss;	/* bytes */
+	uint64_t	 peak_cpu;	/* hundredths of a percent of a CPU */
+	uint64_t	 pk_ticks;	/* tree CPU ticks at the last check */
+	uint64_t	 pk_us;		/* its time (monotonic), 0: none */
+	int64_t		 uid;		/* status's real uid, -1 unknown */
+	uint8_t		 cmd_new, cwd_new;	/* changed since reported */
+	uint8_t		 pk_ok;		/* peak_cpu has a window */
+	char		 cmd_comm[16];	/* comm when cmdline was read */
+	char		 cmdline[PROTO_TEXT_MAX];	/* NULs as spaces */
+	char		 cwd[PROTO_TEXT_MAX];
 };
 
 /* A candidate for the busiest processes (root without --job). */
@@ -188,6 +208,7 @@ static unsigned		 ranks_nfds;	/* descriptors held open */
 static unsigned		 ranks_fd_budget;
 static uint64_t		 ranks_seq;	/* samples taken */
 static uint32_t		 ranks_page_size;
+static uint32_t		 ranks_clk_tck, ranks_ncpu;
 static int		 ranks_busiest;	/* root without --job */
 static int		 ranks_by_class;	/* --job */
 static uint32_t		 ranks_only_step = RANKS_STEP_NONE; /* --step */
@@ -415,6 +436,7 @@ ranks_track(pid_t pid, const struct ranks_stat *st, int64_t rank,
 	}
 	rp->keep = slot < RK_KEEP;
 	rp->cpu = UINT64_MAX;
+	rp->uid = -1;
 	for (i = 0; i < RK_NFILES; i++)
 		rp->fd[i] = RK_FD_NONE;
 	snprintf(rp->name, sizeof(rp->name), "%d", (int)pid);
@@ -679,6 +701,113 @@ ranks_read_io(struct ranks_proc *rp)
 	}
 }
 
+/* Read a file of a process once (open, one pread, close): for files read
+ * rarely, which keep no descriptor. */
+static ssize_t
+ranks_read_once(const struct ranks_proc *rp, const char *file, char *buf,
+    size_t size)
+{
+	char	path[64];
+	ssize_t	n;
+	int	fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)rp->pid, file);
+	if ((fd = probe_open(path)) < 0)
+		return -1;
+	n = probe_pread(fd, buf, size);
+	close(fd);
+	return n;
+}
+
+/* The command line, NULs and control bytes as spaces, at most
+ * PROTO_TEXT_MAX - 1 bytes: read when first seen and when the command
+ * changes (an exec).  Absent when empty (a zombie) or unreadable. */
+static void
+ranks_read_cmdline(struct ranks_proc *rp, const char *comm)
+{
+	ssize_t	n, i;
+
+	snprintf(rp->cmd_comm, sizeof(rp->cmd_comm), "%s", comm);
+	n = ranks_read_once(rp, "cmdline", ranks_buf, sizeof(ranks_buf));
+	if (n > (ssize_t)sizeof(rp->cmdline) - 1)
+		n = (ssize_t)sizeof(rp->cmdline) - 1;
+	while (n > 0 && (ranks_buf[n - 1] == '\0' ||
+	    ranks_buf[n - 1] == ' '))
+		n--;
+	if (n <= 0) {
+		rp->has &= ~RK_HAS_CMD;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if ((unsigned char)ranks_buf[i] < 0x20 ||
+		    ranks_buf[i] == 0x7f)
+			ranks_buf[i] = ' ';
+	}
+	ranks_buf[n] = '\0';
+	if ((rp->has & RK_HAS_CMD) == 0 || strcmp(rp->cmdline,
+	    ranks_buf) != 0) {
+		memcpy(rp->cmdline, ranks_buf, (size_t)n + 1);
+		rp->cmd_new = 1;
+	}
+	rp->has |= RK_HAS_CMD;
+}
+
+/* The working directory (readlink of /proc/PID/cwd, another user's is
+ * not readable): absent when it cannot be read. */
+static void
+ranks_read_cwd(struct ranks_proc *rp)
+{
+	char	path[64], full[4096];
+	ssize_t	n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)rp->pid);
+	n = readlink(probe_path(full, sizeof(full), path), ranks_buf,
+	    sizeof(rp->cwd) - 1);
+	if (n <= 0) {
+		rp->has &= ~RK_HAS_CWD;
+		return;
+	}
+	ranks_buf[n] = '\0';
+	if ((rp->has & RK_HAS_CWD) == 0 || strcmp(rp->cwd, ranks_buf) != 0) {
+		memcpy(rp->cwd, ranks_buf, (size_t)n + 1);
+		rp->cwd_new = 1;
+	}
+	rp->has |= RK_HAS_CWD;
+}
+
+/*
+ * A check of a rank's peaks: ticks is its tree's CPU time (utime + stime
+ * with reaped children's), rss its tree's resident bytes, threads its
+ * tree's threads, now the monotonic time in us.  The CPU % of the window
+ * since the last check counts when the window is 100 ms or more (a
+ * shorter one waits: one tick is 10 ms), capped at what the threads and
+ * CPUs allow (ticks come whole, so a short window of a busy rank can read
+ * a tick more than it ran).
+ */
+static void
+ranks_peak(struct ranks_proc *rp, uint64_t ticks, uint64_t rss,
+    uint64_t threads, uint64_t now)
+{
+	uint64_t	pct, cap;
+
+	if (rss > rp->peak_rss)
+		rp->peak_rss = rss;
+	if (rp->pk_us != 0 && ticks >= rp->pk_ticks) {
+		if (now < rp->pk_us + 100000)
+			return;
+		pct = (ticks - rp->pk_ticks) * 10000 * 1000000 /
+		    ((uint64_t)ranks_clk_tck * (now - rp->pk_us));
+		cap = 10000 * (threads < ranks_ncpu ? threads : ranks_ncpu);
+		if (pct > cap)
+			pct = cap;
+		if (pct > rp->peak_cpu)
+			rp->peak_cpu = pct;
+		rp->pk_ok = 1;
+	}
+	rp->pk_ticks = ticks;
+	rp->pk_us = now;
+}
+
 /* Read what the process's other files say, as far as it can change. */
 static void
 ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
@@ -691,18 +820,32 @@ ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
 	int		 quiet, running = st->state == 'R';
 
 	quiet = ranks_quiet(rp, st, fresh);
+	if (strcmp(rp->cmd_comm, st->comm) != 0)
+		ranks_read_cmdline(rp, st->comm);
 	if (!quiet) {
 		rp->has &= ~RK_HAS_CTX;
 		if (ranks_read(rp, RK_STATUS, ranks_buf,
-		    sizeof(ranks_buf)) > 0 &&
-		    (p = strstr(ranks_buf, "\nvoluntary_ctxt_switches:")) !=
-		    NULL && probe_find_u64(p + 1, "voluntary_ctxt_switches",
-		    &a) == 0 && probe_find_u64(p + 1,
-		    "nonvoluntary_ctxt_switches", &b) == 0) {
-			rp->vcsw = a;
-			rp->ivcsw = b;
-			rp->has |= RK_HAS_CTX;
+		    sizeof(ranks_buf)) > 0) {
+			/* VmHWM: the kernel's own peak of the resident
+			 * size; Uid: the real one first. */
+			if (probe_find_u64(ranks_buf, "VmHWM", &a) == 0 &&
+			    a * 1024 > rp->peak_rss)
+				rp->peak_rss = a * 1024;
+			if (probe_find_u64(ranks_buf, "Uid", &a) == 0)
+				rp->uid = (int64_t)a;
+			if ((p = strstr(ranks_buf,
+			    "\nvoluntary_ctxt_switches:")) != NULL &&
+			    probe_find_u64(p + 1, "voluntary_ctxt_switches",
+			    &a) == 0 && probe_find_u64(p + 1,
+			    "nonvoluntary_ctxt_switches", &b) == 0) {
+				rp->vcsw = a;
+				rp->ivcsw = b;
+				rp->has |= RK_HAS_CTX;
+			}
 		}
+		/* A process that ran may have changed directory. */
+		if (fresh || ranks_seq % 4 == 0)
+			ranks_read_cwd(rp);
 	}
 	if (!quiet || st->threads != 1 || running)
 		ranks_read_io(rp);
@@ -763,6 +906,7 @@ ranks_tree_add(struct ranks_tree *t, const struct ranks_proc *rp,
 	t->minflt += st->minflt + st->cminflt;
 	t->majflt += st->majflt + st->cmajflt;
 	t->rss += (uint64_t)(st->rss > 0 ? st->rss : 0) * ranks_page_size;
+	t->threads += (uint64_t)(st->threads > 0 ? st->threads : 1);
 	t->blkio += st->blkio;
 	if (rp->has & RK_HAS_WAIT) {
 		t->wait_ns += rp->wait_ns;
@@ -832,6 +976,7 @@ ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 	ranks_tree_add(&t, rp, st);
 	rp->nprocs = 1;
 	ranks_read_kids(rp, &t);
+	ranks_peak(rp, t.utime + t.stime, t.rss, t.threads, probe_mono_us());
 
 	if ((pi = probe_inst(&ranks_group, rp->name)) == NULL)
 		return;
@@ -881,6 +1026,60 @@ ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 	if (rp->has & RK_HAS_KSTACK) {
 		pinst_set_text(pi, F_KSTACK, rp->kstack, rp->kstack_new);
 		rp->kstack_new = 0;
+	}
+	pinst_set(pi, F_PEAK_RSS, rp->peak_rss > INT64_MAX ? INT64_MAX :
+	    (int64_t)rp->peak_rss);
+	if (rp->pk_ok)
+		pinst_set(pi, F_PEAK_CPU, (int64_t)rp->peak_cpu);
+	if (rp->uid >= 0)
+		pinst_set(pi, F_UID, rp->uid);
+	if (rp->has & RK_HAS_CWD) {
+		pinst_set_text(pi, F_CWD, rp->cwd, rp->cwd_new);
+		rp->cwd_new = 0;
+	}
+	if (rp->has & RK_HAS_CMD) {
+		pinst_set_text(pi, F_CMDLINE, rp->cmdline, rp->cmd_new);
+		rp->cmd_new = 0;
+	}
+}
+
+void
+ranks_subsample(void)
+{
+	struct ranks_proc	*rp, *kp;
+	struct ranks_stat	 st;
+	uint64_t		 ticks, rss, threads;
+	unsigned		 i;
+	int32_t			 k;
+
+	for (i = 0; i < ranks_hw; i++) {
+		rp = &ranks_procs[i];
+		if (!rp->used || rp->role == RANKS_ROLE_CHILD ||
+		    rp->seen != ranks_seq || ranks_seq == 0)
+			continue;
+		ticks = rss = threads = 0;
+		/* The rank, then its folded children; one gone since the
+		 * sample is left to the next sample to drop. */
+		for (kp = rp;;) {
+			if (ranks_read(kp, RK_STAT, ranks_buf,
+			    sizeof(ranks_buf)) > 0 &&
+			    ranks_parse_stat(ranks_buf, &st) == 0 &&
+			    st.start == kp->start) {
+				ticks += st.utime + st.stime + st.cutime +
+				    st.cstime;
+				rss += (uint64_t)(st.rss > 0 ? st.rss : 0) *
+				    ranks_page_size;
+				threads += (uint64_t)(st.threads > 0 ?
+				    st.threads : 1);
+			}
+			if ((k = kp == rp ? rp->kid : kp->sib) < 0)
+				break;
+			kp = &ranks_procs[k];
+		}
+		/* The time of the reads, not of the loop's start: a probe
+		 * kept off the CPU between the two would see a window
+		 * wrong by that long. */
+		ranks_peak(rp, ticks, rss, threads, probe_mono_us());
 	}
 }
 
@@ -988,6 +1187,8 @@ ranks_init(const struct probe_conf *conf, char *why, size_t whysz)
 		    (unsigned)avail : RK_KEEP * RK_NFILES;
 	}
 	ranks_page_size = conf->page_size;
+	ranks_clk_tck = conf->clk_tck > 0 ? conf->clk_tck : 100;
+	ranks_ncpu = conf->ncpu > 0 ? conf->ncpu : 1;
 	ranks_by_class = conf->job != NULL;
 	ranks_only_step = conf->job != NULL && conf->step != NULL ?
 	    ranks_parse_step(conf->step) : RANKS_STEP_NONE;

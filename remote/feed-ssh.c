@@ -381,6 +381,12 @@ fssh_line(struct feed_ssh *s, char *line)
 	if (strncmp(line, "Warning: Permanently added", 26) == 0 ||
 	    strncmp(line, "@@@", 3) == 0)
 		return;
+	/* Worded as the libssh2 transport words it (remote/rsess.c). */
+	if (strncmp(line, "ssh: Could not resolve hostname ", 32) == 0) {
+		snprintf(s->lasterr, sizeof(s->lasterr), "cannot resolve %s",
+		    line + 32);
+		return;
+	}
 	snprintf(s->lasterr, sizeof(s->lasterr), "%s", line);
 }
 

@@ -592,6 +592,24 @@ rsess_gai_start(struct rsess *s)
 	return 0;
 }
 
+/*
+ * The name did not resolve (getaddrinfo's RC): "cannot resolve NAME: ...".
+ * Only a temporary failure (EAI_AGAIN) is retried.  A name that does not
+ * exist is final, but it is no refusal by the node: the session ends
+ * failed, not refused, so the node is not said to have refused anything.
+ */
+static int
+rsess_unresolved(struct rsess *s, int rc)
+{
+	int	step;
+
+	step = rsess_fail(s, rc != EAI_AGAIN, "cannot resolve %s: %s",
+	    s->hostname, rc == EAI_SYSTEM ? strerror(errno) :
+	    gai_strerror(rc));
+	s->refused = 0;
+	return step;
+}
+
 /* RESOLVE: take a fan-out slot, then the addresses (once a session). */
 static int
 rsess_do_resolve(struct rsess *s)
@@ -618,9 +636,7 @@ rsess_do_resolve(struct rsess *s)
 			rc = rsess_gai_start(s);
 		if (rc != 0) {
 			s->ai = NULL;
-			return rsess_fail(s, rc != EAI_AGAIN, "%s: %s",
-			    s->hostname, rc == EAI_SYSTEM ? strerror(errno) :
-			    gai_strerror(rc));
+			return rsess_unresolved(s, rc);
 		}
 	}
 	if (s->gai != NULL) {
@@ -640,9 +656,7 @@ rsess_do_resolve(struct rsess *s)
 			    (unsigned long long)(s->now - s->gai->since));
 		if (rc != 0) {
 			rsess_gai_drop(s);
-			return rsess_fail(s, rc != EAI_AGAIN, "%s: %s",
-			    s->hostname, rc == EAI_SYSTEM ? strerror(errno) :
-			    gai_strerror(rc));
+			return rsess_unresolved(s, rc);
 		}
 		s->ai = s->gai->cb.ar_result;
 		s->gai->cb.ar_result = NULL;

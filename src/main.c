@@ -79,6 +79,8 @@ struct main_opts {
 	const char	*logpath;
 	long long	 count;		/* samples per node, 0: no limit */
 	double		 interval;	/* seconds */
+	int		 interval_set;	/* -d given */
+	const struct config *settings;	/* jobtoprc, for the UI */
 	int		 nargs;
 	char		**args;
 	const char	*record;	/* -o: recording path */
@@ -262,6 +264,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 				    MAIN_INTERVAL_MAX);
 				return -1;
 			}
+			o->interval_set = 1;
 			break;
 		case 'v':
 			o->verbose = 1;
@@ -1175,6 +1178,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 	uc.ntasks = job->ntasks;
 	uc.interval = o->interval;
 	uc.theme = o->theme;
+	uc.settings = o->settings;
 	uc.utf8 = -1;
 	if ((ui = ui_new(&uc, err, sizeof(err))) == NULL) {
 		log_error("%s", err);
@@ -1274,6 +1278,7 @@ main_replay(const struct main_opts *o)
 	uc.ntasks = meta->ntasks;
 	uc.interval = meta->interval_ms > 0 ? meta->interval_ms / 1000.0 : 1;
 	uc.theme = o->theme;
+	uc.settings = o->settings;
 	uc.utf8 = -1;
 	if ((ui = ui_new(&uc, err, sizeof(err))) == NULL) {
 		log_error("%s", err);
@@ -1553,9 +1558,13 @@ main(int argc, char **argv)
 		log_close();
 		return rc;
 	}
-	/* The settings file's transport, unless --transport gave one. */
+	/* The settings file's values, where the command line gave none;
+	 * the UI takes its own (theme, sorts, fold, columns) from it. */
 	if (o.transport == NULL && cfg.transport != NULL)
 		o.transport = cfg.transport;
+	if (!o.interval_set && cfg.interval > 0)
+		o.interval = cfg.interval;
+	o.settings = &cfg;
 
 	if (o.decode) {
 		if (o.hostlist != NULL || o.hostfile != NULL || o.nargs > 0 ||

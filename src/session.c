@@ -338,6 +338,11 @@ session_decode(struct session *s, int i, const uint8_t *buf, size_t n)
 		return;
 	stream_feed(nd->st, buf, n);
 	while ((t = stream_next(nd->st)) > 0) {
+		/* A probe's first sample (seq 0) is the baseline of its
+		 * rates: decoded into the model, neither shown nor counted
+		 * (the probe sends the next one soon, PROTOCOL.md). */
+		if (t == MSG_SAMPLE && stream_model(nd->st)->seq == 0)
+			continue;
 		if (t == MSG_SAMPLE)
 			nd->samples++;
 		if (s->hooks.message != NULL && !(nd->stopping &&

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "model.h"
 #include "xmalloc.h"
 
 struct filter {
@@ -85,4 +86,28 @@ filter_match(const struct filter *f, const char *s)
 		return 0;
 	return pcre2_match(f->re, (PCRE2_SPTR)s, strlen(s), 0, 0, f->md,
 	    NULL) >= 0;
+}
+
+void
+filter_rank_fields(const struct node_model *m, unsigned g, int f[2])
+{
+	f[0] = model_field_index(m, g, "comm");
+	f[1] = model_field_index(m, g, "cmdline");
+}
+
+int
+filter_match_rank(const struct filter *f, const struct minst *mi,
+    const int fields[2])
+{
+	const char	*s;
+	unsigned	 k;
+
+	if (f == NULL)
+		return 1;
+	for (k = 0; k < 2; k++) {
+		if (fields[k] >= 0 && (s = model_str(mi,
+		    (unsigned)fields[k])) != NULL && filter_match(f, s))
+			return 1;
+	}
+	return 0;
 }

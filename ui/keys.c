@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "setup.h"
 #include "ui-priv.h"
 
 static void
@@ -113,6 +114,12 @@ ui_key_fold(struct ui *ui)
 }
 
 static void
+ui_key_setup(struct ui *ui)
+{
+	setup_open(ui);
+}
+
+static void
 ui_key_redraw(struct ui *ui)
 {
 	clearok(curscr, TRUE);
@@ -120,11 +127,13 @@ ui_key_redraw(struct ui *ui)
 }
 
 const struct ui_key ui_keys[] = {
-	{ 'q',		0,		"q",	"quit (stops every probe)",
+	{ 'q',		KEY_F(10),	"q F10", "quit (stops every probe)",
 	    ui_key_quit },
 	{ 'h',		'?',		"h ?",	"this help",
 	    ui_key_help },
 	{ KEY_F(1),	0,		"F1",	"this help", ui_key_help },
+	{ KEY_F(2),	0,		"F2",	"setup: theme, sorts, fold, "
+	    "interval, columns; w saves them to jobtoprc", ui_key_setup },
 	{ 27,		KEY_LEFT,	"Esc",	"back (Left too); on the node "
 	    "table, clear the filter", ui_key_back },
 	{ '\t',		0,		"Tab",	"switch between the node table "

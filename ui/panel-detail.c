@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "columns.h"
 #include "ui-priv.h"
 
 #define DETAIL_LABEL	10
@@ -112,6 +113,32 @@ detail_line(const struct ui *ui, const struct ui_rect *r, int y,
 	widget_put(y, r->x + DETAIL_LABEL, r->w - DETAIL_LABEL,
 	    ui->attr[TR_DEFAULT], text);
 	return y + 1;
+}
+
+/* "LABEL  text" over as many lines as the text needs, at most max. */
+static int
+detail_wrap(const struct ui *ui, const struct ui_rect *r, int y,
+    const char *label, const char *text, int max)
+{
+	char	buf[512];
+	int	w = r->w - DETAIL_LABEL, n, line;
+	size_t	len = strlen(text);
+
+	if (w < 8)
+		return detail_line(ui, r, y, label, text);
+	for (line = 0; line < max && (line == 0 || len > 0); line++) {
+		n = len > (size_t)w ? w : (int)len;
+		if (line == max - 1 && len > (size_t)w)
+			n = w - 1;	/* room for the mark of the cut */
+		if (n > (int)sizeof(buf) - 4)
+			n = (int)sizeof(buf) - 4;
+		snprintf(buf, sizeof(buf), "%.*s%s", n, text,
+		    line == max - 1 && len > (size_t)n ? "~" : "");
+		y = detail_line(ui, r, y, line == 0 ? label : "", buf);
+		text += n;
+		len -= (size_t)n;
+	}
+	return y;
 }
 
 /* A history sparkline line with its latest value. */
@@ -443,6 +470,16 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			    "   on CPU %.0f", x);
 		y = detail_line(ui, r, y, "state", buf);
+		if ((s = detail_str(m, mi, "cmdline")) != NULL)
+			y = detail_wrap(ui, r, y, "command", s, 3);
+		if ((s = detail_str(m, mi, "cwd")) != NULL)
+			y = detail_wrap(ui, r, y, "cwd", s, 2);
+		x = detail_metric(m, mi, "uid");
+		if (isfinite(x) && x >= 0) {
+			columns_user((int64_t)x, a, sizeof(a));
+			snprintf(buf, sizeof(buf), "%s (uid %.0f)", a, x);
+			y = detail_line(ui, r, y, "user", buf);
+		}
 		s = detail_str(m, mi, "wchan");
 		y = detail_line(ui, r, y, "wchan", s != NULL ? s :
 		    "- (running, or not readable)");
@@ -467,12 +504,20 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 		    widget_num(c, sizeof(c), detail_metric(m, mi,
 		    "vol_ctxsw"), 0), widget_num(d, sizeof(d),
 		    detail_metric(m, mi, "invol_ctxsw"), 0));
+		x = detail_metric(m, mi, "peak_cpu");
+		if (isfinite(x))
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			    "; peak %s%%", widget_num(a, sizeof(a), x, 1));
 		y = detail_line(ui, r, y, "cpu", buf);
 		snprintf(buf, sizeof(buf), "rss %s  vsize %s  major "
 		    "faults/s %s", widget_bytes(a, sizeof(a),
 		    detail_metric(m, mi, "rss")), widget_bytes(b, sizeof(b),
 		    detail_metric(m, mi, "vsize")), widget_num(c, sizeof(c),
 		    detail_metric(m, mi, "majflt"), 0));
+		x = detail_metric(m, mi, "peak_rss");
+		if (isfinite(x))
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			    "  peak rss %s", widget_bytes(a, sizeof(a), x));
 		y = detail_line(ui, r, y, "memory", buf);
 		snprintf(buf, sizeof(buf), "read %s/s  write %s/s",
 		    widget_bytes(a, sizeof(a), detail_metric(m, mi,

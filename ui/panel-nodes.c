@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "hostlist.h"
+#include "setup.h"
 #include "ui-priv.h"
 #include "xmalloc.h"
 
@@ -57,6 +59,29 @@ static const int nodes_desc[NC_NCOLS] = {
 	0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0
 };
 
+/* The columns as the user chooses them (columns.h): keys by column. */
+static const char *const nodes_keys[NC_NCOLS] = {
+	[NC_NAME] = "node", [NC_STATE] = "state", [NC_CPU] = "cpu",
+	[NC_MEMPCT] = "mempct", [NC_MEM] = "mem", [NC_LOAD] = "load",
+	[NC_DISK] = "disk", [NC_NET] = "net", [NC_GPU] = "gpu",
+	[NC_GMEM] = "gpumem", [NC_GPOW] = "gpupwr", [NC_GTEMP] = "gtemp",
+	[NC_GJOB] = "gjob", [NC_IB] = "ib", [NC_FS] = "fs",
+	[NC_POWER] = "power", [NC_NODEW] = "nodew", [NC_TEMP] = "temp",
+	[NC_FLAGS] = "flags", [NC_SPARK] = "history",
+};
+static const char *const nodes_titles[NC_NCOLS] = {
+	[NC_NAME] = "NODE", [NC_STATE] = "STATE", [NC_CPU] = "CPU%",
+	[NC_MEMPCT] = "MEM%", [NC_MEM] = "MEM", [NC_LOAD] = "LOAD",
+	[NC_DISK] = "DISK/s", [NC_NET] = "NET/s", [NC_GPU] = "GPU%",
+	[NC_GMEM] = "GPUMEM", [NC_GPOW] = "GPUPWR", [NC_GTEMP] = "GTEMP",
+	[NC_GJOB] = "GJOB%", [NC_IB] = "IB/s", [NC_FS] = "FS/s",
+	[NC_POWER] = "POWER", [NC_NODEW] = "NODEW", [NC_TEMP] = "TEMP",
+	[NC_FLAGS] = "FLAGS", [NC_SPARK] = "CPU HISTORY",
+};
+const struct columns_def panel_nodes_columns = {
+	"node_columns", NC_NCOLS, nodes_keys, nodes_titles, 0
+};
+
 /* Columns of optional sources: shown when a row has a value (prepare
  * sets it, draw and the sort keys read it). */
 static int	nodes_have[NC_NCOLS];
@@ -65,7 +90,8 @@ static int	nodes_have[NC_NCOLS];
 static int
 nodes_shown(int col)
 {
-	return col < NC_GPU || col > NC_TEMP || nodes_have[col];
+	return columns_shown(COLUMNS_NODES, (unsigned)col) &&
+	    (col < NC_GPU || col > NC_TEMP || nodes_have[col]);
 }
 
 #define NODES_FAR_CPU		25.0	/* %-points from the median */
@@ -544,6 +570,7 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 {
 	struct widget_col	 c[NC_NCOLS];
 	const struct ui_nrow	*row;
+	const char		*reason;
 	float			 v[UI_SPARK_MAX];
 	char			 buf[256], a[32], b[32];
 	char			 spark[UI_SPARK_MAX * 3 + 1];
@@ -661,6 +688,13 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 #undef NCELL
 		if (w[NC_FLAGS] > 0) {
 			role = nodes_flags_text(row, buf, sizeof(buf));
+			/* A failed or lost node has no flags to show: its
+			 * reason goes there (pdsh's "node: reason"). */
+			if (buf[0] == '\0' && row->node >= 0 &&
+			    (reason = ui_node_reason(ui, row->node)) != NULL) {
+				snprintf(buf, sizeof(buf), "%s", reason);
+				role = ui_sclass_role(row->sclass);
+			}
 			widget_put(r->y + 2 + y, r->x + x[NC_FLAGS],
 			    w[NC_FLAGS], sel || role < 0 ? base :
 			    ui->attr[role], buf);
@@ -690,7 +724,7 @@ static int
 nodes_key(struct ui *ui, int key)
 {
 	const struct ui_nrow	*row;
-	int			 col;
+	int			 col, k;
 
 	if (ui_table_key(&ui->ntab, key, (int)ui->nnrows)) {
 		if (ui->nnrows > 0) {
@@ -720,18 +754,24 @@ nodes_key(struct ui *ui, int key)
 	case '>':
 	case '.':
 		col = ui->ntab.sort;
+		k = 0;
 		do
 			col = (col + 1) % NC_NCOLS;
-		while (col == NC_SPARK || col == NC_MEM || !nodes_shown(col));
-		nodes_sort_by(ui, col);
+		while ((col == NC_SPARK || col == NC_MEM ||
+		    !nodes_shown(col)) && ++k < NC_NCOLS);
+		if (k < NC_NCOLS)
+			nodes_sort_by(ui, col);
 		return 1;
 	case '<':
 	case ',':
 		col = ui->ntab.sort;
+		k = 0;
 		do
 			col = (col + NC_NCOLS - 1) % NC_NCOLS;
-		while (col == NC_SPARK || col == NC_MEM || !nodes_shown(col));
-		nodes_sort_by(ui, col);
+		while ((col == NC_SPARK || col == NC_MEM ||
+		    !nodes_shown(col)) && ++k < NC_NCOLS);
+		if (k < NC_NCOLS)
+			nodes_sort_by(ui, col);
 		return 1;
 	case 'I':
 		ui->ntab.rev = !ui->ntab.rev;
@@ -763,4 +803,22 @@ const struct panel panel_nodes = {
 	nodes_prepare,
 	nodes_draw,
 	nodes_key
+};
+
+/* The setup screen's binding (setup.h): the columns are columns.h's. */
+static int
+nodes_col_sortable(int i, int *desc)
+{
+	*desc = i >= 0 && i < NC_NCOLS ? nodes_desc[i] : 0;
+	return i >= 0 && i < NC_NCOLS && i != NC_SPARK && i != NC_MEM;
+}
+
+static struct ui_table *
+nodes_tab(struct ui *ui)
+{
+	return &ui->ntab;
+}
+
+const struct setup_table setup_node_table = {
+	"node", COLUMNS_NODES, nodes_col_sortable, nodes_tab
 };

@@ -4,8 +4,12 @@
  * perf counters), MPI% (the share of its CPU time in its MPI library, when
  * a node samples it), RSS, I/O rates, what the rank waits for (its delay
  * accounting: "io 40%" block I/O, "cpu 12%" run queue, the larger), flags,
- * wait channel, system call, a CPU sparkline, an MPI% sparkline and the
- * command.  Flagged ranks are highlighted; the launchers' helpers
+ * wait channel, system call, a CPU sparkline, an MPI% sparkline, the
+ * user and the command (its full command line when the node sends it,
+ * else its name), and the peaks the probe keeps between samples (PEAK%:
+ * the most CPU over a quarter second, PEAKRSS: the most memory), which
+ * the user may hide or show with the other columns (columns.h).  Flagged
+ * ranks are highlighted; the launchers' helpers
  * (hydra_pmi_proxy, orted, mpirun, srun: the probe's rank.helper) are
  * dimmed, "help" in the RANK column.  Enter opens one rank's detail.
  */
@@ -14,38 +18,83 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
+#include "setup.h"
 #include "ui-priv.h"
 #include "xmalloc.h"
 
 enum {
-	RC_RANK, RC_NODE, RC_PID, RC_STATE, RC_CPU, RC_IPC, RC_MPI, RC_RSS,
-	RC_READ, RC_WRITE, RC_WAIT, RC_FLAGS, RC_WCHAN, RC_SYSCALL, RC_SPARK,
-	RC_MPISPARK, RC_COMM, RC_NCOLS
+	RC_RANK, RC_NODE, RC_PID, RC_STATE, RC_CPU, RC_PKCPU, RC_IPC, RC_MPI,
+	RC_RSS, RC_PKRSS, RC_READ, RC_WRITE, RC_WAIT, RC_FLAGS, RC_WCHAN,
+	RC_SYSCALL, RC_SPARK, RC_MPISPARK, RC_USER, RC_COMM, RC_NCOLS
 };
 
+/* Every table below is indexed by column, by name: a merge that moves
+ * one column cannot shift another's values (it once sorted FLAGS the
+ * wrong way). */
 static const struct widget_col ranks_cols[RC_NCOLS] = {
-	{ "RANK",	5,	0,	1,	0 },
-	{ "NODE",	6,	0,	0,	1 },
-	{ "PID",	7,	0,	1,	0 },
-	{ "S",		1,	0,	0,	0 },
-	{ "%CPU",	6,	0,	1,	0 },
-	{ "IPC",	4,	0,	1,	2 },
-	{ "MPI%",	5,	0,	1,	2 },
-	{ "RSS",	6,	0,	1,	1 },
-	{ "READ/s",	7,	0,	1,	2 },
-	{ "WRITE/s",	7,	0,	1,	2 },
-	{ "WAIT",	8,	0,	1,	2 },
-	{ "FLAGS",	8,	20,	0,	0 },
-	{ "WCHAN",	14,	24,	0,	1 },
-	{ "SYSCALL",	12,	0,	0,	3 },
-	{ "CPU HISTORY", 10,	20,	0,	2 },
-	{ "MPI HISTORY", 11,	20,	0,	3 },
-	{ "COMMAND",	15,	200,	0,	1 },
+	[RC_RANK] =	{ "RANK",	5,	0,	1,	0 },
+	[RC_NODE] =	{ "NODE",	6,	0,	0,	1 },
+	[RC_PID] =	{ "PID",	7,	0,	1,	0 },
+	[RC_STATE] =	{ "S",		1,	0,	0,	0 },
+	[RC_CPU] =	{ "%CPU",	6,	0,	1,	0 },
+	[RC_PKCPU] =	{ "PEAK%",	6,	0,	1,	3 },
+	[RC_IPC] =	{ "IPC",	4,	0,	1,	2 },
+	[RC_MPI] =	{ "MPI%",	5,	0,	1,	2 },
+	[RC_RSS] =	{ "RSS",	6,	0,	1,	1 },
+	[RC_PKRSS] =	{ "PEAKRSS",	7,	0,	1,	3 },
+	[RC_READ] =	{ "READ/s",	7,	0,	1,	2 },
+	[RC_WRITE] =	{ "WRITE/s",	7,	0,	1,	2 },
+	[RC_WAIT] =	{ "WAIT",	8,	0,	1,	2 },
+	[RC_FLAGS] =	{ "FLAGS",	8,	20,	0,	0 },
+	[RC_WCHAN] =	{ "WCHAN",	14,	24,	0,	1 },
+	[RC_SYSCALL] =	{ "SYSCALL",	12,	0,	0,	3 },
+	[RC_SPARK] =	{ "CPU HISTORY", 10,	20,	0,	2 },
+	[RC_MPISPARK] =	{ "MPI HISTORY", 11,	20,	0,	3 },
+	[RC_USER] =	{ "USER",	8,	0,	0,	3 },
+	[RC_COMM] =	{ "COMMAND",	15,	200,	0,	1 },
 };
 
+/* Sorting descends by default on these columns. */
 static const int ranks_desc[RC_NCOLS] = {
-	0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0
+	[RC_CPU] = 1, [RC_PKCPU] = 1, [RC_IPC] = 1, [RC_MPI] = 1,
+	[RC_RSS] = 1, [RC_PKRSS] = 1, [RC_READ] = 1, [RC_WRITE] = 1,
+	[RC_WAIT] = 1, [RC_FLAGS] = 1,
 };
+
+/* The columns as the user chooses them (columns.h): keys by column. */
+static const char *const ranks_keys[RC_NCOLS] = {
+	[RC_RANK] = "rank", [RC_NODE] = "node", [RC_PID] = "pid",
+	[RC_STATE] = "state", [RC_CPU] = "cpu", [RC_PKCPU] = "peak_cpu",
+	[RC_IPC] = "ipc", [RC_MPI] = "mpi", [RC_RSS] = "rss",
+	[RC_PKRSS] = "peak_rss", [RC_READ] = "read", [RC_WRITE] = "write",
+	[RC_WAIT] = "wait", [RC_FLAGS] = "flags", [RC_WCHAN] = "wchan",
+	[RC_SYSCALL] = "syscall", [RC_SPARK] = "history",
+	[RC_MPISPARK] = "mpi_history", [RC_USER] = "user",
+	[RC_COMM] = "command",
+};
+static const char *const ranks_titles[RC_NCOLS] = {
+	[RC_RANK] = "RANK", [RC_NODE] = "NODE", [RC_PID] = "PID",
+	[RC_STATE] = "S", [RC_CPU] = "%CPU", [RC_PKCPU] = "PEAK%",
+	[RC_IPC] = "IPC", [RC_MPI] = "MPI%", [RC_RSS] = "RSS",
+	[RC_PKRSS] = "PEAKRSS", [RC_READ] = "READ/s", [RC_WRITE] = "WRITE/s",
+	[RC_WAIT] = "WAIT", [RC_FLAGS] = "FLAGS", [RC_WCHAN] = "WCHAN",
+	[RC_SYSCALL] = "SYSCALL", [RC_SPARK] = "CPU HISTORY",
+	[RC_MPISPARK] = "MPI HISTORY", [RC_USER] = "USER",
+	[RC_COMM] = "COMMAND",
+};
+const struct columns_def panel_ranks_columns = {
+	"rank_columns", RC_NCOLS, ranks_keys, ranks_titles, 0
+};
+
+/* Columns whose values come from the model instance (strings, peaks):
+ * sorting by them walks the instances, not the history's rows. */
+static int
+ranks_model_col(int col)
+{
+	return col == RC_WCHAN || col == RC_COMM || col == RC_WAIT ||
+	    col == RC_PKCPU || col == RC_PKRSS || col == RC_USER;
+}
 
 /* Does any row have an IPC (prepare sets it)?  Without perf counters the
  * column is not shown. */
@@ -76,7 +125,40 @@ ranks_str(const struct node_model *m, const struct minst *mi, const char *f)
 	return s;
 }
 
-/* A counter of the rank as a rate, or NaN. */
+/* What the COMMAND column shows: the command line without the program's
+ * directory ("python3 train.py --lr 3", as htop without its program
+ * path: the column is narrow), else the name.  The detail shows it whole
+ * and the filter sees it whole. */
+static const char *
+ranks_command(const struct node_model *m, const struct minst *mi)
+{
+	const char	*s = ranks_str(m, mi, "cmdline"), *e, *p;
+
+	if (*s == '\0')
+		return ranks_str(m, mi, "comm");
+	e = s + strcspn(s, " ");
+	for (p = s; p < e; p++)
+		if (*p == '/' && p + 1 < e)
+			s = p + 1;
+	return s;
+}
+
+/* The USER column: the name of the process's uid, "" unknown. */
+static const char *
+ranks_user(const struct node_model *m, const struct minst *mi, char *buf,
+    size_t size)
+{
+	int64_t	uid;
+	int	k;
+
+	if (m == NULL || mi == NULL ||
+	    (k = model_field_index(m, mi->group, "uid")) < 0 ||
+	    !model_value(mi, (unsigned)k, &uid))
+		return "";
+	return columns_user(uid, buf, size);
+}
+
+/* A counter of the rank as a rate (a gauge as it is), or NaN. */
 static double
 ranks_rate(const struct node_model *m, const struct minst *mi, const char *f)
 {
@@ -123,6 +205,7 @@ ranks_cmp(const void *a, const void *b)
 	const struct ui_rrow	*y = *(const struct ui_rrow *const *)b;
 	const struct ui		*ui = ranks_sort_ui;
 	double			 kx = 0, ky = 0;
+	char			 ux[40], uy[40];
 	int			 c = 0, s = 0, io;
 
 	switch (ranks_sort_col) {
@@ -172,8 +255,23 @@ ranks_cmp(const void *a, const void *b)
 		    ranks_str(ui_model(ui, y->node), y->mi, "wchan"));
 		break;
 	case RC_COMM:
-		c = strcmp(ranks_str(ui_model(ui, x->node), x->mi, "comm"),
-		    ranks_str(ui_model(ui, y->node), y->mi, "comm"));
+		c = strcmp(ranks_command(ui_model(ui, x->node), x->mi),
+		    ranks_command(ui_model(ui, y->node), y->mi));
+		break;
+	case RC_USER:
+		c = strcmp(ranks_user(ui_model(ui, x->node), x->mi, ux,
+		    sizeof(ux)), ranks_user(ui_model(ui, y->node), y->mi, uy,
+		    sizeof(uy)));
+		break;
+	case RC_PKCPU:
+		kx = ranks_rate(ui_model(ui, x->node), x->mi, "peak_cpu");
+		ky = ranks_rate(ui_model(ui, y->node), y->mi, "peak_cpu");
+		s = 1;
+		break;
+	case RC_PKRSS:
+		kx = ranks_rate(ui_model(ui, x->node), x->mi, "peak_rss");
+		ky = ranks_rate(ui_model(ui, y->node), y->mi, "peak_rss");
+		s = 1;
 		break;
 	case RC_WAIT:
 		kx = ranks_wait(ui_model(ui, x->node), x->mi, &io);
@@ -278,11 +376,9 @@ ranks_key_make(const struct ui_rrow *r, int col, int rev,
 	case RC_FLAGS:
 		d = __builtin_popcount(r->flags), num = 1;
 		break;
-	case RC_WCHAN:
-	case RC_COMM:
-	case RC_WAIT:
-		return 0;
 	default:
+		if (ranks_model_col(col))
+			return 0;
 		break;
 	}
 	if (num) {
@@ -455,13 +551,13 @@ ranks_collect(struct ui *ui, int i)
 	const struct minst	*mi;
 	struct ui_rrow		*r;
 	const char		*s;
-	int			 g, fcomm, fstate, fsys, fpid, fstart, frank;
-	int			 name_ok;
+	int			 g, fstate, fsys, fpid, fstart, frank;
+	int			 name_ok, ff[2];
 
 	if (m == NULL || (g = model_group_index(m, "rank")) < 0)
 		return;
 	/* Field indexes once per node, not per rank. */
-	fcomm = model_field_index(m, (unsigned)g, "comm");
+	filter_rank_fields(m, (unsigned)g, ff);
 	fstate = model_field_index(m, (unsigned)g, "state");
 	fsys = model_field_index(m, (unsigned)g, "syscall");
 	fpid = model_field_index(m, (unsigned)g, "pid");
@@ -470,14 +566,13 @@ ranks_collect(struct ui *ui, int i)
 	if (fpid < 0)
 		return;
 	name_ok = filter_match(ui->filter, ui->nodes[i].name);
-	if (name_ok && ui->rtab.sort != RC_WCHAN && ui->rtab.sort != RC_COMM &&
-	    ui->rtab.sort != RC_WAIT) {
+	if (name_ok && !ranks_model_col(ui->rtab.sort)) {
 		ranks_collect_history(ui, i);
 		return;
 	}
 	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-		if (!name_ok && (fcomm < 0 || !filter_match(ui->filter,
-		    model_str(mi, (unsigned)fcomm))))
+		/* The filter sees the name and the whole command line. */
+		if (!name_ok && !filter_match_rank(ui->filter, mi, ff))
 			continue;
 		r = ranks_add_row(ui);
 		memset(r, 0, sizeof(*r));
@@ -649,6 +744,9 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		c[RC_IPC].width = 0;
 	if (!ranks_have_mpi)
 		c[RC_MPI].width = c[RC_MPISPARK].width = 0;
+	for (k = 0; k < RC_NCOLS; k++)
+		if (!columns_shown(COLUMNS_RANKS, (unsigned)k))
+			c[k].width = 0;
 	widget_cols(c, RC_NCOLS, r->w, x, w);
 
 	if (ui->scope != NULL)
@@ -669,6 +767,18 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 	    ui->attr[TR_TABLE_SORT], c, RC_NCOLS, x, w, ui->rtab.sort,
 	    ui->rtab.rev, ui->utf8);
 	if (ui->nrrows == 0) {
+		/* One node that failed: why, rather than "yet". */
+		if (ui->filter == NULL && ui->scope != NULL &&
+		    ui->nscope == 1 && ui_node_reason(ui, ui->scope[0]) !=
+		    NULL) {
+			snprintf(buf, sizeof(buf), "%s %s: %s",
+			    ui->nodes[ui->scope[0]].name,
+			    ui_sclass_name(ui_sclass(ui, ui->scope[0])),
+			    ui_node_reason(ui, ui->scope[0]));
+			widget_put(r->y + 2, r->x, r->w,
+			    ui->attr[TR_STATE_FAILED], buf);
+			return;
+		}
 		widget_put(r->y + 2, r->x, r->w, ui->attr[TR_LABEL],
 		    ui->filter != NULL ? "no rank matches the filter" :
 		    "no ranks reported (yet)");
@@ -715,7 +825,11 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		    row->ipc, 2) : "");
 		RCELL(RC_MPI, 1, isfinite(row->mpi) ? widget_num(a, sizeof(a),
 		    row->mpi, 0) : "");
+		RCELL(RC_PKCPU, 1, widget_num(a, sizeof(a), ranks_rate(m,
+		    row->mi, "peak_cpu"), 1));
 		RCELL(RC_RSS, 1, widget_bytes(a, sizeof(a), row->rss));
+		RCELL(RC_PKRSS, 1, widget_bytes(a, sizeof(a), ranks_rate(m,
+		    row->mi, "peak_rss")));
 		RCELL(RC_READ, 1, widget_bytes(a, sizeof(a), row->rd));
 		RCELL(RC_WRITE, 1, widget_bytes(a, sizeof(a), row->wr));
 		wt = ranks_wait(m, row->mi, &io);
@@ -728,7 +842,8 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		RCELL(RC_WCHAN, 0, ranks_str(m, row->mi, "wchan"));
 		RCELL(RC_SYSCALL, 0, ranks_syscall(m, row->syscall, a,
 		    sizeof(a)));
-		RCELL(RC_COMM, 0, ranks_str(m, row->mi, "comm"));
+		RCELL(RC_USER, 0, ranks_user(m, row->mi, a, sizeof(a)));
+		RCELL(RC_COMM, 0, ranks_command(m, row->mi));
 #undef RCELL
 		if (w[RC_FLAGS] > 0) {
 			n = detect_flag_names(row->flags, names, DF_NFLAGS);
@@ -766,6 +881,7 @@ static int
 ranks_skip_col(int col)
 {
 	return col == RC_SPARK || col == RC_MPISPARK ||
+	    !columns_shown(COLUMNS_RANKS, (unsigned)col) ||
 	    (col == RC_IPC && !ranks_have_ipc) ||
 	    (col == RC_MPI && !ranks_have_mpi);
 }
@@ -783,7 +899,7 @@ static int
 ranks_key(struct ui *ui, int key)
 {
 	const struct ui_rrow	*row;
-	int			 col;
+	int			 col, n;
 
 	if (ui_table_key(&ui->rtab, key, (int)ui->nrrows)) {
 		if (ui->nrrows > 0) {
@@ -813,18 +929,22 @@ ranks_key(struct ui *ui, int key)
 	case '>':
 	case '.':
 		col = ui->rtab.sort;
+		n = 0;
 		do
 			col = (col + 1) % RC_NCOLS;
-		while (ranks_skip_col(col));
-		ranks_sort_by(ui, col);
+		while (ranks_skip_col(col) && ++n < RC_NCOLS);
+		if (n < RC_NCOLS)
+			ranks_sort_by(ui, col);
 		return 1;
 	case '<':
 	case ',':
 		col = ui->rtab.sort;
+		n = 0;
 		do
 			col = (col + RC_NCOLS - 1) % RC_NCOLS;
-		while (ranks_skip_col(col));
-		ranks_sort_by(ui, col);
+		while (ranks_skip_col(col) && ++n < RC_NCOLS);
+		if (n < RC_NCOLS)
+			ranks_sort_by(ui, col);
 		return 1;
 	case 'I':
 		ui->rtab.rev = !ui->rtab.rev;
@@ -857,4 +977,22 @@ const struct panel panel_ranks = {
 	ranks_prepare,
 	ranks_draw,
 	ranks_key
+};
+
+/* The setup screen's binding (setup.h): the columns are columns.h's. */
+static int
+ranks_col_sortable(int i, int *desc)
+{
+	*desc = i >= 0 && i < RC_NCOLS ? ranks_desc[i] : 0;
+	return i >= 0 && i < RC_NCOLS && i != RC_SPARK && i != RC_MPISPARK;
+}
+
+static struct ui_table *
+ranks_tab(struct ui *ui)
+{
+	return &ui->rtab;
+}
+
+const struct setup_table setup_rank_table = {
+	"rank", COLUMNS_RANKS, ranks_col_sortable, ranks_tab
 };

@@ -17,5 +17,6 @@ const struct panel *const ui_panels[] = {
 	&panel_events,
 	&panel_help,
 	&panel_timeline,
+	&panel_setup,
 	NULL
 };

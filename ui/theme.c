@@ -23,7 +23,8 @@
 #endif
 
 #define THEME_FILE_MAX	65536
-#define THEME_DIRS_MAX	6
+#define THEME_XDG_MAX	8	/* XDG_DATA_DIRS entries looked at */
+#define THEME_DIRS_MAX	(THEME_XDG_MAX + 8)
 
 static const char *const theme_roles[TR_NROLES] = {
 	"default", "title", "header", "header.label", "meter.bar",
@@ -399,28 +400,70 @@ theme_free(struct theme *t)
 	free(t);
 }
 
-/* The directories searched, in order; returns how many (allocated). */
+/* Add DIR (allocated) to the list unless it is there already. */
+static void
+theme_dir_add(char **dirs, size_t *n, char *dir)
+{
+	size_t	i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp(dirs[i], dir) == 0) {
+			free(dir);
+			return;
+		}
+	if (*n < THEME_DIRS_MAX)
+		dirs[(*n)++] = dir;
+	else
+		free(dir);
+}
+
+/*
+ * The directories searched, in order; returns how many (allocated).  The
+ * user's own themes, then the data directories of the XDG base directory
+ * specification, then the install the executable is part of (wherever it
+ * was moved), the one it was built for, and last the source tree the
+ * executable was built in (bin/../themes of a build that was never
+ * installed) and ./themes.
+ */
 static size_t
 theme_dirs(char **dirs)
 {
-	const char	*xdg, *home, *data;
-	char		*rel;
-	size_t		 n = 0;
+	const char	*xdg, *home, *data, *p, *c;
+	char		*rel, *self;
+	size_t		 n = 0, k = 0;
 
+	home = getenv("HOME");
 	if ((xdg = getenv("XDG_CONFIG_HOME")) != NULL && *xdg == '/')
-		dirs[n++] = xasprintf("%s/jobtop/themes", xdg);
-	else if ((home = getenv("HOME")) != NULL && *home != '\0')
-		dirs[n++] = xasprintf("%s/.config/jobtop/themes", home);
+		theme_dir_add(dirs, &n, xasprintf("%s/jobtop/themes", xdg));
+	else if (home != NULL && *home == '/')
+		theme_dir_add(dirs, &n, xasprintf("%s/.config/jobtop/themes",
+		    home));
+	if ((xdg = getenv("XDG_DATA_HOME")) != NULL && *xdg == '/')
+		theme_dir_add(dirs, &n, xasprintf("%s/jobtop/themes", xdg));
+	else if (home != NULL && *home == '/')
+		theme_dir_add(dirs, &n, xasprintf("%s/.local/share/jobtop/"
+		    "themes", home));
 	if ((data = getenv("JOBTOP_DATADIR")) != NULL && *data != '\0')
-		dirs[n++] = xasprintf("%s/themes", data);
-	/* The install the executable is part of, wherever it was moved. */
-	if ((rel = selfpath_prefixed("share/jobtop/themes")) != NULL &&
-	    strcmp(rel, JOBTOP_DATADIR "/themes") != 0)
-		dirs[n++] = rel;
-	else
-		free(rel);
-	dirs[n++] = xasprintf("%s/themes", JOBTOP_DATADIR);
-	dirs[n++] = xstrdup("./themes");
+		theme_dir_add(dirs, &n, xasprintf("%s/themes", data));
+	if ((rel = selfpath_prefixed("share/jobtop/themes")) != NULL)
+		theme_dir_add(dirs, &n, rel);
+	/* Relative entries are invalid and ignored, as the spec says. */
+	if ((p = getenv("XDG_DATA_DIRS")) == NULL || *p == '\0')
+		p = "/usr/local/share:/usr/share";
+	for (; *p != '\0' && k < THEME_XDG_MAX; p = *c != '\0' ? c + 1 : c) {
+		if ((c = strchr(p, ':')) == NULL)
+			c = p + strlen(p);
+		if (*p == '/' && c - p < 1024) {
+			theme_dir_add(dirs, &n, xasprintf("%.*s/jobtop/themes",
+			    (int)(c - p), p));
+			k++;
+		}
+	}
+	theme_dir_add(dirs, &n, xasprintf("%s/themes", JOBTOP_DATADIR));
+	if ((self = selfpath_dir()) != NULL)
+		theme_dir_add(dirs, &n, xasprintf("%s/themes", self));
+	free(self);
+	theme_dir_add(dirs, &n, xstrdup("./themes"));
 	return n;
 }
 
@@ -480,6 +523,7 @@ theme_load(const char *name, char *err, size_t errsz)
 {
 	struct theme	*t;
 	char		*dirs[THEME_DIRS_MAX], *path, *text, *base;
+	char		*where, *t2;
 	size_t		 n, i, len = strlen(name);
 	int		 ispath;
 
@@ -528,8 +572,16 @@ theme_load(const char *name, char *err, size_t errsz)
 		return theme_parse(theme_default, "default", "built-in theme",
 		    err, errsz);
 	}
-	snprintf(err, errsz, "unknown theme \"%s\" (looked in %s, %s and "
-	    "%s)", name, dirs[0], dirs[n - 2], dirs[n - 1]);
+	where = xstrdup("");
+	for (i = 0; i < n; i++) {
+		t2 = xasprintf("%s%s%s", where, i == 0 ? "" : i + 1 == n ?
+		    " and " : ", ", dirs[i]);
+		free(where);
+		where = t2;
+	}
+	snprintf(err, errsz, "unknown theme \"%s\" (looked in %s)", name,
+	    where);
+	free(where);
 	theme_dirs_free(dirs, n);
 	return NULL;
 }

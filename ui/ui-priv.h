@@ -33,6 +33,7 @@ enum ui_view {
 	UV_DETAIL,
 	UV_EVENTS,
 	UV_HELP,
+	UV_SETUP,
 	UV_NVIEWS
 };
 
@@ -59,6 +60,7 @@ struct ui_node {
 	int		 lost;
 	int		 failed;
 	int		 live_once;
+	int		 sampled;	/* a sample has been shown */
 	int		 sclass;	/* enum ui_sclass of state */
 };
 
@@ -136,6 +138,7 @@ extern const struct panel	panel_detail;
 extern const struct panel	panel_events;
 extern const struct panel	panel_help;
 extern const struct panel	panel_timeline;
+extern const struct panel	panel_setup;
 extern const struct panel *const ui_panels[];
 
 /* A global key (keys.c). */
@@ -184,6 +187,9 @@ struct ui {
 	char			**themes;
 	size_t			 nthemes;
 	size_t			 theme_idx;
+	char			*theme_arg;	/* what loaded it, to save;
+						 * NULL: nobody chose it */
+	char			 theme_warn[600];	/* settings' theme */
 
 	/* Frame scheduling. */
 	int			 dirty;
@@ -204,6 +210,7 @@ struct ui {
 	int			 depth;
 	int			 fold;
 	struct ui_table		 ntab, rtab, etab, htab;
+	struct ui_table		 stab;		/* setup screen (setup.c) */
 
 	/* Node table rows (prepared), and every visible node's row. */
 	struct ui_nrow		*nrows;
@@ -276,6 +283,9 @@ void		 ui_message(struct ui *, int, const char *, ...)
 int		 ui_sclass(const struct ui *, int);
 const char	*ui_sclass_name(int);
 int		 ui_sclass_role(int);
+/* Why node i failed or was lost ("cannot resolve x: ..."), NULL when it
+ * did not or no reason is known. */
+const char	*ui_node_reason(const struct ui *, int);
 /* Does node i pass the filter (its name or any rank's command)? */
 int		 ui_node_visible(const struct ui *, int);
 /* Is node i in the rank table's scope? */
@@ -284,11 +294,15 @@ void		 ui_set_scope(struct ui *, const int *, unsigned, const char *);
 const struct ui_event *ui_event_get(const struct ui *, unsigned);
 void		 ui_quit(struct ui *);
 void		 ui_theme_next(struct ui *);
+/* The next (dir > 0) or previous theme. */
+void		 ui_theme_step(struct ui *, int);
 void		 ui_filter_begin(struct ui *);
 void		 ui_backtrace(struct ui *);
 /* Pause (freeze what is drawn; data keeps coming and is recorded) or
  * resume. */
 void		 ui_pause(struct ui *, int);
+/* Does the ui show a live session (probes), not a replay or history? */
+int		 ui_live(const struct ui *);
 /* Step the refresh interval: dir > 0 longer, < 0 shorter. */
 void		 ui_refresh_step(struct ui *, int);
 

@@ -29,8 +29,10 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "config.h"
 #include "log.h"
 #include "proto.h"
+#include "setup.h"
 #include "ui-priv.h"
 #include "xmalloc.h"
 
@@ -53,6 +55,7 @@ static const struct ui_view_def ui_views[UV_NVIEWS] = {
 	[UV_EVENTS] = { "events", &panel_events,
 	    { &panel_header, &panel_events, NULL } },
 	[UV_HELP] = { "help", &panel_help, { &panel_help, NULL } },
+	[UV_SETUP] = { "setup", &panel_setup, { &panel_setup, NULL } },
 };
 
 /* Intervals '+' and '-' step through, in ms: the sampling interval of a
@@ -64,6 +67,7 @@ static const unsigned ui_refresh_steps[] = {
 static void	ui_on_detect(void *, const struct detect_event *);
 static int	ui_sclass_of(const struct ui *, int);
 static int	ui_on_timeout(void *, uint64_t);
+static void	ui_key_unknown(struct ui *, int);
 
 int
 ui_check_terminal(char *err, size_t errsz)
@@ -71,15 +75,33 @@ ui_check_terminal(char *err, size_t errsz)
 	return screen_check(err, errsz);
 }
 
-/* The theme to start with: -t, else mono under NO_COLOR, else default. */
+/* The theme to start with: -t, else the settings file's, else mono under
+ * NO_COLOR, else default.  A settings file's theme that does not load is
+ * a warning (the file can be fixed from the setup screen), -t's an
+ * error. */
 static struct theme *
 ui_first_theme(struct ui *ui, char *err, size_t errsz)
 {
-	struct theme	*t;
-	const char	*nc = getenv("NO_COLOR");
+	const struct config	*cf = ui->conf.settings;
+	struct theme		*t;
+	const char		*nc = getenv("NO_COLOR");
+	char			 why[512], pb[200];
 
-	if (ui->conf.theme != NULL)
-		return theme_load(ui->conf.theme, err, errsz);
+	if (ui->conf.theme != NULL) {
+		if ((t = theme_load(ui->conf.theme, err, errsz)) != NULL)
+			ui->theme_arg = xstrdup(ui->conf.theme);
+		return t;
+	}
+	if (cf != NULL && cf->theme != NULL) {
+		if ((t = theme_load(cf->theme, why, sizeof(why))) != NULL) {
+			ui->theme_arg = xstrdup(cf->theme);
+			return t;
+		}
+		snprintf(ui->theme_warn, sizeof(ui->theme_warn), "%s:%d: %s; "
+		    "the default theme is used", text_clean(pb, sizeof(pb),
+		    cf->path != NULL ? cf->path : "jobtoprc"), cf->theme_line,
+		    why);
+	}
 	if (nc != NULL && *nc != '\0') {
 		ui->no_color = 1;
 		if ((t = theme_load("mono", err, errsz)) != NULL)
@@ -146,6 +168,9 @@ ui_new(const struct ui_conf *conf, char *err, size_t errsz)
 	ui->sel_rnode = -1;
 	ui->bt_node = -1;
 	ui->utf8 = conf->utf8 > 0;
+	setup_apply(ui, conf->settings);
+	if (ui->theme_warn[0] != '\0')
+		ui_warn(ui, ui->theme_warn);
 	return ui;
 }
 
@@ -179,6 +204,7 @@ ui_free(struct ui *ui)
 	filter_free(ui->filter);
 	filter_free(ui->filter_saved);
 	theme_free(ui->theme);
+	free(ui->theme_arg);
 	if (ui->themes != NULL)
 		theme_names_free(ui->themes, ui->nthemes);
 	free((char *)(uintptr_t)ui->conf.job_id);
@@ -304,6 +330,12 @@ ui_node_sample(struct ui *ui, int i, const struct node_model *m,
 	detect_node_sample(ui->det, i, m, m->time_ms);
 	ui->data_gen++;
 	ui->dirty = 1;
+	/* A node's first data is drawn at once, not a refresh interval
+	 * (up to 10 s with -d 300) after the empty first screen. */
+	if (!ui->nodes[i].sampled) {
+		ui->nodes[i].sampled = 1;
+		ui->last_draw = 0;
+	}
 }
 
 /* Wall-clock ms of the data shown: a replay's clock, else now. */
@@ -578,21 +610,40 @@ ui_sclass_role(int c)
 	}
 }
 
+const char *
+ui_node_reason(const struct ui *ui, int i)
+{
+	const char	*st, *c;
+	int		 k;
+
+	if (i < 0 || i >= ui->nnodes)
+		return NULL;
+	k = ui_sclass(ui, i);
+	if (k != US_FAILED && k != US_LOST)
+		return NULL;
+	st = ui->nodes[i].state;
+	/* "failed: WHY", "lost: WHY", "refused: WHY": the word is the
+	 * STATE cell's already. */
+	if ((c = strstr(st, ": ")) == NULL || c[2] == '\0')
+		return NULL;
+	return c + 2;
+}
+
 int
 ui_node_visible(const struct ui *ui, int i)
 {
 	const struct node_model	*m;
 	const struct minst	*mi;
-	int			 g, f;
+	int			 g, f[2];
 
 	if (ui->filter == NULL || filter_match(ui->filter, ui->nodes[i].name))
 		return 1;
 	if ((m = ui_model(ui, i)) == NULL ||
-	    (g = model_group_index(m, "rank")) < 0 ||
-	    (f = model_field_index(m, (unsigned)g, "comm")) < 0)
+	    (g = model_group_index(m, "rank")) < 0)
 		return 0;
+	filter_rank_fields(m, (unsigned)g, f);
 	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext)
-		if (filter_match(ui->filter, model_str(mi, (unsigned)f)))
+		if (filter_match_rank(ui->filter, mi, f))
 			return 1;
 	return 0;
 }
@@ -702,6 +753,12 @@ ui_quit(struct ui *ui)
 void
 ui_theme_next(struct ui *ui)
 {
+	ui_theme_step(ui, 1);
+}
+
+void
+ui_theme_step(struct ui *ui, int dir)
+{
 	struct theme	*t = NULL;
 	char		 err[512];
 	size_t		 tries;
@@ -712,7 +769,8 @@ ui_theme_next(struct ui *ui)
 		return;
 	}
 	for (tries = 0; tries < ui->nthemes && t == NULL; tries++) {
-		ui->theme_idx = (ui->theme_idx + 1) % ui->nthemes;
+		ui->theme_idx = (ui->theme_idx + (dir < 0 ?
+		    ui->nthemes - 1 : 1)) % ui->nthemes;
 		if ((t = theme_load(ui->themes[ui->theme_idx], err,
 		    sizeof(err))) == NULL)
 			ui_message(ui, 1, "%s", err);
@@ -721,6 +779,8 @@ ui_theme_next(struct ui *ui)
 		return;
 	theme_free(ui->theme);
 	ui->theme = t;
+	free(ui->theme_arg);
+	ui->theme_arg = xstrdup(ui->themes[ui->theme_idx]);
 	if (ui->started)
 		screen_apply_theme(ui);
 	if (ui->msg_until == 0 || !ui->msg_err)
@@ -891,10 +951,35 @@ ui_key(struct ui *ui, int key, uint64_t now)
 	for (k = ui_keys; k->name != NULL; k++) {
 		if (key == k->key || (k->alt != 0 && key == k->alt)) {
 			k->fn(ui);
-			break;
+			return ui->quitting;
 		}
 	}
+	ui_key_unknown(ui, key);
 	return ui->quitting;
+}
+
+/* A key nothing took: say so, as top does, rather than do nothing. */
+static void
+ui_key_unknown(struct ui *ui, int key)
+{
+	char	name[32];
+
+	if (key == ERR || key == KEY_MOUSE)
+		return;
+	if (key >= KEY_F(0) && key <= KEY_F(63))
+		snprintf(name, sizeof(name), "F%d", key - KEY_F(0));
+	else if (key > 0x20 && key < 0x7f)
+		snprintf(name, sizeof(name), "%c", key);
+	else if (key == ' ')
+		snprintf(name, sizeof(name), "Space");
+	else if (key >= 0 && key < 0x20)
+		snprintf(name, sizeof(name), "^%c", key + '@');
+	else if (key >= 0x80 && key <= 0xff)
+		snprintf(name, sizeof(name), "0x%02x", key);
+	else
+		text_clean(name, sizeof(name), keyname(key) != NULL ?
+		    keyname(key) : "?");
+	ui_message(ui, 0, "unknown key %s: press h or ? for help", name);
 }
 
 void
@@ -920,29 +1005,54 @@ ui_pause(struct ui *ui, int on)
 	ui->dirty = 1;
 }
 
+int
+ui_live(const struct ui *ui)
+{
+	return ui->sess != NULL && ui->replay == NULL;
+}
+
 void
 ui_refresh_step(struct ui *ui, int dir)
 {
 	size_t		i, n = sizeof(ui_refresh_steps) /
 			    sizeof(ui_refresh_steps[0]);
-	uint64_t	cur = ui->sess != NULL ? ui->interval_ms :
-			    ui->refresh_ms, ms;
+	/* A replay's session has no probes: its keys step the display. */
+	int		live = ui_live(ui);
+	uint64_t	cur = live ? ui->interval_ms : ui->refresh_ms, ms;
 	int		told;
 
+	/* Without a session the keys step the display refresh, which
+	 * stops at UI_REFRESH_MAX_MS. */
+	while (!live && n > 1 &&
+	    ui_refresh_steps[n - 1] > UI_REFRESH_MAX_MS)
+		n--;
+	/* The next step in the key's direction; past the last one (-d 300,
+	 * -d 0.05) the interval stays: a key never moves it the other way. */
 	if (dir > 0) {
 		for (i = 0; i < n; i++)
 			if (ui_refresh_steps[i] > cur)
 				break;
-		ms = ui_refresh_steps[i < n ? i : n - 1];
+		if (i == n) {
+			ui_message(ui, 0, "already at the longest interval the "
+			    "keys reach: %.3g s%s", cur / 1000.0, live ?
+			    " (-d sets longer ones)" : "");
+			return;
+		}
+		ms = ui_refresh_steps[i];
 	} else {
 		for (i = n; i > 0; i--)
 			if (ui_refresh_steps[i - 1] < cur)
 				break;
-		ms = ui_refresh_steps[i > 0 ? i - 1 : 0];
+		if (i == 0) {
+			ui_message(ui, 0, "already at the shortest interval "
+			    "the keys reach: %.3g s", cur / 1000.0);
+			return;
+		}
+		ms = ui_refresh_steps[i - 1];
 	}
 	ui->refresh_ms = ms < UI_REFRESH_MIN_MS ? UI_REFRESH_MIN_MS :
 	    ms > UI_REFRESH_MAX_MS ? UI_REFRESH_MAX_MS : ms;
-	if (ui->sess == NULL) {
+	if (!live) {
 		ui_message(ui, 0, "display refresh every %.3g s",
 		    ui->refresh_ms / 1000.0);
 		return;
@@ -993,10 +1103,12 @@ ui_status(const struct ui *ui, int y)
 		x += widget_put(y, x, w - rw - x, ui->attr[TR_STATUS_KEY],
 		    ui_views[ui_view(ui)].name);
 		x += widget_put(y, x, w - rw - x, ui->attr[TR_STATUS],
+		    ui_view(ui) == UV_SETUP ? "  Up/Down choose  Left/Right "
+		    "change  w save to jobtoprc  Esc back" :
 		    ui->replay != NULL ? "  h help  q quit  Space play/pause"
 		    "  [ ] step  { } speed  J jump  ^ $ start/end  / filter" :
 		    "  h help  q quit  / filter  s sort  Enter open  Esc back"
-		    "  p pause  t theme  +/- interval");
+		    "  p pause  t theme  +/- interval  F2 setup");
 	}
 	if (rw > 0)
 		widget_put(y, w - rw, rw, ui->attr[ui->paused ?

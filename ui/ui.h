@@ -24,6 +24,8 @@
 #include "model.h"
 #include "session.h"
 
+struct config;
+
 struct ui_conf {
 	const char	*job_id;	/* "" for a hostlist */
 	const char	*job_name;
@@ -34,6 +36,9 @@ struct ui_conf {
 	long		 ntasks;	/* <0 unknown */
 	double		 interval;	/* the probes' sample interval, s */
 	const char	*theme;		/* -t, NULL: default (or NO_COLOR) */
+	/* The settings file (src/config.h), read by main; NULL: none.  It
+	 * must outlive the ui: the setup screen (F2) saves over it. */
+	const struct config *settings;
 	int		 utf8;		/* 1, 0, or -1 from the locale */
 };
 

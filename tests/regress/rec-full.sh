@@ -1,6 +1,6 @@
 #!/bin/sh
 # rec-full: a full disk stops the recording, not the monitor.  On a 64 KiB
-# tmpfs with 12 KiB left the recording fills up within a few samples:
+# tmpfs with 20 KiB left the recording fills up within a few samples:
 # every sample is still printed, stderr has exactly one line "jobtop:
 # recording stopped: No space left on device (FILE)", and what was
 # recorded plays back.  Needs root (mount); skipped otherwise.
@@ -28,7 +28,7 @@ if ! mount -t tmpfs -o size=64k tmpfs "$mnt" 2>"$tmp/err"; then
 	exit 77
 fi
 mounted=1
-dd if=/dev/zero of="$mnt/filler" bs=1024 count=52 2>/dev/null
+dd if=/dev/zero of="$mnt/filler" bs=1024 count=44 2>/dev/null
 
 "$JOBTOP" -w localhost -b --json -n 400 -d 0.05 -o "$mnt/r.jtr" \
     >"$tmp/out" 2>"$tmp/err"
@@ -39,7 +39,7 @@ n=$(grep -c '"type":"node"' "$tmp/out")
 [ "$(cat "$tmp/err")" = "jobtop: recording stopped: No space left on device ($mnt/r.jtr)" ] ||
 	fail "stderr: $(cat "$tmp/err")"
 size=$(stat -c %s "$mnt/r.jtr")
-[ "$size" -gt 0 ] && [ "$size" -le 12288 ] || fail "recording of $size bytes"
+[ "$size" -gt 0 ] && [ "$size" -le 20480 ] || fail "recording of $size bytes"
 
 "$JOBTOP" -r "$mnt/r.jtr" -b --json >"$tmp/replay" 2>"$tmp/err" ||
 	fail "replay of the full recording: $(cat "$tmp/err")"
