@@ -622,9 +622,11 @@ export_pass(const char *path, struct export_play *ep, int *opened)
 		count = (long long)meta->count;
 	while ((rc = rec_play_next(p, &msg)) > 0) {
 		/* A probe's first sample is only the base of its rates:
-		 * the live run neither printed nor counted it (session.c). */
-		if (msg.type == MSG_SAMPLE && stream_model(rec_play_stream(p,
-		    msg.node))->seq == 0)
+		 * the live run neither printed nor counted it (session.c),
+		 * unless the recording is older than that (rec.h). */
+		if (msg.type == MSG_SAMPLE &&
+		    meta->minor >= REC_MINOR_HIDES_BASE &&
+		    stream_model(rec_play_stream(p, msg.node))->seq == 0)
 			continue;
 		if (msg.type == MSG_SAMPLE && count > 0 &&
 		    ++samples[msg.node] > (uint64_t)count)

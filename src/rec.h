@@ -39,7 +39,11 @@
 /* Bump REC_MAJOR if an encoding below changes incompatibly; new block
  * types and trailing fields (which old readers skip) bump REC_MINOR. */
 #define REC_MAJOR		1
-#define REC_MINOR		0
+#define REC_MINOR		1
+/* Minor 1: the live run hid each probe's first sample (seq 0, the base of
+ * its rates; PROTOCOL.md), so a replay that prints what it printed hides
+ * it too.  Minor 0 showed it. */
+#define REC_MINOR_HIDES_BASE	1
 
 #define REC_BLOCK_MAX		(16u << 20)	/* payload bytes */
 #define REC_BLOCK_HDR_MAX	10	/* type, 5-byte length, CRC */
