@@ -10,9 +10,12 @@
  *    "jobtop-srun-need NODE" and exits 3 when the node lacks it.  The
  *    first run serves the whole job; later runs serve the nodes that need
  *    one again (--nodelist), so a lost node never disturbs the others;
- *  - a push: `sbcast --jobid=JOB -f PROBE DIR/probe-HASH.new` through
- *    Slurm's tree, when a node said it needs the probe; the next run for
- *    those nodes moves the file into place after checking its size.
+ *  - a push: `sbcast --jobid=JOB -f PROBE /tmp/jobtop-UID-probe-HASH.new`
+ *    through Slurm's tree, when a node said it needs the probe (into /tmp
+ *    itself: sbcast writes to every node of the job, also to those where
+ *    no task made the directory yet); the next run for those nodes checks
+ *    the copy (a regular file of the user's), moves it into the directory
+ *    and checks its size there.
  *
  * Every child runs in its own process group (a ^C on the terminal is the
  * monitor's), without the SLURM_* variables of the monitor's environment
@@ -119,6 +122,7 @@ struct sr_group {
 	uint64_t		 next_alive;
 	char			 dir[64];
 	char			 file[96];
+	char			 stage[176];	/* sbcast's target */
 	long long		 size;
 	int			 ncomp;		/* het parts, 0 */
 	struct hostlist		*comps[16];	/* their nodes */
@@ -415,10 +419,17 @@ sr_watch(struct sr_group *g, int fd)
 		fatal("epoll_ctl: %s", strerror(errno));
 }
 
-/* The task's shell: $1 directory, $2 file, $3 its size, then the probe's
- * arguments. */
+/* The task's shell: $1 directory, $2 file, $3 its size, $4 where sbcast
+ * leaves a pushed copy, then the probe's arguments.  The copy lands in
+ * /tmp itself ($4: /tmp/jobtop-UID-probe-HASH.new), not in $1: sbcast
+ * writes to every node of the job, and $1 exists only where a task of an
+ * earlier run made it (a node that never ran one answered sbcast with
+ * ENOENT).  In a sticky /tmp only its owner can rename or remove the
+ * copy, so once it is a regular file of the user's (not a link) of the
+ * full size (sbcast may still be writing it) it is renamed into $1, made
+ * 0700 there, and checked again before it runs. */
 static const char sr_script[] =
-    "set -f; umask 077; unset CDPATH; d=$1; f=./$2; s=$3; shift 3; "
+    "set -f; umask 077; unset CDPATH; d=$1; f=./$2; s=$3; t=$4; shift 4; "
     "n=${SLURMD_NODENAME:-$(hostname)}; "
     "[ -e \"$d\" ] || [ -L \"$d\" ] || mkdir -m 700 \"$d\" 2>/dev/null; "
     "if [ -L \"$d\" ] || [ ! -d \"$d\" ] || ! cd -P -- \"$d\" || "
@@ -427,6 +438,7 @@ static const char sr_script[] =
     ">&2; exit 4; fi; "
     "sz() { [ -f \"$1\" ] && [ ! -L \"$1\" ] && [ -O \"$1\" ] && "
     "[ \"$(($(wc -c <\"$1\")))\" = \"$s\" ]; }; "
+    "if ! sz \"$f\" && sz \"$t\"; then mv -f -- \"$t\" \"$f.new\"; fi; "
     "if ! sz \"$f\" && sz \"$f.new\"; then "
     "chmod 700 \"$f.new\" && mv -f \"$f.new\" \"$f\"; fi; "
     "if sz \"$f\"; then exec \"$f\" \"$@\"; fi; "
@@ -483,6 +495,7 @@ sr_run_part(struct sr_group *g, struct hostlist *hl, int comp, char **argv,
 	argv[j++] = g->dir;
 	argv[j++] = g->file;
 	argv[j++] = bufs[3];		/* size */
+	argv[j++] = g->stage;
 	argv[j++] = (char *)(uintptr_t)"--armour";
 	argv[j++] = (char *)(uintptr_t)"--interval";
 	argv[j++] = bufs[4];
@@ -603,16 +616,15 @@ static void
 sr_push_start(struct sr_group *g, uint64_t now)
 {
 	struct sr_run	*r;
-	char		*argv[12], jobarg[96], dst[256], err[512];
+	char		*argv[12], jobarg[96], err[512];
 	int		 k = 0, i;
 
 	snprintf(jobarg, sizeof(jobarg), "--jobid=%s", g->jobid);
-	snprintf(dst, sizeof(dst), "%s/%s.new", g->dir, g->file);
 	argv[k++] = (char *)(uintptr_t)"sbcast";
 	argv[k++] = jobarg;
 	argv[k++] = (char *)(uintptr_t)"--force";
 	argv[k++] = g->rc->probe_path;
-	argv[k++] = dst;
+	argv[k++] = g->stage;
 	argv[k] = NULL;
 	r = xcalloc(1, sizeof(*r));
 	r->g = g;
@@ -630,7 +642,7 @@ sr_push_start(struct sr_group *g, uint64_t now)
 		return;
 	}
 	sr_close(&r->sp.in);
-	log_debug("sbcast %s to %s", g->rc->probe_path, dst);
+	log_debug("sbcast %s to %s", g->rc->probe_path, g->stage);
 	g->pushing = 1;
 	sr_watch(g, r->sp.out);
 	sr_watch(g, r->sp.err);
@@ -976,6 +988,7 @@ sr_start(struct sr_group *g, uint64_t now)
 	/* "jobtop-probe-HASH" there is "probe-HASH" here. */
 	snprintf(g->file, sizeof(g->file), "%s",
 	    strncmp(name, "jobtop-", 7) == 0 ? name + 7 : name);
+	snprintf(g->stage, sizeof(g->stage), "%s-%s.new", g->dir, g->file);
 	rconf_probe_data(g->rc, &size);
 	g->size = (long long)size;
 	/* One component of a het job ("123+1"): srun takes the job and
