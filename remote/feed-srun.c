@@ -98,6 +98,7 @@ struct sr_node {
 	int		 freed;
 	int		 nfail;
 	int		 npush;		/* sbcasts it waited for */
+	uint64_t	 need_run;	/* start of the run that said need */
 	char		 why[256];	/* what its task last said */
 	struct feed_exec *x;		/* a side command, or NULL */
 	int		 comp;		/* het job component, 0 */
@@ -117,6 +118,7 @@ struct sr_group {
 	int			 started;
 	int			 stopping;
 	int			 pushing;
+	uint64_t		 push_ok_at;	/* the last good sbcast's end */
 	int			 nruns;		/* runs started */
 	unsigned		 interval_ms;
 	uint64_t		 next_alive;
@@ -685,6 +687,7 @@ sr_err_line(struct sr_run *r, char *line)
 			return;
 		}
 		nd->need = 1;
+		nd->need_run = r->started;
 		log_debug("%s: the probe is not cached there", nd->name);
 		return;
 	}
@@ -830,6 +833,8 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 	log_debug("%s", how);
 	if (r->push) {
 		g->pushing = 0;
+		if (r->sp.status == 0)
+			g->push_ok_at = sr_now();
 		for (i = 0; i < g->nnodes; i++) {
 			struct sr_node *nd = g->nodes[i];
 			if (!nd->need || nd->freed || nd->done || nd->run)
@@ -1047,7 +1052,14 @@ sr_pump(struct sr_group *g, uint64_t now)
 		struct sr_node *nd = g->nodes[i];
 		if (nd->freed || nd->done || nd->run != NULL || nd->stopped)
 			continue;
-		if (nd->need)
+		/* sbcast writes to every node of the job: a node whose
+		 * task looked before the last good push ended only needs to
+		 * look again (at 128 nodes the tasks' need lines came over
+		 * 3 s, and each late one started a new sbcast: 5 in all). */
+		if (nd->need && !g->pushing && nd->need_run < g->push_ok_at) {
+			nd->need = 0;
+			want[n++] = i;
+		} else if (nd->need)
 			need++;
 		else if (nd->retry_at != 0 && nd->retry_at <= now)
 			want[n++] = i;
