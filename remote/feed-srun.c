@@ -59,6 +59,7 @@
 #define SR_LINE		512
 #define SR_NEED_EXIT	3
 #define SR_BATCH_MS	100	/* nodes joining within it share a run */
+#define SR_WAIT_TICKS	"75"	/* a task waits 75 x 0.2 s for a push */
 
 extern char **environ;
 static char **sr_envp;		/* sr_child's, between fork and exec */
@@ -428,8 +429,12 @@ sr_watch(struct sr_group *g, int fd)
  * earlier run made it (a node that never ran one answered sbcast with
  * ENOENT).  In a sticky /tmp only its owner can rename or remove the
  * copy, so once it is a regular file of the user's (not a link) of the
- * full size (sbcast may still be writing it) it is renamed into $1, made
- * 0700 there, and checked again before it runs. */
+ * full size it is copied into $1 (sbcast may still hold it open: a
+ * renamed file would fail to run with ETXTBSY), made 0700 there, and
+ * checked again before it runs.  A task that lacks the probe says so and
+ * waits for it (SR_WAIT_S): the push comes while the step runs, so a cold
+ * start is one srun and one sbcast for the whole job; one that waited in
+ * vain exits 3 and is started again. */
 static const char sr_script[] =
     "set -f; umask 077; unset CDPATH; d=$1; f=./$2; s=$3; t=$4; shift 4; "
     "n=${SLURMD_NODENAME:-$(hostname)}; "
@@ -440,11 +445,14 @@ static const char sr_script[] =
     ">&2; exit 4; fi; "
     "sz() { [ -f \"$1\" ] && [ ! -L \"$1\" ] && [ -O \"$1\" ] && "
     "[ \"$(($(wc -c <\"$1\")))\" = \"$s\" ]; }; "
-    "if ! sz \"$f\" && sz \"$t\"; then mv -f -- \"$t\" \"$f.new\"; fi; "
+    "get() { if ! sz \"$f\" && sz \"$t\"; then "
+    "cp -- \"$t\" \"$f.new\" && rm -f -- \"$t\"; fi; "
     "if ! sz \"$f\" && sz \"$f.new\"; then "
-    "chmod 700 \"$f.new\" && mv -f \"$f.new\" \"$f\"; fi; "
-    "if sz \"$f\"; then exec \"$f\" \"$@\"; fi; "
-    "echo \"jobtop-srun-need $n\" >&2; exit 3";
+    "chmod 700 \"$f.new\" && mv -f \"$f.new\" \"$f\"; fi; sz \"$f\"; }; "
+    "if ! get; then echo \"jobtop-srun-need $n\" >&2; i=0; "
+    "while ! get; do i=$((i + 1)); [ $i -le " SR_WAIT_TICKS " ] || exit 3; "
+    "sleep 0.2 2>/dev/null || sleep 1; done; fi; "
+    "exec \"$f\" \"$@\"";
 
 static void
 sr_fail_all(struct sr_group *g, struct sr_run *r, const char *why)
@@ -688,6 +696,7 @@ sr_err_line(struct sr_run *r, char *line)
 		}
 		nd->need = 1;
 		nd->need_run = r->started;
+		sr_set(nd, FEED_PUSHING, "sbcast");
 		log_debug("%s: the probe is not cached there", nd->name);
 		return;
 	}
@@ -837,8 +846,14 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 			g->push_ok_at = sr_now();
 		for (i = 0; i < g->nnodes; i++) {
 			struct sr_node *nd = g->nodes[i];
-			if (!nd->need || nd->freed || nd->done || nd->run)
+			if (!nd->need || nd->freed || nd->done)
 				continue;
+			/* A task that waits in its run takes the copy
+			 * itself, or exits 3 when none came. */
+			if (nd->run != NULL) {
+				nd->need = 0;
+				continue;
+			}
 			nd->need = 0;
 			nd->npush++;
 			if (r->sp.status == 0) {
@@ -1050,18 +1065,21 @@ sr_pump(struct sr_group *g, uint64_t now)
 	want = xcalloc((size_t)g->nnodes, sizeof(int));
 	for (i = 0; i < g->nnodes; i++) {
 		struct sr_node *nd = g->nodes[i];
-		if (nd->freed || nd->done || nd->run != NULL || nd->stopped)
+		if (nd->freed || nd->done || nd->stopped)
 			continue;
 		/* sbcast writes to every node of the job: a node whose
 		 * task looked before the last good push ended only needs to
 		 * look again (at 128 nodes the tasks' need lines came over
-		 * 3 s, and each late one started a new sbcast: 5 in all). */
+		 * 3 s, and each late one started a new sbcast: 5 in all);
+		 * a task that still waits in its run finds it itself. */
 		if (nd->need && !g->pushing && nd->need_run < g->push_ok_at) {
 			nd->need = 0;
-			want[n++] = i;
+			if (nd->run == NULL)
+				want[n++] = i;
 		} else if (nd->need)
 			need++;
-		else if (nd->retry_at != 0 && nd->retry_at <= now)
+		else if (nd->run == NULL && nd->retry_at != 0 &&
+		    nd->retry_at <= now)
 			want[n++] = i;
 	}
 	if (need > 0 && !g->pushing)
