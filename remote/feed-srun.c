@@ -59,7 +59,7 @@
 #define SR_LINE		512
 #define SR_NEED_EXIT	3
 #define SR_BATCH_MS	100	/* nodes joining within it share a run */
-#define SR_WAIT_TICKS	"75"	/* a task waits 75 x 0.2 s for a push */
+#define SR_SLACK_MS	1000	/* a retry due within it joins a run */
 
 extern char **environ;
 static char **sr_envp;		/* sr_child's, between fork and exec */
@@ -135,6 +135,8 @@ struct sr_group {
 };
 
 static struct sr_group	*sr_groups;
+
+static void	sr_write_all(struct sr_group *, const char *);
 
 static uint64_t
 sr_now(void)
@@ -432,9 +434,12 @@ sr_watch(struct sr_group *g, int fd)
  * full size it is copied into $1 (sbcast may still hold it open: a
  * renamed file would fail to run with ETXTBSY), made 0700 there, and
  * checked again before it runs.  A task that lacks the probe says so and
- * waits for it (SR_WAIT_S): the push comes while the step runs, so a cold
- * start is one srun and one sbcast for the whole job; one that waited in
- * vain exits 3 and is started again. */
+ * waits for it, reading its standard input (no polling: 128 lab nodes
+ * share 2 cores): the push comes while the step runs, and its end is the
+ * line "jobtop-pushed" (the probe ignores it), so a cold start is one
+ * srun and one sbcast for the whole job.  A task that still lacks the
+ * probe then exits 3 and is started again; "alive" lines only make it
+ * look again, EOF ends it. */
 static const char sr_script[] =
     "set -f; umask 077; unset CDPATH; d=$1; f=./$2; s=$3; t=$4; shift 4; "
     "n=${SLURMD_NODENAME:-$(hostname)}; "
@@ -449,9 +454,9 @@ static const char sr_script[] =
     "cp -- \"$t\" \"$f.new\" && rm -f -- \"$t\"; fi; "
     "if ! sz \"$f\" && sz \"$f.new\"; then "
     "chmod 700 \"$f.new\" && mv -f \"$f.new\" \"$f\"; fi; sz \"$f\"; }; "
-    "if ! get; then echo \"jobtop-srun-need $n\" >&2; i=0; "
-    "while ! get; do i=$((i + 1)); [ $i -le " SR_WAIT_TICKS " ] || exit 3; "
-    "sleep 0.2 2>/dev/null || sleep 1; done; fi; "
+    "if ! get; then echo \"jobtop-srun-need $n\" >&2; "
+    "while ! get; do IFS= read -r l || exit 3; "
+    "case $l in jobtop-pushed) get || exit 3 ;; esac; done; fi; "
     "exec \"$f\" \"$@\"";
 
 static void
@@ -844,6 +849,9 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 		g->pushing = 0;
 		if (r->sp.status == 0)
 			g->push_ok_at = sr_now();
+		/* The tasks that wait for it look now (and give up if it
+		 * did not come). */
+		sr_write_all(g, "jobtop-pushed\n");
 		for (i = 0; i < g->nnodes; i++) {
 			struct sr_node *nd = g->nodes[i];
 			if (!nd->need || nd->freed || nd->done)
@@ -903,18 +911,24 @@ sr_reap(struct sr_group *g)
 }
 
 static void
+sr_write_run(struct sr_run *r, const char *line)
+{
+	size_t	len = strlen(line);
+
+	if (r->push || r->sp.in < 0)
+		return;
+	/* A short line fits a pipe whole or not at all. */
+	if (write(r->sp.in, line, len) != (ssize_t)len)
+		log_debug("srun input: %s", strerror(errno));
+}
+
+static void
 sr_write_all(struct sr_group *g, const char *line)
 {
 	struct sr_run	*r;
-	size_t		 len = strlen(line);
 
-	for (r = g->runs; r != NULL; r = r->next) {
-		if (r->push || r->sp.in < 0)
-			continue;
-		/* A short line fits a pipe whole or not at all. */
-		if (write(r->sp.in, line, len) != (ssize_t)len)
-			log_debug("srun input: %s", strerror(errno));
-	}
+	for (r = g->runs; r != NULL; r = r->next)
+		sr_write_run(r, line);
 }
 
 static void
@@ -1035,7 +1049,7 @@ sr_pump(struct sr_group *g, uint64_t now)
 {
 	struct epoll_event	 evs[16];
 	struct sr_run		*r;
-	int			*want, n = 0, i, need = 0;
+	int			*want, n = 0, i, need = 0, due = 0;
 
 	if (!g->started)
 		sr_start(g, now);
@@ -1074,14 +1088,25 @@ sr_pump(struct sr_group *g, uint64_t now)
 		 * a task that still waits in its run finds it itself. */
 		if (nd->need && !g->pushing && nd->need_run < g->push_ok_at) {
 			nd->need = 0;
-			if (nd->run == NULL)
+			if (nd->run == NULL) {
 				want[n++] = i;
+				due = 1;
+			} else
+				sr_write_run(nd->run, "jobtop-pushed\n");
 		} else if (nd->need)
 			need++;
 		else if (nd->run == NULL && nd->retry_at != 0 &&
-		    nd->retry_at <= now)
+		    nd->retry_at <= now + SR_SLACK_MS) {
+			due |= nd->retry_at <= now;
 			want[n++] = i;
+		}
 	}
+	/* Nodes lost together (a failed sbcast, a step that could not
+	 * start) come back in one run, not one srun each a few ms apart:
+	 * at 128 lab nodes 30 sruns and sbcasts at once overloaded the
+	 * slurmds (their 2 s TCPTimeout passed), which lost more nodes. */
+	if (!due)
+		n = 0;
 	if (need > 0 && !g->pushing)
 		sr_push_start(g, now);
 	if (n > 0)
