@@ -7,15 +7,16 @@
  *    -l --input=all /bin/sh -c SCRIPT ...`, one task per node.  SCRIPT
  *    makes /tmp/jobtop-UID private (0700, the user's, not a link), and
  *    runs the cached probe-HASH there with --armour, or says
- *    "jobtop-srun-need NODE" and exits 3 when the node lacks it.  The
+ *    "jobtop-srun-need NODE" when the node lacks it and waits for the
+ *    push ("jobtop-pushed" on its stdin; exit 3 if it did not come).  The
  *    first run serves the whole job; later runs serve the nodes that need
  *    one again (--nodelist), so a lost node never disturbs the others;
  *  - a push: `sbcast --jobid=JOB -f PROBE /tmp/jobtop-UID-probe-HASH.new`
  *    through Slurm's tree, when a node said it needs the probe (into /tmp
  *    itself: sbcast writes to every node of the job, also to those where
  *    no task made the directory yet); the next run for those nodes checks
- *    the copy (a regular file of the user's), moves it into the directory
- *    and checks its size there.
+ *    the copy (a regular file of the user's), copies it into the
+ *    directory and checks its size there.
  *
  * Every child runs in its own process group (a ^C on the terminal is the
  * monitor's), without the SLURM_* variables of the monitor's environment
