@@ -455,9 +455,13 @@ static const char sr_script[] =
     "cp -- \"$t\" \"$f.new\" && rm -f -- \"$t\"; fi; "
     "if ! sz \"$f\" && sz \"$f.new\"; then "
     "chmod 700 \"$f.new\" && mv -f \"$f.new\" \"$f\"; fi; sz \"$f\"; }; "
+    "nop() { if [ -L \"$t\" ] || { [ -e \"$t\" ] && [ ! -O \"$t\" ]; }; "
+    "then echo \"jobtop-srun: $n: $t is not the user's own file\" >&2; "
+    "else echo \"jobtop-srun: $n: the probe did not arrive through "
+    "sbcast\" >&2; fi; exit 3; }; "
     "if ! get; then echo \"jobtop-srun-need $n\" >&2; "
     "while ! get; do IFS= read -r l || exit 3; "
-    "case $l in jobtop-pushed) get || exit 3 ;; esac; done; fi; "
+    "case $l in jobtop-pushed) get || nop ;; esac; done; fi; "
     "exec \"$f\" \"$@\"";
 
 static void
