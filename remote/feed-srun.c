@@ -7,12 +7,16 @@
  *    -l --input=all /bin/sh -c SCRIPT ...`, one task per node.  SCRIPT
  *    makes /tmp/jobtop-UID private (0700, the user's, not a link), and
  *    runs the cached probe-HASH there with --armour, or says
- *    "jobtop-srun-need NODE" and exits 3 when the node lacks it.  The
+ *    "jobtop-srun-need NODE" when the node lacks it and waits for the
+ *    push ("jobtop-pushed" on its stdin; exit 3 if it did not come).  The
  *    first run serves the whole job; later runs serve the nodes that need
  *    one again (--nodelist), so a lost node never disturbs the others;
- *  - a push: `sbcast --jobid=JOB -f PROBE DIR/probe-HASH.new` through
- *    Slurm's tree, when a node said it needs the probe; the next run for
- *    those nodes moves the file into place after checking its size.
+ *  - a push: `sbcast --jobid=JOB -f PROBE /tmp/jobtop-UID-probe-HASH.new`
+ *    through Slurm's tree, when a node said it needs the probe (into /tmp
+ *    itself: sbcast writes to every node of the job, also to those where
+ *    no task made the directory yet); the next run for those nodes checks
+ *    the copy (a regular file of the user's), copies it into the
+ *    directory and checks its size there.
  *
  * Every child runs in its own process group (a ^C on the terminal is the
  * monitor's), without the SLURM_* variables of the monitor's environment
@@ -56,6 +60,7 @@
 #define SR_LINE		512
 #define SR_NEED_EXIT	3
 #define SR_BATCH_MS	100	/* nodes joining within it share a run */
+#define SR_SLACK_MS	1000	/* a retry due within it joins a run */
 
 extern char **environ;
 static char **sr_envp;		/* sr_child's, between fork and exec */
@@ -95,6 +100,7 @@ struct sr_node {
 	int		 freed;
 	int		 nfail;
 	int		 npush;		/* sbcasts it waited for */
+	uint64_t	 need_run;	/* start of the run that said need */
 	char		 why[256];	/* what its task last said */
 	struct feed_exec *x;		/* a side command, or NULL */
 	int		 comp;		/* het job component, 0 */
@@ -114,11 +120,13 @@ struct sr_group {
 	int			 started;
 	int			 stopping;
 	int			 pushing;
+	uint64_t		 push_ok_at;	/* the last good sbcast's end */
 	int			 nruns;		/* runs started */
 	unsigned		 interval_ms;
 	uint64_t		 next_alive;
 	char			 dir[64];
 	char			 file[96];
+	char			 stage[176];	/* sbcast's target */
 	long long		 size;
 	int			 ncomp;		/* het parts, 0 */
 	struct hostlist		*comps[16];	/* their nodes */
@@ -128,6 +136,8 @@ struct sr_group {
 };
 
 static struct sr_group	*sr_groups;
+
+static void	sr_write_all(struct sr_group *, const char *);
 
 static uint64_t
 sr_now(void)
@@ -415,10 +425,24 @@ sr_watch(struct sr_group *g, int fd)
 		fatal("epoll_ctl: %s", strerror(errno));
 }
 
-/* The task's shell: $1 directory, $2 file, $3 its size, then the probe's
- * arguments. */
+/* The task's shell: $1 directory, $2 file, $3 its size, $4 where sbcast
+ * leaves a pushed copy, then the probe's arguments.  The copy lands in
+ * /tmp itself ($4: /tmp/jobtop-UID-probe-HASH.new), not in $1: sbcast
+ * writes to every node of the job, and $1 exists only where a task of an
+ * earlier run made it (a node that never ran one answered sbcast with
+ * ENOENT).  In a sticky /tmp only its owner can rename or remove the
+ * copy, so once it is a regular file of the user's (not a link) of the
+ * full size it is copied into $1 (sbcast may still hold it open: a
+ * renamed file would fail to run with ETXTBSY), made 0700 there, and
+ * checked again before it runs.  A task that lacks the probe says so and
+ * waits for it, reading its standard input (no polling: 128 lab nodes
+ * share 2 cores): the push comes while the step runs, and its end is the
+ * line "jobtop-pushed" (the probe ignores it), so a cold start is one
+ * srun and one sbcast for the whole job.  A task that still lacks the
+ * probe then exits 3 and is started again; "alive" lines only make it
+ * look again, EOF ends it. */
 static const char sr_script[] =
-    "set -f; umask 077; unset CDPATH; d=$1; f=./$2; s=$3; shift 3; "
+    "set -f; umask 077; unset CDPATH; d=$1; f=./$2; s=$3; t=$4; shift 4; "
     "n=${SLURMD_NODENAME:-$(hostname)}; "
     "[ -e \"$d\" ] || [ -L \"$d\" ] || mkdir -m 700 \"$d\" 2>/dev/null; "
     "if [ -L \"$d\" ] || [ ! -d \"$d\" ] || ! cd -P -- \"$d\" || "
@@ -427,10 +451,18 @@ static const char sr_script[] =
     ">&2; exit 4; fi; "
     "sz() { [ -f \"$1\" ] && [ ! -L \"$1\" ] && [ -O \"$1\" ] && "
     "[ \"$(($(wc -c <\"$1\")))\" = \"$s\" ]; }; "
+    "get() { if ! sz \"$f\" && sz \"$t\"; then "
+    "cp -- \"$t\" \"$f.new\" && rm -f -- \"$t\"; fi; "
     "if ! sz \"$f\" && sz \"$f.new\"; then "
-    "chmod 700 \"$f.new\" && mv -f \"$f.new\" \"$f\"; fi; "
-    "if sz \"$f\"; then exec \"$f\" \"$@\"; fi; "
-    "echo \"jobtop-srun-need $n\" >&2; exit 3";
+    "chmod 700 \"$f.new\" && mv -f \"$f.new\" \"$f\"; fi; sz \"$f\"; }; "
+    "nop() { if [ -L \"$t\" ] || { [ -e \"$t\" ] && [ ! -O \"$t\" ]; }; "
+    "then echo \"jobtop-srun: $n: $t is not the user's own file\" >&2; "
+    "else echo \"jobtop-srun: $n: the probe did not arrive through "
+    "sbcast\" >&2; fi; exit 3; }; "
+    "if ! get; then echo \"jobtop-srun-need $n\" >&2; "
+    "while ! get; do IFS= read -r l || exit 3; "
+    "case $l in jobtop-pushed) get || nop ;; esac; done; fi; "
+    "exec \"$f\" \"$@\"";
 
 static void
 sr_fail_all(struct sr_group *g, struct sr_run *r, const char *why)
@@ -483,6 +515,7 @@ sr_run_part(struct sr_group *g, struct hostlist *hl, int comp, char **argv,
 	argv[j++] = g->dir;
 	argv[j++] = g->file;
 	argv[j++] = bufs[3];		/* size */
+	argv[j++] = g->stage;
 	argv[j++] = (char *)(uintptr_t)"--armour";
 	argv[j++] = (char *)(uintptr_t)"--interval";
 	argv[j++] = bufs[4];
@@ -603,16 +636,15 @@ static void
 sr_push_start(struct sr_group *g, uint64_t now)
 {
 	struct sr_run	*r;
-	char		*argv[12], jobarg[96], dst[256], err[512];
+	char		*argv[12], jobarg[96], err[512];
 	int		 k = 0, i;
 
 	snprintf(jobarg, sizeof(jobarg), "--jobid=%s", g->jobid);
-	snprintf(dst, sizeof(dst), "%s/%s.new", g->dir, g->file);
 	argv[k++] = (char *)(uintptr_t)"sbcast";
 	argv[k++] = jobarg;
 	argv[k++] = (char *)(uintptr_t)"--force";
 	argv[k++] = g->rc->probe_path;
-	argv[k++] = dst;
+	argv[k++] = g->stage;
 	argv[k] = NULL;
 	r = xcalloc(1, sizeof(*r));
 	r->g = g;
@@ -630,7 +662,7 @@ sr_push_start(struct sr_group *g, uint64_t now)
 		return;
 	}
 	sr_close(&r->sp.in);
-	log_debug("sbcast %s to %s", g->rc->probe_path, dst);
+	log_debug("sbcast %s to %s", g->rc->probe_path, g->stage);
 	g->pushing = 1;
 	sr_watch(g, r->sp.out);
 	sr_watch(g, r->sp.err);
@@ -673,6 +705,8 @@ sr_err_line(struct sr_run *r, char *line)
 			return;
 		}
 		nd->need = 1;
+		nd->need_run = r->started;
+		sr_set(nd, FEED_PUSHING, "sbcast");
 		log_debug("%s: the probe is not cached there", nd->name);
 		return;
 	}
@@ -818,10 +852,21 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 	log_debug("%s", how);
 	if (r->push) {
 		g->pushing = 0;
+		if (r->sp.status == 0)
+			g->push_ok_at = sr_now();
+		/* The tasks that wait for it look now (and give up if it
+		 * did not come). */
+		sr_write_all(g, "jobtop-pushed\n");
 		for (i = 0; i < g->nnodes; i++) {
 			struct sr_node *nd = g->nodes[i];
-			if (!nd->need || nd->freed || nd->done || nd->run)
+			if (!nd->need || nd->freed || nd->done)
 				continue;
+			/* A task that waits in its run takes the copy
+			 * itself, or exits 3 when none came. */
+			if (nd->run != NULL) {
+				nd->need = 0;
+				continue;
+			}
 			nd->need = 0;
 			nd->npush++;
 			if (r->sp.status == 0) {
@@ -871,18 +916,24 @@ sr_reap(struct sr_group *g)
 }
 
 static void
+sr_write_run(struct sr_run *r, const char *line)
+{
+	size_t	len = strlen(line);
+
+	if (r->push || r->sp.in < 0)
+		return;
+	/* A short line fits a pipe whole or not at all. */
+	if (write(r->sp.in, line, len) != (ssize_t)len)
+		log_debug("srun input: %s", strerror(errno));
+}
+
+static void
 sr_write_all(struct sr_group *g, const char *line)
 {
 	struct sr_run	*r;
-	size_t		 len = strlen(line);
 
-	for (r = g->runs; r != NULL; r = r->next) {
-		if (r->push || r->sp.in < 0)
-			continue;
-		/* A short line fits a pipe whole or not at all. */
-		if (write(r->sp.in, line, len) != (ssize_t)len)
-			log_debug("srun input: %s", strerror(errno));
-	}
+	for (r = g->runs; r != NULL; r = r->next)
+		sr_write_run(r, line);
 }
 
 static void
@@ -976,6 +1027,7 @@ sr_start(struct sr_group *g, uint64_t now)
 	/* "jobtop-probe-HASH" there is "probe-HASH" here. */
 	snprintf(g->file, sizeof(g->file), "%s",
 	    strncmp(name, "jobtop-", 7) == 0 ? name + 7 : name);
+	snprintf(g->stage, sizeof(g->stage), "%s-%s.new", g->dir, g->file);
 	rconf_probe_data(g->rc, &size);
 	g->size = (long long)size;
 	/* One component of a het job ("123+1"): srun takes the job and
@@ -1002,7 +1054,7 @@ sr_pump(struct sr_group *g, uint64_t now)
 {
 	struct epoll_event	 evs[16];
 	struct sr_run		*r;
-	int			*want, n = 0, i, need = 0;
+	int			*want, n = 0, i, need = 0, due = 0;
 
 	if (!g->started)
 		sr_start(g, now);
@@ -1032,13 +1084,34 @@ sr_pump(struct sr_group *g, uint64_t now)
 	want = xcalloc((size_t)g->nnodes, sizeof(int));
 	for (i = 0; i < g->nnodes; i++) {
 		struct sr_node *nd = g->nodes[i];
-		if (nd->freed || nd->done || nd->run != NULL || nd->stopped)
+		if (nd->freed || nd->done || nd->stopped)
 			continue;
-		if (nd->need)
+		/* sbcast writes to every node of the job: a node whose
+		 * task looked before the last good push ended only needs to
+		 * look again (at 128 nodes the tasks' need lines came over
+		 * 3 s, and each late one started a new sbcast: 5 in all);
+		 * a task that still waits in its run finds it itself. */
+		if (nd->need && !g->pushing && nd->need_run < g->push_ok_at) {
+			nd->need = 0;
+			if (nd->run == NULL) {
+				want[n++] = i;
+				due = 1;
+			} else
+				sr_write_run(nd->run, "jobtop-pushed\n");
+		} else if (nd->need)
 			need++;
-		else if (nd->retry_at != 0 && nd->retry_at <= now)
+		else if (nd->run == NULL && nd->retry_at != 0 &&
+		    nd->retry_at <= now + SR_SLACK_MS) {
+			due |= nd->retry_at <= now;
 			want[n++] = i;
+		}
 	}
+	/* Nodes lost together (a failed sbcast, a step that could not
+	 * start) come back in one run, not one srun each a few ms apart:
+	 * at 128 lab nodes 30 sruns and sbcasts at once overloaded the
+	 * slurmds (their 2 s TCPTimeout passed), which lost more nodes. */
+	if (!due)
+		n = 0;
 	if (need > 0 && !g->pushing)
 		sr_push_start(g, now);
 	if (n > 0)

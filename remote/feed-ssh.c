@@ -45,7 +45,7 @@
 
 #include "feed.h"
 #include "feed-launch.h"
-#include "hello.h"
+#include "pstream.h"
 #include "rconf.h"
 #include "rpush.h"
 #include "spawn.h"
@@ -125,11 +125,7 @@ struct feed_ssh {
 	unsigned		 ka_s;
 	uint64_t		 alive_next;
 
-	uint8_t			*buf;
-	size_t			 blen, boff;
-	struct hello		 hello;
-	int			 synced;
-	int			 eos;		/* 1: a stream ended, unseen */
+	struct pstream		 ps;		/* the probe's stream */
 	char			 errline[512];
 	size_t			 errlen;
 	char			 lasterr[512];	/* ssh's or the probe's */
@@ -276,10 +272,7 @@ fssh_start(struct feed_ssh *s)
 	s->live = 0;
 	s->permanent = 0;
 	s->kill_why[0] = '\0';
-	s->blen = s->boff = 0;
-	s->synced = 0;
-	s->eos = 0;
-	hello_init(&s->hello, HELLO_CAP);
+	pstream_reset(&s->ps);
 	s->errlen = 0;
 	s->lasterr[0] = '\0';
 	s->probe_pid = 0;
@@ -424,47 +417,35 @@ fssh_read_err(struct feed_ssh *s)
 static void
 fssh_read_out(struct feed_ssh *s)
 {
-	ssize_t	n;
-	long	f;
+	uint8_t	*room;
+	size_t	 size;
+	ssize_t	 n;
+	int	 f;
 
 	while (s->sp.out >= 0) {
-		if (s->boff > 0 && s->boff == s->blen)
-			s->boff = s->blen = 0;
-		if (s->blen == FSSH_BUF_MAX && s->boff > 0) {
-			memmove(s->buf, s->buf + s->boff, s->blen - s->boff);
-			s->blen -= s->boff;
-			s->boff = 0;
-		}
-		if (s->blen == FSSH_BUF_MAX)
+		if ((room = pstream_space(&s->ps, &size)) == NULL)
 			return;		/* the caller reads first */
-		if (s->buf == NULL)
-			s->buf = xmalloc(FSSH_BUF_MAX);
-		n = spawn_read(&s->sp.out, s->buf + s->blen,
-		    FSSH_BUF_MAX - s->blen);
+		n = spawn_read(&s->sp.out, room, size);
 		if (n == -1)
 			return;
 		if (n <= 0) {
-			if (s->synced)
-				s->eos = 1;
+			if (s->ps.synced)
+				pstream_end(&s->ps);
 			return;
 		}
-		s->blen += (size_t)n;
-		if (!s->synced) {
-			f = hello_scan(&s->hello, s->buf + s->boff,
-			    s->blen - s->boff);
-			if (f == HELLO_GIVEUP) {
-				fssh_kill(s, "no HELLO from the probe");
-				fssh_log(s, "no HELLO after: \"%s\"",
-				    s->hello.shown);
-				return;
-			}
-			if (f < 0)
-				continue;
-			if (f > 0)
+		f = pstream_added(&s->ps, (size_t)n);
+		if (f == -1) {
+			fssh_kill(s, "no HELLO from the probe");
+			fssh_log(s, "no HELLO after: \"%s\"",
+			    s->ps.hello.shown);
+			return;
+		}
+		if (!s->ps.synced)
+			continue;
+		if (f == 1) {
+			if (s->ps.hello.dropped > 0)
 				fssh_log(s, "dropped output before the "
-				    "probe's HELLO: \"%s\"", s->hello.shown);
-			s->boff += (size_t)f;
-			s->synced = 1;
+				    "probe's HELLO: \"%s\"", s->ps.hello.shown);
 			s->phase = s->stopping ? FEED_STOPPING : FEED_LIVE;
 			fssh_slot_give(s);
 			s->alive_next = s->now + (uint64_t)s->ka_s * 1000;
@@ -492,7 +473,7 @@ fssh_write(struct feed_ssh *s)
 		s->upoff += (size_t)n;
 	}
 	s->up = NULL;
-	if (!s->synced || s->stopping || s->sp.in < 0)
+	if (!s->ps.synced || s->stopping || s->sp.in < 0)
 		return;
 	if (s->ctllen == 0 && s->ctl_ms != 0) {
 		s->ctllen = (size_t)snprintf(s->ctl, sizeof(s->ctl),
@@ -528,8 +509,8 @@ fssh_ended(struct feed_ssh *s)
 	spawn_end(&s->sp);
 	fssh_slot_give(s);
 	/* The stream ended, if one began: read says so once. */
-	if (s->synced)
-		s->eos = 1;
+	if (s->ps.synced)
+		pstream_end(&s->ps);
 	if (s->probe_pid > 0)
 		s->stale_pid = s->probe_pid;
 	if (s->stopping) {
@@ -574,7 +555,7 @@ fssh_pollfds(struct feed *f, struct pollfd *p)
 	int		 n = 0;
 
 	if (s->running) {
-		if (s->sp.out >= 0 && s->blen < FSSH_BUF_MAX) {
+		if (s->sp.out >= 0 && s->ps.blen < s->ps.cap) {
 			p[n].fd = s->sp.out;
 			p[n++].events = POLLIN;
 		}
@@ -599,7 +580,7 @@ fssh_timeout(struct feed *f, uint64_t now)
 	uint64_t	 t = UINT64_MAX;
 	int		 xt;
 
-	if ((s->synced && s->boff < s->blen) || s->eos == 1)
+	if (pstream_pending(&s->ps))
 		return 0;
 	if (s->x != NULL && (xt = feed_cmd_timeout(s->x, now)) >= 0)
 		t = now + (uint64_t)xt;
@@ -626,9 +607,9 @@ fssh_timeout(struct feed *f, uint64_t now)
 			return 50;
 		if (s->deadline != 0 && s->deadline < t)
 			t = s->deadline;
-		if (s->synced && s->ka_s > 0 && s->alive_next < t)
+		if (s->ps.synced && s->ka_s > 0 && s->alive_next < t)
 			t = s->alive_next;
-		if ((s->ctl_ms != 0 || s->ctl_alive) && s->synced)
+		if ((s->ctl_ms != 0 || s->ctl_alive) && s->ps.synced)
 			return 0;
 		break;
 	}
@@ -677,7 +658,7 @@ fssh_step(struct feed *f, uint64_t now, const struct pollfd *p, int n)
 		return;
 	fssh_read_err(s);
 	fssh_read_out(s);
-	if (s->synced && s->ka_s > 0 && now >= s->alive_next) {
+	if (s->ps.synced && s->ka_s > 0 && now >= s->alive_next) {
 		s->ctl_alive = 1;
 		s->alive_next = now + (uint64_t)s->ka_s * 1000;
 	}
@@ -688,11 +669,11 @@ fssh_step(struct feed *f, uint64_t now, const struct pollfd *p, int n)
 	if (s->deadline != 0 && now >= s->deadline && !s->sp.killed) {
 		if (s->stopping)
 			fssh_kill(s, "it did not stop");
-		else if (s->synced)
+		else if (s->ps.synced)
 			fssh_kill(s, "no data");
 		else
 			fssh_kill(s, "no probe after 120 s");
-		if (s->synced && !s->stopping) {
+		if (s->ps.synced && !s->stopping) {
 			snprintf(s->kill_why, sizeof(s->kill_why), "no data "
 			    "for %.1f s", fssh_data_ms(s) / 1000.0);
 		}
@@ -712,23 +693,8 @@ static ssize_t
 fssh_read(struct feed *f, void *buf, size_t len)
 {
 	struct feed_ssh	*s = f->impl;
-	size_t		 n;
 
-	if (s->synced && s->boff < s->blen) {
-		n = s->blen - s->boff;
-		if (n > len)
-			n = len;
-		memcpy(buf, s->buf + s->boff, n);
-		s->boff += n;
-		return (ssize_t)n;
-	}
-	if (s->eos == 1) {
-		s->eos = 0;
-		s->boff = s->blen = 0;
-		s->synced = 0;
-		return -1;
-	}
-	return 0;
+	return pstream_read(&s->ps, buf, len);
 }
 
 static void
@@ -741,7 +707,7 @@ fssh_stop(struct feed *f)
 	s->stopping = 1;
 	if (!s->running)
 		return;		/* the next step closes it */
-	if (s->synced) {
+	if (s->ps.synced) {
 		/* EOF: the probe says BYE and ends, then ssh. */
 		spawn_close_in(&s->sp);
 		s->phase = FEED_STOPPING;
@@ -790,7 +756,7 @@ fssh_set_interval(struct feed *f, unsigned ms)
 	if (ms == 0 || s->stopping)
 		return -1;
 	s->interval_ms = ms;
-	if (s->synced) {
+	if (s->ps.synced) {
 		s->ctl_ms = ms;
 		s->deadline = s->now + fssh_data_ms(s);
 	}
@@ -834,7 +800,7 @@ fssh_free(struct feed *f)
 	if (s->running)
 		spawn_end(&s->sp);
 	fssh_slot_give(s);
-	free(s->buf);
+	pstream_free(&s->ps);
 	free(s->ssh);
 	free(s->envbin);
 	free(s->jobset);
@@ -877,6 +843,7 @@ feed_new_ssh(const struct rconf *rc, const char *host, char *err,
 	}
 	/* ConnectTimeout only when the user's config has none. */
 	s = xcalloc(1, sizeof(*s));
+	pstream_init(&s->ps, FSSH_BUF_MAX);
 	s->ka_s = rc->keepalive_s;
 	if (sshconf_lookup(rconf_sshconf(rc), host, rc->user, &h, why,
 	    sizeof(why)) == 0) {
@@ -998,6 +965,7 @@ feed_new_launch(const char *name, const struct rconf *rc, const char *host,
 		return NULL;
 	c = fssh_launcher(name);
 	s = xcalloc(1, sizeof(*s));
+	pstream_init(&s->ps, FSSH_BUF_MAX);
 	s->ka_s = rc->keepalive_s;
 	s->rc = rc;
 	s->host = xstrdup(host);

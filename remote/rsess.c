@@ -45,7 +45,7 @@
 
 #include <libssh2.h>
 
-#include "hello.h"
+#include "pstream.h"
 #include "hostkey.h"
 #include "rconf.h"
 #include "rpush.h"
@@ -195,12 +195,8 @@ struct rsess {
 	struct rsess_exec	*x;		/* an extra command, or NULL */
 
 	LIBSSH2_CHANNEL		*ch;		/* the probe's */
-	uint8_t			*buf;
-	size_t			 blen, boff;
-	int			 synced;
-	struct hello		 hello;		/* finds the HELLO */
+	struct pstream		 ps;		/* the probe's stream */
 	size_t			 junk;
-	int			 eos;		/* 1: stream ended, -1 due */
 	char			 lasterr[256];	/* probe's last stderr line */
 	char			 errline[256];	/* partial stderr line */
 	size_t			 errlinelen;
@@ -401,8 +397,8 @@ rsess_teardown(struct rsess *s, int graceful)
 	free(s->tmpname);
 	s->tmpname = NULL;
 	rsess_slot_give(s);
-	if (s->eos == 0 && s->state == RS_STREAM)
-		s->eos = 1;
+	if (s->ps.eos == 0 && s->state == RS_STREAM)
+		pstream_end(&s->ps);
 	/* A probe whose end was not seen may outlive its connection. */
 	if (s->probe_pid > 0)
 		s->stale_pid = s->probe_pid;
@@ -461,6 +457,7 @@ rsess_new(const struct rconf *conf, const char *host)
 	int			 i;
 
 	s = xcalloc(1, sizeof(*s));
+	pstream_init(&s->ps, RSESS_BUF_MAX);
 	s->conf = conf;
 	s->host = xstrdup(host);
 	s->sock = -1;
@@ -522,7 +519,7 @@ rsess_close(struct rsess *s)
 	free(s->hostname);
 	free(s->user);
 	free(s->config_err);
-	free(s->buf);
+	pstream_free(&s->ps);
 	if (s->x != NULL)
 		s->x->s = NULL;		/* the caller still holds it */
 	free(s);
@@ -1395,11 +1392,8 @@ rsess_do_exec(struct rsess *s)
 	if (rc != 0)
 		return rsess_ssh_fail(s, rc, 0, "starting the probe");
 	rsess_slot_give(s);
-	s->blen = s->boff = 0;
-	s->synced = 0;
-	hello_init(&s->hello, HELLO_CAP);
+	pstream_reset(&s->ps);
 	s->junk = 0;
-	s->eos = 0;
 	s->lasterr[0] = '\0';
 	s->errlinelen = 0;
 	s->ka_next = s->now + (uint64_t)s->ka_s * 1000;
@@ -1449,24 +1443,17 @@ rsess_stderr(struct rsess *s, const char *p, size_t n)
 	}
 }
 
-/* Find the probe's HELLO (hello.c) and drop what a login shell printed
- * before it.  Until it shows, everything is kept (up to HELLO_CAP) so the
- * log can say what was printed. */
+/* The probe's HELLO was found (pstream.c, hello.c): say what a login
+ * shell printed before it, which was dropped.  Until it shows, everything
+ * is kept (up to HELLO_CAP) so the log can say what was printed. */
 static void
 rsess_sync(struct rsess *s)
 {
-	long	f;
-
-	f = hello_scan(&s->hello, s->buf + s->boff, s->blen - s->boff);
-	if (f < 0)
-		return;
-	s->synced = 1;
-	if (f == 0)
+	if (s->ps.hello.dropped == 0)
 		return;
 	rsess_log(s, "dropped output before the probe's HELLO: \"%s\"",
-	    s->hello.shown);
-	s->junk = (size_t)f;
-	s->boff += (size_t)f;
+	    s->ps.hello.shown);
+	s->junk = s->ps.hello.dropped;
 }
 
 /* Read the probe's stdout into the buffer and its stderr until both
@@ -1475,6 +1462,8 @@ static int
 rsess_stream_read(struct rsess *s)
 {
 	char	 ebuf[1024];
+	uint8_t	*room;
+	size_t	 size;
 	ssize_t	 n;
 	int	 progress;
 
@@ -1486,37 +1475,26 @@ rsess_stream_read(struct rsess *s)
 			progress = 1;
 		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
 			return -1;
-		if (s->boff > 0 && s->boff == s->blen)
-			s->boff = s->blen = 0;
-		if (s->blen == RSESS_BUF_MAX && s->boff > 0) {
-			memmove(s->buf, s->buf + s->boff, s->blen - s->boff);
-			s->blen -= s->boff;
-			s->boff = 0;
-		}
-		if (s->blen == RSESS_BUF_MAX) {
+		if ((room = pstream_space(&s->ps, &size)) == NULL) {
 			/* The caller has not read yet: come back then. */
 			s->ready = 1;
 			return 0;
 		}
-		if (s->buf == NULL)
-			s->buf = xmalloc(RSESS_BUF_MAX);
-		n = libssh2_channel_read(s->ch, (char *)s->buf + s->blen,
-		    RSESS_BUF_MAX - s->blen);
+		n = libssh2_channel_read(s->ch, (char *)room, size);
 		if (n > 0) {
-			s->blen += (size_t)n;
 			progress = 1;
 			s->deadline = rsess_deadline(s, RS_STREAM);
 			if (!s->live) {
 				s->live = 1;
 				s->fails = 0;
 			}
-			if (!s->synced)
+			if (pstream_added(&s->ps, (size_t)n) == 1)
 				rsess_sync(s);
 		} else if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
 			return -1;
 	} while (progress);
-	if (!s->synced && s->blen - s->boff > HELLO_CAP) {
-		s->junk = s->blen - s->boff;
+	if (!s->ps.synced && s->ps.blen - s->ps.boff > HELLO_CAP) {
+		s->junk = s->ps.blen - s->ps.boff;
 		return -2;
 	}
 	return libssh2_channel_eof(s->ch) ? 1 : 0;
@@ -1882,16 +1860,15 @@ rsess_do_stream(struct rsess *s)
 		/* Closed both ways: free it here, nothing more to send. */
 		if (libssh2_channel_free(s->ch) == 0)
 			s->ch = NULL;
-		if (s->fast && !s->synced && !s->stopping &&
+		if (s->fast && !s->ps.synced && !s->stopping &&
 		    (s->fast_miss || status == 126 || status == 127)) {
 			/* Not cached (or not runnable here): check and push
 			 * in this same session. */
 			rsess_log(s, "probe %s not cached here (status %d): "
 			    "checking", rconf_probe_name(s->conf), status);
 			s->fast = s->fast_miss = 0;
-			s->blen = s->boff = 0;
+			pstream_reset(&s->ps);
 			s->junk = 0;
-			hello_init(&s->hello, HELLO_CAP);
 			rsess_enter(s, RS_PUSH);
 		} else if (s->stopping) {
 			rsess_log(s, "probe stopped (status %d)", status);
@@ -1916,8 +1893,7 @@ rsess_do_stream(struct rsess *s)
 static int
 rsess_do_backoff(struct rsess *s)
 {
-	if (s->now < s->wake || s->eos != 0 ||
-	    (s->synced && s->boff < s->blen))
+	if (s->now < s->wake || pstream_pending(&s->ps))
 		return STEP_WAIT;
 	rsess_enter(s, RS_RESOLVE);
 	return STEP_GO;
@@ -1997,7 +1973,7 @@ rsess_timeout(const struct rsess *s, uint64_t now)
 {
 	uint64_t	t = UINT64_MAX;
 
-	if (s->ready || (s->synced && s->boff < s->blen) || s->eos == 1)
+	if (s->ready || pstream_pending(&s->ps))
 		return 0;
 	if (s->state == RS_STREAM && !s->stopping && s->ctllen == 0 &&
 	    (s->ctl_ms != 0 || s->ctl_alive))
@@ -2037,23 +2013,7 @@ rsess_timeout(const struct rsess *s, uint64_t now)
 ssize_t
 rsess_read(struct rsess *s, void *buf, size_t len)
 {
-	size_t	n;
-
-	if (s->synced && s->boff < s->blen) {
-		n = s->blen - s->boff;
-		if (n > len)
-			n = len;
-		memcpy(buf, s->buf + s->boff, n);
-		s->boff += n;
-		return (ssize_t)n;
-	}
-	if (s->eos == 1) {
-		s->eos = 0;
-		s->boff = s->blen = 0;
-		s->synced = 0;
-		return -1;
-	}
-	return 0;
+	return pstream_read(&s->ps, buf, len);
 }
 
 const char *

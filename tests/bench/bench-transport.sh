@@ -28,7 +28,9 @@
 # Runs as root, only under `flock -o /tmp/jobtop-lab.lock` (it takes the
 # lock itself unless an ancestor holds it) and only when the lab is down (no
 # lab test running): it brings the lab up at each size and down at the end.
-# Knobs: BENCH_TRANSPORT_SIZES, BENCH_REPS (3), BENCH_STEADY_S (10),
+# Knobs: BENCH_TRANSPORT_SIZES, BENCH_TRANSPORTS ("libssh2 ssh srun": the
+# columns, e.g. "libssh2 srun" at 128 nodes, where one ssh client per node
+# is what the issue rules out), BENCH_REPS (3), BENCH_STEADY_S (10),
 # BENCH_RUN_TIMEOUT (60 s: one jobtop run at most),
 # BENCH_MAIN_DIR (/tmp/jobtop-main-bench; reused when its binary is newer
 # than main's commit), BENCH_MAIN (0 skips main's build).
@@ -130,7 +132,7 @@ kv() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p"; }
 
 # The transports this jobtop has: --transport T accepted with --list.
 transports=()
-for t in libssh2 ssh srun; do
+for t in ${BENCH_TRANSPORTS:-libssh2 ssh srun}; do
 	if "$JOBTOP" --transport "$t" --list -w localhost >/dev/null 2>&1; then
 		transports+=("$t")
 	fi
@@ -264,6 +266,9 @@ for n in $SIZES; do
 		rr=$(ratio "${first[ssh.$n]}" "${base_pdsh[$n]}")
 		echo "  $n nodes: ssh / pdsh = $rr (target <= 1.5)"
 		awk -v r="$rr" 'BEGIN {exit !(r != "?" && r <= 1.5)}' || { echo "  MISS: ssh over 1.5x pdsh at $n nodes"; miss=1; }
+	fi
+	if [ -n "${first[srun.$n]:-}" ] && [ -n "${first[libssh2.$n]:-}" ]; then
+		echo "  $n nodes: first sample srun ${first[srun.$n]} ms, libssh2 ${first[libssh2.$n]} ms: srun / libssh2 = $(ratio "${first[srun.$n]}" "${first[libssh2.$n]}")"
 	fi
 	if [ -n "${first[srun.$n]:-}" ]; then
 		echo "  $n nodes: srun first sample ${first[srun.$n]} ms vs srun-true + 1 interval $((base_srun[$n] + 1000)) ms"

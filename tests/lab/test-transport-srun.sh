@@ -1,5 +1,8 @@
 #!/bin/bash
 # The srun transport on the lab's real Slurm (issue 10, item 3):
+#  - on nodes that never saw jobtop, --explain on one node pushes the
+#    probe through sbcast without ENOENT on the others; a copy another
+#    user planted in its place is refused with the reason;
 #  - `--transport srun` delivers every node of a 4-node job, each rank on
 #    the node where Slurm placed it, with one srun on the login node and
 #    no SSH at all; its time to every node's first sample is compared
@@ -102,6 +105,52 @@ PY
 job=$(lab_submit "$LAB_USER" healthy) || lab_fail "the healthy job did not start"
 jobs_started+=("$job")
 lab_ranks "$job" >"$tmp/placed"
+
+# 0. Nodes that never saw jobtop (no /tmp/jobtop-* at all): --explain on
+# node2 alone runs srun there, which pushes the probe with sbcast to every
+# node of the job.  The copy must land on the nodes where no task made
+# /tmp/jobtop-UID (sbcast said ENOENT there), ready for a later run.
+wipe_nodes() {
+	local nd
+	for nd in node1 node2 node3 node4; do
+		lab_node_exec "$nd" sh -c 'rm -rf /tmp/jobtop-*'
+	done
+}
+wipe_nodes
+uid=$(id -u "$LAB_USER")
+lab_as "$LAB_USER" "$JT" --explain=node2 "$job" >"$tmp/explain.out" 2>&1
+rc=$?
+staged=""
+for nd in node1 node3 node4; do
+	lab_node_exec "$nd" sh -c "[ -f /tmp/jobtop-$uid-probe-*.new ] &&
+		[ ! -e /tmp/jobtop-$uid ]" && staged+=" $nd"
+done
+if [ $rc -eq 0 ] && grep -q "^transport srun: ok: a sample from node2" "$tmp/explain.out" &&
+    ! grep -q "No such file" "$tmp/explain.out" && [ "$staged" = " node1 node3 node4" ]; then
+	ok "fresh nodes: --explain=node2 through srun, no ENOENT, the probe staged on$staged"
+else
+	fail "fresh nodes: explain exit $rc, staged on '$staged': $(grep -E "srun|sbcast|No such" "$tmp/explain.out" | head -5)"
+fi
+# 0b. Another user planted a file where sbcast puts jtuser's copy on
+# node3 (/tmp is everyone's): sbcast cannot write it, the task refuses it
+# and says why; the other nodes stream.
+stage=$(lab_node_exec node1 sh -c "ls /tmp/jobtop-$uid-probe-*.new" 2>/dev/null | head -1)
+wipe_nodes
+if [ -n "$stage" ]; then
+	lab_node_exec node3 runuser -u "$LAB_OTHER" -- sh -c "umask 022; echo 'echo planted' >'$stage'"
+	lab_as "$LAB_USER" timeout 8 "$JT" -b --json -d 0.5 --transport srun "$job" \
+		>"$tmp/plant.out" 2>"$tmp/plant.err"
+	lab_node_exec node3 rm -f "$stage"
+	if [ "$(nodes_in "$tmp/plant.out")" = "node1 node2 node4" ] &&
+	    grep -q "\"node\":\"node3\",\"type\":\"state\",\"state\":\"lost: $stage is not the user's own file" "$tmp/plant.out"; then
+		ok "a copy planted by $LAB_OTHER on node3 is refused with the reason; node1, node2, node4 stream"
+	else
+		fail "planted copy: nodes '$(nodes_in "$tmp/plant.out")': $(grep '"node3","type":"state"' "$tmp/plant.out" | tail -2)"
+	fi
+else
+	fail "no staged copy on node1 to learn the probe's name from"
+fi
+wipe_nodes
 
 # 1. --transport srun: every node, ranks in place.  Twice: the first run
 # pushes the probe (sbcast) where a node lacks it, the second finds it.

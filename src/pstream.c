@@ -1,0 +1,101 @@
+/*
+ * pstream: the buffered probe stream of a transport (pstream.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pstream.h"
+#include "xmalloc.h"
+
+void
+pstream_init(struct pstream *ps, size_t cap)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->cap = cap;
+	hello_init(&ps->hello, HELLO_CAP);
+}
+
+void
+pstream_reset(struct pstream *ps)
+{
+	ps->blen = ps->boff = 0;
+	ps->synced = 0;
+	ps->eos = 0;
+	hello_init(&ps->hello, HELLO_CAP);
+}
+
+void
+pstream_free(struct pstream *ps)
+{
+	free(ps->buf);
+	ps->buf = NULL;
+	ps->blen = ps->boff = 0;
+}
+
+uint8_t *
+pstream_space(struct pstream *ps, size_t *room)
+{
+	if (ps->boff > 0 && ps->boff == ps->blen)
+		ps->boff = ps->blen = 0;
+	if (ps->blen == ps->cap && ps->boff > 0) {
+		memmove(ps->buf, ps->buf + ps->boff, ps->blen - ps->boff);
+		ps->blen -= ps->boff;
+		ps->boff = 0;
+	}
+	*room = ps->cap - ps->blen;
+	if (*room == 0)
+		return NULL;
+	if (ps->buf == NULL)
+		ps->buf = xmalloc(ps->cap);
+	return ps->buf + ps->blen;
+}
+
+int
+pstream_added(struct pstream *ps, size_t n)
+{
+	long	f;
+
+	ps->blen += n;
+	if (ps->synced)
+		return 0;
+	f = hello_scan(&ps->hello, ps->buf + ps->boff, ps->blen - ps->boff);
+	if (f == HELLO_GIVEUP)
+		return -1;
+	if (f < 0)
+		return 0;
+	ps->boff += (size_t)f;
+	ps->synced = 1;
+	return 1;
+}
+
+void
+pstream_end(struct pstream *ps)
+{
+	ps->eos = 1;
+}
+
+int
+pstream_pending(const struct pstream *ps)
+{
+	return (ps->synced && ps->boff < ps->blen) || ps->eos == 1;
+}
+
+ssize_t
+pstream_read(struct pstream *ps, void *buf, size_t len)
+{
+	size_t	n;
+
+	if (ps->synced && ps->boff < ps->blen) {
+		n = ps->blen - ps->boff;
+		if (n > len)
+			n = len;
+		memcpy(buf, ps->buf + ps->boff, n);
+		ps->boff += n;
+		return (ssize_t)n;
+	}
+	if (ps->eos == 1) {
+		pstream_reset(ps);
+		return -1;
+	}
+	return 0;
+}
