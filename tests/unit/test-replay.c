@@ -645,7 +645,7 @@ clock_ms(void)
 }
 
 /* --seek FILE [BACK]: open, then seek BACK s before the end with 150
- * columns of history rebuilt, then one step back. */
+ * columns of history rebuilt, then one step back and one forward. */
 static int
 bench_seek(const char *file, unsigned back)
 {
@@ -654,7 +654,7 @@ bench_seek(const char *file, unsigned back)
 	struct ui_conf		 c;
 	struct ui		*ui;
 	char			 err[256];
-	double			 t0, t1, t2, t3;
+	double			 t0, t1, t2, t3, t4, t5;
 
 	t0 = clock_ms();
 	if ((rp = replay_open(file, 0, err, sizeof(err))) == NULL) {
@@ -676,9 +676,14 @@ bench_seek(const char *file, unsigned back)
 	t3 = clock_ms();
 	replay_step(rp, -1);
 	settle(rp);
+	t4 = clock_ms();
+	replay_step(rp, 1);
+	settle(rp);
+	t5 = clock_ms();
 	printf("open (events pass) %.1f ms; seek with 150 s of history "
-	    "rebuilt %.1f ms; step back %.1f ms (%u nodes)\n", t1 - t0,
-	    t3 - t2, clock_ms() - t3, (unsigned)replay_meta(rp)->nnodes);
+	    "rebuilt %.1f ms; step back %.1f ms; step forward %.1f ms "
+	    "(%u nodes)\n", t1 - t0, t3 - t2, t4 - t3, t5 - t4,
+	    (unsigned)replay_meta(rp)->nnodes);
 	ui_free(ui);
 	replay_free(rp);
 	return 0;
