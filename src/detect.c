@@ -123,6 +123,40 @@ detect_new(struct history *h, const struct detect_conf *conf,
 	return d;
 }
 
+struct detect *
+detect_clone(const struct detect *d, struct history *h,
+    void (*cb)(void *, const struct detect_event *), void *arg)
+{
+	struct detect	*c;
+	int		 i;
+	unsigned	 k;
+
+	c = xcalloc(1, sizeof(*c));
+	*c = *d;
+	c->h = h;
+	c->cb = cb;
+	c->arg = arg;
+	c->scratch = NULL;
+	c->capscratch = 0;
+	c->mscratch = NULL;
+	c->capmscratch = 0;
+	c->nodes = d->nnodes > 0 ? xreallocarray(NULL, (size_t)d->nnodes,
+	    sizeof(*c->nodes)) : NULL;
+	for (i = 0; i < d->nnodes; i++) {
+		c->nodes[i] = d->nodes[i];
+		c->nodes[i].memb = NULL;
+		if (d->nodes[i].capmemb == 0)
+			continue;
+		c->nodes[i].memb = xreallocarray(NULL, d->nodes[i].capmemb,
+		    sizeof(*c->nodes[i].memb));
+		memcpy(c->nodes[i].memb, d->nodes[i].memb,
+		    d->nodes[i].nmemb * sizeof(*c->nodes[i].memb));
+		for (k = 0; k < d->nodes[i].nmemb; k++)
+			c->nodes[i].memb[k].alt = NULL;
+	}
+	return c;
+}
+
 void
 detect_free(struct detect *d)
 {

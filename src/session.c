@@ -469,7 +469,8 @@ static void
 session_update_state(struct session *s, int i, uint64_t now)
 {
 	struct snode	*nd = &s->nodes[i];
-	const char	*st, *err;
+	const char	*st, *err, *why;
+	enum feed_phase	 ph;
 	char		 buf[SESSION_STATE_MAX];
 
 	if (nd->feed == NULL)
@@ -485,10 +486,11 @@ session_update_state(struct session *s, int i, uint64_t now)
 	if (nd->failed)
 		return;
 	st = feed_state(nd->feed);
+	ph = feed_phase(nd->feed, &why);
 	nd->lost = 0;
 	/* A probe still starting (a slow login shell) is not lost: only a
 	 * stream that delivered and then went silent. */
-	if (strcmp(st, "live") == 0 && !nd->stopping && nd->got_data &&
+	if (ph == FEED_LIVE && !nd->stopping && nd->got_data &&
 	    now - nd->last_data > s->conf.lost_ms) {
 		snprintf(buf, sizeof(buf), "lost: no data for %.1f s",
 		    (now - nd->last_data) / 1000.0);
@@ -498,7 +500,7 @@ session_update_state(struct session *s, int i, uint64_t now)
 		nd->lost = 1;
 		return;
 	}
-	if (strncmp(st, "lost", 4) == 0 || strncmp(st, "reconnect", 9) == 0)
+	if (ph == FEED_LOST)
 		nd->lost = 1;
 	session_set_state(s, i, st);
 }

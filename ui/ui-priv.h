@@ -153,10 +153,7 @@ struct ui {
 	uint64_t		 start_ms;	/* monotonic */
 	uint64_t		 now;		/* monotonic, this frame */
 	struct session		*sess;
-	const struct node_model *(*models)(void *, int);
-	void			*models_arg;
-	void			(*ev_hook)(void *, const struct detect_event *);
-	void			*ev_hook_arg;
+	struct monitor		*mon;		/* history, detectors, phases */
 	struct session_hooks	 chain;		/* called too (recorder) */
 
 	struct history		*hist;

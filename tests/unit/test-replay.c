@@ -147,7 +147,7 @@ replay_ui(struct replay **rpp, int cols)
 	c.elapsed = c.time_limit = c.ntasks = -1;
 	ui = ui_new(&c, err, sizeof(err));
 	CHECK(ui != NULL);
-	replay_attach(*rpp, ui);
+	ui_attach_replay(ui, *rpp);
 	CHECK_INT(ui_start_on(ui, out, in, "xterm-256color", 40, cols, err,
 	    sizeof(err)), 0);
 	return ui;
@@ -644,6 +644,17 @@ clock_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* CPU ms of this process: on a loaded machine the wall time includes
+ * waiting for a CPU. */
+static double
+cpu_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 /* --seek FILE [BACK]: open, then seek BACK s before the end with 150
  * columns of history rebuilt, then one step back and one forward. */
 static int
@@ -654,7 +665,7 @@ bench_seek(const char *file, unsigned back)
 	struct ui_conf		 c;
 	struct ui		*ui;
 	char			 err[256];
-	double			 t0, t1, t2, t3, t4, t5;
+	double			 t0, t1, t2, t3, t4, t5, c2, c3, c4, c5;
 
 	t0 = clock_ms();
 	if ((rp = replay_open(file, 0, err, sizeof(err))) == NULL) {
@@ -667,22 +678,27 @@ bench_seek(const char *file, unsigned back)
 	c.interval = 1;
 	c.elapsed = c.time_limit = c.ntasks = -1;
 	ui = ui_new(&c, err, sizeof(err));
-	replay_attach(rp, ui);
+	ui_attach_replay(ui, rp);
 	replay_set_window(rp, 150);
 	replay_status(rp, &st);
 	t2 = clock_ms();
+	c2 = cpu_ms();
 	replay_seek(rp, st.end_ms - back * 1000ULL);
 	settle(rp);
 	t3 = clock_ms();
+	c3 = cpu_ms();
 	replay_step(rp, -1);
 	settle(rp);
 	t4 = clock_ms();
+	c4 = cpu_ms();
 	replay_step(rp, 1);
 	settle(rp);
 	t5 = clock_ms();
+	c5 = cpu_ms();
 	printf("open (events pass) %.1f ms; seek with 150 s of history "
-	    "rebuilt %.1f ms; step back %.1f ms; step forward %.1f ms "
-	    "(%u nodes)\n", t1 - t0, t3 - t2, t4 - t3, t5 - t4,
+	    "rebuilt %.1f ms (cpu %.1f ms); step back %.1f ms (cpu %.1f ms); "
+	    "step forward %.1f ms (cpu %.1f ms) (%u nodes)\n", t1 - t0,
+	    t3 - t2, c3 - c2, t4 - t3, c4 - c3, t5 - t4, c5 - c4,
 	    (unsigned)replay_meta(rp)->nnodes);
 	ui_free(ui);
 	replay_free(rp);
