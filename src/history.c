@@ -618,12 +618,12 @@ history_rank_ident(const struct node_model *m, const struct minst *mi,
 	int	f;
 
 	*pid = *start = *rank = -1;
-	if ((f = model_field_index(m, mi->group, "pid")) < 0 ||
+	if ((f = mi->mg->known[MGF_PID]) < 0 ||
 	    !model_value(mi, (unsigned)f, pid))
 		return 0;
-	if ((f = model_field_index(m, mi->group, "start_time")) >= 0)
+	if ((f = mi->mg->known[MGF_START_TIME]) >= 0)
 		model_value(mi, (unsigned)f, start);
-	if ((f = model_field_index(m, mi->group, "rank")) >= 0)
+	if ((f = mi->mg->known[MGF_RANK]) >= 0)
 		model_value(mi, (unsigned)f, rank);
 	return 1;
 }

@@ -16,6 +16,15 @@
 #include "model.h"
 #include "xmalloc.h"
 
+
+static const char *const model_known_names[MGF_NKNOWN] = {
+	[MGF_PID] = "pid",
+	[MGF_START_TIME] = "start_time",
+	[MGF_RANK] = "rank",
+	[MGF_UTIME] = "utime",
+	[MGF_STIME] = "stime",
+};
+
 /* Every schema in use, shared by reference count. */
 static struct mschema	*model_schemas;
 
@@ -158,6 +167,9 @@ model_schema_build(const uint8_t *p, size_t len, struct mschema **out)
 		mg->def = &ps->groups[g];
 		for (f = 0; f < PROTO_MAX_FIELDS; f++)
 			mg->strslot[f] = -1;
+		for (f = 0; f < MGF_NKNOWN; f++)
+			mg->known[f] = (int8_t)proto_schema_field_index(mg->def,
+			    model_known_names[f]);
 		for (f = 0; f < mg->def->nfields; f++) {
 			const struct proto_field *pf = &mg->def->fields[f];
 			if (pf->kind == PF_STRING) {
@@ -166,6 +178,12 @@ model_schema_build(const uint8_t *p, size_t len, struct mschema **out)
 			} else if (pf->kind == PF_COUNTER &&
 			    strcmp(pf->unit, "cpu-jiffies") == 0)
 				mg->cpujmask |= (uint64_t)1 << f;
+			else if (pf->kind == PF_COUNTER &&
+			    strcmp(pf->unit, "jiffies") == 0)
+				mg->jiffmask |= (uint64_t)1 << f;
+			else if (pf->kind == PF_GAUGE &&
+			    strcmp(pf->unit, "centi") == 0)
+				mg->centimask |= (uint64_t)1 << f;
 		}
 	}
 	s->raw = xmalloc(len);
@@ -508,7 +526,7 @@ model_metric(const struct node_model *m, const struct minst *mi, unsigned f,
 		return 0;
 	pf = &mi->mg->def->fields[f];
 	if (pf->kind == PF_GAUGE) {
-		if (strcmp(pf->unit, "centi") == 0)
+		if ((mi->mg->centimask & ((uint64_t)1 << f)) != 0)
 			*v = (double)mi->v[f] / 100.0;
 		else
 			*v = (double)mi->v[f];
@@ -517,7 +535,7 @@ model_metric(const struct node_model *m, const struct minst *mi, unsigned f,
 	if (!model_delta(mi, f, &d) || m->dt_ms <= 0)
 		return 0;
 	secs = (double)m->dt_ms / 1000.0;
-	if (strcmp(pf->unit, "cpu-jiffies") == 0) {
+	if ((mi->mg->cpujmask & ((uint64_t)1 << f)) != 0) {
 		/* Percent of the line's ticks, as top computes it. */
 		for (i = 0; i < mi->nfields; i++) {
 			if ((mi->mg->cpujmask & ((uint64_t)1 << i)) != 0 &&
@@ -527,7 +545,7 @@ model_metric(const struct node_model *m, const struct minst *mi, unsigned f,
 		if (total <= 0)
 			return 0;
 		*v = (double)d * 100.0 / total;
-	} else if (strcmp(pf->unit, "jiffies") == 0) {
+	} else if ((mi->mg->jiffmask & ((uint64_t)1 << f)) != 0) {
 		if (!m->have_hello || m->hello.clk_tck == 0)
 			return 0;
 		*v = (double)d * 100.0 / m->hello.clk_tck / secs;
@@ -623,8 +641,10 @@ model_rank_cpu(const struct node_model *m, const struct minst *mi, double *v)
 {
 	double	ut, st;
 
-	if (!model_metric_field(m, mi, "utime", &ut) ||
-	    !model_metric_field(m, mi, "stime", &st))
+	int	fu = mi->mg->known[MGF_UTIME], fs = mi->mg->known[MGF_STIME];
+
+	if (fu < 0 || fs < 0 || !model_metric(m, mi, (unsigned)fu, &ut) ||
+	    !model_metric(m, mi, (unsigned)fs, &st))
 		return 0;
 	*v = ut + st;
 	return 1;

@@ -45,12 +45,27 @@ struct model_hello {
 };
 
 /* A group of the schema with what the model derives from its fields. */
+/* Fields the monitor reads for every rank of every sample, bound to
+ * their positions once per schema (mgroup.known): no name lookups on the
+ * hot path. */
+enum mgroup_known {
+	MGF_PID,
+	MGF_START_TIME,
+	MGF_RANK,
+	MGF_UTIME,
+	MGF_STIME,
+	MGF_NKNOWN
+};
+
 struct mgroup {
 	const struct proto_group *def;	/* name, nfields, fields[] */
 	uint64_t	 strmask;	/* PF_STRING fields */
 	uint64_t	 cpujmask;	/* counters in unit "cpu-jiffies" */
+	uint64_t	 jiffmask;	/* counters in unit "jiffies" */
+	uint64_t	 centimask;	/* gauges in unit "centi" */
 	unsigned	 nstr;
 	int8_t		 strslot[PROTO_MAX_FIELDS];	/* -1: not a string */
+	int8_t		 known[MGF_NKNOWN];	/* field index, -1 absent */
 };
 
 /* A decoded schema; nodes that sent the same bytes share one. */
