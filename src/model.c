@@ -101,6 +101,85 @@ model_free(struct node_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
+static char *
+model_strdup(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+void
+model_clone(struct node_model *to, const struct node_model *from)
+{
+	const struct minst	*src;
+	struct minst		*mi;
+	size_t			 size;
+	uint32_t		 i, g, ng;
+	unsigned		 k;
+
+	*to = *from;
+	to->label = model_strdup(from->label);
+	to->bye_text = model_strdup(from->bye_text);
+	to->hello.version = model_strdup(from->hello.version);
+	to->hello.host = model_strdup(from->hello.host);
+	to->hello.kernel = model_strdup(from->hello.kernel);
+	to->hello.arch = model_strdup(from->hello.arch);
+	to->hello.job = model_strdup(from->hello.job);
+	to->hello.sources = NULL;
+	if (from->hello.nsources > 0) {
+		to->hello.sources = xcalloc(from->hello.nsources,
+		    sizeof(*to->hello.sources));
+		for (k = 0; k < from->hello.nsources; k++) {
+			to->hello.sources[k] = from->hello.sources[k];
+			to->hello.sources[k].name =
+			    model_strdup(from->hello.sources[k].name);
+			to->hello.sources[k].reason =
+			    model_strdup(from->hello.sources[k].reason);
+		}
+	}
+	if (to->schema != NULL)
+		to->schema->refs++;
+	to->insts = NULL;
+	to->gfirst = to->glast = NULL;
+	to->gcount = NULL;
+	if (from->capinsts > 0)
+		to->insts = xcalloc(from->capinsts, sizeof(*to->insts));
+	for (i = 0; i < from->ninsts; i++) {
+		src = from->insts[i];
+		size = sizeof(*src) + 2 * (size_t)src->nfields *
+		    sizeof(int64_t) + src->nstr * sizeof(char *) +
+		    strlen(src->name) + 1;
+		mi = xmalloc(size);
+		memcpy(mi, src, size);
+		mi->strs = (char **)(mi->v + 2 * (size_t)mi->nfields);
+		mi->name = (char *)(mi->strs + mi->nstr);
+		for (k = 0; k < mi->nstr; k++)
+			mi->strs[k] = model_strdup(src->strs[k]);
+		mi->gnext = mi->gprev = NULL;
+		to->insts[i] = mi;
+	}
+	if (from->schema == NULL || from->gfirst == NULL)
+		return;
+	ng = from->schema->ngroups;
+	to->gfirst = xcalloc(ng, sizeof(*to->gfirst));
+	to->glast = xcalloc(ng, sizeof(*to->glast));
+	to->gcount = xcalloc(ng, sizeof(*to->gcount));
+	memcpy(to->gcount, from->gcount, ng * sizeof(*to->gcount));
+	/* The groups' lists in the same order, over the copies. */
+	for (g = 0; g < ng; g++) {
+		for (src = from->gfirst[g]; src != NULL; src = src->gnext) {
+			mi = model_find(to, src->id);
+			if (mi == NULL)
+				continue;
+			mi->gprev = to->glast[g];
+			if (mi->gprev != NULL)
+				mi->gprev->gnext = mi;
+			else
+				to->gfirst[g] = mi;
+			to->glast[g] = mi;
+		}
+	}
+}
+
 const char *
 model_name(const struct node_model *m)
 {

@@ -44,7 +44,6 @@ struct model_hello {
 	struct model_source *sources;
 };
 
-/* A group of the schema with what the model derives from its fields. */
 /* Fields the monitor reads for every rank of every sample, bound to
  * their positions once per schema (mgroup.known): no name lookups on the
  * hot path. */
@@ -57,6 +56,7 @@ enum mgroup_known {
 	MGF_NKNOWN
 };
 
+/* A group of the schema with what the model derives from its fields. */
 struct mgroup {
 	const struct proto_group *def;	/* name, nfields, fields[] */
 	uint64_t	 strmask;	/* PF_STRING fields */
@@ -141,6 +141,8 @@ int	 model_derive(const struct node_model *, const struct minst *,
 void	 model_init(struct node_model *, const char *);
 /* Free everything the model holds (it can be initialised again). */
 void	 model_free(struct node_model *);
+/* to becomes a deep copy of from (a paused screen's models). */
+void	 model_clone(struct node_model *, const struct node_model *);
 /* The node's name: HELLO's host, else the label; the label always once
  * model_fix_name was called (a job's node name as the user knows it). */
 const char *model_name(const struct node_model *);

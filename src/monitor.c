@@ -322,6 +322,24 @@ monitor_node_failed(const struct monitor *m, int i)
 	return i >= 0 && i < m->nnodes && m->nodes[i].failed;
 }
 
+int
+monitor_node_lost(const struct monitor *m, int i)
+{
+	return i >= 0 && i < m->nnodes && m->nodes[i].lost;
+}
+
+struct history *
+monitor_snap_history(const struct monitor_snap *sn)
+{
+	return sn->hist;
+}
+
+struct detect *
+monitor_snap_detect(const struct monitor_snap *sn)
+{
+	return sn->det;
+}
+
 void
 monitor_probe_event(struct monitor *m, int i, const struct proto_event *ev)
 {

@@ -84,6 +84,8 @@ enum feed_phase	 monitor_node_phase(const struct monitor *, int);
 const char	*monitor_node_text(const struct monitor *, int);
 /* Node i has failed for good (said once in the events). */
 int		 monitor_node_failed(const struct monitor *, int);
+/* Node i is lost (its phase, or no data for too long). */
+int		 monitor_node_lost(const struct monitor *, int);
 
 /* Where the nodes' models come from (the session's, the player's). */
 void		 monitor_set_models(struct monitor *,
@@ -122,6 +124,9 @@ struct monitor_snap;
 struct monitor_snap *monitor_snapshot(const struct monitor *);
 int		 monitor_restore(struct monitor *, const struct monitor_snap *);
 void		 monitor_snap_free(struct monitor_snap *);
+/* What a snapshot holds, to draw from (a paused screen). */
+struct history	*monitor_snap_history(const struct monitor_snap *);
+struct detect	*monitor_snap_detect(const struct monitor_snap *);
 
 struct history	*monitor_history(const struct monitor *);
 struct detect	*monitor_detect(const struct monitor *);

@@ -5,13 +5,8 @@
  * self-pipe.  A node whose stream breaks is a failed node, shown and
  * reported; the others go on.
  *
- * A hold (the UI's pause) keeps every node's bytes flowing to the bytes
- * hook (the recording) as they come, but not into the decoders: they wait
- * in a per-node buffer, so the models, and all the UI draws from them,
- * stay as they were.  When the hold ends they are decoded in order, and
- * the message hooks see every sample they missed.  A node's buffer is
- * decoded at once past SESSION_HOLD_MAX, and when the node's stream ends
- * and a new one starts (a reconnect) during the hold.
+ * Every byte is decoded as it comes (the UI's pause freezes only what it
+ * draws: ui/ui.c).
  *
  * The nodes' descriptors live in one epoll set, and each node's wishes
  * (its descriptors, its next deadline, its state) are asked again only
@@ -45,7 +40,6 @@
 #define SESSION_EXTRA_FDS	8
 #define SESSION_QUIT_GRACE_MS	3000	/* after a quit, before giving up */
 #define SESSION_STATE_MAX	256
-#define SESSION_HOLD_MAX	(16 << 20)	/* bytes held per node */
 
 struct snode {
 	char		*name;
@@ -62,9 +56,6 @@ struct snode {
 	char		 state[SESSION_STATE_MAX];
 	char		 transport[32];	/* the feed's, as last told */
 	char		*skipped;	/* why cheaper ones were skipped */
-	uint8_t		*held;		/* bytes not decoded: a hold */
-	size_t		 heldlen, heldcap;
-	int		 held_end;	/* the stream ended after them */
 	/* What the loop last asked of the feed (session_ask). */
 	struct pollfd	 pf[FEED_MAX_FDS];	/* registered in the set */
 	int		 npf;
@@ -83,8 +74,6 @@ struct session {
 	uint64_t		 quit_at;
 	int			 linger;	/* probes stopped, loop on */
 	uint8_t			*buf;
-	int			 hold;
-	int			 held;		/* some node holds bytes */
 	uint64_t		 last_pass;	/* when the nodes were stepped */
 	int			 epfd;		/* every node's descriptors */
 	int			*fdowner;	/* fd -> node that registered it */
@@ -369,49 +358,7 @@ session_stream_end(struct session *s, int i)
 	nd->st_ended = 1;
 }
 
-/* Decode what a node held during a hold (and its stream's end). */
-static void
-session_release(struct session *s, int i)
-{
-	struct snode	*nd = &s->nodes[i];
-
-	if (nd->heldlen > 0)
-		session_decode(s, i, nd->held, nd->heldlen);
-	nd->heldlen = 0;
-	if (nd->held_end)
-		session_stream_end(s, i);
-	nd->held_end = 0;
-	free(nd->held);
-	nd->held = NULL;
-	nd->heldcap = 0;
-}
-
-/* Keep bytes for a hold; decode the node's now when it holds too much. */
-static void
-session_keep(struct session *s, int i, const uint8_t *buf, size_t n)
-{
-	struct snode	*nd = &s->nodes[i];
-
-	if (nd->heldlen + n > SESSION_HOLD_MAX) {
-		log_debug("%s: more than %d bytes held: decoding them",
-		    nd->name, SESSION_HOLD_MAX);
-		session_release(s, i);
-		session_decode(s, i, buf, n);
-		return;
-	}
-	if (nd->heldlen + n > nd->heldcap) {
-		nd->heldcap = (nd->heldlen + n) * 2;
-		if (nd->heldcap > SESSION_HOLD_MAX)
-			nd->heldcap = SESSION_HOLD_MAX;
-		nd->held = xreallocarray(nd->held, nd->heldcap, 1);
-	}
-	memcpy(nd->held + nd->heldlen, buf, n);
-	nd->heldlen += n;
-	s->held = 1;
-}
-
-/* Move what a node's feed has into its decoder (or, during a hold, into
- * its held bytes). */
+/* Move what a node's feed has into its decoder. */
 static void
 session_drain(struct session *s, int i, uint64_t now)
 {
@@ -424,18 +371,12 @@ session_drain(struct session *s, int i, uint64_t now)
 		if (n == 0)
 			return;
 		if (n < 0) {
-			if (s->hold && !nd->st_ended) {
-				nd->held_end = 1;
-				s->held = 1;
-			} else
-				session_stream_end(s, i);
+			session_stream_end(s, i);
 			nd->got_data = 0;
 			return;
 		}
 		if (nd->failed)
 			continue;	/* draining a broken stream */
-		if (nd->held_end)
-			session_release(s, i);	/* a new stream: see above */
 		if (nd->st_ended) {
 			/* A reconnect: a new probe, a new HELLO. */
 			stream_free(nd->st);
@@ -451,17 +392,8 @@ session_drain(struct session *s, int i, uint64_t now)
 		if (s->hooks.bytes != NULL)
 			s->hooks.bytes(s->hooks.arg, s, i, session_wall_ms(),
 			    s->buf, (size_t)n);
-		if (s->hold)
-			session_keep(s, i, s->buf, (size_t)n);
-		else
-			session_decode(s, i, s->buf, (size_t)n);
+		session_decode(s, i, s->buf, (size_t)n);
 	}
-}
-
-void
-session_hold(struct session *s, int on)
-{
-	s->hold = on;
 }
 
 /* The state people see: the feed's, or lost when a live feed is silent. */
@@ -739,12 +671,6 @@ session_run(struct session *s)
 				nd->ready = 1;
 			}
 		}
-		/* A hold just ended: decode what it kept, in order. */
-		if (!s->hold && s->held) {
-			s->held = 0;
-			for (i = 0; i < s->nnodes; i++)
-				session_release(s, i);
-		}
 		/* Step the feeds that had I/O or whose time came. */
 		for (i = 0; i < s->nnodes; i++) {
 			struct snode *nd = &s->nodes[i];
@@ -784,7 +710,6 @@ session_free(struct session *s)
 	for (i = 0; i < s->nnodes; i++) {
 		feed_free(s->nodes[i].feed);
 		stream_free(s->nodes[i].st);
-		free(s->nodes[i].held);
 		free(s->nodes[i].name);
 		free(s->nodes[i].error);
 		free(s->nodes[i].skipped);

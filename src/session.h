@@ -67,11 +67,6 @@ int		 session_set_interval(struct session *, double);
 /* Node i's feed (for a side command: feed_exec_start), NULL when it has
  * none. */
 struct feed	*session_node_feed(struct session *, int);
-/* Hold (on) or go on decoding: during a hold the probes' bytes reach the
- * bytes hook (the recording) as they come but wait to be decoded, so the
- * models stay as they were; after it they are decoded in order at the
- * loop's next turn, and the message hooks see every sample. */
-void		 session_hold(struct session *, int);
 /* Ask every probe to stop (a hook may call it: the 'q' key); the run
  * ends once they have, or after a grace of a few seconds. */
 void		 session_quit(struct session *);

@@ -1,13 +1,15 @@
 /*
  * ui: the interactive monitor, a sink of the monitor core (src/monitor.c,
  * which owns the history, the detectors and the nodes' phases).  It keeps
- * what the screen shows of each node, an event log, and schedules frames: data marks
- * the screen dirty and a frame is drawn at most once per refresh interval
- * (never while paused); a key is answered with a frame at once.  A pause
- * freezes what is drawn: the session holds the probes' bytes undecoded
- * (they are still recorded), node states wait, and the job's series stop,
- * so a key while paused redraws the same data; resuming decodes what was
- * held, in order, so history and detectors miss nothing.  A frame
+ * what the screen shows of each node, an event log, and schedules
+ * frames: data marks the screen dirty and a frame is drawn at most once
+ * per refresh interval (never while paused); a key is answered with a frame at once.  A pause
+ * freezes what is drawn, not the data: the screen draws a copy of the
+ * monitor's state and of the nodes' models taken at the pause, while
+ * samples, states and events go on into the monitor, its history and
+ * detectors and the recording; so a key while paused redraws the same
+ * data, a pause of any length drops nothing, and resuming shows the
+ * monitor as it is, with the events of the pause in the log.  A frame
  * lays the current view's panels out top to bottom, lets each prepare
  * what it shows, then draws them and the status line.
  *
@@ -65,6 +67,7 @@ static const unsigned ui_refresh_steps[] = {
 
 static int	ui_sclass_of(enum feed_phase, int, int);
 static void	ui_self_cost(struct ui *, uint64_t);
+static void	ui_thaw(struct ui *);
 static void	ui_event_add(struct ui *, int, int, const char *,
 		    const char *, uint64_t);
 static int	ui_on_timeout(void *, uint64_t);
@@ -113,6 +116,9 @@ ui_sink_sample(void *arg, int i, const struct node_model *m, uint64_t now)
 {
 	struct ui	*ui = arg;
 
+	/* Paused: the data goes on into the monitor, the screen stays. */
+	if (ui->frozen != NULL)
+		return;
 	ui->data_gen++;
 	ui->dirty = 1;
 }
@@ -124,6 +130,8 @@ ui_sink_phase(void *arg, int i, enum feed_phase ph, const char *text,
 	struct ui	*ui = arg;
 	struct ui_node	*n = &ui->nodes[i];
 
+	if (ui->frozen != NULL)
+		return;		/* ui_pause catches up */
 	snprintf(n->state, sizeof(n->state), "%s", text);
 	n->lost = lost;
 	n->failed |= ph == FEED_FAILED;
@@ -135,8 +143,27 @@ static void
 ui_sink_event(void *arg, const struct monitor_event *e)
 {
 	struct ui	*ui = arg;
+	struct ui_event	*h;
 
-	ui_event_add(ui, e->node, e->level, e->code, e->text, e->time_ms);
+	if (ui->frozen == NULL) {
+		ui_event_add(ui, e->node, e->level, e->code, e->text,
+		    e->time_ms);
+		return;
+	}
+	/* Paused: logged on resume (the newest UI_EVENTS_MAX). */
+	if (ui->held == NULL)
+		ui->held = xcalloc(UI_EVENTS_MAX, sizeof(*ui->held));
+	if (ui->nheld == UI_EVENTS_MAX) {
+		memmove(ui->held, ui->held + 1,
+		    (UI_EVENTS_MAX - 1) * sizeof(*ui->held));
+		ui->nheld--;
+	}
+	h = &ui->held[ui->nheld++];
+	h->ms = e->time_ms;
+	h->node = e->node;
+	h->level = e->level;
+	snprintf(h->code, sizeof(h->code), "%s", e->code);
+	snprintf(h->text, sizeof(h->text), "%s", e->text);
 }
 
 static void
@@ -266,6 +293,8 @@ ui_free(struct ui *ui)
 	if (ui->started)
 		ui_stop(ui);
 	backtrace_free(ui->bt);
+	ui_thaw(ui);
+	free(ui->held);
 	monitor_free(ui->mon);
 	for (i = 0; i < ui->nnodes; i++)
 		free(ui->nodes[i].name);
@@ -334,6 +363,9 @@ ui_monitor(const struct ui *ui)
 const struct node_model *
 ui_model(const struct ui *ui, int i)
 {
+	if (ui->frozen != NULL)
+		return i >= 0 && i < ui->nnodes && ui->frozen_have[i] ?
+		    &ui->frozen_models[i] : NULL;
 	return monitor_model(ui->mon, i);
 }
 
@@ -890,25 +922,85 @@ ui_key(struct ui *ui, int key, uint64_t now)
 	return ui->quitting;
 }
 
+/* Prepared rows and the rank shown point into the data drawn: made
+ * again from what is drawn now. */
+static void
+ui_data_switched(struct ui *ui)
+{
+	ui->det_mi = NULL;
+	ui->det_hr = NULL;
+	ui->rrows_valid = 0;
+	ui->data_gen++;
+	ui->view_gen++;
+	ui->dirty = 1;
+}
+
+/* Freeze what the screen shows: a copy of the monitor's state and of
+ * the nodes' models, drawn until resumed. */
+static void
+ui_freeze(struct ui *ui)
+{
+	const struct node_model	*m;
+	int			 i;
+
+	ui->frozen = monitor_snapshot(ui->mon);
+	ui->frozen_models = xcalloc(ui->nnodes > 0 ? (size_t)ui->nnodes : 1,
+	    sizeof(*ui->frozen_models));
+	ui->frozen_have = xcalloc(ui->nnodes > 0 ? (size_t)ui->nnodes : 1, 1);
+	for (i = 0; i < ui->nnodes; i++) {
+		if ((m = monitor_model(ui->mon, i)) == NULL)
+			continue;
+		model_clone(&ui->frozen_models[i], m);
+		ui->frozen_have[i] = 1;
+	}
+	ui->hist = monitor_snap_history(ui->frozen);
+	ui->det = monitor_snap_detect(ui->frozen);
+	ui_data_switched(ui);
+}
+
+/* Draw the monitor's state again: what changed while frozen. */
+static void
+ui_thaw(struct ui *ui)
+{
+	const struct ui_event	*h;
+	struct monitor_snap	*sn = ui->frozen;
+	unsigned		 k;
+	int			 i;
+
+	if (sn == NULL)
+		return;
+	ui->frozen = NULL;
+	ui->hist = monitor_history(ui->mon);
+	ui->det = monitor_detect(ui->mon);
+	for (i = 0; i < ui->nnodes; i++)
+		if (ui->frozen_have[i])
+			model_free(&ui->frozen_models[i]);
+	free(ui->frozen_models);
+	free(ui->frozen_have);
+	ui->frozen_models = NULL;
+	ui->frozen_have = NULL;
+	monitor_snap_free(sn);
+	for (i = 0; i < ui->nnodes; i++)
+		ui_sink_phase(ui, i, monitor_node_phase(ui->mon, i),
+		    monitor_node_text(ui->mon, i), monitor_node_lost(ui->mon, i));
+	for (k = 0; k < ui->nheld; k++) {
+		h = &ui->held[k];
+		ui_event_add(ui, h->node, h->level, h->code, h->text, h->ms);
+	}
+	ui->nheld = 0;
+	ui_data_switched(ui);
+}
+
 void
 ui_pause(struct ui *ui, int on)
 {
-	int	i;
-
 	ui->paused = on;
-	if (ui->sess != NULL)
-		session_hold(ui->sess, on);
-	if (!on && ui->sess != NULL) {
-		/* Node states that changed while paused. */
-		for (i = 0; i < ui->nnodes && i < session_nnodes(ui->sess);
-		    i++) {
-			if (strcmp(ui->nodes[i].state,
-			    session_node_state(ui->sess, i)) != 0 ||
-			    ui->nodes[i].lost != session_node_lost(ui->sess, i))
-				ui_node_state(ui, i,
-				    session_node_state(ui->sess, i),
-				    session_node_lost(ui->sess, i));
-		}
+	/* A live screen freezes; a replay's player has its own pause. */
+	if (ui->replay == NULL) {
+		if (on && ui->frozen == NULL)
+			ui_freeze(ui);
+		else if (!on)
+			ui_thaw(ui);
 	}
 	ui->dirty = 1;
 }
@@ -1183,9 +1275,8 @@ ui_on_state(void *arg, struct session *s, int i, const char *old,
 
 	if (ui->chain.state != NULL)
 		ui->chain.state(ui->chain.arg, s, i, old, cur);
-	/* Paused: the state shown stays; ui_pause catches up. */
-	if (!ui->paused)
-		ui_node_state(ui, i, cur, session_node_lost(s, i));
+	/* Paused: the monitor takes it, the screen catches up on resume. */
+	ui_node_state(ui, i, cur, session_node_lost(s, i));
 }
 
 static void
@@ -1303,7 +1394,8 @@ ui_on_timeout(void *arg, uint64_t now)
 	if (ui->replay != NULL)
 		tw = timeline_tick(ui, now);
 	else if (now >= ui->next_job_tick) {
-		if (!ui->paused && !ui->job_ended)
+		/* Paused too: the history goes on, the screen stays. */
+		if (!ui->job_ended)
 			ui_job_tick(ui, now);
 		ui->next_job_tick += ui->interval_ms;
 		if (ui->next_job_tick <= now)
