@@ -513,6 +513,19 @@ main_on_bytes(void *arg, struct session *s, int i, uint64_t wall,
 		main_rec_stopped(r);
 }
 
+/* The recorder's keyframes come from the session's decoders: one decoder
+ * per node (NULL: the node's decoder refused a frame). */
+static const struct node_model *
+main_rec_model(void *arg, unsigned i)
+{
+	struct main_run	*r = arg;
+
+	if (r->s == NULL || (int)i >= session_nnodes(r->s) ||
+	    session_node_refused(r->s, (int)i))
+		return NULL;
+	return session_node_model(r->s, (int)i);
+}
+
 /* A node reconnected: its new stream starts a new decoder in replay too. */
 static void
 main_on_restart(void *arg, struct session *s, int i, uint64_t wall)
@@ -1113,6 +1126,7 @@ main_batch(const struct main_opts *o, struct job *job)
 	}
 	s = session_new(&mp.sc, &hooks);
 	run.s = s;
+	rec_set_models(run.rec, main_rec_model, &run);
 	run.jw = jobwatch_new(job->sched, mp.jobid, session_now_ms());
 	for (i = 0; i < n; i++) {
 		monitor_add_node(run.mon, hostlist_get(job->nodes, i));
@@ -1212,6 +1226,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 	ui_set_recording(ui, run.rec != NULL ? rec_path(run.rec) : NULL);
 	s = session_new(&mp.sc, &hooks);
 	run.s = s;
+	rec_set_models(run.rec, main_rec_model, &run);
 	run.out_fd = run.tty_fd = -1;
 	run.jw = jobwatch_new(job->sched, mp.jobid, session_now_ms());
 	ui_set_session(ui, s);

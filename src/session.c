@@ -46,6 +46,7 @@ struct snode {
 	struct feed	*feed;
 	struct stream	*st;
 	int		 st_ended;	/* the current stream ended */
+	int		 refused;	/* its decoder refused a frame */
 	int		 stopping;
 	int		 failed;
 	int		 lost;
@@ -341,6 +342,7 @@ session_decode(struct session *s, int i, const uint8_t *buf, size_t n)
 		}
 	}
 	if (t < 0) {
+		nd->refused = 1;
 		stream_error(nd->st, err, sizeof(err));
 		snprintf(msg, sizeof(msg), "probe stream: %s", err);
 		session_fail(s, i, msg);
@@ -383,6 +385,7 @@ session_drain(struct session *s, int i, uint64_t now)
 			nd->st = stream_new(nd->name);
 			model_fix_name(stream_model(nd->st));
 			nd->st_ended = 0;
+			nd->refused = 0;
 			if (s->hooks.restart != NULL)
 				s->hooks.restart(s->hooks.arg, s, i,
 				    session_wall_ms());
@@ -753,6 +756,12 @@ const char *
 session_node_state(const struct session *s, int i)
 {
 	return s->nodes[i].state;
+}
+
+int
+session_node_refused(const struct session *s, int i)
+{
+	return i >= 0 && i < s->nnodes && s->nodes[i].refused;
 }
 
 const char *

@@ -86,6 +86,8 @@ const char	*session_node_transport(const struct session *, int);
 const char	*session_node_skipped(const struct session *, int);
 /* Why the node failed for good, or NULL. */
 const char	*session_node_error(const struct session *, int);
+/* Node i's decoder refused a frame of its current stream. */
+int		 session_node_refused(const struct session *, int);
 uint64_t	 session_node_samples(const struct session *, int);
 /* The EVENT the message hook was just called for. */
 const struct proto_event *session_node_event(const struct session *, int);
