@@ -32,6 +32,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "clock.h"
 #include "feed-replay.h"
 #include "history.h"
 #include "model.h"
@@ -411,7 +412,7 @@ replay_rebuild(struct replay *rp, uint64_t deadline)
 	while (rp->pos_ms < rp->target_ms) {
 		t = rp->pos_ms + rp->interval_ms;
 		replay_advance(rp, t < rp->target_ms ? t : rp->target_ms);
-		if (rp->pos_ms < rp->target_ms && session_now_ms() >= deadline)
+		if (rp->pos_ms < rp->target_ms && clock_mono_ms() >= deadline)
 			return 0;
 	}
 	rp->rebuilding = 0;
@@ -446,7 +447,7 @@ replay_seek_snap(struct replay *rp, uint64_t t)
 	rp->target_ms = t;
 	rp->rebuilding = 1;
 	rp->at_end = 0;
-	replay_rebuild(rp, session_now_ms() + rp->slice_ms);
+	replay_rebuild(rp, clock_mono_ms() + rp->slice_ms);
 	return 1;
 }
 
@@ -459,7 +460,7 @@ replay_seek(struct replay *rp, uint64_t t)
 
 	if (rp->twin && t > rp->end_ms) {
 		rp->grow_at = 0;
-		replay_grow(rp, session_now_ms());
+		replay_grow(rp, clock_mono_ms());
 	}
 	if (t > rp->end_ms)
 		t = rp->end_ms;
@@ -488,7 +489,7 @@ replay_seek(struct replay *rp, uint64_t t)
 	rp->target_ms = t;
 	rp->rebuilding = 1;
 	rp->at_end = 0;
-	replay_rebuild(rp, session_now_ms() + rp->slice_ms);
+	replay_rebuild(rp, clock_mono_ms() + rp->slice_ms);
 }
 
 void
@@ -523,7 +524,7 @@ replay_step(struct replay *rp, int dir)
 	}
 	if (rp->twin && rp->pos_ms + rp->interval_ms > rp->end_ms) {
 		rp->grow_at = 0;
-		replay_grow(rp, session_now_ms());
+		replay_grow(rp, clock_mono_ms());
 	}
 	t = rp->pos_ms + rp->interval_ms;
 	if (t > rp->end_ms)
@@ -593,7 +594,7 @@ replay_status(const struct replay *rp, struct replay_status *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->start_ms = rp->start_ms;
-	st->end_ms = rp->twin ? session_wall_ms() : rp->end_ms;
+	st->end_ms = rp->twin ? clock_wall_ms() : rp->end_ms;
 	if (st->end_ms < rp->end_ms)
 		st->end_ms = rp->end_ms;
 	st->pos_ms = rp->rebuilding ? rp->target_ms : rp->pos_ms;

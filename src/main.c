@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "detect.h"
 #include "explain.h"
@@ -545,7 +546,7 @@ static int
 main_job_tick(struct main_run *r)
 {
 	struct out_job	j;
-	uint64_t	now = session_now_ms();
+	uint64_t	now = clock_mono_ms();
 	int		i, any = 0;
 
 	if (r->jobid == NULL || r->ui != NULL || r->mon == NULL)
@@ -563,7 +564,7 @@ main_job_tick(struct main_run *r)
 		j.ranks = detect_ranks(monitor_detect(r->mon));
 		j.ntasks = r->ntasks;
 		if (any && !main_out_broken)
-			r->out->job(stdout, session_wall_ms(), &j);
+			r->out->job(stdout, clock_wall_ms(), &j);
 	}
 	return (int)(r->next_job - now);
 }
@@ -582,7 +583,7 @@ main_job_ended(struct main_run *r)
 	/* Ranks that go from now on go with the job: not news. */
 	if (r->mon != NULL && r->ui == NULL)
 		monitor_job_ended(r->mon);
-	if (rec_event(r->rec, REC_NODE_NONE, session_wall_ms(), EV_INFO, "job",
+	if (rec_event(r->rec, REC_NODE_NONE, clock_wall_ms(), EV_INFO, "job",
 	    state) != 0)
 		main_rec_stopped(r);
 	if (r->ui != NULL) {
@@ -606,9 +607,9 @@ main_on_timeout(void *arg, uint64_t now)
 	main_flush();
 	if (main_out_broken && r->s != NULL)
 		session_quit(r->s);
-	if (rec_tick(r->rec, rec_now_ms()) != 0)
+	if (rec_tick(r->rec, clock_wall_ms()) != 0)
 		main_rec_stopped(r);
-	t = rec_timeout(r->rec, rec_now_ms());
+	t = rec_timeout(r->rec, clock_wall_ms());
 	if (tj >= 0 && (t < 0 || tj < t))
 		t = tj;
 	if (r->jw != NULL && !r->job_ended && r->s != NULL) {
@@ -709,7 +710,7 @@ main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
 	*fail = 0;
 	if (o->no_record)
 		return NULL;
-	rec_meta_init(&meta, rec_now_ms());
+	rec_meta_init(&meta, clock_wall_ms());
 	meta.interval_ms = (uint32_t)(o->interval * 1000 + 0.5);
 	meta.count = (uint64_t)o->count;
 	if (strcmp(job->sched, "hostlist") != 0)
@@ -857,7 +858,7 @@ main_on_message(void *arg, struct session *s, int i, int type)
 
 	r->cur = i;
 	if (type == MSG_SAMPLE)
-		monitor_sample(r->mon, i, m, session_now_ms());
+		monitor_sample(r->mon, i, m, clock_mono_ms());
 	if (main_out_broken)
 		return;
 	if (type == MSG_SAMPLE)
@@ -874,7 +875,7 @@ main_rec_state(void *arg, struct session *s, int i, const char *old,
 	struct main_run	*r = arg;
 	enum feed_phase	 ph = monitor_phase_of(cur);
 
-	if (rec_event(r->rec, (unsigned)i, session_wall_ms(),
+	if (rec_event(r->rec, (unsigned)i, clock_wall_ms(),
 	    ph == FEED_FAILED ? EV_ERROR : ph == FEED_LOST ? EV_WARN : EV_INFO,
 	    "state", cur) != 0)
 		main_rec_stopped(r);
@@ -892,7 +893,7 @@ main_rec_transport(void *arg, struct session *s, int i, const char *t,
 
 	snprintf(text, sizeof(text), "%s%s%s", t, *skipped != '\0' ?
 	    "; skipped: " : "", skipped);
-	if (rec_event(r->rec, (unsigned)i, session_wall_ms(), EV_INFO,
+	if (rec_event(r->rec, (unsigned)i, clock_wall_ms(), EV_INFO,
 	    "transport", text) != 0)
 		main_rec_stopped(r);
 }
@@ -907,7 +908,7 @@ main_on_transport(void *arg, struct session *s, int i, const char *t,
 	main_rec_transport(arg, s, i, t, skipped);
 	if (!main_out_broken && r->out->transport != NULL) {
 		r->out->transport(stdout, session_node_name(s, i),
-		    session_wall_ms(), t, skipped);
+		    clock_wall_ms(), t, skipped);
 		main_flush();
 	}
 }
@@ -925,7 +926,7 @@ main_on_state(void *arg, struct session *s, int i, const char *old,
 
 	monitor_state(r->mon, i, cur, session_node_lost(s, i));
 	if (!main_out_broken) {
-		r->out->state(stdout, name, session_wall_ms(), cur);
+		r->out->state(stdout, name, clock_wall_ms(), cur);
 		main_flush();
 	}
 	if (monitor_node_phase(r->mon, i) == FEED_FAILED &&
@@ -1127,7 +1128,7 @@ main_batch(const struct main_opts *o, struct job *job)
 	s = session_new(&mp.sc, &hooks);
 	run.s = s;
 	rec_set_models(run.rec, main_rec_model, &run);
-	run.jw = jobwatch_new(job->sched, mp.jobid, session_now_ms());
+	run.jw = jobwatch_new(job->sched, mp.jobid, clock_mono_ms());
 	for (i = 0; i < n; i++) {
 		monitor_add_node(run.mon, hostlist_get(job->nodes, i));
 		main_probes_add(&mp, s, hostlist_get(job->nodes, i));
@@ -1140,7 +1141,7 @@ main_batch(const struct main_opts *o, struct job *job)
 		ret = 0;
 		j.state = jobwatch_state(run.jw);
 		if (!main_out_broken)
-			run.out->job(stdout, session_wall_ms(), &j);
+			run.out->job(stdout, clock_wall_ms(), &j);
 	}
 	jobwatch_free(run.jw);
 	if (run.tty_fd >= 0)
@@ -1228,7 +1229,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 	run.s = s;
 	rec_set_models(run.rec, main_rec_model, &run);
 	run.out_fd = run.tty_fd = -1;
-	run.jw = jobwatch_new(job->sched, mp.jobid, session_now_ms());
+	run.jw = jobwatch_new(job->sched, mp.jobid, clock_mono_ms());
 	ui_set_session(ui, s);
 	for (i = 0; i < n; i++) {
 		name = hostlist_get(job->nodes, i);
@@ -1316,7 +1317,7 @@ main_replay(const struct main_opts *o)
 	} else {
 		replay_status(rp, &st);
 		replay_seek(rp, st.start_ms);
-		replay_play(rp, 1, session_now_ms());
+		replay_play(rp, 1, clock_mono_ms());
 		session_run(s);
 		ui_stop(ui);
 		replay_status(rp, &st);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "monitor.h"
 #include "session.h"
 #include "xmalloc.h"
@@ -251,7 +252,7 @@ monitor_sample(struct monitor *m, int i, const struct node_model *model,
 static uint64_t
 monitor_wall(const struct monitor *m)
 {
-	return m->vclock != 0 ? m->vclock : session_wall_ms();
+	return m->vclock != 0 ? m->vclock : clock_wall_ms();
 }
 
 /* Does text begin with word? */

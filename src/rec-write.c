@@ -136,16 +136,6 @@ rec_meta_free(struct rec_meta *m)
 	m->nodes = NULL;
 	m->nnodes = 0;
 }
-
-uint64_t
-rec_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* A name safe in a file name: letters, digits, dot, dash, underscore. */
 static void
 rec_file_tag(char *dst, size_t size, const char *tag)

@@ -96,8 +96,6 @@ void	 rec_meta_init(struct rec_meta *, uint64_t);
 void	 rec_meta_set_nodes(struct rec_meta *, unsigned, const char *const *);
 void	 rec_meta_free(struct rec_meta *);
 
-/* Wall-clock milliseconds, the time base of recordings. */
-uint64_t rec_now_ms(void);
 
 /* Writing. */
 struct rec;

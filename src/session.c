@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "proto.h"
 #include "session.h"
@@ -96,24 +97,6 @@ struct session {
 
 static volatile sig_atomic_t	 session_signalled;
 static int			 session_sigfd[2] = { -1, -1 };
-
-uint64_t
-session_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-uint64_t
-session_wall_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void
 session_on_signal(int sig)
@@ -235,7 +218,7 @@ session_add(struct session *s, const char *name, struct feed *f,
 	nd->skipped = xstrdup("");
 	nd->st = stream_new(name);
 	model_fix_name(stream_model(nd->st));
-	nd->last_data = session_now_ms();
+	nd->last_data = clock_mono_ms();
 	nd->dirty = 1;
 	nd->due = UINT64_MAX;
 	if (f == NULL)
@@ -266,7 +249,7 @@ session_set_interval(struct session *s, double secs)
 		/* Silence is judged from now: the new interval may be
 		 * longer than the time since the last sample. */
 		if (!nd->lost)
-			nd->last_data = session_now_ms();
+			nd->last_data = clock_mono_ms();
 	}
 	log_debug("interval %u ms: %d probes told", ms, n);
 	return n;
@@ -303,7 +286,7 @@ session_quit(struct session *s)
 	if (s->quit)
 		return;
 	s->quit = 1;
-	s->quit_at = session_now_ms() + SESSION_QUIT_GRACE_MS;
+	s->quit_at = clock_mono_ms() + SESSION_QUIT_GRACE_MS;
 	session_stop_all(s);
 }
 
@@ -388,12 +371,12 @@ session_drain(struct session *s, int i, uint64_t now)
 			nd->refused = 0;
 			if (s->hooks.restart != NULL)
 				s->hooks.restart(s->hooks.arg, s, i,
-				    session_wall_ms());
+				    clock_wall_ms());
 		}
 		nd->last_data = now;
 		nd->got_data = 1;
 		if (s->hooks.bytes != NULL)
-			s->hooks.bytes(s->hooks.arg, s, i, session_wall_ms(),
+			s->hooks.bytes(s->hooks.arg, s, i, clock_wall_ms(),
 			    s->buf, (size_t)n);
 		session_decode(s, i, s->buf, (size_t)n);
 	}
@@ -561,7 +544,7 @@ session_run(struct session *s)
 	evs = xcalloc((size_t)maxev, sizeof(*evs));
 	s->all_dirty = 1;
 	for (;;) {
-		now = session_now_ms();
+		now = clock_mono_ms();
 		if (session_signalled && !s->quit)
 			session_quit(s);
 		left = connecting = 0;
@@ -630,7 +613,7 @@ session_run(struct session *s)
 				if (poll(pfd, (nfds_t)(1 + nextra), pace) < 0 &&
 				    errno != EINTR)
 					fatal("poll: %s", strerror(errno));
-				now = session_now_ms();
+				now = clock_mono_ms();
 				timeout = next == UINT64_MAX ? -1 :
 				    next <= now ? 0 : (int)(next - now);
 			}
@@ -640,7 +623,7 @@ session_run(struct session *s)
 				continue;
 			fatal("poll: %s", strerror(errno));
 		}
-		now = session_now_ms();
+		now = clock_mono_ms();
 		s->last_pass = now;
 		if (pfd[0].revents != 0) {
 			while (read(session_sigfd[0], drain, sizeof(drain)) > 0)

@@ -93,8 +93,5 @@ uint64_t	 session_node_samples(const struct session *, int);
 const struct proto_event *session_node_event(const struct session *, int);
 int		 session_node_lost(const struct session *, int);
 
-/* Monotonic and wall-clock milliseconds. */
-uint64_t	 session_now_ms(void);
-uint64_t	 session_wall_ms(void);
 
 #endif

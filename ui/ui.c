@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "clock.h"
 #include "feed-replay.h"
 #include "log.h"
 #include "proto.h"
@@ -174,8 +175,8 @@ ui_sink_tick(void *arg, uint64_t now)
 	/* A replay's ticks are on its clock: the monitor's cost is not. */
 	if (ui->replay == NULL)
 		ui_self_cost(ui, now);
-	else if (session_now_ms() >= ui->self_ticks_at + 1000)
-		ui_self_cost(ui, session_now_ms());
+	else if (clock_mono_ms() >= ui->self_ticks_at + 1000)
+		ui_self_cost(ui, clock_mono_ms());
 	ui->dirty = 1;
 }
 
@@ -260,7 +261,7 @@ ui_new(const struct ui_conf *conf, char *err, size_t errsz)
 	ui->hist = monitor_history(ui->mon);
 	ui->det = monitor_detect(ui->mon);
 	ui->events = xcalloc(UI_EVENTS_MAX, sizeof(*ui->events));
-	ui->start_ms = session_now_ms();
+	ui->start_ms = clock_mono_ms();
 	ui->interval_ms = (uint64_t)(conf->interval * 1000);
 	if (ui->interval_ms < 10)
 		ui->interval_ms = 10;
@@ -411,7 +412,7 @@ ui_node_sample(struct ui *ui, int i, const struct node_model *m,
 static uint64_t
 ui_wall(const struct ui *ui)
 {
-	return ui->vclock != 0 ? ui->vclock : session_wall_ms();
+	return ui->vclock != 0 ? ui->vclock : clock_wall_ms();
 }
 
 /* The node's transport: kept, and told in the event log when the
@@ -448,7 +449,7 @@ ui_node_event(struct ui *ui, int i, const struct proto_event *ev)
 void
 ui_warn(struct ui *ui, const char *text)
 {
-	ui_event_add(ui, -1, EV_ERROR, "monitor", text, session_wall_ms());
+	ui_event_add(ui, -1, EV_ERROR, "monitor", text, clock_wall_ms());
 	ui_message(ui, 1, "%s", text);
 	if (ui->twin != NULL)
 		ui_message(ui->twin, 1, "%s", text);
@@ -463,12 +464,12 @@ ui_job_end(struct ui *ui, const char *state)
 		return;
 	ui->job_ended = 1;
 	monitor_job_ended(ui->mon);
-	ui->end_ms = ui->now != 0 ? ui->now : session_now_ms();
+	ui->end_ms = ui->now != 0 ? ui->now : clock_mono_ms();
 	free((char *)(uintptr_t)ui->conf.job_state);
 	ui->conf.job_state = xstrdup(state);
 	snprintf(text, sizeof(text), "the job has ended (%s): the probes "
 	    "are stopped; q quits", state);
-	ui_event_add(ui, -1, EV_INFO, "job", text, session_wall_ms());
+	ui_event_add(ui, -1, EV_INFO, "job", text, clock_wall_ms());
 	ui_message(ui, 0, "%s", text);
 	ui->dirty = 1;
 }
@@ -552,7 +553,7 @@ ui_message(struct ui *ui, int error, const char *fmt, ...)
 	vsnprintf(ui->msg, sizeof(ui->msg), fmt, ap);
 	va_end(ap);
 	ui->msg_err = error;
-	ui->msg_until = session_now_ms() + UI_MSG_MS;
+	ui->msg_until = clock_mono_ms() + UI_MSG_MS;
 	ui->dirty = 1;
 }
 
@@ -876,10 +877,10 @@ ui_backtrace(struct ui *ui)
 			return;
 		}
 		ui->bt = backtrace_start_remote(rs, name,
-		    (pid_t)ui->det_pid, session_now_ms(), err, sizeof(err));
+		    (pid_t)ui->det_pid, clock_mono_ms(), err, sizeof(err));
 	} else
 		ui->bt = backtrace_start((pid_t)ui->det_pid,
-		    session_now_ms(), err, sizeof(err));
+		    clock_mono_ms(), err, sizeof(err));
 	if (ui->bt == NULL)
 		snprintf(ui->bt_note, sizeof(ui->bt_note), "%s", err);
 	else
@@ -1260,7 +1261,7 @@ ui_on_message(void *arg, struct session *s, int i, int type)
 		ui->chain.message(ui->chain.arg, s, i, type);
 	if (type == MSG_SAMPLE)
 		ui_node_sample(ui, i, session_node_model(s, i),
-		    session_now_ms());
+		    clock_mono_ms());
 	else if (type == MSG_EVENT)
 		ui_node_event(ui, i, session_node_event(s, i));
 	else

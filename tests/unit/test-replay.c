@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "feed-replay.h"
 #include "harness.h"
 #include "rec.h"
@@ -166,7 +167,7 @@ line(struct ui *ui, int y)
 {
 	static char	buf[1024];
 
-	ui_frame(ui, session_now_ms());
+	ui_frame(ui, clock_mono_ms());
 	ui_screen_line(ui, y, buf, sizeof(buf));
 	return buf;
 }
@@ -178,7 +179,7 @@ on_screen(struct ui *ui, const char *s)
 	char	buf[1024];
 	int	y;
 
-	ui_frame(ui, session_now_ms());
+	ui_frame(ui, clock_mono_ms());
 	for (y = 0; y < ui->rows; y++) {
 		ui_screen_line(ui, y, buf, sizeof(buf));
 		if (strstr(buf, s) != NULL)
@@ -205,7 +206,7 @@ settle(struct replay *rp)
 
 	for (n = 0, replay_status(rp, &st); st.rebuilt >= 0 && n < 100000;
 	    n++, replay_status(rp, &st))
-		replay_tick(rp, session_now_ms());
+		replay_tick(rp, clock_mono_ms());
 	CHECK_INT(st.rebuilt, -1);
 }
 
@@ -287,7 +288,7 @@ test_seek_is_play(void)
 			CHECK_INT(st.pos_ms, T0 + 100000);
 			CHECK(strstr(line(seek, 38), "seeking ") != NULL);
 			replay_step(rs, 1);
-			replay_tick(rs, session_now_ms());
+			replay_tick(rs, clock_mono_ms());
 			replay_status(rs, &st);
 			CHECK(st.rebuilt > 0 && st.rebuilt < 100);
 			settle(rs);
@@ -408,7 +409,7 @@ static void
 keys(struct ui *ui, const char *s)
 {
 	for (; *s != '\0'; s++)
-		ui_key(ui, (unsigned char)*s, session_now_ms());
+		ui_key(ui, (unsigned char)*s, clock_mono_ms());
 	if (ui->replay != NULL)
 		settle(ui->replay);
 	if (ui->twin != NULL)
@@ -451,7 +452,7 @@ test_keys(void)
 	CHECK_INT(pos(rp), t + 62000);
 	keys(ui, "J");
 	CHECK(strstr(line(ui, 38), "Jump to:") != NULL);
-	ui_key(ui, 27, session_now_ms());
+	ui_key(ui, 27, clock_mono_ms());
 	CHECK(strstr(line(ui, 38), "REPLAY") != NULL);
 	keys(ui, "$");
 	replay_status(rp, &st);
@@ -464,7 +465,7 @@ test_keys(void)
 		keys(ui, " ");
 	CHECK(on_screen(ui, "In the timeline panel:"));
 	CHECK(on_screen(ui, "jump to 12:30:00"));
-	ui_key(ui, 27, session_now_ms());
+	ui_key(ui, 27, clock_mono_ms());
 	keys(ui, "H");
 	CHECK(strstr(line(ui, 39), "this is a replay") != NULL);
 	replay_ui_free(ui, rp);
