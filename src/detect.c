@@ -684,7 +684,7 @@ detect_straggle(const struct detect *d, int far, unsigned *nfar,
 }
 
 /* The rank's name in an event, made only when one is said. */
-#define DETECT_WHO	(detect_who(who, sizeof(who), hr), who)
+#define WHO	(detect_who(who, sizeof(who), hr), who)
 
 /* Judge one rank of node i. */
 static void
@@ -713,14 +713,14 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 		if (!idle && (hr->flags & DF_STALLED) != 0) {
 			hr->flags &= ~DF_STALLED;
 			detect_emit(d, i, hr, DF_STALLED, 0, ms,
-			    "%s progresses again (%.0f%% CPU)", DETECT_WHO, cpu);
+			    "%s progresses again (%.0f%% CPU)", WHO, cpu);
 		} else if (idle && (hr->flags & DF_STALLED) == 0 &&
 		    hr->det_idle >= d->conf.stall_samples) {
 			hr->flags |= DF_STALLED;
 			detect_emit(d, i, hr, DF_STALLED, 1, ms,
 			    "%s made no progress for %u samples (state %s, "
 			    "wchan %s%s%s) while the median rank runs at "
-			    "%.0f%% CPU", DETECT_WHO, hr->det_idle, detect_str(m, mi,
+			    "%.0f%% CPU", WHO, hr->det_idle, detect_str(m, mi,
 			    "state"), detect_str(m, mi, "wchan"),
 			    detect_rank_waits(m, mi, waits, sizeof(waits)) ?
 			    "; " : "", waits, d->rank_med);
@@ -742,18 +742,18 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
 			    "%s spends %.0f%% of its CPU time in MPI while the "
 			    "median rank spends %.0f%% there waiting, for %u "
-			    "samples: the others wait for it", DETECT_WHO, spin,
+			    "samples: the others wait for it", WHO, spin,
 			    d->mpi_med, hr->det_far);
 		} else if (r > 0) {
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
 			    "%s runs at %.0f%% CPU, far from the median rank's "
-			    "%.0f%%, for %u samples", DETECT_WHO, cpu, d->rank_med,
+			    "%.0f%%, for %u samples", WHO, cpu, d->rank_med,
 			    hr->det_far);
 		} else if (r < 0) {
 			hr->flags &= ~DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 0, ms,
-			    "%s is back near the median (%.0f%% CPU)", DETECT_WHO,
+			    "%s is back near the median (%.0f%% CPU)", WHO,
 			    cpu);
 		}
 	}
@@ -766,15 +766,15 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 	if (r > 0) {
 		hr->flags |= DF_MEMORY;
 		detect_emit(d, i, hr, DF_MEMORY, 1, ms,
-		    "%s uses %.0f%% of the memory limit", DETECT_WHO, pct);
+		    "%s uses %.0f%% of the memory limit", WHO, pct);
 	} else if (r < 0) {
 		hr->flags &= ~DF_MEMORY;
 		detect_emit(d, i, hr, DF_MEMORY, 0, ms,
-		    "%s memory back to %.0f%% of the limit", DETECT_WHO, pct);
+		    "%s memory back to %.0f%% of the limit", WHO, pct);
 	}
 }
 
-#undef DETECT_WHO
+#undef WHO
 
 long
 detect_ranks(const struct detect *d)

@@ -45,7 +45,7 @@
 #define REPLAY_WAKE_MAX_MS	1000
 #define REPLAY_GROW_MS		1000	/* twin: look for new data this often */
 #define REPLAY_SLICE_MS		40	/* a seek's rebuilding per loop pass */
-#define REPLAY_SNAPS		8	/* snapshots kept to step back to */
+#define REPLAY_SNAPS		8	/* snapshots to step back to */
 #define REPLAY_SNAP_EVERY	5	/* intervals between two */
 
 static const double replay_speeds[] = {

@@ -712,7 +712,8 @@ history_node_clone(const struct hist_node *hn)
 		    sizeof(*c->ranks));
 		for (i = 0; i < hn->nranks; i++) {
 			c->ranks[i] = history_rank_alloc();
-			memcpy(c->ranks[i], hn->ranks[i], sizeof(*hn->ranks[i]));
+			memcpy(c->ranks[i], hn->ranks[i],
+			    sizeof(*hn->ranks[i]));
 		}
 	}
 	c->index = NULL;

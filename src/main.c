@@ -472,7 +472,7 @@ main_decode(const struct main_opts *o)
 struct main_run {
 	const struct output	*out;
 	struct session		*s;
-	struct monitor		*mon;	/* batch: the core; curses: the ui's */
+	struct monitor		*mon;	/* the core (or the ui's) */
 	int			 cur;	/* the node being printed */
 	struct rec		*rec;	/* the recording, or NULL */
 	struct ui		*ui;	/* the interactive monitor, or NULL */

@@ -65,7 +65,7 @@ struct mgroup {
 	uint64_t	 centimask;	/* gauges in unit "centi" */
 	unsigned	 nstr;
 	int8_t		 strslot[PROTO_MAX_FIELDS];	/* -1: not a string */
-	int8_t		 known[MGF_NKNOWN];	/* field index, -1 absent */
+	int8_t		 known[MGF_NKNOWN];	/* field, -1 absent */
 };
 
 /* A decoded schema; nodes that sent the same bytes share one. */

@@ -37,14 +37,14 @@ struct mon_logent {
 };
 
 struct mon_log {
-	struct mon_logent	*e;		/* ring of MONITOR_LOG_MAX */
+	struct mon_logent	*e;	/* ring of MONITOR_LOG_MAX */
 	unsigned		 head, len;
 };
 
 struct monitor_snap {
 	struct history		*hist;
 	struct detect		*det;
-	struct mon_node		*nodes;		/* names borrowed */
+	struct mon_node		*nodes;	/* names borrowed */
 	int			 nnodes;
 	struct mon_log		 log;
 	uint64_t		 vclock, vstart;
@@ -66,7 +66,7 @@ struct monitor {
 	const struct node_model *(*models)(void *, int);
 	void			*models_arg;
 	int			 replayed;
-	struct mon_log		 log;		/* replayed: the events */
+	struct mon_log		 log;	/* replayed: the events */
 	uint64_t		 vclock, vstart;
 };
 

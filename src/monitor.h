@@ -63,7 +63,7 @@ struct monitor_sink {
 };
 
 struct monitor_conf {
-	int	 ranks;		/* a job's ranks are judged (not -w) */
+	int	 ranks;		/* a job's ranks judged (not -w) */
 	long	 ntasks;	/* the scheduler's, -1 unknown */
 	double	 interval;	/* seconds between samples */
 };
@@ -73,8 +73,8 @@ struct monitor;
 struct monitor	*monitor_new(const struct monitor_conf *);
 void		 monitor_free(struct monitor *);
 /* At most 4 sinks, told in the order added. */
-void		 monitor_add_sink(struct monitor *, const struct monitor_sink *,
-		     void *);
+void		 monitor_add_sink(struct monitor *,
+		     const struct monitor_sink *, void *);
 
 /* Node n (the next index); its phase is connecting. */
 int		 monitor_add_node(struct monitor *, const char *);
@@ -122,7 +122,8 @@ void		 monitor_set_clock(struct monitor *, uint64_t, uint64_t);
  * events again.  -1: not this monitor's nodes. */
 struct monitor_snap;
 struct monitor_snap *monitor_snapshot(const struct monitor *);
-int		 monitor_restore(struct monitor *, const struct monitor_snap *);
+int		 monitor_restore(struct monitor *,
+		     const struct monitor_snap *);
 void		 monitor_snap_free(struct monitor_snap *);
 /* What a snapshot holds, to draw from (a paused screen). */
 struct history	*monitor_snap_history(const struct monitor_snap *);

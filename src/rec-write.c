@@ -44,8 +44,8 @@
 
 /* One node as the recorder tracks it. */
 struct rec_wnode {
-	struct stream	*st;		/* decodes what was written (NULL
-					 * with rec_set_models) */
+	struct stream	*st;		/* decodes what was written
+					 * (NULL: rec_set_models) */
 	uint8_t		*pend;		/* an incomplete frame */
 	size_t		 pendlen;
 	size_t		 pendcap;

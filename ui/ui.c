@@ -3,13 +3,14 @@
  * which owns the history, the detectors and the nodes' phases).  It keeps
  * what the screen shows of each node, an event log, and schedules
  * frames: data marks the screen dirty and a frame is drawn at most once
- * per refresh interval (never while paused); a key is answered with a frame at once.  A pause
- * freezes what is drawn, not the data: the screen draws a copy of the
- * monitor's state and of the nodes' models taken at the pause, while
- * samples, states and events go on into the monitor, its history and
- * detectors and the recording; so a key while paused redraws the same
- * data, a pause of any length drops nothing, and resuming shows the
- * monitor as it is, with the events of the pause in the log.  A frame
+ * per refresh interval (never while paused); a key is answered with a
+ * frame at once.  A pause freezes what is drawn, not the data: the
+ * screen draws a copy of the monitor's state and of the nodes' models
+ * taken at the pause, while samples, states and events go on into the
+ * monitor, its history and detectors and the recording; so a key while
+ * paused redraws the same data, a pause of any length drops nothing, and
+ * resuming shows the monitor as it is, with the pause's events in the
+ * log.  A frame
  * lays the current view's panels out top to bottom, lets each prepare
  * what it shows, then draws them and the status line.
  *
@@ -983,7 +984,8 @@ ui_thaw(struct ui *ui)
 	monitor_snap_free(sn);
 	for (i = 0; i < ui->nnodes; i++)
 		ui_sink_phase(ui, i, monitor_node_phase(ui->mon, i),
-		    monitor_node_text(ui->mon, i), monitor_node_lost(ui->mon, i));
+		    monitor_node_text(ui->mon, i),
+		    monitor_node_lost(ui->mon, i));
 	for (k = 0; k < ui->nheld; k++) {
 		h = &ui->held[k];
 		ui_event_add(ui, h->node, h->level, h->code, h->text, h->ms);
