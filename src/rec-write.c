@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "model.h"
 #include "outfile.h"
 #include "rec.h"
@@ -258,28 +259,6 @@ rec_find_latest(const char *id, char *err, size_t errsz)
 	free(best);
 	free(dir);
 	return path;
-}
-
-/* Create the missing directories above path (mode 0700). */
-static int
-rec_mkdirs(const char *path)
-{
-	char	*dir, *p;
-	int	 rc = 0;
-
-	dir = xstrdup(path);
-	for (p = dir + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-			rc = -1;
-			break;
-		}
-		*p = '/';
-	}
-	free(dir);
-	return rc;
 }
 
 /* Stop recording after a write error: say why once. */
@@ -765,7 +744,7 @@ rec_state_dir(const char *path, char *warn, size_t warnsz)
 	char		*dir, *slash;
 	int		 rc = 0;
 
-	if (rec_mkdirs(path) != 0)
+	if (fs_mkdir_parents(path) != 0)
 		return -1;
 	dir = xstrdup(path);
 	if ((slash = strrchr(dir, '/')) != NULL && slash != dir)
