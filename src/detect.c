@@ -123,6 +123,40 @@ detect_new(struct history *h, const struct detect_conf *conf,
 	return d;
 }
 
+struct detect *
+detect_clone(const struct detect *d, struct history *h,
+    void (*cb)(void *, const struct detect_event *), void *arg)
+{
+	struct detect	*c;
+	int		 i;
+	unsigned	 k;
+
+	c = xcalloc(1, sizeof(*c));
+	*c = *d;
+	c->h = h;
+	c->cb = cb;
+	c->arg = arg;
+	c->scratch = NULL;
+	c->capscratch = 0;
+	c->mscratch = NULL;
+	c->capmscratch = 0;
+	c->nodes = d->nnodes > 0 ? xreallocarray(NULL, (size_t)d->nnodes,
+	    sizeof(*c->nodes)) : NULL;
+	for (i = 0; i < d->nnodes; i++) {
+		c->nodes[i] = d->nodes[i];
+		c->nodes[i].memb = NULL;
+		if (d->nodes[i].capmemb == 0)
+			continue;
+		c->nodes[i].memb = xreallocarray(NULL, d->nodes[i].capmemb,
+		    sizeof(*c->nodes[i].memb));
+		memcpy(c->nodes[i].memb, d->nodes[i].memb,
+		    d->nodes[i].nmemb * sizeof(*c->nodes[i].memb));
+		for (k = 0; k < d->nodes[i].nmemb; k++)
+			c->nodes[i].memb[k].alt = NULL;
+	}
+	return c;
+}
+
 void
 detect_free(struct detect *d)
 {
@@ -250,12 +284,57 @@ detect_recount(struct detect *d, int i)
 	}
 }
 
-static int
-detect_cmp_float(const void *a, const void *b)
+/* Reorder v so that v[k] is the (k+1)-th smallest, nothing greater
+ * before it and nothing smaller after it (quickselect: a median per
+ * round of samples need not sort 32768 ranks). */
+static void
+detect_select(float *v, unsigned n, unsigned k)
 {
-	float	x = *(const float *)a, y = *(const float *)b;
+	unsigned	lo = 0, hi = n - 1, i, j;
+	float		pivot, t;
 
-	return x < y ? -1 : x > y;
+	while (lo < hi) {
+		pivot = v[lo + (hi - lo) / 2];
+		i = lo;
+		j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+}
+
+/* The median of n values (reordered). */
+static double
+detect_median(float *v, unsigned n)
+{
+	float		lower;
+	unsigned	i;
+
+	detect_select(v, n, n / 2);
+	if (n % 2)
+		return v[n / 2];
+	for (i = 1, lower = v[0]; i < n / 2; i++)
+		if (v[i] > lower)
+			lower = v[i];
+	return ((double)lower + v[n / 2]) / 2;
 }
 
 /* Median and median absolute deviation of n values (reordered). */
@@ -268,12 +347,10 @@ detect_median_mad(float *v, unsigned n, double *med, double *mad)
 		*med = *mad = NAN;
 		return;
 	}
-	qsort(v, n, sizeof(*v), detect_cmp_float);
-	*med = n % 2 ? v[n / 2] : ((double)v[n / 2 - 1] + v[n / 2]) / 2;
+	*med = detect_median(v, n);
 	for (i = 0; i < n; i++)
 		v[i] = (float)fabs(v[i] - *med);
-	qsort(v, n, sizeof(*v), detect_cmp_float);
-	*mad = n % 2 ? v[n / 2] : ((double)v[n / 2 - 1] + v[n / 2]) / 2;
+	*mad = detect_median(v, n);
 }
 
 static float *
@@ -693,6 +770,9 @@ detect_straggle(const struct detect *d, int far, unsigned *nfar,
 	return 0;
 }
 
+/* The rank's name in an event, made only when one is said. */
+#define WHO	(detect_who(who, sizeof(who), hr), who)
+
 /* Judge one rank of node i. */
 static void
 detect_rank(struct detect *d, int i, const struct node_model *m,
@@ -709,7 +789,6 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 		cpu = history_rank_get(hr, HR_CPU, 0);
 	rd = history_rank_get(hr, HR_READ, 0);
 	wr = history_rank_get(hr, HR_WRITE, 0);
-	detect_who(who, sizeof(who), hr);
 
 	/* Stalled: no CPU time and no I/O while the median rank works. */
 	if (isfinite(cpu)) {
@@ -722,14 +801,14 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 		if (!idle && (hr->flags & DF_STALLED) != 0) {
 			hr->flags &= ~DF_STALLED;
 			detect_emit(d, i, hr, DF_STALLED, 0, ms,
-			    "%s progresses again (%.0f%% CPU)", who, cpu);
+			    "%s progresses again (%.0f%% CPU)", WHO, cpu);
 		} else if (idle && (hr->flags & DF_STALLED) == 0 &&
 		    hr->det_idle >= d->conf.stall_samples) {
 			hr->flags |= DF_STALLED;
 			detect_emit(d, i, hr, DF_STALLED, 1, ms,
 			    "%s made no progress for %u samples (state %s, "
 			    "wchan %s%s%s) while the median rank runs at "
-			    "%.0f%% CPU", who, hr->det_idle, detect_str(m, mi,
+			    "%.0f%% CPU", WHO, hr->det_idle, detect_str(m, mi,
 			    "state"), detect_str(m, mi, "wchan"),
 			    detect_rank_waits(m, mi, waits, sizeof(waits)) ?
 			    "; " : "", waits, d->rank_med);
@@ -751,18 +830,18 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
 			    "%s spends %.0f%% of its CPU time in MPI while the "
 			    "other ranks' median spends %.0f%% there waiting, "
-			    "for %u samples: the others wait for it", who,
+			    "for %u samples: the others wait for it", WHO,
 			    share, d->mpi_others, hr->det_far);
 		} else if (r > 0) {
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
 			    "%s runs at %.0f%% CPU, far from the median rank's "
-			    "%.0f%%, for %u samples", who, cpu, d->rank_med,
+			    "%.0f%%, for %u samples", WHO, cpu, d->rank_med,
 			    hr->det_far);
 		} else if (r < 0) {
 			hr->flags &= ~DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 0, ms,
-			    "%s is back near the median (%.0f%% CPU)", who,
+			    "%s is back near the median (%.0f%% CPU)", WHO,
 			    cpu);
 		}
 	}
@@ -775,13 +854,15 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 	if (r > 0) {
 		hr->flags |= DF_MEMORY;
 		detect_emit(d, i, hr, DF_MEMORY, 1, ms,
-		    "%s uses %.0f%% of the memory limit", who, pct);
+		    "%s uses %.0f%% of the memory limit", WHO, pct);
 	} else if (r < 0) {
 		hr->flags &= ~DF_MEMORY;
 		detect_emit(d, i, hr, DF_MEMORY, 0, ms,
-		    "%s memory back to %.0f%% of the limit", who, pct);
+		    "%s memory back to %.0f%% of the limit", WHO, pct);
 	}
 }
+
+#undef WHO
 
 long
 detect_ranks(const struct detect *d)

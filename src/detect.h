@@ -96,6 +96,9 @@ void		 detect_conf_default(struct detect_conf *);
 struct detect	*detect_new(struct history *, const struct detect_conf *,
 		     void (*)(void *, const struct detect_event *), void *);
 void		 detect_free(struct detect *);
+/* A deep copy over h (the history's copy), telling cb. */
+struct detect	*detect_clone(const struct detect *, struct history *,
+		     void (*)(void *, const struct detect_event *), void *);
 
 /* Judge a node's latest sample (after history_node_sample); time_ms is
  * the sample's unix time for the events. */

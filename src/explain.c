@@ -21,6 +21,7 @@
 
 #include <libssh2.h>
 
+#include "clock.h"
 #include "explain.h"
 #include "hostlist.h"
 #include "model.h"
@@ -489,13 +490,13 @@ explain_try_rung(const struct explain_rung *r, const struct job *job,
 	hooks.timeout = explain_on_timeout;
 	sc.count = 1;
 	err[0] = '\0';
-	t0 = session_now_ms();
+	t0 = clock_mono_ms();
 	t.deadline = t0 + EXPLAIN_DEADLINE_MS;
 	f = r->start(r->arg, node, err, sizeof(err));
 	t.s = session_new(&sc, &hooks);
 	session_add(t.s, node, f, err);
 	session_run(t.s);
-	ms = session_now_ms() - t0;
+	ms = clock_mono_ms() - t0;
 	ok = session_node_samples(t.s, 0) > 0;
 	if (ok)
 		fprintf(out, "transport %s: ok: a sample from %s in %llu ms\n",

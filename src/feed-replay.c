@@ -6,7 +6,10 @@
  * taken on it once per recorded interval, as the live UI takes them once
  * per real one.
  *
- * A seek rebuilds the UI's state at the new time T: the UI forgets
+ * The player drives the monitor core (src/monitor.c) as the live
+ * session's hooks do; the views are sinks of that monitor.
+ *
+ * A seek rebuilds the monitor's state at the new time T: it forgets
  * everything, the node states and the monitor's events recorded before
  * the window come from a list made by one quick pass over the file (EVENT
  * blocks only, the others skipped by their headers), then the player
@@ -29,18 +32,21 @@
 #include <strings.h>
 #include <time.h>
 
+#include "clock.h"
 #include "feed-replay.h"
 #include "history.h"
 #include "model.h"
+#include "monitor.h"
 #include "session.h"
 #include "stream.h"
-#include "ui.h"
 #include "xmalloc.h"
 
 #define REPLAY_WAKE_MIN_MS	20	/* the clock runs at most this often */
 #define REPLAY_WAKE_MAX_MS	1000
 #define REPLAY_GROW_MS		1000	/* twin: look for new data this often */
 #define REPLAY_SLICE_MS		40	/* a seek's rebuilding per loop pass */
+#define REPLAY_SNAPS		8	/* snapshots to step back to */
+#define REPLAY_SNAP_EVERY	5	/* intervals between two */
 
 static const double replay_speeds[] = {
 	0.25, 0.5, 1, 2, 4, 8, 16, 32, 64
@@ -55,12 +61,23 @@ struct replay_ev {
 	struct proto_event	 ev;
 };
 
+/* The monitor's state at recorded time t (every block up to t played,
+ * the job-wide samples up to t taken): a step back restores the newest
+ * one before its time and plays on from there, instead of rebuilding the
+ * whole window. */
+struct replay_snap {
+	uint64_t		 t;
+	uint64_t		 next_tick;
+	unsigned char		*connecting;
+	struct monitor_snap	*ms;
+};
+
 struct replay {
 	char			*path;
 	int			 twin;
 	struct rec_reader	*rd;
 	struct rec_play		*play;
-	struct ui		*ui;
+	struct monitor		*mon;
 	unsigned		 nnodes;
 	uint64_t		 start_ms;
 	uint64_t		 end_ms;	/* the last block read */
@@ -86,6 +103,9 @@ struct replay {
 	size_t			 nevs, capevs;
 	uint64_t		 scanned;	/* where the pass got to */
 	char			 note[320];
+
+	struct replay_snap	 snaps[REPLAY_SNAPS];
+	unsigned		 nextsnap;
 };
 
 /* Note why reading stopped early (kept for the timeline). */
@@ -175,11 +195,45 @@ replay_open(const char *path, int twin, char *err, size_t errsz)
 	return rp;
 }
 
+static void
+replay_snaps_clear(struct replay *rp)
+{
+	unsigned	k;
+
+	for (k = 0; k < REPLAY_SNAPS; k++) {
+		monitor_snap_free(rp->snaps[k].ms);
+		free(rp->snaps[k].connecting);
+		memset(&rp->snaps[k], 0, sizeof(rp->snaps[k]));
+	}
+}
+
+/* Keep the monitor's state at t (the oldest snapshot gives way). */
+static void
+replay_snap_take(struct replay *rp, uint64_t t)
+{
+	struct replay_snap	*sn;
+	unsigned		 k;
+
+	for (k = 0; k < REPLAY_SNAPS; k++)
+		if (rp->snaps[k].ms != NULL && rp->snaps[k].t == t)
+			return;
+	sn = &rp->snaps[rp->nextsnap];
+	rp->nextsnap = (rp->nextsnap + 1) % REPLAY_SNAPS;
+	monitor_snap_free(sn->ms);
+	if (sn->connecting == NULL)
+		sn->connecting = xcalloc(rp->nnodes > 0 ? rp->nnodes : 1, 1);
+	memcpy(sn->connecting, rp->connecting, rp->nnodes);
+	sn->t = t;
+	sn->next_tick = rp->next_tick;
+	sn->ms = monitor_snapshot(rp->mon);
+}
+
 void
 replay_free(struct replay *rp)
 {
 	if (rp == NULL)
 		return;
+	replay_snaps_clear(rp);
 	rec_play_free(rp->play);
 	rec_reader_free(rp->rd);
 	free(rp->connecting);
@@ -194,7 +248,7 @@ replay_meta(const struct replay *rp)
 	return rec_reader_meta(rp->rd);
 }
 
-/* The UI's models: the player's decoders. */
+/* The monitor's models: the player's decoders. */
 static const struct node_model *
 replay_model(void *arg, int i)
 {
@@ -206,17 +260,17 @@ replay_model(void *arg, int i)
 }
 
 void
-replay_attach(struct replay *rp, struct ui *ui)
+replay_attach(struct replay *rp, struct monitor *mon)
 {
 	const struct rec_meta	*m = rec_reader_meta(rp->rd);
 	unsigned		 i;
 
-	rp->ui = ui;
+	rp->mon = mon;
 	for (i = 0; i < rp->nnodes; i++)
-		ui_add_node(ui, m->nodes[i], 0);
-	ui_set_models(ui, replay_model, rp);
-	ui_set_replay(ui, rp);
-	ui_set_clock(ui, rp->pos_ms, rp->start_ms);
+		monitor_add_node(mon, m->nodes[i]);
+	monitor_set_models(mon, replay_model, rp);
+	monitor_set_replayed(mon, 1);
+	monitor_set_clock(mon, rp->pos_ms, rp->start_ms);
 }
 
 void
@@ -237,9 +291,9 @@ replay_state(struct replay *rp, int i, const char *text)
 {
 	if (i < 0 || (unsigned)i >= rp->nnodes)
 		return;
-	rp->connecting[i] = strcmp(text, "connecting") == 0;
-	ui_node_state(rp->ui, i, text, strncmp(text, "lost", 4) == 0 ||
-	    strncmp(text, "reconnect", 9) == 0);
+	monitor_state(rp->mon, i, text, 0);
+	rp->connecting[i] = monitor_node_phase(rp->mon, i) ==
+	    FEED_CONNECTING;
 }
 
 /* A monitor event of the recording: a state, or a line of the log. */
@@ -248,12 +302,12 @@ replay_event(struct replay *rp, uint32_t node, const struct proto_event *ev)
 {
 	int	i = node == REC_NODE_NONE ? -1 : (int)node;
 
-	ui_set_clock(rp->ui, ev->time_ms, rp->start_ms);
+	monitor_set_clock(rp->mon, ev->time_ms, rp->start_ms);
 	if (strcmp(ev->code, "state") == 0)
 		replay_state(rp, i, ev->text);
 	else
-		ui_log_event(rp->ui, i, ev->level, ev->code, ev->text,
-		    ev->time_ms);
+		monitor_recorded_event(rp->mon, i, ev->level, ev->code,
+		    ev->text, ev->time_ms);
 }
 
 /* Hand one decoded message to the UI, as the live hooks do. */
@@ -264,7 +318,7 @@ replay_deliver(struct replay *rp, const struct rec_msg *msg)
 	char			 text[384];
 	int			 i = (int)msg->node;
 
-	ui_set_clock(rp->ui, msg->time_ms, rp->start_ms);
+	monitor_set_clock(rp->mon, msg->time_ms, rp->start_ms);
 	switch (msg->type) {
 	case MSG_SAMPLE:
 		/* A recording without state events (an old one): data
@@ -272,10 +326,10 @@ replay_deliver(struct replay *rp, const struct rec_msg *msg)
 		if (rp->connecting[i])
 			replay_state(rp, i, "live");
 		m = stream_model(rec_play_stream(rp->play, msg->node));
-		ui_node_sample(rp->ui, i, m, msg->time_ms);
+		monitor_sample(rp->mon, i, m, msg->time_ms);
 		break;
 	case MSG_EVENT:
-		ui_node_event(rp->ui, i, msg->ev);
+		monitor_probe_event(rp->mon, i, msg->ev);
 		break;
 	case REC_MSG_EVENT:
 		replay_event(rp, msg->node, msg->ev);
@@ -308,14 +362,23 @@ replay_advance(struct replay *rp, uint64_t t)
 	if (t < rp->pos_ms)
 		t = rp->pos_ms;
 	while (rp->next_tick <= t) {
-		replay_until(rp, rp->next_tick);
-		ui_set_clock(rp->ui, rp->next_tick, rp->start_ms);
-		ui_job_tick(rp->ui, rp->next_tick);
+		uint64_t	tick = rp->next_tick;
+
+		replay_until(rp, tick);
+		monitor_set_clock(rp->mon, tick, rp->start_ms);
+		monitor_job_tick(rp->mon, tick);
 		rp->next_tick += rp->interval_ms;
+		/* Rebuilding a seek's last intervals: the states a step
+		 * back goes to. */
+		if (rp->rebuilding && (tick - rp->start_ms) /
+		    rp->interval_ms % REPLAY_SNAP_EVERY == 0 &&
+		    rp->target_ms - tick <= (uint64_t)REPLAY_SNAPS *
+		    REPLAY_SNAP_EVERY * rp->interval_ms)
+			replay_snap_take(rp, tick);
 	}
 	replay_until(rp, t);
 	rp->pos_ms = t;
-	ui_set_clock(rp->ui, t, rp->start_ms);
+	monitor_set_clock(rp->mon, t, rp->start_ms);
 }
 
 /* Twin mode: open the growing file again when it has more.  Returns 1
@@ -349,11 +412,42 @@ replay_rebuild(struct replay *rp, uint64_t deadline)
 	while (rp->pos_ms < rp->target_ms) {
 		t = rp->pos_ms + rp->interval_ms;
 		replay_advance(rp, t < rp->target_ms ? t : rp->target_ms);
-		if (rp->pos_ms < rp->target_ms && session_now_ms() >= deadline)
+		if (rp->pos_ms < rp->target_ms && clock_mono_ms() >= deadline)
 			return 0;
 	}
 	rp->rebuilding = 0;
 	rp->at_end = !rp->twin && !rp->playing && rp->pos_ms >= rp->end_ms;
+	return 1;
+}
+
+/* Seek to t from the newest snapshot at or before it, when one is
+ * nearer than a window's rebuilding: 1 done, 0 none fits. */
+static int
+replay_seek_snap(struct replay *rp, uint64_t t)
+{
+	struct replay_snap	*sn = NULL;
+	uint64_t		 span;
+	unsigned		 k;
+
+	span = (uint64_t)rp->window * rp->interval_ms;
+	for (k = 0; k < REPLAY_SNAPS; k++) {
+		if (rp->snaps[k].ms == NULL || rp->snaps[k].t > t ||
+		    t - rp->snaps[k].t >= span / 2)
+			continue;
+		if (sn == NULL || rp->snaps[k].t > sn->t)
+			sn = &rp->snaps[k];
+	}
+	if (sn == NULL || monitor_restore(rp->mon, sn->ms) != 0)
+		return 0;
+	memcpy(rp->connecting, sn->connecting, rp->nnodes);
+	if (rec_play_seek(rp->play, sn->t) < 0)
+		replay_note_reader(rp);
+	rp->next_tick = sn->next_tick;
+	rp->pos_ms = rp->from_ms = sn->t;
+	rp->target_ms = t;
+	rp->rebuilding = 1;
+	rp->at_end = 0;
+	replay_rebuild(rp, clock_mono_ms() + rp->slice_ms);
 	return 1;
 }
 
@@ -366,13 +460,15 @@ replay_seek(struct replay *rp, uint64_t t)
 
 	if (rp->twin && t > rp->end_ms) {
 		rp->grow_at = 0;
-		replay_grow(rp, session_now_ms());
+		replay_grow(rp, clock_mono_ms());
 	}
 	if (t > rp->end_ms)
 		t = rp->end_ms;
 	if (t < rp->start_ms)
 		t = rp->start_ms;
-	ui_reset(rp->ui);
+	if (replay_seek_snap(rp, t))
+		return;
+	monitor_reset(rp->mon);
 	memset(rp->connecting, 1, rp->nnodes);
 	span = (uint64_t)rp->window * rp->interval_ms;
 	from = t - rp->start_ms > span ? t - span : rp->start_ms;
@@ -393,7 +489,7 @@ replay_seek(struct replay *rp, uint64_t t)
 	rp->target_ms = t;
 	rp->rebuilding = 1;
 	rp->at_end = 0;
-	replay_rebuild(rp, session_now_ms() + rp->slice_ms);
+	replay_rebuild(rp, clock_mono_ms() + rp->slice_ms);
 }
 
 void
@@ -428,7 +524,7 @@ replay_step(struct replay *rp, int dir)
 	}
 	if (rp->twin && rp->pos_ms + rp->interval_ms > rp->end_ms) {
 		rp->grow_at = 0;
-		replay_grow(rp, session_now_ms());
+		replay_grow(rp, clock_mono_ms());
 	}
 	t = rp->pos_ms + rp->interval_ms;
 	if (t > rp->end_ms)
@@ -498,7 +594,7 @@ replay_status(const struct replay *rp, struct replay_status *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->start_ms = rp->start_ms;
-	st->end_ms = rp->twin ? session_wall_ms() : rp->end_ms;
+	st->end_ms = rp->twin ? clock_wall_ms() : rp->end_ms;
 	if (st->end_ms < rp->end_ms)
 		st->end_ms = rp->end_ms;
 	st->pos_ms = rp->rebuilding ? rp->target_ms : rp->pos_ms;

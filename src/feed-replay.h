@@ -2,15 +2,16 @@
  * feed-replay: a recording played into the interactive monitor, on a
  * clock of its own.  The same decoder as live (rec_play over src/stream.c)
  * turns the recorded frames into node models, and each decoded message
- * reaches the UI through the calls the live session's hooks make, so the
- * history, the detectors and every panel work as they do live.
+ * reaches the monitor core (monitor.h) through the calls the live
+ * session's hooks make, so the history, the detectors and every view (a
+ * sink of that monitor) work as they do live.
  *
  * Use (jobtop -r FILE, main.c):
  *	rp = replay_open(path, 0, err, sizeof(err));   NULL: one line
  *	ui = ui_new(conf made from replay_meta(rp)...);
  *	session with feed_new_replay(rp) as its one feed (it only keeps the
  *	    poll loop going until a quit) and the ui's pollfds, ready and
- *	    timeout hooks; ui_set_session(ui, s); replay_attach(rp, ui);
+ *	    timeout hooks; ui_set_session(ui, s); ui_attach_replay(ui, rp);
  *	ui_start(ui); replay_seek(rp, start); replay_play(rp, 1, now);
  *	session_run(s); ... replay_free(rp) after ui_free(ui).
  * The UI's timeout hook runs the clock (replay_tick) and its keys call the
@@ -28,7 +29,7 @@
 #include "rec.h"
 
 struct replay;
-struct ui;
+struct monitor;
 
 /* What the timeline shows. */
 struct replay_status {
@@ -47,9 +48,9 @@ struct replay_status {
 struct replay	*replay_open(const char *, int, char *, size_t);
 void		 replay_free(struct replay *);
 const struct rec_meta *replay_meta(const struct replay *);
-/* Play into ui: its nodes become the recording's, its models the
- * player's. */
-void		 replay_attach(struct replay *, struct ui *);
+/* Play into a monitor: its nodes become the recording's, its models the
+ * player's, its detectors' events give way to the recorded ones. */
+void		 replay_attach(struct replay *, struct monitor *);
 /* The session's one feed in a replay: done once stopped (a quit). */
 struct feed	*feed_new_replay(struct replay *);
 
@@ -62,7 +63,7 @@ void		 replay_set_window(struct replay *, unsigned);
 /* Rebuilding a seek does per loop pass, in ms (0: one interval; tests). */
 void		 replay_set_slice(struct replay *, unsigned);
 
-/* Controls.  A seek rebuilds the UI's state at t (clamped to the
+/* Controls.  A seek rebuilds the monitor's state at t (clamped to the
  * recording): at once for a small job, else partly, and replay_tick goes
  * on with it (replay_status says how far).  A step pauses and moves one
  * sample interval. */

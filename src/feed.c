@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "feed-local.h"
 #include "feed.h"
 #include "feed-launch.h"
@@ -31,15 +32,6 @@
 #include "xmalloc.h"
 
 #define FEED_LOCAL_GRACE_MS	2000	/* after a stop, before SIGKILL */
-
-static uint64_t
-feed_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 struct feed_lc {
 	struct feed_local	*fl;
@@ -156,7 +148,7 @@ feed_lc_read(struct feed *f, void *buf, size_t size)
 	/* It closed its output, so it is ending: reap it, or kill it if it
 	 * lingers. */
 	if (lc->kill_at == 0)
-		lc->kill_at = feed_now_ms() + FEED_LOCAL_GRACE_MS;
+		lc->kill_at = clock_mono_ms() + FEED_LOCAL_GRACE_MS;
 	return -1;
 }
 
@@ -170,7 +162,7 @@ feed_lc_stop(struct feed *f)
 	lc->stopped = 1;
 	feed_local_stop(lc->fl);
 	if (lc->kill_at == 0)
-		lc->kill_at = feed_now_ms() + FEED_LOCAL_GRACE_MS;
+		lc->kill_at = clock_mono_ms() + FEED_LOCAL_GRACE_MS;
 }
 
 static int

@@ -618,12 +618,12 @@ history_rank_ident(const struct node_model *m, const struct minst *mi,
 	int	f;
 
 	*pid = *start = *rank = -1;
-	if ((f = model_field_index(m, mi->group, "pid")) < 0 ||
+	if ((f = mi->mg->known[MGF_PID]) < 0 ||
 	    !model_value(mi, (unsigned)f, pid))
 		return 0;
-	if ((f = model_field_index(m, mi->group, "start_time")) >= 0)
+	if ((f = mi->mg->known[MGF_START_TIME]) >= 0)
 		model_value(mi, (unsigned)f, start);
-	if ((f = model_field_index(m, mi->group, "rank")) >= 0)
+	if ((f = mi->mg->known[MGF_RANK]) >= 0)
 		model_value(mi, (unsigned)f, rank);
 	return 1;
 }
@@ -688,6 +688,55 @@ history_rank_alloc(void)
 		fatal("out of memory");
 	memset(p, 0, sizeof(struct hist_rank));
 	return p;
+}
+
+/* A copy of node hn, rings, ranks and index. */
+static struct hist_node *
+history_node_clone(const struct hist_node *hn)
+{
+	struct hist_node	*c;
+	unsigned		 i;
+
+	c = xcalloc(1, sizeof(*c));
+	*c = *hn;
+	for (i = 0; i < HN_NMETRICS; i++) {
+		if (hn->v[i] == NULL)
+			continue;
+		c->v[i] = xreallocarray(NULL, HIST_NODE_DEPTH,
+		    sizeof(*c->v[i]));
+		memcpy(c->v[i], hn->v[i], HIST_NODE_DEPTH * sizeof(*c->v[i]));
+	}
+	c->ranks = NULL;
+	if (hn->capranks > 0) {
+		c->ranks = xreallocarray(NULL, hn->capranks,
+		    sizeof(*c->ranks));
+		for (i = 0; i < hn->nranks; i++) {
+			c->ranks[i] = history_rank_alloc();
+			memcpy(c->ranks[i], hn->ranks[i],
+			    sizeof(*hn->ranks[i]));
+		}
+	}
+	c->index = NULL;
+	if (hn->capindex > 0) {
+		c->index = xcalloc(hn->capindex, sizeof(*c->index));
+		memcpy(c->index, hn->index, hn->capindex * sizeof(*c->index));
+	}
+	return c;
+}
+
+struct history *
+history_clone(const struct history *h)
+{
+	struct history	*c;
+	int		 i;
+
+	c = xcalloc(1, sizeof(*c));
+	*c = *h;
+	c->nodes = h->nnodes > 0 ? xreallocarray(NULL, (size_t)h->nnodes,
+	    sizeof(*c->nodes)) : NULL;
+	for (i = 0; i < h->nnodes; i++)
+		c->nodes[i] = history_node_clone(h->nodes[i]);
+	return c;
 }
 
 /* Record one rank instance of the sample. */

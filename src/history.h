@@ -136,6 +136,8 @@ struct history;
 
 struct history	*history_new(void);
 void		 history_free(struct history *);
+/* A deep copy (a replay's snapshot to step back to). */
+struct history	*history_clone(const struct history *);
 
 /* Make room for nodes 0..n-1 (new nodes have no samples). */
 void		 history_resize(struct history *, int);

@@ -8,7 +8,7 @@
  *
  * Use, from the session's timeout hook (called once per loop pass):
  *
- *	jw = jobwatch_new(job.sched, job.id, session_now_ms());  NULL: -w
+ *	jw = jobwatch_new(job.sched, job.id, clock_mono_ms());  NULL: -w
  *	t = jobwatch_step(jw, now);       ms until it needs a call again
  *	if (jobwatch_ended(jw)) ... jobwatch_state(jw) ... stop the probes
  *	jobwatch_free(jw);                kills a query still running

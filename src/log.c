@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "log.h"
 #include "textsafe.h"
 #include "xmalloc.h"
@@ -28,28 +29,6 @@ static int	 log_tty_owned;
 static void	(*log_fatal_hook)(void);
 static int	 log_in_fatal;
 
-/* Create every missing directory above path (like mkdir -p of dirname). */
-static int
-log_mkdirs(const char *path)
-{
-	char	*dir, *p;
-	int	 rc = 0;
-
-	dir = xstrdup(path);
-	for (p = dir + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-			rc = -1;
-			break;
-		}
-		*p = '/';
-	}
-	free(dir);
-	return rc;
-}
-
 int
 log_open(const char *path)
 {
@@ -57,7 +36,7 @@ log_open(const char *path)
 	FILE		*f;
 	int		 fd, save;
 
-	if (log_mkdirs(path) != 0)
+	if (fs_mkdir_parents(path) != 0)
 		return -1;
 	/* Not through a symlink someone planted, not into a FIFO that
 	 * would block, and not readable by others: the log holds other

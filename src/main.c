@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "detect.h"
 #include "explain.h"
@@ -39,6 +40,7 @@
 #include "hostlist.h"
 #include "jobwatch.h"
 #include "log.h"
+#include "monitor.h"
 #include "out-json.h"
 #include "out.h"
 #include "proto.h"
@@ -474,8 +476,7 @@ main_decode(const struct main_opts *o)
 struct main_run {
 	const struct output	*out;
 	struct session		*s;
-	struct history		*hist;
-	struct detect		*det;
+	struct monitor		*mon;	/* the core (or the ui's) */
 	int			 cur;	/* the node being printed */
 	struct rec		*rec;	/* the recording, or NULL */
 	struct ui		*ui;	/* the interactive monitor, or NULL */
@@ -517,6 +518,19 @@ main_on_bytes(void *arg, struct session *s, int i, uint64_t wall,
 		main_rec_stopped(r);
 }
 
+/* The recorder's keyframes come from the session's decoders: one decoder
+ * per node (NULL: the node's decoder refused a frame). */
+static const struct node_model *
+main_rec_model(void *arg, unsigned i)
+{
+	struct main_run	*r = arg;
+
+	if (r->s == NULL || (int)i >= session_nnodes(r->s) ||
+	    session_node_refused(r->s, (int)i))
+		return NULL;
+	return session_node_model(r->s, (int)i);
+}
+
 /* A node reconnected: its new stream starts a new decoder in replay too. */
 static void
 main_on_restart(void *arg, struct session *s, int i, uint64_t wall)
@@ -536,23 +550,25 @@ static int
 main_job_tick(struct main_run *r)
 {
 	struct out_job	j;
-	uint64_t	now = session_now_ms();
+	uint64_t	now = clock_mono_ms();
 	int		i, any = 0;
 
-	if (r->jobid == NULL || r->det == NULL)
+	if (r->jobid == NULL || r->ui != NULL || r->mon == NULL)
 		return -1;
 	if (now >= r->next_job) {
+		struct history	*h = monitor_history(r->mon);
+
 		r->next_job = now + r->job_every;
 		memset(&j, 0, sizeof(j));
-		for (i = 0; i < history_nnodes(r->hist); i++) {
-			any |= history_node_samples(r->hist, i) > 0;
-			j.procs += history_nranks(r->hist, i);
+		for (i = 0; i < history_nnodes(h); i++) {
+			any |= history_node_samples(h, i) > 0;
+			j.procs += history_nranks(h, i);
 		}
 		j.id = r->jobid;
-		j.ranks = detect_ranks(r->det);
+		j.ranks = detect_ranks(monitor_detect(r->mon));
 		j.ntasks = r->ntasks;
 		if (any && !main_out_broken)
-			r->out->job(stdout, session_wall_ms(), &j);
+			r->out->job(stdout, clock_wall_ms(), &j);
 	}
 	return (int)(r->next_job - now);
 }
@@ -569,9 +585,9 @@ main_job_ended(struct main_run *r)
 
 	r->job_ended = 1;
 	/* Ranks that go from now on go with the job: not news. */
-	if (r->det != NULL)
-		detect_job_ended(r->det);
-	if (rec_event(r->rec, REC_NODE_NONE, session_wall_ms(), EV_INFO, "job",
+	if (r->mon != NULL && r->ui == NULL)
+		monitor_job_ended(r->mon);
+	if (rec_event(r->rec, REC_NODE_NONE, clock_wall_ms(), EV_INFO, "job",
 	    state) != 0)
 		main_rec_stopped(r);
 	if (r->ui != NULL) {
@@ -595,9 +611,9 @@ main_on_timeout(void *arg, uint64_t now)
 	main_flush();
 	if (main_out_broken && r->s != NULL)
 		session_quit(r->s);
-	if (rec_tick(r->rec, rec_now_ms()) != 0)
+	if (rec_tick(r->rec, clock_wall_ms()) != 0)
 		main_rec_stopped(r);
-	t = rec_timeout(r->rec, rec_now_ms());
+	t = rec_timeout(r->rec, clock_wall_ms());
 	if (tj >= 0 && (t < 0 || tj < t))
 		t = tj;
 	if (r->jw != NULL && !r->job_ended && r->s != NULL) {
@@ -698,7 +714,7 @@ main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
 	*fail = 0;
 	if (o->no_record)
 		return NULL;
-	rec_meta_init(&meta, rec_now_ms());
+	rec_meta_init(&meta, clock_wall_ms());
 	meta.interval_ms = (uint32_t)(o->interval * 1000 + 0.5);
 	meta.count = (uint64_t)o->count;
 	if (strcmp(job->sched, "hostlist") != 0)
@@ -778,10 +794,11 @@ main_flags(void *arg, const struct node_model *m, const struct minst *mi,
 	int64_t			 pid, start, rank;
 
 	if (mi == NULL)
-		return detect_flag_names(detect_node_flags(r->det, r->cur),
-		    names, max);
+		return detect_flag_names(detect_node_flags(
+		    monitor_detect(r->mon), r->cur), names, max);
 	if (!history_rank_ident(m, mi, &pid, &start, &rank) ||
-	    (hr = history_rank_find(r->hist, r->cur, pid, start)) == NULL)
+	    (hr = history_rank_find(monitor_history(r->mon), r->cur, pid,
+	    start)) == NULL)
 		return 0;
 	return detect_flag_names(detect_rank_flags(hr), names, max);
 }
@@ -800,13 +817,31 @@ main_log_event(struct main_run *r, const struct detect_event *de)
 		log_debug("event %s %s: %s", node, de->code, de->text);
 }
 
-/* A detector raised or cleared a flag: an event record. */
+/* A detector raised or cleared a flag: into the recording (batch and
+ * curses: a sink of the monitor core). */
 static void
-main_on_detect(void *arg, const struct detect_event *de)
+main_rec_detect(struct main_run *r, const struct detect_event *de)
 {
-	struct main_run		*r = arg;
-	struct proto_event	 ev;
+	main_log_event(r, de);
+	if (rec_event(r->rec, (unsigned)de->node, de->time_ms,
+	    (uint8_t)de->level, de->code, de->text) != 0)
+		main_rec_stopped(r);
+}
 
+/* ... and in batch mode an event record. */
+static void
+main_on_detect(void *arg, const struct monitor_event *me)
+{
+	struct main_run			*r = arg;
+	const struct detect_event	*de = me->de;
+	struct proto_event		 ev;
+
+	if (me->origin != MON_EV_DETECT || de == NULL)
+		return;
+	if (r->ui != NULL) {
+		main_rec_detect(r, de);
+		return;
+	}
 	if (main_out_broken || r->s == NULL)
 		return;
 	memset(&ev, 0, sizeof(ev));
@@ -814,12 +849,14 @@ main_on_detect(void *arg, const struct detect_event *de)
 	ev.level = (uint8_t)de->level;
 	snprintf(ev.code, sizeof(ev.code), "%s", de->code);
 	snprintf(ev.text, sizeof(ev.text), "%s", de->text);
-	main_log_event(r, de);
-	if (rec_event(r->rec, (unsigned)de->node, de->time_ms,
-	    (uint8_t)de->level, de->code, de->text) != 0)
-		main_rec_stopped(r);
+	main_rec_detect(r, de);
 	r->out->event(stdout, session_node_model(r->s, de->node), &ev);
 }
+
+/* What batch mode and the recorder take from the monitor core. */
+static const struct monitor_sink main_sink = {
+	.event = main_on_detect,
+};
 
 /* A decoded message: print it. */
 static void
@@ -829,10 +866,8 @@ main_on_message(void *arg, struct session *s, int i, int type)
 	const struct node_model	*m = session_node_model(s, i);
 
 	r->cur = i;
-	if (type == MSG_SAMPLE && r->det != NULL) {
-		history_node_sample(r->hist, i, m, session_now_ms());
-		detect_node_sample(r->det, i, m, m->time_ms);
-	}
+	if (type == MSG_SAMPLE)
+		monitor_sample(r->mon, i, m, clock_mono_ms());
 	if (main_out_broken)
 		return;
 	if (type == MSG_SAMPLE)
@@ -847,10 +882,11 @@ main_rec_state(void *arg, struct session *s, int i, const char *old,
     const char *cur)
 {
 	struct main_run	*r = arg;
+	enum feed_phase	 ph = monitor_phase_of(cur);
 
-	if (rec_event(r->rec, (unsigned)i, session_wall_ms(),
-	    strncmp(cur, "failed", 6) == 0 ? EV_ERROR :
-	    strncmp(cur, "lost", 4) == 0 ? EV_WARN : EV_INFO, "state", cur) != 0)
+	if (rec_event(r->rec, (unsigned)i, clock_wall_ms(),
+	    ph == FEED_FAILED ? EV_ERROR : ph == FEED_LOST ? EV_WARN : EV_INFO,
+	    "state", cur) != 0)
 		main_rec_stopped(r);
 }
 
@@ -866,7 +902,7 @@ main_rec_transport(void *arg, struct session *s, int i, const char *t,
 
 	snprintf(text, sizeof(text), "%s%s%s", t, *skipped != '\0' ?
 	    "; skipped: " : "", skipped);
-	if (rec_event(r->rec, (unsigned)i, session_wall_ms(), EV_INFO,
+	if (rec_event(r->rec, (unsigned)i, clock_wall_ms(), EV_INFO,
 	    "transport", text) != 0)
 		main_rec_stopped(r);
 }
@@ -881,7 +917,7 @@ main_on_transport(void *arg, struct session *s, int i, const char *t,
 	main_rec_transport(arg, s, i, t, skipped);
 	if (!main_out_broken && r->out->transport != NULL) {
 		r->out->transport(stdout, session_node_name(s, i),
-		    session_wall_ms(), t, skipped);
+		    clock_wall_ms(), t, skipped);
 		main_flush();
 	}
 }
@@ -897,14 +933,13 @@ main_on_state(void *arg, struct session *s, int i, const char *old,
 
 	main_rec_state(arg, s, i, old, cur);
 
-	if (r->det != NULL)
-		detect_node_state(r->det, i, name, session_node_lost(s, i),
-		    cur, session_wall_ms());
+	monitor_state(r->mon, i, cur, session_node_lost(s, i));
 	if (!main_out_broken) {
-		r->out->state(stdout, name, session_wall_ms(), cur);
+		r->out->state(stdout, name, clock_wall_ms(), cur);
 		main_flush();
 	}
-	if (strncmp(cur, "failed: ", 8) == 0)
+	if (monitor_node_phase(r->mon, i) == FEED_FAILED &&
+	    strncmp(cur, "failed: ", 8) == 0)
 		log_error("%s: %s", name, cur + 8);
 }
 
@@ -1052,7 +1087,7 @@ main_batch(const struct main_opts *o, struct job *job)
 {
 	struct main_probes	 mp;
 	struct main_run		 run;
-	struct detect_conf	 dconf;
+	struct monitor_conf	 mconf;
 	struct session_hooks	 hooks;
 	struct session		*s;
 	size_t			 i, n = hostlist_count(job->nodes);
@@ -1067,11 +1102,12 @@ main_batch(const struct main_opts *o, struct job *job)
 	run.out = o->json ? &out_json : &out_text;
 	/* One thread: the records' many small writes need no stdio lock. */
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
-	run.hist = history_new();
-	detect_conf_default(&dconf);
-	dconf.ranks = mp.jobid != NULL;	/* -w: processes, not ranks */
-	dconf.ntasks = job->ntasks;
-	run.det = detect_new(run.hist, &dconf, main_on_detect, &run);
+	memset(&mconf, 0, sizeof(mconf));
+	mconf.ranks = mp.jobid != NULL;	/* -w: processes, not ranks */
+	mconf.ntasks = job->ntasks;
+	mconf.interval = o->interval;
+	run.mon = monitor_new(&mconf);
+	monitor_add_sink(run.mon, &main_sink, &run);
 	run.jobid = mp.jobid;
 	run.ntasks = job->ntasks;
 	run.job_every = (uint64_t)(o->interval * 1000 + 0.5);
@@ -1094,17 +1130,18 @@ main_batch(const struct main_opts *o, struct job *job)
 		if (run.tty_fd >= 0)
 			close(run.tty_fd);
 		out_json_set_flags(NULL, NULL);
-		detect_free(run.det);
-		history_free(run.hist);
+		monitor_free(run.mon);
 		main_probes_free(&mp);
 		return MAIN_EXIT_FAIL;
 	}
 	s = session_new(&mp.sc, &hooks);
 	run.s = s;
-	run.jw = jobwatch_new(job->sched, mp.jobid, session_now_ms());
-	history_resize(run.hist, (int)n);
-	for (i = 0; i < n; i++)
+	rec_set_models(run.rec, main_rec_model, &run);
+	run.jw = jobwatch_new(job->sched, mp.jobid, clock_mono_ms());
+	for (i = 0; i < n; i++) {
+		monitor_add_node(run.mon, hostlist_get(job->nodes, i));
 		main_probes_add(&mp, s, hostlist_get(job->nodes, i));
+	}
 	ret = session_run(s) != 0 ? MAIN_EXIT_FAIL : 0;
 	/* The job's end is the run's last record, and a success. */
 	if (run.job_ended) {
@@ -1113,7 +1150,7 @@ main_batch(const struct main_opts *o, struct job *job)
 		ret = 0;
 		j.state = jobwatch_state(run.jw);
 		if (!main_out_broken)
-			run.out->job(stdout, session_wall_ms(), &j);
+			run.out->job(stdout, clock_wall_ms(), &j);
 	}
 	jobwatch_free(run.jw);
 	if (run.tty_fd >= 0)
@@ -1124,22 +1161,9 @@ main_batch(const struct main_opts *o, struct job *job)
 		ret = main_out_status();
 	session_free(s);
 	out_json_set_flags(NULL, NULL);
-	detect_free(run.det);
-	history_free(run.hist);
+	monitor_free(run.mon);
 	main_probes_free(&mp);
 	return ret;
-}
-
-/* The monitor's detectors raised or cleared a flag: into the recording. */
-static void
-main_ui_event(void *arg, const struct detect_event *de)
-{
-	struct main_run	*r = arg;
-
-	main_log_event(r, de);
-	if (rec_event(r->rec, (unsigned)de->node, de->time_ms,
-	    (uint8_t)de->level, de->code, de->text) != 0)
-		main_rec_stopped(r);
 }
 
 /*
@@ -1208,12 +1232,14 @@ main_interactive(const struct main_opts *o, struct job *job)
 	chain.transport = main_rec_transport;
 	chain.timeout = main_on_timeout;
 	ui_hooks(ui, &hooks, &chain);
-	ui_set_event_hook(ui, main_ui_event, &run);
+	run.mon = ui_monitor(ui);
+	monitor_add_sink(run.mon, &main_sink, &run);
 	ui_set_recording(ui, run.rec != NULL ? rec_path(run.rec) : NULL);
 	s = session_new(&mp.sc, &hooks);
 	run.s = s;
+	rec_set_models(run.rec, main_rec_model, &run);
 	run.out_fd = run.tty_fd = -1;
-	run.jw = jobwatch_new(job->sched, mp.jobid, session_now_ms());
+	run.jw = jobwatch_new(job->sched, mp.jobid, clock_mono_ms());
 	ui_set_session(ui, s);
 	for (i = 0; i < n; i++) {
 		name = hostlist_get(job->nodes, i);
@@ -1295,14 +1321,14 @@ main_replay(const struct main_opts *o)
 	s = session_new(&sc, &hooks);
 	session_add(s, "replay", feed_new_replay(rp), NULL);
 	ui_set_session(ui, s);
-	replay_attach(rp, ui);
+	ui_attach_replay(ui, rp);
 	if (ui_start(ui, err, sizeof(err)) != 0) {
 		log_error("%s", err);
 		ret = MAIN_EXIT_FAIL;
 	} else {
 		replay_status(rp, &st);
 		replay_seek(rp, st.start_ms);
-		replay_play(rp, 1, session_now_ms());
+		replay_play(rp, 1, clock_mono_ms());
 		session_run(s);
 		ui_stop(ui);
 		replay_status(rp, &st);

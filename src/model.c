@@ -16,6 +16,15 @@
 #include "model.h"
 #include "xmalloc.h"
 
+
+static const char *const model_known_names[MGF_NKNOWN] = {
+	[MGF_PID] = "pid",
+	[MGF_START_TIME] = "start_time",
+	[MGF_RANK] = "rank",
+	[MGF_UTIME] = "utime",
+	[MGF_STIME] = "stime",
+};
+
 /* Every schema in use, shared by reference count. */
 static struct mschema	*model_schemas;
 
@@ -92,6 +101,85 @@ model_free(struct node_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
+static char *
+model_strdup(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+void
+model_clone(struct node_model *to, const struct node_model *from)
+{
+	const struct minst	*src;
+	struct minst		*mi;
+	size_t			 size;
+	uint32_t		 i, g, ng;
+	unsigned		 k;
+
+	*to = *from;
+	to->label = model_strdup(from->label);
+	to->bye_text = model_strdup(from->bye_text);
+	to->hello.version = model_strdup(from->hello.version);
+	to->hello.host = model_strdup(from->hello.host);
+	to->hello.kernel = model_strdup(from->hello.kernel);
+	to->hello.arch = model_strdup(from->hello.arch);
+	to->hello.job = model_strdup(from->hello.job);
+	to->hello.sources = NULL;
+	if (from->hello.nsources > 0) {
+		to->hello.sources = xcalloc(from->hello.nsources,
+		    sizeof(*to->hello.sources));
+		for (k = 0; k < from->hello.nsources; k++) {
+			to->hello.sources[k] = from->hello.sources[k];
+			to->hello.sources[k].name =
+			    model_strdup(from->hello.sources[k].name);
+			to->hello.sources[k].reason =
+			    model_strdup(from->hello.sources[k].reason);
+		}
+	}
+	if (to->schema != NULL)
+		to->schema->refs++;
+	to->insts = NULL;
+	to->gfirst = to->glast = NULL;
+	to->gcount = NULL;
+	if (from->capinsts > 0)
+		to->insts = xcalloc(from->capinsts, sizeof(*to->insts));
+	for (i = 0; i < from->ninsts; i++) {
+		src = from->insts[i];
+		size = sizeof(*src) + 2 * (size_t)src->nfields *
+		    sizeof(int64_t) + src->nstr * sizeof(char *) +
+		    strlen(src->name) + 1;
+		mi = xmalloc(size);
+		memcpy(mi, src, size);
+		mi->strs = (char **)(mi->v + 2 * (size_t)mi->nfields);
+		mi->name = (char *)(mi->strs + mi->nstr);
+		for (k = 0; k < mi->nstr; k++)
+			mi->strs[k] = model_strdup(src->strs[k]);
+		mi->gnext = mi->gprev = NULL;
+		to->insts[i] = mi;
+	}
+	if (from->schema == NULL || from->gfirst == NULL)
+		return;
+	ng = from->schema->ngroups;
+	to->gfirst = xcalloc(ng, sizeof(*to->gfirst));
+	to->glast = xcalloc(ng, sizeof(*to->glast));
+	to->gcount = xcalloc(ng, sizeof(*to->gcount));
+	memcpy(to->gcount, from->gcount, ng * sizeof(*to->gcount));
+	/* The groups' lists in the same order, over the copies. */
+	for (g = 0; g < ng; g++) {
+		for (src = from->gfirst[g]; src != NULL; src = src->gnext) {
+			mi = model_find(to, src->id);
+			if (mi == NULL)
+				continue;
+			mi->gprev = to->glast[g];
+			if (mi->gprev != NULL)
+				mi->gprev->gnext = mi;
+			else
+				to->gfirst[g] = mi;
+			to->glast[g] = mi;
+		}
+	}
+}
+
 const char *
 model_name(const struct node_model *m)
 {
@@ -158,6 +246,9 @@ model_schema_build(const uint8_t *p, size_t len, struct mschema **out)
 		mg->def = &ps->groups[g];
 		for (f = 0; f < PROTO_MAX_FIELDS; f++)
 			mg->strslot[f] = -1;
+		for (f = 0; f < MGF_NKNOWN; f++)
+			mg->known[f] = (int8_t)proto_schema_field_index(mg->def,
+			    model_known_names[f]);
 		for (f = 0; f < mg->def->nfields; f++) {
 			const struct proto_field *pf = &mg->def->fields[f];
 			if (pf->kind == PF_STRING) {
@@ -166,6 +257,12 @@ model_schema_build(const uint8_t *p, size_t len, struct mschema **out)
 			} else if (pf->kind == PF_COUNTER &&
 			    strcmp(pf->unit, "cpu-jiffies") == 0)
 				mg->cpujmask |= (uint64_t)1 << f;
+			else if (pf->kind == PF_COUNTER &&
+			    strcmp(pf->unit, "jiffies") == 0)
+				mg->jiffmask |= (uint64_t)1 << f;
+			else if (pf->kind == PF_GAUGE &&
+			    strcmp(pf->unit, "centi") == 0)
+				mg->centimask |= (uint64_t)1 << f;
 		}
 	}
 	s->raw = xmalloc(len);
@@ -508,7 +605,7 @@ model_metric(const struct node_model *m, const struct minst *mi, unsigned f,
 		return 0;
 	pf = &mi->mg->def->fields[f];
 	if (pf->kind == PF_GAUGE) {
-		if (strcmp(pf->unit, "centi") == 0)
+		if ((mi->mg->centimask & ((uint64_t)1 << f)) != 0)
 			*v = (double)mi->v[f] / 100.0;
 		else
 			*v = (double)mi->v[f];
@@ -517,7 +614,7 @@ model_metric(const struct node_model *m, const struct minst *mi, unsigned f,
 	if (!model_delta(mi, f, &d) || m->dt_ms <= 0)
 		return 0;
 	secs = (double)m->dt_ms / 1000.0;
-	if (strcmp(pf->unit, "cpu-jiffies") == 0) {
+	if ((mi->mg->cpujmask & ((uint64_t)1 << f)) != 0) {
 		/* Percent of the line's ticks, as top computes it. */
 		for (i = 0; i < mi->nfields; i++) {
 			if ((mi->mg->cpujmask & ((uint64_t)1 << i)) != 0 &&
@@ -527,7 +624,7 @@ model_metric(const struct node_model *m, const struct minst *mi, unsigned f,
 		if (total <= 0)
 			return 0;
 		*v = (double)d * 100.0 / total;
-	} else if (strcmp(pf->unit, "jiffies") == 0) {
+	} else if ((mi->mg->jiffmask & ((uint64_t)1 << f)) != 0) {
 		if (!m->have_hello || m->hello.clk_tck == 0)
 			return 0;
 		*v = (double)d * 100.0 / m->hello.clk_tck / secs;
@@ -623,8 +720,10 @@ model_rank_cpu(const struct node_model *m, const struct minst *mi, double *v)
 {
 	double	ut, st;
 
-	if (!model_metric_field(m, mi, "utime", &ut) ||
-	    !model_metric_field(m, mi, "stime", &st))
+	int	fu = mi->mg->known[MGF_UTIME], fs = mi->mg->known[MGF_STIME];
+
+	if (fu < 0 || fs < 0 || !model_metric(m, mi, (unsigned)fu, &ut) ||
+	    !model_metric(m, mi, (unsigned)fs, &st))
 		return 0;
 	*v = ut + st;
 	return 1;

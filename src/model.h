@@ -44,13 +44,28 @@ struct model_hello {
 	struct model_source *sources;
 };
 
+/* Fields the monitor reads for every rank of every sample, bound to
+ * their positions once per schema (mgroup.known): no name lookups on the
+ * hot path. */
+enum mgroup_known {
+	MGF_PID,
+	MGF_START_TIME,
+	MGF_RANK,
+	MGF_UTIME,
+	MGF_STIME,
+	MGF_NKNOWN
+};
+
 /* A group of the schema with what the model derives from its fields. */
 struct mgroup {
 	const struct proto_group *def;	/* name, nfields, fields[] */
 	uint64_t	 strmask;	/* PF_STRING fields */
 	uint64_t	 cpujmask;	/* counters in unit "cpu-jiffies" */
+	uint64_t	 jiffmask;	/* counters in unit "jiffies" */
+	uint64_t	 centimask;	/* gauges in unit "centi" */
 	unsigned	 nstr;
 	int8_t		 strslot[PROTO_MAX_FIELDS];	/* -1: not a string */
+	int8_t		 known[MGF_NKNOWN];	/* field, -1 absent */
 };
 
 /* A decoded schema; nodes that sent the same bytes share one. */
@@ -126,6 +141,8 @@ int	 model_derive(const struct node_model *, const struct minst *,
 void	 model_init(struct node_model *, const char *);
 /* Free everything the model holds (it can be initialised again). */
 void	 model_free(struct node_model *);
+/* to becomes a deep copy of from (a paused screen's models). */
+void	 model_clone(struct node_model *, const struct node_model *);
 /* The node's name: HELLO's host, else the label; the label always once
  * model_fix_name was called (a job's node name as the user knows it). */
 const char *model_name(const struct node_model *);

@@ -5,10 +5,12 @@
  * killed at any moment leaves whole blocks and at most one torn one.
  * Earlier bytes are never rewritten.
  *
- * Every frame written is also fed to a decoder of the recorder's own: its
- * model is what a reader holds after the same blocks, so the keyframes
- * written from it (the node's HELLO and SCHEMA frames and a synthetic
- * SAMPLE pair re-encoded from the model) rebuild exactly that state.  An
+ * The keyframes (the node's HELLO and SCHEMA frames and a synthetic
+ * SAMPLE pair re-encoded from a model) rebuild the state of a decoder
+ * that read every frame written: the live session's (rec_set_models; the
+ * session decodes each byte right after the recorder took it, so its
+ * model is what a reader holds after the same blocks: one decoder per
+ * node), or, without it, a decoder of the recorder's own.  An
  * INDEX block follows each keyframe set; the close writes a full index and
  * a fixed-size tail that points at it.
  */
@@ -25,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "model.h"
 #include "outfile.h"
 #include "rec.h"
@@ -42,7 +45,8 @@
 
 /* One node as the recorder tracks it. */
 struct rec_wnode {
-	struct stream	*st;		/* decodes what was written */
+	struct stream	*st;		/* decodes what was written
+					 * (NULL: rec_set_models) */
 	uint8_t		*pend;		/* an incomplete frame */
 	size_t		 pendlen;
 	size_t		 pendcap;
@@ -78,6 +82,9 @@ struct rec {
 
 	uint8_t		*scratch;	/* keyframes and indexes */
 	size_t		 scratchcap;
+	/* The live decoders' models (rec_set_models), else NULL. */
+	const struct node_model *(*models)(void *, unsigned);
+	void		*models_arg;
 	int		 stopped;
 	char		 err[PATH_MAX + 128];
 	char		 warn[PATH_MAX + 128];
@@ -130,16 +137,6 @@ rec_meta_free(struct rec_meta *m)
 	m->nodes = NULL;
 	m->nnodes = 0;
 }
-
-uint64_t
-rec_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* A name safe in a file name: letters, digits, dot, dash, underscore. */
 static void
 rec_file_tag(char *dst, size_t size, const char *tag)
@@ -262,28 +259,6 @@ rec_find_latest(const char *id, char *err, size_t errsz)
 	free(best);
 	free(dir);
 	return path;
-}
-
-/* Create the missing directories above path (mode 0700). */
-static int
-rec_mkdirs(const char *path)
-{
-	char	*dir, *p;
-	int	 rc = 0;
-
-	dir = xstrdup(path);
-	for (p = dir + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-			rc = -1;
-			break;
-		}
-		*p = '/';
-	}
-	free(dir);
-	return rc;
 }
 
 /* Stop recording after a write error: say why once. */
@@ -453,7 +428,7 @@ rec_decode(struct rec *r, unsigned i, uint64_t now, const uint8_t *p,
 	char			 err[256];
 	int			 t;
 
-	if (wn->failed || n == 0)
+	if (wn->failed || n == 0 || wn->st == NULL)
 		return;
 	stream_feed(wn->st, p, n);
 	while ((t = stream_next(wn->st)) > 0)
@@ -609,7 +584,7 @@ static int
 rec_put_key(struct rec *r, unsigned i, uint64_t now)
 {
 	struct rec_wnode	*wn = &r->nodes[i];
-	const struct node_model	*m = stream_model(wn->st);
+	const struct node_model	*m;
 	struct wbuf		 w;
 	size_t			 need, state_at, frames_at;
 
@@ -621,7 +596,9 @@ rec_put_key(struct rec *r, unsigned i, uint64_t now)
 	state_at = w.len;
 	wire_put_u8(&w, REC_KEY_EMPTY);
 	frames_at = w.len;
-	if (wn->broken || wn->failed)
+	m = r->models != NULL ? r->models(r->models_arg, i) :
+	    stream_model(wn->st);
+	if (wn->broken || wn->failed || m == NULL)
 		r->scratch[state_at] = REC_KEY_BROKEN;
 	else if (m->have_hello && wn->hello != NULL) {
 		r->scratch[state_at] = REC_KEY_STREAM;
@@ -767,7 +744,7 @@ rec_state_dir(const char *path, char *warn, size_t warnsz)
 	char		*dir, *slash;
 	int		 rc = 0;
 
-	if (rec_mkdirs(path) != 0)
+	if (fs_mkdir_parents(path) != 0)
 		return -1;
 	dir = xstrdup(path);
 	if ((slash = strrchr(dir, '/')) != NULL && slash != dir)
@@ -997,7 +974,7 @@ rec_node_restart(struct rec *r, unsigned i, uint64_t now)
 	plen = rec_prefix(r, pre, i, now);
 	rec_write_block(r, REC_BLK_RESTART, pre, plen, NULL, 0);
 	stream_free(wn->st);
-	wn->st = stream_new(r->names[i]);
+	wn->st = r->models != NULL ? NULL : stream_new(r->names[i]);
 	free(wn->hello);
 	free(wn->schema);
 	wn->hello = wn->schema = NULL;
@@ -1047,6 +1024,23 @@ rec_timeout(const struct rec *r, uint64_t now)
 }
 
 /* Free everything but the file. */
+void
+rec_set_models(struct rec *r, const struct node_model *(*fn)(void *,
+    unsigned), void *arg)
+{
+	unsigned	i;
+
+	if (r == NULL)
+		return;
+	r->models = fn;
+	r->models_arg = arg;
+	/* One decoder per node: the live session's. */
+	for (i = 0; i < r->nnodes && fn != NULL; i++) {
+		stream_free(r->nodes[i].st);
+		r->nodes[i].st = NULL;
+	}
+}
+
 static void
 rec_free(struct rec *r)
 {

@@ -100,8 +100,6 @@ void	 rec_meta_init(struct rec_meta *, uint64_t);
 void	 rec_meta_set_nodes(struct rec_meta *, unsigned, const char *const *);
 void	 rec_meta_free(struct rec_meta *);
 
-/* Wall-clock milliseconds, the time base of recordings. */
-uint64_t rec_now_ms(void);
 
 /* Writing. */
 struct rec;
@@ -155,6 +153,13 @@ int	 rec_node_bytes(struct rec *, unsigned, uint64_t, const void *,
 	    size_t);
 /* The node's probe stream ended; the next bytes begin a new one. */
 int	 rec_node_restart(struct rec *, unsigned, uint64_t);
+/* Keyframes from these models (the live session's decoders, which decode
+ * every byte rec_node_bytes was given, in order) instead of a decoder of
+ * the recorder's own: one decoder per node.  fn(arg, node) returns NULL
+ * for a node whose decoder refused a frame.  Without it (tests, tools)
+ * the recorder decodes what it writes itself. */
+void	 rec_set_models(struct rec *, const struct node_model *(*)(void *,
+	    unsigned), void *);
 /* A monitor event about a node (REC_NODE_NONE: the job).  Code "state"
  * records a node's state text ("live", "lost: ..."). */
 int	 rec_event(struct rec *, unsigned, uint64_t, uint8_t, const char *,

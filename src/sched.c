@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "hostlist.h"
 #include "jobvars.h"
 #include "sched.h"
@@ -638,17 +639,6 @@ sched_in_path(const char *cmd)
 
 	return sched_which(cmd, buf, sizeof(buf)) == 0;
 }
-
-/* Milliseconds on the monotonic clock. */
-static long long
-sched_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The environment for a command: ours with LC_ALL=C. */
 static char **
 sched_child_env(void)
@@ -719,9 +709,9 @@ sched_run(const char *const *argv, char **out, char *errtxt,
 	}
 	pid = sp.pid;
 
-	deadline = sched_now_ms() + sched_timeout_ms;
+	deadline = (long long)clock_mono_ms() + sched_timeout_ms;
 	while (sp.out != -1 || sp.err != -1) {
-		long long	left = deadline - sched_now_ms();
+		long long	left = deadline - (long long)clock_mono_ms();
 
 		if (left <= 0) {
 			sched_kill(pid);

@@ -5,13 +5,8 @@
  * self-pipe.  A node whose stream breaks is a failed node, shown and
  * reported; the others go on.
  *
- * A hold (the UI's pause) keeps every node's bytes flowing to the bytes
- * hook (the recording) as they come, but not into the decoders: they wait
- * in a per-node buffer, so the models, and all the UI draws from them,
- * stay as they were.  When the hold ends they are decoded in order, and
- * the message hooks see every sample they missed.  A node's buffer is
- * decoded at once past SESSION_HOLD_MAX, and when the node's stream ends
- * and a new one starts (a reconnect) during the hold.
+ * Every byte is decoded as it comes (the UI's pause freezes only what it
+ * draws: ui/ui.c).
  *
  * The nodes' descriptors live in one epoll set, and each node's wishes
  * (its descriptors, its next deadline, its state) are asked again only
@@ -33,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "proto.h"
 #include "session.h"
@@ -45,13 +41,13 @@
 #define SESSION_EXTRA_FDS	8
 #define SESSION_QUIT_GRACE_MS	3000	/* after a quit, before giving up */
 #define SESSION_STATE_MAX	256
-#define SESSION_HOLD_MAX	(16 << 20)	/* bytes held per node */
 
 struct snode {
 	char		*name;
 	struct feed	*feed;
 	struct stream	*st;
 	int		 st_ended;	/* the current stream ended */
+	int		 refused;	/* its decoder refused a frame */
 	int		 stopping;
 	int		 failed;
 	int		 lost;
@@ -62,9 +58,6 @@ struct snode {
 	char		 state[SESSION_STATE_MAX];
 	char		 transport[32];	/* the feed's, as last told */
 	char		*skipped;	/* why cheaper ones were skipped */
-	uint8_t		*held;		/* bytes not decoded: a hold */
-	size_t		 heldlen, heldcap;
-	int		 held_end;	/* the stream ended after them */
 	/* What the loop last asked of the feed (session_ask). */
 	struct pollfd	 pf[FEED_MAX_FDS];	/* registered in the set */
 	int		 npf;
@@ -83,8 +76,6 @@ struct session {
 	uint64_t		 quit_at;
 	int			 linger;	/* probes stopped, loop on */
 	uint8_t			*buf;
-	int			 hold;
-	int			 held;		/* some node holds bytes */
 	uint64_t		 last_pass;	/* when the nodes were stepped */
 	int			 epfd;		/* every node's descriptors */
 	int			*fdowner;	/* fd -> node that registered it */
@@ -106,24 +97,6 @@ struct session {
 
 static volatile sig_atomic_t	 session_signalled;
 static int			 session_sigfd[2] = { -1, -1 };
-
-uint64_t
-session_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-uint64_t
-session_wall_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void
 session_on_signal(int sig)
@@ -245,7 +218,7 @@ session_add(struct session *s, const char *name, struct feed *f,
 	nd->skipped = xstrdup("");
 	nd->st = stream_new(name);
 	model_fix_name(stream_model(nd->st));
-	nd->last_data = session_now_ms();
+	nd->last_data = clock_mono_ms();
 	nd->dirty = 1;
 	nd->due = UINT64_MAX;
 	if (f == NULL)
@@ -276,7 +249,7 @@ session_set_interval(struct session *s, double secs)
 		/* Silence is judged from now: the new interval may be
 		 * longer than the time since the last sample. */
 		if (!nd->lost)
-			nd->last_data = session_now_ms();
+			nd->last_data = clock_mono_ms();
 	}
 	log_debug("interval %u ms: %d probes told", ms, n);
 	return n;
@@ -313,7 +286,7 @@ session_quit(struct session *s)
 	if (s->quit)
 		return;
 	s->quit = 1;
-	s->quit_at = session_now_ms() + SESSION_QUIT_GRACE_MS;
+	s->quit_at = clock_mono_ms() + SESSION_QUIT_GRACE_MS;
 	session_stop_all(s);
 }
 
@@ -357,6 +330,7 @@ session_decode(struct session *s, int i, const uint8_t *buf, size_t n)
 		}
 	}
 	if (t < 0) {
+		nd->refused = 1;
 		stream_error(nd->st, err, sizeof(err));
 		snprintf(msg, sizeof(msg), "probe stream: %s", err);
 		session_fail(s, i, msg);
@@ -374,49 +348,7 @@ session_stream_end(struct session *s, int i)
 	nd->st_ended = 1;
 }
 
-/* Decode what a node held during a hold (and its stream's end). */
-static void
-session_release(struct session *s, int i)
-{
-	struct snode	*nd = &s->nodes[i];
-
-	if (nd->heldlen > 0)
-		session_decode(s, i, nd->held, nd->heldlen);
-	nd->heldlen = 0;
-	if (nd->held_end)
-		session_stream_end(s, i);
-	nd->held_end = 0;
-	free(nd->held);
-	nd->held = NULL;
-	nd->heldcap = 0;
-}
-
-/* Keep bytes for a hold; decode the node's now when it holds too much. */
-static void
-session_keep(struct session *s, int i, const uint8_t *buf, size_t n)
-{
-	struct snode	*nd = &s->nodes[i];
-
-	if (nd->heldlen + n > SESSION_HOLD_MAX) {
-		log_debug("%s: more than %d bytes held: decoding them",
-		    nd->name, SESSION_HOLD_MAX);
-		session_release(s, i);
-		session_decode(s, i, buf, n);
-		return;
-	}
-	if (nd->heldlen + n > nd->heldcap) {
-		nd->heldcap = (nd->heldlen + n) * 2;
-		if (nd->heldcap > SESSION_HOLD_MAX)
-			nd->heldcap = SESSION_HOLD_MAX;
-		nd->held = xreallocarray(nd->held, nd->heldcap, 1);
-	}
-	memcpy(nd->held + nd->heldlen, buf, n);
-	nd->heldlen += n;
-	s->held = 1;
-}
-
-/* Move what a node's feed has into its decoder (or, during a hold, into
- * its held bytes). */
+/* Move what a node's feed has into its decoder. */
 static void
 session_drain(struct session *s, int i, uint64_t now)
 {
@@ -429,44 +361,30 @@ session_drain(struct session *s, int i, uint64_t now)
 		if (n == 0)
 			return;
 		if (n < 0) {
-			if (s->hold && !nd->st_ended) {
-				nd->held_end = 1;
-				s->held = 1;
-			} else
-				session_stream_end(s, i);
+			session_stream_end(s, i);
 			nd->got_data = 0;
 			return;
 		}
 		if (nd->failed)
 			continue;	/* draining a broken stream */
-		if (nd->held_end)
-			session_release(s, i);	/* a new stream: see above */
 		if (nd->st_ended) {
 			/* A reconnect: a new probe, a new HELLO. */
 			stream_free(nd->st);
 			nd->st = stream_new(nd->name);
 			model_fix_name(stream_model(nd->st));
 			nd->st_ended = 0;
+			nd->refused = 0;
 			if (s->hooks.restart != NULL)
 				s->hooks.restart(s->hooks.arg, s, i,
-				    session_wall_ms());
+				    clock_wall_ms());
 		}
 		nd->last_data = now;
 		nd->got_data = 1;
 		if (s->hooks.bytes != NULL)
-			s->hooks.bytes(s->hooks.arg, s, i, session_wall_ms(),
+			s->hooks.bytes(s->hooks.arg, s, i, clock_wall_ms(),
 			    s->buf, (size_t)n);
-		if (s->hold)
-			session_keep(s, i, s->buf, (size_t)n);
-		else
-			session_decode(s, i, s->buf, (size_t)n);
+		session_decode(s, i, s->buf, (size_t)n);
 	}
-}
-
-void
-session_hold(struct session *s, int on)
-{
-	s->hold = on;
 }
 
 /* The state people see: the feed's, or lost when a live feed is silent. */
@@ -474,7 +392,8 @@ static void
 session_update_state(struct session *s, int i, uint64_t now)
 {
 	struct snode	*nd = &s->nodes[i];
-	const char	*st, *err;
+	const char	*st, *err, *why;
+	enum feed_phase	 ph;
 	char		 buf[SESSION_STATE_MAX];
 
 	if (nd->feed == NULL)
@@ -490,10 +409,11 @@ session_update_state(struct session *s, int i, uint64_t now)
 	if (nd->failed)
 		return;
 	st = feed_state(nd->feed);
+	ph = feed_phase(nd->feed, &why);
 	nd->lost = 0;
 	/* A probe still starting (a slow login shell) is not lost: only a
 	 * stream that delivered and then went silent. */
-	if (strcmp(st, "live") == 0 && !nd->stopping && nd->got_data &&
+	if (ph == FEED_LIVE && !nd->stopping && nd->got_data &&
 	    now - nd->last_data > s->conf.lost_ms) {
 		snprintf(buf, sizeof(buf), "lost: no data for %.1f s",
 		    (now - nd->last_data) / 1000.0);
@@ -503,7 +423,7 @@ session_update_state(struct session *s, int i, uint64_t now)
 		nd->lost = 1;
 		return;
 	}
-	if (strncmp(st, "lost", 4) == 0 || strncmp(st, "reconnect", 9) == 0)
+	if (ph == FEED_LOST)
 		nd->lost = 1;
 	session_set_state(s, i, st);
 }
@@ -629,7 +549,7 @@ session_run(struct session *s)
 	evs = xcalloc((size_t)maxev, sizeof(*evs));
 	s->all_dirty = 1;
 	for (;;) {
-		now = session_now_ms();
+		now = clock_mono_ms();
 		if (session_signalled && !s->quit)
 			session_quit(s);
 		left = connecting = 0;
@@ -698,7 +618,7 @@ session_run(struct session *s)
 				if (poll(pfd, (nfds_t)(1 + nextra), pace) < 0 &&
 				    errno != EINTR)
 					fatal("poll: %s", strerror(errno));
-				now = session_now_ms();
+				now = clock_mono_ms();
 				timeout = next == UINT64_MAX ? -1 :
 				    next <= now ? 0 : (int)(next - now);
 			}
@@ -708,7 +628,7 @@ session_run(struct session *s)
 				continue;
 			fatal("poll: %s", strerror(errno));
 		}
-		now = session_now_ms();
+		now = clock_mono_ms();
 		s->last_pass = now;
 		if (pfd[0].revents != 0) {
 			while (read(session_sigfd[0], drain, sizeof(drain)) > 0)
@@ -741,12 +661,6 @@ session_run(struct session *s)
 				    (evs[k].events & EPOLLHUP ? POLLHUP : 0));
 				nd->ready = 1;
 			}
-		}
-		/* A hold just ended: decode what it kept, in order. */
-		if (!s->hold && s->held) {
-			s->held = 0;
-			for (i = 0; i < s->nnodes; i++)
-				session_release(s, i);
 		}
 		/* Step the feeds that had I/O or whose time came. */
 		for (i = 0; i < s->nnodes; i++) {
@@ -787,7 +701,6 @@ session_free(struct session *s)
 	for (i = 0; i < s->nnodes; i++) {
 		feed_free(s->nodes[i].feed);
 		stream_free(s->nodes[i].st);
-		free(s->nodes[i].held);
 		free(s->nodes[i].name);
 		free(s->nodes[i].error);
 		free(s->nodes[i].skipped);
@@ -831,6 +744,12 @@ const char *
 session_node_state(const struct session *s, int i)
 {
 	return s->nodes[i].state;
+}
+
+int
+session_node_refused(const struct session *s, int i)
+{
+	return i >= 0 && i < s->nnodes && s->nodes[i].refused;
 }
 
 const char *

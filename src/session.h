@@ -67,11 +67,6 @@ int		 session_set_interval(struct session *, double);
 /* Node i's feed (for a side command: feed_exec_start), NULL when it has
  * none. */
 struct feed	*session_node_feed(struct session *, int);
-/* Hold (on) or go on decoding: during a hold the probes' bytes reach the
- * bytes hook (the recording) as they come but wait to be decoded, so the
- * models stay as they were; after it they are decoded in order at the
- * loop's next turn, and the message hooks see every sample. */
-void		 session_hold(struct session *, int);
 /* Ask every probe to stop (a hook may call it: the 'q' key); the run
  * ends once they have, or after a grace of a few seconds. */
 void		 session_quit(struct session *);
@@ -91,13 +86,12 @@ const char	*session_node_transport(const struct session *, int);
 const char	*session_node_skipped(const struct session *, int);
 /* Why the node failed for good, or NULL. */
 const char	*session_node_error(const struct session *, int);
+/* Node i's decoder refused a frame of its current stream. */
+int		 session_node_refused(const struct session *, int);
 uint64_t	 session_node_samples(const struct session *, int);
 /* The EVENT the message hook was just called for. */
 const struct proto_event *session_node_event(const struct session *, int);
 int		 session_node_lost(const struct session *, int);
 
-/* Monotonic and wall-clock milliseconds. */
-uint64_t	 session_now_ms(void);
-uint64_t	 session_wall_ms(void);
 
 #endif

@@ -291,10 +291,13 @@ wire_get_cstr(struct wreader *r, char *dst, size_t dstsz)
 uint32_t
 wire_crc32c(uint32_t crc, const void *data, size_t n)
 {
-	static uint32_t	 table[256];
+	/* Slicing by 8: eight bytes per step through eight tables (table
+	 * k: the CRC of a byte followed by k zero bytes).  A replay checks
+	 * every block it reads. */
+	static uint32_t	 t[8][256];
 	static int	 ready;
 	const uint8_t	*p = data;
-	uint32_t	 c;
+	uint32_t	 c, lo, hi;
 	int		 i, k;
 
 	if (!ready) {
@@ -302,12 +305,28 @@ wire_crc32c(uint32_t crc, const void *data, size_t n)
 			c = (uint32_t)i;
 			for (k = 0; k < 8; k++)
 				c = (c >> 1) ^ (0x82f63b78u & -(c & 1));
-			table[i] = c;
+			t[0][i] = c;
 		}
+		for (i = 0; i < 256; i++)
+			for (k = 1; k < 8; k++)
+				t[k][i] = (t[k - 1][i] >> 8) ^
+				    t[0][t[k - 1][i] & 0xff];
 		ready = 1;
 	}
 	crc = ~crc;
+	while (n >= 8) {
+		lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+		    (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+		hi = (uint32_t)p[4] | (uint32_t)p[5] << 8 |
+		    (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+		crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^
+		    t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^
+		    t[3][hi & 0xff] ^ t[2][(hi >> 8) & 0xff] ^
+		    t[1][(hi >> 16) & 0xff] ^ t[0][hi >> 24];
+		p += 8;
+		n -= 8;
+	}
 	while (n--)
-		crc = (crc >> 8) ^ table[(crc ^ *p++) & 0xff];
+		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
 	return ~crc;
 }

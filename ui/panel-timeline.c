@@ -193,7 +193,7 @@ timeline_enter(struct ui *ui)
 		ui_message(ui, 1, "history: %s", err);
 		return -1;
 	}
-	replay_attach(rp, tw);
+	ui_attach_replay(tw, rp);
 	/* The twin draws on the live ui's screen. */
 	tw->started = 1;
 	tw->own_tty = 0;

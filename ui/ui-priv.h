@@ -156,10 +156,13 @@ struct ui {
 	uint64_t		 start_ms;	/* monotonic */
 	uint64_t		 now;		/* monotonic, this frame */
 	struct session		*sess;
-	const struct node_model *(*models)(void *, int);
-	void			*models_arg;
-	void			(*ev_hook)(void *, const struct detect_event *);
-	void			*ev_hook_arg;
+	struct monitor		*mon;	/* history, detectors... */
+	/* Paused: what the screen shows, frozen (the monitor goes on). */
+	struct monitor_snap	*frozen;
+	struct node_model	*frozen_models;	/* per node */
+	unsigned char		*frozen_have;	/* per node: model */
+	struct ui_event		*held;	/* events while paused */
+	unsigned		 nheld;
 	struct session_hooks	 chain;		/* called too (recorder) */
 
 	struct history		*hist;

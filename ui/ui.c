@@ -1,12 +1,16 @@
 /*
- * ui: the monitor's core.  It owns the history and the detectors, keeps
- * each node's state and an event log, and schedules frames: data marks
- * the screen dirty and a frame is drawn at most once per refresh interval
- * (never while paused); a key is answered with a frame at once.  A pause
- * freezes what is drawn: the session holds the probes' bytes undecoded
- * (they are still recorded), node states wait, and the job's series stop,
- * so a key while paused redraws the same data; resuming decodes what was
- * held, in order, so history and detectors miss nothing.  A frame
+ * ui: the interactive monitor, a sink of the monitor core (src/monitor.c,
+ * which owns the history, the detectors and the nodes' phases).  It keeps
+ * what the screen shows of each node, an event log, and schedules
+ * frames: data marks the screen dirty and a frame is drawn at most once
+ * per refresh interval (never while paused); a key is answered with a
+ * frame at once.  A pause freezes what is drawn, not the data: the
+ * screen draws a copy of the monitor's state and of the nodes' models
+ * taken at the pause, while samples, states and events go on into the
+ * monitor, its history and detectors and the recording; so a key while
+ * paused redraws the same data, a pause of any length drops nothing, and
+ * resuming shows the monitor as it is, with the pause's events in the
+ * log.  A frame
  * lays the current view's panels out top to bottom, lets each prepare
  * what it shows, then draws them and the status line.
  *
@@ -29,7 +33,9 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "clock.h"
 #include "config.h"
+#include "feed-replay.h"
 #include "log.h"
 #include "proto.h"
 #include "setup.h"
@@ -64,8 +70,11 @@ static const unsigned ui_refresh_steps[] = {
 	100, 200, 250, 500, 1000, 2000, 3000, 5000, 10000, 15000, 30000, 60000
 };
 
-static void	ui_on_detect(void *, const struct detect_event *);
-static int	ui_sclass_of(const struct ui *, int);
+static int	ui_sclass_of(enum feed_phase, int, int);
+static void	ui_self_cost(struct ui *, uint64_t);
+static void	ui_thaw(struct ui *);
+static void	ui_event_add(struct ui *, int, int, const char *,
+		    const char *, uint64_t);
 static int	ui_on_timeout(void *, uint64_t);
 static void	ui_key_unknown(struct ui *, int);
 
@@ -110,22 +119,145 @@ ui_first_theme(struct ui *ui, char *err, size_t errsz)
 	return theme_load("default", err, errsz);
 }
 
-/* The detectors over the ui's history. */
-static struct detect *
-ui_detect_new(struct ui *ui)
+static void
+ui_sink_node(void *arg, int i, const char *name)
 {
-	struct detect_conf	dc;
+	struct ui	*ui = arg;
+	struct ui_node	*n;
 
-	detect_conf_default(&dc);
-	/* Without a job (-w) the processes shown are no job's ranks. */
-	dc.ranks = ui->conf.job_id[0] != '\0';
-	dc.ntasks = ui->conf.ntasks;	/* said in rank events */
-	return detect_new(ui->hist, &dc, ui_on_detect, ui);
+	ui->nodes = xreallocarray(ui->nodes, (size_t)ui->nnodes + 1,
+	    sizeof(*ui->nodes));
+	n = &ui->nodes[ui->nnodes++];
+	memset(n, 0, sizeof(*n));
+	n->name = xstrdup(name);
+	snprintf(n->state, sizeof(n->state), "connecting");
+	n->sclass = US_CONNECTING;
+	ui->dirty = 1;
 }
+
+static void
+ui_sink_sample(void *arg, int i, const struct node_model *m, uint64_t now)
+{
+	struct ui	*ui = arg;
+
+	/* Paused: the data goes on into the monitor, the screen stays. */
+	if (ui->frozen != NULL)
+		return;
+	ui->data_gen++;
+	ui->dirty = 1;
+	/* A node's first data is drawn at once, not a refresh interval
+	 * (up to 10 s with -d 300) after the empty first screen. */
+	if (i >= 0 && i < ui->nnodes && !ui->nodes[i].sampled) {
+		ui->nodes[i].sampled = 1;
+		ui->last_draw = 0;
+	}
+}
+
+static void
+ui_sink_phase(void *arg, int i, enum feed_phase ph, const char *text,
+    int lost)
+{
+	struct ui	*ui = arg;
+	struct ui_node	*n = &ui->nodes[i];
+
+	if (ui->frozen != NULL)
+		return;		/* ui_pause catches up */
+	snprintf(n->state, sizeof(n->state), "%s", text);
+	n->lost = lost;
+	n->failed |= ph == FEED_FAILED;
+	n->sclass = ui_sclass_of(ph, n->failed, lost);
+	ui->dirty = 1;
+}
+
+static void
+ui_sink_event(void *arg, const struct monitor_event *e)
+{
+	struct ui	*ui = arg;
+	struct ui_event	*h;
+
+	if (ui->frozen == NULL) {
+		ui_event_add(ui, e->node, e->level, e->code, e->text,
+		    e->time_ms);
+		return;
+	}
+	/* Paused: logged on resume (the newest UI_EVENTS_MAX). */
+	if (ui->held == NULL)
+		ui->held = xcalloc(UI_EVENTS_MAX, sizeof(*ui->held));
+	if (ui->nheld == UI_EVENTS_MAX) {
+		memmove(ui->held, ui->held + 1,
+		    (UI_EVENTS_MAX - 1) * sizeof(*ui->held));
+		ui->nheld--;
+	}
+	h = &ui->held[ui->nheld++];
+	h->ms = e->time_ms;
+	h->node = e->node;
+	h->level = e->level;
+	snprintf(h->code, sizeof(h->code), "%s", e->code);
+	snprintf(h->text, sizeof(h->text), "%s", e->text);
+}
+
+static void
+ui_sink_tick(void *arg, uint64_t now)
+{
+	struct ui	*ui = arg;
+
+	/* A replay's ticks are on its clock: the monitor's cost is not. */
+	if (ui->replay == NULL)
+		ui_self_cost(ui, now);
+	else if (clock_mono_ms() >= ui->self_ticks_at + 1000)
+		ui_self_cost(ui, clock_mono_ms());
+	ui->dirty = 1;
+}
+
+static void
+ui_sink_reset(void *arg)
+{
+	struct ui	*ui = arg;
+	struct ui_node	*n;
+	int		 i;
+
+	ui->hist = monitor_history(ui->mon);
+	ui->det = monitor_detect(ui->mon);
+	for (i = 0; i < ui->nnodes; i++) {
+		n = &ui->nodes[i];
+		snprintf(n->state, sizeof(n->state), "connecting");
+		n->lost = n->failed = 0;
+		n->sclass = US_CONNECTING;
+	}
+	ui->evhead = ui->evlen = 0;
+	ui->evtotal = 0;
+	/* Prepared rows point into the old history. */
+	ui->det_mi = NULL;
+	ui->det_hr = NULL;
+	ui->rrows_valid = 0;
+	ui->data_gen++;
+	ui->view_gen++;
+	ui->dirty = 1;
+}
+
+static void
+ui_sink_clock(void *arg, uint64_t wall_ms, uint64_t start_ms)
+{
+	struct ui	*ui = arg;
+
+	ui->vclock = wall_ms;
+	ui->vstart = start_ms;
+}
+
+static const struct monitor_sink ui_sink = {
+	.node_added = ui_sink_node,
+	.sample = ui_sink_sample,
+	.phase = ui_sink_phase,
+	.event = ui_sink_event,
+	.job_tick = ui_sink_tick,
+	.reset = ui_sink_reset,
+	.clock = ui_sink_clock,
+};
 
 struct ui *
 ui_new(const struct ui_conf *conf, char *err, size_t errsz)
 {
+	struct monitor_conf	 mc;
 	struct ui		*ui;
 	size_t			 i;
 	uint64_t		 ms;
@@ -148,10 +280,17 @@ ui_new(const struct ui_conf *conf, char *err, size_t errsz)
 	for (i = 0; i < ui->nthemes; i++)
 		if (strcmp(ui->themes[i], ui->theme->name) == 0)
 			ui->theme_idx = i;
-	ui->hist = history_new();
-	ui->det = ui_detect_new(ui);
+	memset(&mc, 0, sizeof(mc));
+	/* Without a job (-w) the processes shown are no job's ranks. */
+	mc.ranks = ui->conf.job_id[0] != '\0';
+	mc.ntasks = ui->conf.ntasks;
+	mc.interval = conf->interval;
+	ui->mon = monitor_new(&mc);
+	monitor_add_sink(ui->mon, &ui_sink, ui);
+	ui->hist = monitor_history(ui->mon);
+	ui->det = monitor_detect(ui->mon);
 	ui->events = xcalloc(UI_EVENTS_MAX, sizeof(*ui->events));
-	ui->start_ms = session_now_ms();
+	ui->start_ms = clock_mono_ms();
 	ui->interval_ms = (uint64_t)(conf->interval * 1000);
 	if (ui->interval_ms < 10)
 		ui->interval_ms = 10;
@@ -187,8 +326,9 @@ ui_free(struct ui *ui)
 	if (ui->started)
 		ui_stop(ui);
 	backtrace_free(ui->bt);
-	detect_free(ui->det);
-	history_free(ui->hist);
+	ui_thaw(ui);
+	free(ui->held);
+	monitor_free(ui->mon);
 	for (i = 0; i < ui->nnodes; i++)
 		free(ui->nodes[i].name);
 	free(ui->nodes);
@@ -219,18 +359,9 @@ ui_free(struct ui *ui)
 void
 ui_add_node(struct ui *ui, const char *name, int local)
 {
-	struct ui_node	*n;
+	int	i = monitor_add_node(ui->mon, name);
 
-	ui->nodes = xreallocarray(ui->nodes, (size_t)ui->nnodes + 1,
-	    sizeof(*ui->nodes));
-	n = &ui->nodes[ui->nnodes++];
-	memset(n, 0, sizeof(*n));
-	n->name = xstrdup(name);
-	n->local = local;
-	snprintf(n->state, sizeof(n->state), "connecting");
-	n->sclass = US_CONNECTING;
-	history_resize(ui->hist, ui->nnodes);
-	ui->dirty = 1;
+	ui->nodes[i].local = local;
 }
 
 /* Models from the session (always the current stream's: a reconnect
@@ -247,32 +378,29 @@ void
 ui_set_session(struct ui *ui, struct session *s)
 {
 	ui->sess = s;
-	ui->models = ui_session_model;
-	ui->models_arg = s;
+	monitor_set_models(ui->mon, ui_session_model, s);
 }
 
 void
 ui_set_models(struct ui *ui, const struct node_model *(*fn)(void *, int),
     void *arg)
 {
-	ui->models = fn;
-	ui->models_arg = arg;
+	monitor_set_models(ui->mon, fn, arg);
 }
 
-void
-ui_set_event_hook(struct ui *ui, void (*fn)(void *,
-    const struct detect_event *), void *arg)
+struct monitor *
+ui_monitor(const struct ui *ui)
 {
-	ui->ev_hook = fn;
-	ui->ev_hook_arg = arg;
+	return ui->mon;
 }
 
 const struct node_model *
 ui_model(const struct ui *ui, int i)
 {
-	if (ui->models == NULL || i < 0 || i >= ui->nnodes)
-		return NULL;
-	return ui->models(ui->models_arg, i);
+	if (ui->frozen != NULL)
+		return i >= 0 && i < ui->nnodes && ui->frozen_have[i] ?
+		    &ui->frozen_models[i] : NULL;
+	return monitor_model(ui->mon, i);
 }
 
 /* Add one line to the event log. */
@@ -306,43 +434,20 @@ ui_event_get(const struct ui *ui, unsigned k)
 	return &ui->events[(ui->evhead + k) % UI_EVENTS_MAX];
 }
 
-static void
-ui_on_detect(void *arg, const struct detect_event *de)
-{
-	struct ui	*ui = arg;
-
-	/* A replay shows the events the live run recorded instead. */
-	if (ui->replay != NULL)
-		return;
-	ui_event_add(ui, de->node, de->level, de->code, de->text,
-	    de->time_ms);
-	if (ui->ev_hook != NULL)
-		ui->ev_hook(ui->ev_hook_arg, de);
-}
-
 void
 ui_node_sample(struct ui *ui, int i, const struct node_model *m,
     uint64_t now)
 {
 	if (i < 0 || i >= ui->nnodes)
 		return;
-	history_node_sample(ui->hist, i, m, now);
-	detect_node_sample(ui->det, i, m, m->time_ms);
-	ui->data_gen++;
-	ui->dirty = 1;
-	/* A node's first data is drawn at once, not a refresh interval
-	 * (up to 10 s with -d 300) after the empty first screen. */
-	if (!ui->nodes[i].sampled) {
-		ui->nodes[i].sampled = 1;
-		ui->last_draw = 0;
-	}
+	monitor_sample(ui->mon, i, m, now);
 }
 
 /* Wall-clock ms of the data shown: a replay's clock, else now. */
 static uint64_t
 ui_wall(const struct ui *ui)
 {
-	return ui->vclock != 0 ? ui->vclock : session_wall_ms();
+	return ui->vclock != 0 ? ui->vclock : clock_wall_ms();
 }
 
 /* The node's transport: kept, and told in the event log when the
@@ -367,52 +472,19 @@ ui_node_transport(struct ui *ui, int i, const char *t, const char *skipped)
 void
 ui_node_state(struct ui *ui, int i, const char *state, int lost)
 {
-	struct ui_node	*n;
-	char		 text[256];
-
-	if (i < 0 || i >= ui->nnodes)
-		return;
-	n = &ui->nodes[i];
-	snprintf(n->state, sizeof(n->state), "%s", state);
-	n->lost = lost;
-	n->sclass = ui_sclass_of(ui, i);
-	if (strncmp(state, "failed", 6) == 0 && !n->failed) {
-		n->failed = 1;
-		snprintf(text, sizeof(text), "%s %s", n->name, state);
-		ui_event_add(ui, i, EV_ERROR, "failed", text, ui_wall(ui));
-	} else if (strcmp(state, "live") == 0 && !n->live_once) {
-		n->live_once = 1;
-		snprintf(text, sizeof(text), "%s live", n->name);
-		ui_event_add(ui, i, EV_INFO, "live", text, ui_wall(ui));
-	}
-	detect_node_state(ui->det, i, n->name, lost, state, ui_wall(ui));
-	ui->dirty = 1;
+	monitor_state(ui->mon, i, state, lost);
 }
 
 void
 ui_node_event(struct ui *ui, int i, const struct proto_event *ev)
 {
-	char	text[320];
-
-	if (i < 0 || i >= ui->nnodes || ev == NULL)
-		return;
-	snprintf(text, sizeof(text), "%s probe: %s", ui->nodes[i].name,
-	    ev->text);
-	ui_event_add(ui, i, ev->level, ev->code, text, ev->time_ms);
-}
-
-void
-ui_log_event(struct ui *ui, int node, int level, const char *code,
-    const char *text, uint64_t ms)
-{
-	ui_event_add(ui, node >= 0 && node < ui->nnodes ? node : -1, level,
-	    code, text, ms);
+	monitor_probe_event(ui->mon, i, ev);
 }
 
 void
 ui_warn(struct ui *ui, const char *text)
 {
-	ui_event_add(ui, -1, EV_ERROR, "monitor", text, session_wall_ms());
+	ui_event_add(ui, -1, EV_ERROR, "monitor", text, clock_wall_ms());
 	ui_message(ui, 1, "%s", text);
 	if (ui->twin != NULL)
 		ui_message(ui->twin, 1, "%s", text);
@@ -426,13 +498,13 @@ ui_job_end(struct ui *ui, const char *state)
 	if (ui->job_ended)
 		return;
 	ui->job_ended = 1;
-	detect_job_ended(ui->det);
-	ui->end_ms = ui->now != 0 ? ui->now : session_now_ms();
+	monitor_job_ended(ui->mon);
+	ui->end_ms = ui->now != 0 ? ui->now : clock_mono_ms();
 	free((char *)(uintptr_t)ui->conf.job_state);
 	ui->conf.job_state = xstrdup(state);
 	snprintf(text, sizeof(text), "the job has ended (%s): the probes "
 	    "are stopped; q quits", state);
-	ui_event_add(ui, -1, EV_INFO, "job", text, session_wall_ms());
+	ui_event_add(ui, -1, EV_INFO, "job", text, clock_wall_ms());
 	ui_message(ui, 0, "%s", text);
 	ui->dirty = 1;
 }
@@ -452,38 +524,10 @@ ui_set_replay(struct ui *ui, struct replay *rp)
 }
 
 void
-ui_set_clock(struct ui *ui, uint64_t wall_ms, uint64_t start_ms)
+ui_attach_replay(struct ui *ui, struct replay *rp)
 {
-	ui->vclock = wall_ms;
-	ui->vstart = start_ms;
-}
-
-void
-ui_reset(struct ui *ui)
-{
-	struct ui_node	*n;
-	int		 i;
-
-	detect_free(ui->det);
-	history_free(ui->hist);
-	ui->hist = history_new();
-	history_resize(ui->hist, ui->nnodes);
-	ui->det = ui_detect_new(ui);
-	for (i = 0; i < ui->nnodes; i++) {
-		n = &ui->nodes[i];
-		snprintf(n->state, sizeof(n->state), "connecting");
-		n->lost = n->failed = n->live_once = 0;
-		n->sclass = US_CONNECTING;
-	}
-	ui->evhead = ui->evlen = 0;
-	ui->evtotal = 0;
-	/* Prepared rows point into the old history. */
-	ui->det_mi = NULL;
-	ui->det_hr = NULL;
-	ui->rrows_valid = 0;
-	ui->data_gen++;
-	ui->view_gen++;
-	ui->dirty = 1;
+	replay_attach(rp, ui->mon);
+	ui_set_replay(ui, rp);
 }
 
 /* The monitor's own CPU since the last tick, percent of one CPU. */
@@ -507,17 +551,7 @@ ui_self_cost(struct ui *ui, uint64_t now)
 void
 ui_job_tick(struct ui *ui, uint64_t now)
 {
-	uint64_t	stale = ui->interval_ms * 5 / 2;
-
-	if (stale < 1000)
-		stale = 1000;
-	history_job_sample(ui->hist, now, stale);
-	/* A replay's ticks are on its clock: the monitor's cost is not. */
-	if (ui->replay == NULL)
-		ui_self_cost(ui, now);
-	else if (session_now_ms() >= ui->self_ticks_at + 1000)
-		ui_self_cost(ui, session_now_ms());
-	ui->dirty = 1;
+	monitor_job_tick(ui->mon, now);
 }
 
 enum ui_view
@@ -554,7 +588,7 @@ ui_message(struct ui *ui, int error, const char *fmt, ...)
 	vsnprintf(ui->msg, sizeof(ui->msg), fmt, ap);
 	va_end(ap);
 	ui->msg_err = error;
-	ui->msg_until = session_now_ms() + UI_MSG_MS;
+	ui->msg_until = clock_mono_ms() + UI_MSG_MS;
 	ui->dirty = 1;
 }
 
@@ -564,24 +598,19 @@ ui_sclass(const struct ui *ui, int i)
 	return ui->nodes[i].sclass;
 }
 
-/* The class of a node's state text (computed when it changes). */
+/* The class of a node's phase (computed when it changes). */
 static int
-ui_sclass_of(const struct ui *ui, int i)
+ui_sclass_of(enum feed_phase ph, int failed, int lost)
 {
-	const char	*st = ui->nodes[i].state;
-
-	if (ui->nodes[i].failed || strncmp(st, "failed", 6) == 0)
+	if (failed || ph == FEED_FAILED)
 		return US_FAILED;
-	if (ui->nodes[i].lost || strncmp(st, "lost", 4) == 0 ||
-	    strncmp(st, "reconnect", 9) == 0)
+	if (lost || ph == FEED_LOST)
 		return US_LOST;
-	if (strcmp(st, "live") == 0)
+	if (ph == FEED_LIVE)
 		return US_LIVE;
 	/* A probe asked to stop (q, the job's end) is done, not
-	 * connecting: "closed" over SSH, "stopping" until then. */
-	if (strcmp(st, "done") == 0 || strncmp(st, "ended", 5) == 0 ||
-	    strncmp(st, "exited", 6) == 0 || strcmp(st, "closed") == 0 ||
-	    strcmp(st, "stopping") == 0)
+	 * connecting. */
+	if (ph == FEED_CLOSED || ph == FEED_STOPPING)
 		return US_DONE;
 	return US_CONNECTING;
 }
@@ -911,10 +940,10 @@ ui_backtrace(struct ui *ui)
 			return;
 		}
 		ui->bt = backtrace_start_remote(rs, name,
-		    (pid_t)ui->det_pid, session_now_ms(), err, sizeof(err));
+		    (pid_t)ui->det_pid, clock_mono_ms(), err, sizeof(err));
 	} else
 		ui->bt = backtrace_start((pid_t)ui->det_pid,
-		    session_now_ms(), err, sizeof(err));
+		    clock_mono_ms(), err, sizeof(err));
 	if (ui->bt == NULL)
 		snprintf(ui->bt_note, sizeof(ui->bt_note), "%s", err);
 	else
@@ -982,25 +1011,86 @@ ui_key_unknown(struct ui *ui, int key)
 	ui_message(ui, 0, "unknown key %s: press h or ? for help", name);
 }
 
+/* Prepared rows and the rank shown point into the data drawn: made
+ * again from what is drawn now. */
+static void
+ui_data_switched(struct ui *ui)
+{
+	ui->det_mi = NULL;
+	ui->det_hr = NULL;
+	ui->rrows_valid = 0;
+	ui->data_gen++;
+	ui->view_gen++;
+	ui->dirty = 1;
+}
+
+/* Freeze what the screen shows: a copy of the monitor's state and of
+ * the nodes' models, drawn until resumed. */
+static void
+ui_freeze(struct ui *ui)
+{
+	const struct node_model	*m;
+	int			 i;
+
+	ui->frozen = monitor_snapshot(ui->mon);
+	ui->frozen_models = xcalloc(ui->nnodes > 0 ? (size_t)ui->nnodes : 1,
+	    sizeof(*ui->frozen_models));
+	ui->frozen_have = xcalloc(ui->nnodes > 0 ? (size_t)ui->nnodes : 1, 1);
+	for (i = 0; i < ui->nnodes; i++) {
+		if ((m = monitor_model(ui->mon, i)) == NULL)
+			continue;
+		model_clone(&ui->frozen_models[i], m);
+		ui->frozen_have[i] = 1;
+	}
+	ui->hist = monitor_snap_history(ui->frozen);
+	ui->det = monitor_snap_detect(ui->frozen);
+	ui_data_switched(ui);
+}
+
+/* Draw the monitor's state again: what changed while frozen. */
+static void
+ui_thaw(struct ui *ui)
+{
+	const struct ui_event	*h;
+	struct monitor_snap	*sn = ui->frozen;
+	unsigned		 k;
+	int			 i;
+
+	if (sn == NULL)
+		return;
+	ui->frozen = NULL;
+	ui->hist = monitor_history(ui->mon);
+	ui->det = monitor_detect(ui->mon);
+	for (i = 0; i < ui->nnodes; i++)
+		if (ui->frozen_have[i])
+			model_free(&ui->frozen_models[i]);
+	free(ui->frozen_models);
+	free(ui->frozen_have);
+	ui->frozen_models = NULL;
+	ui->frozen_have = NULL;
+	monitor_snap_free(sn);
+	for (i = 0; i < ui->nnodes; i++)
+		ui_sink_phase(ui, i, monitor_node_phase(ui->mon, i),
+		    monitor_node_text(ui->mon, i),
+		    monitor_node_lost(ui->mon, i));
+	for (k = 0; k < ui->nheld; k++) {
+		h = &ui->held[k];
+		ui_event_add(ui, h->node, h->level, h->code, h->text, h->ms);
+	}
+	ui->nheld = 0;
+	ui_data_switched(ui);
+}
+
 void
 ui_pause(struct ui *ui, int on)
 {
-	int	i;
-
 	ui->paused = on;
-	if (ui->sess != NULL)
-		session_hold(ui->sess, on);
-	if (!on && ui->sess != NULL) {
-		/* Node states that changed while paused. */
-		for (i = 0; i < ui->nnodes && i < session_nnodes(ui->sess);
-		    i++) {
-			if (strcmp(ui->nodes[i].state,
-			    session_node_state(ui->sess, i)) != 0 ||
-			    ui->nodes[i].lost != session_node_lost(ui->sess, i))
-				ui_node_state(ui, i,
-				    session_node_state(ui->sess, i),
-				    session_node_lost(ui->sess, i));
-		}
+	/* A live screen freezes; a replay's player has its own pause. */
+	if (ui->replay == NULL) {
+		if (on && ui->frozen == NULL)
+			ui_freeze(ui);
+		else if (!on)
+			ui_thaw(ui);
 	}
 	ui->dirty = 1;
 }
@@ -1287,7 +1377,7 @@ ui_on_message(void *arg, struct session *s, int i, int type)
 		ui->chain.message(ui->chain.arg, s, i, type);
 	if (type == MSG_SAMPLE)
 		ui_node_sample(ui, i, session_node_model(s, i),
-		    session_now_ms());
+		    clock_mono_ms());
 	else if (type == MSG_EVENT)
 		ui_node_event(ui, i, session_node_event(s, i));
 	else
@@ -1302,9 +1392,8 @@ ui_on_state(void *arg, struct session *s, int i, const char *old,
 
 	if (ui->chain.state != NULL)
 		ui->chain.state(ui->chain.arg, s, i, old, cur);
-	/* Paused: the state shown stays; ui_pause catches up. */
-	if (!ui->paused)
-		ui_node_state(ui, i, cur, session_node_lost(s, i));
+	/* Paused: the monitor takes it, the screen catches up on resume. */
+	ui_node_state(ui, i, cur, session_node_lost(s, i));
 }
 
 static void
@@ -1422,7 +1511,8 @@ ui_on_timeout(void *arg, uint64_t now)
 	if (ui->replay != NULL)
 		tw = timeline_tick(ui, now);
 	else if (now >= ui->next_job_tick) {
-		if (!ui->paused && !ui->job_ended)
+		/* Paused too: the history goes on, the screen stays. */
+		if (!ui->job_ended)
 			ui_job_tick(ui, now);
 		ui->next_job_tick += ui->interval_ms;
 		if (ui->next_job_tick <= now)

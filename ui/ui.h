@@ -22,6 +22,7 @@
 
 #include "detect.h"
 #include "model.h"
+#include "monitor.h"
 #include "session.h"
 
 struct config;
@@ -56,7 +57,10 @@ void		 ui_free(struct ui *);
 void		 ui_add_node(struct ui *, const char *, int);
 /* The session: the models, state and quit come from it. */
 void		 ui_set_session(struct ui *, struct session *);
-/* Where models come from without a session (tests, replay). */
+/* The monitor core the ui is a sink of (its history, detectors and
+ * nodes' phases): more sinks (the recorder) join it here. */
+struct monitor	*ui_monitor(const struct ui *);
+/* Where models come from without a session (tests): the monitor's. */
 void		 ui_set_models(struct ui *, const struct node_model *(*)(void *,
 		     int), void *);
 /* The session hooks of the monitor (arg is the ui).  chain, when not
@@ -64,9 +68,6 @@ void		 ui_set_models(struct ui *, const struct node_model *(*)(void *,
  * ui's, and its timeout joins the ui's (the recorder). */
 void		 ui_hooks(struct ui *, struct session_hooks *,
 		     const struct session_hooks *);
-/* Also hand every detector event to fn (the recorder). */
-void		 ui_set_event_hook(struct ui *, void (*)(void *,
-		     const struct detect_event *), void *);
 
 /* The scheduler says the job has ended in this state (its word): the
  * header shows it instead of RUNNING, the clock and the job's series stop,
@@ -81,20 +82,14 @@ void		 ui_set_recording(struct ui *, const char *);
 void		 ui_warn(struct ui *, const char *);
 
 /*
- * Replay (src/feed-replay.c).  A player feeds the ui through the calls
- * below on a clock of its own: ui_set_clock before each message stamps
- * states and events with the recorded time (and the header shows it),
- * the recorded events stand in for the detectors' own, and the timeline
- * panel shows the player.  ui_reset forgets every sample, flag, state
- * and event before a seek replays the history up to the new time.
+ * Replay (src/feed-replay.c).  The player drives the ui's monitor on a
+ * clock of its own (the header shows it), the recorded events stand in
+ * for the detectors' own, and the timeline panel shows the player.
+ * ui_attach_replay attaches the player to the ui's monitor and shows it.
  */
 struct replay;
 void		 ui_set_replay(struct ui *, struct replay *);
-void		 ui_set_clock(struct ui *, uint64_t, uint64_t);
-void		 ui_reset(struct ui *);
-/* A recorded event: node (-1 the job), level, code, text, unix ms. */
-void		 ui_log_event(struct ui *, int, int, const char *, const char *,
-		     uint64_t);
+void		 ui_attach_replay(struct ui *, struct replay *);
 
 /* Take the terminal (curses on stdin/stdout) / give it back. */
 int		 ui_start(struct ui *, char *, size_t);

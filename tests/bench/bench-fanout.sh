@@ -42,7 +42,9 @@
 # FANOUT_STEADY_ONLY (0; 1 measures only the steady state, for profiling),
 # FANOUT_PERF (a file: `perf record` of the monitor over the window, with
 # FANOUT_PERF_CALLGRAPH: fp, or dwarf for a build without frame pointers),
-# FANOUT_SMAPS (a file: the monitor's /proc/PID/smaps at the window's end).
+# FANOUT_SMAPS (a file: the monitor's /proc/PID/smaps at the window's end),
+# JOBTOP_BASE (a baseline monitor binary, e.g. built from main: its steady
+# state is measured right after, and the ratios printed).
 set -eu
 : "${TOP:=$(cd "$(dirname "$0")/../.." && pwd)}"
 JOBTOP=${JOBTOP:-$TOP/jobtop}
@@ -76,6 +78,14 @@ chown -R "$USER_:" "$home" "$state"
 # itself as jobtop does.
 install -m 755 "$JOBTOP" "$bin/jobtop-bench"
 install -m 755 "$PROBE" "$bin/jobtop-probe"
+# JOBTOP_BASE: a baseline monitor binary (a build of main) measured in
+# the same run for the steady state; the same probe beside it.
+binb=$tmp/binb
+if [ -n "${JOBTOP_BASE:-}" ]; then
+	mkdir -m 755 "$binb"
+	install -m 755 "$JOBTOP_BASE" "$binb/jobtop-bench"
+	install -m 755 "$PROBE" "$binb/jobtop-probe"
+fi
 ns=jtfanout$$
 ns_made=0 lab_started=0
 hash=$(sha256sum "$PROBE" | cut -c1-16)
@@ -319,6 +329,13 @@ if ((max > 0)); then
 	wait_quiet
 	steady=$(in_ns $RUN steady "$max" "$STEADY_S" 300 "$tmp/err.st" -- "$BASH" -c "$(declare -f as_user); USER_=$USER_; as_user $NOFILE '$home' XDG_STATE_HOME=$state $bin/jobtop-bench -w '$hl' -b --json -d 1")
 	steady_err=$(sort "$tmp/err.st" | sed 's/lb[0-9]*/lbNNNN/' | uniq -c | sort -rn | head -5)
+	# The baseline monitor (JOBTOP_BASE: e.g. a build of main), the same
+	# window on the same nodes right after: the ratios below.
+	if [ -n "${JOBTOP_BASE:-}" ]; then
+		echo "== steady (baseline $JOBTOP_BASE): $hl at 1 Hz, ${STEADY_S} s window" >&2
+		wait_quiet
+		steady_b=$(in_ns $RUN steady "$max" "$STEADY_S" 300 "$tmp/err.sb" -- "$BASH" -c "$(declare -f as_user); USER_=$USER_; as_user $NOFILE '$home' XDG_STATE_HOME=$state $binb/jobtop-bench -w '$hl' -b --json -d 1")
+	fi
 fi
 
 # --- summary ---------------------------------------------------------------
@@ -356,6 +373,13 @@ if ((max > 0)); then
 	    "${cpu:-?}" "${rss:-?}" "${hwm:-?}"
 	awk -v c="${cpu:--1}" 'BEGIN {exit !(c >= 0 && c < 5)}' || { echo "MISS: monitor cpu"; miss=1; }
 	awk -v r="${hwm:--1}" 'BEGIN {exit !(r >= 0 && r < 102400)}' || { echo "MISS: monitor rss"; miss=1; }
+	if [ -n "${steady_b:-}" ]; then
+		echo "baseline steady ($JOBTOP_BASE): $steady_b"
+		cb=$(kv cpu_pct <<<"$steady_b") rb=$(kv rss_kib_max <<<"$steady_b") hb=$(kv hwm_kib <<<"$steady_b")
+		awk -v c="${cpu:--1}" -v cb="${cb:--1}" -v r="${hwm:--1}" -v rb="${hb:--1}" -v n="$max" 'BEGIN {
+			printf "against the baseline: cpu %.2f%% vs %.2f%% (%.2fx); hwm per node %.1f KiB vs %.1f KiB (%.2fx)\n",
+			    c, cb, (cb > 0 ? c / cb : 0), r / n, rb / n, (rb > 0 ? r / rb : 0) }'
+	fi
 	[ "$(kv nodes_in_window <<<"$steady")" = "$max" ] || { echo "MISS: not every node streamed during the window"; miss=1; }
 	((STEADY_ONLY)) || [ "$(kv nodes <<<"$fdcheck")" = "$max" ] || { echo "MISS: jobtop fails at $max nodes under a soft fd limit of $soft (it does not raise its soft limit to the hard one)"; miss=1; }
 fi

@@ -63,3 +63,51 @@ if command -v tmux >/dev/null; then
 		echo "live_1hz: jobtop did not start in tmux"
 	fi
 fi
+
+# The replay screen on a one-hour recording of 64 nodes at 1 Hz (made by
+# build/tests/test-rec --gen): a seek 60 s before the end with 150 s of
+# history rebuilt, then a step back and a step forward (history and
+# detectors rebuilt to match).  Targets: a step under 30 ms, a seek
+# under 100 ms.  BENCH_BASE_TESTS: the build/tests directory of a
+# baseline (e.g. main), run alternately in the same run for the ratios.
+# Medians of BENCH_REPLAY_REPS (5) runs each.
+REPLAY=$TOP/build/tests/test-replay
+GEN=$TOP/build/tests/test-rec
+if [ -x "$REPLAY" ] && [ -x "$GEN" ]; then
+	rtmp=$(mktemp -d)
+	trap 'tmux -L "${sock:-x}" kill-server 2>/dev/null || true; rm -rf "$rtmp"' EXIT
+	"$GEN" --gen "$rtmp/big.jtr" 64 3600 >/dev/null
+	reps=${BENCH_REPLAY_REPS:-5}
+	for r in $(seq "$reps"); do
+		"$REPLAY" --seek "$rtmp/big.jtr" 60 >>"$rtmp/new.out"
+		if [ -n "${BENCH_BASE_TESTS:-}" ]; then
+			"$BENCH_BASE_TESTS/test-replay" --seek "$rtmp/big.jtr" 60 >>"$rtmp/base.out"
+		fi
+	done
+	# med FILE WHAT [cpu]: the median ms of "WHAT N ms" in FILE's lines,
+	# or of its "(cpu N ms)".
+	med() {
+		if [ "${3:-}" = cpu ]; then
+			sed -n "s/.*$2 [0-9.]* ms (cpu \\([0-9.]*\\) ms).*/\\1/p" "$1"
+		else
+			sed -n "s/.*$2 \\([0-9.]*\\) ms.*/\\1/p" "$1"
+		fi | sort -n |
+		    awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print -1}'
+	}
+	# CPU time beside the wall time: on a loaded machine the wall time
+	# includes waiting for a CPU.
+	for what in "rebuilt" "step back" "step forward"; do
+		t=$([ "$what" = rebuilt ] && echo 100 || echo 30)
+		label=$([ "$what" = rebuilt ] && echo seek || echo "${what// /_}")
+		for k in wall cpu; do
+			n=$(med "$rtmp/new.out" "$what" $k)
+			if [ -s "$rtmp/base.out" ]; then
+				b=$(med "$rtmp/base.out" "$what" $k)
+				printf 'replay_%-13s %-4s %8.1f ms  baseline %8.1f ms (%.2fx)  target < %d ms\n' \
+				    "$label" "$k" "$n" "$b" "$(awk -v n="$n" -v b="$b" 'BEGIN {print (b > 0 ? n / b : 0)}')" "$t"
+			else
+				printf 'replay_%-13s %-4s %8.1f ms  target < %d ms\n' "$label" "$k" "$n" "$t"
+			fi
+		done
+	done
+fi

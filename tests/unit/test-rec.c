@@ -477,7 +477,28 @@ struct session_spec {
 
 static uint8_t	 streambuf[4 << 20];
 
-/* Feed bytes to the recorder in pieces of random sizes. */
+/* The live session's decoders (one per node), when make_recording gives
+ * the recorder their models (rec_set_models) instead of its own. */
+static struct stream	*live_st[8];
+static int		 live_refused[8];
+static int		 use_live;
+
+static const struct node_model *
+live_model(void *arg, unsigned i)
+{
+	return live_refused[i] ? NULL : stream_model(live_st[i]);
+}
+
+static void
+live_restart(unsigned i, const char *name)
+{
+	stream_free(live_st[i]);
+	live_st[i] = stream_new(name);
+	live_refused[i] = 0;
+}
+
+/* Feed bytes to the recorder in pieces of random sizes (and to the live
+ * decoder, after the recorder, as the session does). */
 static void
 feed_chunks(struct rec *r, unsigned node, uint64_t t, const uint8_t *p,
     size_t n, uint64_t *rng)
@@ -489,6 +510,14 @@ feed_chunks(struct rec *r, unsigned node, uint64_t t, const uint8_t *p,
 		if (k > n)
 			k = n;
 		rec_node_bytes(r, node, t, p, k);
+		if (use_live && !live_refused[node]) {
+			int	rc;
+
+			stream_feed(live_st[node], p, k);
+			while ((rc = stream_next(live_st[node])) > 0)
+				;
+			live_refused[node] = rc < 0;
+		}
 		p += k;
 		n -= k;
 	}
@@ -521,6 +550,11 @@ make_recording(const char *path, const struct session_spec *sp,
 	CHECK(r != NULL);
 	if (r == NULL)
 		return 0;
+	if (use_live) {
+		for (i = 0; i < sp->nnodes; i++)
+			live_restart(i, names[i]);
+		rec_set_models(r, live_model, NULL);
+	}
 	for (i = 0; i < sp->nnodes; i++) {
 		sim_init(&sims[i], names[i], START_MS + 3 + i, sp->ncores, 2,
 		    2, sp->nranks, seed + i);
@@ -544,6 +578,8 @@ make_recording(const char *path, const struct session_spec *sp,
 				rec_event(r, i, t, EV_WARN, "state",
 				    "lost: connection reset");
 				rec_node_restart(r, i, t + 1);
+				if (use_live)
+					live_restart(i, names[i]);
 				sim_init(&sims[i], names[i], t, sp->ncores, 2,
 				    2, sp->nranks, seed + 100 + i);
 				sims[i].churn = 1;
@@ -589,8 +625,11 @@ make_recording(const char *path, const struct session_spec *sp,
 	}
 	size = rec_size(r);
 	CHECK_INT(rec_close(r, err, sizeof(err)), 0);
-	for (i = 0; i < sp->nnodes; i++)
+	for (i = 0; i < sp->nnodes; i++) {
 		free(names[i]);
+		stream_free(live_st[i]);
+		live_st[i] = NULL;
+	}
 	rec_meta_free(&meta);
 	return (size_t)size;
 }
@@ -950,6 +989,32 @@ test_seek(void)
 	check_seek(tmp_path("s.jtr"), &ref, START_MS + 200002, 1);
 	check_seek(tmp_path("s.jtr"), &ref, START_MS + 999999, 1);
 	lines_free(&ref);
+}
+
+/* One decoder per node: a recorder whose keyframes come from the live
+ * decoders' models writes the same file, byte for byte, as one that
+ * decodes what it writes itself (restarts, a BYE, broken framing and
+ * keyframes included). */
+static void
+test_live_models(void)
+{
+	struct session_spec	 sp = { 3, 200, 20000, 2, 70, 1, 150, 0, 120,
+				    0, 4, 5 };
+	uint8_t			*a, *b;
+	size_t			 alen, blen;
+
+	make_recording(tmp_path("own.jtr"), &sp, 9);
+	use_live = 1;
+	make_recording(tmp_path("live.jtr"), &sp, 9);
+	use_live = 0;
+	a = slurp(tmp_path("own.jtr"), &alen);
+	b = slurp(tmp_path("live.jtr"), &blen);
+	CHECK(a != NULL && b != NULL);
+	CHECK_INT(alen, blen);
+	CHECK(a != NULL && b != NULL && alen == blen &&
+	    memcmp(a, b, alen) == 0);
+	free(a);
+	free(b);
 }
 
 /* Is l a prefix of ref? */
@@ -1532,6 +1597,7 @@ main(int argc, char **argv)
 	RUN(test_roundtrip);
 	RUN(test_direct);
 	RUN(test_seek);
+	RUN(test_live_models);
 	RUN(test_damage);
 	RUN(test_crash_file);
 	RUN(test_versions);

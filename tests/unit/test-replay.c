@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "feed-replay.h"
 #include "harness.h"
 #include "rec.h"
@@ -147,7 +148,7 @@ replay_ui(struct replay **rpp, int cols)
 	c.elapsed = c.time_limit = c.ntasks = -1;
 	ui = ui_new(&c, err, sizeof(err));
 	CHECK(ui != NULL);
-	replay_attach(*rpp, ui);
+	ui_attach_replay(ui, *rpp);
 	CHECK_INT(ui_start_on(ui, out, in, "xterm-256color", 40, cols, err,
 	    sizeof(err)), 0);
 	return ui;
@@ -166,7 +167,7 @@ line(struct ui *ui, int y)
 {
 	static char	buf[1024];
 
-	ui_frame(ui, session_now_ms());
+	ui_frame(ui, clock_mono_ms());
 	ui_screen_line(ui, y, buf, sizeof(buf));
 	return buf;
 }
@@ -178,7 +179,7 @@ on_screen(struct ui *ui, const char *s)
 	char	buf[1024];
 	int	y;
 
-	ui_frame(ui, session_now_ms());
+	ui_frame(ui, clock_mono_ms());
 	for (y = 0; y < ui->rows; y++) {
 		ui_screen_line(ui, y, buf, sizeof(buf));
 		if (strstr(buf, s) != NULL)
@@ -205,7 +206,7 @@ settle(struct replay *rp)
 
 	for (n = 0, replay_status(rp, &st); st.rebuilt >= 0 && n < 100000;
 	    n++, replay_status(rp, &st))
-		replay_tick(rp, session_now_ms());
+		replay_tick(rp, clock_mono_ms());
 	CHECK_INT(st.rebuilt, -1);
 }
 
@@ -287,7 +288,7 @@ test_seek_is_play(void)
 			CHECK_INT(st.pos_ms, T0 + 100000);
 			CHECK(strstr(line(seek, 38), "seeking ") != NULL);
 			replay_step(rs, 1);
-			replay_tick(rs, session_now_ms());
+			replay_tick(rs, clock_mono_ms());
 			replay_status(rs, &st);
 			CHECK(st.rebuilt > 0 && st.rebuilt < 100);
 			settle(rs);
@@ -408,7 +409,7 @@ static void
 keys(struct ui *ui, const char *s)
 {
 	for (; *s != '\0'; s++)
-		ui_key(ui, (unsigned char)*s, session_now_ms());
+		ui_key(ui, (unsigned char)*s, clock_mono_ms());
 	if (ui->replay != NULL)
 		settle(ui->replay);
 	if (ui->twin != NULL)
@@ -451,7 +452,7 @@ test_keys(void)
 	CHECK_INT(pos(rp), t + 62000);
 	keys(ui, "J");
 	CHECK(strstr(line(ui, 38), "Jump to:") != NULL);
-	ui_key(ui, 27, session_now_ms());
+	ui_key(ui, 27, clock_mono_ms());
 	CHECK(strstr(line(ui, 38), "REPLAY") != NULL);
 	keys(ui, "$");
 	replay_status(rp, &st);
@@ -464,7 +465,7 @@ test_keys(void)
 		keys(ui, " ");
 	CHECK(on_screen(ui, "In the timeline panel:"));
 	CHECK(on_screen(ui, "jump to 12:30:00"));
-	ui_key(ui, 27, session_now_ms());
+	ui_key(ui, 27, clock_mono_ms());
 	keys(ui, "H");
 	CHECK(strstr(line(ui, 39), "this is a replay") != NULL);
 	replay_ui_free(ui, rp);
@@ -644,8 +645,19 @@ clock_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* CPU ms of this process: on a loaded machine the wall time includes
+ * waiting for a CPU. */
+static double
+cpu_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 /* --seek FILE [BACK]: open, then seek BACK s before the end with 150
- * columns of history rebuilt, then one step back. */
+ * columns of history rebuilt, then one step back and one forward. */
 static int
 bench_seek(const char *file, unsigned back)
 {
@@ -654,7 +666,7 @@ bench_seek(const char *file, unsigned back)
 	struct ui_conf		 c;
 	struct ui		*ui;
 	char			 err[256];
-	double			 t0, t1, t2, t3;
+	double			 t0, t1, t2, t3, t4, t5, c2, c3, c4, c5;
 
 	t0 = clock_ms();
 	if ((rp = replay_open(file, 0, err, sizeof(err))) == NULL) {
@@ -667,18 +679,28 @@ bench_seek(const char *file, unsigned back)
 	c.interval = 1;
 	c.elapsed = c.time_limit = c.ntasks = -1;
 	ui = ui_new(&c, err, sizeof(err));
-	replay_attach(rp, ui);
+	ui_attach_replay(ui, rp);
 	replay_set_window(rp, 150);
 	replay_status(rp, &st);
 	t2 = clock_ms();
+	c2 = cpu_ms();
 	replay_seek(rp, st.end_ms - back * 1000ULL);
 	settle(rp);
 	t3 = clock_ms();
+	c3 = cpu_ms();
 	replay_step(rp, -1);
 	settle(rp);
+	t4 = clock_ms();
+	c4 = cpu_ms();
+	replay_step(rp, 1);
+	settle(rp);
+	t5 = clock_ms();
+	c5 = cpu_ms();
 	printf("open (events pass) %.1f ms; seek with 150 s of history "
-	    "rebuilt %.1f ms; step back %.1f ms (%u nodes)\n", t1 - t0,
-	    t3 - t2, clock_ms() - t3, (unsigned)replay_meta(rp)->nnodes);
+	    "rebuilt %.1f ms (cpu %.1f ms); step back %.1f ms (cpu %.1f ms); "
+	    "step forward %.1f ms (cpu %.1f ms) (%u nodes)\n", t1 - t0,
+	    t3 - t2, c3 - c2, t4 - t3, c4 - c3, t5 - t4, c5 - c4,
+	    (unsigned)replay_meta(rp)->nnodes);
 	ui_free(ui);
 	replay_free(rp);
 	return 0;

@@ -5,7 +5,8 @@
  * node table with sparklines (UTF-8 and ASCII), flags, drill-down to a
  * stalled rank's wait channel, the filter and its errors, folding of many
  * nodes with outliers kept apart, the too-small message, help, sort keys
- * and themes, and the job's ranks against the scheduler's task count.
+ * and themes, the job's ranks against the scheduler's task count, and a
+ * pause that freezes the screen while the data goes on.
  */
 #include <locale.h>
 #include <math.h>
@@ -443,6 +444,70 @@ test_ranks(void)
 	conf_ntasks = 0;
 }
 
+/* The node rows of the screen, joined. */
+static char *
+node_rows(struct ui *ui)
+{
+	char	line[2048], *buf;
+	size_t	len = 0, cap = 16384;
+	int	y;
+
+	buf = calloc(1, cap);
+	ui_frame(ui, now);
+	for (y = 0; y < ui->rows; y++) {
+		ui_screen_line(ui, y, line, sizeof(line));
+		if (line[0] == 'n' && line[1] >= '1' && line[1] <= '9' &&
+		    len + strlen(line) + 2 < cap)
+			len += (size_t)snprintf(buf + len, cap - len, "%s\n",
+			    line);
+	}
+	return buf;
+}
+
+/* A pause freezes the screen, not the data: 300 samples (more than the
+ * history's depth) and a lost node later the rows are the same, while
+ * the monitor's history took every sample; resuming shows them. */
+static void
+test_pause(void)
+{
+	struct ui	*ui = start(4, 2, 1, 40, 140);
+	struct history	*h;
+	char		*at_pause, *during, *after;
+	uint64_t	 before;
+	int		 k;
+
+	for (k = 0; k < 10; k++) {
+		nodes[0].busy = 10 + 8 * k;
+		step(ui);
+	}
+	keys(ui, "p");
+	CHECK(ui->paused);
+	at_pause = node_rows(ui);
+	CHECK(strstr(at_pause, "n1") != NULL);
+	h = monitor_history(ui_monitor(ui));
+	before = history_node_samples(h, 0);
+	for (k = 0; k < 300; k++) {
+		nodes[0].busy = k % 2 ? 5 : 95;
+		step(ui);
+	}
+	ui_node_state(ui, 1, "lost: no data for 5.0 s", 1);
+	keys(ui, "?");
+	keys(ui, "\033");
+	during = node_rows(ui);
+	CHECK_STR(during, at_pause);
+	CHECK(history_node_samples(h, 0) == before + 300);
+	CHECK(monitor_node_phase(ui_monitor(ui), 1) == FEED_LOST);
+	keys(ui, "p");
+	CHECK(!ui->paused);
+	after = node_rows(ui);
+	CHECK(strcmp(after, at_pause) != 0);
+	CHECK(strstr(after, "lost") != NULL);
+	free(at_pause);
+	free(during);
+	free(after);
+	finish(ui);
+}
+
 int
 main(void)
 {
@@ -460,6 +525,7 @@ main(void)
 	RUN(test_small);
 	RUN(test_keys);
 	RUN(test_ranks);
+	RUN(test_pause);
 	fclose(out);
 	fclose(in);
 	return harness_done();

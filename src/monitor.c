@@ -1,0 +1,518 @@
+/*
+ * monitor: the core between the feeds and the views (monitor.h).  The
+ * history and the detectors are made here, once, for every mode; a node's
+ * state text is parsed into its phase here, once, where it comes in.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "monitor.h"
+#include "session.h"
+#include "xmalloc.h"
+
+#define MONITOR_MAX_SINKS	4
+#define MONITOR_TEXT_MAX	160
+#define MONITOR_LOG_MAX		1000	/* a replay's events kept */
+
+struct mon_node {
+	char		*name;
+	enum feed_phase	 phase;
+	char		 text[MONITOR_TEXT_MAX];
+	int		 lost;
+	int		 failed;	/* said once */
+	int		 live_once;	/* said once */
+};
+
+/* An event as a replay's monitor keeps it (to tell again after a
+ * snapshot is restored). */
+struct mon_logent {
+	enum monitor_origin	 origin;
+	int			 node;
+	int			 level;
+	uint64_t		 time_ms;
+	char			 code[32];
+	char			 text[320];
+};
+
+struct mon_log {
+	struct mon_logent	*e;	/* ring of MONITOR_LOG_MAX */
+	unsigned		 head, len;
+};
+
+struct monitor_snap {
+	struct history		*hist;
+	struct detect		*det;
+	struct mon_node		*nodes;	/* names borrowed */
+	int			 nnodes;
+	struct mon_log		 log;
+	uint64_t		 vclock, vstart;
+};
+
+struct mon_sink {
+	struct monitor_sink	 s;
+	void			*arg;
+};
+
+struct monitor {
+	struct monitor_conf	 conf;
+	struct history		*hist;
+	struct detect		*det;
+	struct mon_node		*nodes;
+	int			 nnodes;
+	struct mon_sink		 sinks[MONITOR_MAX_SINKS];
+	int			 nsinks;
+	const struct node_model *(*models)(void *, int);
+	void			*models_arg;
+	int			 replayed;
+	struct mon_log		 log;	/* replayed: the events */
+	uint64_t		 vclock, vstart;
+};
+
+/* Call member fn of every sink that has it. */
+#define MON_TELL(m, fn, ...) do {					\
+	int	 k_;							\
+	for (k_ = 0; k_ < (m)->nsinks; k_++)				\
+		if ((m)->sinks[k_].s.fn != NULL)			\
+			(m)->sinks[k_].s.fn((m)->sinks[k_].arg, __VA_ARGS__); \
+} while (0)
+
+static void
+monitor_tell_event(struct monitor *m, enum monitor_origin o, int node,
+    int level, const char *code, const char *text, uint64_t ms,
+    const struct detect_event *de)
+{
+	struct monitor_event	e;
+
+	memset(&e, 0, sizeof(e));
+	e.origin = o;
+	e.node = node >= 0 && node < m->nnodes ? node : -1;
+	e.level = level;
+	e.code = code;
+	e.text = text;
+	e.time_ms = ms;
+	e.de = de;
+	if (m->log.e != NULL) {
+		struct mon_logent	*l;
+
+		l = &m->log.e[(m->log.head + m->log.len) % MONITOR_LOG_MAX];
+		if (m->log.len == MONITOR_LOG_MAX)
+			m->log.head = (m->log.head + 1) % MONITOR_LOG_MAX;
+		else
+			m->log.len++;
+		l->origin = o;
+		l->node = e.node;
+		l->level = level;
+		l->time_ms = ms;
+		snprintf(l->code, sizeof(l->code), "%s", code);
+		snprintf(l->text, sizeof(l->text), "%s", text);
+	}
+	MON_TELL(m, event, &e);
+}
+
+static void
+monitor_on_detect(void *arg, const struct detect_event *de)
+{
+	struct monitor	*m = arg;
+
+	if (m->replayed)
+		return;
+	monitor_tell_event(m, MON_EV_DETECT, de->node, de->level, de->code,
+	    de->text, de->time_ms, de);
+}
+
+static void
+monitor_make(struct monitor *m)
+{
+	struct detect_conf	dc;
+
+	m->hist = history_new();
+	history_resize(m->hist, m->nnodes);
+	detect_conf_default(&dc);
+	/* Without a job (-w) the processes shown are no job's ranks. */
+	dc.ranks = m->conf.ranks;
+	dc.ntasks = m->conf.ntasks;	/* said in rank events */
+	m->det = detect_new(m->hist, &dc, monitor_on_detect, m);
+}
+
+struct monitor *
+monitor_new(const struct monitor_conf *conf)
+{
+	struct monitor	*m;
+
+	m = xcalloc(1, sizeof(*m));
+	m->conf = *conf;
+	monitor_make(m);
+	return m;
+}
+
+void
+monitor_free(struct monitor *m)
+{
+	int	i;
+
+	if (m == NULL)
+		return;
+	detect_free(m->det);
+	history_free(m->hist);
+	for (i = 0; i < m->nnodes; i++)
+		free(m->nodes[i].name);
+	free(m->nodes);
+	free(m->log.e);
+	free(m);
+}
+
+void
+monitor_add_sink(struct monitor *m, const struct monitor_sink *s, void *arg)
+{
+	if (m->nsinks == MONITOR_MAX_SINKS)
+		abort();
+	m->sinks[m->nsinks].s = *s;
+	m->sinks[m->nsinks++].arg = arg;
+}
+
+static void
+monitor_node_clear(struct mon_node *n)
+{
+	n->phase = FEED_CONNECTING;
+	snprintf(n->text, sizeof(n->text), "connecting");
+	n->lost = n->failed = n->live_once = 0;
+}
+
+int
+monitor_add_node(struct monitor *m, const char *name)
+{
+	struct mon_node	*n;
+	int		 i = m->nnodes;
+
+	m->nodes = xreallocarray(m->nodes, (size_t)m->nnodes + 1,
+	    sizeof(*m->nodes));
+	n = &m->nodes[m->nnodes++];
+	memset(n, 0, sizeof(*n));
+	n->name = xstrdup(name);
+	monitor_node_clear(n);
+	history_resize(m->hist, m->nnodes);
+	MON_TELL(m, node_added, i, n->name);
+	return i;
+}
+
+int
+monitor_nnodes(const struct monitor *m)
+{
+	return m->nnodes;
+}
+
+const char *
+monitor_node_name(const struct monitor *m, int i)
+{
+	return i >= 0 && i < m->nnodes ? m->nodes[i].name : "";
+}
+
+enum feed_phase
+monitor_node_phase(const struct monitor *m, int i)
+{
+	return i >= 0 && i < m->nnodes ? m->nodes[i].phase : FEED_CONNECTING;
+}
+
+const char *
+monitor_node_text(const struct monitor *m, int i)
+{
+	return i >= 0 && i < m->nnodes ? m->nodes[i].text : "";
+}
+
+void
+monitor_set_models(struct monitor *m,
+    const struct node_model *(*fn)(void *, int), void *arg)
+{
+	m->models = fn;
+	m->models_arg = arg;
+}
+
+const struct node_model *
+monitor_model(const struct monitor *m, int i)
+{
+	if (m->models == NULL || i < 0 || i >= m->nnodes)
+		return NULL;
+	return m->models(m->models_arg, i);
+}
+
+void
+monitor_sample(struct monitor *m, int i, const struct node_model *model,
+    uint64_t now)
+{
+	if (i < 0 || i >= m->nnodes || model == NULL)
+		return;
+	history_node_sample(m->hist, i, model, now);
+	detect_node_sample(m->det, i, model, model->time_ms);
+	MON_TELL(m, sample, i, model, now);
+}
+
+/* Wall-clock ms of the data: a replay's clock, else now. */
+static uint64_t
+monitor_wall(const struct monitor *m)
+{
+	return m->vclock != 0 ? m->vclock : clock_wall_ms();
+}
+
+/* Does text begin with word? */
+static int
+monitor_word(const char *text, const char *word)
+{
+	return strncmp(text, word, strlen(word)) == 0;
+}
+
+enum feed_phase
+monitor_phase_of(const char *t)
+{
+	if (monitor_word(t, "failed"))
+		return FEED_FAILED;
+	if (monitor_word(t, "lost") || monitor_word(t, "reconnect"))
+		return FEED_LOST;
+	if (strcmp(t, "live") == 0)
+		return FEED_LIVE;
+	if (strcmp(t, "stopping") == 0)
+		return FEED_STOPPING;
+	/* A probe asked to stop (q, the job's end) is done: "closed" over
+	 * SSH, a local probe's exit in words, older recordings' words. */
+	if (strcmp(t, "done") == 0 || monitor_word(t, "ended") ||
+	    monitor_word(t, "exited") || strcmp(t, "closed") == 0)
+		return FEED_CLOSED;
+	if (monitor_word(t, "refused"))
+		return FEED_REFUSED;
+	if (strcmp(t, "waiting") == 0)
+		return FEED_WAITING;
+	if (strcmp(t, "pushing") == 0)
+		return FEED_PUSHING;
+	if (strcmp(t, "starting") == 0)
+		return FEED_STARTING;
+	return FEED_CONNECTING;
+}
+
+void
+monitor_state(struct monitor *m, int i, const char *text, int lost)
+{
+	struct mon_node	*n;
+	char		 line[256];
+	uint64_t	 wall = monitor_wall(m);
+
+	if (i < 0 || i >= m->nnodes)
+		return;
+	n = &m->nodes[i];
+	snprintf(n->text, sizeof(n->text), "%s", text);
+	n->phase = monitor_phase_of(text);
+	n->lost = lost || n->phase == FEED_LOST;
+	MON_TELL(m, phase, i, n->phase, n->text, n->lost);
+	if (n->phase == FEED_FAILED && !n->failed) {
+		n->failed = 1;
+		snprintf(line, sizeof(line), "%s %s", n->name, text);
+		monitor_tell_event(m, MON_EV_MONITOR, i, EV_ERROR, "failed",
+		    line, wall, NULL);
+	} else if (n->phase == FEED_LIVE && !n->live_once) {
+		n->live_once = 1;
+		snprintf(line, sizeof(line), "%s live", n->name);
+		monitor_tell_event(m, MON_EV_MONITOR, i, EV_INFO, "live",
+		    line, wall, NULL);
+	}
+	detect_node_state(m->det, i, n->name, n->lost, text, wall);
+}
+
+int
+monitor_node_failed(const struct monitor *m, int i)
+{
+	return i >= 0 && i < m->nnodes && m->nodes[i].failed;
+}
+
+int
+monitor_node_lost(const struct monitor *m, int i)
+{
+	return i >= 0 && i < m->nnodes && m->nodes[i].lost;
+}
+
+struct history *
+monitor_snap_history(const struct monitor_snap *sn)
+{
+	return sn->hist;
+}
+
+struct detect *
+monitor_snap_detect(const struct monitor_snap *sn)
+{
+	return sn->det;
+}
+
+void
+monitor_probe_event(struct monitor *m, int i, const struct proto_event *ev)
+{
+	char	text[320];
+
+	if (i < 0 || i >= m->nnodes || ev == NULL)
+		return;
+	snprintf(text, sizeof(text), "%s probe: %s", m->nodes[i].name,
+	    ev->text);
+	monitor_tell_event(m, MON_EV_PROBE, i, ev->level, ev->code, text,
+	    ev->time_ms, NULL);
+}
+
+void
+monitor_recorded_event(struct monitor *m, int node, int level,
+    const char *code, const char *text, uint64_t ms)
+{
+	monitor_tell_event(m, MON_EV_RECORDED, node, level, code, text, ms,
+	    NULL);
+}
+
+void
+monitor_job_tick(struct monitor *m, uint64_t now)
+{
+	uint64_t	stale = (uint64_t)(m->conf.interval * 1000) * 5 / 2;
+
+	if (stale < 1000)
+		stale = 1000;
+	history_job_sample(m->hist, now, stale);
+	MON_TELL(m, job_tick, now);
+}
+
+void
+monitor_job_ended(struct monitor *m)
+{
+	detect_job_ended(m->det);
+}
+
+void
+monitor_reset(struct monitor *m)
+{
+	int	i;
+
+	detect_free(m->det);
+	history_free(m->hist);
+	monitor_make(m);
+	for (i = 0; i < m->nnodes; i++)
+		monitor_node_clear(&m->nodes[i]);
+	m->log.head = m->log.len = 0;
+	for (i = 0; i < m->nsinks; i++)
+		if (m->sinks[i].s.reset != NULL)
+			m->sinks[i].s.reset(m->sinks[i].arg);
+}
+
+void
+monitor_set_replayed(struct monitor *m, int on)
+{
+	m->replayed = on;
+	if (on && m->log.e == NULL)
+		m->log.e = xcalloc(MONITOR_LOG_MAX, sizeof(*m->log.e));
+}
+
+static void
+monitor_log_copy(struct mon_log *to, const struct mon_log *from)
+{
+	if (from->e == NULL) {
+		to->e = NULL;
+		to->head = to->len = 0;
+		return;
+	}
+	if (to->e == NULL)
+		to->e = xcalloc(MONITOR_LOG_MAX, sizeof(*to->e));
+	memcpy(to->e, from->e, MONITOR_LOG_MAX * sizeof(*to->e));
+	to->head = from->head;
+	to->len = from->len;
+}
+
+struct monitor_snap *
+monitor_snapshot(const struct monitor *m)
+{
+	struct monitor_snap	*sn;
+
+	sn = xcalloc(1, sizeof(*sn));
+	sn->hist = history_clone(m->hist);
+	sn->det = detect_clone(m->det, sn->hist, NULL, NULL);
+	sn->nnodes = m->nnodes;
+	sn->nodes = xreallocarray(NULL, m->nnodes > 0 ? (size_t)m->nnodes : 1,
+	    sizeof(*sn->nodes));
+	memcpy(sn->nodes, m->nodes, (size_t)m->nnodes * sizeof(*sn->nodes));
+	monitor_log_copy(&sn->log, &m->log);
+	sn->vclock = m->vclock;
+	sn->vstart = m->vstart;
+	return sn;
+}
+
+void
+monitor_snap_free(struct monitor_snap *sn)
+{
+	if (sn == NULL)
+		return;
+	detect_free(sn->det);
+	history_free(sn->hist);
+	free(sn->nodes);
+	free(sn->log.e);
+	free(sn);
+}
+
+int
+monitor_restore(struct monitor *m, const struct monitor_snap *sn)
+{
+	struct monitor_event	 e;
+	const struct mon_logent	*l;
+	struct mon_node		*n;
+	unsigned		 k;
+	int			 i;
+
+	if (sn->nnodes != m->nnodes)
+		return -1;
+	detect_free(m->det);
+	history_free(m->hist);
+	m->hist = history_clone(sn->hist);
+	m->det = detect_clone(sn->det, m->hist, monitor_on_detect, m);
+	for (i = 0; i < m->nnodes; i++) {
+		n = &m->nodes[i];
+		n->phase = sn->nodes[i].phase;
+		memcpy(n->text, sn->nodes[i].text, sizeof(n->text));
+		n->lost = sn->nodes[i].lost;
+		n->failed = sn->nodes[i].failed;
+		n->live_once = sn->nodes[i].live_once;
+	}
+	monitor_log_copy(&m->log, &sn->log);
+	/* The sinks start over from what the snapshot holds. */
+	for (i = 0; i < m->nsinks; i++)
+		if (m->sinks[i].s.reset != NULL)
+			m->sinks[i].s.reset(m->sinks[i].arg);
+	for (i = 0; i < m->nnodes; i++) {
+		n = &m->nodes[i];
+		if (n->phase != FEED_CONNECTING ||
+		    strcmp(n->text, "connecting") != 0)
+			MON_TELL(m, phase, i, n->phase, n->text, n->lost);
+	}
+	for (k = 0; m->log.e != NULL && k < m->log.len; k++) {
+		l = &m->log.e[(m->log.head + k) % MONITOR_LOG_MAX];
+		memset(&e, 0, sizeof(e));
+		e.origin = l->origin;
+		e.node = l->node;
+		e.level = l->level;
+		e.code = l->code;
+		e.text = l->text;
+		e.time_ms = l->time_ms;
+		MON_TELL(m, event, &e);
+	}
+	monitor_set_clock(m, sn->vclock, sn->vstart);
+	return 0;
+}
+
+void
+monitor_set_clock(struct monitor *m, uint64_t wall_ms, uint64_t start_ms)
+{
+	m->vclock = wall_ms;
+	m->vstart = start_ms;
+	MON_TELL(m, clock, wall_ms, start_ms);
+}
+
+struct history *
+monitor_history(const struct monitor *m)
+{
+	return m->hist;
+}
+
+struct detect *
+monitor_detect(const struct monitor *m)
+{
+	return m->det;
+}

@@ -1,0 +1,139 @@
+/*
+ * monitor: the one core between the feeds and the views.  Per node it
+ * keeps the name, a typed phase (enum feed_phase plus the text people
+ * see), and, for every node together, the history and the detectors; a
+ * driver hands it what it decoded (the live session's hooks in batch and
+ * curses mode, the player in a replay) and it passes what it learnt on to
+ * its sinks, in the style of ncdu's dir_output: a node added, a sample
+ * (after the history and the detectors took it), a phase, an event (the
+ * detectors', a probe's, a recorded one, or one of its own such as "node3
+ * live"), a job-wide tick, a reset (a replay's seek), the clock of the
+ * data.  The sinks are the curses UI, batch mode's records and the
+ * recorder; none of them wires history and detectors by hand.
+ *
+ * Use:
+ *	mon = monitor_new(&conf); monitor_add_sink(mon, &sink, arg);
+ *	monitor_add_node(mon, name)...
+ *	then per decoded message: monitor_sample / monitor_state /
+ *	monitor_probe_event; once per interval monitor_job_tick.
+ * A replay adds monitor_set_replayed (the recorded events stand in for
+ * the detectors' own), monitor_set_clock and monitor_reset.
+ */
+#ifndef JOBTOP_MONITOR_H
+#define JOBTOP_MONITOR_H
+
+#include <stdint.h>
+
+#include "detect.h"
+#include "feed.h"
+#include "history.h"
+#include "model.h"
+#include "proto.h"
+
+/* Where an event comes from. */
+enum monitor_origin {
+	MON_EV_DETECT,		/* the detectors (recorded live) */
+	MON_EV_PROBE,		/* a probe's EVENT message */
+	MON_EV_RECORDED,	/* a recording's monitor event */
+	MON_EV_MONITOR		/* the monitor's own: live, failed */
+};
+
+struct monitor_event {
+	enum monitor_origin	 origin;
+	int			 node;	/* -1: the job */
+	int			 level;	/* EV_* */
+	const char		*code;
+	const char		*text;
+	uint64_t		 time_ms;	/* unix ms */
+	/* The detector's event (MON_EV_DETECT), else NULL. */
+	const struct detect_event *de;
+};
+
+/* A sink: every member may be NULL. */
+struct monitor_sink {
+	void	(*node_added)(void *, int, const char *);
+	void	(*sample)(void *, int, const struct node_model *, uint64_t);
+	/* node, phase, the text ("lost: no data for 5.0 s"), lost */
+	void	(*phase)(void *, int, enum feed_phase, const char *, int);
+	void	(*event)(void *, const struct monitor_event *);
+	void	(*job_tick)(void *, uint64_t);
+	void	(*reset)(void *);
+	/* The wall time of the data and of its start (replay), 0: now. */
+	void	(*clock)(void *, uint64_t, uint64_t);
+};
+
+struct monitor_conf {
+	int	 ranks;		/* a job's ranks judged (not -w) */
+	long	 ntasks;	/* the scheduler's, -1 unknown */
+	double	 interval;	/* seconds between samples */
+};
+
+struct monitor;
+
+struct monitor	*monitor_new(const struct monitor_conf *);
+void		 monitor_free(struct monitor *);
+/* At most 4 sinks, told in the order added. */
+void		 monitor_add_sink(struct monitor *,
+		     const struct monitor_sink *, void *);
+
+/* Node n (the next index); its phase is connecting. */
+int		 monitor_add_node(struct monitor *, const char *);
+int		 monitor_nnodes(const struct monitor *);
+const char	*monitor_node_name(const struct monitor *, int);
+enum feed_phase	 monitor_node_phase(const struct monitor *, int);
+const char	*monitor_node_text(const struct monitor *, int);
+/* Node i has failed for good (said once in the events). */
+int		 monitor_node_failed(const struct monitor *, int);
+/* Node i is lost (its phase, or no data for too long). */
+int		 monitor_node_lost(const struct monitor *, int);
+
+/* Where the nodes' models come from (the session's, the player's). */
+void		 monitor_set_models(struct monitor *,
+		     const struct node_model *(*)(void *, int), void *);
+const struct node_model *monitor_model(const struct monitor *, int);
+
+/* A decoded sample of node i at monotonic (live) or recorded ms now. */
+void		 monitor_sample(struct monitor *, int,
+		     const struct node_model *, uint64_t);
+/* The state text a feed (or a recording) gave node i; lost: the
+ * session's no-data verdict.  Parsed once here into the phase. */
+void		 monitor_state(struct monitor *, int, const char *, int);
+/* A probe's EVENT of node i. */
+void		 monitor_probe_event(struct monitor *, int,
+		     const struct proto_event *);
+/* A recorded monitor event: node (-1 the job), level, code, text, ms. */
+void		 monitor_recorded_event(struct monitor *, int, int,
+		     const char *, const char *, uint64_t);
+/* A job-wide history sample at now (the same clock as the samples). */
+void		 monitor_job_tick(struct monitor *, uint64_t);
+/* The job ended: ranks that go from now on are not news. */
+void		 monitor_job_ended(struct monitor *);
+/* Forget every sample, flag, phase and event (a replay's seek). */
+void		 monitor_reset(struct monitor *);
+/* A replay: the detectors' events are not told (the recorded ones
+ * stand in for them). */
+void		 monitor_set_replayed(struct monitor *, int);
+/* The data's wall clock (replay), 0 for now. */
+void		 monitor_set_clock(struct monitor *, uint64_t, uint64_t);
+
+/* The whole state (history, detectors, phases, the replay's events) to
+ * go back to: a replay steps back from a snapshot instead of rebuilding
+ * its window.  Restoring tells the sinks reset, then the phases and the
+ * events again.  -1: not this monitor's nodes. */
+struct monitor_snap;
+struct monitor_snap *monitor_snapshot(const struct monitor *);
+int		 monitor_restore(struct monitor *,
+		     const struct monitor_snap *);
+void		 monitor_snap_free(struct monitor_snap *);
+/* What a snapshot holds, to draw from (a paused screen). */
+struct history	*monitor_snap_history(const struct monitor_snap *);
+struct detect	*monitor_snap_detect(const struct monitor_snap *);
+
+struct history	*monitor_history(const struct monitor *);
+struct detect	*monitor_detect(const struct monitor *);
+
+/* The phase of a state text: "live", "lost: ...", "failed: ...", and the
+ * words of old recordings ("reconnecting", "exited ...", "done"). */
+enum feed_phase	 monitor_phase_of(const char *);
+
+#endif
