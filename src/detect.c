@@ -443,9 +443,19 @@ detect_mpi_stats(struct detect *d, float *v)
 		}
 		/* Without the lowest share, the median is the others' for
 		 * every rank whose share is under the median. */
-		qsort(v, n, sizeof(*v), detect_cmp_float);
-		d->mpi_others = n < 2 ? NAN : (n - 1) % 2 ? v[n / 2] :
-		    ((double)v[n / 2] + v[n / 2 + 1]) / 2;
+		d->mpi_others = NAN;
+		if (n >= 2) {
+			unsigned	lo = 0, j;
+			float		t;
+
+			for (j = 1; j < n; j++)
+				if (v[j] < v[lo])
+					lo = j;
+			t = v[lo];
+			v[lo] = v[n - 1];
+			v[n - 1] = t;
+			d->mpi_others = detect_median(v, n - 1);
+		}
 		detect_median_mad(v, n, &d->mpi_med, &d->mpi_mad);
 	}
 	d->mpi_n = n;
