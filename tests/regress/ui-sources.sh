@@ -280,9 +280,10 @@ for k in gpu_job ipc; do
 done
 "$JOBTOP" export "$tmp/src.jtr" --csv >"$tmp/src.csv" 2>"$tmp/err" ||
 	fail "export: $(cat "$tmp/err")"
-for f in 'gpu.util\[0\]' 'gpu.power\[0\]' 'gpuproc.mem_used\[0:4242\]' \
-    'ib.rcv_bytes\[mlx5_0/1\]' 'llite.read_bytes\[' 'nfs.read_bytes\[' \
-    'rapl.energy\[package-0\]' 'temp.temp\['; do
+# The tidy CSV: metric and instance in their own columns.
+for f in ',gpu\.util,0,' ',gpu\.power,0,' ',gpuproc\.mem_used,0:4242,' \
+    ',ib\.rcv_bytes,mlx5_0/1,' ',llite\.read_bytes,[^,]' \
+    ',nfs\.read_bytes,[^,]' ',rapl\.energy,package-0,' ',temp\.temp,[^,]'; do
 	grep -q "$f" "$tmp/src.csv" || fail "the CSV export has no $f"
 done
 echo "ok: report plots and CSV export of every source"
