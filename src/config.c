@@ -400,7 +400,7 @@ config_show_interval(const struct config *c, char *buf, size_t len)
 
 	if (c->interval <= 0)
 		return 0;
-	for (prec = 1; prec < 17; prec++) {
+	for (prec = 1; prec <= 20; prec++) {	/* 17 digits from 0.05 s */
 		snprintf(buf, len, "%.*f", prec, c->interval);
 		if (strtod(buf, NULL) == c->interval)
 			break;
