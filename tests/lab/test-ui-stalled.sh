@@ -123,13 +123,27 @@ ui_wait 30 'nodes 4: ' || ui_fail "root: jobtop does not start"
 ui_keys r
 ui_wait 5 'Ranks of the job' || ui_fail "root: r does not show the ranks"
 ui_wait 60 '^ +2 +node' || { grep -E 'node|probe' "$UI_DIR/root.log" | tail -30; ui_fail "root: no rank 2"; }
-row=$(ui_screen | grep -nE '^ +2 +node' | cut -d: -f1)
-top=$(ui_screen | grep -nE '^ +[0-9]+ +node' | head -1 | cut -d: -f1)
-ui_keys Home
-i=$top
-while [ "$i" -lt "$row" ]; do ui_keys Down; i=$((i + 1)); done
-ui_keys Enter
-ui_wait 5 "Rank 2 \(pid [0-9]+\) on $host" || ui_fail "root: Enter does not open rank 2"
+# The rows may move between reading the screen and the keys (rank 2 is
+# sorted up once root's probe flags it again): look again, a few times.
+opened=""
+for try in 1 2 3 4 5; do
+	scr=$(ui_screen)
+	row=$(grep -nE '^ +2 +node' <<<"$scr" | cut -d: -f1)
+	top=$(grep -nE '^ +[0-9]+ +node' <<<"$scr" | head -1 | cut -d: -f1)
+	ui_keys Home
+	i=$top
+	while [ "$i" -lt "$row" ]; do ui_keys Down; i=$((i + 1)); done
+	ui_keys Enter
+	if ui_wait 3 "Rank [0-9]+ \(pid [0-9]+\) on " &&
+	    ui_screen | grep -Eq "Rank 2 \(pid [0-9]+\) on $host"; then
+		opened=1
+		break
+	fi
+	ui_keys Escape
+	ui_wait 5 'Ranks of the job' || ui_fail "root: Esc does not go back to the ranks"
+	sleep 1
+done
+[ -n "$opened" ] || ui_fail "root: Enter does not open rank 2"
 ui_wait 5 '^kstack +[a-z_]*pipe_read < .*ksys_read' ||
 	ui_fail "root: the detail shows no kernel stack with pipe_read"
 echo "ok: root: $(ui_screen | grep '^kstack' | tr -s ' ')"

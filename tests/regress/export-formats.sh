@@ -31,6 +31,10 @@ fail() {
 }
 
 command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
+# Debian's python3, which has the python3-pandas that install-deps.sh
+# installs (a pyenv python3 earlier on PATH does not).
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 [ -x "$JOBTOP" ] || fail "$JOBTOP not built"
 need() {
 	command -v "$1" >/dev/null 2>&1 && return 0
@@ -60,7 +64,7 @@ grep -q '"flags":\["memory"\]' "$tmp/live" ||
 "$JOBTOP" -r "$tmp/m.jtr" -b --json >"$tmp/r.json" 2>"$tmp/err" ||
 	fail "-r -b --json: $(cat "$tmp/err")"
 cmp -s "$tmp/e.json" "$tmp/r.json" || fail "export --json differs from -r -b --json"
-python3 - "$tmp/live" "$tmp/e.json" <<'PY' || exit 1
+"$PY" - "$tmp/live" "$tmp/e.json" <<'PY' || exit 1
 import json, sys
 live = [json.loads(l) for l in open(sys.argv[1])]
 exp = [json.loads(l) for l in open(sys.argv[2])]
@@ -89,14 +93,14 @@ PY
 "$JOBTOP" export "$tmp/m.jtr" --csv -o "$tmp/t.csv" 2>"$tmp/err" ||
 	fail "export --csv: $(cat "$tmp/err")"
 pandas=0
-if python3 -c 'import pandas' 2>/dev/null; then
+if $PY -c 'import pandas' 2>/dev/null; then
 	pandas=1
 elif [ "${CI:-}" = true ]; then
 	fail "python3-pandas is not installed (tests/install-deps.sh)"
 else
 	echo "note: python3-pandas is not installed: the CSV is read with csv"
 fi
-python3 - "$tmp/t.csv" $pandas <<'PY' || exit 1
+"$PY" - "$tmp/t.csv" $pandas <<'PY' || exit 1
 import csv, sys
 path, pandas = sys.argv[1], sys.argv[2] == "1"
 if pandas:
@@ -143,7 +147,7 @@ PY
 "$JOBTOP" export "$tmp/m.jtr" --csv --wide=rank -o "$tmp/wr.csv" \
     2>"$tmp/err" || fail "export --wide=rank: $(cat "$tmp/err")"
 "$JOBTOP" export "$REC" --json | grep -c '"type":"node"' >"$tmp/nnode"
-python3 - "$tmp/w.csv" "$tmp/wr.csv" "$(cat "$tmp/nnode")" <<'PY' || exit 1
+"$PY" - "$tmp/w.csv" "$tmp/wr.csv" "$(cat "$tmp/nnode")" <<'PY' || exit 1
 import csv, sys
 w = list(csv.reader(open(sys.argv[1], newline="")))
 wr = list(csv.reader(open(sys.argv[2], newline="")))
@@ -229,7 +233,7 @@ fi
 	fail "export --begin --end --fields: $(cat "$tmp/err")"
 "$JOBTOP" export "$REC" --json --fields 'mem.used' --end +1s >"$tmp/win.json" \
     2>"$tmp/err" || fail "export --json --fields: $(cat "$tmp/err")"
-python3 - "$tmp/win.csv" "$tmp/rec.csv" "$tmp/win.json" <<'PY' || exit 1
+"$PY" - "$tmp/win.csv" "$tmp/rec.csv" "$tmp/win.json" <<'PY' || exit 1
 import csv, json, sys
 win = [r for r in csv.DictReader(open(sys.argv[1])) if r["record"] == "sample"]
 full = list(csv.DictReader(open(sys.argv[2])))
