@@ -125,8 +125,12 @@ ui_wait 20 "nodes 2: 2 live" || ui_fail "the 2 nodes are not live within 20 s"
 # The job's rank table (r), then the top rank's detail (Enter).
 ui_tmux send-keys -t ui r
 ui_wait 10 "Ranks of the job" || ui_fail "r does not show the ranks"
-ui_wait 10 "$shown" || ui_fail "the rank table does not show $shown"
-[ "$(ui_screen | grep -F -c "$shown")" -ge 2 ] || ui_fail "not both ranks show as $shown"
+# COMMAND shows the command line, whose argv[0] carries the same bytes:
+# the probe turns its control bytes into blanks (as NULs between
+# arguments), the monitor the C1 CSI into '??'.
+shown_cmd=']0;PW  [2J??x'
+ui_wait 10 "$shown_cmd" || ui_fail "the rank table does not show $shown_cmd"
+[ "$(ui_screen | grep -F -c "$shown_cmd")" -ge 2 ] || ui_fail "not both ranks show as $shown_cmd"
 sleep 1
 ui_tmux send-keys -t ui Enter
 sleep 2	# the detail, a few redraws
