@@ -371,6 +371,9 @@ test_pbs(void)
 	CHECK_STR(job.state_name, "R");
 	CHECK_INT(job.time_limit, 7200);
 	CHECK_INT(job.elapsed, 930);
+	CHECK_INT(job.cpus, 4);
+	CHECK(job.mem == 4ULL << 30);
+	CHECK_STR(job.partition, "workq");
 	sched_job_free(&job);
 
 	/* Without the server part. */
