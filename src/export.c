@@ -397,6 +397,20 @@ export_json_meta(FILE *f, const struct exp_ctx *ctx)
 	out_json_number(f, meta->interval_ms / 1000.0);
 	if (meta->ntasks > 0)
 		fprintf(f, ",\"ntasks\":%ld", meta->ntasks);
+	/* The allocation, each only when the scheduler said. */
+	if (meta->cpus > 0)
+		fprintf(f, ",\"cpus\":%" PRIu64, meta->cpus);
+	if (meta->mem > 0)
+		fprintf(f, ",\"mem\":%" PRIu64, meta->mem);
+	if (meta->time_limit >= 0)
+		fprintf(f, ",\"time_limit\":%" PRId64, meta->time_limit);
+	else if (meta->time_limit == REC_LIMIT_NONE)
+		fputs(",\"time_limit\":null", f);
+	if (meta->partition[0] != '\0') {
+		fputs(",\"partition\":", f);
+		out_json_string(f, meta->partition,
+		    strlen(meta->partition));
+	}
 	fputs(",\"nodes\":[", f);
 	for (i = 0; i < meta->nnodes; i++) {
 		if (i > 0)

@@ -724,6 +724,13 @@ main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
 	if (job->user[0] != '\0')
 		snprintf(meta.user, sizeof(meta.user), "%s", job->user);
 	meta.ntasks = job->ntasks;
+	meta.cpus = job->cpus > 0 ? (uint64_t)job->cpus : 0;
+	meta.mem = job->mem;
+	meta.time_limit = job->time_limit >= 0 ? job->time_limit :
+	    job->time_limit == JOB_TIME_UNLIMITED ? REC_LIMIT_NONE :
+	    REC_LIMIT_UNKNOWN;
+	snprintf(meta.partition, sizeof(meta.partition), "%s",
+	    job->partition);
 	names = xcalloc(n, sizeof(*names));
 	for (i = 0; i < n; i++)
 		names[i] = hostlist_get(job->nodes, i);
