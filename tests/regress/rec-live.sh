@@ -59,7 +59,19 @@ def load(path):
     return out
 
 live, rep = load(sys.argv[1]), load(sys.argv[2])
-for kind in ("node", "rank", "state"):
+# Both open with the same meta record (export.h), live without the end
+# it cannot know yet; units come before each node's first record.
+if live[0]["type"] != "meta" or rep[0]["type"] != "meta":
+    fail("no meta record first: %r / %r" % (live[0], rep[0]))
+if "end" in live[0] or rep[0].pop("end", None) is None or live[0] != rep[0]:
+    fail("meta records differ:\nlive   %r\nreplay %r" % (live[0], rep[0]))
+for recs in (live, rep):
+    first = [i for i, r in enumerate(recs) if r["type"] == "node"][0]
+    units = [i for i, r in enumerate(recs) if r["type"] == "units"]
+    if len(units) != 1 or units[0] > first:
+        fail("units records at %r, the first node record at %d" %
+             (units, first))
+for kind in ("node", "rank", "state", "units"):
     a = [r for r in live if r["type"] == kind]
     b = [r for r in rep if r["type"] == kind]
     if kind == "node" and len(a) != 5:
