@@ -198,6 +198,7 @@ static const struct {
 	{ "mem",	"used",		"bytes" },
 	{ "rank",	"cputime",	"s" },
 	{ "rank",	"cpu",		"%" },
+	{ "rank",	"start_wall",	"s" },	/* since the epoch */
 	{ "rankmpi",	"share",	"%" },
 };
 
