@@ -6,8 +6,9 @@
  * labels job, node, and instance or rank and pid; the detectors' flags are
  * jobtop_flag{...,flag="stalled"} 1 while raised; the job's allocation is
  * jobtop_job_cpus, jobtop_job_memory_bytes and
- * jobtop_job_time_limit_seconds{job,partition} at its start and end.  Words (a rank's state)
- * and events have no place in a time series and are left out.
+ * jobtop_job_time_limit_seconds{job,partition} at its start and end.
+ * Words (a rank's state) and events have no place in a time series and
+ * are left out.
  *
  * The format wants each family's samples together and each series in
  * time order, and a recording interleaves nodes and times: the samples

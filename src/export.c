@@ -198,7 +198,7 @@ static const struct {
 	{ "mem",	"used",		"bytes" },
 	{ "rank",	"cputime",	"s" },
 	{ "rank",	"cpu",		"%" },
-	{ "rank",	"start_wall",	"s" },	/* since the epoch */
+	{ "rank",	"start_wall",	"s" },	/* Unix time */
 	{ "rankmpi",	"share",	"%" },
 };
 

@@ -488,8 +488,8 @@ struct main_run {
 	int			 job_ended;
 	int			 out_fd;	/* stdout (batch) or -1 */
 	int			 tty_fd;	/* the controlling tty, or -1 */
-	unsigned char		*united;	/* --json: units record sent,
-						   per node; NULL: none */
+	unsigned char		*united;	/* --json: a node's units
+						   record sent; NULL: none */
 };
 
 /* The recording stopped (a full disk): say so once; monitoring goes on.

@@ -90,7 +90,7 @@ struct rec_meta {
 	 * too): 0, -1 or "" when unknown. */
 	uint64_t	 cpus;		/* CPUs in all */
 	uint64_t	 mem;		/* memory in all, bytes */
-	int64_t		 time_limit;	/* seconds; -1 unknown, -2 none */
+	int64_t		 time_limit;	/* s; -1 unknown, -2 none */
 	char		 partition[PROTO_NAME_MAX];	/* or queue */
 	uint8_t		 major, minor;	/* of the file (reading) */
 	char		 version[PROTO_NAME_MAX];	/* jobtop's */

@@ -201,49 +201,63 @@ test_slurm_hostile(void)
 	/* Without the separator's line the text is refused. */
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("9|9|N/A|N/A|N/A|0|root|RUNNING|0:01|"
-	    "1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|\n", "9", &job, err, sizeof(err)),
+	    "1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|"
+	    "node4|None|y|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
 	/* A record cut short, or with more fields than asked for. */
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|RUNNING|"
-	    "0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|\n", "9", &job, err, sizeof(err)),
+	    "0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|"
+	    "node4|None|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|RUNNING|"
-	    "0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|z|\n", "9", &job, err, sizeof(err)),
+	    "0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|"
+	    "node4|None|y|z|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
 	/* A user that is not a user name, an id that is not a number. */
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|ro ot|RUNNING|"
-	    "0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|\n", "9", &job, err, sizeof(err)),
+	    "0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|"
+	    "node4|None|y|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	CHECK(strstr(err, "invalid user name") != NULL);
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|\033[2J|"
-	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|\n", "9", &job, err,
+	    "RUNNING|0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|node4|None|y|\n", "9", &job, err,
 	    sizeof(err)), SCHED_EPARSE);
 	CHECK(all_printable(err));
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9x|9|N/A|N/A|N/A|0|root|RUNNING|"
-	    "0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|\n", "9", &job, err, sizeof(err)),
+	    "0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|"
+	    "node4|None|y|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
 	/* A state word and reason with escapes are cleaned. */
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|PENDING|"
-	    "0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab||R\033]0;X\007|y|\n", "9", &job, err,
+	    "0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab||R\033]0;X\007|y|\n", "9", &job, err,
 	    sizeof(err)), SCHED_OK);
 	CHECK_INT(sched_job_check(&job, err, sizeof(err)), SCHED_EPENDING);
 	CHECK_STR(err, "job 9 is pending (R?]0;X?)");
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|DONE"
-	    "\033[2J|0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab||None|y|\n", "9", &job, err, sizeof(err)),
+	    "\033[2J|0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|"
+	    "|None|y|\n", "9", &job, err, sizeof(err)),
 	    SCHED_OK);
 	CHECK_INT(job.state, JOB_UNKNOWN);
 	CHECK_STR(job.state_name, "DONE?[2J");
