@@ -648,6 +648,9 @@ summary_v_cpu(struct summary *s)
 		summary_cat(l, "%.1f%%: %s of CPU time used of %s allocated "
 		    "(%llu CPUs the scheduler allocated x %s measured)", eff,
 		    u, a, (unsigned long long)s->meta->cpus, m);
+		if (nn < s->meta->nnodes)
+			summary_cat(l, "; CPU time measured on %u of %u nodes "
+			    "only, so this is low", nn, s->meta->nnodes);
 	} else {
 		eff = used / alloc * 100.0;
 		l = summary_line(s, "CPU efficiency", eff < 50);
