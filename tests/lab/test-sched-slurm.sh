@@ -76,7 +76,7 @@ ids+=("$job")
 same_nodes "running job" "$job"
 
 # Its allocation, live and recorded: one sample, then the export.
-mkdir -m 1777 "$tmp/rec"
+chmod 711 "$tmp" && mkdir -m 1777 "$tmp/rec"	# the job's owner writes it
 lab_as "$LAB_USER" "$JT" -b --json -n 1 -d 0.5 -o "$tmp/rec/r.jtr" "$job" \
 	>"$tmp/alive" 2>"$tmp/aerr" || fail "recording the job: $(cat "$tmp/aerr")"
 "$JT" export --json "$tmp/rec/r.jtr" -o "$tmp/aexp" 2>"$tmp/aerr" ||
