@@ -100,6 +100,8 @@ exp = json.loads(open(sys.argv[2]).readline())
 exp.pop("end", None)
 assert live["type"] == "meta" and live == exp, (live, exp)
 got = {k: live.get(k) for k in want}
+# No memory in TRES (the lab's Slurm does not track it): none made up.
+assert ("mem" in live) == ("mem" in want), (live, want)
 assert got == want, "meta %r, scontrol %r" % (got, want)
 print(" ".join("%s=%s" % kv_ for kv_ in sorted(got.items())))
 PY
