@@ -5,7 +5,10 @@
  * counters (unit "cpu-jiffies"): the monitor turns each into a percent of
  * its line's total.  Guest time is already part of user and nice, so the
  * guest columns are not sent.  The "cpu" group also carries the context
- * switch and interrupt counters and the runnable and blocked task counts.
+ * switch and interrupt counters, the runnable and blocked task counts, and
+ * btime, the node's boot time in Unix seconds (ranks' start_time counts
+ * clock ticks from it; it changes only when the clock is set, so the
+ * wire's deltas send it once).
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +21,7 @@ enum {
 	CPU_SOFTIRQ, CPU_STEAL,
 	CPU_NTIMES,			/* the "core" group ends here */
 	CPU_CTXT = CPU_NTIMES, CPU_INTR, CPU_RUNNING, CPU_BLOCKED,
+	CPU_BTIME,
 	CPU_NFIELDS
 };
 
@@ -34,6 +38,7 @@ static const struct field_def cpu_fields[CPU_NFIELDS] = {
 	{ "intr",		"count",	PF_COUNTER },
 	{ "procs_running",	"count",	PF_GAUGE },
 	{ "procs_blocked",	"count",	PF_GAUGE },
+	{ "btime",		"s",		PF_GAUGE },
 };
 static const struct group_def cpu_group = {
 	"cpu", cpu_fields, CPU_NFIELDS
@@ -112,6 +117,7 @@ static const struct {
 	{ "intr ",		CPU_INTR },
 	{ "procs_running ",	CPU_RUNNING },
 	{ "procs_blocked ",	CPU_BLOCKED },
+	{ "btime ",		CPU_BTIME },
 };
 
 /* "key N ...": set the key's field from the first number after it. */

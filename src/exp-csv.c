@@ -114,6 +114,15 @@ exp_tidy_begin(struct exp_ctx *ctx)
 	    NULL);
 	exp_tidy_fact(f, ctx, "job", NULL, "ntasks", meta->ntasks > 0,
 	    (double)meta->ntasks, "", NULL);
+	exp_tidy_fact(f, ctx, "job", NULL, "cpus", meta->cpus > 0,
+	    (double)meta->cpus, "", NULL);
+	exp_tidy_fact(f, ctx, "job", NULL, "mem", meta->mem > 0,
+	    (double)meta->mem, "B", NULL);
+	exp_tidy_fact(f, ctx, "job", NULL, "time_limit", meta->time_limit >=
+	    0, (double)meta->time_limit, "s", meta->time_limit ==
+	    REC_LIMIT_NONE ? "none" : NULL);
+	exp_tidy_fact(f, ctx, "job", NULL, "partition", 0, 0, "",
+	    meta->partition);
 	for (i = 0; i < meta->nnodes; i++)
 		exp_tidy_fact(f, ctx, "node", meta->nodes[i], "index", 1, i,
 		    "", NULL);

@@ -4,8 +4,11 @@
  * numeric value is a gauge sample with its time: family
  * jobtop_GROUP_FIELD[_UNIT] ("jobtop_disk_read_bytes_bytes_per_second"),
  * labels job, node, and instance or rank and pid; the detectors' flags are
- * jobtop_flag{...,flag="stalled"} 1 while raised.  Words (a rank's state)
- * and events have no place in a time series and are left out.
+ * jobtop_flag{...,flag="stalled"} 1 while raised; the job's allocation is
+ * jobtop_job_cpus, jobtop_job_memory_bytes and
+ * jobtop_job_time_limit_seconds{job,partition} at its start and end.
+ * Words (a rank's state) and events have no place in a time series and
+ * are left out.
  *
  * The format wants each family's samples together and each series in
  * time order, and a recording interleaves nodes and times: the samples
@@ -327,10 +330,32 @@ exp_om_val(void *arg, const struct exp_where *w, const struct exp_value *v)
 	    (double)v->i : v->d);
 }
 
+/* The job's allocation, a gauge at its start and end each (what Slurm
+ * or PBS gave it; none for a host list or an unknown value). */
+static void
+exp_om_alloc(struct exp_om *om, const struct exp_ctx *ctx, const char *field,
+    const char *unit, double v)
+{
+	char	labels[512];
+	size_t	fam, at;
+
+	if (!(v > 0))
+		return;
+	fam = exp_om_family(om, "job", field, unit);
+	at = exp_om_label(labels, sizeof(labels), 0, "job", om->job);
+	if (ctx->meta->partition[0] != '\0')
+		exp_om_label(labels, sizeof(labels), at, "partition",
+		    ctx->meta->partition);
+	exp_om_point(om, fam, labels, ctx->start_ms, v);
+	if (ctx->end_ms > ctx->start_ms)
+		exp_om_point(om, fam, labels, ctx->end_ms, v);
+}
+
 static int
 exp_om_begin(struct exp_ctx *ctx)
 {
-	struct exp_om	*om;
+	const struct rec_meta	*meta = ctx->meta;
+	struct exp_om		*om;
 
 	om = xcalloc(1, sizeof(*om));
 	om->job = xstrdup(ctx->job);
@@ -341,6 +366,9 @@ exp_om_begin(struct exp_ctx *ctx)
 	om->fam[om->flagfam].name = xstrdup("jobtop_flag");
 	om->fam[om->flagfam].help = xstrdup("a detector's flag "
 	    "(stalled, straggler, memory, lost) raised on a node or rank");
+	exp_om_alloc(om, ctx, "cpus", "", (double)meta->cpus);
+	exp_om_alloc(om, ctx, "memory", "bytes", (double)meta->mem);
+	exp_om_alloc(om, ctx, "time_limit", "s", (double)meta->time_limit);
 	return 0;
 }
 

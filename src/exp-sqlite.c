@@ -7,6 +7,7 @@
  * file this export created is removed).
  */
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +20,13 @@
 #include "xmalloc.h"
 
 /* Bump with any change below; a file of another version is refused. */
-#define EXP_SQLITE_VERSION	1
+#define EXP_SQLITE_VERSION	2
 
 static const char exp_sqlite_schema[] =
 "CREATE TABLE IF NOT EXISTS job(job_id TEXT PRIMARY KEY, name TEXT,"
 " user TEXT, host TEXT, version TEXT, start_time REAL, end_time REAL,"
-" interval REAL, ntasks INTEGER, nnodes INTEGER);"
+" interval REAL, ntasks INTEGER, nnodes INTEGER, cpus INTEGER,"
+" mem INTEGER, time_limit REAL, partition TEXT);"
 "CREATE TABLE IF NOT EXISTS nodes(job_id TEXT, node TEXT, idx INTEGER,"
 " hostname TEXT, ncpu INTEGER, mem_total INTEGER, kernel TEXT, arch TEXT,"
 " probe_version TEXT, PRIMARY KEY(job_id, node));"
@@ -45,7 +47,7 @@ enum {
 };
 
 static const char *const exp_sqlite_sql[EXQ_N] = {
-	"INSERT INTO job VALUES(?,?,?,?,?,?,?,?,?,?)",
+	"INSERT INTO job VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	"INSERT INTO nodes(job_id, node, idx) VALUES(?,?,?)",
 	("UPDATE nodes SET hostname=?, ncpu=?, mem_total=?, kernel=?,"
 	" arch=?, probe_version=? WHERE job_id=? AND node=?"),
@@ -192,7 +194,7 @@ exp_sqlite_begin(struct exp_ctx *ctx)
 	}
 	if (exp_sqlite_exec(xs, "BEGIN IMMEDIATE", "begin") != 0 ||
 	    exp_sqlite_exec(xs, exp_sqlite_schema, "creating the tables") !=
-	    0 || exp_sqlite_exec(xs, "PRAGMA user_version = 1",
+	    0 || exp_sqlite_exec(xs, "PRAGMA user_version = 2",
 	    "setting the schema version") != 0)
 		goto fail;
 	if ((has = exp_sqlite_has_job(xs, ctx->job)) != 0) {
@@ -221,6 +223,16 @@ exp_sqlite_begin(struct exp_ctx *ctx)
 	if (meta->ntasks > 0)
 		sqlite3_bind_int64(q, 9, meta->ntasks);
 	sqlite3_bind_int64(q, 10, meta->nnodes);
+	if (meta->cpus > 0)
+		sqlite3_bind_int64(q, 11, (sqlite3_int64)meta->cpus);
+	if (meta->mem > 0)
+		sqlite3_bind_int64(q, 12, (sqlite3_int64)meta->mem);
+	if (meta->time_limit >= 0)
+		sqlite3_bind_double(q, 13, (double)meta->time_limit);
+	else if (meta->time_limit == REC_LIMIT_NONE)
+		sqlite3_bind_double(q, 13, INFINITY);
+	if (meta->partition[0] != '\0')
+		exp_sqlite_text(q, 14, meta->partition);
 	exp_sqlite_step(xs, EXQ_JOB);
 	q = xs->q[EXQ_NODE];
 	for (i = 0; i < meta->nnodes; i++) {

@@ -198,6 +198,7 @@ static const struct {
 	{ "mem",	"used",		"bytes" },
 	{ "rank",	"cputime",	"s" },
 	{ "rank",	"cpu",		"%" },
+	{ "rank",	"start_wall",	"s" },	/* Unix time */
 	{ "rankmpi",	"share",	"%" },
 };
 
@@ -318,13 +319,12 @@ export_walk(struct exp_ctx *ctx, int node, const struct node_model *m,
  * unit of every key the node's records can carry, as the other formats
  * give them, once before the node's first record (JSON only).
  */
-static void
-export_json_units(FILE *f, const struct exp_ctx *ctx, int node,
-    const struct node_model *m)
+void
+export_json_units(FILE *f, const char *name, const struct node_model *m,
+    const struct exp_fields *fields)
 {
 	const struct model_derived	*d;
 	const struct mgroup		*mg;
-	const char			*name = ctx->meta->nodes[node];
 	char				 key[2 * PROTO_NAME_MAX + 2];
 	char				 ubuf[PROTO_UNIT_MAX + 4];
 	const char			*u;
@@ -340,7 +340,7 @@ export_json_units(FILE *f, const struct exp_ctx *ctx, int node,
 		mg = model_group(m, g);
 		for (fi = 0; fi < mg->def->nfields; fi++) {
 			if (mg->def->fields[fi].kind == PF_STRING ||
-			    !exp_fields_match(ctx->fields, mg->def->name,
+			    !exp_fields_match(fields, mg->def->name,
 			    mg->def->fields[fi].name))
 				continue;
 			snprintf(key, sizeof(key), "%s.%s", mg->def->name,
@@ -360,7 +360,7 @@ export_json_units(FILE *f, const struct exp_ctx *ctx, int node,
 		}
 		for (d = model_derived; d->group != NULL; d++) {
 			if (strcmp(d->group, mg->def->name) != 0 ||
-			    !exp_fields_match(ctx->fields, d->group, d->name))
+			    !exp_fields_match(fields, d->group, d->name))
 				continue;
 			snprintf(key, sizeof(key), "%s.%s", d->group, d->name);
 			fputs(n++ > 0 ? "," : "", f);
@@ -372,17 +372,35 @@ export_json_units(FILE *f, const struct exp_ctx *ctx, int node,
 	fputs("}}\n", f);
 }
 
-/* {"type":"meta",...}: the recording's job, once, first (JSON only). */
-static void
-export_json_meta(FILE *f, const struct exp_ctx *ctx)
+char *
+export_job_id(const struct rec_meta *meta)
 {
-	const struct rec_meta	*meta = ctx->meta;
+	struct tm	tm;
+	time_t		t;
+	char		start[32];
+
+	if (meta->job[0] != '\0')
+		return xstrdup(meta->job);
+	/* A session of -w nodes: its first node and start, as the
+	 * recording is named. */
+	t = (time_t)(meta->start_ms / 1000);
+	gmtime_r(&t, &tm);
+	strftime(start, sizeof(start), "%Y%m%dT%H%M%SZ", &tm);
+	return xasprintf("%s-%s", meta->nnodes > 0 ? meta->nodes[0] :
+	    "nodes", start);
+}
+
+/* {"type":"meta",...}: the recording's job, once, first (JSON only). */
+void
+export_json_meta(FILE *f, const struct rec_meta *meta, const char *job,
+    uint64_t end_ms)
+{
 	unsigned		 i;
 
 	fputs("{\"time\":", f);
 	out_json_time(f, meta->start_ms);
 	fputs(",\"type\":\"meta\",\"job\":", f);
-	out_json_string(f, ctx->job, strlen(ctx->job));
+	out_json_string(f, job, strlen(job));
 	fputs(",\"name\":", f);
 	out_json_string(f, meta->name, strlen(meta->name));
 	fputs(",\"user\":", f);
@@ -391,12 +409,28 @@ export_json_meta(FILE *f, const struct exp_ctx *ctx)
 	out_json_string(f, meta->host, strlen(meta->host));
 	fputs(",\"version\":", f);
 	out_json_string(f, meta->version, strlen(meta->version));
-	fputs(",\"end\":", f);
-	out_json_time(f, ctx->end_ms);
+	if (end_ms > 0) {
+		fputs(",\"end\":", f);
+		out_json_time(f, end_ms);
+	}
 	fputs(",\"interval\":", f);
 	out_json_number(f, meta->interval_ms / 1000.0);
 	if (meta->ntasks > 0)
 		fprintf(f, ",\"ntasks\":%ld", meta->ntasks);
+	/* The allocation, each only when the scheduler said. */
+	if (meta->cpus > 0)
+		fprintf(f, ",\"cpus\":%" PRIu64, meta->cpus);
+	if (meta->mem > 0)
+		fprintf(f, ",\"mem\":%" PRIu64, meta->mem);
+	if (meta->time_limit >= 0)
+		fprintf(f, ",\"time_limit\":%" PRId64, meta->time_limit);
+	else if (meta->time_limit == REC_LIMIT_NONE)
+		fputs(",\"time_limit\":null", f);
+	if (meta->partition[0] != '\0') {
+		fputs(",\"partition\":", f);
+		out_json_string(f, meta->partition,
+		    strlen(meta->partition));
+	}
 	fputs(",\"nodes\":[", f);
 	for (i = 0; i < meta->nnodes; i++) {
 		if (i > 0)
@@ -474,8 +508,9 @@ export_emit(struct export_play *ep, struct rec_play *p,
 			if (out == &out_json && ep->united != NULL &&
 			    !ep->united[msg->node]) {
 				ep->united[msg->node] = 1;
-				export_json_units(f, &ep->ctx, (int)msg->node,
-				    m);
+				export_json_units(f,
+				    meta->nodes[msg->node], m,
+				    ep->ctx.fields);
 			}
 			out->sample(f, m);
 			export_job_tick(ep, f, m->time_ms);
@@ -557,9 +592,7 @@ export_pass(const char *path, struct export_play *ep, int *opened)
 	struct detect_conf	 dconf;
 	uint64_t		*samples;
 	long long		 count = o->count;
-	char			 err[256], start[32];
-	time_t			 t;
-	struct tm		 tm;
+	char			 err[256];
 	int			 rc, ret = 0;
 
 	if (rec_reader_open(path, &rd, err, sizeof(err)) != 0) {
@@ -574,18 +607,8 @@ export_pass(const char *path, struct export_play *ep, int *opened)
 		ep->ctx.end_ms = meta->start_ms;
 	ep->interval_ms = meta->interval_ms != 0 ? meta->interval_ms : 1000;
 	ep->next_job = 0;
-	if (meta->job[0] != '\0')
-		ep->ctx.job = meta->job;
-	else {
-		/* A session of -w nodes: its first node and start, as the
-		 * recording is named. */
-		t = (time_t)(meta->start_ms / 1000);
-		gmtime_r(&t, &tm);
-		strftime(start, sizeof(start), "%Y%m%dT%H%M%SZ", &tm);
-		ep->jobown = xasprintf("%s-%s", meta->nnodes > 0 ?
-		    meta->nodes[0] : "nodes", start);
-		ep->ctx.job = ep->jobown;
-	}
+	ep->jobown = export_job_id(meta);
+	ep->ctx.job = ep->jobown;
 	if (!*opened) {
 		if (export_select(ep, o) != 0 || (ep->w != NULL &&
 		    ep->w->begin != NULL && ep->w->begin(&ep->ctx) != 0)) {
@@ -615,7 +638,8 @@ export_pass(const char *path, struct export_play *ep, int *opened)
 		if (ep->ctx.fields != NULL)
 			out_json_set_keep(export_json_keep, ep->ctx.fields);
 		if (ep->ctx.pass == 0)
-			export_json_meta(ep->ctx.f, &ep->ctx);
+			export_json_meta(ep->ctx.f, meta, ep->ctx.job,
+			    ep->ctx.end_ms);
 	}
 	/* What the live run printed: it stopped each node after -n. */
 	if (count == 0)

@@ -52,6 +52,23 @@ int	 export_run(const char *, const struct export_opts *, FILE *);
 /* `jobtop export FILE [options]`: argv[0] is "export". */
 int	 export_main(int, char **);
 
+struct exp_fields;
+/* The job's id in every export: its job id, or for a session of -w nodes
+ * "FIRSTNODE-YYYYmmddTHHMMSSZ" (its start).  Allocated. */
+char	*export_job_id(const struct rec_meta *);
+/*
+ * The JSON records that live --json and export --json share:
+ * {"type":"meta",...}, the job (its id from export_job_id, "end" only
+ * when end_ms is not 0: live does not know it yet), first; and
+ * {"type":"units","node":N,"units":{"cpu.busy":"%",...}}, the unit of
+ * every key a node's records can carry (of the fields kept; NULL: all),
+ * before that node's first record.
+ */
+void	 export_json_meta(FILE *, const struct rec_meta *, const char *,
+	    uint64_t);
+void	 export_json_units(FILE *, const char *, const struct node_model *,
+	    const struct exp_fields *);
+
 /*
  * For the writers (exp-*.c).  A writer is one const descriptor listed in
  * export.c's exp_writers[]; export.c plays the recording, keeps the

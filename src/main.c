@@ -488,6 +488,8 @@ struct main_run {
 	int			 job_ended;
 	int			 out_fd;	/* stdout (batch) or -1 */
 	int			 tty_fd;	/* the controlling tty, or -1 */
+	unsigned char		*united;	/* --json: a node's units
+						   record sent; NULL: none */
 };
 
 /* The recording stopped (a full disk): say so once; monitoring goes on.
@@ -697,48 +699,65 @@ main_out_ready(void *arg, struct session *s, const struct pollfd *pfd,
 	}
 }
 
+/* The job's metadata, as recorded and as live --json's meta record
+ * gives it (export.h): free it with rec_meta_free. */
+static void
+main_meta(struct rec_meta *meta, const struct main_opts *o,
+    const struct job *job)
+{
+	const char	**names;
+	size_t		  i, n = hostlist_count(job->nodes);
+
+	rec_meta_init(meta, clock_wall_ms());
+	meta->interval_ms = (uint32_t)(o->interval * 1000 + 0.5);
+	meta->count = (uint64_t)o->count;
+	if (strcmp(job->sched, "hostlist") != 0)
+		snprintf(meta->job, sizeof(meta->job), "%.*s",
+		    (int)sizeof(meta->job) - 1, job->id);
+	snprintf(meta->name, sizeof(meta->name), "%s", job->name);
+	if (job->user[0] != '\0')
+		snprintf(meta->user, sizeof(meta->user), "%s", job->user);
+	meta->ntasks = job->ntasks;
+	meta->cpus = job->cpus > 0 ? (uint64_t)job->cpus : 0;
+	meta->mem = job->mem;
+	meta->time_limit = job->time_limit >= 0 ? job->time_limit :
+	    job->time_limit == JOB_TIME_UNLIMITED ? REC_LIMIT_NONE :
+	    REC_LIMIT_UNKNOWN;
+	snprintf(meta->partition, sizeof(meta->partition), "%s",
+	    job->partition);
+	names = xcalloc(n, sizeof(*names));
+	for (i = 0; i < n; i++)
+		names[i] = hostlist_get(job->nodes, i);
+	rec_meta_set_nodes(meta, (unsigned)n, names);
+	free(names);
+}
+
 /*
- * The session's recording: -o FILE, else a new file at the default path
- * unless --no-record.  NULL when there is none; *fail when -o FILE could
- * not be created (a default path that cannot be is only a warning).
+ * The session's recording of the job in meta: -o FILE, else a new file at
+ * the default path unless --no-record.  NULL when there is none; *fail
+ * when -o FILE could not be created (a default path that cannot be is only
+ * a warning).
  */
 static struct rec *
-main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
+main_rec_open(const struct main_opts *o, const struct rec_meta *meta,
+    int *fail)
 {
-	struct rec_meta	  meta;
 	struct rec	 *rec;
-	const char	**names;
 	char		 *path, err[512];
-	size_t		  i, n = hostlist_count(job->nodes);
 
 	*fail = 0;
 	if (o->no_record)
 		return NULL;
-	rec_meta_init(&meta, clock_wall_ms());
-	meta.interval_ms = (uint32_t)(o->interval * 1000 + 0.5);
-	meta.count = (uint64_t)o->count;
-	if (strcmp(job->sched, "hostlist") != 0)
-		snprintf(meta.job, sizeof(meta.job), "%.*s",
-		    (int)sizeof(meta.job) - 1, job->id);
-	snprintf(meta.name, sizeof(meta.name), "%s", job->name);
-	if (job->user[0] != '\0')
-		snprintf(meta.user, sizeof(meta.user), "%s", job->user);
-	meta.ntasks = job->ntasks;
-	names = xcalloc(n, sizeof(*names));
-	for (i = 0; i < n; i++)
-		names[i] = hostlist_get(job->nodes, i);
-	rec_meta_set_nodes(&meta, (unsigned)n, names);
-	free(names);
 	if (o->record != NULL)
 		path = xstrdup(o->record);
 	else
-		path = rec_default_path(meta.job[0] != '\0' ? meta.job :
-		    n > 0 ? meta.nodes[0] : "", meta.start_ms);
+		path = rec_default_path(meta->job[0] != '\0' ? meta->job :
+		    meta->nnodes > 0 ? meta->nodes[0] : "", meta->start_ms);
 	rec = NULL;
 	if (path == NULL)
 		log_error("no place for the recording: set HOME or "
 		    "XDG_STATE_HOME, or give -o FILE or --no-record");
-	else if ((rec = rec_open(path, &meta, o->record == NULL ?
+	else if ((rec = rec_open(path, meta, o->record == NULL ?
 	    REC_CREATE_DEFAULT : o->force ? REC_CREATE_FORCE : REC_CREATE_NEW,
 	    err, sizeof(err))) == NULL) {
 		if (o->record != NULL)
@@ -751,7 +770,6 @@ main_rec_open(const struct main_opts *o, const struct job *job, int *fail)
 			log_error("%s", rec_warning(rec));
 	}
 	free(path);
-	rec_meta_free(&meta);
 	return rec;
 }
 
@@ -870,9 +888,15 @@ main_on_message(void *arg, struct session *s, int i, int type)
 		monitor_sample(r->mon, i, m, clock_mono_ms());
 	if (main_out_broken)
 		return;
-	if (type == MSG_SAMPLE)
+	if (type == MSG_SAMPLE) {
+		/* The units before the node's first record, as export. */
+		if (r->united != NULL && i >= 0 && !r->united[i]) {
+			r->united[i] = 1;
+			export_json_units(stdout, session_node_name(s, i), m,
+			    NULL);
+		}
 		r->out->sample(stdout, m);
-	else if (type == MSG_EVENT)
+	} else if (type == MSG_EVENT)
 		r->out->event(stdout, m, session_node_event(s, i));
 }
 
@@ -1090,6 +1114,8 @@ main_batch(const struct main_opts *o, struct job *job)
 	struct monitor_conf	 mconf;
 	struct session_hooks	 hooks;
 	struct session		*s;
+	struct rec_meta		 meta;
+	char			*jobname;
 	size_t			 i, n = hostlist_count(job->nodes);
 	int			 ret;
 
@@ -1125,7 +1151,16 @@ main_batch(const struct main_opts *o, struct job *job)
 	hooks.ready = main_out_ready;
 	run.out_fd = STDOUT_FILENO;
 	run.tty_fd = main_ctty_open();
-	run.rec = main_rec_open(o, job, &ret);
+	main_meta(&meta, o, job);
+	run.rec = main_rec_open(o, &meta, &ret);
+	if (ret == 0 && o->json) {
+		/* The job first, as export --json prints it. */
+		jobname = export_job_id(&meta);
+		export_json_meta(stdout, &meta, jobname, 0);
+		free(jobname);
+		run.united = xcalloc(n + 1, 1);
+	}
+	rec_meta_free(&meta);
 	if (ret != 0) {
 		if (run.tty_fd >= 0)
 			close(run.tty_fd);
@@ -1160,6 +1195,7 @@ main_batch(const struct main_opts *o, struct job *job)
 	if (main_out_broken)
 		ret = main_out_status();
 	session_free(s);
+	free(run.united);
 	out_json_set_flags(NULL, NULL);
 	monitor_free(run.mon);
 	main_probes_free(&mp);
@@ -1181,6 +1217,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 	struct ui_conf		 uc;
 	struct session		*s;
 	struct ui		*ui;
+	struct rec_meta		 meta;
 	char			 err[512];
 	const char		*name, *jobid = NULL;
 	size_t			 i, n = hostlist_count(job->nodes);
@@ -1211,7 +1248,9 @@ main_interactive(const struct main_opts *o, struct job *job)
 	memset(&run, 0, sizeof(run));
 	ret = main_probes_init(&mp, o, job) != 0 ? MAIN_EXIT_FAIL : 0;
 	if (ret == 0) {
-		run.rec = main_rec_open(o, job, &ret);
+		main_meta(&meta, o, job);
+		run.rec = main_rec_open(o, &meta, &ret);
+		rec_meta_free(&meta);
 		if (ret != 0)
 			ret = MAIN_EXIT_FAIL;
 	}

@@ -744,11 +744,34 @@ model_rankmpi_share(const struct node_model *m, const struct minst *mi,
 	return 1;
 }
 
+/* rank.start_wall: when the rank started, in Unix seconds: the node's
+ * boot time (cpu.btime) plus the rank's start_time, clock ticks since
+ * the boot.  None before the node sent its boot time (older probes). */
+static int
+model_rank_start_wall(const struct node_model *m, const struct minst *mi,
+    double *v)
+{
+	const struct minst	*cm;
+	int64_t			 st, bt;
+	int			 g, f;
+
+	if (!m->have_hello || m->hello.clk_tck == 0 ||
+	    !model_raw_by_name(m, mi, "start_time", &st) || st < 0 ||
+	    (g = model_group_index(m, "cpu")) < 0 ||
+	    (f = model_field_index(m, (unsigned)g, "btime")) < 0 ||
+	    (cm = model_inst_by_name(m, (unsigned)g, "")) == NULL ||
+	    !model_value(cm, (unsigned)f, &bt) || bt <= 0)
+		return 0;
+	*v = (double)bt + (double)st / m->hello.clk_tck;
+	return 1;
+}
+
 const struct model_derived model_derived[] = {
 	{ "cpu",	"busy",		model_cpu_busy },
 	{ "mem",	"used",		model_mem_used },
 	{ "rank",	"cputime",	model_rank_cputime },
 	{ "rank",	"cpu",		model_rank_cpu },
+	{ "rank",	"start_wall",	model_rank_start_wall },
 	{ "rankmpi",	"share",	model_rankmpi_share },
 	{ NULL,		NULL,		NULL }
 };

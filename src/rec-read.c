@@ -466,6 +466,33 @@ rec_reader_meta_parse(struct rec_reader *r, const uint8_t *p, size_t len)
 		if (v > 0 && v <= UINT32_MAX)
 			m->ntasks = (long)v;
 	}
+	/* The allocation (0: unknown); counts past any machine's are
+	 * dropped, not trusted. */
+	m->time_limit = REC_LIMIT_UNKNOWN;
+	if (wreader_left(&rd) > 0) {
+		if (wire_get_varint(&rd, &v) != WIRE_OK)
+			return REC_ERR_DAMAGED;
+		m->cpus = v <= (1ULL << 32) ? v : 0;
+	}
+	if (wreader_left(&rd) > 0) {
+		if (wire_get_varint(&rd, &v) != WIRE_OK)
+			return REC_ERR_DAMAGED;
+		m->mem = v <= (1ULL << 60) ? v : 0;
+	}
+	if (wreader_left(&rd) > 0) {
+		if (wire_get_varint(&rd, &v) != WIRE_OK)
+			return REC_ERR_DAMAGED;
+		if (v == 1)
+			m->time_limit = REC_LIMIT_NONE;
+		else if (v >= 2 && v - 2 <= 100000000000ULL)
+			m->time_limit = (int64_t)(v - 2);
+	}
+	if (wreader_left(&rd) > 0) {
+		if (wire_get_cstr(&rd, m->partition, sizeof(m->partition)) !=
+		    WIRE_OK)
+			return REC_ERR_DAMAGED;
+		text_clean_inplace(m->partition);
+	}
 	return WIRE_OK;
 }
 

@@ -101,6 +101,7 @@ rec_meta_init(struct rec_meta *m, uint64_t now)
 	m->interval_ms = 1000;
 	m->keyframe_ms = REC_KEYFRAME_MS;
 	m->ntasks = -1;
+	m->time_limit = REC_LIMIT_UNKNOWN;
 	m->major = REC_MAJOR;
 	m->minor = REC_MINOR;
 	snprintf(m->version, sizeof(m->version), "%s", JOBTOP_VERSION);
@@ -728,6 +729,12 @@ rec_put_meta(struct wbuf *w, const struct rec_meta *m)
 		    PROTO_HOST_MAX - 1));
 	wire_put_varint(w, m->count);
 	wire_put_varint(w, m->ntasks > 0 ? (uint64_t)m->ntasks : 0);
+	wire_put_varint(w, m->cpus);
+	wire_put_varint(w, m->mem);
+	wire_put_varint(w, m->time_limit >= 0 ? (uint64_t)m->time_limit + 2 :
+	    m->time_limit == REC_LIMIT_NONE ? 1 : 0);
+	wire_put_strn(w, m->partition, strnlen(m->partition,
+	    PROTO_NAME_MAX - 1));
 	return w->err;
 }
 

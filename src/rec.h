@@ -39,6 +39,8 @@
 /* Bump REC_MAJOR if an encoding below changes incompatibly; new block
  * types and trailing fields (which old readers skip) bump REC_MINOR. */
 #define REC_MAJOR		1
+#define REC_LIMIT_UNKNOWN	(-1)	/* rec_meta.time_limit */
+#define REC_LIMIT_NONE		(-2)
 #define REC_MINOR		1
 /* Minor 1: the live run hid each probe's first sample (seq 0, the base of
  * its rates; PROTOCOL.md), so a replay that prints what it printed hides
@@ -84,6 +86,12 @@ struct rec_meta {
 					   0: no limit */
 	long		 ntasks;	/* tasks the scheduler expects, -1
 					   unknown (a later addition) */
+	/* The job's allocation as the scheduler gave it (later additions
+	 * too): 0, -1 or "" when unknown. */
+	uint64_t	 cpus;		/* CPUs in all */
+	uint64_t	 mem;		/* memory in all, bytes */
+	int64_t		 time_limit;	/* s; -1 unknown, -2 none */
+	char		 partition[PROTO_NAME_MAX];	/* or queue */
 	uint8_t		 major, minor;	/* of the file (reading) */
 	char		 version[PROTO_NAME_MAX];	/* jobtop's */
 	char		 job[PROTO_TEXT_MAX];	/* job id, "" for a hostlist */

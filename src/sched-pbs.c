@@ -40,6 +40,9 @@ struct pbs_rec {
 	char	*comment;
 	char	*walltime;
 	char	*used;
+	char	*ncpus;
+	char	*mem;
+	char	*queue;
 };
 
 static void
@@ -54,6 +57,9 @@ pbs_rec_free(struct pbs_rec *r)
 	free(r->comment);
 	free(r->walltime);
 	free(r->used);
+	free(r->ncpus);
+	free(r->mem);
+	free(r->queue);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -74,6 +80,9 @@ pbs_slot(struct pbs_rec *r, const char *key, size_t klen)
 		{ "Resource_List.walltime", offsetof(struct pbs_rec,
 		    walltime) },
 		{ "resources_used.walltime", offsetof(struct pbs_rec, used) },
+		{ "Resource_List.ncpus", offsetof(struct pbs_rec, ncpus) },
+		{ "Resource_List.mem", offsetof(struct pbs_rec, mem) },
+		{ "queue", offsetof(struct pbs_rec, queue) },
 	};
 	size_t	i;
 
@@ -228,6 +237,14 @@ pbs_add(struct job *job, const struct pbs_rec *rec, int first, char *err,
 				return r;
 		}
 		job->time_limit = sched_parse_duration(rec->walltime);
+		/* The request (PBS sizes are bytes without a unit). */
+		if (rec->ncpus != NULL && (n = strspn(rec->ncpus,
+		    "0123456789")) > 0 && n <= 8 && rec->ncpus[n] == '\0')
+			job->cpus = strtol(rec->ncpus, NULL, 10);
+		job->mem = sched_parse_size(rec->mem, 1);
+		if (rec->queue != NULL)
+			sched_copy_text(job->partition,
+			    sizeof(job->partition), rec->queue);
 	}
 	/* An array parent ("B") is running through its subjobs. */
 	if (first || (st == JOB_RUNNING && job->state != JOB_RUNNING) ||

@@ -55,6 +55,9 @@ enum {
 	SL_USED,
 	SL_LIMIT,
 	SL_NTASKS,
+	SL_CPUS,
+	SL_TRES,
+	SL_PART,
 	SL_NODES,
 	SL_REASON,
 	SL_NAME,
@@ -64,7 +67,7 @@ enum {
 static const char *const slurm_fields[SL_NFIELDS] = {
 	"JobID", "ArrayJobID", "ArrayTaskID", "HetJobID", "HetJobOffset",
 	"UserID", "UserName", "State", "TimeUsed", "TimeLimit", "NumTasks",
-	"NodeList", "Reason", "Name",
+	"NumCPUs", "tres-alloc", "Partition", "NodeList", "Reason", "Name",
 };
 
 #define SLURM_SEPMAX	32
@@ -236,6 +239,31 @@ slurm_check(const struct job *job, char *const *f, char *err, size_t errsz)
 	return SCHED_OK;
 }
 
+/* The memory of a tres-alloc list ("cpu=4,mem=2000M,node=2"): bytes,
+ * 0 if none. */
+static unsigned long long
+slurm_tres_mem(const char *tres)
+{
+	const char	*p;
+	char		 v[32];
+	size_t		 n;
+
+	for (p = tres; p != NULL && *p != '\0'; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (strncmp(p, "mem=", 4) != 0)
+			continue;
+		p += 4;
+		n = strcspn(p, ",");
+		if (n >= sizeof(v))
+			return 0;
+		memcpy(v, p, n);
+		v[n] = '\0';
+		return sched_parse_size(v, 1ULL << 20);
+	}
+	return 0;
+}
+
 /* Fold one matching record into the job. */
 static int
 slurm_add(struct job *job, char *const *f, int first, char *err,
@@ -257,6 +285,8 @@ slurm_add(struct job *job, char *const *f, int first, char *err,
 			job->uid_known = 1;
 		}
 		job->time_limit = sched_parse_duration(f[SL_LIMIT]);
+		sched_copy_text(job->partition, sizeof(job->partition),
+		    f[SL_PART]);
 	}
 	if (first || slurm_rank(st) > slurm_rank(job->state)) {
 		job->state = st;
@@ -274,6 +304,11 @@ slurm_add(struct job *job, char *const *f, int first, char *err,
 		t = strtol(f[SL_NTASKS], NULL, 10);
 		job->ntasks = (job->ntasks < 0 ? 0 : job->ntasks) + t;
 	}
+	/* What the running records hold, summed like the tasks. */
+	if (slurm_num(f[SL_CPUS], 0) && (t = strtol(f[SL_CPUS], NULL,
+	    10)) > 0 && t <= SCHED_SLOTS_MAX)
+		job->cpus += t;
+	job->mem += slurm_tres_mem(f[SL_TRES]);
 	t = sched_parse_duration(f[SL_USED]);
 	if (t >= 0 && t > job->elapsed)
 		job->elapsed = t;

@@ -454,6 +454,30 @@ sched_secs(double d)
 	return (long)d;
 }
 
+unsigned long long
+sched_parse_size(const char *s, unsigned long long unit)
+{
+	const char	*units = "KMGTP";
+	const char	*u;
+	char		*end;
+	double		 v;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return 0;
+	v = strtod(s, &end);
+	if (end == s || !(v >= 0))
+		return 0;
+	if (*end != '\0' && (u = strchr(units, *end & ~0x20)) != NULL) {
+		unit = 1ULL << (10 * (u - units + 1));
+		end++;
+	}
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end != '\0' || v * (double)unit >= (double)(1ULL << 60))
+		return 0;
+	return (unsigned long long)(v * (double)unit);
+}
+
 long
 sched_parse_duration(const char *s)
 {

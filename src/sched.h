@@ -100,6 +100,11 @@ struct job {
 	long		*slots;		/* per node, in nodes order, or NULL */
 	long		 time_limit;	/* seconds, or JOB_TIME_* */
 	long		 elapsed;	/* seconds, or JOB_TIME_UNKNOWN */
+	/* Requested (allocated, once running) resources, summed over the
+	 * job's records; 0 or "" when the scheduler did not say. */
+	long		 cpus;		/* CPUs in all */
+	unsigned long long mem;		/* memory in all, bytes */
+	char		 partition[64];	/* partition or queue */
 
 	/* Private to sched: hosts with slot counts, until finished. */
 	struct job_slot	*pend;
@@ -266,6 +271,9 @@ int	sched_check_recid(const struct job *, const char *,
 /* Seconds from a number the scheduler printed: JOB_TIME_UNKNOWN when
  * negative, not a number or beyond 1e11 (no cast out of range). */
 long	sched_secs(double);
+/* A size "2000M", "4G", "512K", "1.5T", "100" (unit: the default
+ * multiplier) -> bytes, or 0 when not understood or past 2^60. */
+unsigned long long sched_parse_size(const char *, unsigned long long);
 /* "[D-]HH:MM:SS", "MM:SS", "UNLIMITED" -> seconds or JOB_TIME_*. */
 long	sched_parse_duration(const char *);
 

@@ -581,7 +581,6 @@ summary_v_job(struct summary *s)
 	char			 a[80], b[80], sp[48];
 
 	l = summary_line(s, "Job", 0);
-	summary_time(a, sizeof(a), s->t0);
 	summary_time(b, sizeof(b), s->t1);
 	summary_span(sp, sizeof(sp), (double)(s->t1 - s->t0) / 1000.0);
 	if (s->meta->job[0] != '\0')
@@ -596,6 +595,21 @@ summary_v_job(struct summary *s)
 	    s->meta->nnodes == 1 ? "" : "s");
 	if (s->meta->ntasks > 0)
 		summary_cat(l, ", %ld tasks", s->meta->ntasks);
+	if (s->meta->cpus > 0)
+		summary_cat(l, ", %llu CPUs", (unsigned long long)
+		    s->meta->cpus);
+	if (s->meta->mem > 0) {
+		summary_bytes(a, sizeof(a), (double)s->meta->mem);
+		summary_cat(l, ", %s of memory", a);
+	}
+	if (s->meta->time_limit >= 0) {
+		summary_span(a, sizeof(a), (double)s->meta->time_limit);
+		summary_cat(l, ", limit %s", a);
+	} else if (s->meta->time_limit == REC_LIMIT_NONE)
+		summary_cat(l, ", no time limit");
+	if (s->meta->partition[0] != '\0')
+		summary_cat(l, ", partition %s", s->meta->partition);
+	summary_time(a, sizeof(a), s->t0);
 	summary_cat(l, "; recorded %s to %s (%s)", a, b, sp);
 }
 
@@ -623,19 +637,34 @@ summary_v_cpu(struct summary *s)
 		    "cgroup, rank or node CPU over two samples)");
 		return;
 	}
-	eff = used / alloc * 100.0;
-	l = summary_line(s, "CPU efficiency", eff < 50);
 	summary_span(u, sizeof(u), used);
-	summary_span(a, sizeof(a), alloc);
 	summary_span(m, sizeof(m), meas / nn);
-	summary_cat(l, "%.1f%%: %s of CPU time used of %s allocated (%u "
-	    "CPUs on %u node%s x %s measured; whole nodes assumed, the "
-	    "recording has no CPU count from the scheduler)", eff, u, a,
-	    ncpu, nn, nn == 1 ? "" : "s", m);
-	if (s->meta->ntasks > 0 && (unsigned long)s->meta->ntasks < ncpu)
-		summary_cat(l, "; %.1f%% of %ld CPUs if the job has one per "
-		    "task", used / (alloc * s->meta->ntasks / ncpu) * 100.0,
-		    s->meta->ntasks);
+	if (s->meta->cpus > 0) {
+		/* The scheduler's CPUs over the time measured. */
+		alloc = (double)s->meta->cpus * (meas / nn);
+		eff = used / alloc * 100.0;
+		l = summary_line(s, "CPU efficiency", eff < 50);
+		summary_span(a, sizeof(a), alloc);
+		summary_cat(l, "%.1f%%: %s of CPU time used of %s allocated "
+		    "(%llu CPUs the scheduler allocated x %s measured)", eff,
+		    u, a, (unsigned long long)s->meta->cpus, m);
+		if (nn < s->meta->nnodes)
+			summary_cat(l, "; CPU time measured on %u of %u nodes "
+			    "only, so this is low", nn, s->meta->nnodes);
+	} else {
+		eff = used / alloc * 100.0;
+		l = summary_line(s, "CPU efficiency", eff < 50);
+		summary_span(a, sizeof(a), alloc);
+		summary_cat(l, "%.1f%%: %s of CPU time used of %s allocated "
+		    "(%u CPUs on %u node%s x %s measured; whole nodes "
+		    "assumed, the recording has no CPU count from the "
+		    "scheduler)", eff, u, a, ncpu, nn, nn == 1 ? "" : "s", m);
+		if (s->meta->ntasks > 0 &&
+		    (unsigned long)s->meta->ntasks < ncpu)
+			summary_cat(l, "; %.1f%% of %ld CPUs if the job has "
+			    "one per task", used / (alloc * s->meta->ntasks /
+			    ncpu) * 100.0, s->meta->ntasks);
+	}
 	summary_cat(l, "; CPU time from %s", (src & SUMMARY_CPU_CGROUP) &&
 	    src == SUMMARY_CPU_CGROUP ? "the job's cgroups" :
 	    src == SUMMARY_CPU_RANKS ? "the ranks' processes" :
@@ -675,13 +704,27 @@ summary_v_mem(struct summary *s)
 		return;
 	}
 	nd = &s->nodes[pi];
-	limit = nd->mem_limit;
+	/* The scheduler's request, shared evenly by the nodes, else the
+	 * job cgroup's limit on the peak node. */
+	if (s->meta->mem > 0 && s->meta->nnodes > 0)
+		limit = (double)s->meta->mem / s->meta->nnodes;
+	else
+		limit = nd->mem_limit;
 	pct = limit > 0 ? peak / limit * 100 : NAN;
 	l = summary_line(s, "Memory", kills > 0 || pct >= 90);
 	summary_bytes(a, sizeof(a), peak);
 	summary_bytes(b, sizeof(b), sum / n);
 	summary_cat(l, "peak %s on %s", a, summary_node_name(s, pi));
-	if (limit > 0) {
+	if (s->meta->mem > 0 && limit > 0) {
+		summary_bytes(c, sizeof(c), limit);
+		summary_cat(l, " (%.0f%% of the %s requested per node", pct,
+		    c);
+		if (s->meta->nnodes > 1) {
+			summary_bytes(c, sizeof(c), (double)s->meta->mem);
+			summary_cat(l, ", %s in all shared evenly", c);
+		}
+		summary_cat(l, ", from the scheduler)");
+	} else if (limit > 0) {
 		summary_bytes(c, sizeof(c), limit);
 		summary_cat(l, " (%.0f%% of the %s requested there, the job "
 		    "cgroup's limit)", pct, c);
@@ -691,10 +734,10 @@ summary_v_mem(struct summary *s)
 		    (double)nd->mem_total * 100, c);
 	}
 	summary_cat(l, ", mean %s per node", b);
-	if (nlim == 0)
+	if (s->meta->mem == 0 && nlim == 0)
 		summary_cat(l, "; the request is unknown (no job cgroup "
 		    "limit was seen): memory is the node's in use");
-	else if (nlim < n)
+	else if (s->meta->mem == 0 && nlim < n)
 		summary_cat(l, "; the request is known on %u of %u nodes",
 		    nlim, n);
 	if (kills > 0)

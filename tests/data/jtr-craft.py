@@ -12,6 +12,11 @@
 #                                 with escape sequences (refused)
 #   jtr-craft.py names FROM OUT   FROM with job name and user set to CSV
 #                                 formulas and escape sequences
+#   jtr-craft.py alloc FROM OUT CPUS MEM LIMIT PART
+#                                 FROM with the allocation fields of META
+#                                 (minor 1 trailing fields) set: CPUS,
+#                                 MEM bytes, LIMIT (seconds + 2, 1 none,
+#                                 0 unknown) and the partition PART
 import struct
 import sys
 
@@ -138,6 +143,31 @@ def remeta(src, out, **kw):
     open(out, 'wb').write(out_b)
 
 
+def alloc(src, out, cpus, mem, limit, part):
+    h, bl = read_blocks(open(src, 'rb').read())
+    old = bl[0][1]
+    o = 0
+    for _ in range(3):
+        _, o = rvar(old, o)
+    for _ in range(5):
+        n, o = rvar(old, o)
+        o += n
+    nn, o = rvar(old, o)
+    for _ in range(nn):
+        n, o = rvar(old, o)
+        o += n
+    _, o = rvar(old, o)                         # count
+    if o < len(old):
+        _, o = rvar(old, o)                     # ntasks
+        p = old[:o]
+    else:
+        p = old[:o] + uvar(0)
+    p += uvar(cpus) + uvar(mem) + uvar(limit) + s(part)
+    out_b = bytearray(h) + block(1, p)
+    out_b += b''.join(block(t, q) for t, q in bl[1:] if t not in (5, 6))
+    open(out, 'wb').write(out_b)
+
+
 def main():
     what = sys.argv[1]
     if what == 'chain':
@@ -151,8 +181,11 @@ def main():
         remeta(sys.argv[2], sys.argv[3], nodes=(b'localhost',),
                name=b'=HYPERLINK("http://x")\x1b]0;T\x07',
                user=b'@SUM(1)', job=b'+1-2')
+    elif what == 'alloc':
+        alloc(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]),
+              int(sys.argv[6]), sys.argv[7].encode())
     else:
-        sys.exit('usage: jtr-craft.py chain|scan|meta|names ...')
+        sys.exit('usage: jtr-craft.py chain|scan|meta|names|alloc ...')
 
 
 main()

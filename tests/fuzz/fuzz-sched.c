@@ -56,7 +56,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	if (job.user[0] != '\0' && !validate_username(job.user))
 		abort();
 	if (!text_is_clean(job.name) || !text_is_clean(job.state_name) ||
-	    !text_is_clean(job.reason))
+	    !text_is_clean(job.reason) || !text_is_clean(job.partition))
+		abort();
+	/* The allocation is bounded as the parsers promise. */
+	if (job.cpus < 0 || job.mem > (1ULL << 62))
 		abort();
 	if (r == SCHED_OK && (job.nodes == NULL ||
 	    hostlist_count(job.nodes) == 0))

@@ -3,7 +3,9 @@
 # job's owner for a running job, a job array and one of its tasks, a
 # heterogeneous job and one component (node sets checked against squeue and
 # scontrol show hostnames); a pending, a finished and an unknown job each
-# give one clear line and a non-zero exit.
+# give one clear line and a non-zero exit.  The running job's allocation
+# (NumCPUs, TRES mem, Partition, TimeLimit as scontrol shows them) is in
+# live --json's meta record and in its recording's export.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -72,6 +74,40 @@ expect_err "finished job" "finished" "$done_id"
 job=$(lab_submit "$LAB_USER" healthy) || lab_fail "the healthy job did not start"
 ids+=("$job")
 same_nodes "running job" "$job"
+
+# Its allocation, live and recorded: one sample, then the export.
+chmod 711 "$tmp" && mkdir -m 1777 "$tmp/rec"	# the job's owner writes it
+lab_as "$LAB_USER" "$JT" -b --json -n 1 -d 0.5 -o "$tmp/rec/r.jtr" "$job" \
+	>"$tmp/alive" 2>"$tmp/aerr" || fail "recording the job: $(cat "$tmp/aerr")"
+"$JT" export --json "$tmp/rec/r.jtr" -o "$tmp/aexp" 2>"$tmp/aerr" ||
+	fail "export: $(cat "$tmp/aerr")"
+if python3 - "$tmp/alive" "$tmp/aexp" "$(scontrol show job -o "$job")" <<'PY'
+import json, re, sys
+def kv(k):
+    m = re.search(r"(?:^| )%s=(\S*)" % k, sys.argv[3])
+    return m.group(1) if m else None
+want = {"cpus": int(kv("NumCPUs")), "partition": kv("Partition")}
+mem = re.search(r"(?:^|,)mem=([0-9.]+)([KMGT]?)", kv("TRES") or "")
+if mem:
+    want["mem"] = int(float(mem.group(1)) *
+                      1024 ** (" KMGT".index(mem.group(2) or " ")) *
+                      (1 if mem.group(2) else 1024 ** 2))
+h, m_, s = kv("TimeLimit").split("-")[-1].split(":")
+days = int(kv("TimeLimit").split("-")[0]) if "-" in kv("TimeLimit") else 0
+want["time_limit"] = ((days * 24 + int(h)) * 60 + int(m_)) * 60 + int(s)
+live = json.loads(open(sys.argv[1]).readline())
+exp = json.loads(open(sys.argv[2]).readline())
+exp.pop("end", None)
+assert live["type"] == "meta" and live == exp, (live, exp)
+got = {k: live.get(k) for k in want}
+# No memory in TRES (the lab's Slurm does not track it): none made up.
+assert ("mem" in live) == ("mem" in want), (live, want)
+assert got == want, "meta %r, scontrol %r" % (got, want)
+print(" ".join("%s=%s" % kv_ for kv_ in sorted(got.items())))
+PY
+then ok "allocation recorded"
+else fail "allocation: live --json and the export against scontrol"
+fi
 
 arr=$(printf '#!/bin/sh\nsleep 120\n' | submit -N1 --array=0-1) || lab_fail "sbatch --array failed"
 ids+=("$arr")

@@ -40,6 +40,13 @@ for n, line in enumerate(open(sys.argv[1]), 1):
         r = json.loads(line)
     except ValueError as e:
         fail("line %d is not JSON (%s): %r" % (n, e, line[:200]))
+    # The job's meta record first (as export --json), then every record
+    # is a node's.
+    if n == 1:
+        if not isinstance(r, dict) or r.get("type") != "meta" or \
+                r.get("nodes") != ["localhost"] or "time" not in r:
+            fail("line 1 is not the meta record: %r" % line[:200])
+        continue
     if not isinstance(r, dict) or "type" not in r or "time" not in r \
             or "node" not in r:
         fail("line %d lacks type/time/node: %r" % (n, line[:200]))

@@ -6,7 +6,9 @@
 #    it printed;
 #  - --no-record writes nothing; the default path is
 #    $XDG_STATE_HOME/jobtop/<node>-<YYYYmmdd-HHMMSS>.jtr;
-#  - export --csv and --json; a newer major version is refused in one line.
+#  - export --csv and --json; a newer major version is refused in one line;
+#  - rank.start_wall: the node's boot time (cpu.btime, /proc/stat) plus
+#    start_time's clock ticks, in Unix seconds, live and in the CSV.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 JOBTOP=${JOBTOP:-$TOP/jobtop}
@@ -59,7 +61,19 @@ def load(path):
     return out
 
 live, rep = load(sys.argv[1]), load(sys.argv[2])
-for kind in ("node", "rank", "state"):
+# Both open with the same meta record (export.h), live without the end
+# it cannot know yet; units come before each node's first record.
+if live[0]["type"] != "meta" or rep[0]["type"] != "meta":
+    fail("no meta record first: %r / %r" % (live[0], rep[0]))
+if "end" in live[0] or rep[0].pop("end", None) is None or live[0] != rep[0]:
+    fail("meta records differ:\nlive   %r\nreplay %r" % (live[0], rep[0]))
+for recs in (live, rep):
+    first = [i for i, r in enumerate(recs) if r["type"] == "node"][0]
+    units = [i for i, r in enumerate(recs) if r["type"] == "units"]
+    if len(units) != 1 or units[0] > first:
+        fail("units records at %r, the first node record at %d" %
+             (units, first))
+for kind in ("node", "rank", "state", "units"):
     a = [r for r in live if r["type"] == kind]
     b = [r for r in rep if r["type"] == kind]
     if kind == "node" and len(a) != 5:
@@ -104,6 +118,37 @@ if any(r["rank"] or r["pid"] for r in body
        if not r["metric"].startswith("rank.")):
     fail("a node row with a rank or pid")
 print("%d node records replayed, %d csv rows" % (len(nodes), len(body)))
+PY
+
+# The ranks' start in wall time, live and exported.
+python3 - "$tmp/live" "$tmp/export.csv" "$(getconf CLK_TCK)" <<'PY' || exit 1
+import csv, json, sys, time
+btime = int([l.split()[1] for l in open("/proc/stat")
+             if l.startswith("btime ")][0])
+tck = int(sys.argv[3])
+recs = [json.loads(l) for l in open(sys.argv[1])]
+nodes = [r for r in recs if r["type"] == "node"]
+ranks = [r for r in recs if r["type"] == "rank" and "rank.start_time" in r]
+if not nodes or any(r.get("cpu.btime") != btime for r in nodes):
+    print("FAIL: cpu.btime %r, /proc/stat says %d" %
+          ({r.get("cpu.btime") for r in nodes}, btime))
+    sys.exit(1)
+if not ranks:
+    print("FAIL: no rank records with a start_time")
+    sys.exit(1)
+for r in ranks:
+    want = btime + r["rank.start_time"] / tck
+    w = r.get("rank.start_wall")
+    if w is None or abs(w - want) > 0.02 or not btime <= w <= time.time():
+        print("FAIL: rank.start_wall %r, want %.2f" % (w, want))
+        sys.exit(1)
+rows = [r for r in csv.DictReader(open(sys.argv[2]))
+        if r["metric"] == "rank.start_wall"]
+if not rows or any(r["unit"] != "s" or float(r["value"]) < btime
+                   for r in rows):
+    print("FAIL: CSV rank.start_wall rows %r" % rows[:2])
+    sys.exit(1)
+print("%d rank starts in wall time" % len(ranks))
 PY
 
 # kill -9 in the middle (once it printed 8 samples, about 2 s): every

@@ -83,6 +83,7 @@ test_meta(void)
 {
 	struct rec_meta		 meta;
 	struct rec_reader	*rd;
+	const struct rec_meta	*m;
 	struct rec		*r;
 	const char		*names[] = { "node1", "node2" };
 	char			 dir[] = "/tmp/test-job-line.XXXXXX", path[64];
@@ -101,6 +102,14 @@ test_meta(void)
 		snprintf(meta.job, sizeof(meta.job), "4242");
 		rec_meta_set_nodes(&meta, 2, names);
 		meta.ntasks = want[i];
+		/* The allocation: known (0), unknown (1), no limit (2),
+		 * past any machine's (3). */
+		meta.cpus = i == 1 ? 0 : i == 3 ? (1ULL << 40) : 8;
+		meta.mem = i == 1 ? 0 : i == 3 ? (1ULL << 62) : 3ULL << 30;
+		meta.time_limit = i == 1 ? REC_LIMIT_UNKNOWN : i == 2 ?
+		    REC_LIMIT_NONE : i == 3 ? 100000000001LL : 3600;
+		snprintf(meta.partition, sizeof(meta.partition), "%s",
+		    i == 0 ? "gpu\033[2J" : "");
 		unlink(path);
 		r = rec_open(path, &meta, 0, err, sizeof(err));
 		rec_meta_free(&meta);
@@ -113,6 +122,14 @@ test_meta(void)
 		CHECK_INT(got, want[i] > 0 ? want[i] : -1);
 		CHECK_STR(rd != NULL ? rec_reader_meta(rd)->nodes[1] : "",
 		    "node2");
+		if (rd != NULL) {
+			m = rec_reader_meta(rd);
+			CHECK(m->cpus == (i == 0 || i == 2 ? 8 : 0));
+			CHECK(m->mem == (i == 0 || i == 2 ? 3ULL << 30 : 0));
+			CHECK_INT(m->time_limit, i == 0 ? 3600 : i == 2 ?
+			    REC_LIMIT_NONE : REC_LIMIT_UNKNOWN);
+			CHECK_STR(m->partition, i == 0 ? "gpu?[2J" : "");
+		}
 		rec_reader_free(rd);
 	}
 	unlink(path);

@@ -106,7 +106,20 @@ test_slurm(void)
 	CHECK_INT(job.time_limit, 900);
 	CHECK_INT(job.elapsed, 2);
 	CHECK_STR(job.sched, "slurm");
+	/* The allocation, from NumCPUs, tres-alloc and Partition. */
+	CHECK_INT(job.cpus, 4);
+	CHECK(job.mem == 2000ULL << 20);
+	CHECK_STR(job.partition, "lab");
 	sched_job_free(&job);
+	/* Sizes as schedulers print them. */
+	CHECK(sched_parse_size("2000M", 1) == 2000ULL << 20);
+	CHECK(sched_parse_size("4gb", 1) == 4ULL << 30);
+	CHECK(sched_parse_size("1.5T", 1) == 3ULL << 39);
+	CHECK(sched_parse_size("100", 1024) == 102400);
+	CHECK(sched_parse_size("2000X", 1) == 0);
+	CHECK(sched_parse_size("-1M", 1) == 0);
+	CHECK(sched_parse_size("", 1) == 0);
+	CHECK(sched_parse_size("99999999P", 1) == 0);
 
 	CHECK_INT(parse(&sched_slurm, "slurm/pending.txt", "13", &job, err,
 	    sizeof(err)), SCHED_EPENDING);
@@ -188,49 +201,63 @@ test_slurm_hostile(void)
 	/* Without the separator's line the text is refused. */
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("9|9|N/A|N/A|N/A|0|root|RUNNING|0:01|"
-	    "1:00|1|node4|None|y|\n", "9", &job, err, sizeof(err)),
+	    "1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|"
+	    "node4|None|y|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
 	/* A record cut short, or with more fields than asked for. */
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|RUNNING|"
-	    "0:01|1:00|1|node4|None|\n", "9", &job, err, sizeof(err)),
+	    "0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|"
+	    "node4|None|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|RUNNING|"
-	    "0:01|1:00|1|node4|None|y|z|\n", "9", &job, err, sizeof(err)),
+	    "0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|"
+	    "node4|None|y|z|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
 	/* A user that is not a user name, an id that is not a number. */
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|ro ot|RUNNING|"
-	    "0:01|1:00|1|node4|None|y|\n", "9", &job, err, sizeof(err)),
+	    "0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|"
+	    "node4|None|y|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	CHECK(strstr(err, "invalid user name") != NULL);
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|\033[2J|"
-	    "RUNNING|0:01|1:00|1|node4|None|y|\n", "9", &job, err,
+	    "RUNNING|0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|node4|None|y|\n", "9", &job, err,
 	    sizeof(err)), SCHED_EPARSE);
 	CHECK(all_printable(err));
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9x|9|N/A|N/A|N/A|0|root|RUNNING|"
-	    "0:01|1:00|1|node4|None|y|\n", "9", &job, err, sizeof(err)),
+	    "0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|"
+	    "node4|None|y|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
 	/* A state word and reason with escapes are cleaned. */
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|PENDING|"
-	    "0:01|1:00|1||R\033]0;X\007|y|\n", "9", &job, err,
+	    "0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab||R\033]0;X\007|y|\n", "9", &job, err,
 	    sizeof(err)), SCHED_OK);
 	CHECK_INT(sched_job_check(&job, err, sizeof(err)), SCHED_EPENDING);
 	CHECK_STR(err, "job 9 is pending (R?]0;X?)");
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|DONE"
-	    "\033[2J|0:01|1:00|1||None|y|\n", "9", &job, err, sizeof(err)),
+	    "\033[2J|0:01|1:00|1|1|"
+	    "cpu=1,mem=100M,node=1|lab|"
+	    "|None|y|\n", "9", &job, err, sizeof(err)),
 	    SCHED_OK);
 	CHECK_INT(job.state, JOB_UNKNOWN);
 	CHECK_STR(job.state_name, "DONE?[2J");
@@ -250,6 +277,9 @@ test_slurm_lab(void)
 	CHECK_INT(job.ntasks, 3);
 	CHECK_INT(job.time_limit, 365 * 86400);
 	CHECK_INT(job.elapsed, 3);
+	/* Every running task's allocation, summed. */
+	CHECK_INT(job.cpus, 3);
+	CHECK(job.mem == 1500ULL << 20);
 	sched_job_free(&job);
 	CHECK_INT(parse(&sched_slurm, "slurm/lab-array.txt", "3_0", &job, err,
 	    sizeof(err)), SCHED_OK);
@@ -355,6 +385,9 @@ test_pbs(void)
 	CHECK_STR(job.state_name, "R");
 	CHECK_INT(job.time_limit, 7200);
 	CHECK_INT(job.elapsed, 930);
+	CHECK_INT(job.cpus, 4);
+	CHECK(job.mem == 4ULL << 30);
+	CHECK_STR(job.partition, "workq");
 	sched_job_free(&job);
 
 	/* Without the server part. */
