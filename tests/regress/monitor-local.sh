@@ -59,9 +59,14 @@ if len(nodes) != 3:
 times = [r["time"] for r in nodes]
 if not all(b > a for a, b in zip(times, times[1:])):
     fail("node times do not increase: %r" % times)
+# The probe keeps a grid of 0.2 s: one sample late under load makes the
+# next gap short, so the mean is what must match.
 for a, b in zip(times, times[1:]):
-    if not 0.05 <= b - a <= 5:
+    if not 0 < b - a <= 5:
         fail("samples %.3f s apart, asked for 0.2" % (b - a))
+if not 0.1 <= (times[-1] - times[0]) / (len(times) - 1) <= 5:
+    fail("samples %.3f s apart on average, asked for 0.2"
+         % ((times[-1] - times[0]) / (len(times) - 1)))
 if abs(times[0] - time.time()) > 120:
     fail("time %.3f is far from now" % times[0])
 if [r["seq"] for r in nodes] != sorted(r["seq"] for r in nodes):
