@@ -161,6 +161,9 @@ outfile_begin(struct outfile *of, const char *path, mode_t mode, char *err,
 	}
 	if (outfile_check(path, err, errsz) != 0)
 		return -1;
+	/* Caught before the file exists: a signal between its creation and
+	 * the handler would leave it behind. */
+	outfile_catch(1);
 	for (k = 0; k < OUTFILE_TRIES; k++) {
 		tmp = outfile_tmpname(path);
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
@@ -174,12 +177,12 @@ outfile_begin(struct outfile *of, const char *path, mode_t mode, char *err,
 	if (fd < 0) {
 		snprintf(err, errsz, "cannot create %s: %s", path,
 		    strerror(errno));
+		outfile_catch(0);
 		return -1;
 	}
 	of->path = xstrdup(path);
 	of->tmp = tmp;
 	of->fd = fd;
-	outfile_catch(1);
 	return 0;
 }
 
