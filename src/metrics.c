@@ -24,10 +24,10 @@ const struct metric_def metric_cat[HN_NMETRICS] = {
 	/* The job's cgroup (mem_current of mem_max, the node's total if
 	 * less) when it has a limit, else mem.used of mem.total. */
 	[HN_MEM] = { "mem", "Memory used", "B", "sum",
-	    G("mem", "cgroup"), F("total", NULL), "used", MI_NODE, NULL,
+	    G("mem", NULL), F("total", NULL), "used", MI_NODE, NULL,
 	    MF_SPECIAL, NULL, 0 },
 	[HN_MEMPCT] = { "mem_pct", "Memory of the limit", "%", "mean",
-	    G("mem", "cgroup"), F("total", NULL), "used", MI_NODE, NULL,
+	    G("mem", NULL), F("total", NULL), "used", MI_NODE, NULL,
 	    MF_SPECIAL, NULL, 0 },
 	[HN_LOAD] = { "load", "Load average (1 min)", "", "mean",
 	    G("load", NULL), F("load1", NULL), NULL, MI_NODE, NULL, MF_SUM,
@@ -62,7 +62,7 @@ const struct metric_def metric_cat[HN_NMETRICS] = {
 	/* Of what every process on the GPUs uses (gpuproc util, else
 	 * mem_used), the part of the job's ranks (rank pid). */
 	[HN_GPU_JOB] = { "gpu_job", "Job's share of the GPUs", "%", "mean",
-	    G("gpuproc", "rank"), F("pid", NULL), NULL, MI_ALL, NULL,
+	    G("gpuproc", NULL), F("pid", NULL), NULL, MI_ALL, NULL,
 	    MF_SPECIAL, NULL, 0 },
 	[HN_IB_RX] = { "ib_rx", "InfiniBand received", "B/s", "sum",
 	    G("ib", NULL), F("rcv_bytes", NULL), NULL, MI_ALL, NULL, MF_SUM,
