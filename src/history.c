@@ -658,73 +658,96 @@ history_node_sum2(const struct history *h, int i, enum hist_node_metric a,
 	return isfinite(y) ? x + y : x;
 }
 
+/*
+ * The job series that come from catalogue rows: per node, each term is
+ * one row's latest value or the sum of a pair where either is a number
+ * (-1: no such term); across nodes they fold by the first row's
+ * aggregation in the catalogue (sum, mean, max).
+ */
+static const struct {
+	enum hist_job_metric	 j;
+	int			 t[2][2];
+} hist_job_rows[] = {
+	{ HJ_CPU,		{ { HN_CPU, -1 }, { -1, -1 } } },
+	{ HJ_MEM,		{ { HN_MEM, -1 }, { -1, -1 } } },
+	{ HJ_DISK,		{ { HN_DISK, -1 }, { -1, -1 } } },
+	{ HJ_NET,		{ { HN_NET, -1 }, { -1, -1 } } },
+	{ HJ_GPU,		{ { HN_GPU, -1 }, { -1, -1 } } },
+	{ HJ_PROBE_CPU,		{ { HN_PROBE_CPU, -1 }, { -1, -1 } } },
+	{ HJ_PROBE_BYTES,	{ { HN_PROBE_BYTES, -1 }, { -1, -1 } } },
+	{ HJ_GPU_MEM,		{ { HN_GPU_MEM, -1 }, { -1, -1 } } },
+	{ HJ_GPU_POWER,		{ { HN_GPU_POWER, -1 }, { -1, -1 } } },
+	{ HJ_GPU_TEMP,		{ { HN_GPU_TEMP, -1 }, { -1, -1 } } },
+	{ HJ_GPU_JOB,		{ { HN_GPU_JOB, -1 }, { -1, -1 } } },
+	{ HJ_IB,		{ { HN_IB_RX, HN_IB_TX }, { -1, -1 } } },
+	{ HJ_FS,		{ { HN_LUSTRE_READ, HN_LUSTRE_WRITE },
+				  { HN_NFS_READ, HN_NFS_WRITE } } },
+	{ HJ_POWER,		{ { HN_POWER_PKG, HN_POWER_DRAM },
+				  { -1, -1 } } },
+	{ HJ_TEMP,		{ { HN_TEMP, -1 }, { -1, -1 } } },
+	{ HJ_IPC,		{ { HN_IPC, -1 }, { -1, -1 } } },
+	{ HJ_MPI,		{ { HN_MPI, -1 }, { -1, -1 } } },
+	{ HJ_POWER_NODE,	{ { HN_POWER_NODE, -1 }, { -1, -1 } } },
+};
+#define HIST_JOB_ROWS	(sizeof(hist_job_rows) / sizeof(hist_job_rows[0]))
+
 void
 history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
 {
 	const struct hist_node	*hn;
+	const char		*agg;
 	double			 sum[HJ_NMETRICS], x;
-	unsigned		 cnt[HJ_NMETRICS], k, r;
-	int			 i;
+	unsigned		 cnt[HJ_NMETRICS], k, r, t;
+	int			 i, a, b, mean[HJ_NMETRICS];
+	int			 max[HJ_NMETRICS];
+	enum hist_job_metric	 j;
 
 	memset(sum, 0, sizeof(sum));
 	memset(cnt, 0, sizeof(cnt));
+	memset(mean, 0, sizeof(mean));
+	memset(max, 0, sizeof(max));
+	for (k = 0; k < HIST_JOB_ROWS; k++) {
+		agg = metric_cat[hist_job_rows[k].t[0][0]].agg;
+		mean[hist_job_rows[k].j] = strcmp(agg, "mean") == 0;
+		max[hist_job_rows[k].j] = strcmp(agg, "max") == 0;
+	}
 	for (i = 0; i < h->nnodes; i++) {
 		hn = h->nodes[i];
 		if (hn->samples == 0 || now_ms - hn->last_ms > stale_ms)
 			continue;
-		history_acc(&sum[HJ_CPU], &cnt[HJ_CPU],
-		    history_node_get(h, i, HN_CPU, 0));
+		for (k = 0; k < HIST_JOB_ROWS; k++) {
+			j = hist_job_rows[k].j;
+			for (t = 0; t < 2; t++) {
+				a = hist_job_rows[k].t[t][0];
+				b = hist_job_rows[k].t[t][1];
+				if (a < 0)
+					continue;
+				x = b < 0 ? history_node_get(h, i,
+				    (enum hist_node_metric)a, 0) :
+				    history_node_sum2(h, i,
+				    (enum hist_node_metric)a,
+				    (enum hist_node_metric)b);
+				if (max[j])
+					history_acc_max(&sum[j], &cnt[j], x);
+				else
+					history_acc(&sum[j], &cnt[j], x);
+			}
+		}
 		x = history_node_get(h, i, HN_MEM, 0);
-		history_acc(&sum[HJ_MEM], &cnt[HJ_MEM], x);
 		if (isfinite(x) && hn->mem_limit > 0)
 			history_acc(&sum[HJ_MEMTOTAL], &cnt[HJ_MEMTOTAL],
 			    hn->mem_limit);
-		history_acc(&sum[HJ_DISK], &cnt[HJ_DISK],
-		    history_node_get(h, i, HN_DISK, 0));
-		history_acc(&sum[HJ_NET], &cnt[HJ_NET],
-		    history_node_get(h, i, HN_NET, 0));
-		history_acc(&sum[HJ_GPU], &cnt[HJ_GPU],
-		    history_node_get(h, i, HN_GPU, 0));
-		history_acc(&sum[HJ_PROBE_CPU], &cnt[HJ_PROBE_CPU],
-		    history_node_get(h, i, HN_PROBE_CPU, 0));
-		history_acc(&sum[HJ_PROBE_BYTES], &cnt[HJ_PROBE_BYTES],
-		    history_node_get(h, i, HN_PROBE_BYTES, 0));
 		for (r = 0; r < hn->nranks; r++)
 			history_acc(&sum[HJ_RANKCPU], &cnt[HJ_RANKCPU],
 			    history_rank_get(hn->ranks[r], HR_CPU, 0));
-		x = history_node_get(h, i, HN_GPU_MEM, 0);
-		history_acc(&sum[HJ_GPU_MEM], &cnt[HJ_GPU_MEM], x);
-		if (isfinite(x))
+		if (isfinite(history_node_get(h, i, HN_GPU_MEM, 0)))
 			history_acc(&sum[HJ_GPU_MEMTOTAL],
 			    &cnt[HJ_GPU_MEMTOTAL], history_node_get(h, i,
 			    HN_GPU_MEMTOTAL, 0));
-		history_acc(&sum[HJ_GPU_POWER], &cnt[HJ_GPU_POWER],
-		    history_node_get(h, i, HN_GPU_POWER, 0));
-		history_acc_max(&sum[HJ_GPU_TEMP], &cnt[HJ_GPU_TEMP],
-		    history_node_get(h, i, HN_GPU_TEMP, 0));
-		history_acc(&sum[HJ_GPU_JOB], &cnt[HJ_GPU_JOB],
-		    history_node_get(h, i, HN_GPU_JOB, 0));
-		history_acc(&sum[HJ_IB], &cnt[HJ_IB],
-		    history_node_sum2(h, i, HN_IB_RX, HN_IB_TX));
-		history_acc(&sum[HJ_FS], &cnt[HJ_FS],
-		    history_node_sum2(h, i, HN_LUSTRE_READ, HN_LUSTRE_WRITE));
-		history_acc(&sum[HJ_FS], &cnt[HJ_FS],
-		    history_node_sum2(h, i, HN_NFS_READ, HN_NFS_WRITE));
-		history_acc(&sum[HJ_POWER], &cnt[HJ_POWER],
-		    history_node_sum2(h, i, HN_POWER_PKG, HN_POWER_DRAM));
-		history_acc_max(&sum[HJ_TEMP], &cnt[HJ_TEMP],
-		    history_node_get(h, i, HN_TEMP, 0));
-		history_acc(&sum[HJ_IPC], &cnt[HJ_IPC],
-		    history_node_get(h, i, HN_IPC, 0));
-		history_acc(&sum[HJ_MPI], &cnt[HJ_MPI],
-		    history_node_get(h, i, HN_MPI, 0));
-		history_acc(&sum[HJ_POWER_NODE], &cnt[HJ_POWER_NODE],
-		    history_node_get(h, i, HN_POWER_NODE, 0));
 	}
 	for (k = 0; k < HJ_NMETRICS; k++) {
 		x = cnt[k] == 0 ? NAN : sum[k];
-		if ((k == HJ_CPU || k == HJ_GPU || k == HJ_GPU_JOB ||
-		    k == HJ_IPC || k == HJ_MPI) && cnt[k] > 0)
+		if (mean[k] && cnt[k] > 0)
 			x /= cnt[k];
 		history_put(h->jv[k], h->jhead, x);
 	}

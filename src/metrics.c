@@ -185,7 +185,8 @@ metrics_bind_src(const struct node_model *m, const struct metric_def *d,
 		s->celsius[j] = 0;
 		if (s->f[j] < 0)
 			continue;
-		unit = model_group(m, (unsigned)s->g)->def->fields[s->f[j]].unit;
+		unit = model_group(m, (unsigned)s->g)->def->
+		    fields[s->f[j]].unit;
 		s->scale[j] = metrics_unit_scale(unit);
 		s->celsius[j] = strncmp(unit, "celsius", 7) == 0;
 	}

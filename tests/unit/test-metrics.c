@@ -395,7 +395,8 @@ test_catalogue(void)
 
 	for (k = 0; k < HN_NMETRICS; k++) {
 		CHECK_INT(metrics_find(metric_cat[k].key), (int)k);
-		CHECK(metric_cat[k].title != NULL && metric_cat[k].unit != NULL);
+		CHECK(metric_cat[k].title != NULL &&
+		    metric_cat[k].unit != NULL);
 		CHECK(strcmp(metric_cat[k].agg, "sum") == 0 ||
 		    strcmp(metric_cat[k].agg, "mean") == 0 ||
 		    strcmp(metric_cat[k].agg, "max") == 0);
