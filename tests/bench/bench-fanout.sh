@@ -373,7 +373,8 @@ if ((max > 0)); then
 	echo "== fd check: $hl streaming (no -n) with the user's default soft limit ($soft)" >&2
 	wait_quiet
 	((STEADY_ONLY)) || fdcheck=$(in_ns $RUN steady "$max" 0 180 "$tmp/err.fd" -- "$BASH" -c "$(declare -f as_user); USER_=$USER_; as_user - '$home' XDG_STATE_HOME=$state $bin/jobtop-bench -w '$hl' -b --json -d 1")
-	fdcheck_err=$(sort "$tmp/err.fd" | sed 's/lb[0-9]*/lbNNNN/' | uniq -c | sort -rn | head -5)
+	fdcheck_err=""
+	((STEADY_ONLY)) || fdcheck_err=$(sort "$tmp/err.fd" | sed 's/lb[0-9]*/lbNNNN/' | uniq -c | sort -rn | head -5)
 
 	# --- 2. steady state: the monitor's own CPU and memory at 1 Hz --------
 	echo "== steady: $hl at 1 Hz, ${STEADY_S} s window" >&2
