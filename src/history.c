@@ -150,276 +150,6 @@ history_ring_series(const float *series, unsigned depth, unsigned head,
 		    len, i);
 }
 
-/* The node-wide instance of a group, or NULL. */
-static const struct minst *
-history_inst(const struct node_model *m, const char *group, int *g)
-{
-	if ((*g = model_group_index(m, group)) < 0)
-		return NULL;
-	return model_inst_by_name(m, (unsigned)*g, "");
-}
-
-/* A metric of the node-wide instance of a group by field name. */
-static int
-history_metric(const struct node_model *m, const char *group,
-    const char *field, double *v)
-{
-	return model_metric_by_name(m, group, "", field, v);
-}
-
-/* A raw gauge of the node-wide instance of a group by field name. */
-static int
-history_raw(const struct node_model *m, const char *group, const char *field,
-    int64_t *v)
-{
-	const struct minst	*mi;
-	int			 g, f;
-
-	if ((mi = history_inst(m, group, &g)) == NULL ||
-	    (f = model_field_index(m, (unsigned)g, field)) < 0)
-		return 0;
-	return model_value(mi, (unsigned)f, v);
-}
-
-/* The sum of two fields' metrics over every instance of a group, skipping
- * instances named skip; NaN when no instance had either. */
-static double
-history_sum(const struct node_model *m, const char *group, const char *f1,
-    const char *f2, const char *skip)
-{
-	const struct minst	*mi;
-	double			 sum = 0, x;
-	int			 g, a, b, any = 0;
-
-	if ((g = model_group_index(m, group)) < 0)
-		return NAN;
-	a = model_field_index(m, (unsigned)g, f1);
-	b = f2 != NULL ? model_field_index(m, (unsigned)g, f2) : -1;
-	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-		if (skip != NULL && strcmp(mi->name, skip) == 0)
-			continue;
-		if (a >= 0 && model_metric(m, mi, (unsigned)a, &x)) {
-			sum += x;
-			any = 1;
-		}
-		if (b >= 0 && model_metric(m, mi, (unsigned)b, &x)) {
-			sum += x;
-			any = 1;
-		}
-	}
-	return any ? sum : NAN;
-}
-
-/* Mean GPU utilisation over the "gpu" and "amdgpu" groups, or NaN. */
-static double
-history_gpu(const struct node_model *m)
-{
-	static const char	*groups[] = { "gpu", "amdgpu" };
-	const struct minst	*mi;
-	double			 sum = 0, x;
-	unsigned		 i;
-	int			 g, f, n = 0;
-
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
-		if ((g = model_group_index(m, groups[i])) < 0 ||
-		    (f = model_field_index(m, (unsigned)g, "util")) < 0)
-			continue;
-		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-			if (model_metric(m, mi, (unsigned)f, &x)) {
-				sum += x;
-				n++;
-			}
-		}
-	}
-	return n > 0 ? sum / n : NAN;
-}
-
-/* A raw value of the first instance of a group (the job's cgroup is one
- * instance named by its path). */
-static int
-history_raw_first(const struct node_model *m, const char *group,
-    const char *field, int64_t *v)
-{
-	int	g, f;
-
-	if ((g = model_group_index(m, group)) < 0 || m->gfirst[g] == NULL ||
-	    (f = model_field_index(m, (unsigned)g, field)) < 0)
-		return 0;
-	return model_value(m->gfirst[g], (unsigned)f, v);
-}
-
-/*
- * Memory in use and its limit: the job's cgroup when the node sends its
- * accounting with a limit (cgroup.mem_current of cgroup.mem_max, the
- * node's memory if that is less), else the node's mem.used of mem.total.
- */
-static void
-history_memory(const struct node_model *m, double *used, double *limit)
-{
-	const struct minst	*mi;
-	int64_t			 cur, max, total;
-	int			 g;
-
-	*used = NAN;
-	*limit = 0;
-	if (history_raw_first(m, "cgroup", "mem_max", &max) && max > 0 &&
-	    history_raw_first(m, "cgroup", "mem_current", &cur)) {
-		*used = (double)cur;
-		*limit = (double)max;
-		if (history_raw(m, "mem", "total", &total) && total > 0 &&
-		    total < max)
-			*limit = (double)total;
-		return;
-	}
-	if ((mi = history_inst(m, "mem", &g)) != NULL)
-		model_derive(m, mi, "used", used);
-	if (history_raw(m, "mem", "total", &total) && total > 0)
-		*limit = (double)total;
-	else if (m->have_hello && m->hello.mem_total > 0)
-		*limit = (double)m->hello.mem_total;
-}
-
-/*
- * What one unit of a field is in the unit the UI shows: milliwatts and
- * millidegrees as watts and degrees, a microjoule counter (whose rate is
- * microwatts) as watts.
- */
-static double
-history_unit_scale(const char *unit)
-{
-	if (strcmp(unit, "mW") == 0 || strcmp(unit, "celsius-milli") == 0)
-		return 1e-3;
-	if (strcmp(unit, "uJ") == 0 || strcmp(unit, "uW") == 0)
-		return 1e-6;
-	return 1;
-}
-
-enum { HA_SUM, HA_MAX };
-
-/*
- * Fold a field's metric (scaled by its unit) over the instances of a
- * group whose name starts with prefix (NULL: all) into *acc, a sum or a
- * maximum; *n counts the values.
- */
-static void
-history_fold(const struct node_model *m, const char *group,
-    const char *field, const char *prefix, int how, double *acc, unsigned *n)
-{
-	const struct minst	*mi;
-	const char		*unit;
-	double			 x, scale;
-	size_t			 plen = prefix != NULL ? strlen(prefix) : 0;
-	int			 g, f, celsius;
-
-	if ((g = model_group_index(m, group)) < 0 ||
-	    (f = model_field_index(m, (unsigned)g, field)) < 0 ||
-	    m->gfirst[g] == NULL)
-		return;
-	unit = model_group(m, (unsigned)g)->def->fields[f].unit;
-	scale = history_unit_scale(unit);
-	celsius = strncmp(unit, "celsius", 7) == 0;
-	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-		if (plen > 0 && strncmp(mi->name, prefix, plen) != 0)
-			continue;
-		if (!model_metric(m, mi, (unsigned)f, &x))
-			continue;
-		x *= scale;
-		/* A sensor not ready reads below absolute zero (-274 C
-		 * from some drivers): no temperature. */
-		if (celsius && x < -273.15)
-			continue;
-		if (how == HA_MAX)
-			*acc = *n == 0 || x > *acc ? x : *acc;
-		else
-			*acc += x;
-		(*n)++;
-	}
-}
-
-/* A field folded over the GPUs of both vendors, or NaN. */
-static double
-history_gpus(const struct node_model *m, const char *field, int how)
-{
-	double		acc = 0;
-	unsigned	n = 0;
-
-	history_fold(m, "gpu", field, NULL, how, &acc, &n);
-	history_fold(m, "amdgpu", field, NULL, how, &acc, &n);
-	return n > 0 ? acc : NAN;
-}
-
-/* A field folded over one group, or NaN. */
-static double
-history_group(const struct node_model *m, const char *group,
-    const char *field, const char *prefix, int how)
-{
-	double		acc = 0;
-	unsigned	n = 0;
-
-	history_fold(m, group, field, prefix, how, &acc, &n);
-	return n > 0 ? acc : NAN;
-}
-
-/* Is pid one of the node's ranks (an instance of group "rank")? */
-static int
-history_is_rank(const struct node_model *m, int g, int f, int64_t pid)
-{
-	const struct minst	*mi;
-	int64_t			 x;
-
-	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-		if (model_value(mi, (unsigned)f, &x) && x == pid)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * The job's share of the node's GPUs: of what every process on them uses
- * (their utilisation when the probe sends it per process, else their
- * memory), the part of processes that are the job's ranks, in percent.
- * NaN without a process list, without ranks, or when the processes use
- * nothing.
- */
-static double
-history_gpu_job(const struct node_model *m)
-{
-	const struct minst	*mi;
-	int64_t			 pid, x;
-	double			 job = 0, all = 0;
-	int			 g, fp, fu, fm, f, rg, rf, n = 0;
-
-	if ((g = model_group_index(m, "gpuproc")) < 0 ||
-	    (fp = model_field_index(m, (unsigned)g, "pid")) < 0)
-		return NAN;
-	fu = model_field_index(m, (unsigned)g, "util");
-	fm = model_field_index(m, (unsigned)g, "mem_used");
-	/* Utilisation when any process has it. */
-	f = fm;
-	for (mi = m->gfirst[g]; fu >= 0 && mi != NULL; mi = mi->gnext) {
-		if (model_value(mi, (unsigned)fu, &x)) {
-			f = fu;
-			break;
-		}
-	}
-	if (f < 0)
-		return NAN;
-	/* Without ranks the job's processes are unknown, not absent. */
-	if ((rg = model_group_index(m, "rank")) < 0 || m->gfirst[rg] == NULL ||
-	    (rf = model_field_index(m, (unsigned)rg, "pid")) < 0)
-		return NAN;
-	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-		if (!model_value(mi, (unsigned)fp, &pid) ||
-		    !model_value(mi, (unsigned)f, &x) || x < 0)
-			continue;
-		all += (double)x;
-		n++;
-		if (history_is_rank(m, rg, rf, pid))
-			job += (double)x;
-	}
-	return n > 0 && all > 0 ? job * 100.0 / all : NAN;
-}
-
 /* The share of sampled CPU time in MPI, percent (rankmpi.share, derived
  * in model.c): NaN without samples in the interval. */
 static double
@@ -430,64 +160,7 @@ history_mpi_share(const struct node_model *m, const struct minst *mi)
 	return model_derive(m, mi, "share", &x) ? x : NAN;
 }
 
-/* The mean of the ranks' MPI shares (group "rankmpi"), or NaN. */
-static double
-history_mpi_node(const struct node_model *m)
-{
-	const struct minst	*mi;
-	double			 x, sum = 0;
-	int			 g, n = 0;
-
-	if ((g = model_group_index(m, "rankmpi")) < 0)
-		return NAN;
-	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-		x = history_mpi_share(m, mi);
-		if (isfinite(x)) {
-			sum += x;
-			n++;
-		}
-	}
-	return n > 0 ? sum / n : NAN;
-}
-
-/*
- * Whole-node power in watts: the BMC's DCMI reading (group "ipmipower")
- * when there is one, else the largest hwmon meter that measures the whole
- * node (group "power", field node 1: ACPI power meters); two meters of
- * one node measure the same power, so they are not added.  NaN without.
- */
-static double
-history_power_node(const struct node_model *m)
-{
-	const struct minst	*mi;
-	int64_t			 v, whole;
-	double			 best = NAN;
-	int			 g, fp, fn;
-
-	if ((g = model_group_index(m, "ipmipower")) >= 0 &&
-	    (fp = model_field_index(m, (unsigned)g, "power")) >= 0) {
-		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-			if (model_value(mi, (unsigned)fp, &v) && v >= 0 &&
-			    !(v / 1e6 < best))
-				best = v / 1e6;
-		}
-		if (isfinite(best))
-			return best;
-	}
-	if ((g = model_group_index(m, "power")) < 0 ||
-	    (fp = model_field_index(m, (unsigned)g, "power")) < 0 ||
-	    (fn = model_field_index(m, (unsigned)g, "node")) < 0)
-		return NAN;
-	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-		if (model_value(mi, (unsigned)fn, &whole) && whole == 1 &&
-		    model_value(mi, (unsigned)fp, &v) && v >= 0 &&
-		    !(v / 1e6 < best))
-			best = v / 1e6;
-	}
-	return best;
-}
-
-/* Instructions per cycle of two sums of rates, or NaN. */
+/* Instructions per cycle of two rates, or NaN. */
 static double
 history_ipc(double ins, double cyc)
 {
@@ -497,119 +170,8 @@ history_ipc(double ins, double cyc)
 void
 history_node_values(const struct node_model *m, double *out)
 {
-	const struct minst	*mi;
-	double			 x, y, used, limit;
-	int			 g;
-
-	if (!(mi = history_inst(m, "cpu", &g)) ||
-	    !model_derive(m, mi, "busy", &out[HN_CPU]))
-		out[HN_CPU] = NAN;
-	history_memory(m, &used, &limit);
-	out[HN_MEM] = used;
-	out[HN_MEMPCT] = limit > 0 ? used * 100.0 / limit : NAN;
-	if (!history_metric(m, "load", "load1", &out[HN_LOAD]))
-		out[HN_LOAD] = NAN;
-	out[HN_DISK] = history_sum(m, "disk", "read_bytes", "write_bytes",
-	    NULL);
-	out[HN_NET] = history_sum(m, "net", "rx_bytes", "tx_bytes", "lo");
-	out[HN_GPU] = history_gpu(m);
-	if (history_metric(m, "self", "utime", &x) &&
-	    history_metric(m, "self", "stime", &y))
-		out[HN_PROBE_CPU] = x + y;
-	else
-		out[HN_PROBE_CPU] = NAN;
-	if (!history_metric(m, "self", "bytes_sent", &out[HN_PROBE_BYTES]))
-		out[HN_PROBE_BYTES] = NAN;
-
-	out[HN_GPU_MEM] = history_gpus(m, "mem_used", HA_SUM);
-	out[HN_GPU_MEMTOTAL] = history_gpus(m, "mem_total", HA_SUM);
-	out[HN_GPU_POWER] = history_gpus(m, "power", HA_SUM);
-	out[HN_GPU_TEMP] = history_gpus(m, "temp", HA_MAX);
-	out[HN_GPU_JOB] = history_gpu_job(m);
-	out[HN_IB_RX] = history_group(m, "ib", "rcv_bytes", NULL, HA_SUM);
-	out[HN_IB_TX] = history_group(m, "ib", "xmit_bytes", NULL, HA_SUM);
-	/* llite is what the job read and wrote; the OSCs count the same
-	 * bytes again on their way to each target. */
-	out[HN_LUSTRE_READ] = history_group(m, "llite", "read_bytes", NULL,
-	    HA_SUM);
-	out[HN_LUSTRE_WRITE] = history_group(m, "llite", "write_bytes", NULL,
-	    HA_SUM);
-	if (!isfinite(out[HN_LUSTRE_READ]) &&
-	    !isfinite(out[HN_LUSTRE_WRITE])) {
-		out[HN_LUSTRE_READ] = history_group(m, "osc", "read_bytes",
-		    NULL, HA_SUM);
-		out[HN_LUSTRE_WRITE] = history_group(m, "osc", "write_bytes",
-		    NULL, HA_SUM);
-	}
-	out[HN_NFS_READ] = history_group(m, "nfs", "read_bytes", NULL, HA_SUM);
-	out[HN_NFS_WRITE] = history_group(m, "nfs", "write_bytes", NULL,
-	    HA_SUM);
-	out[HN_POWER_PKG] = history_group(m, "rapl", "energy", "package-",
-	    HA_SUM);
-	out[HN_POWER_DRAM] = history_group(m, "rapl", "energy", "dram-",
-	    HA_SUM);
-	out[HN_TEMP] = history_group(m, "temp", "temp", NULL, HA_MAX);
-	out[HN_IPC] = history_ipc(history_group(m, "rankperf",
-	    "instructions", NULL, HA_SUM), history_group(m, "rankperf",
-	    "cycles", NULL, HA_SUM));
-	out[HN_MPI] = history_mpi_node(m);
-	out[HN_POWER_NODE] = history_power_node(m);
+	metrics_node_values(m, out, NULL);
 }
-
-const struct hist_metric_info hist_node_info[HN_NMETRICS] = {
-	[HN_CPU] =
-	    { "cpu", "CPU busy", "%", "mean" },
-	[HN_MEM] =
-	    { "mem", "Memory used", "B", "sum" },
-	[HN_MEMPCT] =
-	    { "mem_pct", "Memory of the limit", "%", "mean" },
-	[HN_LOAD] =
-	    { "load", "Load average (1 min)", "", "mean" },
-	[HN_DISK] =
-	    { "disk", "Disk read + write", "B/s", "sum" },
-	[HN_NET] =
-	    { "net", "Network rx + tx", "B/s", "sum" },
-	[HN_GPU] =
-	    { "gpu", "GPU utilisation", "%", "mean" },
-	[HN_PROBE_CPU] =
-	    { "probe_cpu", "Probe CPU", "%", "sum" },
-	[HN_PROBE_BYTES] =
-	    { "probe_bytes", "Probe bytes sent", "B/s", "sum" },
-	[HN_GPU_MEM] =
-	    { "gpu_mem", "GPU memory used", "B", "sum" },
-	[HN_GPU_MEMTOTAL] =
-	    { "gpu_mem_total", "GPU memory", "B", "sum" },
-	[HN_GPU_POWER] =
-	    { "gpu_power", "GPU power", "W", "sum" },
-	[HN_GPU_TEMP] =
-	    { "gpu_temp", "GPU temperature (hottest)", "C", "max" },
-	[HN_GPU_JOB] =
-	    { "gpu_job", "Job's share of the GPUs", "%", "mean" },
-	[HN_IB_RX] =
-	    { "ib_rx", "InfiniBand received", "B/s", "sum" },
-	[HN_IB_TX] =
-	    { "ib_tx", "InfiniBand sent", "B/s", "sum" },
-	[HN_LUSTRE_READ] =
-	    { "lustre_read", "Lustre read", "B/s", "sum" },
-	[HN_LUSTRE_WRITE] =
-	    { "lustre_write", "Lustre write", "B/s", "sum" },
-	[HN_NFS_READ] =
-	    { "nfs_read", "NFS read", "B/s", "sum" },
-	[HN_NFS_WRITE] =
-	    { "nfs_write", "NFS write", "B/s", "sum" },
-	[HN_POWER_PKG] =
-	    { "power_pkg", "CPU package power (RAPL)", "W", "sum" },
-	[HN_POWER_DRAM] =
-	    { "power_dram", "DRAM power (RAPL)", "W", "sum" },
-	[HN_TEMP] =
-	    { "temp", "Temperature (hottest sensor)", "C", "max" },
-	[HN_IPC] =
-	    { "ipc", "Instructions per cycle", "", "mean" },
-	[HN_MPI] =
-	    { "mpi", "Ranks' CPU time in MPI", "%", "mean" },
-	[HN_POWER_NODE] =
-	    { "power_node", "Node power (IPMI, meters)", "W", "sum" },
-};
 
 int
 history_rank_ident(const struct node_model *m, const struct minst *mi,
@@ -926,7 +488,7 @@ history_node_sample(struct history *h, int i, const struct node_model *m,
     uint64_t now_ms)
 {
 	struct hist_node	*hn;
-	double			 v[HN_NMETRICS], used, limit;
+	double			 v[HN_NMETRICS];
 	unsigned		 hd, k;
 
 	if (i < 0)
@@ -938,9 +500,7 @@ history_node_sample(struct history *h, int i, const struct node_model *m,
 	hn->last_ms = now_ms;
 	hd = hn->head;
 
-	history_node_values(m, v);
-	history_memory(m, &used, &limit);
-	hn->mem_limit = limit;
+	metrics_node_values(m, v, &hn->mem_limit);
 	for (k = 0; k < HN_NMETRICS; k++)
 		history_node_put(hn, (enum hist_node_metric)k, hd, v[k]);
 	hn->head = (hd + 1) % HIST_NODE_DEPTH;
@@ -1098,73 +658,96 @@ history_node_sum2(const struct history *h, int i, enum hist_node_metric a,
 	return isfinite(y) ? x + y : x;
 }
 
+/*
+ * The job series that come from catalogue rows: per node, each term is
+ * one row's latest value or the sum of a pair where either is a number
+ * (-1: no such term); across nodes they fold by the first row's
+ * aggregation in the catalogue (sum, mean, max).
+ */
+static const struct {
+	enum hist_job_metric	 j;
+	int			 t[2][2];
+} hist_job_rows[] = {
+	{ HJ_CPU,		{ { HN_CPU, -1 }, { -1, -1 } } },
+	{ HJ_MEM,		{ { HN_MEM, -1 }, { -1, -1 } } },
+	{ HJ_DISK,		{ { HN_DISK, -1 }, { -1, -1 } } },
+	{ HJ_NET,		{ { HN_NET, -1 }, { -1, -1 } } },
+	{ HJ_GPU,		{ { HN_GPU, -1 }, { -1, -1 } } },
+	{ HJ_PROBE_CPU,		{ { HN_PROBE_CPU, -1 }, { -1, -1 } } },
+	{ HJ_PROBE_BYTES,	{ { HN_PROBE_BYTES, -1 }, { -1, -1 } } },
+	{ HJ_GPU_MEM,		{ { HN_GPU_MEM, -1 }, { -1, -1 } } },
+	{ HJ_GPU_POWER,		{ { HN_GPU_POWER, -1 }, { -1, -1 } } },
+	{ HJ_GPU_TEMP,		{ { HN_GPU_TEMP, -1 }, { -1, -1 } } },
+	{ HJ_GPU_JOB,		{ { HN_GPU_JOB, -1 }, { -1, -1 } } },
+	{ HJ_IB,		{ { HN_IB_RX, HN_IB_TX }, { -1, -1 } } },
+	{ HJ_FS,		{ { HN_LUSTRE_READ, HN_LUSTRE_WRITE },
+				  { HN_NFS_READ, HN_NFS_WRITE } } },
+	{ HJ_POWER,		{ { HN_POWER_PKG, HN_POWER_DRAM },
+				  { -1, -1 } } },
+	{ HJ_TEMP,		{ { HN_TEMP, -1 }, { -1, -1 } } },
+	{ HJ_IPC,		{ { HN_IPC, -1 }, { -1, -1 } } },
+	{ HJ_MPI,		{ { HN_MPI, -1 }, { -1, -1 } } },
+	{ HJ_POWER_NODE,	{ { HN_POWER_NODE, -1 }, { -1, -1 } } },
+};
+#define HIST_JOB_ROWS	(sizeof(hist_job_rows) / sizeof(hist_job_rows[0]))
+
 void
 history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
 {
 	const struct hist_node	*hn;
+	const char		*agg;
 	double			 sum[HJ_NMETRICS], x;
-	unsigned		 cnt[HJ_NMETRICS], k, r;
-	int			 i;
+	unsigned		 cnt[HJ_NMETRICS], k, r, t;
+	int			 i, a, b, mean[HJ_NMETRICS];
+	int			 max[HJ_NMETRICS];
+	enum hist_job_metric	 j;
 
 	memset(sum, 0, sizeof(sum));
 	memset(cnt, 0, sizeof(cnt));
+	memset(mean, 0, sizeof(mean));
+	memset(max, 0, sizeof(max));
+	for (k = 0; k < HIST_JOB_ROWS; k++) {
+		agg = metric_cat[hist_job_rows[k].t[0][0]].agg;
+		mean[hist_job_rows[k].j] = strcmp(agg, "mean") == 0;
+		max[hist_job_rows[k].j] = strcmp(agg, "max") == 0;
+	}
 	for (i = 0; i < h->nnodes; i++) {
 		hn = h->nodes[i];
 		if (hn->samples == 0 || now_ms - hn->last_ms > stale_ms)
 			continue;
-		history_acc(&sum[HJ_CPU], &cnt[HJ_CPU],
-		    history_node_get(h, i, HN_CPU, 0));
+		for (k = 0; k < HIST_JOB_ROWS; k++) {
+			j = hist_job_rows[k].j;
+			for (t = 0; t < 2; t++) {
+				a = hist_job_rows[k].t[t][0];
+				b = hist_job_rows[k].t[t][1];
+				if (a < 0)
+					continue;
+				x = b < 0 ? history_node_get(h, i,
+				    (enum hist_node_metric)a, 0) :
+				    history_node_sum2(h, i,
+				    (enum hist_node_metric)a,
+				    (enum hist_node_metric)b);
+				if (max[j])
+					history_acc_max(&sum[j], &cnt[j], x);
+				else
+					history_acc(&sum[j], &cnt[j], x);
+			}
+		}
 		x = history_node_get(h, i, HN_MEM, 0);
-		history_acc(&sum[HJ_MEM], &cnt[HJ_MEM], x);
 		if (isfinite(x) && hn->mem_limit > 0)
 			history_acc(&sum[HJ_MEMTOTAL], &cnt[HJ_MEMTOTAL],
 			    hn->mem_limit);
-		history_acc(&sum[HJ_DISK], &cnt[HJ_DISK],
-		    history_node_get(h, i, HN_DISK, 0));
-		history_acc(&sum[HJ_NET], &cnt[HJ_NET],
-		    history_node_get(h, i, HN_NET, 0));
-		history_acc(&sum[HJ_GPU], &cnt[HJ_GPU],
-		    history_node_get(h, i, HN_GPU, 0));
-		history_acc(&sum[HJ_PROBE_CPU], &cnt[HJ_PROBE_CPU],
-		    history_node_get(h, i, HN_PROBE_CPU, 0));
-		history_acc(&sum[HJ_PROBE_BYTES], &cnt[HJ_PROBE_BYTES],
-		    history_node_get(h, i, HN_PROBE_BYTES, 0));
 		for (r = 0; r < hn->nranks; r++)
 			history_acc(&sum[HJ_RANKCPU], &cnt[HJ_RANKCPU],
 			    history_rank_get(hn->ranks[r], HR_CPU, 0));
-		x = history_node_get(h, i, HN_GPU_MEM, 0);
-		history_acc(&sum[HJ_GPU_MEM], &cnt[HJ_GPU_MEM], x);
-		if (isfinite(x))
+		if (isfinite(history_node_get(h, i, HN_GPU_MEM, 0)))
 			history_acc(&sum[HJ_GPU_MEMTOTAL],
 			    &cnt[HJ_GPU_MEMTOTAL], history_node_get(h, i,
 			    HN_GPU_MEMTOTAL, 0));
-		history_acc(&sum[HJ_GPU_POWER], &cnt[HJ_GPU_POWER],
-		    history_node_get(h, i, HN_GPU_POWER, 0));
-		history_acc_max(&sum[HJ_GPU_TEMP], &cnt[HJ_GPU_TEMP],
-		    history_node_get(h, i, HN_GPU_TEMP, 0));
-		history_acc(&sum[HJ_GPU_JOB], &cnt[HJ_GPU_JOB],
-		    history_node_get(h, i, HN_GPU_JOB, 0));
-		history_acc(&sum[HJ_IB], &cnt[HJ_IB],
-		    history_node_sum2(h, i, HN_IB_RX, HN_IB_TX));
-		history_acc(&sum[HJ_FS], &cnt[HJ_FS],
-		    history_node_sum2(h, i, HN_LUSTRE_READ, HN_LUSTRE_WRITE));
-		history_acc(&sum[HJ_FS], &cnt[HJ_FS],
-		    history_node_sum2(h, i, HN_NFS_READ, HN_NFS_WRITE));
-		history_acc(&sum[HJ_POWER], &cnt[HJ_POWER],
-		    history_node_sum2(h, i, HN_POWER_PKG, HN_POWER_DRAM));
-		history_acc_max(&sum[HJ_TEMP], &cnt[HJ_TEMP],
-		    history_node_get(h, i, HN_TEMP, 0));
-		history_acc(&sum[HJ_IPC], &cnt[HJ_IPC],
-		    history_node_get(h, i, HN_IPC, 0));
-		history_acc(&sum[HJ_MPI], &cnt[HJ_MPI],
-		    history_node_get(h, i, HN_MPI, 0));
-		history_acc(&sum[HJ_POWER_NODE], &cnt[HJ_POWER_NODE],
-		    history_node_get(h, i, HN_POWER_NODE, 0));
 	}
 	for (k = 0; k < HJ_NMETRICS; k++) {
 		x = cnt[k] == 0 ? NAN : sum[k];
-		if ((k == HJ_CPU || k == HJ_GPU || k == HJ_GPU_JOB ||
-		    k == HJ_IPC || k == HJ_MPI) && cnt[k] > 0)
+		if (mean[k] && cnt[k] > 0)
 			x /= cnt[k];
 		history_put(h->jv[k], h->jhead, x);
 	}

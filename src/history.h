@@ -19,46 +19,15 @@
 
 #include <stdint.h>
 
+#include "metrics.h"
 #include "model.h"
 
 /* Powers of two: the ring index is a mask. */
 #define HIST_NODE_DEPTH		256	/* samples kept per node and job */
 #define HIST_RANK_DEPTH		64	/* samples kept per rank */
 
-/* Per-node series. */
-enum hist_node_metric {
-	HN_CPU,			/* cpu.busy, percent of the node */
-	HN_MEM,			/* memory in use, bytes (the job's if known) */
-	HN_MEMPCT,		/* HN_MEM as percent of the limit */
-	HN_LOAD,		/* load1 */
-	HN_DISK,		/* read + write bytes/s, every disk */
-	HN_NET,			/* rx + tx bytes/s, every interface but lo */
-	HN_GPU,			/* mean GPU utilisation, percent */
-	HN_PROBE_CPU,		/* the probe's CPU, percent of one CPU */
-	HN_PROBE_BYTES,		/* the probe's bytes sent per second */
-	HN_GPU_MEM,		/* GPU memory used, bytes, every GPU */
-	HN_GPU_MEMTOTAL,	/* GPU memory, bytes, every GPU */
-	HN_GPU_POWER,		/* watts, every GPU */
-	HN_GPU_TEMP,		/* the hottest GPU, degrees Celsius */
-	HN_GPU_JOB,		/* the job's share of its GPUs' processes,
-				   percent (of their utilisation, else of
-				   their memory) */
-	HN_IB_RX,		/* InfiniBand / Omni-Path bytes/s, every port */
-	HN_IB_TX,
-	HN_LUSTRE_READ,		/* Lustre client bytes/s (llite, else osc) */
-	HN_LUSTRE_WRITE,
-	HN_NFS_READ,		/* NFS client bytes/s, every mount */
-	HN_NFS_WRITE,
-	HN_POWER_PKG,		/* RAPL watts: every package, */
-	HN_POWER_DRAM,		/* every DRAM domain */
-	HN_TEMP,		/* the hottest sensor (thermal, hwmon), C */
-	HN_IPC,			/* instructions per cycle, every rank */
-	HN_MPI,			/* mean of the ranks' HR_MPI, percent */
-	HN_POWER_NODE,		/* whole-node watts: IPMI DCMI, else the
-				   largest whole-node hwmon meter */
-	HN_NMETRICS
-};
-
+/* Per-node series: one per row of the metric catalogue (metrics.h,
+ * enum hist_node_metric). */
 /* Per-rank series. */
 enum hist_rank_metric {
 	HR_CPU,			/* percent of one CPU */
@@ -97,14 +66,11 @@ enum hist_job_metric {
 	HJ_NMETRICS
 };
 
-/* What a node metric is, for the outputs that list them (the report). */
-struct hist_metric_info {
-	const char	*key;		/* "gpu_mem" */
-	const char	*title;		/* "GPU memory used" */
-	const char	*unit;		/* "%", "B", "B/s", "W", "C", "" */
-	const char	*agg;		/* across nodes: "sum", "mean", "max" */
-};
-extern const struct hist_metric_info hist_node_info[HN_NMETRICS];
+/* What a node metric is, for the outputs that list them (the report):
+ * the catalogue's rows, whose first members are key, title, unit and
+ * agg. */
+#define hist_metric_info	metric_def
+#define hist_node_info		metric_cat
 
 /* One rank's past.  The det_* fields belong to detect.c. */
 struct hist_rank {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "model.h"
 #include "xmalloc.h"
 
@@ -78,6 +79,7 @@ model_schema_release(struct mschema *s)
 		}
 	}
 	proto_schema_free(s->ps);
+	metrics_unbind(s->metrics);
 	free(s->groups);
 	free(s->raw);
 	free(s);

@@ -76,6 +76,8 @@ struct mschema {
 	uint8_t			*raw;
 	size_t			 rawlen;
 	unsigned		 refs;
+	void			*metrics;	/* metrics.c's binding of
+						   its catalogue, or NULL */
 	struct mschema		*next;
 };
 

@@ -29,24 +29,40 @@ pstream_free(struct pstream *ps)
 {
 	free(ps->buf);
 	ps->buf = NULL;
-	ps->blen = ps->boff = 0;
+	ps->bcap = ps->blen = ps->boff = 0;
 }
+
+/* A drained buffer larger than this is freed; a new one starts here. */
+#define PSTREAM_KEEP	4096
 
 uint8_t *
 pstream_space(struct pstream *ps, size_t *room)
 {
-	if (ps->boff > 0 && ps->boff == ps->blen)
+	size_t	n;
+
+	if (ps->boff > 0 && ps->boff == ps->blen) {
 		ps->boff = ps->blen = 0;
-	if (ps->blen == ps->cap && ps->boff > 0) {
+		if (ps->bcap > PSTREAM_KEEP) {
+			free(ps->buf);
+			ps->buf = NULL;
+			ps->bcap = 0;
+		}
+	}
+	if (ps->blen == ps->bcap && ps->boff > 0) {
 		memmove(ps->buf, ps->buf + ps->boff, ps->blen - ps->boff);
 		ps->blen -= ps->boff;
 		ps->boff = 0;
 	}
-	*room = ps->cap - ps->blen;
+	if (ps->blen == ps->bcap && ps->bcap < ps->cap) {
+		n = ps->bcap == 0 ? PSTREAM_KEEP : ps->bcap * 2;
+		if (n > ps->cap)
+			n = ps->cap;
+		ps->buf = xreallocarray(ps->buf, n, 1);
+		ps->bcap = n;
+	}
+	*room = ps->bcap - ps->blen;
 	if (*room == 0)
 		return NULL;
-	if (ps->buf == NULL)
-		ps->buf = xmalloc(ps->cap);
 	return ps->buf + ps->blen;
 }
 

@@ -6,8 +6,12 @@
  * the next stream (a reconnect) begins.  Used by the libssh2 session
  * (rsess.c) and the system ssh client (feed-ssh.c).
  *
- *	ps.buf ... boff ......... blen ....... cap
+ *	ps.buf ... boff ......... blen ....... bcap (<= cap)
  *	           [ unread bytes ][ room to fill ]
+ *
+ * The buffer grows by doubling up to cap as bytes wait unread, and one
+ * larger than PSTREAM_KEEP is given back once drained: a node streaming
+ * a sample a second holds a page, not cap bytes (1 MiB for SSH).
  *
  * Until the HELLO is found (synced), the bytes are kept from the start
  * of the stream (boff stays at what was dropped before), so that the
@@ -24,7 +28,8 @@
 
 struct pstream {
 	uint8_t		*buf;		/* allocated at the first fill */
-	size_t		 cap;
+	size_t		 bcap;		/* its size */
+	size_t		 cap;		/* the most it may grow to */
 	size_t		 blen, boff;
 	int		 synced;	/* the HELLO was found */
 	int		 eos;		/* 1: a stream ended, not yet read */

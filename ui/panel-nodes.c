@@ -15,6 +15,7 @@
  * alike: live, unflagged, in the same band of CPU busy and memory use.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,48 +183,85 @@ nodes_cmp(const void *a, const void *b)
 	return c;
 }
 
-/* The sum of two latest values of a node where either is a number. */
-static double
-nodes_sum(const struct ui *ui, int i, enum hist_node_metric a,
-    enum hist_node_metric b)
-{
-	double	x = history_node_get(ui->hist, i, a, 0);
-	double	y = history_node_get(ui->hist, i, b, 0);
+/*
+ * The node table's metric cells and the catalogue rows (metrics.h) each
+ * one shows: one row, or the sum of two terms where either is a number,
+ * a term being one row or such a sum of two (IB is received + sent, FS
+ * Lustre read + write and NFS read + write, POWER RAPL package + DRAM);
+ * -1: none.
+ */
+static const struct {
+	size_t	off;			/* of the double in struct ui_nrow */
+	int	t[2][2];
+} nodes_cells[] = {
+	{ offsetof(struct ui_nrow, cpu),	{ { HN_CPU, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, mem),	{ { HN_MEM, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, mempct),	{ { HN_MEMPCT, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, load),	{ { HN_LOAD, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, disk),	{ { HN_DISK, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, net),	{ { HN_NET, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, gpu),	{ { HN_GPU, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, gmem),
+	    { { HN_GPU_MEM, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, gmemtot),
+	    { { HN_GPU_MEMTOTAL, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, gpow),
+	    { { HN_GPU_POWER, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, gtemp),
+	    { { HN_GPU_TEMP, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, gjob),
+	    { { HN_GPU_JOB, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, ib),
+	    { { HN_IB_RX, HN_IB_TX }, { -1 } } },
+	{ offsetof(struct ui_nrow, fs),
+	    { { HN_LUSTRE_READ, HN_LUSTRE_WRITE },
+	    { HN_NFS_READ, HN_NFS_WRITE } } },
+	{ offsetof(struct ui_nrow, power),
+	    { { HN_POWER_PKG, HN_POWER_DRAM }, { -1 } } },
+	{ offsetof(struct ui_nrow, nodew),
+	    { { HN_POWER_NODE, -1 }, { -1 } } },
+	{ offsetof(struct ui_nrow, temp),	{ { HN_TEMP, -1 }, { -1 } } },
+};
 
+/* x + y where either is a number (NaN when neither is). */
+static double
+nodes_add(double x, double y)
+{
 	if (!isfinite(x))
 		return y;
 	return isfinite(y) ? x + y : x;
+}
+
+/* A row's latest value, or NaN for -1. */
+static double
+nodes_get(const struct ui *ui, int i, int k)
+{
+	return k < 0 ? NAN : history_node_get(ui->hist, i,
+	    (enum hist_node_metric)k, 0);
 }
 
 /* Fill a row from one node's latest history and flags. */
 static void
 nodes_fill(const struct ui *ui, struct ui_nrow *r, int i)
 {
-	double	lu, nfs;
+	double		v, x;
+	unsigned	c, t;
 
 	memset(r, 0, sizeof(*r));
 	r->node = i;
 	r->sclass = ui_sclass(ui, i);
-	r->cpu = history_node_get(ui->hist, i, HN_CPU, 0);
-	r->mem = history_node_get(ui->hist, i, HN_MEM, 0);
+	for (c = 0; c < sizeof(nodes_cells) / sizeof(nodes_cells[0]); c++) {
+		v = NAN;
+		for (t = 0; t < 2 && nodes_cells[c].t[t][0] >= 0; t++) {
+			x = nodes_get(ui, i, nodes_cells[c].t[t][0]);
+			if (nodes_cells[c].t[t][1] >= 0)
+				x = nodes_add(x, nodes_get(ui, i,
+				    nodes_cells[c].t[t][1]));
+			v = t == 0 ? x : nodes_add(v, x);
+		}
+		memcpy((char *)r + nodes_cells[c].off, &v, sizeof(v));
+	}
 	r->limit = history_node_mem_limit(ui->hist, i);
-	r->mempct = history_node_get(ui->hist, i, HN_MEMPCT, 0);
-	r->load = history_node_get(ui->hist, i, HN_LOAD, 0);
-	r->disk = history_node_get(ui->hist, i, HN_DISK, 0);
-	r->net = history_node_get(ui->hist, i, HN_NET, 0);
-	r->gpu = history_node_get(ui->hist, i, HN_GPU, 0);
-	r->gmem = history_node_get(ui->hist, i, HN_GPU_MEM, 0);
-	r->gmemtot = history_node_get(ui->hist, i, HN_GPU_MEMTOTAL, 0);
-	r->gpow = history_node_get(ui->hist, i, HN_GPU_POWER, 0);
-	r->gtemp = history_node_get(ui->hist, i, HN_GPU_TEMP, 0);
-	r->gjob = history_node_get(ui->hist, i, HN_GPU_JOB, 0);
-	r->ib = nodes_sum(ui, i, HN_IB_RX, HN_IB_TX);
-	lu = nodes_sum(ui, i, HN_LUSTRE_READ, HN_LUSTRE_WRITE);
-	nfs = nodes_sum(ui, i, HN_NFS_READ, HN_NFS_WRITE);
-	r->fs = !isfinite(lu) ? nfs : isfinite(nfs) ? lu + nfs : lu;
-	r->power = nodes_sum(ui, i, HN_POWER_PKG, HN_POWER_DRAM);
-	r->nodew = history_node_get(ui->hist, i, HN_POWER_NODE, 0);
-	r->temp = history_node_get(ui->hist, i, HN_TEMP, 0);
 	r->flags = detect_node_flags(ui->det, i);
 	r->nranks = history_nranks(ui->hist, i);
 	detect_node_ranks(ui->det, i, &r->rflags, &r->nrflagged);

@@ -231,14 +231,65 @@ if ((max > 0)); then
 	# source without --job shows the user's processes): a load that grows
 	# with the square of the node count and that no real cluster has.
 	# Applies alike to jobtop's commands and to pdsh's `true`.
+	# In such a namespace root is not mapped: / and /home show as owned by
+	# 65534, and jobtop's probe cache check (remote/rpush.c, OpenSSH's
+	# safe_path rule: every directory from the cache up to / owned by the
+	# user or root) rightly refuses the cache on every node.  Mapping real
+	# root into a namespace the user owns would hand the user root's files,
+	# so instead each session gets a root of its own, as a node has: the
+	# directory $nsroot, owned by the user, with the system's /usr, /etc,
+	# /dev, /sys, /run, /var, /tmp and the user's home bound into it and a
+	# /proc of the session's PID namespace (isolate.sh, in a mount
+	# namespace the session owns, gone with it; nothing is mounted on the
+	# host).  The chain the check walks, / -> /home -> the home -> its
+	# .cache/jobtop, is then the user's alone, and the check stays as it
+	# is for real use.
 	uid=$(id -u "$USER_") gid=$(id -g "$USER_")
-	unsh="unshare --user --map-user=$uid --map-group=$gid --pid --fork --mount-proc --kill-child"
-	if runuser -u "$USER_" -- $unsh true 2>/dev/null; then
-		isolate="ForceCommand exec $unsh -- \"\$SHELL\" -c \"\$SSH_ORIGINAL_COMMAND\""
-		isolation="each session in its own PID namespace (sshd ForceCommand unshare)"
+	nsroot=$tmp/nsroot
+	mkdir -m 755 "$nsroot"
+	for d in usr etc dev sys run var tmp proc; do mkdir -m 755 "$nsroot/$d"; done
+	for d in bin lib lib32 lib64 libx32 sbin; do
+		if [ -L "/$d" ]; then ln -s "$(readlink "/$d")" "$nsroot/$d"
+		elif [ -d "/$d" ]; then mkdir -m 755 "$nsroot/$d"; fi
+	done
+	mkdir -p -m 755 "$nsroot$uhome"
+	chown -R "$USER_:" "$nsroot"
+	cat >"$bin/isolate.sh" <<-EOF
+	#!/bin/sh
+	# bench-fanout: one SSH session.  Root of a user namespace that maps
+	# only $USER_ (so mounts are allowed), PID 1 of a new PID namespace, in
+	# a mount namespace of its own: bind the system into $nsroot, mount
+	# this namespace's /proc, then become $USER_ again (a nested user
+	# namespace mapping $uid to it) with $nsroot as /.
+	set -e
+	r=$nsroot
+	for d in usr etc dev sys run var tmp; do
+		mount --rbind "/\$d" "\$r/\$d"
+	done
+	for d in bin lib lib32 lib64 libx32 sbin; do
+		[ -L "/\$d" ] || [ ! -d "/\$d" ] || mount --rbind "/\$d" "\$r/\$d"
+	done
+	mount --rbind "$uhome" "\$r$uhome"
+	mount -t proc -o nosuid,nodev,noexec proc "\$r/proc"
+	exec unshare --user --map-user=$uid --map-group=$gid --root="\$r" \\
+	    --wd="\$HOME" -- "\$SHELL" -c "\$SSH_ORIGINAL_COMMAND"
+	EOF
+	chmod 755 "$bin/isolate.sh"
+	unsh="unshare --user --map-root-user --pid --fork --mount --kill-child -- /bin/sh $bin/isolate.sh"
+	# Usable when the session sees its own processes only and owns the
+	# chain from its home up to / (what the probe cache check needs).
+	iso_test='set -- $(ls -ldn / /home "$HOME" | while read -r m n o r; do echo "$o"; done | sort -u); echo "$* $(ls /proc | grep -c "^[0-9]")"'
+	iso_out=$(runuser -u "$USER_" -- env HOME="$uhome" SHELL=/bin/sh SSH_ORIGINAL_COMMAND="$iso_test" $unsh 2>&1) || true
+	case "$iso_out" in
+	"$uid "[1-9]) iso_ok=1;;
+	*) iso_ok=0;;
+	esac
+	if ((iso_ok)); then
+		isolate="ForceCommand exec $unsh"
+		isolation="each session in its own PID namespace and root directory (sshd ForceCommand unshare + isolate.sh)"
 	else
 		isolate=""
-		isolation="NOT isolated: unprivileged user namespaces unavailable, every probe sees every process of $USER_"
+		isolation="NOT isolated (user namespaces or mounts in them unavailable: $iso_out), every probe sees every process of $USER_"
 		echo "warning: $isolation" >&2
 	fi
 	ssh-keygen -q -t ed25519 -N '' -f "$srv/host_ed25519" -C fanout-host
@@ -322,7 +373,8 @@ if ((max > 0)); then
 	echo "== fd check: $hl streaming (no -n) with the user's default soft limit ($soft)" >&2
 	wait_quiet
 	((STEADY_ONLY)) || fdcheck=$(in_ns $RUN steady "$max" 0 180 "$tmp/err.fd" -- "$BASH" -c "$(declare -f as_user); USER_=$USER_; as_user - '$home' XDG_STATE_HOME=$state $bin/jobtop-bench -w '$hl' -b --json -d 1")
-	fdcheck_err=$(sort "$tmp/err.fd" | sed 's/lb[0-9]*/lbNNNN/' | uniq -c | sort -rn | head -5)
+	fdcheck_err=""
+	((STEADY_ONLY)) || fdcheck_err=$(sort "$tmp/err.fd" | sed 's/lb[0-9]*/lbNNNN/' | uniq -c | sort -rn | head -5)
 
 	# --- 2. steady state: the monitor's own CPU and memory at 1 Hz --------
 	echo "== steady: $hl at 1 Hz, ${STEADY_S} s window" >&2
