@@ -135,6 +135,9 @@ ssize_t		 probe_read_file(const char *, char *, size_t);
 int		 probe_read_line(const char *, char *, size_t);
 unsigned	 probe_list_nums(const char *, const char *, const char *,
 		     int *, unsigned);
+/* The thread ids in /proc/PID/task (under --root), at most max, in the
+ * kernel's order (the main thread first); how many, -1 when it is gone. */
+int		 probe_list_tasks(pid_t, pid_t *, int);
 /* Set the prefix every path is read under (--root). */
 void		 probe_set_root(const char *);
 /* Build root + path into buf; returns buf. */

@@ -302,7 +302,6 @@ static double		 mpi_cost_ns;	/* smoothed CPU ns a second */
 static char		 mpi_libnames[MPI_LIBNAMES][MPI_LIBLEN];
 static unsigned		 mpi_nlibnames;
 static char		 mpi_maps[65536];
-static char		 mpi_dents[8192];
 static pid_t		 mpi_tids[MPI_THR_PER * 4];
 static uint64_t		 mpi_ips[4096];	/* one process's drained samples */
 static uint32_t		 mpi_hits[MPI_LIBNAMES];
@@ -675,43 +674,12 @@ mpi_close_proc(struct mpi_proc *mp)
 	mp->pid = 0;
 }
 
-/* getdents64's record. */
-struct mpi_dirent {
-	uint64_t	d_ino;
-	int64_t		d_off;
-	unsigned short	d_reclen;
-	unsigned char	d_type;
-	char		d_name[];
-};
-
 /* List the process's threads into mpi_tids; how many, -1 when gone. */
 static int
 mpi_list_tasks(const struct mpi_proc *mp)
 {
-	const struct mpi_dirent	*d;
-	char			 path[64], *end;
-	long			 n, off, tid;
-	int			 dfd, ntids = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)mp->pid);
-	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -1;
-	while ((n = syscall(SYS_getdents64, dfd, mpi_dents,
-	    sizeof(mpi_dents))) > 0) {
-		for (off = 0; off < n; off += d->d_reclen) {
-			d = (const struct mpi_dirent *)(const void *)
-			    (mpi_dents + off);
-			if (d->d_name[0] < '1' || d->d_name[0] > '9')
-				continue;
-			tid = strtol(d->d_name, &end, 10);
-			if (*end == '\0' && tid <= 0x7fffffff &&
-			    ntids < (int)(sizeof(mpi_tids) /
-			    sizeof(mpi_tids[0])))
-				mpi_tids[ntids++] = (pid_t)tid;
-		}
-	}
-	close(dfd);
-	return ntids;
+	return probe_list_tasks(mp->pid, mpi_tids,
+	    (int)(sizeof(mpi_tids) / sizeof(mpi_tids[0])));
 }
 
 /*

@@ -111,15 +111,6 @@ struct perf_proc {
 	char		name[12];
 };
 
-/* getdents64's record (struct linux_dirent64). */
-struct perf_dirent {
-	uint64_t	d_ino;
-	int64_t		d_off;
-	unsigned short	d_reclen;
-	unsigned char	d_type;
-	char		d_name[];
-};
-
 static struct perf_proc	 perf_procs[RANKS_MAX];
 static struct perf_thr	 perf_thrs[PERF_THR_MAX];
 static int		 perf_free = -1;	/* free list of perf_thrs */
@@ -130,7 +121,6 @@ static uint32_t		 perf_type = PERF_TYPE_HARDWARE;
 static uint64_t		 perf_config[PERF_NFIELDS] = {
 	PERF_COUNT_HW_INSTRUCTIONS, PERF_COUNT_HW_CPU_CYCLES
 };
-static char		 perf_dents[8192];
 static pid_t		 perf_tids[PERF_THR_MAX];
 
 static int
@@ -243,30 +233,12 @@ perf_has_thread(const struct perf_proc *pp, pid_t tid)
 static void
 perf_open_proc(struct perf_proc *pp)
 {
-	const struct perf_dirent	*d;
-	char				 path[64];
-	long				 n, off, tid;
-	unsigned			 ntids = 0, i;
-	int				 dfd, k, err = 0;
-	char				*end;
+	unsigned	 ntids, i;
+	int		 n, k, err = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pp->pid);
-	if ((dfd = probe_open(path)) < 0)
+	if ((n = probe_list_tasks(pp->pid, perf_tids, PERF_THR_MAX)) < 0)
 		return;
-	while ((n = syscall(SYS_getdents64, dfd, perf_dents,
-	    sizeof(perf_dents))) > 0) {
-		for (off = 0; off < n; off += d->d_reclen) {
-			d = (const struct perf_dirent *)(const void *)
-			    (perf_dents + off);
-			if (d->d_name[0] < '1' || d->d_name[0] > '9')
-				continue;
-			tid = strtol(d->d_name, &end, 10);
-			if (*end == '\0' && tid <= 0x7fffffff &&
-			    ntids < PERF_THR_MAX)
-				perf_tids[ntids++] = (pid_t)tid;
-		}
-	}
-	close(dfd);
+	ntids = (unsigned)n;
 	for (i = 0; i < ntids; i++) {
 		if (perf_has_thread(pp, perf_tids[i]))
 			continue;

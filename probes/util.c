@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "source.h"
@@ -129,6 +130,42 @@ probe_list_nums(const char *dir, const char *prefix, const char *suffix,
 	closedir(d);
 	qsort(nums, n, sizeof(nums[0]), probe_cmp_int);
 	return n;
+}
+
+/* getdents64's record (struct linux_dirent64). */
+struct probe_dirent {
+	uint64_t	d_ino;
+	int64_t		d_off;
+	unsigned short	d_reclen;
+	unsigned char	d_type;
+	char		d_name[];
+};
+
+int
+probe_list_tasks(pid_t pid, pid_t *tids, int max)
+{
+	static char			 dents[8192];
+	const struct probe_dirent	*d;
+	char				 path[64], *end;
+	long				 n, off, tid;
+	int				 dfd, ntids = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((dfd = probe_open(path)) < 0)
+		return -1;
+	while ((n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) > 0) {
+		for (off = 0; off < n; off += d->d_reclen) {
+			d = (const struct probe_dirent *)(const void *)
+			    (dents + off);
+			if (d->d_name[0] < '1' || d->d_name[0] > '9')
+				continue;
+			tid = strtol(d->d_name, &end, 10);
+			if (*end == '\0' && tid <= 0x7fffffff && ntids < max)
+				tids[ntids++] = (pid_t)tid;
+		}
+	}
+	close(dfd);
+	return ntids;
 }
 
 const char *
