@@ -14,7 +14,8 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 JOBTOP=${JOBTOP:-$TOP/jobtop}
 tmp=$(mktemp -d)
 pid=
-trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+bg=
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; [ -n "$bg" ] && kill $bg 2>/dev/null; rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME="$tmp/state"
 
 fail() {
@@ -24,6 +25,12 @@ fail() {
 
 command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
 [ -x "$JOBTOP" ] || fail "$JOBTOP not built"
+
+# A process of ours to be recorded as a rank: without a job the probe
+# shows the user's processes (root: the busiest), never its own ancestors,
+# and a bare machine may have no other (CI's had none: no rank records).
+sleep 60 >/dev/null 2>&1 &
+bg=$!
 
 # Live with a recording, then the replay of it.
 "$JOBTOP" -w localhost -b --json -n 5 -d 0.2 -o "$tmp/r.jtr" \
