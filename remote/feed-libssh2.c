@@ -13,6 +13,7 @@
 #include <libssh2.h>
 
 #include "feed.h"
+#include "ladder.h"
 #include "rconf.h"
 #include "rsess.h"
 #include "sshconf.h"

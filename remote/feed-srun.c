@@ -44,6 +44,7 @@
 
 #include "feed-srun.h"
 #include "feed.h"
+#include "ladder.h"
 #include "hostlist.h"
 #include "log.h"
 #include "rconf.h"

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "feed.h"
+#include "ladder.h"
 #include "feed-launch.h"
 #include "pstream.h"
 #include "rconf.h"

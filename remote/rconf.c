@@ -15,6 +15,7 @@
 
 #include <libssh2.h>
 
+#include "fsutil.h"
 #include "hostkey.h"
 #include "rconf.h"
 #include "rpush.h"
@@ -127,7 +128,7 @@ rconf_path_safe(const char *path, char *err, size_t errlen)
 {
 	char	why[512];
 
-	if (geteuid() != 0 || rutil_path_safe(path, why, sizeof(why)) == 0)
+	if (geteuid() != 0 || fs_path_safe(path, why, sizeof(why)) == 0)
 		return 0;
 	snprintf(err, errlen, "%s is not safe to run as root: %.400s", path,
 	    why);

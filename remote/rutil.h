@@ -46,10 +46,5 @@ char	*rutil_read_trusted(const char *, size_t, size_t *, char *, size_t);
  * 077 bit), as ssh requires.  0, or -1 with "permissions 0644 are too
  * open, chmod 600 it" in err (1 when it cannot be looked at: errno). */
 int	 rutil_key_perm(const char *, char *, size_t);
-/* A program that is run with the caller's rights (the probe, pushed to
- * every node): the file and every directory from / down to it are owned
- * by the caller or root and not writable by group or others (a sticky
- * directory may be).  0, or -1 with the first problem in err. */
-int	 rutil_path_safe(const char *, char *, size_t);
 
 #endif

@@ -114,7 +114,7 @@ config_free(struct config *c)
 	config_init(c);
 }
 
-/* A transport of this build (feed_transports[], src/feed.c) or auto. */
+/* A transport of this build (the registered feed_transports[]) or auto. */
 static int
 config_set_transport(struct config *c, const char *v, char *err,
     size_t errlen)

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "feed-local.h"
+#include "fsutil.h"
 #include "log.h"
-#include "rutil.h"
 #include "selfpath.h"
 #include "spawn.h"
 #include "textsafe.h"
@@ -58,7 +58,7 @@ feed_local_trusted(char *path, const char *what, char *err, size_t errsz)
 {
 	char	why[512];
 
-	if (geteuid() != 0 || rutil_path_safe(path, why, sizeof(why)) == 0)
+	if (geteuid() != 0 || fs_path_safe(path, why, sizeof(why)) == 0)
 		return path;
 	snprintf(err, errsz, "%s %s is not safe to run as root: %s", what,
 	    path, why);

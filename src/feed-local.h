@@ -18,7 +18,7 @@ struct feed_local;
 /* The probe binary: $JOBTOP_PROBE, else jobtop-probe beside the running
  * executable (the build tree), else in ../libexec/jobtop from the
  * executable's directory (a relocated install), else
- * JOBTOP_LIBEXECDIR/jobtop-probe.  As root it must pass rutil_path_safe.
+ * JOBTOP_LIBEXECDIR/jobtop-probe.  As root it must pass fs_path_safe.
  * Returns an allocated path, or NULL with the reason written to err. */
 char	*feed_local_find_probe(char *, size_t);
 /* The probe's NVML helper: $JOBTOP_NVML (set but empty: none), else

@@ -1,18 +1,11 @@
 /*
  * feed: what every transport shares (the phase words, the side-command
- * calls), the local transport, the registry of remote transports and the
- * ladder that moves a node from one to the next.
+ * calls), the local transport, and the lookup of the registered remote
+ * transports (their registry and ladder: remote/ladder.c).
  *
  * The local transport wraps a probe child (feed-local.c) and adds what
  * the loop needs from it: a grace period after a stop before SIGKILL,
  * reaping, and an account of how the child ended.
- *
- * The ladder (--transport auto) is a feed that holds the node's current
- * transport's feed.  It starts with the first transport of
- * feed_transports[] marked FEED_T_LADDER whose usable() accepts the node
- * (the others' reasons are kept in feed->skipped), and when that feed
- * ends for good without being asked to, feed_ladder_next says whether
- * another transport should have the node.
  */
 #include <errno.h>
 #include <signal.h>
@@ -24,10 +17,7 @@
 #include "clock.h"
 #include "feed-local.h"
 #include "feed.h"
-#include "feed-launch.h"
-#include "feed-srun.h"
 #include "log.h"
-#include "rconf.h"
 #include "textsafe.h"
 #include "xmalloc.h"
 
@@ -423,33 +413,23 @@ feed_exec_free(struct feed_exec *x)
 }
 
 /*
- * The registry of remote transports.  How to add one: its file
- * (remote/feed-NAME.c) with a constructor, an optional usable() check,
- * and a line here.  The order of the FEED_T_LADDER ones is the ladder's:
- * cheapest per node first.
+ * The registry of transports is remote/'s (remote/ladder.c); src/main.c
+ * hands it over at start-up, so that the monitor core names no transport.
  */
-const struct feed_transport feed_transports[] = {
-	{ "libssh2", feed_new_libssh2, feed_libssh2_usable, FEED_T_LADDER,
-	    "one libssh2 session per node, in this process" },
-	{ "ssh", feed_new_ssh, NULL, FEED_T_LADDER,
-	    "the system OpenSSH client, one ssh process per node" },
-	{ "srun", feed_new_srun, feed_srun_usable, FEED_T_LADDER,
-	    "one srun for the whole Slurm job, through Slurm's own tree" },
-	{ "oarsh", feed_new_oarsh, feed_oarsh_usable, FEED_T_LADDER,
-	    "OAR's oarsh, one per node (OAR_JOB_KEY_FILE or the job's id)" },
-	{ "blaunch", feed_new_blaunch, feed_blaunch_usable, FEED_T_LADDER,
-	    "LSF's blaunch, one per node, from within the job" },
-	{ "pbs_tmrsh", feed_new_pbs_tmrsh, feed_pbs_tmrsh_usable,
-	    FEED_T_LADDER, "PBS's pbs_tmrsh, one per node, within the job" },
-	{ NULL, NULL, NULL, 0, NULL }
-};
+static const struct feed_transport *feed_registry;
+
+void
+feed_register_transports(const struct feed_transport *t)
+{
+	feed_registry = t;
+}
 
 const struct feed_transport *
 feed_transport_find(const char *name)
 {
 	const struct feed_transport	*t;
 
-	for (t = feed_transports; t->name != NULL; t++) {
+	for (t = feed_registry; t != NULL && t->name != NULL; t++) {
 		if (strcmp(t->name, name) == 0)
 			return t;
 	}
@@ -463,309 +443,10 @@ feed_transport_names(void)
 	const struct feed_transport	*t;
 	size_t				 n;
 
-	if (buf[0] != '\0')
-		return buf;
 	n = (size_t)snprintf(buf, sizeof(buf), "auto");
-	for (t = feed_transports; t->name != NULL && n < sizeof(buf); t++)
+	for (t = feed_registry; t != NULL && t->name != NULL &&
+	    n < sizeof(buf); t++)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, ", %s",
 		    t->name);
 	return buf;
-}
-
-/* The ladder transport after name, NULL at the end. */
-static const struct feed_transport *
-feed_ladder_after(const char *name)
-{
-	const struct feed_transport	*t = feed_transport_find(name);
-
-	if (t == NULL)
-		return NULL;
-	for (t++; t->name != NULL; t++) {
-		if (t->flags & FEED_T_LADDER)
-			return t;
-	}
-	return NULL;
-}
-
-/*
- * The ladder's decision after transport cur ended for a node.  Here is
- * where a launcher transport goes: "SSH refused (FEED_FAIL_DENIED) ->
- * the scheduler's launcher".
- */
-const char *
-feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
-    enum feed_fail fail, const char *reason, char *why, size_t whysz)
-{
-	const struct feed_transport	*next;
-	const char			*next_name;
-
-	if (fail == FEED_FAIL_NONE || (next = feed_ladder_after(cur)) == NULL)
-		return NULL;
-	/* OpenSSH signs RSA with rsa-sha2; with other keys it would be
-	 * refused as well (what else it could use, certificates, GSSAPI,
-	 * host-based, was seen before libssh2 started: usable()). */
-	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_AUTH &&
-	    feed_libssh2_rsa_why(rc, host, why, whysz))
-		return next->name;
-	if (strcmp(cur, "libssh2") == 0 && fail == FEED_FAIL_UNSUPPORTED) {
-		snprintf(why, whysz, "libssh2: %s", reason);
-		return next->name;
-	}
-	/* SSH refused the user, and no other SSH rung can help: the
-	 * scheduler's launcher (feed-srun.c). */
-	if ((next_name = feed_srun_ladder(rc, host, cur, fail, reason, why,
-	    whysz)) != NULL)
-		return next_name;
-	/* The other schedulers' remote shells (feed-ssh.c). */
-	return feed_launch_ladder(rc, host, cur, fail, reason, why, whysz);
-}
-
-/* The ladder's feed: the node's current transport's feed. */
-struct feed_auto {
-	const struct rconf	*rc;
-	char			*host;
-	struct feed		*cur;
-	const char		*name;		/* cur's transport */
-	int			 stopped;
-	char			 why[1024];	/* a last failure, and before */
-};
-
-static int
-feed_auto_pollfds(struct feed *f, struct pollfd *p)
-{
-	struct feed_auto	*a = f->impl;
-
-	return a->cur->ops->pollfds(a->cur, p);
-}
-
-static int
-feed_auto_timeout(struct feed *f, uint64_t now)
-{
-	struct feed_auto	*a = f->impl;
-
-	return a->cur->ops->timeout(a->cur, now);
-}
-
-/* Add a reason to the node's list of skipped transports. */
-static void
-feed_auto_skip(struct feed *f, const char *why)
-{
-	size_t	n = strlen(f->skipped);
-
-	snprintf(f->skipped + n, sizeof(f->skipped) - n, "%s%s",
-	    n > 0 ? "; " : "", why);
-	text_clean_inplace(f->skipped);
-}
-
-/* The current transport ended for good: move on when the ladder says. */
-static void
-feed_auto_climb(struct feed *f)
-{
-	struct feed_auto	*a = f->impl;
-	const struct feed_transport *t;
-	struct feed		*nf;
-	const char		*next;
-	char			 why[512], err[512];
-	enum feed_fail		 fail;
-
-	while (!a->stopped && a->cur->ops->done(a->cur) &&
-	    (fail = feed_failure(a->cur)) != FEED_FAIL_NONE) {
-		why[0] = '\0';
-		next = feed_ladder_next(a->rc, a->host, a->name, fail,
-		    feed_error(a->cur), why, sizeof(why));
-		if (next == NULL || (t = feed_transport_find(next)) == NULL)
-			return;
-		err[0] = '\0';
-		if ((nf = t->open(a->rc, a->host, err, sizeof(err))) ==
-		    NULL) {
-			/* Stay failed, and say why it could not move. */
-			rconf_log(a->rc, "%s: cannot move to %s: %s", a->host,
-			    next, err);
-			snprintf(why, sizeof(why), "%s: %s", next, err);
-			feed_auto_skip(f, why);
-			return;
-		}
-		rconf_log(a->rc, "%s: moves from %s to %s: %s", a->host,
-		    a->name, next, why);
-		feed_auto_skip(f, why);
-		feed_free(a->cur);
-		a->cur = nf;
-		a->name = t->name;
-	}
-}
-
-static void
-feed_auto_step(struct feed *f, uint64_t now, const struct pollfd *p, int n)
-{
-	struct feed_auto	*a = f->impl;
-
-	a->cur->ops->step(a->cur, now, p, n);
-	feed_auto_climb(f);
-}
-
-static ssize_t
-feed_auto_read(struct feed *f, void *buf, size_t size)
-{
-	struct feed_auto	*a = f->impl;
-
-	return a->cur->ops->read(a->cur, buf, size);
-}
-
-static void
-feed_auto_stop(struct feed *f)
-{
-	struct feed_auto	*a = f->impl;
-
-	a->stopped = 1;
-	a->cur->ops->stop(a->cur);
-}
-
-static int
-feed_auto_done(struct feed *f)
-{
-	struct feed_auto	*a = f->impl;
-
-	return a->cur->ops->done(a->cur);
-}
-
-/* A failure for good on the last transport says what the cheaper ones
- * said too. */
-static enum feed_phase
-feed_auto_phase(struct feed *f, const char **why)
-{
-	struct feed_auto	*a = f->impl;
-	enum feed_phase		 ph;
-
-	ph = feed_phase(a->cur, why);
-	if ((ph == FEED_REFUSED || ph == FEED_FAILED) &&
-	    f->skipped[0] != '\0') {
-		snprintf(a->why, sizeof(a->why), "%s (%s)", *why,
-		    f->skipped);
-		*why = a->why;
-	}
-	return ph;
-}
-
-static enum feed_fail
-feed_auto_failure(struct feed *f)
-{
-	struct feed_auto	*a = f->impl;
-
-	return feed_failure(a->cur);
-}
-
-static int
-feed_auto_set_interval(struct feed *f, unsigned ms)
-{
-	struct feed_auto	*a = f->impl;
-
-	return feed_set_interval(a->cur, ms);
-}
-
-static struct feed_exec *
-feed_auto_exec_start(struct feed *f, const char *cmd, size_t cap,
-    unsigned timeout_ms, char *err, size_t errsz)
-{
-	struct feed_auto	*a = f->impl;
-
-	return feed_exec_start(a->cur, cmd, cap, timeout_ms, err, errsz);
-}
-
-static const char *
-feed_auto_transport(struct feed *f)
-{
-	struct feed_auto	*a = f->impl;
-
-	return feed_transport(a->cur);
-}
-
-static void
-feed_auto_free(struct feed *f)
-{
-	struct feed_auto	*a = f->impl;
-
-	feed_free(a->cur);
-	free(a->host);
-	free(a);
-}
-
-static const struct feed_ops feed_auto_ops = {
-	"auto", feed_auto_pollfds, feed_auto_timeout, feed_auto_step,
-	feed_auto_read, feed_auto_stop, feed_auto_done, feed_auto_phase,
-	feed_auto_failure, feed_auto_set_interval, feed_auto_exec_start,
-	feed_auto_transport, feed_auto_free
-};
-
-/* The ladder: the first transport that says it can serve the node. */
-static struct feed *
-feed_new_auto(const struct rconf *rc, const char *host, char *err,
-    size_t errsz)
-{
-	const struct feed_transport	*t;
-	struct feed_auto		*a;
-	struct feed			*f, *cur = NULL;
-	char				 why[512], skipped[512];
-	size_t				 n = 0;
-
-	skipped[0] = '\0';
-	/* A job too large for one SSH session per node starts on srun. */
-	if (feed_srun_first(rc, skipped, sizeof(skipped)) &&
-	    (t = feed_transport_find("srun")) != NULL &&
-	    (cur = t->open(rc, host, err, errsz)) != NULL)
-		goto found;
-	skipped[0] = '\0';
-	for (t = feed_transports; t->name != NULL; t++) {
-		if (!(t->flags & FEED_T_LADDER))
-			continue;
-		why[0] = '\0';
-		if (t->usable != NULL && t->usable(rc, host, why,
-		    sizeof(why)) != 0) {
-			rconf_log(rc, "%s: skips %s: %s", host, t->name, why);
-			n += (size_t)snprintf(skipped + n, n < sizeof(skipped) ?
-			    sizeof(skipped) - n : 0, "%s%s", n > 0 ? "; " : "",
-			    why);
-			if (n >= sizeof(skipped))
-				n = sizeof(skipped) - 1;
-			continue;
-		}
-		if ((cur = t->open(rc, host, err, errsz)) != NULL)
-			break;
-		rconf_log(rc, "%s: %s: %s", host, t->name, err);
-		n += (size_t)snprintf(skipped + n, n < sizeof(skipped) ?
-		    sizeof(skipped) - n : 0, "%s%s: %s", n > 0 ? "; " : "",
-		    t->name, err);
-		if (n >= sizeof(skipped))
-			n = sizeof(skipped) - 1;
-	}
-	if (cur == NULL) {
-		if (t->name == NULL)
-			snprintf(err, errsz, "no transport reaches %s: %s",
-			    host, skipped);
-		return NULL;
-	}
-found:
-	a = xcalloc(1, sizeof(*a));
-	a->rc = rc;
-	a->host = xstrdup(host);
-	a->cur = cur;
-	a->name = t->name;
-	f = feed_alloc(&feed_auto_ops, a);
-	feed_set_skipped(f, skipped);
-	return f;
-}
-
-struct feed *
-feed_new_remote(const char *transport, const struct rconf *rc,
-    const char *host, char *err, size_t errsz)
-{
-	const struct feed_transport	*t;
-
-	if (transport == NULL || strcmp(transport, "auto") == 0)
-		return feed_new_auto(rc, host, err, errsz);
-	if ((t = feed_transport_find(transport)) == NULL) {
-		snprintf(err, errsz, "unknown transport \"%s\" (%s)",
-		    transport, feed_transport_names());
-		return NULL;
-	}
-	return t->open(rc, host, err, errsz);
 }

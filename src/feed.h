@@ -2,16 +2,18 @@
  * feed: where one node's probe stream comes from, as a const descriptor of
  * operations so the session loop drives every transport the same way.
  * Transports: a local child over pipes (feed-local.c), and for other
- * nodes those listed in feed_transports[] (feed.c): libssh2 sessions
- * (remote/feed-libssh2.c), the system OpenSSH client
- * (remote/feed-ssh.c), and whatever a later file adds.
+ * nodes those listed in feed_transports[] (remote/ladder.c): libssh2
+ * sessions (remote/feed-libssh2.c), the system OpenSSH client
+ * (remote/feed-ssh.c), the schedulers' launchers, and whatever a later
+ * file adds.  src/ knows them only through this interface and the table
+ * src/main.c registers (feed_register_transports).
  *
  * How to add a transport: one file (remote/feed-NAME.c) with its
  * `const struct feed_ops` and a constructor of type feed_open_fn (its
- * prototype is one line below), and one line in feed_transports[]
- * (feed.c).  --transport NAME and the ladder (feed_new_remote) then know
- * it by name; feed_ladder_next decides when a node moves to it.  The
- * Makefile takes every .c file in remote/.
+ * prototype is one line in remote/ladder.h), and one line in
+ * feed_transports[] (remote/ladder.c).  --transport NAME and the ladder
+ * (feed_new_remote) then know it by name; feed_ladder_next decides when a
+ * node moves to it.  The Makefile takes every .c file in remote/.
  *
  * The loop, for every feed: pollfds() to fill pollfd slots, timeout() for
  * its deadline; after poll(), step() with the slots' revents; then read()
@@ -142,8 +144,10 @@ struct feed_transport {
 	const char	*what;		/* one line for --help */
 };
 
-/* The registry, ending with a NULL name. */
-extern const struct feed_transport feed_transports[];
+/* The registry of remote transports, ending with a NULL name: remote/'s
+ * feed_transports[], handed over by src/main.c (and tests) before any
+ * lookup; until then no transport is known but "auto". */
+void		 feed_register_transports(const struct feed_transport *);
 const struct feed_transport *feed_transport_find(const char *);
 /* "auto, libssh2, ssh": for messages. */
 const char	*feed_transport_names(void);
@@ -151,43 +155,9 @@ const char	*feed_transport_names(void);
 /* A probe run locally with argv (argv[0] is its path); NULL with the
  * reason in err. */
 struct feed	*feed_new_local(const char *, char *const [], char *, size_t);
-/* A node through transport name ("auto": the ladder), NULL with the
- * reason in err. */
-struct feed	*feed_new_remote(const char *, const struct rconf *,
-		    const char *, char *, size_t);
-/* The constructors behind feed_transports[] (remote/feed-*.c). */
-struct feed	*feed_new_libssh2(const struct rconf *, const char *, char *,
-		    size_t);
-int		 feed_libssh2_usable(const struct rconf *, const char *,
-		    char *, size_t);
-/* A feed over an rsess the caller keeps: feed_free leaves it open. */
-struct rsess;
-struct feed	*feed_libssh2_of(struct rsess *);
-/* The session behind a libssh2 feed, NULL for any other feed. */
-struct rsess	*feed_libssh2_rsess(struct feed *);
-/* After libssh2's authentication was refused for host: 1 with the reason
- * in why when it offered an RSA key that this libssh2 signs with SHA-1
- * only (which OpenSSH 8.8 and later refuse), else 0. */
-int		 feed_libssh2_rsa_why(const struct rconf *, const char *,
-		    char *, size_t);
-/* "1.10.0": the libssh2 this program runs with. */
-const char	*feed_libssh2_version(void);
-struct feed	*feed_new_ssh(const struct rconf *, const char *, char *,
-		    size_t);
 /* For a transport's constructor: a feed with ops and impl, all else 0. */
 struct feed	*feed_alloc(const struct feed_ops *, void *);
 void		 feed_free(struct feed *);
-
-/*
- * The ladder's one decision: after transport cur ended for a node with
- * class fail (and reason), the next transport to try, or NULL to stay
- * failed.  why gets the reason to record ("libssh2: RSA key needs
- * rsa-sha2 signatures (libssh2 1.10 signs SHA-1 only)").  The place where
- * "SSH refused -> the scheduler's launcher" goes.
- */
-const char	*feed_ladder_next(const struct rconf *, const char *,
-		    const char *, enum feed_fail, const char *, char *,
-		    size_t);
 
 /* The phase and its reason (never NULL). */
 enum feed_phase	 feed_phase(struct feed *, const char **);

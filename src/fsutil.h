@@ -7,5 +7,10 @@
 /* Create every missing directory above path (mkdir -p of its dirname),
  * mode 0700.  0, or -1 with errno. */
 int	 fs_mkdir_parents(const char *);
+/* A program that is run with the caller's rights (the probe, pushed to
+ * every node): the file and every directory from / down to it are owned
+ * by the caller or root and not writable by group or others (a sticky
+ * directory may be).  0, or -1 with the first problem in err. */
+int	 fs_path_safe(const char *, char *, size_t);
 
 #endif

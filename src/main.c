@@ -36,6 +36,7 @@
 #include "feed-replay.h"
 #include "feed-srun.h"
 #include "feed.h"
+#include "ladder.h"
 #include "history.h"
 #include "hostlist.h"
 #include "jobwatch.h"
@@ -1610,6 +1611,9 @@ main(int argc, char **argv)
 	size_t			i;
 	int			rc;
 
+	/* The remote transports (remote/ladder.c) for the core's lookups:
+	 * --transport, the settings file, the ladder. */
+	feed_register_transports(feed_transports);
 	if (argc > 1 && strcmp(argv[1], "export") == 0)
 		return export_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)

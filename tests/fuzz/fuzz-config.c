@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "feed.h"
+#include "ladder.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -51,6 +52,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	char		err[512], *t;
 	size_t		n;
 
+	feed_register_transports(feed_transports);
 	config_init(&c);
 	err[0] = '\0';
 	if (config_parse(&c, "fuzz", (const char *)data, len,

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "feed.h"
 #include "harness.h"
+#include "ladder.h"
 
 static char	warned[2048];
 static int	nwarn;
@@ -484,6 +485,8 @@ test_save(void)
 int
 main(void)
 {
+	/* As src/main.c does: the transports are remote/'s. */
+	feed_register_transports(feed_transports);
 	RUN(test_good);
 	RUN(test_bad);
 	RUN(test_unknown);

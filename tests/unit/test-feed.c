@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "feed.h"
+#include "ladder.h"
 #include "harness.h"
 #include "rconf.h"
 #include "spawn.h"
@@ -244,6 +245,7 @@ int
 main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
+	feed_register_transports(feed_transports);
 	if (argc == 4 && strcmp(argv[1], "--ssh-exec") == 0)
 		return ssh_exec(argv[2], argv[3]);
 	RUN(test_phase);

@@ -20,6 +20,7 @@
 #include <libssh2.h>
 
 #include "feed-local.h"
+#include "fsutil.h"
 #include "harness.h"
 #include "hostkey.h"
 #include "rconf.h"
@@ -334,23 +335,23 @@ test_perms(void)
 	    "'%s/pd/sub/prog'", tmp, tmp, tmp, tmp, tmp);
 	CHECK_INT(system(want), 0);
 	snprintf(path, sizeof(path), "%s/pd/sub/prog", tmp);
-	CHECK_INT(rutil_path_safe(path, err, sizeof(err)), 0);
+	CHECK_INT(fs_path_safe(path, err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "%s/pd", tmp);
 	CHECK(chmod(want, 0775) == 0);
-	CHECK_INT(rutil_path_safe(path, err, sizeof(err)), -1);
+	CHECK_INT(fs_path_safe(path, err, sizeof(err)), -1);
 	snprintf(want, sizeof(want), "%s/pd is writable by group or others "
 	    "(mode 0775)", tmp);
 	CHECK_STR(err, want);
 	snprintf(want, sizeof(want), "%s/pd", tmp);
 	CHECK(chmod(want, 01777) == 0);		/* sticky */
-	CHECK_INT(rutil_path_safe(path, err, sizeof(err)), 0);
+	CHECK_INT(fs_path_safe(path, err, sizeof(err)), 0);
 	CHECK(chmod(want, 0755) == 0);
 	CHECK(chmod(path, 0757) == 0);
-	CHECK_INT(rutil_path_safe(path, err, sizeof(err)), -1);
+	CHECK_INT(fs_path_safe(path, err, sizeof(err)), -1);
 	CHECK(chmod(path, 0755) == 0);
 	if (geteuid() == 0) {
 		CHECK(chown(path, 65534, 65534) == 0);
-		CHECK_INT(rutil_path_safe(path, err, sizeof(err)), -1);
+		CHECK_INT(fs_path_safe(path, err, sizeof(err)), -1);
 		snprintf(want, sizeof(want), "%s is owned by uid 65534, "
 		    "neither root nor you", path);
 		CHECK_STR(err, want);

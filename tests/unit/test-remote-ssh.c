@@ -50,6 +50,7 @@
 
 #include "backtrace.h"
 #include "feed.h"
+#include "ladder.h"
 #include "harness.h"
 #include "rconf.h"
 #include "rsess.h"

@@ -24,6 +24,7 @@
 #include "clock.h"
 #include "explain.h"
 #include "hostlist.h"
+#include "ladder.h"
 #include "model.h"
 #include "proto.h"
 #include "rsess.h"
