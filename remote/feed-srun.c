@@ -44,8 +44,9 @@
 
 #include "feed-srun.h"
 #include "feed.h"
-#include "ladder.h"
+#include "fsutil.h"
 #include "hostlist.h"
+#include "ladder.h"
 #include "log.h"
 #include "rconf.h"
 #include "spawn.h"
@@ -161,31 +162,6 @@ static const char *
 sr_srun_name(void)
 {
 	return "srun";
-}
-
-/* The path of an executable name through PATH: 0, or -1. */
-static int
-sr_which(const char *name, char *out, size_t size)
-{
-	const char	*path = getenv("PATH"), *p, *e;
-	int		 n;
-
-	if (strchr(name, '/') != NULL) {
-		snprintf(out, size, "%s", name);
-		return access(out, X_OK) == 0 ? 0 : -1;
-	}
-	if (path == NULL)
-		path = "/usr/bin:/bin";
-	for (p = path; *p != '\0'; p = *e != '\0' ? e + 1 : e) {
-		e = strchr(p, ':');
-		if (e == NULL)
-			e = p + strlen(p);
-		n = snprintf(out, size, "%.*s/%s", (int)(e - p), p, name);
-		if (n > 0 && (size_t)n < size && e > p &&
-		    access(out, X_OK) == 0)
-			return 0;
-	}
-	return -1;
 }
 
 /* The monitor's environment without its SLURM_* (a monitor run inside
@@ -1321,7 +1297,7 @@ sr_exec_start(struct feed *f, const char *cmd, size_t cap,
 		snprintf(err, errsz, "a command already runs on %s", nd->name);
 		return NULL;
 	}
-	if (sr_which(sr_srun_name(), path, sizeof(path)) != 0) {
+	if (fs_which(sr_srun_name(), path, sizeof(path)) != 0) {
 		snprintf(err, errsz, "srun is not in PATH");
 		return NULL;
 	}
@@ -1463,7 +1439,7 @@ feed_srun_usable(const struct rconf *rc, const char *host, char *why,
 		snprintf(why, whysz, "srun: not a Slurm job");
 		return -1;
 	}
-	if (sr_which(sr_srun_name(), path, sizeof(path)) != 0) {
+	if (fs_which(sr_srun_name(), path, sizeof(path)) != 0) {
 		snprintf(why, whysz, "srun: %s is not in PATH",
 		    sr_srun_name());
 		return -1;

@@ -43,9 +43,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "feed.h"
-#include "ladder.h"
 #include "feed-launch.h"
+#include "feed.h"
+#include "fsutil.h"
+#include "ladder.h"
 #include "pstream.h"
 #include "rconf.h"
 #include "rpush.h"
@@ -165,29 +166,13 @@ fssh_log(const struct feed_ssh *s, const char *fmt, ...)
 static char *
 fssh_which(const char *prog, const char *override)
 {
-	const char	*path = getenv("PATH"), *p, *end;
-	char		*cand;
-	struct stat	 st;
+	const char	*p;
+	char		 path[4096];
 
 	if (override != NULL && (p = getenv(override)) != NULL &&
 	    *p == '/')
 		return access(p, X_OK) == 0 ? xstrdup(p) : NULL;
-
-	if (path == NULL || *path == '\0')
-		path = "/usr/bin:/bin";
-	for (p = path; *p != '\0'; p = *end != '\0' ? end + 1 : end) {
-		end = strchr(p, ':');
-		if (end == NULL)
-			end = p + strlen(p);
-		if (end == p)
-			continue;
-		cand = xasprintf("%.*s/%s", (int)(end - p), p, prog);
-		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(cand, X_OK) == 0)
-			return cand;
-		free(cand);
-	}
-	return NULL;
+	return fs_which(prog, path, sizeof(path)) == 0 ? xstrdup(path) : NULL;
 }
 
 static void

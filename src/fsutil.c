@@ -79,3 +79,37 @@ fs_path_safe(const char *path, char *err, size_t errlen)
 	free(real);
 	return rc;
 }
+
+/* One candidate of fs_which: an executable regular file. */
+static int
+fs_which_one(const char *path)
+{
+	struct stat	st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(path, X_OK) == 0 ? 0 : -1;
+}
+
+int
+fs_which(const char *name, char *out, size_t size)
+{
+	const char	*path = getenv("PATH"), *p, *end;
+	int		 n;
+
+	if (strchr(name, '/') != NULL) {
+		n = snprintf(out, size, "%s", name);
+		return n > 0 && (size_t)n < size ? fs_which_one(out) : -1;
+	}
+	if (path == NULL || *path == '\0')
+		path = "/usr/bin:/bin";
+	for (p = path; *p != '\0'; p = *end != '\0' ? end + 1 : end) {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		if (end == p)
+			continue;
+		n = snprintf(out, size, "%.*s/%s", (int)(end - p), p, name);
+		if (n > 0 && (size_t)n < size && fs_which_one(out) == 0)
+			return 0;
+	}
+	return -1;
+}

@@ -12,5 +12,10 @@ int	 fs_mkdir_parents(const char *);
  * by the caller or root and not writable by group or others (a sticky
  * directory may be).  0, or -1 with the first problem in err. */
 int	 fs_path_safe(const char *, char *, size_t);
+/* The path of an executable regular file name as the shell's PATH search
+ * finds it (PATH unset or empty: /usr/bin:/bin; empty components skipped),
+ * or name itself when it holds a '/', into out: 0, or -1 when there is
+ * none (or out is too small). */
+int	 fs_which(const char *, char *, size_t);
 
 #endif

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fsutil.h"
 #include "hostlist.h"
 #include "jobvars.h"
 #include "sched.h"
@@ -630,38 +631,12 @@ sched_set_timeout(int ms)
 	sched_timeout_ms = ms > 0 ? ms : SCHED_TIMEOUT_MS;
 }
 
-/* Find cmd in PATH into buf; 0 if found. */
-static int
-sched_which(const char *cmd, char *buf, size_t bufsz)
-{
-	const char	*path, *p, *colon;
-	size_t		 len;
-
-	if (strchr(cmd, '/') != NULL) {
-		snprintf(buf, bufsz, "%s", cmd);
-		return access(buf, X_OK) == 0 ? 0 : -1;
-	}
-	if ((path = getenv("PATH")) == NULL)
-		path = "/usr/bin:/bin";
-	for (p = path; ; p = colon + 1) {
-		if ((colon = strchr(p, ':')) == NULL)
-			colon = p + strlen(p);
-		len = (size_t)(colon - p);
-		if (len > 0 && (size_t)snprintf(buf, bufsz, "%.*s/%s",
-		    (int)len, p, cmd) < bufsz && access(buf, X_OK) == 0)
-			return 0;
-		if (*colon == '\0')
-			break;
-	}
-	return -1;
-}
-
 int
 sched_in_path(const char *cmd)
 {
 	char	buf[4096];
 
-	return sched_which(cmd, buf, sizeof(buf)) == 0;
+	return fs_which(cmd, buf, sizeof(buf)) == 0;
 }
 /* The environment for a command: ours with LC_ALL=C. */
 static char **
@@ -713,7 +688,7 @@ sched_run(const char *const *argv, char **out, char *errtxt,
 	*status = -1;
 	if (errtxtsz > 0)
 		errtxt[0] = '\0';
-	if (sched_which(argv[0], path, sizeof(path)) != 0)
+	if (fs_which(argv[0], path, sizeof(path)) != 0)
 		return sched_err(err, errsz, SCHED_ECMD,
 		    "%s: command not found", argv[0]);
 	if ((env = sched_child_env()) == NULL)

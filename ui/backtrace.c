@@ -31,6 +31,7 @@
 
 #include "backtrace.h"
 #include "feed.h"
+#include "fsutil.h"
 #include "spawn.h"
 #include "xmalloc.h"
 
@@ -57,23 +58,9 @@ struct backtrace {
 static char *
 backtrace_which(const char *name)
 {
-	const char	*path = getenv("PATH"), *p, *end;
-	char		*cand;
+	char	path[4096];
 
-	if (path == NULL || *path == '\0')
-		path = "/usr/bin:/bin";
-	for (p = path; *p != '\0'; p = *end != '\0' ? end + 1 : end) {
-		end = strchr(p, ':');
-		if (end == NULL)
-			end = p + strlen(p);
-		if (end == p)
-			continue;
-		cand = xasprintf("%.*s/%s", (int)(end - p), p, name);
-		if (access(cand, X_OK) == 0)
-			return cand;
-		free(cand);
-	}
-	return NULL;
+	return fs_which(name, path, sizeof(path)) == 0 ? xstrdup(path) : NULL;
 }
 
 /* The real uid and gid of a process: 0, or -1 when it is gone. */
