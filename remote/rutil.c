@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "rutil.h"
 #include "sha256.h"
 #include "xmalloc.h"
@@ -187,44 +188,19 @@ rutil_read_fd(int fd, const char *path, size_t max, size_t *lenp,
     char *err, size_t errlen)
 {
 	struct stat	 st;
-	char		*buf;
-	size_t		 off = 0;
-	ssize_t		 n;
+	char		*buf = NULL;
 	int		 save;
 
-	if (fstat(fd, &st) != 0) {
-		save = errno;
-		close(fd);
-		errno = save;
-		return NULL;
+	if (fstat(fd, &st) == 0) {
+		if (err != NULL && S_ISREG(st.st_mode) &&
+		    rutil_perm_ok(&st, path, err, errlen) != 0)
+			errno = EPERM;
+		else
+			buf = fs_read_fd(fd, max, lenp);
 	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		return NULL;
-	}
-	if (err != NULL && rutil_perm_ok(&st, path, err, errlen) != 0) {
-		close(fd);
-		errno = EPERM;
-		return NULL;
-	}
-	if ((uint64_t)st.st_size > max) {
-		close(fd);
-		errno = EFBIG;
-		return NULL;
-	}
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (off < (size_t)st.st_size) {
-		n = read(fd, buf + off, (size_t)st.st_size - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
+	save = errno;
 	close(fd);
-	buf[off] = '\0';
-	*lenp = off;
+	errno = save;
 	return buf;
 }
 

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "feed.h"
+#include "fsutil.h"
 #include "textsafe.h"
 #include "xmalloc.h"
 
@@ -592,11 +593,9 @@ static int
 config_read(const char *path, char **textp, size_t *lenp, char *err,
     size_t errlen)
 {
-	struct stat	 st;
-	char		*text = NULL, pb[256];
-	ssize_t		 r;
-	size_t		 len = 0;
-	int		 fd, rc = -1;
+	char		*text, pb[256];
+	size_t		 len;
+	int		 fd, save;
 
 	text_clean(pb, sizeof(pb), path);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) <
@@ -607,43 +606,24 @@ config_read(const char *path, char **textp, size_t *lenp, char *err,
 		    strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	text = fs_read_fd(fd, CONFIG_FILE_MAX, &len);
+	save = errno;
+	close(fd);
+	if (text != NULL) {
+		*textp = text;
+		*lenp = len;
+		return 0;
+	}
+	if (save == EISDIR || save == EINVAL)
 		snprintf(err, errlen, "the settings %s are not a regular file",
 		    pb);
-		goto out;
-	}
-	if (st.st_size > CONFIG_FILE_MAX) {
+	else if (save == EFBIG)
 		snprintf(err, errlen, "the settings %s are larger than %d "
 		    "bytes", pb, CONFIG_FILE_MAX);
-		goto out;
-	}
-	text = xmalloc((size_t)st.st_size + 1);
-	while (len < (size_t)st.st_size + 1) {
-		r = read(fd, text + len, (size_t)st.st_size + 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			snprintf(err, errlen, "cannot read the settings %s: %s",
-			    pb, strerror(errno));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	if (len > (size_t)st.st_size) {
-		snprintf(err, errlen, "the settings %s grew while read", pb);
-		goto out;
-	}
-	text[len] = '\0';
-	*textp = text;
-	*lenp = len;
-	text = NULL;
-	rc = 0;
-out:
-	close(fd);
-	free(text);
-	return rc;
+	else
+		snprintf(err, errlen, "cannot read the settings %s: %s", pb,
+		    strerror(save));
+	return -1;
 }
 
 int

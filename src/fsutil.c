@@ -2,6 +2,7 @@
  * fsutil: small file-system helpers (fsutil.h).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,4 +113,56 @@ fs_which(const char *name, char *out, size_t size)
 			return 0;
 	}
 	return -1;
+}
+
+char *
+fs_read_fd(int fd, size_t max, size_t *lenp)
+{
+	struct stat	 st;
+	char		*buf;
+	size_t		 len = 0, cap;
+	ssize_t		 n;
+	int		 save;
+
+	if (fstat(fd, &st) != 0)
+		return NULL;
+	if (!S_ISREG(st.st_mode)) {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > max) {
+		errno = EFBIG;
+		return NULL;
+	}
+	/* The size is a hint: one byte more shows a file that grew. */
+	cap = (size_t)st.st_size + 1;
+	buf = xmalloc(cap + 1);
+	for (;;) {
+		if (len == cap) {
+			if (len > max)
+				break;
+			cap = cap * 2 < max + 1 ? cap * 2 : max + 1;
+			buf = xreallocarray(buf, cap + 1, 1);
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			save = errno;
+			free(buf);
+			errno = save;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > max) {
+		free(buf);
+		errno = EFBIG;
+		return NULL;
+	}
+	buf[len] = '\0';
+	*lenp = len;
+	return buf;
 }

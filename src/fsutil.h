@@ -17,5 +17,11 @@ int	 fs_path_safe(const char *, char *, size_t);
  * or name itself when it holds a '/', into out: 0, or -1 when there is
  * none (or out is too small). */
 int	 fs_which(const char *, char *, size_t);
+/* The whole regular file open on fd (left open), NUL-terminated, in an
+ * allocated buffer, its length in *len: NULL with errno EISDIR or EINVAL
+ * (a directory or no regular file: a FIFO is never read from), EFBIG
+ * (more than max bytes, also when it grew past that while read), or
+ * read's. */
+char	*fs_read_fd(int, size_t, size_t *);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * test-fsutil: the one PATH search (fs_which) that the scheduler
  * commands, srun, ssh and the launchers, and the backtrace tools share,
- * and the mkdir -p of recordings (fs_mkdir_parents).
+ * the one whole-file read (fs_read_fd: settings, keys, known_hosts, the
+ * probe), and the mkdir -p of recordings (fs_mkdir_parents).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -75,6 +76,61 @@ test_which(void)
 	CHECK_INT(fs_which("sh", path, sizeof(path)), 0);
 }
 
+/* fs_read_fd of dir/name with limit max: the text, or NULL with errno. */
+static char *
+readit(const char *name, size_t max, size_t *len)
+{
+	char	 path[512], *t;
+	int	 fd, save;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)
+		return NULL;
+	t = fs_read_fd(fd, max, len);
+	save = errno;
+	close(fd);
+	errno = save;
+	return t;
+}
+
+static void
+test_read(void)
+{
+	char	 path[512], big[10000], *t;
+	size_t	 len = 0;
+	FILE	*f;
+
+	memset(big, 'x', sizeof(big));
+	snprintf(path, sizeof(path), "%s/ten", dir);
+	f = fopen(path, "w");
+	fwrite(big, 1, 10, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/big", dir);
+	f = fopen(path, "w");
+	fwrite(big, 1, sizeof(big), f);
+	fclose(f);
+	touch("empty", 0644);
+
+	t = readit("ten", 10, &len);
+	CHECK(t != NULL && len == 10 && strcmp(t, "xxxxxxxxxx") == 0);
+	free(t);
+	errno = 0;
+	CHECK(readit("ten", 9, &len) == NULL && errno == EFBIG);
+	t = readit("big", sizeof(big), &len);
+	CHECK(t != NULL && len == sizeof(big) && t[len] == '\0');
+	free(t);
+	t = readit("empty", 10, &len);
+	CHECK(t != NULL && len == 0 && t[0] == '\0');
+	free(t);
+	errno = 0;
+	CHECK(readit(".", 10, &len) == NULL && errno == EISDIR);
+	/* A FIFO with no writer would block a read: never read from. */
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	CHECK_INT(mkfifo(path, 0600), 0);
+	errno = 0;
+	CHECK(readit("fifo", 10, &len) == NULL && errno == EINVAL);
+}
+
 static void
 test_mkdir(void)
 {
@@ -107,6 +163,7 @@ main(void)
 		return 1;
 	}
 	RUN(test_which);
+	RUN(test_read);
 	RUN(test_mkdir);
 	rc = harness_done();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
