@@ -9,9 +9,10 @@
  *	ps.buf ... boff ......... blen ....... bcap (<= cap)
  *	           [ unread bytes ][ room to fill ]
  *
- * The buffer grows by doubling up to cap as bytes wait unread, and one
- * larger than PSTREAM_KEEP is given back once drained: a node streaming
- * a sample a second holds a page, not cap bytes (1 MiB for SSH).
+ * The buffer is allocated when bytes come, grows by doubling up to cap as
+ * they wait unread, and is given back once drained: a node streaming a
+ * sample a second holds nothing between its bursts, not cap bytes (1 MiB
+ * for SSH) nor a page.
  *
  * Until the HELLO is found (synced), the bytes are kept from the start
  * of the stream (boff stays at what was dropped before), so that the
@@ -27,7 +28,7 @@
 #include "hello.h"
 
 struct pstream {
-	uint8_t		*buf;		/* allocated at the first fill */
+	uint8_t		*buf;		/* while bytes are held, else NULL */
 	size_t		 bcap;		/* its size */
 	size_t		 cap;		/* the most it may grow to */
 	size_t		 blen, boff;

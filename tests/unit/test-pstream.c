@@ -2,9 +2,10 @@
  * pstream: the buffered probe stream shared by the libssh2 session and
  * the system ssh client: junk before the HELLO dropped (also when the
  * HELLO is split between two fills), bytes read in order, a full buffer
- * refused until read, the unread rest moved to the front, the end of a
- * stream reported once and the next stream searched anew, and a stream
- * with no HELLO given up after the cap.
+ * refused until read, the unread rest moved to the front, the buffer
+ * given back once drained, the end of a stream reported once and the
+ * next stream searched anew, and a stream with no HELLO given up after
+ * the cap.
  */
 #include <string.h>
 
@@ -95,9 +96,18 @@ test_full_and_compact(void)
 	fill(&ps, "EEEEEEEE", 8, &res);
 	CHECK_INT((int)pstream_read(&ps, out, 16), 16);
 	CHECK(memcmp(out + 8, "EEEEEEEE", 8) == 0);
-	/* All read: the next fill starts at the front again. */
+	/* All read: nothing is held between bursts (the buffer went back),
+	 * and the next fill starts a new one at the front. */
+	CHECK(ps.buf == NULL && ps.bcap == 0);
 	room = pstream_space(&ps, &size);
 	CHECK(room == ps.buf && size == 16);
+	/* Read in pieces: released only at the last byte. */
+	fill(&ps, "0123456789", 10, &res);
+	CHECK_INT((int)pstream_read(&ps, out, 4), 4);
+	CHECK(ps.buf != NULL);
+	CHECK_INT((int)pstream_read(&ps, out, 16), 6);
+	CHECK(memcmp(out, "456789", 6) == 0);
+	CHECK(ps.buf == NULL);
 	pstream_free(&ps);
 }
 
