@@ -95,6 +95,8 @@ feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
 	return feed_launch_ladder(rc, host, cur, fail, reason, why, whysz);
 }
 
+#define FEED_AUTO_WHY_MAX	1024
+
 /* The ladder's feed: the node's current transport's feed. */
 struct feed_auto {
 	const struct rconf	*rc;
@@ -102,7 +104,9 @@ struct feed_auto {
 	struct feed		*cur;
 	const char		*name;		/* cur's transport */
 	int			 stopped;
-	char			 why[1024];	/* a last failure, and before */
+	char			*why;		/* a last failure, and before:
+						   FEED_AUTO_WHY_MAX, when
+						   there is one */
 };
 
 static int
@@ -125,11 +129,12 @@ feed_auto_timeout(struct feed *f, uint64_t now)
 static void
 feed_auto_skip(struct feed *f, const char *why)
 {
-	size_t	n = strlen(f->skipped);
+	const char	*had = feed_skipped(f);
+	char		*all;
 
-	snprintf(f->skipped + n, sizeof(f->skipped) - n, "%s%s",
-	    n > 0 ? "; " : "", why);
-	text_clean_inplace(f->skipped);
+	all = xasprintf("%s%s%s", had, *had != '\0' ? "; " : "", why);
+	feed_set_skipped(f, all);
+	free(all);
 }
 
 /* The current transport ended for good: move on when the ladder says. */
@@ -213,9 +218,11 @@ feed_auto_phase(struct feed *f, const char **why)
 
 	ph = feed_phase(a->cur, why);
 	if ((ph == FEED_REFUSED || ph == FEED_FAILED) &&
-	    f->skipped[0] != '\0') {
-		snprintf(a->why, sizeof(a->why), "%s (%s)", *why,
-		    f->skipped);
+	    *feed_skipped(f) != '\0') {
+		if (a->why == NULL)
+			a->why = xmalloc(FEED_AUTO_WHY_MAX);
+		snprintf(a->why, FEED_AUTO_WHY_MAX, "%s (%s)", *why,
+		    feed_skipped(f));
 		*why = a->why;
 	}
 	return ph;
@@ -261,6 +268,7 @@ feed_auto_free(struct feed *f)
 
 	feed_free(a->cur);
 	free(a->host);
+	free(a->why);
 	free(a);
 }
 

@@ -257,6 +257,8 @@ feed_free(struct feed *f)
 	if (f == NULL)
 		return;
 	f->ops->free(f);
+	free(f->skipped);
+	free(f->statebuf);
 	free(f);
 }
 
@@ -295,7 +297,9 @@ feed_state(struct feed *f)
 	case FEED_FAILED:
 		if (*why == '\0')
 			return feed_phase_word(ph);
-		snprintf(f->statebuf, sizeof(f->statebuf), "%s: %s",
+		if (f->statebuf == NULL)
+			f->statebuf = xmalloc(FEED_STATE_MAX);
+		snprintf(f->statebuf, FEED_STATE_MAX, "%s: %s",
 		    feed_phase_word(ph), why);
 		return f->statebuf;
 	case FEED_CLOSED:
@@ -345,13 +349,18 @@ feed_transport(struct feed *f)
 const char *
 feed_skipped(const struct feed *f)
 {
-	return f->skipped;
+	return f->skipped != NULL ? f->skipped : "";
 }
 
 void
 feed_set_skipped(struct feed *f, const char *why)
 {
-	snprintf(f->skipped, sizeof(f->skipped), "%s", why);
+	free(f->skipped);
+	f->skipped = NULL;
+	if (*why == '\0')
+		return;
+	f->skipped = xmalloc(FEED_SKIPPED_MAX);
+	snprintf(f->skipped, FEED_SKIPPED_MAX, "%s", why);
 	text_clean_inplace(f->skipped);
 }
 

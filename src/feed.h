@@ -118,12 +118,18 @@ struct feed_ops {
 struct feed {
 	const struct feed_ops	*ops;
 	void			*impl;
-	/* Why cheaper transports were skipped for this node: "" or
-	 * "libssh2: RSA key needs rsa-sha2 signatures ...", set by the
-	 * ladder. */
-	char			 skipped[512];
-	char			 statebuf[640];
+	/* Why cheaper transports were skipped for this node: NULL (none)
+	 * or "libssh2: RSA key needs rsa-sha2 signatures ...", set by the
+	 * ladder.  Both strings are allocated only for the nodes that have
+	 * them: a thousand healthy nodes hold none (they were 1.1 KiB of
+	 * every feed, and a node has two under the ladder). */
+	char			*skipped;
+	char			*statebuf;	/* "lost: why", FEED_STATE_MAX */
 };
+
+/* The longest skipped list and state text kept (longer ones are cut). */
+#define FEED_SKIPPED_MAX	512
+#define FEED_STATE_MAX		640
 
 /* A transport's constructor: a feed for host with the shared
  * configuration, or NULL with the reason in err. */
