@@ -52,11 +52,19 @@ struct rec_wnode {
 	size_t		 pendcap;
 	uint8_t		*hello;		/* the stream's raw HELLO frame */
 	size_t		 hellolen;
-	uint8_t		*schema;	/* and its raw SCHEMA frame */
-	size_t		 schemalen;
+	const uint8_t	*schema;	/* and its raw SCHEMA frame, */
+	size_t		 schemalen;	/* shared (rec_share) */
 	uint64_t	 stream_off;	/* bytes of this stream written */
 	int		 broken;	/* framing broke: raw from here on */
 	int		 failed;	/* the decoder refused a frame */
+};
+
+/* A frame that many nodes send alike (their SCHEMA: a job's nodes run
+ * the same probe with the same sources), kept once for all of them. */
+struct rec_shared {
+	uint8_t		*p;		/* NULL: a free slot */
+	size_t		 len;
+	unsigned	 refs;
 };
 
 struct rec {
@@ -80,6 +88,8 @@ struct rec {
 	size_t		 igroup;	/* first entry of the open group */
 	uint64_t	 ichain;	/* INDEX block that closed a group */
 
+	struct rec_shared *shared;
+	size_t		 nshared;
 	uint8_t		*scratch;	/* keyframes and indexes */
 	size_t		 scratchcap;
 	/* The live decoders' models (rec_set_models), else NULL. */
@@ -419,6 +429,52 @@ rec_keep(uint8_t **dst, size_t *dstlen, const uint8_t *p, size_t n)
 	*dstlen = n;
 }
 
+/* A copy of frame p shared by every node that sent the same bytes (one
+ * SCHEMA copy for a thousand nodes instead of 1.6 KiB each). */
+static const uint8_t *
+rec_share(struct rec *r, const uint8_t *p, size_t n)
+{
+	struct rec_shared	*sh, *slot = NULL;
+	size_t			 i;
+
+	for (i = 0; i < r->nshared; i++) {
+		sh = &r->shared[i];
+		if (sh->p == NULL)
+			slot = slot != NULL ? slot : sh;
+		else if (sh->len == n && memcmp(sh->p, p, n) == 0) {
+			sh->refs++;
+			return sh->p;
+		}
+	}
+	if (slot == NULL) {
+		r->shared = xreallocarray(r->shared, r->nshared + 1,
+		    sizeof(*r->shared));
+		slot = &r->shared[r->nshared++];
+	}
+	slot->p = xmalloc(n);
+	memcpy(slot->p, p, n);
+	slot->len = n;
+	slot->refs = 1;
+	return slot->p;
+}
+
+/* A node lets go of its shared frame p (NULL: it had none). */
+static void
+rec_unshare(struct rec *r, const uint8_t *p)
+{
+	size_t	i;
+
+	for (i = 0; p != NULL && i < r->nshared; i++) {
+		if (r->shared[i].p != p)
+			continue;
+		if (--r->shared[i].refs == 0) {
+			free(r->shared[i].p);
+			r->shared[i].p = NULL;
+		}
+		return;
+	}
+}
+
 /* Feed written frames to the node's decoder; the first refusal becomes an
  * event, as it did for the live decoder. */
 static void
@@ -487,8 +543,10 @@ rec_put_frames(struct rec *r, unsigned i, uint64_t now, const uint8_t *p,
 		}
 		if (f.type == MSG_HELLO && wn->hello == NULL)
 			rec_keep(&wn->hello, &wn->hellolen, p + off, used);
-		else if (f.type == MSG_SCHEMA && wn->schema == NULL)
-			rec_keep(&wn->schema, &wn->schemalen, p + off, used);
+		else if (f.type == MSG_SCHEMA && wn->schema == NULL) {
+			wn->schema = rec_share(r, p + off, used);
+			wn->schemalen = used;
+		}
 		if (off > chunk && off + used - chunk > REC_DATA_MAX) {
 			if (rec_put_frames_span(r, i, now, p, chunk, off) != 0)
 				return n;
@@ -983,8 +1041,9 @@ rec_node_restart(struct rec *r, unsigned i, uint64_t now)
 	stream_free(wn->st);
 	wn->st = r->models != NULL ? NULL : stream_new(r->names[i]);
 	free(wn->hello);
-	free(wn->schema);
-	wn->hello = wn->schema = NULL;
+	rec_unshare(r, wn->schema);
+	wn->hello = NULL;
+	wn->schema = NULL;
 	wn->hellolen = wn->schemalen = 0;
 	wn->stream_off = 0;
 	wn->broken = wn->failed = 0;
@@ -1057,9 +1116,11 @@ rec_free(struct rec *r)
 		stream_free(r->nodes[i].st);
 		free(r->nodes[i].pend);
 		free(r->nodes[i].hello);
-		free(r->nodes[i].schema);
 		free(r->names[i]);
 	}
+	for (i = 0; i < r->nshared; i++)
+		free(r->shared[i].p);
+	free(r->shared);
 	free(r->nodes);
 	free(r->names);
 	free(r->idx);
