@@ -292,6 +292,13 @@ monitor_phase_of(const char *t)
 void
 monitor_state(struct monitor *m, int i, const char *text, int lost)
 {
+	monitor_state_phase(m, i, monitor_phase_of(text), text, lost);
+}
+
+void
+monitor_state_phase(struct monitor *m, int i, enum feed_phase ph,
+    const char *text, int lost)
+{
 	struct mon_node	*n;
 	char		 line[256];
 	uint64_t	 wall = monitor_wall(m);
@@ -300,7 +307,7 @@ monitor_state(struct monitor *m, int i, const char *text, int lost)
 		return;
 	n = &m->nodes[i];
 	snprintf(n->text, sizeof(n->text), "%s", text);
-	n->phase = monitor_phase_of(text);
+	n->phase = (unsigned)ph < FEED_NPHASES ? ph : FEED_CONNECTING;
 	n->lost = lost || n->phase == FEED_LOST;
 	MON_TELL(m, phase, i, n->phase, n->text, n->lost);
 	if (n->phase == FEED_FAILED && !n->failed) {

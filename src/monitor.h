@@ -98,6 +98,10 @@ void		 monitor_sample(struct monitor *, int,
 /* The state text a feed (or a recording) gave node i; lost: the
  * session's no-data verdict.  Parsed once here into the phase. */
 void		 monitor_state(struct monitor *, int, const char *, int);
+/* The same with the phase known (a recording's, minor 2 on): the text is
+ * kept for people, never parsed. */
+void		 monitor_state_phase(struct monitor *, int, enum feed_phase,
+		     const char *, int);
 /* A probe's EVENT of node i. */
 void		 monitor_probe_event(struct monitor *, int,
 		     const struct proto_event *);

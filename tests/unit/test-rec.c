@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "feed.h"
 #include "harness.h"
 #include "model.h"
 #include "out.h"
@@ -49,6 +50,18 @@ struct sim_group {
 	unsigned		 nfields;
 	const struct sim_field	*fields;
 };
+
+/* A subject for rec_event (one at a time: a static). */
+static const struct rec_subject *
+subj(int64_t rank, int64_t pid, int phase)
+{
+	static struct rec_subject	sj;
+
+	sj.rank = rank;
+	sj.pid = pid;
+	sj.phase = phase;
+	return &sj;
+}
 
 static const struct sim_field sim_cpu[] = {
 	{ "user", "cpu-jiffies", PF_COUNTER },
@@ -563,7 +576,8 @@ make_recording(const char *path, const struct session_spec *sp,
 		sim_hello(&sims[i], &w);
 		sim_schema(&w);
 		feed_chunks(r, i, START_MS + 10 + i, w.data, w.len, &rng);
-		rec_event(r, i, START_MS + 11 + i, EV_INFO, "state", "live");
+		rec_event(r, i, START_MS + 11 + i, EV_INFO, "state", "live",
+		    subj(-1, -1, FEED_LIVE));
 	}
 	for (s = 1; s <= sp->seconds; s++) {
 		for (i = 0; i < sp->nnodes; i++) {
@@ -576,7 +590,8 @@ make_recording(const char *path, const struct session_spec *sp,
 				sim_sample(&sims[i], &w, t);
 				feed_chunks(r, i, t, w.data, w.len / 2, &rng);
 				rec_event(r, i, t, EV_WARN, "state",
-				    "lost: connection reset");
+				    "lost: connection reset",
+				    subj(-1, -1, FEED_LOST));
 				rec_node_restart(r, i, t + 1);
 				if (use_live)
 					live_restart(i, names[i]);
@@ -588,7 +603,7 @@ make_recording(const char *path, const struct session_spec *sp,
 				sim_schema(&w);
 				feed_chunks(r, i, t + 2, w.data, w.len, &rng);
 				rec_event(r, i, t + 3, EV_INFO, "state",
-				    "live");
+				    "live", subj(-1, -1, FEED_LIVE));
 				continue;
 			}
 			if ((int)i == sp->bye_node && s > sp->bye_at)
@@ -620,7 +635,7 @@ make_recording(const char *path, const struct session_spec *sp,
 			CHECK_INT(rec_put_block(r, 42, "future", 6), 0);
 		if (s % 50 == 0)
 			rec_event(r, REC_NODE_NONE, START_MS + s * 1000ULL +
-			    500, EV_INFO, "note", "job-wide \"event\"\n");
+			    500, EV_INFO, "note", "job-wide \"event\"\n", NULL);
 		rec_tick(r, START_MS + (uint64_t)s * 1000 + 900);
 	}
 	size = rec_size(r);
@@ -723,7 +738,7 @@ msg_line(struct rec_play *p, const struct rec_msg *msg)
 		out_json.sample(f, stream_model(st));
 		break;
 	case MSG_EVENT:
-		out_json.event(f, stream_model(st), msg->ev);
+		out_json.event(f, stream_model(st), msg->ev, msg->subj);
 		break;
 	case REC_MSG_EVENT:
 		fprintf(f, "%" PRIu64 " %s %s", msg->time_ms, msg->ev->code,
@@ -1502,13 +1517,14 @@ bench_gen(const char *path, unsigned nnodes, unsigned seconds,
 		t = START_MS + s * 1000ULL + 500;
 		if (s == seconds / 3 && nnodes > 1) {
 			rec_event(r, 1, t, EV_WARN, "state",
-			    "lost: no data for 2.5 s");
+			    "lost: no data for 2.5 s", subj(-1, -1, FEED_LOST));
 			rec_event(r, 0, t, EV_WARN, "stalled", "rank 3 (pid "
 			    "1003) made no progress for 30 s: state D in "
-			    "nfs_wait");
+			    "nfs_wait", subj(3, 1003, -1));
 		}
 		if (s == seconds / 2 && nnodes > 1)
-			rec_event(r, 1, t, EV_INFO, "state", "live");
+			rec_event(r, 1, t, EV_INFO, "state", "live",
+			    subj(-1, -1, FEED_LIVE));
 	}
 	printf("%llu bytes, %u nodes, %u samples each\n",
 	    (unsigned long long)rec_size(r), nnodes, seconds + 1);
