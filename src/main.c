@@ -923,7 +923,7 @@ main_rec_state(void *arg, struct session *s, int i, const char *old,
 {
 	struct main_run		*r = arg;
 	struct rec_subject	 sj;
-	enum feed_phase		 ph = monitor_phase_of(cur);
+	enum feed_phase		 ph = session_node_phase(s, i);
 
 	/* The phase typed beside the text: readers judge by it, the text
 	 * says why. */
@@ -978,7 +978,8 @@ main_on_state(void *arg, struct session *s, int i, const char *old,
 
 	main_rec_state(arg, s, i, old, cur);
 
-	monitor_state(r->mon, i, cur, session_node_lost(s, i));
+	monitor_state_phase(r->mon, i, session_node_phase(s, i), cur,
+	    session_node_lost(s, i));
 	if (!main_out_broken) {
 		r->out->state(stdout, name, clock_wall_ms(), cur,
 		    (int)monitor_node_phase(r->mon, i));

@@ -476,6 +476,13 @@ ui_node_state(struct ui *ui, int i, const char *state, int lost)
 }
 
 void
+ui_node_phase(struct ui *ui, int i, enum feed_phase ph, const char *state,
+    int lost)
+{
+	monitor_state_phase(ui->mon, i, ph, state, lost);
+}
+
+void
 ui_node_event(struct ui *ui, int i, const struct proto_event *ev)
 {
 	monitor_probe_event(ui->mon, i, ev);
@@ -1393,7 +1400,8 @@ ui_on_state(void *arg, struct session *s, int i, const char *old,
 	if (ui->chain.state != NULL)
 		ui->chain.state(ui->chain.arg, s, i, old, cur);
 	/* Paused: the monitor takes it, the screen catches up on resume. */
-	ui_node_state(ui, i, cur, session_node_lost(s, i));
+	ui_node_phase(ui, i, session_node_phase(s, i), cur,
+	    session_node_lost(s, i));
 }
 
 static void
