@@ -317,7 +317,7 @@ replay_event(struct replay *rp, uint32_t node, const struct proto_event *ev,
 		replay_state(rp, i, ev->text, sj != NULL ? sj->phase : -1);
 	else
 		monitor_recorded_event(rp->mon, i, ev->level, ev->code,
-		    ev->text, ev->time_ms);
+		    ev->text, ev->time_ms, sj != NULL ? sj->pid : -1);
 }
 
 /* Hand one decoded message to the UI, as the live hooks do. */

@@ -263,6 +263,7 @@ compare_at(struct ui *play, struct ui *seek, unsigned window)
 		b = ui_event_get(seek, k);
 		CHECK_INT(a->ms, b->ms);
 		CHECK_STR(a->text, b->text);
+		CHECK_INT(a->pid, b->pid);
 	}
 }
 
@@ -329,6 +330,16 @@ test_seek_is_play(void)
 	settle(rs);
 	CHECK_STR(seek->nodes[2].state, "live");
 	CHECK(on_screen(seek, "made no progress for 30 s"));
+	/* The rank's pid comes with the recorded event (minor 2), not out
+	 * of its text: the detail panel finds the event by it. */
+	for (k = 0; k < seek->evlen; k++) {
+		if (strcmp(ui_event_get(seek, (unsigned)k)->code, "stalled") ==
+		    0)
+			break;
+	}
+	CHECK(k < seek->evlen);
+	if (k < seek->evlen)
+		CHECK_INT(ui_event_get(seek, (unsigned)k)->pid, 1001);
 	replay_ui_free(play, rp);
 	replay_ui_free(seek, rs);
 }
