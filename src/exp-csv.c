@@ -212,8 +212,10 @@ exp_tidy_note(struct exp_ctx *ctx, const struct exp_note *n)
 {
 	FILE	*f = ctx->f;
 
-	exp_tidy_head(f, ctx, n->type, n->time_ms, NULL, n->name, NULL,
-	    NULL);
+	/* The rank and pid columns of an event that names them (recorded
+	 * from minor 2 on), empty otherwise. */
+	exp_tidy_head(f, ctx, n->type, n->time_ms, NULL, n->name,
+	    n->rank >= 0 ? &n->rank : NULL, n->pid >= 0 ? &n->pid : NULL);
 	export_csv_field(f, n->code);
 	fprintf(f, ",%s,,,", n->level >= 0 && n->level <= 2 ?
 	    exp_csv_levels[n->level] : "error");

@@ -22,6 +22,7 @@
 #include "detect.h"
 #include "exp-sel.h"
 #include "export.h"
+#include "feed.h"
 #include "history.h"
 #include "log.h"
 #include "model.h"
@@ -477,6 +478,10 @@ export_note(struct export_play *ep, const struct rec_msg *msg,
 	n.level = msg->ev->level;
 	n.code = msg->ev->code;
 	n.text = msg->ev->text;
+	/* What it is about only when recorded: an older recording's notes
+	 * stay as they were. */
+	n.rank = msg->subj != NULL ? msg->subj->rank : -1;
+	n.pid = msg->subj != NULL ? msg->subj->pid : -1;
 	ep->w->note(&ep->ctx, &n);
 }
 
@@ -491,6 +496,8 @@ export_emit(struct export_play *ep, struct rec_play *p,
 	struct stream		*st;
 	const struct node_model	*m = NULL;
 	const struct proto_event *ev = msg->ev;
+	const struct rec_subject *sj = NULL;
+	struct rec_subject	 buf;
 	int			 in;
 
 	st = msg->node != REC_NODE_NONE ? rec_play_stream(p, msg->node) :
@@ -518,13 +525,15 @@ export_emit(struct export_play *ep, struct rec_play *p,
 			ep->w->sample(&ep->ctx, (int)msg->node, m);
 		return;
 	}
+	if (msg->type != MSG_EVENT && msg->type != REC_MSG_EVENT)
+		return;
+	if (msg->type == REC_MSG_EVENT)
+		sj = rec_subject_of(ev, msg->subj, &buf);
 	if (msg->type == REC_MSG_EVENT && st != NULL &&
 	    strcmp(ev->code, "state") == 0)
 		detect_node_state(ep->det, (int)msg->node,
-		    meta->nodes[msg->node], strncmp(ev->text, "lost", 4) == 0,
-		    ev->text, msg->time_ms);
-	if (msg->type != MSG_EVENT && msg->type != REC_MSG_EVENT)
-		return;
+		    meta->nodes[msg->node], sj->phase == FEED_LOST, ev->text,
+		    msg->time_ms);
 	if (out == NULL) {
 		export_note(ep, msg, msg->type == MSG_EVENT ? "event" :
 		    st != NULL && strcmp(ev->code, "state") == 0 ? "state" :
@@ -537,15 +546,16 @@ export_emit(struct export_play *ep, struct rec_play *p,
 	if (!in)
 		return;
 	if (msg->type == MSG_EVENT)
-		out->event(f, m, ev);
+		out->event(f, m, ev, NULL);
 	else if (strcmp(ev->code, "state") == 0 && st != NULL)
-		out->state(f, meta->nodes[msg->node], msg->time_ms, ev->text);
+		out->state(f, meta->nodes[msg->node], msg->time_ms, ev->text,
+		    sj->phase);
 	else if (strcmp(ev->code, "transport") == 0 && st != NULL &&
 	    out->transport != NULL)
 		export_transport(f, out, meta->nodes[msg->node], msg->time_ms,
 		    ev->text);
 	else
-		out->event(f, m != NULL ? m : job, ev);
+		out->event(f, m != NULL ? m : job, ev, msg->subj);
 }
 
 /* The window and the fields from the options: 0, or 1 after an error. */

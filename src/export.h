@@ -122,6 +122,8 @@ struct exp_note {
 	int			 level;		/* EV_* */
 	const char		*code;
 	const char		*text;
+	int64_t			 rank;		/* its rank id, -1 none */
+	int64_t			 pid;		/* its process, -1 none */
 };
 
 struct exp_writer {

@@ -59,6 +59,8 @@ struct replay_ev {
 	uint64_t		 offset;	/* of its block */
 	uint32_t		 node;
 	struct proto_event	 ev;
+	struct rec_subject	 subj;
+	int			 typed;	/* subj was recorded */
 };
 
 /* The monitor's state at recorded time t (every block up to t played,
@@ -140,6 +142,8 @@ replay_scan(struct replay *rp)
 		e->offset = b.offset;
 		e->node = b.node;
 		e->ev = b.ev;
+		e->subj = b.subj;
+		e->typed = b.typed;
 	}
 	rp->scanned = rec_reader_offset(rp->rd);
 	replay_note_reader(rp);
@@ -285,29 +289,35 @@ replay_set_window(struct replay *rp, unsigned n)
 	rp->window = n < 2 ? 2 : n > HIST_NODE_DEPTH ? HIST_NODE_DEPTH : n;
 }
 
-/* A node's state as the live session recorded it. */
+/* A node's state as the live session recorded it: its phase when the
+ * recording has it (minor 2 on), else the text parsed (-1). */
 static void
-replay_state(struct replay *rp, int i, const char *text)
+replay_state(struct replay *rp, int i, const char *text, int phase)
 {
 	if (i < 0 || (unsigned)i >= rp->nnodes)
 		return;
-	monitor_state(rp->mon, i, text, 0);
+	if (phase >= 0)
+		monitor_state_phase(rp->mon, i, (enum feed_phase)phase, text,
+		    0);
+	else
+		monitor_state(rp->mon, i, text, 0);
 	rp->connecting[i] = monitor_node_phase(rp->mon, i) ==
 	    FEED_CONNECTING;
 }
 
 /* A monitor event of the recording: a state, or a line of the log. */
 static void
-replay_event(struct replay *rp, uint32_t node, const struct proto_event *ev)
+replay_event(struct replay *rp, uint32_t node, const struct proto_event *ev,
+    const struct rec_subject *sj)
 {
 	int	i = node == REC_NODE_NONE ? -1 : (int)node;
 
 	monitor_set_clock(rp->mon, ev->time_ms, rp->start_ms);
 	if (strcmp(ev->code, "state") == 0)
-		replay_state(rp, i, ev->text);
+		replay_state(rp, i, ev->text, sj != NULL ? sj->phase : -1);
 	else
 		monitor_recorded_event(rp->mon, i, ev->level, ev->code,
-		    ev->text, ev->time_ms);
+		    ev->text, ev->time_ms, sj != NULL ? sj->pid : -1);
 }
 
 /* Hand one decoded message to the UI, as the live hooks do. */
@@ -324,7 +334,7 @@ replay_deliver(struct replay *rp, const struct rec_msg *msg)
 		/* A recording without state events (an old one): data
 		 * means live. */
 		if (rp->connecting[i])
-			replay_state(rp, i, "live");
+			replay_state(rp, i, "live", FEED_LIVE);
 		m = stream_model(rec_play_stream(rp->play, msg->node));
 		monitor_sample(rp->mon, i, m, msg->time_ms);
 		break;
@@ -332,11 +342,11 @@ replay_deliver(struct replay *rp, const struct rec_msg *msg)
 		monitor_probe_event(rp->mon, i, msg->ev);
 		break;
 	case REC_MSG_EVENT:
-		replay_event(rp, msg->node, msg->ev);
+		replay_event(rp, msg->node, msg->ev, msg->subj);
 		break;
 	case REC_MSG_STREAM_ERR:
 		snprintf(text, sizeof(text), "failed: %s", msg->text);
-		replay_state(rp, i, text);
+		replay_state(rp, i, text, FEED_FAILED);
 		break;
 	}
 }
@@ -481,7 +491,7 @@ replay_seek(struct replay *rp, uint64_t t)
 		e = &rp->evs[k];
 		if (e->offset >= stop)
 			break;
-		replay_event(rp, e->node, &e->ev);
+		replay_event(rp, e->node, &e->ev, e->typed ? &e->subj : NULL);
 	}
 	rp->next_tick = from + rp->interval_ms -
 	    (from - rp->start_ms) % rp->interval_ms;

@@ -35,7 +35,8 @@ struct feed;
 struct rconf;
 
 /* Where a node stands.  The words people see (feed_state) come from it
- * in one place, feed_phase_word. */
+ * in one place, feed_phase_word.  Recordings store these values (a state
+ * event's subject, PROTOCOL.md): add at the end, never renumber. */
 enum feed_phase {
 	FEED_WAITING,		/* for a slot (fan-out limit) */
 	FEED_CONNECTING,

@@ -412,7 +412,7 @@ main_emit(const struct output *out, struct stream *st, int type, int decode)
 		out->sample(stdout, m);
 		break;
 	case MSG_EVENT:
-		out->event(stdout, m, stream_event(st));
+		out->event(stdout, m, stream_event(st), NULL);
 		break;
 	case MSG_BYE:
 		if (decode)
@@ -591,7 +591,7 @@ main_job_ended(struct main_run *r)
 	if (r->mon != NULL && r->ui == NULL)
 		monitor_job_ended(r->mon);
 	if (rec_event(r->rec, REC_NODE_NONE, clock_wall_ms(), EV_INFO, "job",
-	    state) != 0)
+	    state, NULL) != 0)
 		main_rec_stopped(r);
 	if (r->ui != NULL) {
 		ui_job_end(r->ui, state);
@@ -836,14 +836,28 @@ main_log_event(struct main_run *r, const struct detect_event *de)
 		log_debug("event %s %s: %s", node, de->code, de->text);
 }
 
+/* What a detector's event is about: its rank and process (-1 each for a
+ * node's flag, and for many ranks in one membership event). */
+static void
+main_subject(const struct detect_event *de, struct rec_subject *sj)
+{
+	rec_subject_none(sj);
+	sj->rank = de->rank;
+	sj->pid = de->pid;
+}
+
 /* A detector raised or cleared a flag: into the recording (batch and
- * curses: a sink of the monitor core). */
+ * curses: a sink of the monitor core), with the rank it is about typed
+ * so readers need not find it in the text. */
 static void
 main_rec_detect(struct main_run *r, const struct detect_event *de)
 {
+	struct rec_subject	sj;
+
 	main_log_event(r, de);
+	main_subject(de, &sj);
 	if (rec_event(r->rec, (unsigned)de->node, de->time_ms,
-	    (uint8_t)de->level, de->code, de->text) != 0)
+	    (uint8_t)de->level, de->code, de->text, &sj) != 0)
 		main_rec_stopped(r);
 }
 
@@ -854,6 +868,7 @@ main_on_detect(void *arg, const struct monitor_event *me)
 	struct main_run			*r = arg;
 	const struct detect_event	*de = me->de;
 	struct proto_event		 ev;
+	struct rec_subject		 sj;
 
 	if (me->origin != MON_EV_DETECT || de == NULL)
 		return;
@@ -869,7 +884,8 @@ main_on_detect(void *arg, const struct monitor_event *me)
 	snprintf(ev.code, sizeof(ev.code), "%s", de->code);
 	snprintf(ev.text, sizeof(ev.text), "%s", de->text);
 	main_rec_detect(r, de);
-	r->out->event(stdout, session_node_model(r->s, de->node), &ev);
+	main_subject(de, &sj);
+	r->out->event(stdout, session_node_model(r->s, de->node), &ev, &sj);
 }
 
 /* What batch mode and the recorder take from the monitor core. */
@@ -898,7 +914,7 @@ main_on_message(void *arg, struct session *s, int i, int type)
 		}
 		r->out->sample(stdout, m);
 	} else if (type == MSG_EVENT)
-		r->out->event(stdout, m, session_node_event(s, i));
+		r->out->event(stdout, m, session_node_event(s, i), NULL);
 }
 
 /* A node's state changed: into the recording (batch and interactive). */
@@ -906,12 +922,17 @@ static void
 main_rec_state(void *arg, struct session *s, int i, const char *old,
     const char *cur)
 {
-	struct main_run	*r = arg;
-	enum feed_phase	 ph = monitor_phase_of(cur);
+	struct main_run		*r = arg;
+	struct rec_subject	 sj;
+	enum feed_phase		 ph = session_node_phase(s, i);
 
+	/* The phase typed beside the text: readers judge by it, the text
+	 * says why. */
+	rec_subject_none(&sj);
+	sj.phase = (int)ph;
 	if (rec_event(r->rec, (unsigned)i, clock_wall_ms(),
 	    ph == FEED_FAILED ? EV_ERROR : ph == FEED_LOST ? EV_WARN : EV_INFO,
-	    "state", cur) != 0)
+	    "state", cur, &sj) != 0)
 		main_rec_stopped(r);
 }
 
@@ -928,7 +949,7 @@ main_rec_transport(void *arg, struct session *s, int i, const char *t,
 	snprintf(text, sizeof(text), "%s%s%s", t, *skipped != '\0' ?
 	    "; skipped: " : "", skipped);
 	if (rec_event(r->rec, (unsigned)i, clock_wall_ms(), EV_INFO,
-	    "transport", text) != 0)
+	    "transport", text, NULL) != 0)
 		main_rec_stopped(r);
 }
 
@@ -958,9 +979,11 @@ main_on_state(void *arg, struct session *s, int i, const char *old,
 
 	main_rec_state(arg, s, i, old, cur);
 
-	monitor_state(r->mon, i, cur, session_node_lost(s, i));
+	monitor_state_phase(r->mon, i, session_node_phase(s, i), cur,
+	    session_node_lost(s, i));
 	if (!main_out_broken) {
-		r->out->state(stdout, name, clock_wall_ms(), cur);
+		r->out->state(stdout, name, clock_wall_ms(), cur,
+		    (int)monitor_node_phase(r->mon, i));
 		main_flush();
 	}
 	if (monitor_node_phase(r->mon, i) == FEED_FAILED &&

@@ -32,6 +32,7 @@ struct mon_logent {
 	int			 node;
 	int			 level;
 	uint64_t		 time_ms;
+	int64_t			 pid;
 	char			 code[32];
 	char			 text[320];
 };
@@ -80,7 +81,7 @@ struct monitor {
 
 static void
 monitor_tell_event(struct monitor *m, enum monitor_origin o, int node,
-    int level, const char *code, const char *text, uint64_t ms,
+    int level, const char *code, const char *text, uint64_t ms, int64_t pid,
     const struct detect_event *de)
 {
 	struct monitor_event	e;
@@ -92,6 +93,7 @@ monitor_tell_event(struct monitor *m, enum monitor_origin o, int node,
 	e.code = code;
 	e.text = text;
 	e.time_ms = ms;
+	e.pid = pid;
 	e.de = de;
 	if (m->log.e != NULL) {
 		struct mon_logent	*l;
@@ -105,6 +107,7 @@ monitor_tell_event(struct monitor *m, enum monitor_origin o, int node,
 		l->node = e.node;
 		l->level = level;
 		l->time_ms = ms;
+		l->pid = pid;
 		snprintf(l->code, sizeof(l->code), "%s", code);
 		snprintf(l->text, sizeof(l->text), "%s", text);
 	}
@@ -119,7 +122,7 @@ monitor_on_detect(void *arg, const struct detect_event *de)
 	if (m->replayed)
 		return;
 	monitor_tell_event(m, MON_EV_DETECT, de->node, de->level, de->code,
-	    de->text, de->time_ms, de);
+	    de->text, de->time_ms, de->pid, de);
 }
 
 static void
@@ -292,6 +295,13 @@ monitor_phase_of(const char *t)
 void
 monitor_state(struct monitor *m, int i, const char *text, int lost)
 {
+	monitor_state_phase(m, i, monitor_phase_of(text), text, lost);
+}
+
+void
+monitor_state_phase(struct monitor *m, int i, enum feed_phase ph,
+    const char *text, int lost)
+{
 	struct mon_node	*n;
 	char		 line[256];
 	uint64_t	 wall = monitor_wall(m);
@@ -300,19 +310,19 @@ monitor_state(struct monitor *m, int i, const char *text, int lost)
 		return;
 	n = &m->nodes[i];
 	snprintf(n->text, sizeof(n->text), "%s", text);
-	n->phase = monitor_phase_of(text);
+	n->phase = (unsigned)ph < FEED_NPHASES ? ph : FEED_CONNECTING;
 	n->lost = lost || n->phase == FEED_LOST;
 	MON_TELL(m, phase, i, n->phase, n->text, n->lost);
 	if (n->phase == FEED_FAILED && !n->failed) {
 		n->failed = 1;
 		snprintf(line, sizeof(line), "%s %s", n->name, text);
 		monitor_tell_event(m, MON_EV_MONITOR, i, EV_ERROR, "failed",
-		    line, wall, NULL);
+		    line, wall, -1, NULL);
 	} else if (n->phase == FEED_LIVE && !n->live_once) {
 		n->live_once = 1;
 		snprintf(line, sizeof(line), "%s live", n->name);
 		monitor_tell_event(m, MON_EV_MONITOR, i, EV_INFO, "live",
-		    line, wall, NULL);
+		    line, wall, -1, NULL);
 	}
 	detect_node_state(m->det, i, n->name, n->lost, text, wall);
 }
@@ -351,15 +361,15 @@ monitor_probe_event(struct monitor *m, int i, const struct proto_event *ev)
 	snprintf(text, sizeof(text), "%s probe: %s", m->nodes[i].name,
 	    ev->text);
 	monitor_tell_event(m, MON_EV_PROBE, i, ev->level, ev->code, text,
-	    ev->time_ms, NULL);
+	    ev->time_ms, -1, NULL);
 }
 
 void
 monitor_recorded_event(struct monitor *m, int node, int level,
-    const char *code, const char *text, uint64_t ms)
+    const char *code, const char *text, uint64_t ms, int64_t pid)
 {
 	monitor_tell_event(m, MON_EV_RECORDED, node, level, code, text, ms,
-	    NULL);
+	    pid, NULL);
 }
 
 void
@@ -491,6 +501,7 @@ monitor_restore(struct monitor *m, const struct monitor_snap *sn)
 		e.code = l->code;
 		e.text = l->text;
 		e.time_ms = l->time_ms;
+		e.pid = l->pid;
 		MON_TELL(m, event, &e);
 	}
 	monitor_set_clock(m, sn->vclock, sn->vstart);

@@ -45,6 +45,9 @@ struct monitor_event {
 	const char		*code;
 	const char		*text;
 	uint64_t		 time_ms;	/* unix ms */
+	int64_t			 pid;	/* the process it is about: a
+					 * detector's, a recorded one's
+					 * (minor 2 on); -1 none or unknown */
 	/* The detector's event (MON_EV_DETECT), else NULL. */
 	const struct detect_event *de;
 };
@@ -98,12 +101,17 @@ void		 monitor_sample(struct monitor *, int,
 /* The state text a feed (or a recording) gave node i; lost: the
  * session's no-data verdict.  Parsed once here into the phase. */
 void		 monitor_state(struct monitor *, int, const char *, int);
+/* The same with the phase known (a recording's, minor 2 on): the text is
+ * kept for people, never parsed. */
+void		 monitor_state_phase(struct monitor *, int, enum feed_phase,
+		     const char *, int);
 /* A probe's EVENT of node i. */
 void		 monitor_probe_event(struct monitor *, int,
 		     const struct proto_event *);
-/* A recorded monitor event: node (-1 the job), level, code, text, ms. */
+/* A recorded monitor event: node (-1 the job), level, code, text, ms,
+ * the pid it is about (-1 none, or an older recording's). */
 void		 monitor_recorded_event(struct monitor *, int, int,
-		     const char *, const char *, uint64_t);
+		     const char *, const char *, uint64_t, int64_t);
 /* A job-wide history sample at now (the same clock as the samples). */
 void		 monitor_job_tick(struct monitor *, uint64_t);
 /* The job ended: ranks that go from now on are not news. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feed.h"
 #include "out.h"
 #include "out-json.h"
 
@@ -495,9 +496,11 @@ out_json_hello(FILE *f, const struct node_model *m)
 	fputs("}}\n", f);
 }
 
+/* {..., "type": "event", "level", "code", "text", "rank", "pid"}: rank
+ * and pid only when the event names them (a detector's flag on a rank). */
 static void
 out_json_event(FILE *f, const struct node_model *m,
-    const struct proto_event *ev)
+    const struct proto_event *ev, const struct rec_subject *sj)
 {
 	static const char	*levels[] = { "info", "warn", "error" };
 
@@ -507,6 +510,10 @@ out_json_event(FILE *f, const struct node_model *m,
 	out_json_string(f, ev->code, strlen(ev->code));
 	fputs(",\"text\":", f);
 	out_json_string(f, ev->text, strlen(ev->text));
+	if (sj != NULL && sj->rank >= 0)
+		fprintf(f, ",\"rank\":%lld", (long long)sj->rank);
+	if (sj != NULL && sj->pid >= 0)
+		fprintf(f, ",\"pid\":%lld", (long long)sj->pid);
 	fputs("}\n", f);
 }
 
@@ -523,7 +530,8 @@ out_json_bye(FILE *f, const struct node_model *m)
 
 /* {"time": T, "node": N, "type": "state", "state": S, "flags": [...]} */
 static void
-out_json_state(FILE *f, const char *node, uint64_t ms, const char *state)
+out_json_state(FILE *f, const char *node, uint64_t ms, const char *state,
+    int phase)
 {
 	fputs("{\"time\":", f);
 	out_json_time(f, ms);
@@ -531,7 +539,7 @@ out_json_state(FILE *f, const char *node, uint64_t ms, const char *state)
 	out_json_string(f, node, strlen(node));
 	fputs(",\"type\":\"state\",\"state\":", f);
 	out_json_string(f, state, strlen(state));
-	if (strncmp(state, "lost", 4) == 0)
+	if (phase == FEED_LOST)
 		fputs(",\"flags\":[\"lost\"]", f);
 	fputs("}\n", f);
 }

@@ -244,7 +244,7 @@ out_text_hello(FILE *f, const struct node_model *m)
 
 static void
 out_text_event(FILE *f, const struct node_model *m,
-    const struct proto_event *ev)
+    const struct proto_event *ev, const struct rec_subject *sj)
 {
 	static const char	*levels[] = { "info", "warn", "error" };
 	char			 when[32], name[PROTO_HOST_MAX];
@@ -271,7 +271,8 @@ out_text_bye(FILE *f, const struct node_model *m)
 }
 
 static void
-out_text_state(FILE *f, const char *node, uint64_t ms, const char *state)
+out_text_state(FILE *f, const char *node, uint64_t ms, const char *state,
+    int phase)
 {
 	char	when[32], name[PROTO_HOST_MAX], clean[256];
 

@@ -12,6 +12,7 @@
 
 #include "model.h"
 #include "proto.h"
+#include "rec.h"
 
 /* The job at a glance (batch mode watching a job, once per interval). */
 struct out_job {
@@ -31,13 +32,18 @@ struct output {
 	void		(*hello)(FILE *, const struct node_model *);
 	/* The sample just applied: the node, then its ranks. */
 	void		(*sample)(FILE *, const struct node_model *);
+	/* An event, with what it is about when that is known (a
+	 * detector's, a recording's of minor 2 on), else NULL. */
 	void		(*event)(FILE *, const struct node_model *,
-			    const struct proto_event *);
+			    const struct proto_event *,
+			    const struct rec_subject *);
 	/* The probe said BYE. */
 	void		(*bye)(FILE *, const struct node_model *);
 	/* A node's transport state changed ("live", "lost: ...",
-	 * "failed: ..."): node name, wall-clock ms, the new state. */
-	void		(*state)(FILE *, const char *, uint64_t, const char *);
+	 * "failed: ..."): node name, wall-clock ms, the new state, its
+	 * phase (enum feed_phase, -1 unknown). */
+	void		(*state)(FILE *, const char *, uint64_t, const char *,
+			    int);
 	/* The job's line at unix ms; with state set, the job ended (the
 	 * scheduler said so) and this is the run's last record. */
 	void		(*job)(FILE *, uint64_t, const struct out_job *);

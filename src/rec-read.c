@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "feed.h"
 #include "model.h"
 #include "rec.h"
 #include "textsafe.h"
@@ -205,6 +206,84 @@ rec_reader_prefix(struct rec_reader *r, struct wreader *rd,
 	return WIRE_OK;
 }
 
+/* A subject field: 0 none, else the value + 1 (past INT64_MAX: none,
+ * since no rank id or pid is that large). */
+static int
+rec_reader_plus_one(struct wreader *rd, int64_t *v)
+{
+	uint64_t	u;
+
+	if (wire_get_varint(rd, &u) != WIRE_OK)
+		return REC_ERR_DAMAGED;
+	*v = u == 0 || u - 1 > INT64_MAX ? -1 : (int64_t)(u - 1);
+	return WIRE_OK;
+}
+
+/*
+ * The subject after an EVENT's text: in a file of minor 2 on, every EVENT
+ * has it (a block without reads as having none); fields a later minor
+ * adds after it are skipped.  Older files have none to read: readers go
+ * by the text.
+ */
+static int
+rec_reader_subject(struct rec_reader *r, struct wreader *rd,
+    struct rec_block *b)
+{
+	int64_t	ph;
+
+	rec_subject_none(&b->subj);
+	if (r->meta.minor < REC_MINOR_SUBJECT)
+		return WIRE_OK;
+	b->typed = 1;
+	if (wreader_left(rd) == 0)
+		return WIRE_OK;
+	if (rec_reader_plus_one(rd, &b->subj.rank) != WIRE_OK ||
+	    rec_reader_plus_one(rd, &b->subj.pid) != WIRE_OK ||
+	    rec_reader_plus_one(rd, &ph) != WIRE_OK)
+		return REC_ERR_DAMAGED;
+	/* A phase of a newer jobtop: none known here. */
+	b->subj.phase = ph >= 0 && ph < FEED_NPHASES ? (int)ph : -1;
+	return WIRE_OK;
+}
+
+void
+rec_subject_from_text(const struct proto_event *ev, struct rec_subject *sj)
+{
+	const char	*t = ev->text;
+	char		*end;
+	long long	 v;
+
+	rec_subject_none(sj);
+	if (strcmp(ev->code, "state") == 0) {
+		if (strncmp(t, "lost", 4) == 0)
+			sj->phase = FEED_LOST;
+		else if (strncmp(t, "failed", 6) == 0)
+			sj->phase = FEED_FAILED;
+		return;
+	}
+	/* "rank 3 (pid 1003) ..." or "pid 160 ...", as the detectors
+	 * begin their texts about a process. */
+	if (strncmp(t, "rank ", 5) == 0) {
+		v = strtoll(t + 5, &end, 10);
+		if (end != t + 5)
+			sj->rank = v;
+	} else if (strncmp(t, "pid ", 4) == 0) {
+		v = strtoll(t + 4, &end, 10);
+		if (end != t + 4)
+			sj->pid = v;
+	}
+}
+
+const struct rec_subject *
+rec_subject_of(const struct proto_event *ev, const struct rec_subject *sj,
+    struct rec_subject *buf)
+{
+	if (sj != NULL)
+		return sj;
+	rec_subject_from_text(ev, buf);
+	return buf;
+}
+
 /* Decode the fields of a block whose payload is in b. */
 static int
 rec_reader_decode(struct rec_reader *r, struct rec_block *b)
@@ -239,6 +318,8 @@ rec_reader_decode(struct rec_reader *r, struct rec_block *b)
 			return REC_ERR_DAMAGED;
 		b->ev.level = u;
 		b->ev.time_ms = b->time_ms;
+		if (rec_reader_subject(r, &rd, b) != WIRE_OK)
+			return REC_ERR_DAMAGED;
 		break;
 	default:
 		return WIRE_OK;
@@ -944,6 +1025,7 @@ struct rec_play {
 	uint64_t		 cur_ms;
 	uint64_t		 time_ms;
 	struct proto_event	 ev;
+	struct rec_subject	 subj;
 	char			 text[320];
 };
 
@@ -1097,11 +1179,13 @@ rec_play_block(struct rec_play *p, const struct rec_block *b,
 	case REC_BLK_EVENT:
 		p->time_ms = b->time_ms;
 		p->ev = b->ev;
+		p->subj = b->subj;
 		memset(msg, 0, sizeof(*msg));
 		msg->type = REC_MSG_EVENT;
 		msg->node = b->node;
 		msg->time_ms = b->time_ms;
 		msg->ev = &p->ev;
+		msg->subj = b->typed ? &p->subj : NULL;
 		return 1;
 	}
 	return 0;

@@ -398,16 +398,29 @@ rec_put_data(struct rec *r, unsigned i, uint64_t now, const void *p,
 	return 0;
 }
 
-/* An EVENT block; node REC_NODE_NONE is the job. */
+/* A subject field: 0 for none (negative), else the value + 1. */
+static uint64_t
+rec_plus_one(int64_t v)
+{
+	return v < 0 ? 0 : (uint64_t)v + 1;
+}
+
+/* An EVENT block; node REC_NODE_NONE is the job.  The subject trails
+ * the text (minor 2), where readers of minor 1 stop reading. */
 static int
 rec_put_event(struct rec *r, unsigned node, uint64_t now, uint8_t level,
-    const char *code, const char *text)
+    const char *code, const char *text, const struct rec_subject *sj)
 {
-	uint8_t		buf[REC_PREFIX_MAX + 2 * 3 + PROTO_NAME_MAX +
-			    PROTO_TEXT_MAX];
-	struct wbuf	w;
-	size_t		clen, tlen;
+	uint8_t			 buf[REC_PREFIX_MAX + 2 * 3 + PROTO_NAME_MAX +
+				    PROTO_TEXT_MAX + 3 * 10];
+	struct rec_subject	 none;
+	struct wbuf		 w;
+	size_t			 clen, tlen;
 
+	if (sj == NULL) {
+		rec_subject_none(&none);
+		sj = &none;
+	}
 	clen = strnlen(code, PROTO_NAME_MAX - 1);
 	tlen = strnlen(text, PROTO_TEXT_MAX - 1);
 	wbuf_init(&w, buf, sizeof(buf));
@@ -416,6 +429,9 @@ rec_put_event(struct rec *r, unsigned node, uint64_t now, uint8_t level,
 	wire_put_u8(&w, level);
 	wire_put_strn(&w, code, clen);
 	wire_put_strn(&w, text, tlen);
+	wire_put_varint(&w, rec_plus_one(sj->rank));
+	wire_put_varint(&w, rec_plus_one(sj->pid));
+	wire_put_varint(&w, rec_plus_one(sj->phase));
 	return rec_write_block(r, REC_BLK_EVENT, buf, w.len, NULL, 0);
 }
 
@@ -493,7 +509,7 @@ rec_decode(struct rec *r, unsigned i, uint64_t now, const uint8_t *p,
 	if (t < 0) {
 		wn->failed = 1;
 		stream_error(wn->st, err, sizeof(err));
-		rec_put_event(r, i, now, EV_ERROR, "stream-error", err);
+		rec_put_event(r, i, now, EV_ERROR, "stream-error", err, NULL);
 	}
 }
 
@@ -537,7 +553,7 @@ rec_put_frames(struct rec *r, unsigned i, uint64_t now, const uint8_t *p,
 			    wire_strerror(rc));
 			wn->broken = 1;
 			rec_put_event(r, i, now, EV_ERROR, "stream-broken",
-			    text);
+			    text, NULL);
 			rec_put_data(r, i, now, p + off, n - off);
 			return n;
 		}
@@ -1051,16 +1067,24 @@ rec_node_restart(struct rec *r, unsigned i, uint64_t now)
 	return r->stopped ? -1 : 0;
 }
 
+void
+rec_subject_none(struct rec_subject *sj)
+{
+	sj->rank = -1;
+	sj->pid = -1;
+	sj->phase = -1;
+}
+
 int
 rec_event(struct rec *r, unsigned node, uint64_t now, uint8_t level,
-    const char *code, const char *text)
+    const char *code, const char *text, const struct rec_subject *sj)
 {
 	if (r == NULL || r->stopped)
 		return 0;
 	if (node != REC_NODE_NONE && node >= r->nnodes)
 		return 0;
 	if (rec_due(r, now) == 0)
-		rec_put_event(r, node, now, level, code, text);
+		rec_put_event(r, node, now, level, code, text, sj);
 	r->dirty = 1;
 	return r->stopped ? -1 : 0;
 }

@@ -41,11 +41,15 @@
 #define REC_MAJOR		1
 #define REC_LIMIT_UNKNOWN	(-1)	/* rec_meta.time_limit */
 #define REC_LIMIT_NONE		(-2)
-#define REC_MINOR		1
+#define REC_MINOR		2
 /* Minor 1: the live run hid each probe's first sample (seq 0, the base of
  * its rates; PROTOCOL.md), so a replay that prints what it printed hides
  * it too.  Minor 0 showed it. */
 #define REC_MINOR_HIDES_BASE	1
+/* Minor 2: every EVENT block ends with its subject, typed (struct
+ * rec_subject): readers stop parsing the rank out of a detector's text and
+ * the phase out of a state's.  Older files have only the texts. */
+#define REC_MINOR_SUBJECT	2
 
 #define REC_BLOCK_MAX		(16u << 20)	/* payload bytes */
 #define REC_BLOCK_HDR_MAX	10	/* type, 5-byte length, CRC */
@@ -168,10 +172,28 @@ int	 rec_node_restart(struct rec *, unsigned, uint64_t);
  * the recorder decodes what it writes itself. */
 void	 rec_set_models(struct rec *, const struct node_model *(*)(void *,
 	    unsigned), void *);
-/* A monitor event about a node (REC_NODE_NONE: the job).  Code "state"
- * records a node's state text ("live", "lost: ..."). */
+/*
+ * What a monitor event is about, beside its text (minor 2 on): the rank id
+ * and process a detector's flag or a rank's coming and going names, and
+ * for code "state" the node's phase.  -1 in a field: none (a node's flag
+ * has no rank; a process without a rank id has a pid only).
+ */
+struct rec_subject {
+	int64_t		 rank;		/* rank id, -1 none */
+	int64_t		 pid;		/* process id, -1 none */
+	int		 phase;		/* "state": enum feed_phase (feed.h),
+					   -1 none or one this jobtop does
+					   not know */
+};
+/* Fill a subject with "none" in every field. */
+void	 rec_subject_none(struct rec_subject *);
+/*
+ * A monitor event about a node (REC_NODE_NONE: the job), with its subject
+ * (NULL: none).  Code "state" records a node's state text ("live",
+ * "lost: ...") and its phase in the subject.
+ */
 int	 rec_event(struct rec *, unsigned, uint64_t, uint8_t, const char *,
-	    const char *);
+	    const char *, const struct rec_subject *);
 /* Keyframes and flushes that are due; call once per loop. */
 int	 rec_tick(struct rec *, uint64_t);
 /* Milliseconds until rec_tick has work, for the poll timeout. */
@@ -200,6 +222,9 @@ struct rec_block {
 	const uint8_t	*data;		/* DATA bytes, KEY frames, payload */
 	size_t		 len;
 	struct proto_event ev;		/* EVENT */
+	struct rec_subject subj;	/* EVENT: all -1 when none recorded */
+	int		 typed;		/* EVENT: subj was recorded (minor 2
+					   on), else only the text says */
 };
 
 /* A keyframe set: its time and the offset of its first KEY block. */
@@ -255,8 +280,27 @@ struct rec_msg {
 	uint32_t	 node;		/* REC_NODE_NONE: the job */
 	uint64_t	 time_ms;	/* when it arrived */
 	const struct proto_event *ev;	/* MSG_EVENT, REC_MSG_EVENT */
+	/* REC_MSG_EVENT: what it is about as recorded (minor 2 on); NULL
+	 * in older recordings and for a probe's events, whose texts are
+	 * all there is (rec_subject_from_text). */
+	const struct rec_subject *subj;
 	const char	*text;		/* REC_MSG_STREAM_ERR */
 };
+
+/*
+ * The subject of an event recorded without one (a recording before minor
+ * 2, a probe's event), as readers have always read it from the text: a
+ * detector's flag (codes "stalled", "memory"... and "-cleared") that
+ * begins "rank N" is about rank N, one that begins "pid P" about process
+ * P; a "state" that begins "lost" is FEED_LOST, "failed" FEED_FAILED, any
+ * other state no phase.  Readers use it only when msg.subj is NULL.
+ */
+void	 rec_subject_from_text(const struct proto_event *,
+	    struct rec_subject *);
+/* The subject of an event: subj when recorded, else from the text into
+ * buf.  Never NULL. */
+const struct rec_subject *rec_subject_of(const struct proto_event *,
+	    const struct rec_subject *, struct rec_subject *);
 
 /* A player over an open reader (which it does not own). */
 struct rec_play *rec_play_new(struct rec_reader *);

@@ -181,11 +181,11 @@ report_sample(struct report *rp, unsigned i, const struct node_model *m)
 /* Keep an event for the page. */
 static void
 report_event(struct report *rp, uint32_t node, uint64_t t,
-    const struct proto_event *ev)
+    const struct proto_event *ev, const struct rec_subject *sj)
 {
 	struct report_event	*e;
 
-	summary_event(rp->sum, node, t, ev);
+	summary_event(rp->sum, node, t, ev, sj);
 	if (rp->nevents >= REPORT_EVENTS_MAX) {
 		rp->events_dropped++;
 		return;
@@ -1352,14 +1352,15 @@ report_gather(struct report *rp, struct rec_reader *rd, struct rec_play *p)
 			break;
 		case MSG_EVENT:
 		case REC_MSG_EVENT:
-			report_event(rp, msg.node, msg.time_ms, msg.ev);
+			report_event(rp, msg.node, msg.time_ms, msg.ev,
+			    msg.subj);
 			break;
 		case REC_MSG_STREAM_ERR:
 			memset(&ev, 0, sizeof(ev));
 			ev.level = EV_ERROR;
 			snprintf(ev.code, sizeof(ev.code), "stream-error");
 			snprintf(ev.text, sizeof(ev.text), "%s", msg.text);
-			report_event(rp, msg.node, msg.time_ms, &ev);
+			report_event(rp, msg.node, msg.time_ms, &ev, NULL);
 			break;
 		}
 	}

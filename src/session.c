@@ -56,6 +56,7 @@ struct snode {
 	uint64_t	 samples;
 	uint64_t	 last_data;	/* monotonic ms */
 	char		 state[SESSION_STATE_MAX];
+	enum feed_phase	 phase;		/* the state's, from the feed */
 	char		 transport[32];	/* the feed's, as last told */
 	char		*skipped;	/* why cheaper ones were skipped */
 	/* What the loop last asked of the feed (session_ask). */
@@ -165,9 +166,12 @@ session_new(const struct session_conf *conf, const struct session_hooks *h)
 	return s;
 }
 
-/* Set a node's state text and tell the hook when it changed. */
+/* Set a node's state, its phase and the text, and tell the hook when it
+ * changed: the phase comes from where the text was made, so nobody needs
+ * to parse the text back. */
 static void
-session_set_state(struct session *s, int i, const char *st)
+session_set_state(struct session *s, int i, enum feed_phase ph,
+    const char *st)
 {
 	struct snode	*nd = &s->nodes[i];
 	char		 old[SESSION_STATE_MAX], clean[SESSION_STATE_MAX];
@@ -177,6 +181,7 @@ session_set_state(struct session *s, int i, const char *st)
 		return;
 	snprintf(old, sizeof(old), "%s", nd->state);
 	snprintf(nd->state, sizeof(nd->state), "%s", clean);
+	nd->phase = ph;
 	log_debug("%s: state %s", nd->name, nd->state);
 	if (s->hooks.state != NULL)
 		s->hooks.state(s->hooks.arg, s, i, old, nd->state);
@@ -194,7 +199,7 @@ session_fail(struct session *s, int i, const char *why)
 		/* Node text (probe stderr, exit signal names): kept clean. */
 		nd->error = text_clean_inplace(xstrdup(why));
 		snprintf(st, sizeof(st), "failed: %s", nd->error);
-		session_set_state(s, i, st);
+		session_set_state(s, i, FEED_FAILED, st);
 	}
 	if (nd->feed != NULL && !nd->stopping) {
 		nd->stopping = 1;
@@ -207,6 +212,7 @@ session_add(struct session *s, const char *name, struct feed *f,
     const char *why)
 {
 	struct snode	*nd;
+	const char	*reason;
 	int		 i = s->nnodes;
 
 	s->nodes = xreallocarray(s->nodes, (size_t)s->nnodes + 1,
@@ -221,10 +227,11 @@ session_add(struct session *s, const char *name, struct feed *f,
 	nd->last_data = clock_mono_ms();
 	nd->dirty = 1;
 	nd->due = UINT64_MAX;
+	nd->phase = FEED_CONNECTING;
 	if (f == NULL)
 		session_fail(s, i, why != NULL ? why : "cannot start");
 	else
-		session_set_state(s, i, feed_state(f));
+		session_set_state(s, i, feed_phase(f, &reason), feed_state(f));
 	return i;
 }
 
@@ -403,7 +410,8 @@ session_update_state(struct session *s, int i, uint64_t now)
 		if (*err != '\0' && !nd->failed && !s->quit && !s->linger)
 			session_fail(s, i, err);
 		else if (!nd->failed)
-			session_set_state(s, i, feed_state(nd->feed));
+			session_set_state(s, i, feed_phase(nd->feed, &why),
+			    feed_state(nd->feed));
 		return;
 	}
 	if (nd->failed)
@@ -419,13 +427,13 @@ session_update_state(struct session *s, int i, uint64_t now)
 		    (now - nd->last_data) / 1000.0);
 		/* Report the moment it is lost, not every tenth. */
 		if (strncmp(nd->state, "lost: no data", 13) != 0)
-			session_set_state(s, i, buf);
+			session_set_state(s, i, FEED_LOST, buf);
 		nd->lost = 1;
 		return;
 	}
 	if (ph == FEED_LOST)
 		nd->lost = 1;
-	session_set_state(s, i, st);
+	session_set_state(s, i, ph, st);
 }
 
 /* The node's transport (the ladder may move it): tell the hook when it
@@ -744,6 +752,12 @@ const char *
 session_node_state(const struct session *s, int i)
 {
 	return s->nodes[i].state;
+}
+
+enum feed_phase
+session_node_phase(const struct session *s, int i)
+{
+	return s->nodes[i].phase;
 }
 
 int

@@ -80,6 +80,9 @@ int		 session_nnodes(const struct session *);
 const char	*session_node_name(const struct session *, int);
 const struct node_model *session_node_model(const struct session *, int);
 const char	*session_node_state(const struct session *, int);
+/* The phase of that state, as the feed (or the session: lost for no
+ * data, failed) gave it with the text. */
+enum feed_phase	 session_node_phase(const struct session *, int);
 /* The transport serving node i ("" before it is known), and why cheaper
  * ones were skipped ("" when none were). */
 const char	*session_node_transport(const struct session *, int);

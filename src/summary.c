@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "detect.h"
+#include "feed.h"
 #include "history.h"
 #include "log.h"
 #include "model.h"
@@ -351,26 +352,18 @@ summary_sample(struct summary *s, unsigned i, const struct node_model *m)
 	}
 }
 
-/* Who an event of the detectors is about: "rank 3 (pid 1003) ..." or
- * "pid 160 ..." (events carry no rank field, their text begins with it),
- * else the node itself. */
+/* Who a detector's flag is about: its rank, else its process, else the
+ * node itself (who -1). */
 static void
-summary_who(const char *text, int64_t *who, int *is_rank)
+summary_who(const struct rec_subject *sj, int64_t *who, int *is_rank)
 {
-	char	*end;
-
 	*who = -1;
 	*is_rank = 0;
-	if (strncmp(text, "rank ", 5) == 0) {
-		*who = strtoll(text + 5, &end, 10);
-		*is_rank = end != text + 5;
-		if (!*is_rank)
-			*who = -1;
-	} else if (strncmp(text, "pid ", 4) == 0) {
-		*who = strtoll(text + 4, &end, 10);
-		if (end == text + 4)
-			*who = -1;
-	}
+	if (sj->rank >= 0) {
+		*who = sj->rank;
+		*is_rank = 1;
+	} else if (sj->pid >= 0)
+		*who = sj->pid;
 }
 
 /* The open interval of this flag, or NULL. */
@@ -416,36 +409,39 @@ summary_clear(struct summary *s, unsigned node, uint64_t t, unsigned flag,
 
 void
 summary_event(struct summary *s, uint32_t node, uint64_t t,
-    const struct proto_event *ev)
+    const struct proto_event *ev, const struct rec_subject *recorded)
 {
-	const char	*name;
-	size_t		 len;
-	int64_t		 who;
-	unsigned	 bit;
-	int		 is_rank;
+	const struct rec_subject	*sj;
+	struct rec_subject		 buf;
+	const char			*name;
+	size_t				 len;
+	int64_t				 who;
+	unsigned			 bit;
+	int				 is_rank;
 
 	if (node != REC_NODE_NONE && node >= s->meta->nnodes)
 		return;
+	sj = rec_subject_of(ev, recorded, &buf);
 	for (bit = 1; bit < (1u << DF_NFLAGS); bit <<= 1) {
 		name = detect_flag_name(bit);
 		len = strlen(name);
 		if (strncmp(ev->code, name, len) != 0)
 			continue;
-		summary_who(ev->text, &who, &is_rank);
+		summary_who(sj, &who, &is_rank);
 		if (ev->code[len] == '\0')
 			summary_raise(s, node, t, bit, who, is_rank, ev->text);
 		else if (strcmp(ev->code + len, "-cleared") == 0)
 			summary_clear(s, node, t, bit, who, is_rank);
 		return;
 	}
-	/* A node's state is recorded as text ("lost: no data for 3 s",
-	 * "failed: Connection refused", "live"). */
+	/* A node's state: its phase, the text ("lost: no data for 3 s",
+	 * "failed: Connection refused") says why. */
 	if (strcmp(ev->code, "state") == 0 && node != REC_NODE_NONE) {
-		if (strncmp(ev->text, "lost", 4) == 0)
+		if (sj->phase == FEED_LOST)
 			summary_raise(s, node, t, DF_LOST, -1, 0, ev->text);
 		else {
 			summary_clear(s, node, t, DF_LOST, -1, 0);
-			if (strncmp(ev->text, "failed", 6) == 0)
+			if (sj->phase == FEED_FAILED)
 				summary_raise(s, node, t, SUMMARY_F_FAILED, -1,
 				    0, ev->text);
 		}
@@ -1121,7 +1117,8 @@ summary_print_file(const char *path, FILE *f)
 			summary_sample(s, msg.node, stream_model(
 			    rec_play_stream(p, msg.node)));
 		else if (msg.type == MSG_EVENT || msg.type == REC_MSG_EVENT)
-			summary_event(s, msg.node, msg.time_ms, msg.ev);
+			summary_event(s, msg.node, msg.time_ms, msg.ev,
+			    msg.subj);
 	}
 	summary_finish(s);
 	summary_print(s, f);

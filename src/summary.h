@@ -139,9 +139,10 @@ void		 summary_free(struct summary *);
 /* After node i's model applied a sample. */
 void		 summary_sample(struct summary *, unsigned,
 		     const struct node_model *);
-/* An event of node i (REC_NODE_NONE: the job) at t. */
+/* An event of node i (REC_NODE_NONE: the job) at t, with its subject as
+ * recorded (rec_msg.subj; NULL: read from the text, older recordings). */
 void		 summary_event(struct summary *, uint32_t, uint64_t,
-		     const struct proto_event *);
+		     const struct proto_event *, const struct rec_subject *);
 /* Close open flags at t1 and write the verdict lines. */
 void		 summary_finish(struct summary *);
 /* The history the samples went into (the report reads it). */

@@ -397,7 +397,9 @@ detail_kstack(const struct ui *ui, const struct ui_rect *r, int y,
 	return y;
 }
 
-/* The last event the detectors raised about this rank, or NULL. */
+/* The last event the detectors raised about this rank, or NULL: by the
+ * pid it is about, or, for an event of an older recording that does not
+ * say, by its text ("rank 3 (pid 1003) ..."). */
 static const char *
 detail_why(const struct ui *ui)
 {
@@ -408,7 +410,9 @@ detail_why(const struct ui *ui)
 	snprintf(pidtext, sizeof(pidtext), "pid %lld)", (long long)ui->det_pid);
 	for (k = ui->evlen; k > 0; k--) {
 		e = ui_event_get(ui, k - 1);
-		if (e->node == ui->det_node && e->level == EV_WARN &&
+		if (e->node != ui->det_node || e->level != EV_WARN)
+			continue;
+		if (e->pid >= 0 ? e->pid == ui->det_pid :
 		    strstr(e->text, pidtext) != NULL)
 			return e->text;
 	}

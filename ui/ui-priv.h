@@ -68,6 +68,8 @@ struct ui_event {
 	uint64_t	 ms;		/* unix ms */
 	int		 node;		/* -1: the job */
 	int		 level;		/* EV_* */
+	int64_t		 pid;		/* the process it is about, -1 none
+					 * or unknown (monitor_event) */
 	char		 code[32];
 	char		 text[256];
 };

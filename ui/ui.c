@@ -73,7 +73,7 @@ static const unsigned ui_refresh_steps[] = {
 static int	ui_sclass_of(enum feed_phase, int, int);
 static void	ui_self_cost(struct ui *, uint64_t);
 static void	ui_thaw(struct ui *);
-static void	ui_event_add(struct ui *, int, int, const char *,
+static struct ui_event *ui_event_add(struct ui *, int, int, const char *,
 		    const char *, uint64_t);
 static int	ui_on_timeout(void *, uint64_t);
 static void	ui_key_unknown(struct ui *, int);
@@ -177,7 +177,7 @@ ui_sink_event(void *arg, const struct monitor_event *e)
 
 	if (ui->frozen == NULL) {
 		ui_event_add(ui, e->node, e->level, e->code, e->text,
-		    e->time_ms);
+		    e->time_ms)->pid = e->pid;
 		return;
 	}
 	/* Paused: logged on resume (the newest UI_EVENTS_MAX). */
@@ -192,6 +192,7 @@ ui_sink_event(void *arg, const struct monitor_event *e)
 	h->ms = e->time_ms;
 	h->node = e->node;
 	h->level = e->level;
+	h->pid = e->pid;
 	snprintf(h->code, sizeof(h->code), "%s", e->code);
 	snprintf(h->text, sizeof(h->text), "%s", e->text);
 }
@@ -403,8 +404,9 @@ ui_model(const struct ui *ui, int i)
 	return monitor_model(ui->mon, i);
 }
 
-/* Add one line to the event log. */
-static void
+/* Add one line to the event log, about no process (the caller may say
+ * which). */
+static struct ui_event *
 ui_event_add(struct ui *ui, int node, int level, const char *code,
     const char *text, uint64_t ms)
 {
@@ -422,8 +424,10 @@ ui_event_add(struct ui *ui, int node, int level, const char *code,
 	e->level = level;
 	snprintf(e->code, sizeof(e->code), "%s", code);
 	snprintf(e->text, sizeof(e->text), "%s", text);
+	e->pid = -1;
 	ui->evtotal++;
 	ui->dirty = 1;
+	return e;
 }
 
 const struct ui_event *
@@ -473,6 +477,13 @@ void
 ui_node_state(struct ui *ui, int i, const char *state, int lost)
 {
 	monitor_state(ui->mon, i, state, lost);
+}
+
+void
+ui_node_phase(struct ui *ui, int i, enum feed_phase ph, const char *state,
+    int lost)
+{
+	monitor_state_phase(ui->mon, i, ph, state, lost);
 }
 
 void
@@ -1075,7 +1086,8 @@ ui_thaw(struct ui *ui)
 		    monitor_node_lost(ui->mon, i));
 	for (k = 0; k < ui->nheld; k++) {
 		h = &ui->held[k];
-		ui_event_add(ui, h->node, h->level, h->code, h->text, h->ms);
+		ui_event_add(ui, h->node, h->level, h->code, h->text,
+		    h->ms)->pid = h->pid;
 	}
 	ui->nheld = 0;
 	ui_data_switched(ui);
@@ -1393,7 +1405,8 @@ ui_on_state(void *arg, struct session *s, int i, const char *old,
 	if (ui->chain.state != NULL)
 		ui->chain.state(ui->chain.arg, s, i, old, cur);
 	/* Paused: the monitor takes it, the screen catches up on resume. */
-	ui_node_state(ui, i, cur, session_node_lost(s, i));
+	ui_node_phase(ui, i, session_node_phase(s, i), cur,
+	    session_node_lost(s, i));
 }
 
 static void

@@ -102,7 +102,11 @@ void		 ui_stop(struct ui *);
 /* What the hooks call, public for tests and benchmarks. */
 void		 ui_node_sample(struct ui *, int, const struct node_model *,
 		     uint64_t);
+/* A state text (its phase parsed from it), or the phase as the session
+ * has it with the text. */
 void		 ui_node_state(struct ui *, int, const char *, int);
+void		 ui_node_phase(struct ui *, int, enum feed_phase, const char *,
+		     int);
 void		 ui_node_transport(struct ui *, int, const char *,
 		     const char *);
 void		 ui_node_event(struct ui *, int, const struct proto_event *);

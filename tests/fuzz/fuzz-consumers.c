@@ -19,6 +19,7 @@
 
 #include "detect.h"
 #include "export.h"
+#include "feed.h"
 #include "history.h"
 #include "log.h"
 #include "model.h"
@@ -92,7 +93,7 @@ fuzz_message(struct fuzz_run *r, int t)
 			outs[i]->sample(fuzz_null, m);
 			break;
 		case MSG_EVENT:
-			outs[i]->event(fuzz_null, m, stream_event(r->st));
+			outs[i]->event(fuzz_null, m, stream_event(r->st), NULL);
 			break;
 		case MSG_BYE:
 			outs[i]->bye(fuzz_null, m);
@@ -115,8 +116,9 @@ fuzz_message(struct fuzz_run *r, int t)
 static int
 fuzz_piece(struct fuzz_run *r, const uint8_t *p, size_t n)
 {
-	char	err[256];
-	int	t;
+	struct rec_subject	sj;
+	char			err[256];
+	int			t;
 
 	r->now += FUZZ_STEP_MS;
 	rec_node_bytes(r->rec, 0, r->now, p, n);
@@ -129,10 +131,12 @@ fuzz_piece(struct fuzz_run *r, const uint8_t *p, size_t n)
 	}
 	if (t < 0) {
 		stream_error(r->st, err, sizeof(err));
-		out_text.state(fuzz_null, "n1", r->now, err);
-		out_json.state(fuzz_null, "n1", r->now, err);
+		out_text.state(fuzz_null, "n1", r->now, err, FEED_FAILED);
+		out_json.state(fuzz_null, "n1", r->now, err, FEED_FAILED);
 		detect_node_state(r->d, 0, "failed", 0, "n1", r->now);
-		rec_event(r->rec, 0, r->now, EV_ERROR, "state", err);
+		rec_subject_none(&sj);
+		sj.phase = FEED_FAILED;
+		rec_event(r->rec, 0, r->now, EV_ERROR, "state", err, &sj);
 	}
 	return t;
 }

@@ -26,12 +26,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "feed.h"
 #include "harness.h"
 #include "model.h"
 #include "out.h"
 #include "proto.h"
 #include "rec.h"
 #include "stream.h"
+#include "summary.h"
 
 #define START_MS	1700000000000ULL
 
@@ -49,6 +51,18 @@ struct sim_group {
 	unsigned		 nfields;
 	const struct sim_field	*fields;
 };
+
+/* A subject for rec_event (one at a time: a static). */
+static const struct rec_subject *
+subj(int64_t rank, int64_t pid, int phase)
+{
+	static struct rec_subject	sj;
+
+	sj.rank = rank;
+	sj.pid = pid;
+	sj.phase = phase;
+	return &sj;
+}
 
 static const struct sim_field sim_cpu[] = {
 	{ "user", "cpu-jiffies", PF_COUNTER },
@@ -563,7 +577,8 @@ make_recording(const char *path, const struct session_spec *sp,
 		sim_hello(&sims[i], &w);
 		sim_schema(&w);
 		feed_chunks(r, i, START_MS + 10 + i, w.data, w.len, &rng);
-		rec_event(r, i, START_MS + 11 + i, EV_INFO, "state", "live");
+		rec_event(r, i, START_MS + 11 + i, EV_INFO, "state", "live",
+		    subj(-1, -1, FEED_LIVE));
 	}
 	for (s = 1; s <= sp->seconds; s++) {
 		for (i = 0; i < sp->nnodes; i++) {
@@ -576,7 +591,8 @@ make_recording(const char *path, const struct session_spec *sp,
 				sim_sample(&sims[i], &w, t);
 				feed_chunks(r, i, t, w.data, w.len / 2, &rng);
 				rec_event(r, i, t, EV_WARN, "state",
-				    "lost: connection reset");
+				    "lost: connection reset",
+				    subj(-1, -1, FEED_LOST));
 				rec_node_restart(r, i, t + 1);
 				if (use_live)
 					live_restart(i, names[i]);
@@ -588,7 +604,7 @@ make_recording(const char *path, const struct session_spec *sp,
 				sim_schema(&w);
 				feed_chunks(r, i, t + 2, w.data, w.len, &rng);
 				rec_event(r, i, t + 3, EV_INFO, "state",
-				    "live");
+				    "live", subj(-1, -1, FEED_LIVE));
 				continue;
 			}
 			if ((int)i == sp->bye_node && s > sp->bye_at)
@@ -620,7 +636,7 @@ make_recording(const char *path, const struct session_spec *sp,
 			CHECK_INT(rec_put_block(r, 42, "future", 6), 0);
 		if (s % 50 == 0)
 			rec_event(r, REC_NODE_NONE, START_MS + s * 1000ULL +
-			    500, EV_INFO, "note", "job-wide \"event\"\n");
+			    500, EV_INFO, "note", "job-wide \"event\"\n", NULL);
 		rec_tick(r, START_MS + (uint64_t)s * 1000 + 900);
 	}
 	size = rec_size(r);
@@ -723,7 +739,7 @@ msg_line(struct rec_play *p, const struct rec_msg *msg)
 		out_json.sample(f, stream_model(st));
 		break;
 	case MSG_EVENT:
-		out_json.event(f, stream_model(st), msg->ev);
+		out_json.event(f, stream_model(st), msg->ev, msg->subj);
 		break;
 	case REC_MSG_EVENT:
 		fprintf(f, "%" PRIu64 " %s %s", msg->time_ms, msg->ev->code,
@@ -1249,6 +1265,210 @@ test_versions(void)
 	lines_free(&b);
 }
 
+/* Read a recording's events into a summary; the JSON of each event into
+ * json (may be NULL).  Returns how many events had a recorded subject. */
+static int
+subject_play(const uint8_t *file, size_t len, struct summary **sp,
+    FILE *json)
+{
+	struct rec_reader	*rd;
+	struct rec_play		*p;
+	struct rec_msg		 msg;
+	struct node_model	 job;
+	char			 err[256];
+	int			 typed = 0;
+
+	CHECK_INT(rec_reader_open_mem(file, len, &rd, err, sizeof(err)), 0);
+	if (rd == NULL)
+		return -1;
+	*sp = summary_new(rec_reader_meta(rd), START_MS, START_MS + 10000);
+	p = rec_play_new(rd);
+	model_init(&job, "job");
+	while (rec_play_next(p, &msg) > 0) {
+		if (msg.type != REC_MSG_EVENT)
+			continue;
+		typed += msg.subj != NULL;
+		summary_event(*sp, msg.node, msg.time_ms, msg.ev, msg.subj);
+		if (json != NULL)
+			out_json.event(json, &job, msg.ev, msg.subj);
+	}
+	model_free(&job);
+	rec_play_free(p);
+	rec_reader_free(rd);
+	return typed;
+}
+
+/* The summary's mark of flag on node, or NULL. */
+static const struct summary_mark *
+subject_mark(const struct summary *s, unsigned node, unsigned flag)
+{
+	size_t	j;
+
+	for (j = 0; j < s->nmarks; j++) {
+		if (s->marks[j].node == node && s->marks[j].flag == flag)
+			return &s->marks[j];
+	}
+	return NULL;
+}
+
+/*
+ * Events carry their subject typed (minor 2): it comes back as written,
+ * and the summary takes a flag's rank and a node's phase from it, not from
+ * the text (the texts here say otherwise).  The same file marked minor 1
+ * is read as older recordings are: by the text.
+ */
+static void
+test_subject(void)
+{
+	struct rec_meta			 meta;
+	struct rec			*r;
+	struct rec_reader		*rd;
+	struct rec_block		 b;
+	struct rec_subject		 sj;
+	struct summary			*sum;
+	const struct summary_mark	*mk;
+	const char			*names[2] = { "n1", "n2" };
+	uint8_t				*file;
+	char				 err[256], *json = NULL;
+	size_t				 len, jlen = 0, nev = 0;
+	FILE				*f;
+
+	rec_meta_init(&meta, START_MS);
+	snprintf(meta.job, sizeof(meta.job), "77");
+	rec_meta_set_nodes(&meta, 2, names);
+	r = rec_open(tmp_path("subj.jtr"), &meta, REC_CREATE_NEW, err,
+	    sizeof(err));
+	CHECK(r != NULL);
+	rec_meta_free(&meta);
+	if (r == NULL)
+		return;
+	/* A text that does not begin "rank N": only the subject says. */
+	CHECK_INT(rec_event(r, 0, START_MS + 100, EV_WARN, "stalled",
+	    "made no progress for 3 samples", subj(7, 1007, -1)), 0);
+	/* A text that names another rank than the subject. */
+	CHECK_INT(rec_event(r, 0, START_MS + 200, EV_WARN, "straggler",
+	    "rank 3 (pid 1003) runs at 5% CPU", subj(4, 1004, -1)), 0);
+	CHECK_INT(rec_event(r, 0, START_MS + 300, EV_WARN, "memory",
+	    "uses 95% of the memory limit", subj(-1, 160, -1)), 0);
+	/* A lost node whose text does not say "lost". */
+	CHECK_INT(rec_event(r, 1, START_MS + 400, EV_WARN, "state",
+	    "no data for 3.0 s", subj(-1, -1, FEED_LOST)), 0);
+	/* And a failed one whose text begins "lost". */
+	CHECK_INT(rec_event(r, 1, START_MS + 500, EV_ERROR, "state",
+	    "lost and given up", subj(-1, -1, FEED_FAILED)), 0);
+	CHECK_INT(rec_event(r, REC_NODE_NONE, START_MS + 600, EV_INFO, "job",
+	    "COMPLETED", NULL), 0);
+	CHECK_INT(rec_close(r, err, sizeof(err)), 0);
+
+	/* Back as written. */
+	CHECK_INT(rec_reader_open(tmp_path("subj.jtr"), &rd, err,
+	    sizeof(err)), 0);
+	if (rd == NULL)
+		return;
+	CHECK_INT(rec_reader_meta(rd)->minor, REC_MINOR);
+	while (rec_reader_next(rd, &b) > 0) {
+		if (b.type != REC_BLK_EVENT)
+			continue;
+		CHECK_INT(b.typed, 1);
+		switch (nev++) {
+		case 0:
+			CHECK_INT(b.subj.rank, 7);
+			CHECK_INT(b.subj.pid, 1007);
+			CHECK_INT(b.subj.phase, -1);
+			break;
+		case 2:
+			CHECK_INT(b.subj.rank, -1);
+			CHECK_INT(b.subj.pid, 160);
+			break;
+		case 3:
+			CHECK_INT(b.subj.phase, FEED_LOST);
+			CHECK_INT(b.subj.rank, -1);
+			break;
+		case 4:
+			CHECK_INT(b.subj.phase, FEED_FAILED);
+			break;
+		case 5:
+			CHECK_INT(b.subj.rank, -1);
+			CHECK_INT(b.subj.pid, -1);
+			CHECK_INT(b.subj.phase, -1);
+			CHECK_STR(b.ev.text, "COMPLETED");
+			break;
+		}
+	}
+	CHECK_INT(nev, 6);
+	rec_reader_free(rd);
+
+	file = slurp(tmp_path("subj.jtr"), &len);
+	f = open_memstream(&json, &jlen);
+	CHECK_INT(subject_play(file, len, &sum, f), 6);
+	fclose(f);
+	mk = subject_mark(sum, 0, DF_STALLED);
+	CHECK(mk != NULL && mk->who == 7 && mk->is_rank);
+	mk = subject_mark(sum, 0, DF_STRAGGLER);
+	CHECK(mk != NULL && mk->who == 4 && mk->is_rank);
+	mk = subject_mark(sum, 0, DF_MEMORY);
+	CHECK(mk != NULL && mk->who == 160 && !mk->is_rank);
+	mk = subject_mark(sum, 1, DF_LOST);
+	CHECK(mk != NULL && !mk->open && mk->to == START_MS + 500);
+	CHECK(subject_mark(sum, 1, SUMMARY_F_FAILED) != NULL);
+	summary_free(sum);
+	CHECK(json != NULL && strstr(json, "\"code\":\"stalled\",\"text\":"
+	    "\"made no progress for 3 samples\",\"rank\":7,\"pid\":1007}") !=
+	    NULL);
+	CHECK(json != NULL && strstr(json, "\"text\":\"uses 95% of the "
+	    "memory limit\",\"pid\":160}") != NULL);
+	CHECK(json != NULL && strstr(json, "\"text\":\"COMPLETED\"}") !=
+	    NULL);
+	free(json);
+
+	/* Marked minor 1 (the header is outside every CRC): the subject is
+	 * not read, and the texts decide as they always did. */
+	file[5] = REC_MINOR_SUBJECT - 1;
+	json = NULL;
+	f = open_memstream(&json, &jlen);
+	CHECK_INT(subject_play(file, len, &sum, f), 0);
+	fclose(f);
+	mk = subject_mark(sum, 0, DF_STALLED);
+	CHECK(mk != NULL && mk->who == -1 && !mk->is_rank);
+	mk = subject_mark(sum, 0, DF_STRAGGLER);
+	CHECK(mk != NULL && mk->who == 3 && mk->is_rank);
+	mk = subject_mark(sum, 0, DF_MEMORY);
+	CHECK(mk != NULL && mk->who == -1);
+	/* "no data" was not lost to old readers, "lost and..." was. */
+	mk = subject_mark(sum, 1, DF_LOST);
+	CHECK(mk != NULL && mk->from == START_MS + 500 && mk->open);
+	CHECK(subject_mark(sum, 1, SUMMARY_F_FAILED) == NULL);
+	summary_free(sum);
+	CHECK(json != NULL && strstr(json, "\"rank\":") == NULL &&
+	    strstr(json, "\"pid\":") == NULL);
+	free(json);
+	free(file);
+
+	/* What older readers made of texts, kept for older recordings. */
+	{
+		struct proto_event	ev;
+
+		memset(&ev, 0, sizeof(ev));
+		snprintf(ev.code, sizeof(ev.code), "memory");
+		snprintf(ev.text, sizeof(ev.text), "pid 160 uses 95%%");
+		rec_subject_from_text(&ev, &sj);
+		CHECK(sj.rank == -1 && sj.pid == 160 && sj.phase == -1);
+		snprintf(ev.text, sizeof(ev.text), "rank 12 (pid 9) ...");
+		rec_subject_from_text(&ev, &sj);
+		CHECK(sj.rank == 12 && sj.pid == -1);
+		snprintf(ev.text, sizeof(ev.text), "ranked");
+		rec_subject_from_text(&ev, &sj);
+		CHECK(sj.rank == -1 && sj.pid == -1);
+		snprintf(ev.code, sizeof(ev.code), "state");
+		snprintf(ev.text, sizeof(ev.text), "reconnecting");
+		rec_subject_from_text(&ev, &sj);
+		CHECK_INT(sj.phase, -1);
+		snprintf(ev.text, sizeof(ev.text), "failed: refused");
+		rec_subject_from_text(&ev, &sj);
+		CHECK_INT(sj.phase, FEED_FAILED);
+	}
+}
+
 /* A stream whose framing breaks: an event, the same error on replay, the
  * other nodes untouched, and seeks past it skip the node. */
 static void
@@ -1502,13 +1722,14 @@ bench_gen(const char *path, unsigned nnodes, unsigned seconds,
 		t = START_MS + s * 1000ULL + 500;
 		if (s == seconds / 3 && nnodes > 1) {
 			rec_event(r, 1, t, EV_WARN, "state",
-			    "lost: no data for 2.5 s");
+			    "lost: no data for 2.5 s", subj(-1, -1, FEED_LOST));
 			rec_event(r, 0, t, EV_WARN, "stalled", "rank 3 (pid "
 			    "1003) made no progress for 30 s: state D in "
-			    "nfs_wait");
+			    "nfs_wait", subj(3, 1003, -1));
 		}
 		if (s == seconds / 2 && nnodes > 1)
-			rec_event(r, 1, t, EV_INFO, "state", "live");
+			rec_event(r, 1, t, EV_INFO, "state", "live",
+			    subj(-1, -1, FEED_LIVE));
 	}
 	printf("%llu bytes, %u nodes, %u samples each\n",
 	    (unsigned long long)rec_size(r), nnodes, seconds + 1);
@@ -1601,6 +1822,7 @@ main(int argc, char **argv)
 	RUN(test_damage);
 	RUN(test_crash_file);
 	RUN(test_versions);
+	RUN(test_subject);
 	RUN(test_broken);
 	RUN(test_write_error);
 	RUN(test_paths);

@@ -26,6 +26,7 @@
 
 #include "clock.h"
 #include "feed-replay.h"
+#include "feed.h"
 #include "harness.h"
 #include "rec.h"
 #include "ui-priv.h"
@@ -38,6 +39,18 @@
 #define LOST_TO		80		/* to here */
 #define STALL_AT	60
 #define RESTART_AT	120		/* node 2 reconnects */
+
+/* A subject for rec_event (one at a time: a static). */
+static const struct rec_subject *
+subj(int64_t rank, int64_t pid, int phase)
+{
+	static struct rec_subject	sj;
+
+	sj.rank = rank;
+	sj.pid = pid;
+	sj.phase = phase;
+	return &sj;
+}
 
 static struct synth_node	 sn[NN];
 static FILE			*out, *in;
@@ -79,7 +92,7 @@ rec_begin(const char *p)
 		synth_node_free(&sn[i]);
 		synth_node_init(&sn[i], names[i], 4, 4 * i, 1000);
 		CHECK_INT(rec_event(r, (unsigned)i, T0 + 1, EV_INFO, "state",
-		    "live"), 0);
+		    "live", subj(-1, -1, FEED_LIVE)), 0);
 	}
 	return r;
 }
@@ -109,12 +122,14 @@ rec_samples(struct rec *r, int from, int to)
 		}
 		if (s == LOST_FROM)
 			rec_event(r, 2, at(2, s) + 500, EV_WARN, "state",
-			    "lost: no data for 2.5 s");
+			    "lost: no data for 2.5 s", subj(-1, -1, FEED_LOST));
 		if (s == LOST_TO)
-			rec_event(r, 2, at(2, s) - 5, EV_INFO, "state", "live");
+			rec_event(r, 2, at(2, s) - 5, EV_INFO, "state", "live",
+			    subj(-1, -1, FEED_LIVE));
 		if (s == STALL_AT)
 			rec_event(r, 0, at(0, s) + 600, EV_WARN, "stalled",
-			    "rank 1 (pid 1001) made no progress for 30 s");
+			    "rank 1 (pid 1001) made no progress for 30 s",
+			    subj(1, 1001, -1));
 		rec_tick(r, at(0, s) + 900);
 	}
 }
@@ -248,6 +263,7 @@ compare_at(struct ui *play, struct ui *seek, unsigned window)
 		b = ui_event_get(seek, k);
 		CHECK_INT(a->ms, b->ms);
 		CHECK_STR(a->text, b->text);
+		CHECK_INT(a->pid, b->pid);
 	}
 }
 
@@ -314,6 +330,16 @@ test_seek_is_play(void)
 	settle(rs);
 	CHECK_STR(seek->nodes[2].state, "live");
 	CHECK(on_screen(seek, "made no progress for 30 s"));
+	/* The rank's pid comes with the recorded event (minor 2), not out
+	 * of its text: the detail panel finds the event by it. */
+	for (k = 0; k < seek->evlen; k++) {
+		if (strcmp(ui_event_get(seek, (unsigned)k)->code, "stalled") ==
+		    0)
+			break;
+	}
+	CHECK(k < seek->evlen);
+	if (k < seek->evlen)
+		CHECK_INT(ui_event_get(seek, (unsigned)k)->pid, 1001);
 	replay_ui_free(play, rp);
 	replay_ui_free(seek, rs);
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "feed.h"
 #include "harness.h"
 #include "log.h"
 #include "out.h"
@@ -207,7 +208,8 @@ test_out_text_state(void)
 
 	memset(buf, 0, sizeof(buf));
 	f = fmemopen(buf, sizeof(buf), "w");
-	out_text.state(f, "\x1b]0;PWN\x07node1", 0, "failed: " EVIL);
+	out_text.state(f, "\x1b]0;PWN\x07node1", 0, "failed: " EVIL,
+	    FEED_FAILED);
 	fclose(f);
 	CHECK(strstr(buf, " ?]0;PWN?node1: failed: " EVIL_CLEAN "\n") !=
 	    NULL);
