@@ -93,12 +93,18 @@ struct rsess_cmd {
 	char			*scp_path;	/* scp destination */
 	const uint8_t		*data;		/* written to stdin (scp) */
 	size_t			 len, off;
-	char			 out[2048];
+	/* What it prints, while a set-up command runs: allocated by
+	 * rsess_cmd_start and given back once the probe streams (2.5 KiB
+	 * a node that a thousand live sessions held for nothing). */
+	char			*out;		/* RSESS_CMD_OUT */
 	size_t			 outlen;
-	char			 err[512];
+	char			*err;		/* RSESS_CMD_ERR */
 	size_t			 errlen;
 	int			 status;
 };
+
+#define RSESS_CMD_OUT	2048	/* a set-up command's stdout kept */
+#define RSESS_CMD_ERR	512	/* and its stderr */
 
 /* An extra command's phases (rsess_exec_*). */
 enum rsess_exec_phase {
@@ -311,6 +317,17 @@ rsess_slot_give(struct rsess *s)
 	}
 }
 
+/* No set-up command: what the last one held goes back. */
+static void
+rsess_cmd_clear(struct rsess *s)
+{
+	free(s->cmd.cmd);
+	free(s->cmd.scp_path);
+	free(s->cmd.out);
+	free(s->cmd.err);
+	memset(&s->cmd, 0, sizeof(s->cmd));
+}
+
 /* Enter a state: log the transition, reset the sub-step, set the
  * deadline. */
 static void
@@ -321,6 +338,13 @@ rsess_enter(struct rsess *s, enum rsess_state st)
 	s->state = st;
 	s->sub = 0;
 	s->deadline = rsess_deadline(s, st);
+	/* The set-up commands are over: their output buffers go back. */
+	if (st == RS_STREAM) {
+		free(s->cmd.out);
+		free(s->cmd.err);
+		s->cmd.out = s->cmd.err = NULL;
+		s->cmd.outlen = s->cmd.errlen = 0;
+	}
 }
 
 /* libssh2's text for its last error. */
@@ -391,9 +415,7 @@ rsess_teardown(struct rsess *s, int graceful)
 	s->ident = NULL;
 	rsess_exec_end(s, s->stopping ? "the session closed" :
 	    "the connection to the node was lost");
-	free(s->cmd.cmd);
-	free(s->cmd.scp_path);
-	memset(&s->cmd, 0, sizeof(s->cmd));
+	rsess_cmd_clear(s);
 	free(s->tmpname);
 	s->tmpname = NULL;
 	rsess_slot_give(s);
@@ -1030,9 +1052,10 @@ static void
 rsess_cmd_start(struct rsess *s, char *cmd, char *scp_path,
     const uint8_t *data, size_t len)
 {
-	free(s->cmd.cmd);
-	free(s->cmd.scp_path);
-	memset(&s->cmd, 0, sizeof(s->cmd));
+	rsess_cmd_clear(s);
+	s->cmd.out = xmalloc(RSESS_CMD_OUT);
+	s->cmd.err = xmalloc(RSESS_CMD_ERR);
+	s->cmd.out[0] = s->cmd.err[0] = '\0';
 	s->cmd.cmd = cmd;
 	s->cmd.scp_path = scp_path;
 	s->cmd.data = data;
@@ -1052,8 +1075,8 @@ rsess_cmd_read(struct rsess_cmd *c)
 	do {
 		progress = 0;
 		for (stream = 0; stream < 2; stream++) {
-			room = stream == 0 ? sizeof(c->out) - 1 - c->outlen :
-			    sizeof(c->err) - 1 - c->errlen;
+			room = stream == 0 ? RSESS_CMD_OUT - 1 - c->outlen :
+			    RSESS_CMD_ERR - 1 - c->errlen;
 			n = libssh2_channel_read_ex(c->ch, stream,
 			    room > 0 ? (stream == 0 ? c->out + c->outlen :
 			    c->err + c->errlen) : junk,
@@ -1180,7 +1203,7 @@ rsess_cmd_step(struct rsess *s)
 static const char *
 rsess_cmd_errline(struct rsess_cmd *c, char *buf, size_t size)
 {
-	const char	*e = c->err;
+	const char	*e = c->err != NULL ? c->err : "";
 
 	while (*e == '\n' || *e == '\r')
 		e++;

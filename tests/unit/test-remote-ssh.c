@@ -786,8 +786,10 @@ bt_finish(struct backtrace *bt, struct rsess *s)
 			while (rsess_read(s, buf, sizeof(buf)) > 0)
 				;
 			rsess_pollfd(s, &pfd[0]);
-		} else
+		} else {
 			pfd[0].fd = -1;
+			pfd[0].events = 0;
+		}
 		pfd[0].events |= POLLIN;
 		pfd[1].fd = backtrace_fd(bt);
 		pfd[1].events = POLLIN;
