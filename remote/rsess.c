@@ -47,6 +47,7 @@
 
 #include "pstream.h"
 #include "hostkey.h"
+#include "lsalloc.h"
 #include "rconf.h"
 #include "rpush.h"
 #include "rsess.h"
@@ -784,9 +785,13 @@ rsess_do_handshake(struct rsess *s)
 	int	rc;
 
 	if (s->ssh == NULL) {
-		if ((s->ssh = libssh2_session_init_ex(NULL, NULL, NULL, s)) ==
-		    NULL)
+		if ((s->ssh = libssh2_session_init_ex(lsalloc_alloc,
+		    lsalloc_free, lsalloc_realloc, s)) == NULL)
 			return rsess_fail(s, 0, "cannot create an SSH session");
+		/* libssh2 zeroed its whole session, buffers and all: the
+		 * pages a small-packet stream never reaches go back
+		 * (lsalloc.h). */
+		lsalloc_trim(s->ssh);
 		libssh2_session_set_blocking(s->ssh, 0);
 		hostkeys_method_pref(hostkeys_known_types(s->hk,
 		    s->hostname, s->port), pref, sizeof(pref));
