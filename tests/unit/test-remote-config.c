@@ -1342,6 +1342,9 @@ test_rconf(void)
 	CHECK_INT(strlen(rconf_probe_name(&c)), 13 + 16);
 	CHECK_INT(strlen(rconf_probe_hash(&c)), 64);
 
+	/* No rank list: no rank for any node. */
+	CHECK_INT(rconf_rank(&c, "node1"), -1);
+
 	/* Nothing happens before a step; a host ssh_config cannot serve
 	 * is refused at its first step. */
 	s = rsess_new(&c, "jump");
@@ -1363,6 +1366,38 @@ test_rconf(void)
 	CHECK_STR(rsess_state(s), "closed");
 	CHECK_INT(rsess_read(s, e, sizeof(e)), 0);
 	rsess_close(s);
+	rconf_free(&c);
+
+	/* Flux's ranks: the job's node list in its own order, not the
+	 * sorted node set's; a node not in it has none. */
+	rconf_init(&c);
+	free(c.ssh_config);
+	free(c.ssh_config_sys);
+	free(c.known_hosts);
+	free(c.known_hosts_sys);
+	c.ssh_config = c.ssh_config_sys = NULL;
+	c.known_hosts = c.known_hosts_sys = NULL;
+	snprintf(path, sizeof(path), "%s/probe", tmp);
+	c.probe_path = strdup(path);
+	c.rank_nodes = strdup("gpu[2,1],cpu[9-10]");
+	CHECK_INT(rconf_ready(&c, err, sizeof(err)), 0);
+	CHECK_INT(rconf_rank(&c, "gpu2"), 0);
+	CHECK_INT(rconf_rank(&c, "gpu1"), 1);
+	CHECK_INT(rconf_rank(&c, "cpu9"), 2);
+	CHECK_INT(rconf_rank(&c, "cpu10"), 3);
+	CHECK_INT(rconf_rank(&c, "cpu1"), -1);
+	CHECK_INT(rconf_rank(&c, "gpu"), -1);
+	CHECK_INT(rconf_rank(&c, ""), -1);
+	rconf_free(&c);
+	rconf_init(&c);
+	free(c.ssh_config);
+	free(c.known_hosts);
+	c.ssh_config = c.known_hosts = NULL;
+	c.probe_path = strdup(path);
+	c.rank_nodes = strdup("gpu[2-1]");
+	CHECK_INT(rconf_ready(&c, err, sizeof(err)), -1);
+	CHECK(strncmp(err, "the job's node list: ", 21) == 0);
+	CHECK(c.priv == NULL);
 	rconf_free(&c);
 
 	rconf_init(&c);
