@@ -282,7 +282,11 @@ fssh_start(struct feed_ssh *s)
 	s->ctl_alive = 0;
 	s->phase = FEED_CONNECTING;
 	s->deadline = s->now + FSSH_START_MS;
-	fssh_log(s, "started %s, pid %ld", s->ssh, (long)s->sp.pid);
+	if (s->byrank)
+		fssh_log(s, "started %s as rank %s, pid %ld", s->ssh,
+		    s->jobset, (long)s->sp.pid);
+	else
+		fssh_log(s, "started %s, pid %ld", s->ssh, (long)s->sp.pid);
 	return 0;
 }
 
