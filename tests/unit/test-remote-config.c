@@ -19,6 +19,7 @@
 
 #include <libssh2.h>
 
+#include "feed-launch.h"
 #include "feed-local.h"
 #include "fsutil.h"
 #include "harness.h"
@@ -1388,6 +1389,42 @@ test_rconf(void)
 	CHECK_INT(rconf_rank(&c, "cpu1"), -1);
 	CHECK_INT(rconf_rank(&c, "gpu"), -1);
 	CHECK_INT(rconf_rank(&c, ""), -1);
+
+	/* The flux row takes a node only by its rank in a Flux job of
+	 * the user's own, with the client there; one line why not. */
+	{
+		char	 fx[256], why[256];
+		FILE	*f;
+
+		snprintf(fx, sizeof(fx), "%s/flux", tmp);
+		f = fopen(fx, "w");
+		fputs("#!/bin/sh\nexit 0\n", f);
+		fclose(f);
+		chmod(fx, 0755);
+		setenv("JOBTOP_FLUX", fx, 1);
+		c.job = strdup("f3AakAX9");
+		c.sched = "flux";
+		CHECK_INT(feed_flux_usable(&c, "gpu1", why, sizeof(why)), 0);
+		CHECK_INT(feed_flux_usable(&c, "cpu1", why, sizeof(why)), -1);
+		CHECK_STR(why, "flux: cpu1 is not in job f3AakAX9's node list");
+		c.owner_known = 1;
+		c.owner = getuid() + 1;
+		CHECK_INT(feed_flux_usable(&c, "gpu1", why, sizeof(why)), -1);
+		CHECK(strstr(why, "runs commands for its owner only") != NULL);
+		c.owner = getuid();
+		c.sched = "pbs";
+		CHECK_INT(feed_flux_usable(&c, "gpu1", why, sizeof(why)), -1);
+		CHECK_STR(why, "flux: serves flux jobs only");
+		c.sched = NULL;
+		CHECK_INT(feed_flux_usable(&c, "gpu1", why, sizeof(why)), -1);
+		CHECK_STR(why, "flux: serves flux jobs only (a job id, not a "
+		    "host list)");
+		c.sched = "flux";
+		setenv("JOBTOP_FLUX", "/nonexistent/flux", 1);
+		CHECK_INT(feed_flux_usable(&c, "gpu1", why, sizeof(why)), -1);
+		CHECK_STR(why, "flux: flux is not in PATH");
+		unsetenv("JOBTOP_FLUX");
+	}
 	rconf_free(&c);
 	rconf_init(&c);
 	free(c.ssh_config);
