@@ -1,8 +1,10 @@
 /*
  * feed-launch: the schedulers' own remote shells as transports, run like
  * the ssh client by feed-ssh.c (one process per node): "oarsh" (OAR),
- * "blaunch" (LSF), "pbs_tmrsh" (PBS).  Each row knows the scheduler it
- * serves and what it needs from the environment; usable() says why not.
+ * "blaunch" (LSF), "pbs_tmrsh" (PBS), "flux" (Flux: flux proxy JOB flux
+ * exec -r RANK, the node's rank in the job's instance from rconf_rank).
+ * Each row knows the scheduler it serves and what it needs from the
+ * environment; usable() says why not.
  */
 #ifndef JOBTOP_FEED_LAUNCH_H
 #define JOBTOP_FEED_LAUNCH_H
@@ -29,6 +31,10 @@ struct feed	*feed_new_pbs_tmrsh(const struct rconf *, const char *, char *,
 		    size_t);
 int		 feed_pbs_tmrsh_usable(const struct rconf *, const char *,
 		    char *, size_t);
+struct feed	*feed_new_flux(const struct rconf *, const char *, char *,
+		    size_t);
+int		 feed_flux_usable(const struct rconf *, const char *, char *,
+		    size_t);
 /* After SSH (libssh2 or ssh) refused the user on a node of a job: the
  * job's scheduler's launcher row when one is usable, with why; NULL. */
 const char	*feed_launch_ladder(const struct rconf *, const char *,

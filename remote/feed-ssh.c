@@ -30,7 +30,9 @@
  * each in fssh_launchers[] (feed-launch.h): a client that takes "NODE
  * COMMAND" like ssh (OAR's oarsh, LSF's blaunch, PBS's pbs_tmrsh), the
  * scheduler it serves and what it needs from the environment.  The node
- * table then names the row ("oarsh"), not "ssh".
+ * table then names the row ("oarsh"), not "ssh".  Flux's row names the
+ * node by its rank in the job's own instance instead: "flux proxy JOB
+ * flux exec -r RANK -d HOME COMMAND" (flux-proxy(1), flux-exec(1)).
  */
 #include <errno.h>
 #include <signal.h>
@@ -59,7 +61,7 @@
 #define FSSH_START_MS	120000		/* connect, push and start */
 #define FSSH_STOP_MS	5000		/* after EOF, before SIGKILL */
 #define FSSH_WATCHDOG_KA 4		/* as rsess: keepalives of silence */
-#define FSSH_ARGS_MAX	16
+#define FSSH_ARGS_MAX	16	/* flux's: 9, /bin/sh -c CMD, NULL */
 
 /*
  * A client run like ssh: prog NODE COMMAND.  shell: it hands COMMAND to
@@ -67,7 +69,9 @@
  * argv itself, so the command goes as /bin/sh -c COMMAND.  inside: the
  * client works only within the job (its environment variable names the
  * job); jobvar: the variable it takes the job from, set from the job
- * jobtop watches when inside is not set.
+ * jobtop watches when inside is not set.  rank: the client reaches the
+ * node as a rank of the job's own instance (Flux), not by its name; it
+ * needs the job and the node's rank, not inside or jobvar.
  */
 struct fssh_client {
 	const char	*name;		/* the transport */
@@ -77,6 +81,7 @@ struct fssh_client {
 	const char	*inside;
 	const char	*jobvar;
 	int		 shell;
+	int		 rank;
 };
 
 static const struct fssh_client fssh_launchers[] = {
@@ -84,16 +89,21 @@ static const struct fssh_client fssh_launchers[] = {
 	 * command into the job's cpuset; with OAR_JOB_KEY_FILE the job's
 	 * key, else OAR_JOB_ID and oarstat find the job. */
 	{ "oarsh", "oar", "oarsh", "JOBTOP_OARSH", "OAR_JOB_KEY_FILE",
-	    "OAR_JOB_ID", 1 },
+	    "OAR_JOB_ID", 1, 0 },
 	/* blaunch NODE CMD: LSF's res starts it in the job, from within
 	 * the job only (LSB_JOBID). */
 	{ "blaunch", "lsf", "blaunch", "JOBTOP_BLAUNCH", "LSB_JOBID", NULL,
-	    0 },
+	    0, 0 },
 	/* pbs_tmrsh NODE CMD: PBS's TM interface (tm_spawn) through the
 	 * job's MoM, from within the job only (PBS_JOBID). */
 	{ "pbs_tmrsh", "pbs", "pbs_tmrsh", "JOBTOP_PBS_TMRSH", "PBS_JOBID",
-	    NULL, 0 },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+	    NULL, 0, 0 },
+	/* flux proxy JOB flux exec -r RANK: a batch job is a Flux instance
+	 * with one broker per node, ranked in the order of the job's node
+	 * list; its owner runs argv (no shell) on a broker with flux exec,
+	 * from wherever flux proxy reaches the instance. */
+	{ "flux", "flux", "flux", "JOBTOP_FLUX", NULL, NULL, 0, 1 },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 }
 };
 
 struct feed_ssh {
@@ -101,9 +111,12 @@ struct feed_ssh {
 	char			*host;
 	const char		*name;		/* "ssh", "oarsh" */
 	int			 shell;		/* see fssh_client */
+	int			 byrank;	/* argv names the node: no
+						   NODE word after it */
 	char			*ssh;		/* the client's path */
 	char			*envbin;	/* /usr/bin/env, or NULL */
-	char			*jobset;	/* "OAR_JOB_ID=12", or NULL */
+	char			*jobset;	/* "OAR_JOB_ID=12", or the
+						   rank ("3"), or NULL */
 	char			*argv[FSSH_ARGS_MAX];
 	int			 argc;		/* before the command */
 	char			 ctimeout[48];
@@ -235,7 +248,8 @@ fssh_start(struct feed_ssh *s)
 	int			 k = s->argc;
 
 	cmd = fssh_command(s);
-	s->argv[k++] = s->host;
+	if (!s->byrank)
+		s->argv[k++] = s->host;
 	if (!s->shell) {
 		s->argv[k++] = a_sh;
 		s->argv[k++] = a_c;
@@ -268,7 +282,11 @@ fssh_start(struct feed_ssh *s)
 	s->ctl_alive = 0;
 	s->phase = FEED_CONNECTING;
 	s->deadline = s->now + FSSH_START_MS;
-	fssh_log(s, "started %s, pid %ld", s->ssh, (long)s->sp.pid);
+	if (s->byrank)
+		fssh_log(s, "started %s as rank %s, pid %ld", s->ssh,
+		    s->jobset, (long)s->sp.pid);
+	else
+		fssh_log(s, "started %s, pid %ld", s->ssh, (long)s->sp.pid);
 	return 0;
 }
 
@@ -766,7 +784,8 @@ fssh_exec_start(struct feed *f, const char *cmd, size_t cap,
 	feed_cmd_disown(&s->x);
 	for (k = 0; k < s->argc; k++)
 		argv[k] = s->argv[k];
-	argv[k++] = s->host;
+	if (!s->byrank)
+		argv[k++] = s->host;
 	if (!s->shell) {
 		argv[k++] = (char *)(uintptr_t)"/bin/sh";
 		argv[k++] = (char *)(uintptr_t)"-c";
@@ -891,6 +910,43 @@ fssh_same_job(const char *v, const char *job)
 	return strncmp(v, job, n) == 0 && (v[n] == '\0' || v[n] == '.');
 }
 
+/*
+ * A row that names the node by its rank in the job's instance (Flux):
+ * a job of that scheduler (not a host list: no instance, no ranks), the
+ * user's own (flux exec serves the instance owner only), the node's rank
+ * in the job's node list, and the client in PATH.
+ */
+static int
+fssh_rank_usable(const struct fssh_client *c, const struct rconf *rc,
+    const char *host, char *why, size_t whysz)
+{
+	char	*path;
+
+	if (rc->sched == NULL || rc->job == NULL || *rc->job == '\0') {
+		snprintf(why, whysz, "%s: serves %s jobs only (a job id, not "
+		    "a host list)", c->name, c->sched);
+		return -1;
+	}
+	if (rc->owner_known && rc->owner != getuid()) {
+		snprintf(why, whysz, "%s: job %s is uid %lu's; its instance "
+		    "runs commands for its owner only", c->name, rc->job,
+		    (unsigned long)rc->owner);
+		return -1;
+	}
+	if (host == NULL || rconf_rank(rc, host) < 0) {
+		snprintf(why, whysz, "%s: %s is not in job %s's node list",
+		    c->name, host != NULL ? host : "the node", rc->job);
+		return -1;
+	}
+	if ((path = fssh_which(c->prog, c->override)) == NULL) {
+		snprintf(why, whysz, "%s: %s is not in PATH", c->name,
+		    c->prog);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
 int
 feed_launch_usable(const char *name, const struct rconf *rc,
     const char *host, char *why, size_t whysz)
@@ -912,6 +968,8 @@ feed_launch_usable(const char *name, const struct rconf *rc,
 		    c->sched);
 		return -1;
 	}
+	if (c->rank)
+		return fssh_rank_usable(c, rc, host, why, whysz);
 	v = getenv(c->inside);
 	if (c->jobvar == NULL && (v == NULL || *v == '\0')) {
 		snprintf(why, whysz, "%s: works only within the job (%s "
@@ -961,7 +1019,7 @@ feed_new_launch(const char *name, const struct rconf *rc, const char *host,
 	s->phase = FEED_WAITING;
 	/* The job it serves: the one jobtop watches, through env(1) so
 	 * that a side command's client gets it too. */
-	v = getenv(c->inside);
+	v = c->inside != NULL ? getenv(c->inside) : NULL;
 	if (c->jobvar != NULL && (v == NULL || *v == '\0') &&
 	    rc->job != NULL && *rc->job != '\0') {
 		s->envbin = fssh_which("env", NULL);
@@ -977,6 +1035,25 @@ feed_new_launch(const char *name, const struct rconf *rc, const char *host,
 		s->argv[k++] = s->jobset;
 	}
 	s->argv[k++] = s->ssh;
+	if (c->rank) {
+		/* The job's instance, then its broker on the node: flux
+		 * exec runs argv there (no shell: /bin/sh -c, as blaunch)
+		 * and forwards our stdin to it, the probe's upload and
+		 * "alive" lines.  Its default directory is ours, which
+		 * the node may not have: the home, as ssh's. */
+		s->byrank = 1;
+		s->jobset = xasprintf("%ld", rconf_rank(rc, host));
+		s->argv[k++] = (char *)(uintptr_t)"proxy";
+		s->argv[k++] = rc->job;
+		s->argv[k++] = s->ssh;
+		s->argv[k++] = (char *)(uintptr_t)"exec";
+		s->argv[k++] = (char *)(uintptr_t)"-r";
+		s->argv[k++] = s->jobset;
+		if (rc->home != NULL) {
+			s->argv[k++] = (char *)(uintptr_t)"-d";
+			s->argv[k++] = rc->home;
+		}
+	}
 	s->argc = k;
 	return feed_alloc(&feed_ssh_ops, s);
 }
@@ -997,6 +1074,7 @@ feed_##n##_usable(const struct rconf *rc, const char *host, char *why,	\
 FSSH_ROW(oarsh)
 FSSH_ROW(blaunch)
 FSSH_ROW(pbs_tmrsh)
+FSSH_ROW(flux)
 
 const char *
 feed_launch_ladder(const struct rconf *rc, const char *host,

@@ -44,6 +44,8 @@ const struct feed_transport feed_transports[] = {
 	    "LSF's blaunch, one per node, from within the job" },
 	{ "pbs_tmrsh", feed_new_pbs_tmrsh, feed_pbs_tmrsh_usable,
 	    FEED_T_LADDER, "PBS's pbs_tmrsh, one per node, within the job" },
+	{ "flux", feed_new_flux, feed_flux_usable, FEED_T_LADDER,
+	    "Flux's flux proxy JOB flux exec -r RANK, one per node" },
 	{ NULL, NULL, NULL, 0, NULL }
 };
 

@@ -17,6 +17,7 @@
 
 #include "fsutil.h"
 #include "hostkey.h"
+#include "hostlist.h"
 #include "rconf.h"
 #include "rpush.h"
 #include "rutil.h"
@@ -52,6 +53,7 @@ struct rconf_priv {
 	int		 inflight;
 	unsigned	 seq;
 	int		 libssh2;
+	struct hostlist	*ranks;		/* rank_nodes, in order, or NULL */
 };
 
 void
@@ -246,6 +248,7 @@ rconf_free_priv(struct rconf_priv *p)
 		hostkeys_free(p->known[i].hk);
 	}
 	free(p->known);
+	hostlist_free(p->ranks);
 	if (p->libssh2)
 		libssh2_exit();
 	free(p);
@@ -303,6 +306,19 @@ rconf_ready(struct rconf *c, char *err, size_t errlen)
 	    errlen) != 0 || rconf_load_known(c, p->hostkeys,
 	    c->known_hosts_sys, err, errlen) != 0)
 		goto fail;
+	/* Expanded once, in its order: every node looks itself up. */
+	if (c->rank_nodes != NULL) {
+		if ((p->ranks = hostlist_new()) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		hostlist_keep_order(p->ranks);
+		if (hostlist_push(p->ranks, c->rank_nodes, why,
+		    sizeof(why)) != HL_OK) {
+			snprintf(err, errlen, "the job's node list: %s", why);
+			goto fail;
+		}
+	}
 	rconf_log(c, "probe %s for %s, %zu bytes", p->name, p->arch,
 	    p->probe_len);
 	return 0;
@@ -330,9 +346,18 @@ rconf_free(struct rconf *c)
 	free(c->probe_path);
 	free(c->job);
 	free(c->step);
+	free(c->rank_nodes);
 	free(c->cache_dir);
 	free(c->nvml_path);
 	memset(c, 0, sizeof(*c));
+}
+
+long
+rconf_rank(const struct rconf *c, const char *host)
+{
+	if (c->priv == NULL || c->priv->ranks == NULL)
+		return -1;
+	return hostlist_find(c->priv->ranks, host);
 }
 
 const uint8_t *

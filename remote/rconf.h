@@ -64,6 +64,10 @@ struct rconf {
 	char		*step;		/* --step: a Slurm step, or NULL */
 	const char	*sched;		/* "slurm", ...; NULL: a host list */
 	size_t		 nnodes;	/* the job's nodes (the ladder) */
+	/* The job's node list in the order its scheduler numbers the
+	 * nodes (Flux: the job instance's broker ranks), a hostlist
+	 * expression, or NULL: rconf_rank. */
+	char		*rank_nodes;
 	uid_t		 owner;
 	int		 owner_known;
 	double		 interval;
@@ -114,6 +118,9 @@ struct sshconf	*rconf_sshconf(const struct rconf *);
  * file of the set breaks the owner and mode rule (rutil_perm_ok). */
 struct hostkeys	*rconf_hostkeys_for(const struct rconf *, char *const *,
 		    int, char *const *, int, const char **, const char **);
+/* After rconf_ready: host's position in rank_nodes (Flux's broker rank
+ * on that node), or -1 when rank_nodes is NULL or does not name it. */
+long		 rconf_rank(const struct rconf *, const char *);
 /* Take a fan-out slot: 1, or 0 when all are taken. */
 int		 rconf_slot_take(const struct rconf *);
 void		 rconf_slot_give(const struct rconf *);

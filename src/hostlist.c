@@ -41,6 +41,7 @@ struct hostlist {
 	size_t			 cap;
 	size_t			 nsorted;	/* names[0..nsorted) in order */
 	size_t			 limit;
+	int			 ordered;	/* hostlist_keep_order */
 };
 
 /* One digit run (an index) or one generated number, as text. */
@@ -186,6 +187,12 @@ hostlist_set_limit(struct hostlist *hl, size_t limit)
 	hl->limit = limit;
 }
 
+void
+hostlist_keep_order(struct hostlist *hl)
+{
+	hl->ordered = 1;
+}
+
 /* Copy a name into block storage and append it to the unsorted tail. */
 static int
 hostlist_append(struct hostlist *hl, const char *s, size_t len)
@@ -307,7 +314,7 @@ hostlist_normalize(struct hostlist *hl)
 {
 	size_t	i, o;
 
-	if (hl->nsorted == hl->n)
+	if (hl->nsorted == hl->n || hl->ordered)
 		return;
 	qsort(hl->names, hl->n, sizeof(*hl->names), hostlist_qsort_cmp);
 	for (i = o = 0; i < hl->n; i++) {
@@ -357,6 +364,15 @@ hostlist_find_sorted(const struct hostlist *hl, const char *name)
 long
 hostlist_find(struct hostlist *hl, const char *name)
 {
+	size_t	i;
+
+	/* A list in its writer's order: the first of that name. */
+	if (hl->ordered) {
+		for (i = 0; i < hl->n; i++)
+			if (strcmp(hl->names[i], name) == 0)
+				return (long)i;
+		return -1;
+	}
 	hostlist_normalize(hl);
 	return hostlist_find_sorted(hl, name);
 }
@@ -1246,6 +1262,11 @@ hostlist_push(struct hostlist *hl, const char *expr, char *err, size_t errsz)
 		item = q;
 		p = q - 1;
 	}
+	/* Near the limit a set drops the names it has; a list keeps them
+	 * all, so it is simply full. */
+	if (hl->ordered && (r = hostlist_check_room(hl, total, err,
+	    errsz)) != HL_OK)
+		goto out;
 	if (hostlist_check_room(hl, total, NULL, 0) != HL_OK) {
 		r = hostlist_push_near_limit(hl, items, nitems, err, errsz);
 		goto out;

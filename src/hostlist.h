@@ -43,6 +43,14 @@ struct hostlist	*hostlist_new(void);
 void		 hostlist_free(struct hostlist *);
 /* Change the limit on names (default HOSTLIST_MAX_NAMES). */
 void		 hostlist_set_limit(struct hostlist *, size_t);
+/*
+ * Make a new set a list: names stay in the order added (an expression's
+ * in the order it writes them, "n[3,1]" is n3 then n1), duplicates
+ * included, and hostlist_find gives the first.  For the schedulers that
+ * number a job's nodes in the order of its node list (Flux's ranks).
+ * Call before the first addition; count, get and find only.
+ */
+void		 hostlist_keep_order(struct hostlist *);
 
 /*
  * Add every name of a hostlist expression.  On error the set is unchanged.

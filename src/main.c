@@ -1089,6 +1089,8 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 	main_rconf_set(&mp->rc.step, mp->jobid != NULL && job->step[0] != '\0' ?
 	    job->step : NULL);
 	mp->rc.sched = mp->jobid != NULL ? job->sched : NULL;
+	main_rconf_set(&mp->rc.rank_nodes, mp->jobid != NULL ?
+	    job->rank_nodes : NULL);
 	mp->rc.nnodes = n;
 	mp->rc.owner = job->uid;
 	mp->rc.owner_known = mp->jobid != NULL && job->uid_known;

@@ -146,9 +146,17 @@ flux_parse(const char *text, const char *jobid, struct job *job, char *err,
 		 * while pending): it holds no node and has ended. */
 		if (job->state == JOB_COMPLETING && *f[FLUX_NODELIST] == '\0')
 			job->state = JOB_FAILED;
-		if (sched_job_active(job) && *f[FLUX_NODELIST] != '\0')
+		if (sched_job_active(job) && *f[FLUX_NODELIST] != '\0') {
 			r = sched_job_add_nodes(job, f[FLUX_NODELIST], err,
 			    errsz);
+			/* The nodes set sorts them; the job's instance
+			 * ranks its brokers in this order (the flux
+			 * transport's "flux exec -r RANK"). */
+			free(job->rank_nodes);
+			if (r == SCHED_OK && (job->rank_nodes =
+			    strdup(f[FLUX_NODELIST])) == NULL)
+				r = SCHED_ENOMEM;
+		}
 		break;
 	}
 	free(copy);

@@ -231,6 +231,7 @@ sched_job_free(struct job *job)
 
 	hostlist_free(job->nodes);
 	free(job->nodelist);
+	free(job->rank_nodes);
 	free(job->slots);
 	for (i = 0; i < job->npend; i++)
 		free(job->pend[i].name);

@@ -96,6 +96,10 @@ struct job {
 	const char	*sched;		/* "slurm", ..., "hostlist" */
 	struct hostlist	*nodes;		/* expanded, sorted, unique */
 	char		*nodelist;	/* folded expression of nodes */
+	char		*rank_nodes;	/* the node list as the scheduler
+					 * wrote it, whose order numbers the
+					 * nodes (Flux: the job's broker
+					 * ranks 0..N-1), or NULL */
 	long		 ntasks;	/* tasks (ranks), -1 if unknown */
 	long		*slots;		/* per node, in nodes order, or NULL */
 	long		 time_limit;	/* seconds, or JOB_TIME_* */

@@ -191,10 +191,12 @@ feed_live(void *arg)
  * --ssh-exec HOST CMD (for regress/remote-ssh-client): HOST over the ssh
  * transport with the probe $PROBE; once live, CMD as its side command (a
  * second ssh).  Prints "out: ...", "err: ...", "status N", "why ..." and
- * exits 0 when the node went live and the command ended.
+ * exits 0 when the node went live and the command ended.  --exec-via
+ * TRANSPORT HOST CMD does the same through another row, for the job that
+ * $JOB, $SCHED and $RANK_NODES name (regress/remote-launch-flux).
  */
 static int
-ssh_exec(const char *host, const char *cmd)
+ssh_exec(const char *transport, const char *host, const char *cmd)
 {
 	struct rconf	  rc;
 	struct feed	 *f;
@@ -207,11 +209,16 @@ ssh_exec(const char *host, const char *cmd)
 	rc.probe_path = strdup(getenv("PROBE") != NULL ? getenv("PROBE") :
 	    "jobtop-probe");
 	rc.interval = 0.5;
+	if (getenv("JOB") != NULL)
+		rc.job = strdup(getenv("JOB"));
+	rc.sched = getenv("SCHED");
+	if (getenv("RANK_NODES") != NULL)
+		rc.rank_nodes = strdup(getenv("RANK_NODES"));
 	if (rconf_ready(&rc, err, sizeof(err)) != 0) {
 		fprintf(stderr, "rconf_ready: %s\n", err);
 		return 1;
 	}
-	if ((f = feed_new_remote("ssh", &rc, host, err, sizeof(err))) ==
+	if ((f = feed_new_remote(transport, &rc, host, err, sizeof(err))) ==
 	    NULL) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
@@ -247,7 +254,9 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	feed_register_transports(feed_transports);
 	if (argc == 4 && strcmp(argv[1], "--ssh-exec") == 0)
-		return ssh_exec(argv[2], argv[3]);
+		return ssh_exec("ssh", argv[2], argv[3]);
+	if (argc == 5 && strcmp(argv[1], "--exec-via") == 0)
+		return ssh_exec(argv[2], argv[3], argv[4]);
 	RUN(test_phase);
 	RUN(test_exec);
 	RUN(test_registry);

@@ -316,6 +316,38 @@ test_merge(void)
 	hostlist_free(b);
 }
 
+/* A list in its writer's order (Flux numbers a job's brokers so). */
+static void
+test_keep_order(void)
+{
+	struct hostlist	*hl;
+	char		 err[256];
+
+	hl = hostlist_new();
+	hostlist_keep_order(hl);
+	CHECK_INT(hostlist_push(hl, "node[3,1-2],gpu1 node10,node9", err,
+	    sizeof(err)), HL_OK);
+	CHECK_INT(hostlist_count(hl), 6);
+	CHECK_STR(hostlist_get(hl, 0), "node3");
+	CHECK_STR(hostlist_get(hl, 1), "node1");
+	CHECK_STR(hostlist_get(hl, 3), "gpu1");
+	CHECK_STR(hostlist_get(hl, 5), "node9");
+	CHECK_INT(hostlist_find(hl, "node3"), 0);
+	CHECK_INT(hostlist_find(hl, "node2"), 2);
+	CHECK_INT(hostlist_find(hl, "node10"), 4);
+	CHECK_INT(hostlist_find(hl, "node4"), -1);
+	/* Duplicates stay: the first is found. */
+	CHECK_INT(hostlist_push_name(hl, "node1", err, sizeof(err)), HL_OK);
+	CHECK_INT(hostlist_count(hl), 7);
+	CHECK_INT(hostlist_find(hl, "node1"), 1);
+	/* Full is full: no dropping of names it has. */
+	hostlist_set_limit(hl, 8);
+	CHECK_INT(hostlist_push(hl, "node[1-2]", err, sizeof(err)),
+	    HL_ETOOMANY);
+	CHECK_INT(hostlist_count(hl), 7);
+	hostlist_free(hl);
+}
+
 static void
 test_fold(void)
 {
@@ -408,6 +440,7 @@ main(int argc, char **argv)
 	RUN(test_longest_name);
 	RUN(test_set);
 	RUN(test_merge);
+	RUN(test_keep_order);
 	RUN(test_fold);
 	RUN(test_roundtrip);
 	return harness_done();

@@ -19,6 +19,7 @@
 
 #include <libssh2.h>
 
+#include "feed-launch.h"
 #include "feed-local.h"
 #include "fsutil.h"
 #include "harness.h"
@@ -1342,6 +1343,9 @@ test_rconf(void)
 	CHECK_INT(strlen(rconf_probe_name(&c)), 13 + 16);
 	CHECK_INT(strlen(rconf_probe_hash(&c)), 64);
 
+	/* No rank list: no rank for any node. */
+	CHECK_INT(rconf_rank(&c, "node1"), -1);
+
 	/* Nothing happens before a step; a host ssh_config cannot serve
 	 * is refused at its first step. */
 	s = rsess_new(&c, "jump");
@@ -1363,6 +1367,74 @@ test_rconf(void)
 	CHECK_STR(rsess_state(s), "closed");
 	CHECK_INT(rsess_read(s, e, sizeof(e)), 0);
 	rsess_close(s);
+	rconf_free(&c);
+
+	/* Flux's ranks: the job's node list in its own order, not the
+	 * sorted node set's; a node not in it has none. */
+	rconf_init(&c);
+	free(c.ssh_config);
+	free(c.ssh_config_sys);
+	free(c.known_hosts);
+	free(c.known_hosts_sys);
+	c.ssh_config = c.ssh_config_sys = NULL;
+	c.known_hosts = c.known_hosts_sys = NULL;
+	snprintf(path, sizeof(path), "%s/probe", tmp);
+	c.probe_path = strdup(path);
+	c.rank_nodes = strdup("gpu[2,1],cpu[9-10]");
+	CHECK_INT(rconf_ready(&c, err, sizeof(err)), 0);
+	CHECK_INT(rconf_rank(&c, "gpu2"), 0);
+	CHECK_INT(rconf_rank(&c, "gpu1"), 1);
+	CHECK_INT(rconf_rank(&c, "cpu9"), 2);
+	CHECK_INT(rconf_rank(&c, "cpu10"), 3);
+	CHECK_INT(rconf_rank(&c, "cpu1"), -1);
+	CHECK_INT(rconf_rank(&c, "gpu"), -1);
+	CHECK_INT(rconf_rank(&c, ""), -1);
+
+	/* The flux row takes a node only by its rank in a Flux job of
+	 * the user's own, with the client there; one line why not. */
+	{
+		char	 fx[256], why[256];
+		FILE	*f;
+
+		snprintf(fx, sizeof(fx), "%s/flux", tmp);
+		f = fopen(fx, "w");
+		fputs("#!/bin/sh\nexit 0\n", f);
+		fclose(f);
+		chmod(fx, 0755);
+		setenv("JOBTOP_FLUX", fx, 1);
+		c.job = strdup("f3AakAX9");
+		c.sched = "flux";
+		CHECK_INT(feed_flux_usable(&c, "gpu1", why, sizeof(why)), 0);
+		CHECK_INT(feed_flux_usable(&c, "cpu1", why, sizeof(why)), -1);
+		CHECK_STR(why, "flux: cpu1 is not in job f3AakAX9's node list");
+		c.owner_known = 1;
+		c.owner = getuid() + 1;
+		CHECK_INT(feed_flux_usable(&c, "gpu1", why, sizeof(why)), -1);
+		CHECK(strstr(why, "runs commands for its owner only") != NULL);
+		c.owner = getuid();
+		c.sched = "pbs";
+		CHECK_INT(feed_flux_usable(&c, "gpu1", why, sizeof(why)), -1);
+		CHECK_STR(why, "flux: serves flux jobs only");
+		c.sched = NULL;
+		CHECK_INT(feed_flux_usable(&c, "gpu1", why, sizeof(why)), -1);
+		CHECK_STR(why, "flux: serves flux jobs only (a job id, not a "
+		    "host list)");
+		c.sched = "flux";
+		setenv("JOBTOP_FLUX", "/nonexistent/flux", 1);
+		CHECK_INT(feed_flux_usable(&c, "gpu1", why, sizeof(why)), -1);
+		CHECK_STR(why, "flux: flux is not in PATH");
+		unsetenv("JOBTOP_FLUX");
+	}
+	rconf_free(&c);
+	rconf_init(&c);
+	free(c.ssh_config);
+	free(c.known_hosts);
+	c.ssh_config = c.known_hosts = NULL;
+	c.probe_path = strdup(path);
+	c.rank_nodes = strdup("gpu[2-1]");
+	CHECK_INT(rconf_ready(&c, err, sizeof(err)), -1);
+	CHECK(strncmp(err, "the job's node list: ", 21) == 0);
+	CHECK(c.priv == NULL);
 	rconf_free(&c);
 
 	rconf_init(&c);

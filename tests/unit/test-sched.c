@@ -1670,6 +1670,9 @@ test_flux_real(void)
 		CHECK_INT(parse(&sched_flux, running[i], ids[i], &job, err,
 		    sizeof(err)), SCHED_OK);
 		check_nodes(&job, "fnode[1-2]", __LINE__);
+		/* As flux printed it: its order is the ranks'. */
+		CHECK(job.rank_nodes != NULL &&
+		    strcmp(job.rank_nodes, "fnode[1-2]") == 0);
 		CHECK_STR(job.user, "oartest");
 		CHECK_INT(job.uid, 1003);
 		CHECK_INT(job.ntasks, 4);
@@ -1690,6 +1693,7 @@ test_flux_real(void)
 	/* Pending is S in real Flux, never PD. */
 	CHECK_INT(parse(&sched_flux, "flux/real/pending-jobtop-fmt.txt",
 	    "fAfnZLaB", &job, err, sizeof(err)), SCHED_EPENDING);
+	CHECK(job.rank_nodes == NULL);
 	CHECK_STR(err, "job fAfnZLaB is pending");
 	sched_job_free(&job);
 	CHECK_INT(parse(&sched_flux, "flux/real/completed-jobtop-fmt.txt",
