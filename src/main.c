@@ -917,12 +917,11 @@ main_on_message(void *arg, struct session *s, int i, int type)
 		r->out->event(stdout, m, session_node_event(s, i), NULL);
 }
 
-/* A node's state changed: into the recording (batch and interactive). */
+/* A node's state changed at wall time now: into the recording. */
 static void
-main_rec_state(void *arg, struct session *s, int i, const char *old,
-    const char *cur)
+main_rec_state_at(struct main_run *r, struct session *s, int i,
+    const char *cur, uint64_t now)
 {
-	struct main_run		*r = arg;
 	struct rec_subject	 sj;
 	enum feed_phase		 ph = session_node_phase(s, i);
 
@@ -930,27 +929,41 @@ main_rec_state(void *arg, struct session *s, int i, const char *old,
 	 * says why. */
 	rec_subject_none(&sj);
 	sj.phase = (int)ph;
-	if (rec_event(r->rec, (unsigned)i, clock_wall_ms(),
+	if (rec_event(r->rec, (unsigned)i, now,
 	    ph == FEED_FAILED ? EV_ERROR : ph == FEED_LOST ? EV_WARN : EV_INFO,
 	    "state", cur, &sj) != 0)
 		main_rec_stopped(r);
+}
+
+/* ... the interactive monitor's hook. */
+static void
+main_rec_state(void *arg, struct session *s, int i, const char *old,
+    const char *cur)
+{
+	main_rec_state_at(arg, s, i, cur, clock_wall_ms());
 }
 
 /* A node's transport is known or changed: into the recording (an event
  * "transport": "ssh; skipped: libssh2: ...", which older readers replay
  * as any event). */
 static void
-main_rec_transport(void *arg, struct session *s, int i, const char *t,
-    const char *skipped)
+main_rec_transport_at(struct main_run *r, int i, const char *t,
+    const char *skipped, uint64_t now)
 {
-	struct main_run	*r = arg;
 	char		 text[640];
 
 	snprintf(text, sizeof(text), "%s%s%s", t, *skipped != '\0' ?
 	    "; skipped: " : "", skipped);
-	if (rec_event(r->rec, (unsigned)i, clock_wall_ms(), EV_INFO,
+	if (rec_event(r->rec, (unsigned)i, now, EV_INFO,
 	    "transport", text, NULL) != 0)
 		main_rec_stopped(r);
+}
+
+static void
+main_rec_transport(void *arg, struct session *s, int i, const char *t,
+    const char *skipped)
+{
+	main_rec_transport_at(arg, i, t, skipped, clock_wall_ms());
 }
 
 /* ... and a batch record. */
@@ -959,11 +972,14 @@ main_on_transport(void *arg, struct session *s, int i, const char *t,
     const char *skipped)
 {
 	struct main_run	*r = arg;
+	uint64_t	 now = clock_wall_ms();
 
-	main_rec_transport(arg, s, i, t, skipped);
+	/* One clock reading for the record and the recording: a replay
+	 * must print the same time. */
+	main_rec_transport_at(r, i, t, skipped, now);
 	if (!main_out_broken && r->out->transport != NULL) {
-		r->out->transport(stdout, session_node_name(s, i),
-		    clock_wall_ms(), t, skipped);
+		r->out->transport(stdout, session_node_name(s, i), now, t,
+		    skipped);
 		main_flush();
 	}
 }
@@ -976,13 +992,17 @@ main_on_state(void *arg, struct session *s, int i, const char *old,
 {
 	struct main_run	*r = arg;
 	const char	*name = session_node_name(s, i);
+	uint64_t	 now = clock_wall_ms();
 
-	main_rec_state(arg, s, i, old, cur);
+	/* One clock reading for the record and the recording: a replay
+	 * prints the same time (two readings differed by a millisecond
+	 * now and then, and regress/rec-live saw it under load). */
+	main_rec_state_at(r, s, i, cur, now);
 
 	monitor_state_phase(r->mon, i, session_node_phase(s, i), cur,
 	    session_node_lost(s, i));
 	if (!main_out_broken) {
-		r->out->state(stdout, name, clock_wall_ms(), cur,
+		r->out->state(stdout, name, now, cur,
 		    (int)monitor_node_phase(r->mon, i));
 		main_flush();
 	}

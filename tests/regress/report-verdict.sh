@@ -194,7 +194,7 @@ chmod +x "$tmp/probe"
 # the records.
 command -v script >/dev/null 2>&1 || fail "script (util-linux) is missing"
 SHELL=/bin/sh JOBTOP_PROBE=$tmp/probe timeout 30 script -qec \
-    "'$JOBTOP' -w localhost -b -n 3 -d 0.3 -o '$tmp/mem.jtr' >'$tmp/out'" \
+    "'$JOBTOP' -w localhost -b -n 6 -d 0.3 -o '$tmp/mem.jtr' >'$tmp/out'" \
     "$tmp/tty" </dev/null >/dev/null 2>&1 ||
 	fail "batch run: $(cat "$tmp/tty")"
 kill "$holder" 2>/dev/null
