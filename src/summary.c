@@ -1017,6 +1017,9 @@ summary_v_worst(struct summary *s)
 		summary_cat(l, "%s", name);
 		return;
 	}
+	/* lo still held the lowest node's CPU: a rank at or above it was
+	 * never taken, so a node idle at 0% hid every rank. */
+	lo = INFINITY;
 	v = xcalloc(s->nranks, sizeof(*v));
 	for (j = k = 0; j < s->nranks; j++) {
 		x = summary_mean(&s->ranks[j].cpu);
