@@ -50,47 +50,11 @@ cleanup() {
 trap cleanup EXIT
 
 job=f3AakAX9
-port=$(python3 -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-home=$tmp/home
-mkdir -p "$home/.ssh" "$tmp/rhome" "$tmp/bin" && chmod 700 "$home/.ssh" &&
-	chmod 755 "$tmp/rhome"
-ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || fail "ssh-keygen"
-ssh-keygen -q -t ed25519 -N '' -f "$home/.ssh/id_ed25519" || fail "keygen"
+. "$TOP/tests/regress/lib/loopsshd.sh"
 # The stand-in's own key: SSH may refuse the user's and still let it in.
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/fluxkey" || fail "keygen"
-cat "$home/.ssh/id_ed25519.pub" "$tmp/fluxkey.pub" >"$tmp/authorized_keys"
-cat >"$tmp/sshd_config" <<EOC
-Port $port
-ListenAddress 127.0.0.1
-HostKey $tmp/hostkey
-AuthorizedKeysFile $tmp/authorized_keys
-PidFile $tmp/sshd.pid
-UsePAM no
-StrictModes no
-UseDNS no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-ForceCommand cd $tmp/rhome && eval "\$SSH_ORIGINAL_COMMAND"
-EOC
-for cf in "$home/.ssh/config:$home/.ssh/id_ed25519" \
-    "$tmp/flux_ssh_config:$tmp/fluxkey"; do
-	cat >"${cf%%:*}" <<EOC
-Host node1 node2
-	HostName 127.0.0.1
-	Port $port
-	IdentityFile ${cf#*:}
-	IdentitiesOnly yes
-	UserKnownHostsFile $home/.ssh/known_hosts
-	GlobalKnownHostsFile /dev/null
-	StrictHostKeyChecking yes
-	BatchMode yes
-EOC
-	chmod 600 "${cf%%:*}"
-done
-printf '[127.0.0.1]:%s %s\n' "$port" "$(cut -d' ' -f1,2 "$tmp/hostkey.pub")" \
-	>"$home/.ssh/known_hosts"
+loopsshd_setup "$tmp/fluxkey.pub"
+loopsshd_config "$tmp/flux_ssh_config" "$tmp/fluxkey"
 
 # The stand-in flux: jobs, proxy and exec as jobtop calls them.
 cat >"$tmp/bin/flux" <<EOC
@@ -147,18 +111,7 @@ esac
 EOC
 chmod 755 "$tmp/bin/flux"
 
-[ -d /run/sshd ] || { [ "$(id -u)" = 0 ] && mkdir -p /run/sshd; }
-/usr/sbin/sshd -D -e -f "$tmp/sshd_config" 2>"$tmp/sshd.log" &
-sshd_pid=$!
-i=0
-until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null; do
-	i=$((i + 1))
-	kill -0 "$sshd_pid" 2>/dev/null || skip "sshd did not start: $(tail -n 1 "$tmp/sshd.log")"
-	[ $i -lt 100 ] || fail "sshd did not listen"
-	sleep 0.05
-done
-ssh -F "$home/.ssh/config" node1 true 2>"$tmp/err" ||
-	skip "ssh to the loopback sshd does not work here: $(cat "$tmp/err")"
+loopsshd_start
 
 jt() {
 	env -u FLUX_JOB_ID -u FLUX_URI HOME=$home SSH_AUTH_SOCK= \

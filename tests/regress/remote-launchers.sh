@@ -45,42 +45,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port=$(python3 -c 'import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-home=$tmp/home
-mkdir -p "$home/.ssh" "$tmp/rhome" "$tmp/bin" && chmod 700 "$home/.ssh" &&
-	chmod 755 "$tmp/rhome"
-ssh-keygen -q -t ed25519 -N '' -f "$tmp/hostkey" || fail "ssh-keygen"
-ssh-keygen -q -t ed25519 -N '' -f "$home/.ssh/id_ed25519" || fail "keygen"
-cp "$home/.ssh/id_ed25519.pub" "$tmp/authorized_keys"
-cat >"$tmp/sshd_config" <<EOC
-Port $port
-ListenAddress 127.0.0.1
-HostKey $tmp/hostkey
-AuthorizedKeysFile $tmp/authorized_keys
-PidFile $tmp/sshd.pid
-UsePAM no
-StrictModes no
-UseDNS no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-ForceCommand cd $tmp/rhome && eval "\$SSH_ORIGINAL_COMMAND"
-EOC
-cat >"$home/.ssh/config" <<EOC
-Host node1 node2
-	HostName 127.0.0.1
-	Port $port
-	IdentityFile $home/.ssh/id_ed25519
-	IdentitiesOnly yes
-	UserKnownHostsFile $home/.ssh/known_hosts
-	GlobalKnownHostsFile /dev/null
-	StrictHostKeyChecking yes
-	BatchMode yes
-EOC
-chmod 600 "$home/.ssh/config"
-printf '[127.0.0.1]:%s %s\n' "$port" "$(cut -d' ' -f1,2 "$tmp/hostkey.pub")" \
-	>"$home/.ssh/known_hosts"
+. "$TOP/tests/regress/lib/loopsshd.sh"
+loopsshd_setup
 
 # The stand-ins.  oarsh joins its command into one string for the remote
 # shell (the real one: REMOTE_CMD="$@" passed to ssh); blaunch and
@@ -109,18 +75,7 @@ EOC
 done
 chmod 755 "$tmp/bin/"*
 
-[ -d /run/sshd ] || { [ "$(id -u)" = 0 ] && mkdir -p /run/sshd; }
-/usr/sbin/sshd -D -e -f "$tmp/sshd_config" 2>"$tmp/sshd.log" &
-sshd_pid=$!
-i=0
-until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null; do
-	i=$((i + 1))
-	kill -0 "$sshd_pid" 2>/dev/null || skip "sshd did not start: $(tail -n 1 "$tmp/sshd.log")"
-	[ $i -lt 100 ] || fail "sshd did not listen"
-	sleep 0.05
-done
-ssh -F "$home/.ssh/config" node1 true 2>"$tmp/err" ||
-	skip "ssh to the loopback sshd does not work here: $(cat "$tmp/err")"
+loopsshd_start
 
 # jt VAR=VALUE... -- jobtop args
 jt() {
