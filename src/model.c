@@ -24,6 +24,12 @@ static const char *const model_known_names[MGF_NKNOWN] = {
 	[MGF_RANK] = "rank",
 	[MGF_UTIME] = "utime",
 	[MGF_STIME] = "stime",
+	[MGF_IDLE] = "idle",
+	[MGF_IOWAIT] = "iowait",
+	[MGF_TOTAL] = "total",
+	[MGF_AVAILABLE] = "available",
+	[MGF_SAMPLES] = "samples",
+	[MGF_MPI] = "mpi",
 };
 
 /* Every schema in use, shared by reference count. */
@@ -649,28 +655,24 @@ model_metric_by_name(const struct node_model *m, const char *group,
 	return model_metric(m, mi, (unsigned)f, v);
 }
 
-/* A field's raw value by name, in the instance's group. */
+/* A known field's raw value (enum mgroup_known), in the instance's
+ * group. */
 static int
-model_raw_by_name(const struct node_model *m, const struct minst *mi,
-    const char *field, int64_t *v)
+model_raw_known(const struct minst *mi, enum mgroup_known k, int64_t *v)
 {
-	int	f;
+	int	f = mi->mg->known[k];
 
-	if ((f = model_field_index(m, mi->group, field)) < 0)
-		return 0;
-	return model_value(mi, (unsigned)f, v);
+	return f >= 0 && model_value(mi, (unsigned)f, v);
 }
 
-/* A field's metric by name, in the instance's group. */
+/* A known field's metric, in the instance's group. */
 static int
-model_metric_field(const struct node_model *m, const struct minst *mi,
-    const char *field, double *v)
+model_metric_known(const struct node_model *m, const struct minst *mi,
+    enum mgroup_known k, double *v)
 {
-	int	f;
+	int	f = mi->mg->known[k];
 
-	if ((f = model_field_index(m, mi->group, field)) < 0)
-		return 0;
-	return model_metric(m, mi, (unsigned)f, v);
+	return f >= 0 && model_metric(m, mi, (unsigned)f, v);
 }
 
 /* mem.used: total - available, as free(1) of procps 4 shows it. */
@@ -679,8 +681,8 @@ model_mem_used(const struct node_model *m, const struct minst *mi, double *v)
 {
 	int64_t	total, avail;
 
-	if (!model_raw_by_name(m, mi, "total", &total) ||
-	    !model_raw_by_name(m, mi, "available", &avail))
+	if (!model_raw_known(mi, MGF_TOTAL, &total) ||
+	    !model_raw_known(mi, MGF_AVAILABLE, &avail))
 		return 0;
 	*v = (double)total - (double)avail;
 	return 1;
@@ -692,9 +694,9 @@ model_cpu_busy(const struct node_model *m, const struct minst *mi, double *v)
 {
 	double	idle, iowait = 0;
 
-	if (!model_metric_field(m, mi, "idle", &idle))
+	if (!model_metric_known(m, mi, MGF_IDLE, &idle))
 		return 0;
-	model_metric_field(m, mi, "iowait", &iowait);
+	model_metric_known(m, mi, MGF_IOWAIT, &iowait);
 	*v = 100.0 - idle - iowait;
 	if (*v < 0)
 		*v = 0;
@@ -709,8 +711,8 @@ model_rank_cputime(const struct node_model *m, const struct minst *mi,
 	int64_t	ut, st;
 
 	if (!m->have_hello || m->hello.clk_tck == 0 ||
-	    !model_raw_by_name(m, mi, "utime", &ut) ||
-	    !model_raw_by_name(m, mi, "stime", &st))
+	    !model_raw_known(mi, MGF_UTIME, &ut) ||
+	    !model_raw_known(mi, MGF_STIME, &st))
 		return 0;
 	*v = ((double)ut + (double)st) / m->hello.clk_tck;
 	return 1;
@@ -739,8 +741,9 @@ model_rankmpi_share(const struct node_model *m, const struct minst *mi,
 {
 	double	ns, nm;
 
-	if (!model_metric_field(m, mi, "samples", &ns) ||
-	    !model_metric_field(m, mi, "mpi", &nm) || !(ns > 0) || !(nm >= 0))
+	if (!model_metric_known(m, mi, MGF_SAMPLES, &ns) ||
+	    !model_metric_known(m, mi, MGF_MPI, &nm) || !(ns > 0) ||
+	    !(nm >= 0))
 		return 0;
 	*v = nm >= ns ? 100.0 : nm * 100.0 / ns;
 	return 1;
@@ -758,7 +761,7 @@ model_rank_start_wall(const struct node_model *m, const struct minst *mi,
 	int			 g, f;
 
 	if (!m->have_hello || m->hello.clk_tck == 0 ||
-	    !model_raw_by_name(m, mi, "start_time", &st) || st < 0 ||
+	    !model_raw_known(mi, MGF_START_TIME, &st) || st < 0 ||
 	    (g = model_group_index(m, "cpu")) < 0 ||
 	    (f = model_field_index(m, (unsigned)g, "btime")) < 0 ||
 	    (cm = model_inst_by_name(m, (unsigned)g, "")) == NULL ||
