@@ -54,7 +54,26 @@ struct rconf_priv {
 	unsigned	 seq;
 	int		 libssh2;
 	struct hostlist	*ranks;		/* rank_nodes, in order, or NULL */
+	/* Its names sorted (the first of equal names first), for
+	 * rconf_rank: every node of a 10,000-node job looks itself up. */
+	struct rconf_rankent *rankidx;
+	size_t		 nranks;
 };
+
+/* A node name and its rank (its position in rank_nodes). */
+struct rconf_rankent {
+	const char	*name;
+	long		 rank;
+};
+
+static int
+rconf_rankent_cmp(const void *a, const void *b)
+{
+	const struct rconf_rankent	*x = a, *y = b;
+	int				 r = strcmp(x->name, y->name);
+
+	return r != 0 ? r : (x->rank > y->rank) - (x->rank < y->rank);
+}
 
 void
 rconf_init(struct rconf *c)
@@ -249,6 +268,7 @@ rconf_free_priv(struct rconf_priv *p)
 	}
 	free(p->known);
 	hostlist_free(p->ranks);
+	free(p->rankidx);
 	if (p->libssh2)
 		libssh2_exit();
 	free(p);
@@ -259,6 +279,7 @@ rconf_ready(struct rconf *c, char *err, size_t errlen)
 {
 	struct rconf_priv	*p;
 	char			 why[512];
+	size_t			 i;
 
 	if (c->priv != NULL)
 		return 0;
@@ -318,6 +339,15 @@ rconf_ready(struct rconf *c, char *err, size_t errlen)
 			snprintf(err, errlen, "the job's node list: %s", why);
 			goto fail;
 		}
+		p->nranks = hostlist_count(p->ranks);
+		p->rankidx = xreallocarray(NULL, p->nranks + 1,
+		    sizeof(*p->rankidx));
+		for (i = 0; i < p->nranks; i++) {
+			p->rankidx[i].name = hostlist_get(p->ranks, i);
+			p->rankidx[i].rank = (long)i;
+		}
+		qsort(p->rankidx, p->nranks, sizeof(*p->rankidx),
+		    rconf_rankent_cmp);
 	}
 	rconf_log(c, "probe %s for %s, %zu bytes", p->name, p->arch,
 	    p->probe_len);
@@ -355,9 +385,22 @@ rconf_free(struct rconf *c)
 long
 rconf_rank(const struct rconf *c, const char *host)
 {
-	if (c->priv == NULL || c->priv->ranks == NULL)
+	const struct rconf_priv	*p = c->priv;
+	size_t			 lo = 0, hi, mid;
+
+	if (p == NULL || p->rankidx == NULL)
 		return -1;
-	return hostlist_find(c->priv->ranks, host);
+	/* The first entry not below host: its first rank if it is host. */
+	hi = p->nranks;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(p->rankidx[mid].name, host) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nranks && strcmp(p->rankidx[lo].name, host) == 0 ?
+	    p->rankidx[lo].rank : -1;
 }
 
 const uint8_t *
