@@ -19,38 +19,11 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 JOBTOP=${JOBTOP:-$TOP/jobtop}
 TESTBIN=${TESTBIN:-$TOP/build/tests}
 
-skip() {
-	echo "$*"
-	exit 77
-}
-fail() {
-	echo "FAIL: $*"
-	[ -f "$tmp/out" ] && tail -n 20 "$tmp/out"
-	[ -f "$tmp/err" ] && cat "$tmp/err"
-	exit 1
-}
-
-[ -x /usr/sbin/sshd ] || skip "no /usr/sbin/sshd (install openssh-server)"
-command -v ssh >/dev/null 2>&1 || skip "no ssh client"
-command -v ssh-keygen >/dev/null 2>&1 || skip "no ssh-keygen"
-command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
-command -v pgrep >/dev/null 2>&1 || skip "no pgrep (install procps)"
-[ -x "$JOBTOP" ] || skip "$JOBTOP not built"
+. "$TOP/tests/regress/lib/loopsshd.sh"
+loopsshd_init flux
 [ -x "$TESTBIN/test-feed" ] || skip "$TESTBIN/test-feed not built"
 
-tmp=$(mktemp -d /tmp/jobtop-flux.XXXXXX)
-sshd_pid=
-jt_pid=
-cleanup() {
-	[ -n "$jt_pid" ] && kill -9 "$jt_pid" 2>/dev/null
-	[ -n "$sshd_pid" ] && kill "$sshd_pid" 2>/dev/null &&
-		wait "$sshd_pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
 job=f3AakAX9
-. "$TOP/tests/regress/lib/loopsshd.sh"
 # The stand-in's own key: SSH may refuse the user's and still let it in.
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/fluxkey" || fail "keygen"
 loopsshd_setup "$tmp/fluxkey.pub"
@@ -206,21 +179,5 @@ env -u FLUX_JOB_ID -u FLUX_URI HOME=$home SSH_AUTH_SOCK= \
 	PATH="$tmp/bin:$PATH" "$JOBTOP" --no-record -b --json -d 0.5 \
 	--scheduler flux --transport flux "$job" >"$tmp/out" 2>"$tmp/err" &
 jt_pid=$!
-i=0
-until [ "$(samples node1)" -ge 2 ] && [ "$(samples node2)" -ge 2 ]; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || fail "kill -9: the nodes never sent samples"
-	sleep 0.05
-done
-cb=$(clients)
-pb=$(probes | grep -c .)
-kill -9 "$jt_pid"
-wait "$jt_pid" 2>/dev/null
-jt_pid=
-sleep 3
-ca=$(clients)
-pa=$(probes | grep -c .)
-[ "$cb" -ge 2 ] && [ "$pb" -ge 2 ] && [ "$ca" -eq 0 ] && [ "$pa" -eq 0 ] ||
-	fail "kill -9: clients $cb -> $ca, probes $pb -> $pa"
-echo "ok: kill -9: $cb clients and $pb probes before, none 3 s after"
+loopsshd_kill9
 exit 0

@@ -1,7 +1,11 @@
 # loopsshd.sh: a real sshd on loopback for the regress tests of the
-# launcher rows (remote-launchers, remote-launch-flux), sourced by them.
-# The test sets tmp (its temporary directory) and defines fail and skip
-# first.  loopsshd_setup [KEY.pub...] makes a host key, the user's key
+# launcher rows (remote-launchers, remote-launch-flux), sourced by them
+# after they set JOBTOP.  It defines skip and fail (which shows
+# $tmp/out and $tmp/err).  loopsshd_init NAME checks what the tests need
+# (sshd, ssh, ssh-keygen, python3, pgrep, the built jobtop), makes tmp
+# (/tmp/jobtop-NAME.XXXXXX) and a cleanup on exit that kills jt_pid
+# (a jobtop the test started) and the sshd and removes tmp.
+# loopsshd_setup [KEY.pub...] makes a host key, the user's key
 # ($home/.ssh/id_ed25519), an sshd_config that lets those keys in (and
 # any extra public keys given) and runs every command in $tmp/rhome, a
 # client configuration for the hosts node1 and node2 and their
@@ -9,6 +13,40 @@
 # writes one more client configuration with another identity.
 # loopsshd_start starts the sshd (sshd_pid: the test's cleanup kills it)
 # and checks that ssh gets through, skipping where it cannot.
+# loopsshd_kill9 is the kill -9 check both tests end with.
+
+skip() {
+	echo "$*"
+	exit 77
+}
+
+fail() {
+	echo "FAIL: $*"
+	[ -f "$tmp/out" ] && tail -n 20 "$tmp/out"
+	[ -f "$tmp/err" ] && cat "$tmp/err"
+	exit 1
+}
+
+loopsshd_cleanup() {
+	[ -n "$jt_pid" ] && kill -9 "$jt_pid" 2>/dev/null
+	[ -n "$sshd_pid" ] && kill "$sshd_pid" 2>/dev/null &&
+		wait "$sshd_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+
+loopsshd_init() {
+	[ -x /usr/sbin/sshd ] ||
+		skip "no /usr/sbin/sshd (install openssh-server)"
+	command -v ssh >/dev/null 2>&1 || skip "no ssh client"
+	command -v ssh-keygen >/dev/null 2>&1 || skip "no ssh-keygen"
+	command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
+	command -v pgrep >/dev/null 2>&1 || skip "no pgrep (install procps)"
+	[ -x "$JOBTOP" ] || skip "$JOBTOP not built"
+	tmp=$(mktemp -d "/tmp/jobtop-$1.XXXXXX")
+	sshd_pid=
+	jt_pid=
+	trap loopsshd_cleanup EXIT
+}
 
 loopsshd_config() {
 	cat >"$1" <<EOC
@@ -68,4 +106,28 @@ loopsshd_start() {
 	done
 	ssh -F "$home/.ssh/config" node1 true 2>"$tmp/err" ||
 		skip "ssh to the loopback sshd does not work here: $(cat "$tmp/err")"
+}
+
+# With jobtop started in the background (jt_pid) and the test's samples
+# NODE (records of NODE so far), clients (its client processes) and probes
+# (the probes running): once both nodes streamed, kill -9 of jobtop must
+# leave no client and no probe 3 s later.
+loopsshd_kill9() {
+	i=0
+	until [ "$(samples node1)" -ge 2 ] && [ "$(samples node2)" -ge 2 ]; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || fail "kill -9: the nodes never sent samples"
+		sleep 0.05
+	done
+	cb=$(clients)
+	pb=$(probes | grep -c .)
+	kill -9 "$jt_pid"
+	wait "$jt_pid" 2>/dev/null
+	jt_pid=
+	sleep 3
+	ca=$(clients)
+	pa=$(probes | grep -c .)
+	[ "$cb" -ge 2 ] && [ "$pb" -ge 2 ] && [ "$ca" -eq 0 ] && [ "$pa" -eq 0 ] ||
+		fail "kill -9: clients $cb -> $ca, probes $pb -> $pa"
+	echo "ok: kill -9: $cb clients and $pb probes before, none 3 s after"
 }
