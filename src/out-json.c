@@ -9,9 +9,10 @@
  * on its first sample: absent is never written as 0.
  *
  * Output goes through stdio's unlocked calls: a thousand-node job prints
- * some 200,000 tokens a second, and the lock each locked call takes was
- * a tenth of the writer's time (perf, bench-fanout at 1024 nodes).  The
- * monitor writes its output from one thread.
+ * some 200,000 tokens a second, and stdio's calls, each taking the
+ * stream's lock, came to about a tenth of the monitor's CPU (perf,
+ * bench-fanout at 1024 nodes).  The monitor writes its output from one
+ * thread.
  */
 #include <inttypes.h>
 #include <math.h>
