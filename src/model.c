@@ -30,6 +30,7 @@ static const char *const model_known_names[MGF_NKNOWN] = {
 	[MGF_AVAILABLE] = "available",
 	[MGF_SAMPLES] = "samples",
 	[MGF_MPI] = "mpi",
+	[MGF_STATE] = "state",
 };
 
 /* Every schema in use, shared by reference count. */
@@ -257,6 +258,10 @@ model_schema_build(const uint8_t *p, size_t len, struct mschema **out)
 		for (f = 0; f < MGF_NKNOWN; f++)
 			mg->known[f] = (int8_t)proto_schema_field_index(mg->def,
 			    model_known_names[f]);
+		for (f = 0; model_derived[f].group != NULL; f++)
+			if (strcmp(model_derived[f].group, mg->def->name) ==
+			    0 && mg->nderived < MODEL_MAX_DERIVED)
+				mg->derived[mg->nderived++] = (uint8_t)f;
 		for (f = 0; f < mg->def->nfields; f++) {
 			const struct proto_field *pf = &mg->def->fields[f];
 			if (pf->kind == PF_STRING) {
@@ -605,7 +610,7 @@ model_metric(const struct node_model *m, const struct minst *mi, unsigned f,
 {
 	const struct proto_field	*pf;
 	int64_t				 d, x;
-	unsigned			 i;
+	uint64_t			 bits;
 	double				 secs, total = 0;
 
 	if (f >= mi->nfields || mi->mg->strslot[f] >= 0 ||
@@ -624,9 +629,10 @@ model_metric(const struct node_model *m, const struct minst *mi, unsigned f,
 	secs = (double)m->dt_ms / 1000.0;
 	if ((mi->mg->cpujmask & ((uint64_t)1 << f)) != 0) {
 		/* Percent of the line's ticks, as top computes it. */
-		for (i = 0; i < mi->nfields; i++) {
-			if ((mi->mg->cpujmask & ((uint64_t)1 << i)) != 0 &&
-			    model_delta(mi, i, &x))
+		for (bits = mi->mg->cpujmask & mi->curp & mi->prevp;
+		    bits != 0; bits &= bits - 1) {
+			if (model_delta(mi, (unsigned)__builtin_ctzll(bits),
+			    &x))
 				total += (double)x;
 		}
 		if (total <= 0)

@@ -61,10 +61,14 @@ enum mgroup_known {
 	MGF_AVAILABLE,
 	MGF_SAMPLES,		/* rankmpi.share */
 	MGF_MPI,
+	MGF_STATE,		/* the JSON rank record's lead keys */
 	MGF_NKNOWN
 };
 
 /* A group of the schema with what the model derives from its fields. */
+/* Rows of model_derived[] one group may have (model.c has six in all). */
+#define MODEL_MAX_DERIVED	8
+
 struct mgroup {
 	const struct proto_group *def;	/* name, nfields, fields[] */
 	uint64_t	 strmask;	/* PF_STRING fields */
@@ -74,6 +78,8 @@ struct mgroup {
 	unsigned	 nstr;
 	int8_t		 strslot[PROTO_MAX_FIELDS];	/* -1: not a string */
 	int8_t		 known[MGF_NKNOWN];	/* field, -1 absent */
+	uint8_t		 nderived;	/* model_derived[] rows of this group */
+	uint8_t		 derived[MODEL_MAX_DERIVED];
 };
 
 /* A decoded schema; nodes that sent the same bytes share one. */

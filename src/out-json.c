@@ -8,11 +8,13 @@
  * Counters appear as rates (model_metric), so a counter has no key at all
  * on its first sample: absent is never written as 0.
  *
- * Output goes through stdio's unlocked calls: a thousand-node job prints
- * some 200,000 tokens a second, and stdio's calls, each taking the
- * stream's lock, came to about a tenth of the monitor's CPU (perf,
- * bench-fanout at 1024 nodes).  The monitor writes its output from one
- * thread.
+ * Each record (a node's sample with its ranks: one) is composed in a
+ * buffer of this file's own and handed to stdio in one unlocked write: a
+ * thousand-node job prints some 200,000 tokens a second, and stdio's
+ * calls per token (each a function call, a lock, a buffer check) and
+ * printf's format parsing for every integer were about a quarter of the
+ * monitor's CPU (perf of `jobtop -r REC -b --json` on a 1,024-node
+ * recording).  The monitor writes its output from one thread.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -22,7 +24,85 @@
 #include "feed.h"
 #include "out.h"
 #include "out-json.h"
+#include "xmalloc.h"
 
+
+
+/* A record being composed. */
+struct jbuf {
+	char	*p;
+	size_t	 n, cap;
+};
+
+static struct jbuf	jrec;		/* the record being written */
+
+static void
+jb_grow(struct jbuf *b, size_t k)
+{
+	size_t	cap = b->cap != 0 ? b->cap : 4096;
+
+	while (cap - b->n < k)
+		cap *= 2;
+	b->p = xreallocarray(b->p, cap, 1);
+	b->cap = cap;
+}
+
+static inline void
+jb_put(struct jbuf *b, const void *p, size_t k)
+{
+	if (b->cap - b->n < k)
+		jb_grow(b, k);
+	memcpy(b->p + b->n, p, k);
+	b->n += k;
+}
+
+static inline void
+jb_c(struct jbuf *b, char c)
+{
+	if (b->n == b->cap)
+		jb_grow(b, 1);
+	b->p[b->n++] = c;
+}
+
+/* A constant string. */
+#define jb_lit(b, s)	jb_put((b), (s), sizeof(s) - 1)
+
+static inline void
+jb_s(struct jbuf *b, const char *s)
+{
+	jb_put(b, s, strlen(s));
+}
+
+/* The record out, in one write. */
+static void
+jb_out(struct jbuf *b, FILE *f)
+{
+	if (b->n > 0)
+		fwrite_unlocked(b->p, 1, b->n, f);
+	b->n = 0;
+}
+
+static void
+jb_u64(struct jbuf *b, uint64_t x)
+{
+	char	buf[24], *p = buf + sizeof(buf);
+
+	do {
+		*--p = (char)('0' + x % 10);
+		x /= 10;
+	} while (x != 0);
+	jb_put(b, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+static void
+jb_i64(struct jbuf *b, int64_t x)
+{
+	if (x < 0) {
+		jb_c(b, '-');
+		jb_u64(b, (uint64_t)0 - (uint64_t)x);
+	} else
+		jb_u64(b, (uint64_t)x);
+}
 
 /* Length of the valid UTF-8 sequence at p (at most n bytes), or 0; its
  * code point in *cpp. */
@@ -72,59 +152,76 @@ out_json_escape_cp(uint32_t cp)
 	    (cp >= 0x2066 && cp <= 0x2069);
 }
 
-void
-out_json_string(FILE *f, const char *s, size_t len)
+static void
+jb_str(struct jbuf *b, const char *s, size_t len)
 {
 	const unsigned char	*p = (const unsigned char *)s;
-	size_t			 i = 0, n;
+	size_t			 i = 0, n, run;
 	uint32_t		 cp;
+	char			 hex[16];
 
-	putc_unlocked('"', f);
+	jb_c(b, '"');
 	while (i < len) {
+		/* The plain run: copied in one go. */
+		for (run = i; run < len && p[run] >= 0x20 && p[run] < 0x7f &&
+		    p[run] != '"' && p[run] != '\\'; run++)
+			;
+		if (run > i) {
+			jb_put(b, p + i, run - i);
+			i = run;
+			if (i == len)
+				break;
+		}
 		if (p[i] >= 0x80) {
 			if ((n = out_json_utf8_len(p + i, len - i, &cp)) ==
 			    0) {
-				fputs_unlocked("\\ufffd", f);
+				jb_lit(b, "\\ufffd");
 				i++;
 			} else if (out_json_escape_cp(cp)) {
-				fprintf(f, "\\u%04x", (unsigned)cp);
+				snprintf(hex, sizeof(hex), "\\u%04x",
+				    (unsigned)cp);
+				jb_put(b, hex, 6);
 				i += n;
 			} else {
-				fwrite_unlocked(p + i, 1, n, f);
+				jb_put(b, p + i, n);
 				i += n;
 			}
 			continue;
 		}
 		switch (p[i]) {
 		case '"':
-			fputs_unlocked("\\\"", f);
+			jb_lit(b, "\\\"");
 			break;
 		case '\\':
-			fputs_unlocked("\\\\", f);
+			jb_lit(b, "\\\\");
 			break;
 		case '\n':
-			fputs_unlocked("\\n", f);
+			jb_lit(b, "\\n");
 			break;
 		case '\r':
-			fputs_unlocked("\\r", f);
+			jb_lit(b, "\\r");
 			break;
 		case '\t':
-			fputs_unlocked("\\t", f);
+			jb_lit(b, "\\t");
 			break;
 		default:
-			if (p[i] < 0x20 || p[i] == 0x7f)
-				fprintf(f, "\\u%04x", p[i]);
-			else
-				putc_unlocked(p[i], f);
+			snprintf(hex, sizeof(hex), "\\u%04x", p[i]);
+			jb_put(b, hex, 6);
 			break;
 		}
 		i++;
 	}
-	putc_unlocked('"', f);
+	jb_c(b, '"');
 }
 
-void
-out_json_number(FILE *f, double v)
+static inline void
+jb_cstr(struct jbuf *b, const char *s)
+{
+	jb_str(b, s, strlen(s));
+}
+
+static void
+jb_num(struct jbuf *b, double v)
 {
 	char		 buf[64], *p = buf + sizeof(buf);
 	double		 m, r;
@@ -133,12 +230,12 @@ out_json_number(FILE *f, double v)
 	size_t		 len;
 
 	if (!isfinite(v)) {
-		fputs_unlocked("null", f);
+		jb_lit(b, "null");
 		return;
 	}
 	if (fabs(v) >= 1e15) {
 		len = (size_t)snprintf(buf, sizeof(buf), "%.17g", v);
-		fwrite_unlocked(buf, 1, len, f);
+		jb_put(b, buf, len);
 		return;
 	}
 	/*
@@ -163,9 +260,9 @@ out_json_number(FILE *f, double v)
 			if (len > 0 && buf[len - 1] == '.')
 				buf[--len] = '\0';
 			if (strcmp(buf, "-0") == 0)
-				putc_unlocked('0', f);
+				jb_c(b, '0');
 			else
-				fwrite_unlocked(buf, 1, len, f);
+				jb_put(b, buf, len);
 			return;
 		}
 		x = (long long)r / 1000;
@@ -184,7 +281,7 @@ out_json_number(FILE *f, double v)
 		if (x == 0 && neg && p != buf + sizeof(buf)) {
 			*--p = '0';
 			*--p = '-';
-			fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+			jb_put(b, p, (size_t)(buf + sizeof(buf) - p));
 			return;
 		}
 	}
@@ -195,13 +292,50 @@ out_json_number(FILE *f, double v)
 	} while (x != 0);
 	if (neg)
 		*--p = '-';
-	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+	jb_put(b, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* Unix milliseconds as seconds with three decimals. */
+static void
+jb_time(struct jbuf *b, uint64_t ms)
+{
+	char	frac[4];
+
+	jb_u64(b, ms / 1000);
+	frac[0] = '.';
+	frac[1] = (char)('0' + ms % 1000 / 100);
+	frac[2] = (char)('0' + ms % 100 / 10);
+	frac[3] = (char)('0' + ms % 10);
+	jb_put(b, frac, 4);
+}
+
+/* The three for other writers (exports, the event log): each a write of
+ * its own on f. */
+void
+out_json_string(FILE *f, const char *s, size_t len)
+{
+	static struct jbuf	b;
+
+	jb_str(&b, s, len);
+	jb_out(&b, f);
+}
+
+void
+out_json_number(FILE *f, double v)
+{
+	static struct jbuf	b;
+
+	jb_num(&b, v);
+	jb_out(&b, f);
 }
 
 void
 out_json_time(FILE *f, uint64_t ms)
 {
-	fprintf(f, "%" PRIu64 ".%03u", ms / 1000, (unsigned)(ms % 1000));
+	static struct jbuf	b;
+
+	jb_time(&b, ms);
+	jb_out(&b, f);
 }
 
 static int	(*out_json_flags_fn)(void *, const struct node_model *,
@@ -218,7 +352,8 @@ out_json_set_flags(int (*fn)(void *, const struct node_model *,
 
 /* ,"flags":[...] when a hook is set. */
 static void
-out_json_flags(FILE *f, const struct node_model *m, const struct minst *mi)
+out_json_flags(struct jbuf *b, const struct node_model *m,
+    const struct minst *mi)
 {
 	const char	*names[16];
 	int		 i, n;
@@ -226,13 +361,13 @@ out_json_flags(FILE *f, const struct node_model *m, const struct minst *mi)
 	if (out_json_flags_fn == NULL)
 		return;
 	n = out_json_flags_fn(out_json_flags_arg, m, mi, names, 16);
-	fputs_unlocked(",\"flags\":[", f);
+	jb_lit(b, ",\"flags\":[");
 	for (i = 0; i < n; i++) {
 		if (i > 0)
-			putc_unlocked(',', f);
-		out_json_string(f, names[i], strlen(names[i]));
+			jb_c(b, ',');
+		jb_cstr(b, names[i]);
 	}
-	putc_unlocked(']', f);
+	jb_c(b, ']');
 }
 
 static int	(*out_json_keep_fn)(void *, const char *, const char *);
@@ -263,7 +398,8 @@ out_json_value(const struct node_model *m, const struct minst *mi, unsigned f,
 		v->kind = 's';
 		return (v->s = model_str(mi, f)) != NULL;
 	}
-	if (pf->kind == PF_GAUGE && strcmp(pf->unit, "centi") != 0) {
+	if (pf->kind == PF_GAUGE &&
+	    (mi->mg->centimask & ((uint64_t)1 << f)) == 0) {
 		v->kind = 'i';
 		return model_value(mi, f, &v->i);
 	}
@@ -272,69 +408,55 @@ out_json_value(const struct node_model *m, const struct minst *mi, unsigned f,
 }
 
 static void
-out_json_put(FILE *f, const struct out_json_val *v)
+out_json_put(struct jbuf *b, const struct out_json_val *v)
 {
 	switch (v->kind) {
 	case 'i':
-		fprintf(f, "%" PRId64, v->i);
+		jb_i64(b, v->i);
 		break;
 	case 's':
-		out_json_string(f, v->s, strlen(v->s));
+		jb_cstr(b, v->s);
 		break;
 	default:
-		out_json_number(f, v->d);
+		jb_num(b, v->d);
 		break;
 	}
 }
 
-/* A key "group.field" (JSON-escaped, though schema names need none). */
+/* A key "group.field" (schema names need no escaping: proto checks them). */
 static void
-out_json_key2(FILE *f, const char *group, const char *field)
+out_json_key2(struct jbuf *b, const char *group, const char *field)
 {
-	char	buf[2 * PROTO_NAME_MAX + 8];
-	size_t	gl = strlen(group), fl = strlen(field), n = 0;
-
-	/* One write instead of six: a thousand-node job prints a hundred
-	 * thousand keys a second. */
-	if (gl >= PROTO_NAME_MAX || fl >= PROTO_NAME_MAX) {
-		fprintf(f, ",\"%s.%s\":", group, field);
-		return;
-	}
-	buf[n++] = ',';
-	buf[n++] = '"';
-	memcpy(buf + n, group, gl);
-	n += gl;
-	buf[n++] = '.';
-	memcpy(buf + n, field, fl);
-	n += fl;
-	buf[n++] = '"';
-	buf[n++] = ':';
-	fwrite_unlocked(buf, 1, n, f);
+	jb_lit(b, ",\"");
+	jb_s(b, group);
+	jb_c(b, '.');
+	jb_s(b, field);
+	jb_lit(b, "\":");
 }
 
 /* The record's common head: time, node and type. */
 static void
-out_json_head(FILE *f, const struct node_model *m, uint64_t time_ms,
+out_json_head(struct jbuf *b, const struct node_model *m, uint64_t time_ms,
     const char *type)
 {
-	const char	*name = model_name(m);
-
-	fputs_unlocked("{\"time\":", f);
-	out_json_time(f, time_ms);
-	fputs_unlocked(",\"node\":", f);
-	out_json_string(f, name, strlen(name));
-	fprintf(f, ",\"type\":\"%s\"", type);
+	jb_lit(b, "{\"time\":");
+	jb_time(b, time_ms);
+	jb_lit(b, ",\"node\":");
+	jb_cstr(b, model_name(m));
+	jb_lit(b, ",\"type\":\"");
+	jb_s(b, type);
+	jb_c(b, '"');
 }
 
 /* Every field of a group with named instances: one object per field. */
 static void
-out_json_named_group(FILE *f, const struct node_model *m, unsigned g)
+out_json_named_group(struct jbuf *b, const struct node_model *m, unsigned g)
 {
 	const struct mgroup	*mg = model_group(m, g);
 	const struct minst	*mi;
 	const struct model_derived *d;
 	struct out_json_val	 v;
-	unsigned		 fi;
+	unsigned		 fi, di;
 	int			 open;
 
 	for (fi = 0; fi < mg->def->nfields; fi++) {
@@ -345,35 +467,35 @@ out_json_named_group(FILE *f, const struct node_model *m, unsigned g)
 			if (!out_json_value(m, mi, fi, &v))
 				continue;
 			if (!open)
-				out_json_key2(f, mg->def->name,
+				out_json_key2(b, mg->def->name,
 				    mg->def->fields[fi].name);
-			putc_unlocked(open ? ',' : '{', f);
+			jb_c(b, open ? ',' : '{');
 			open = 1;
-			out_json_string(f, mi->name, strlen(mi->name));
-			putc_unlocked(':', f);
-			out_json_put(f, &v);
+			jb_cstr(b, mi->name);
+			jb_c(b, ':');
+			out_json_put(b, &v);
 		}
 		if (open)
-			putc_unlocked('}', f);
+			jb_c(b, '}');
 	}
-	for (d = model_derived; d->group != NULL; d++) {
-		if (strcmp(d->group, mg->def->name) != 0 ||
-		    !out_json_keep(d->group, d->name))
+	for (di = 0; di < mg->nderived; di++) {
+		d = &model_derived[mg->derived[di]];
+		if (!out_json_keep(d->group, d->name))
 			continue;
 		open = 0;
 		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
 			if (!d->fn(m, mi, &v.d))
 				continue;
 			if (!open)
-				out_json_key2(f, d->group, d->name);
-			putc_unlocked(open ? ',' : '{', f);
+				out_json_key2(b, d->group, d->name);
+			jb_c(b, open ? ',' : '{');
 			open = 1;
-			out_json_string(f, mi->name, strlen(mi->name));
-			putc_unlocked(':', f);
-			out_json_number(f, v.d);
+			jb_cstr(b, mi->name);
+			jb_c(b, ':');
+			jb_num(b, v.d);
 		}
 		if (open)
-			putc_unlocked('}', f);
+			jb_c(b, '}');
 	}
 }
 
@@ -381,13 +503,13 @@ out_json_named_group(FILE *f, const struct node_model *m, unsigned g)
  * prefix NULL the field names are used alone (the rank record's own
  * keys). */
 static void
-out_json_plain(FILE *f, const struct node_model *m, const struct minst *mi,
-    const char *prefix, uint64_t skip)
+out_json_plain(struct jbuf *b, const struct node_model *m,
+    const struct minst *mi, const char *prefix, uint64_t skip)
 {
 	const struct mgroup		*mg = mi->mg;
 	const struct model_derived	*d;
 	struct out_json_val		 v;
-	unsigned			 fi;
+	unsigned			 fi, di;
 	double				 x;
 
 	for (fi = 0; fi < mg->def->nfields; fi++) {
@@ -395,46 +517,53 @@ out_json_plain(FILE *f, const struct node_model *m, const struct minst *mi,
 		    !out_json_keep(mg->def->name, mg->def->fields[fi].name) ||
 		    !out_json_value(m, mi, fi, &v))
 			continue;
-		out_json_key2(f, prefix, mg->def->fields[fi].name);
-		out_json_put(f, &v);
+		out_json_key2(b, prefix, mg->def->fields[fi].name);
+		out_json_put(b, &v);
 	}
-	for (d = model_derived; d->group != NULL; d++) {
-		if (strcmp(d->group, mg->def->name) == 0 &&
-		    out_json_keep(d->group, d->name) && d->fn(m, mi, &x)) {
-			out_json_key2(f, prefix, d->name);
-			out_json_number(f, x);
+	for (di = 0; di < mg->nderived; di++) {
+		d = &model_derived[mg->derived[di]];
+		if (out_json_keep(d->group, d->name) && d->fn(m, mi, &x)) {
+			out_json_key2(b, prefix, d->name);
+			jb_num(b, x);
 		}
 	}
 }
 
 /* One rank's record: rank, pid and state first, the rest as rank.*. */
 static void
-out_json_rank(FILE *f, const struct node_model *m, const struct minst *mi)
+out_json_rank(struct jbuf *b, const struct node_model *m,
+    const struct minst *mi)
 {
 	static const char	*lead[] = { "rank", "pid", "state" };
+	static const enum mgroup_known	known[] = {
+		MGF_RANK, MGF_PID, MGF_STATE
+	};
 	struct out_json_val	 v;
 	uint64_t		 skip = 0;
 	unsigned		 i;
 	int			 fi;
 
-	out_json_head(f, m, m->time_ms, "rank");
+	out_json_head(b, m, m->time_ms, "rank");
 	for (i = 0; i < sizeof(lead) / sizeof(lead[0]); i++) {
-		if ((fi = model_field_index(m, mi->group, lead[i])) < 0)
+		if ((fi = mi->mg->known[known[i]]) < 0)
 			continue;
 		skip |= (uint64_t)1 << fi;
 		if (!out_json_value(m, mi, (unsigned)fi, &v))
 			continue;
-		fprintf(f, ",\"%s\":", lead[i]);
-		out_json_put(f, &v);
+		jb_lit(b, ",\"");
+		jb_s(b, lead[i]);
+		jb_lit(b, "\":");
+		out_json_put(b, &v);
 	}
-	out_json_plain(f, m, mi, mi->mg->def->name, skip);
-	out_json_flags(f, m, mi);
-	fputs_unlocked("}\n", f);
+	out_json_plain(b, m, mi, mi->mg->def->name, skip);
+	out_json_flags(b, m, mi);
+	jb_lit(b, "}\n");
 }
 
 static void
 out_json_sample(FILE *f, const struct node_model *m)
 {
+	struct jbuf		*b = &jrec;
 	const struct mgroup	*mg;
 	const struct minst	*mi;
 	unsigned		 g;
@@ -443,63 +572,76 @@ out_json_sample(FILE *f, const struct node_model *m)
 	if (m->schema == NULL)
 		return;
 	rank_g = model_group_index(m, OUT_RANK_GROUP);
-	out_json_head(f, m, m->time_ms, "node");
-	fprintf(f, ",\"seq\":%" PRIu64, m->seq);
+	out_json_head(b, m, m->time_ms, "node");
+	jb_lit(b, ",\"seq\":");
+	jb_u64(b, m->seq);
 	for (g = 0; g < m->schema->ngroups; g++) {
 		mg = model_group(m, g);
 		if ((int)g == rank_g || m->gfirst[g] == NULL)
 			continue;
 		if (model_group_named(m, g))
-			out_json_named_group(f, m, g);
+			out_json_named_group(b, m, g);
 		else
-			out_json_plain(f, m, m->gfirst[g], mg->def->name, 0);
+			out_json_plain(b, m, m->gfirst[g], mg->def->name, 0);
 	}
-	out_json_flags(f, m, NULL);
-	fputs_unlocked("}\n", f);
-	if (rank_g < 0)
-		return;
-	for (mi = m->gfirst[rank_g]; mi != NULL; mi = mi->gnext)
-		out_json_rank(f, m, mi);
+	out_json_flags(b, m, NULL);
+	jb_lit(b, "}\n");
+	if (rank_g >= 0)
+		for (mi = m->gfirst[rank_g]; mi != NULL; mi = mi->gnext)
+			out_json_rank(b, m, mi);
+	jb_out(b, f);
 }
 
 static void
 out_json_hello(FILE *f, const struct node_model *m)
 {
+	struct jbuf			*b = &jrec;
 	const struct model_hello	*h = &m->hello;
 	const struct model_source	*src;
 	char				 val[PROTO_TEXT_MAX + 8];
 	unsigned			 i;
 
-	out_json_head(f, m, h->start_ms, "hello");
-	fprintf(f, ",\"protocol\":\"%u.%u\",\"version\":", h->major, h->minor);
-	out_json_string(f, h->version, strlen(h->version));
-	fputs_unlocked(",\"kernel\":", f);
-	out_json_string(f, h->kernel, strlen(h->kernel));
-	fputs_unlocked(",\"arch\":", f);
-	out_json_string(f, h->arch, strlen(h->arch));
-	fprintf(f, ",\"ncpu\":%u,\"mem_total\":%" PRIu64 ",\"clk_tck\":%u"
-	    ",\"page_size\":%u,\"interval\":", h->ncpu, h->mem_total,
-	    h->clk_tck, h->page_size);
-	out_json_number(f, h->interval_ms / 1000.0);
+	out_json_head(b, m, h->start_ms, "hello");
+	jb_lit(b, ",\"protocol\":\"");
+	jb_u64(b, h->major);
+	jb_c(b, '.');
+	jb_u64(b, h->minor);
+	jb_lit(b, "\",\"version\":");
+	jb_cstr(b, h->version);
+	jb_lit(b, ",\"kernel\":");
+	jb_cstr(b, h->kernel);
+	jb_lit(b, ",\"arch\":");
+	jb_cstr(b, h->arch);
+	jb_lit(b, ",\"ncpu\":");
+	jb_u64(b, h->ncpu);
+	jb_lit(b, ",\"mem_total\":");
+	jb_u64(b, h->mem_total);
+	jb_lit(b, ",\"clk_tck\":");
+	jb_u64(b, h->clk_tck);
+	jb_lit(b, ",\"page_size\":");
+	jb_u64(b, h->page_size);
+	jb_lit(b, ",\"interval\":");
+	jb_num(b, h->interval_ms / 1000.0);
 	if (h->job[0] != '\0') {
-		fputs_unlocked(",\"job\":", f);
-		out_json_string(f, h->job, strlen(h->job));
+		jb_lit(b, ",\"job\":");
+		jb_cstr(b, h->job);
 	}
-	fputs_unlocked(",\"sources\":{", f);
+	jb_lit(b, ",\"sources\":{");
 	for (i = 0; i < h->nsources; i++) {
 		src = &h->sources[i];
 		if (i > 0)
-			putc_unlocked(',', f);
-		out_json_string(f, src->name, strlen(src->name));
-		putc_unlocked(':', f);
+			jb_c(b, ',');
+		jb_cstr(b, src->name);
+		jb_c(b, ':');
 		if (src->on)
-			fputs_unlocked("\"on\"", f);
+			jb_lit(b, "\"on\"");
 		else {
 			snprintf(val, sizeof(val), "off: %s", src->reason);
-			out_json_string(f, val, strlen(val));
+			jb_cstr(b, val);
 		}
 	}
-	fputs_unlocked("}}\n", f);
+	jb_lit(b, "}}\n");
+	jb_out(b, f);
 }
 
 /* {..., "type": "event", "level", "code", "text", "rank", "pid"}: rank
@@ -509,29 +651,39 @@ out_json_event(FILE *f, const struct node_model *m,
     const struct proto_event *ev, const struct rec_subject *sj)
 {
 	static const char	*levels[] = { "info", "warn", "error" };
+	struct jbuf		*b = &jrec;
 
-	out_json_head(f, m, ev->time_ms, "event");
-	fprintf(f, ",\"level\":\"%s\",\"code\":",
-	    ev->level <= EV_ERROR ? levels[ev->level] : "error");
-	out_json_string(f, ev->code, strlen(ev->code));
-	fputs_unlocked(",\"text\":", f);
-	out_json_string(f, ev->text, strlen(ev->text));
-	if (sj != NULL && sj->rank >= 0)
-		fprintf(f, ",\"rank\":%lld", (long long)sj->rank);
-	if (sj != NULL && sj->pid >= 0)
-		fprintf(f, ",\"pid\":%lld", (long long)sj->pid);
-	fputs_unlocked("}\n", f);
+	out_json_head(b, m, ev->time_ms, "event");
+	jb_lit(b, ",\"level\":\"");
+	jb_s(b, ev->level <= EV_ERROR ? levels[ev->level] : "error");
+	jb_lit(b, "\",\"code\":");
+	jb_cstr(b, ev->code);
+	jb_lit(b, ",\"text\":");
+	jb_cstr(b, ev->text);
+	if (sj != NULL && sj->rank >= 0) {
+		jb_lit(b, ",\"rank\":");
+		jb_i64(b, sj->rank);
+	}
+	if (sj != NULL && sj->pid >= 0) {
+		jb_lit(b, ",\"pid\":");
+		jb_i64(b, sj->pid);
+	}
+	jb_lit(b, "}\n");
+	jb_out(b, f);
 }
 
 static void
 out_json_bye(FILE *f, const struct node_model *m)
 {
-	const char	*text = m->bye_text != NULL ? m->bye_text : "";
+	struct jbuf	*b = &jrec;
 
-	out_json_head(f, m, m->time_ms, "bye");
-	fprintf(f, ",\"code\":%u,\"text\":", m->bye_code);
-	out_json_string(f, text, strlen(text));
-	fputs_unlocked("}\n", f);
+	out_json_head(b, m, m->time_ms, "bye");
+	jb_lit(b, ",\"code\":");
+	jb_u64(b, m->bye_code);
+	jb_lit(b, ",\"text\":");
+	jb_cstr(b, m->bye_text != NULL ? m->bye_text : "");
+	jb_lit(b, "}\n");
+	jb_out(b, f);
 }
 
 /* {"time": T, "node": N, "type": "state", "state": S, "flags": [...]} */
@@ -539,15 +691,18 @@ static void
 out_json_state(FILE *f, const char *node, uint64_t ms, const char *state,
     int phase)
 {
-	fputs_unlocked("{\"time\":", f);
-	out_json_time(f, ms);
-	fputs_unlocked(",\"node\":", f);
-	out_json_string(f, node, strlen(node));
-	fputs_unlocked(",\"type\":\"state\",\"state\":", f);
-	out_json_string(f, state, strlen(state));
+	struct jbuf	*b = &jrec;
+
+	jb_lit(b, "{\"time\":");
+	jb_time(b, ms);
+	jb_lit(b, ",\"node\":");
+	jb_cstr(b, node);
+	jb_lit(b, ",\"type\":\"state\",\"state\":");
+	jb_cstr(b, state);
 	if (phase == FEED_LOST)
-		fputs_unlocked(",\"flags\":[\"lost\"]", f);
-	fputs_unlocked("}\n", f);
+		jb_lit(b, ",\"flags\":[\"lost\"]");
+	jb_lit(b, "}\n");
+	jb_out(b, f);
 }
 
 /* {"time": T, "type": "job", "job": ID, "ranks": R | "procs": P,
@@ -556,21 +711,29 @@ out_json_state(FILE *f, const char *node, uint64_t ms, const char *state,
 static void
 out_json_job(FILE *f, uint64_t ms, const struct out_job *j)
 {
-	fputs_unlocked("{\"time\":", f);
-	out_json_time(f, ms);
-	fputs_unlocked(",\"type\":\"job\",\"job\":", f);
-	out_json_string(f, j->id, strlen(j->id));
-	if (j->ranks >= 0)
-		fprintf(f, ",\"ranks\":%ld", j->ranks);
-	else if (j->procs >= 0)
-		fprintf(f, ",\"procs\":%ld", j->procs);
-	if (j->ntasks > 0)
-		fprintf(f, ",\"ntasks\":%ld", j->ntasks);
-	if (j->state != NULL) {
-		fputs_unlocked(",\"state\":", f);
-		out_json_string(f, j->state, strlen(j->state));
+	struct jbuf	*b = &jrec;
+
+	jb_lit(b, "{\"time\":");
+	jb_time(b, ms);
+	jb_lit(b, ",\"type\":\"job\",\"job\":");
+	jb_cstr(b, j->id);
+	if (j->ranks >= 0) {
+		jb_lit(b, ",\"ranks\":");
+		jb_i64(b, j->ranks);
+	} else if (j->procs >= 0) {
+		jb_lit(b, ",\"procs\":");
+		jb_i64(b, j->procs);
 	}
-	fputs_unlocked("}\n", f);
+	if (j->ntasks > 0) {
+		jb_lit(b, ",\"ntasks\":");
+		jb_i64(b, j->ntasks);
+	}
+	if (j->state != NULL) {
+		jb_lit(b, ",\"state\":");
+		jb_cstr(b, j->state);
+	}
+	jb_lit(b, "}\n");
+	jb_out(b, f);
 }
 
 /* {"time": T, "node": N, "type": "transport", "transport": "ssh",
@@ -579,17 +742,20 @@ static void
 out_json_transport(FILE *f, const char *node, uint64_t ms, const char *t,
     const char *skipped)
 {
-	fputs_unlocked("{\"time\":", f);
-	out_json_time(f, ms);
-	fputs_unlocked(",\"node\":", f);
-	out_json_string(f, node, strlen(node));
-	fputs_unlocked(",\"type\":\"transport\",\"transport\":", f);
-	out_json_string(f, t, strlen(t));
+	struct jbuf	*b = &jrec;
+
+	jb_lit(b, "{\"time\":");
+	jb_time(b, ms);
+	jb_lit(b, ",\"node\":");
+	jb_cstr(b, node);
+	jb_lit(b, ",\"type\":\"transport\",\"transport\":");
+	jb_cstr(b, t);
 	if (*skipped != '\0') {
-		fputs_unlocked(",\"skipped\":", f);
-		out_json_string(f, skipped, strlen(skipped));
+		jb_lit(b, ",\"skipped\":");
+		jb_cstr(b, skipped);
 	}
-	fputs_unlocked("}\n", f);
+	jb_lit(b, "}\n");
+	jb_out(b, f);
 }
 
 const struct output out_json = {
