@@ -187,7 +187,9 @@ log_error(const char *fmt, ...)
 	va_end(ap);
 	if (log_tty_owned)
 		return;
-	fflush(stdout);
+	/* Records printed before it come out before it: every stream
+	 * (batch mode's records go through one of their own). */
+	fflush(NULL);
 	va_start(ap, fmt);
 	log_stderr(fmt, ap);
 	va_end(ap);

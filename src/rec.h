@@ -196,6 +196,9 @@ int	 rec_event(struct rec *, unsigned, uint64_t, uint8_t, const char *,
 	    const char *, const struct rec_subject *);
 /* Keyframes and flushes that are due; call once per loop. */
 int	 rec_tick(struct rec *, uint64_t);
+/* Write out the blocks gathered so far (batch mode calls it before any
+ * output reaches stdout); -1 if that stopped the recording. */
+int	 rec_flush(struct rec *);
 /* Milliseconds until rec_tick has work, for the poll timeout. */
 int	 rec_timeout(const struct rec *, uint64_t);
 /* Why the recording stopped ("No space left on device (PATH)"), or NULL
