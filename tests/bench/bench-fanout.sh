@@ -38,7 +38,9 @@
 # Runs as root (namespaces, sshd, runuser); everything started here is
 # stopped on exit, the temporary directory removed.
 # Knobs: FANOUT_SIZES ("256 1024"), FANOUT_REPS_LAB (5), FANOUT_REPS_256 (3),
-# FANOUT_REPS_1024 (2), FANOUT_STEADY_S (30), FANOUT_LAB (1; 0 skips the lab),
+# FANOUT_REPS_1024 (2), FANOUT_STEADY_S (30), FANOUT_STEADY_PAIRS (1: with
+# JOBTOP_BASE, steady windows of this build and the baseline, alternating;
+# the median ratio is printed), FANOUT_LAB (1; 0 skips the lab),
 # FANOUT_STEADY_ONLY (0; 1 measures only the steady state, for profiling),
 # FANOUT_PERF (a file: `perf record` of the monitor over the window, with
 # FANOUT_PERF_CALLGRAPH: fp, or dwarf for a build without frame pointers),
@@ -377,17 +379,26 @@ if ((max > 0)); then
 	((STEADY_ONLY)) || fdcheck_err=$(sort "$tmp/err.fd" | sed 's/lb[0-9]*/lbNNNN/' | uniq -c | sort -rn | head -5)
 
 	# --- 2. steady state: the monitor's own CPU and memory at 1 Hz --------
-	echo "== steady: $hl at 1 Hz, ${STEADY_S} s window" >&2
-	wait_quiet
-	steady=$(in_ns $RUN steady "$max" "$STEADY_S" 300 "$tmp/err.st" -- "$BASH" -c "$(declare -f as_user); USER_=$USER_; as_user $NOFILE '$home' XDG_STATE_HOME=$state $bin/jobtop-bench -w '$hl' -b --json -d 1")
-	steady_err=$(sort "$tmp/err.st" | sed 's/lb[0-9]*/lbNNNN/' | uniq -c | sort -rn | head -5)
-	# The baseline monitor (JOBTOP_BASE: e.g. a build of main), the same
-	# window on the same nodes right after: the ratios below.
-	if [ -n "${JOBTOP_BASE:-}" ]; then
-		echo "== steady (baseline $JOBTOP_BASE): $hl at 1 Hz, ${STEADY_S} s window" >&2
+	# With JOBTOP_BASE, FANOUT_STEADY_PAIRS windows of each, alternating
+	# (this build, then the baseline): the machine's load drifts between
+	# windows by more than the difference measured, so the ratio is the
+	# median of the pairs' ratios.
+	pairs=${FANOUT_STEADY_PAIRS:-1}
+	pair_cpu=() pair_cpub=()
+	for ((p = 1; p <= pairs; p++)); do
+		echo "== steady: $hl at 1 Hz, ${STEADY_S} s window (pair $p of $pairs)" >&2
+		wait_quiet
+		steady=$(in_ns $RUN steady "$max" "$STEADY_S" 300 "$tmp/err.st" -- "$BASH" -c "$(declare -f as_user); USER_=$USER_; as_user $NOFILE '$home' XDG_STATE_HOME=$state $bin/jobtop-bench -w '$hl' -b --json -d 1")
+		steady_err=$(sort "$tmp/err.st" | sed 's/lb[0-9]*/lbNNNN/' | uniq -c | sort -rn | head -5)
+		pair_cpu+=("$(kv cpu_pct <<<"$steady")")
+		# The baseline monitor (JOBTOP_BASE: e.g. a build of main), the
+		# same window on the same nodes right after: the ratios below.
+		[ -n "${JOBTOP_BASE:-}" ] || break
+		echo "== steady (baseline $JOBTOP_BASE): $hl at 1 Hz, ${STEADY_S} s window (pair $p of $pairs)" >&2
 		wait_quiet
 		steady_b=$(in_ns $RUN steady "$max" "$STEADY_S" 300 "$tmp/err.sb" -- "$BASH" -c "$(declare -f as_user); USER_=$USER_; as_user $NOFILE '$home' XDG_STATE_HOME=$state $binb/jobtop-bench -w '$hl' -b --json -d 1")
-	fi
+		pair_cpub+=("$(kv cpu_pct <<<"$steady_b")")
+	done
 fi
 
 # --- summary ---------------------------------------------------------------
@@ -431,6 +442,16 @@ if ((max > 0)); then
 		awk -v c="${cpu:--1}" -v cb="${cb:--1}" -v r="${hwm:--1}" -v rb="${hb:--1}" -v n="$max" 'BEGIN {
 			printf "against the baseline: cpu %.2f%% vs %.2f%% (%.2fx); hwm per node %.1f KiB vs %.1f KiB (%.2fx)\n",
 			    c, cb, (cb > 0 ? c / cb : 0), r / n, rb / n, (rb > 0 ? r / rb : 0) }'
+		if ((${#pair_cpub[@]} > 1)); then
+			line="" ratios=()
+			for ((p = 0; p < ${#pair_cpub[@]}; p++)); do
+				rr=$(awk -v a="${pair_cpu[p]}" -v b="${pair_cpub[p]}" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}')
+				ratios+=("$rr")
+				line+=" ${pair_cpu[p]}/${pair_cpub[p]}=${rr}x"
+			done
+			med=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{v[NR] = $1} END {printf "%.2f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}')
+			echo "cpu by pair (this build / baseline):$line; median ratio ${med}x over ${#ratios[@]} pairs"
+		fi
 	fi
 	[ "$(kv nodes_in_window <<<"$steady")" = "$max" ] || { echo "MISS: not every node streamed during the window"; miss=1; }
 	((STEADY_ONLY)) || [ "$(kv nodes <<<"$fdcheck")" = "$max" ] || { echo "MISS: jobtop fails at $max nodes under a soft fd limit of $soft (it does not raise its soft limit to the hard one)"; miss=1; }
