@@ -96,9 +96,7 @@ struct main_opts {
 };
 
 static int			 main_out_broken;
-/* Batch mode's records: stdout, through main_out_write when recording;
- * written out every MAIN_FLUSH_MS while some wait. */
-#define MAIN_FLUSH_MS	50
+/* Batch mode's records: stdout, through main_out_write when recording. */
 static FILE			*main_out = NULL;
 static struct rec		*main_out_rec;	/* flushed before each write */
 static int			 main_out_rec_failed;
@@ -556,7 +554,6 @@ struct main_run {
 	struct jobwatch		*jw;	/* the scheduler asked again, or NULL */
 	int			 job_ended;
 	int			 out_fd;	/* stdout (batch) or -1 */
-	uint64_t		 next_flush;	/* of stdout, monotonic ms */
 	int			 tty_fd;	/* the controlling tty, or -1 */
 	unsigned char		*united;	/* --json: a node's units
 						   record sent; NULL: none */
@@ -682,12 +679,9 @@ main_on_timeout(void *arg, uint64_t now)
 	/* The recording first: what is printed is recorded. */
 	if (rec_tick(r->rec, clock_wall_ms()) != 0)
 		main_rec_stopped(r);
-	/* Not per record, nor per loop pass (at 1024 nodes a pass may
-	 * carry a node or two): every MAIN_FLUSH_MS while records wait. */
-	if (now >= r->next_flush || r->next_flush > now + 2 * MAIN_FLUSH_MS) {
-		main_flush();
-		r->next_flush = now + MAIN_FLUSH_MS;
-	}
+	/* Once per loop pass, not per record: one write for many (past
+	 * 64 nodes the loop paces its passes at a tenth of the interval). */
+	main_flush();
 	if (main_out_rec_failed) {
 		main_out_rec_failed = 0;
 		main_rec_stopped(r);
@@ -697,11 +691,6 @@ main_on_timeout(void *arg, uint64_t now)
 	t = rec_timeout(r->rec, clock_wall_ms());
 	if (tj >= 0 && (t < 0 || tj < t))
 		t = tj;
-	if (main_out != NULL && !main_out_broken && __fpending(main_out) > 0) {
-		tj = r->next_flush > now ? (int)(r->next_flush - now) : 0;
-		if (t < 0 || tj < t)
-			t = tj;
-	}
 	if (r->jw != NULL && !r->job_ended && r->s != NULL) {
 		tj = jobwatch_step(r->jw, now);
 		if (jobwatch_ended(r->jw))

@@ -46,12 +46,12 @@
  * Blocks are gathered and written together, not a write per block: at
  * 1024 nodes a write per node sample was about a tenth of the monitor's
  * CPU.  They go out when this much is waiting, when a block does not fit,
- * REC_FLUSH_MS after the first one waited, and before anything the caller
+ * at every rec_tick (once per loop pass: the loop paces its passes at a
+ * tenth of the interval past 64 nodes), and before anything the caller
  * prints (rec_flush: batch mode's stdout flushes the recording first, so a
  * run killed with SIGKILL still leaves every sample it printed).
  */
 #define REC_OUT_MAX		(64u << 10)
-#define REC_FLUSH_MS		50
 
 /* One node as the recorder tracks it. */
 struct rec_wnode {
@@ -84,7 +84,6 @@ struct rec {
 	uint64_t	 ondisk;	/* bytes written (off - outlen) */
 	uint8_t		*out;		/* blocks waiting to be written */
 	size_t		 outlen;
-	uint64_t	 next_flush;	/* write out by then (outlen > 0) */
 	uint64_t	 start_ms;
 	uint32_t	 keyframe_ms;
 	uint64_t	 next_key;
@@ -394,8 +393,6 @@ rec_write_block(struct rec *r, uint8_t type, const void *a, size_t alen,
 	if (total <= REC_OUT_MAX) {
 		if (r->out == NULL)
 			r->out = xmalloc(REC_OUT_MAX);
-		if (r->outlen == 0)
-			r->next_flush = r->last_ms + REC_FLUSH_MS;
 		memcpy(r->out + r->outlen, hdr, vlen + 4);
 		if (alen > 0)
 			memcpy(r->out + r->outlen + vlen + 4, a, alen);
@@ -837,9 +834,6 @@ rec_due(struct rec *r, uint64_t now)
 		rec_sync(r);
 		r->next_sync = now + REC_SYNC_MS;
 	}
-	if (r->outlen > 0 && (now >= r->next_flush ||
-	    r->next_flush > now + 2 * REC_FLUSH_MS))
-		rec_write_out(r);
 	return r->stopped ? -1 : 0;
 }
 
@@ -1161,7 +1155,8 @@ rec_tick(struct rec *r, uint64_t now)
 {
 	if (r == NULL || r->stopped)
 		return 0;
-	rec_due(r, now);
+	if (rec_due(r, now) == 0)
+		rec_flush(r);
 	return r->stopped ? -1 : 0;
 }
 
@@ -1175,8 +1170,6 @@ rec_timeout(const struct rec *r, uint64_t now)
 	next = r->next_sync;
 	if (r->dirty && r->next_key < next)
 		next = r->next_key;
-	if (r->outlen > 0 && r->next_flush < next)
-		next = r->next_flush;
 	if (next <= now)
 		return 0;
 	return next - now > INT_MAX ? INT_MAX : (int)(next - now);
