@@ -76,6 +76,7 @@ static void
 model_schema_release(struct mschema *s)
 {
 	struct mschema	**sp;
+	unsigned	  g;
 
 	if (s == NULL || --s->refs > 0)
 		return;
@@ -87,6 +88,8 @@ model_schema_release(struct mschema *s)
 	}
 	proto_schema_free(s->ps);
 	metrics_unbind(s->metrics);
+	for (g = 0; g < s->ngroups; g++)
+		free(s->groups[g].qnames);
 	free(s->groups);
 	free(s->raw);
 	free(s);
@@ -234,6 +237,28 @@ model_set_hello(struct node_model *m, const struct proto_hello *ph)
 	m->time_ms = h->start_ms;
 }
 
+/* "group.field" of every field, in one block (the writers' keys). */
+static void
+model_bind_qnames(struct mgroup *mg)
+{
+	size_t		gl = strlen(mg->def->name), total = 0, fl, at = 0;
+	unsigned	f;
+
+	for (f = 0; f < mg->def->nfields; f++)
+		total += gl + strlen(mg->def->fields[f].name) + 2;
+	mg->qnames = xmalloc(total > 0 ? total : 1);
+	for (f = 0; f < mg->def->nfields; f++) {
+		fl = strlen(mg->def->fields[f].name);
+		memcpy(mg->qnames + at, mg->def->name, gl);
+		mg->qnames[at + gl] = '.';
+		memcpy(mg->qnames + at + gl + 1, mg->def->fields[f].name,
+		    fl + 1);
+		mg->qoff[f] = (uint16_t)at;
+		mg->qlen[f] = (uint8_t)(gl + 1 + fl);
+		at += gl + fl + 2;
+	}
+}
+
 /* Decode a schema and work out what each group needs. */
 static int
 model_schema_build(const uint8_t *p, size_t len, struct mschema **out)
@@ -258,6 +283,7 @@ model_schema_build(const uint8_t *p, size_t len, struct mschema **out)
 		for (f = 0; f < MGF_NKNOWN; f++)
 			mg->known[f] = (int8_t)proto_schema_field_index(mg->def,
 			    model_known_names[f]);
+		model_bind_qnames(mg);
 		for (f = 0; model_derived[f].group != NULL; f++)
 			if (strcmp(model_derived[f].group, mg->def->name) ==
 			    0 && mg->nderived < MODEL_MAX_DERIVED)
@@ -778,13 +804,14 @@ model_rank_start_wall(const struct node_model *m, const struct minst *mi,
 }
 
 const struct model_derived model_derived[] = {
-	{ "cpu",	"busy",		model_cpu_busy },
-	{ "mem",	"used",		model_mem_used },
-	{ "rank",	"cputime",	model_rank_cputime },
-	{ "rank",	"cpu",		model_rank_cpu },
-	{ "rank",	"start_wall",	model_rank_start_wall },
-	{ "rankmpi",	"share",	model_rankmpi_share },
-	{ NULL,		NULL,		NULL }
+	{ "cpu",	"busy",		"cpu.busy",	model_cpu_busy },
+	{ "mem",	"used",		"mem.used",	model_mem_used },
+	{ "rank",	"cputime",	"rank.cputime",	model_rank_cputime },
+	{ "rank",	"cpu",		"rank.cpu",	model_rank_cpu },
+	{ "rank",	"start_wall",	"rank.start_wall",
+	    model_rank_start_wall },
+	{ "rankmpi",	"share",	"rankmpi.share", model_rankmpi_share },
+	{ NULL,		NULL,		NULL,		NULL }
 };
 
 int

@@ -80,6 +80,9 @@ struct mgroup {
 	int8_t		 known[MGF_NKNOWN];	/* field, -1 absent */
 	uint8_t		 nderived;	/* model_derived[] rows of this group */
 	uint8_t		 derived[MODEL_MAX_DERIVED];
+	char		*qnames;	/* "group.field\0" for every field */
+	uint16_t	 qoff[PROTO_MAX_FIELDS];	/* field's in qnames */
+	uint8_t		 qlen[PROTO_MAX_FIELDS];	/* its strlen */
 };
 
 /* A decoded schema; nodes that sent the same bytes share one. */
@@ -145,6 +148,7 @@ struct node_model {
 struct model_derived {
 	const char	*group;
 	const char	*name;
+	const char	*qname;		/* "group.name" */
 	int		(*fn)(const struct node_model *, const struct minst *,
 			    double *);
 };

@@ -224,8 +224,8 @@ static void
 jb_num(struct jbuf *b, double v)
 {
 	char		 buf[64], *p = buf + sizeof(buf);
-	double		 m, r;
-	long long	 x;
+	double		 m, f;
+	long long	 x, t;
 	unsigned	 frac = 0, k, neg;
 	size_t		 len;
 
@@ -250,8 +250,11 @@ jb_num(struct jbuf *b, double v)
 		x = (long long)v;
 	else {
 		m = v * 1000;
-		r = nearbyint(m);
-		if (fabs(v) >= 1e12 || fabs(fabs(m - trunc(m)) - 0.5) <
+		/* m to nearest by integers (nearbyint is a libm call on
+		 * x86-64's baseline ISA); halves go to printf below. */
+		t = fabs(v) < 1e12 ? (long long)m : 0;
+		f = m - (double)t;
+		if (fabs(v) >= 1e12 || fabs(fabs(f) - 0.5) <
 		    fabs(m) * 1e-15 + 1e-9) {
 			snprintf(buf, sizeof(buf), "%.3f", v);
 			len = strlen(buf);
@@ -265,9 +268,10 @@ jb_num(struct jbuf *b, double v)
 				jb_put(b, buf, len);
 			return;
 		}
-		x = (long long)r / 1000;
-		frac = (unsigned)llabs((long long)r % 1000);
-		neg = r < 0;
+		t += f > 0.5 ? 1 : f < -0.5 ? -1 : 0;
+		x = t / 1000;
+		frac = (unsigned)llabs(t % 1000);
+		neg = t < 0;
 		if (frac != 0) {
 			for (k = 0; frac % 10 == 0; k++)
 				frac /= 10;
@@ -423,14 +427,22 @@ out_json_put(struct jbuf *b, const struct out_json_val *v)
 	}
 }
 
-/* A key "group.field" (schema names need no escaping: proto checks them). */
-static void
-out_json_key2(struct jbuf *b, const char *group, const char *field)
+/* A field's key ",\"group.field\":" (schema names need no escaping:
+ * proto checks them), bound per schema. */
+static inline void
+out_json_key(struct jbuf *b, const struct mgroup *mg, unsigned f)
 {
 	jb_lit(b, ",\"");
-	jb_s(b, group);
-	jb_c(b, '.');
-	jb_s(b, field);
+	jb_put(b, mg->qnames + mg->qoff[f], mg->qlen[f]);
+	jb_lit(b, "\":");
+}
+
+/* A derived value's key. */
+static inline void
+out_json_dkey(struct jbuf *b, const struct model_derived *d)
+{
+	jb_lit(b, ",\"");
+	jb_s(b, d->qname);
 	jb_lit(b, "\":");
 }
 
@@ -467,8 +479,7 @@ out_json_named_group(struct jbuf *b, const struct node_model *m, unsigned g)
 			if (!out_json_value(m, mi, fi, &v))
 				continue;
 			if (!open)
-				out_json_key2(b, mg->def->name,
-				    mg->def->fields[fi].name);
+				out_json_key(b, mg, fi);
 			jb_c(b, open ? ',' : '{');
 			open = 1;
 			jb_cstr(b, mi->name);
@@ -487,7 +498,7 @@ out_json_named_group(struct jbuf *b, const struct node_model *m, unsigned g)
 			if (!d->fn(m, mi, &v.d))
 				continue;
 			if (!open)
-				out_json_key2(b, d->group, d->name);
+				out_json_dkey(b, d);
 			jb_c(b, open ? ',' : '{');
 			open = 1;
 			jb_cstr(b, mi->name);
@@ -499,12 +510,11 @@ out_json_named_group(struct jbuf *b, const struct node_model *m, unsigned g)
 	}
 }
 
-/* A node-wide group's fields and derived values as plain keys.  With
- * prefix NULL the field names are used alone (the rank record's own
- * keys). */
+/* A node-wide group's (or a rank's) fields and derived values as plain
+ * "group.field" keys, but those in skip. */
 static void
 out_json_plain(struct jbuf *b, const struct node_model *m,
-    const struct minst *mi, const char *prefix, uint64_t skip)
+    const struct minst *mi, uint64_t skip)
 {
 	const struct mgroup		*mg = mi->mg;
 	const struct model_derived	*d;
@@ -517,13 +527,13 @@ out_json_plain(struct jbuf *b, const struct node_model *m,
 		    !out_json_keep(mg->def->name, mg->def->fields[fi].name) ||
 		    !out_json_value(m, mi, fi, &v))
 			continue;
-		out_json_key2(b, prefix, mg->def->fields[fi].name);
+		out_json_key(b, mg, fi);
 		out_json_put(b, &v);
 	}
 	for (di = 0; di < mg->nderived; di++) {
 		d = &model_derived[mg->derived[di]];
 		if (out_json_keep(d->group, d->name) && d->fn(m, mi, &x)) {
-			out_json_key2(b, prefix, d->name);
+			out_json_dkey(b, d);
 			jb_num(b, x);
 		}
 	}
@@ -555,7 +565,7 @@ out_json_rank(struct jbuf *b, const struct node_model *m,
 		jb_lit(b, "\":");
 		out_json_put(b, &v);
 	}
-	out_json_plain(b, m, mi, mi->mg->def->name, skip);
+	out_json_plain(b, m, mi, skip);
 	out_json_flags(b, m, mi);
 	jb_lit(b, "}\n");
 }
@@ -564,7 +574,6 @@ static void
 out_json_sample(FILE *f, const struct node_model *m)
 {
 	struct jbuf		*b = &jrec;
-	const struct mgroup	*mg;
 	const struct minst	*mi;
 	unsigned		 g;
 	int			 rank_g;
@@ -576,13 +585,12 @@ out_json_sample(FILE *f, const struct node_model *m)
 	jb_lit(b, ",\"seq\":");
 	jb_u64(b, m->seq);
 	for (g = 0; g < m->schema->ngroups; g++) {
-		mg = model_group(m, g);
 		if ((int)g == rank_g || m->gfirst[g] == NULL)
 			continue;
 		if (model_group_named(m, g))
 			out_json_named_group(b, m, g);
 		else
-			out_json_plain(b, m, m->gfirst[g], mg->def->name, 0);
+			out_json_plain(b, m, m->gfirst[g], 0);
 	}
 	out_json_flags(b, m, NULL);
 	jb_lit(b, "}\n");
