@@ -51,6 +51,7 @@ struct snode {
 	int		 stopping;
 	int		 failed;
 	int		 lost;
+	int		 silent;	/* lost for its silence (said once) */
 	int		 got_data;	/* the current stream sent bytes */
 	char		*error;
 	uint64_t	 samples;
@@ -427,11 +428,13 @@ session_update_state(struct session *s, int i, uint64_t now)
 		snprintf(buf, sizeof(buf), "lost: no data for %.1f s",
 		    (now - nd->last_data) / 1000.0);
 		/* Report the moment it is lost, not every tenth. */
-		if (strncmp(nd->state, "lost: no data", 13) != 0)
+		if (!nd->silent)
 			session_set_state(s, i, FEED_LOST, buf);
+		nd->silent = 1;
 		nd->lost = 1;
 		return;
 	}
+	nd->silent = 0;
 	if (ph == FEED_LOST)
 		nd->lost = 1;
 	session_set_state(s, i, ph, st);
