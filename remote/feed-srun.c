@@ -103,13 +103,14 @@ struct sr_node {
 	int		 nfail;
 	int		 npush;		/* sbcasts it waited for */
 	uint64_t	 need_run;	/* start of the run that said need */
-	char		 why[256];	/* what its task last said */
+	char		*why;		/* what its task last said, or NULL */
 	struct feed_exec *x;		/* a side command, or NULL */
 	int		 comp;		/* het job component, 0 */
 	uint64_t	 retry_at;	/* 0: not waiting */
 	enum feed_phase	 phase;
-	char		 state[400];	/* the phase's reason */
-	char		 error[384];
+	char		*state;		/* the phase's reason, NULL: none
+					 * (texts on the heap when there are
+					 * some: 1 KiB a node inline) */
 };
 
 struct sr_group {
@@ -238,12 +239,23 @@ static void
 sr_set(struct sr_node *nd, enum feed_phase ph, const char *fmt, ...)
 {
 	va_list	ap;
+	char	buf[400];
 
 	nd->phase = ph;
 	va_start(ap, fmt);
-	vsnprintf(nd->state, sizeof(nd->state), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	text_clean_inplace(nd->state);
+	text_clean_inplace(buf);
+	free(nd->state);
+	nd->state = buf[0] != '\0' ? xstrdup(buf) : NULL;
+}
+
+/* What its task last said. */
+static void
+sr_why(struct sr_node *nd, const char *why)
+{
+	free(nd->why);
+	nd->why = xstrndup(why, 255);
 }
 
 static struct sr_node *
@@ -313,7 +325,8 @@ sr_lose(struct sr_node *nd, const char *why)
 	ms = sr_backoff(++nd->nfail);
 	nd->retry_at = now + ms;
 	sr_set(nd, FEED_LOST, "%s; again in %u s", why, ms / 1000);
-	log_warn("%s: lost: %s", nd->name, nd->state);
+	log_warn("%s: lost: %s", nd->name,
+	    nd->state != NULL ? nd->state : "");
 }
 
 /* --- the demux's hooks ------------------------------------------------ */
@@ -452,9 +465,7 @@ sr_fail_all(struct sr_group *g, struct sr_run *r, const char *why)
 			continue;
 		nd->run = NULL;
 		nd->done = nd->failed = 1;
-		snprintf(nd->error, sizeof(nd->error), "srun: %.300s", why);
-		text_clean_inplace(nd->error);
-		sr_set(nd, FEED_FAILED, "%s", nd->error);
+		sr_set(nd, FEED_FAILED, "srun: %.300s", why);
 	}
 }
 
@@ -677,8 +688,7 @@ sr_err_line(struct sr_run *r, char *line)
 		/* Twice pushed and still missing: a lost node, not a
 		 * third push at once. */
 		if (nd->npush >= 2) {
-			snprintf(nd->why, sizeof(nd->why), "the probe did not "
-			    "arrive through sbcast");
+			sr_why(nd, "the probe did not arrive through sbcast");
 			return;
 		}
 		nd->need = 1;
@@ -695,8 +705,7 @@ sr_err_line(struct sr_run *r, char *line)
 		memcpy(name, p + 13, n);
 		name[n] = '\0';
 		if ((nd = sr_find(g, name)) != NULL && nd->run == r)
-			snprintf(nd->why, sizeof(nd->why), "%s",
-			    p + 13 + n + 1 + (p[14 + n] == ' '));
+			sr_why(nd, p + 13 + n + 1 + (p[14 + n] == ' '));
 	}
 	n = 0;
 	if (strncmp(p, "srun: error: ", 13) == 0) {
@@ -720,8 +729,9 @@ sr_err_line(struct sr_run *r, char *line)
 		log_debug("%s", p);	/* it said why: no probe yet */
 	else
 		log_warn("%s", p);
-	snprintf(name, sizeof(name), "%s", nd->why);
-	nd->why[0] = '\0';
+	snprintf(name, sizeof(name), "%s", nd->why != NULL ? nd->why : "");
+	free(nd->why);
+	nd->why = NULL;
 	sr_lose(nd, name[0] != '\0' ? name : p + 13 + n + 2);
 }
 
@@ -866,10 +876,8 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 		if (refused && !nd->need && g->nruns == 1) {
 			nd->run = NULL;
 			nd->done = nd->failed = 1;
-			snprintf(nd->error, sizeof(nd->error), "srun: %.300s",
+			sr_set(nd, FEED_REFUSED, "srun: %.300s",
 			    r->lasterr + 13);
-			text_clean_inplace(nd->error);
-			sr_set(nd, FEED_REFUSED, "%s", nd->error);
 		} else
 			sr_lose(nd, how);
 	}
@@ -1218,8 +1226,14 @@ sr_read(struct feed *f, void *buf, size_t size)
 		nd->end_at = (size_t)-1;
 		return -1;
 	}
-	if (nd->off == nd->len)
+	if (nd->off == nd->len) {
 		nd->off = nd->len = 0;
+		/* Drained: the buffer goes back (a thousand nodes each kept
+		 * twice their largest burst otherwise), as pstream's does. */
+		free(nd->buf);
+		nd->buf = NULL;
+		nd->cap = 0;
+	}
 	return 0;
 }
 
@@ -1255,7 +1269,7 @@ sr_phase(struct feed *f, const char **why)
 {
 	struct sr_node	*nd = f->impl;
 
-	*why = nd->state;
+	*why = nd->state != NULL ? nd->state : "";
 	return nd->phase;
 }
 
@@ -1371,6 +1385,8 @@ sr_free(struct feed *f)
 		for (i = 0; i < g->nnodes; i++) {
 			free(g->nodes[i]->name);
 			free(g->nodes[i]->buf);
+			free(g->nodes[i]->state);
+			free(g->nodes[i]->why);
 			free(g->nodes[i]);
 		}
 		sr_group_free(g);

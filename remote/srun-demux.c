@@ -10,6 +10,9 @@
 #include "wire.h"
 #include "xmalloc.h"
 
+/* A record buffer this small is kept between records. */
+#define SDEMUX_KEEP	512
+
 enum sd_state { SD_IDLE, SD_LIVE, SD_BROKEN };
 
 struct sd_task {
@@ -290,6 +293,14 @@ sd_armour(struct sdemux *d, unsigned t, const char *s, size_t n)
 		if (d->hooks.data != NULL)
 			d->hooks.data(d->hooks.arg, t, tk->rec, tk->reclen);
 		tk->reclen = 0;
+		/* A record's buffer goes back once it is delivered: kept, the
+		 * largest record a task ever sent (its first, a schema and a
+		 * keyframe's worth) stayed twice over for every node. */
+		if (tk->reccap > SDEMUX_KEEP) {
+			free(tk->rec);
+			tk->rec = NULL;
+			tk->reccap = 0;
+		}
 	}
 }
 
