@@ -1095,6 +1095,13 @@ rec_node_bytes(struct rec *r, unsigned i, uint64_t now, const void *buf,
 			used = wn->pendlen;
 		memmove(wn->pend, wn->pend + used, wn->pendlen - used);
 		wn->pendlen -= used;
+		/* A split frame's buffer goes back once it is whole: kept,
+		 * every node held its largest split frame. */
+		if (wn->pendlen == 0 && wn->pendcap > 512) {
+			free(wn->pend);
+			wn->pend = NULL;
+			wn->pendcap = 0;
+		}
 	}
 	return r->stopped ? -1 : 0;
 }
