@@ -1560,6 +1560,91 @@ test_write_error(void)
 	rec_meta_free(&meta);
 }
 
+/* Blocks are gathered, not written one by one: the file grows at
+ * rec_flush, at rec_tick and when 64 KiB wait, and what is on disk then
+ * plays back (what batch mode relies on before printing). */
+static void
+test_gathered(void)
+{
+	struct sim		 sm;
+	struct rec_meta		 meta;
+	struct rec		*r;
+	struct wbuf		 w;
+	struct stat		 st;
+	struct lines		 l = { 0 };
+	const char		*names[1] = { "n1" };
+	const char		*path = tmp_path("gather.jtr");
+	char			 err[256];
+	off_t			 opened;
+	unsigned		 s;
+
+	rec_meta_init(&meta, START_MS);
+	rec_meta_set_nodes(&meta, 1, names);
+	r = rec_open(path, &meta, 0, err, sizeof(err));
+	rec_meta_free(&meta);
+	CHECK(r != NULL);
+	if (r == NULL)
+		return;
+	/* The header and META are on disk at once. */
+	CHECK_INT(stat(path, &st), 0);
+	CHECK((uint64_t)st.st_size == rec_size(r));
+	opened = st.st_size;
+	sim_init(&sm, "n1", START_MS, 4, 1, 1, 4, 9);
+	for (s = 0; s < 3; s++) {
+		wbuf_init(&w, streambuf, sizeof(streambuf));
+		if (s == 0) {
+			sim_hello(&sm, &w);
+			sim_schema(&w);
+		}
+		sim_step(&sm);
+		sim_sample(&sm, &w, START_MS + s * 100ULL);
+		CHECK_INT(rec_node_bytes(r, 0, START_MS + s * 100ULL, w.data,
+		    w.len), 0);
+	}
+	/* Gathered: nothing written yet. */
+	CHECK_INT(stat(path, &st), 0);
+	CHECK_INT(st.st_size, opened);
+	CHECK(rec_size(r) > (uint64_t)opened);
+	CHECK_INT(rec_flush(r), 0);
+	CHECK_INT(stat(path, &st), 0);
+	CHECK((uint64_t)st.st_size == rec_size(r));
+	/* What is on disk plays back: three samples. */
+	CHECK_INT(replay_file(path, &l), 0);
+	CHECK(l.n >= 2);
+	lines_free(&l);
+	/* rec_tick writes too; 64 KiB waiting go out without one. */
+	wbuf_init(&w, streambuf, sizeof(streambuf));
+	sim_step(&sm);
+	sim_sample(&sm, &w, START_MS + 300);
+	CHECK_INT(rec_node_bytes(r, 0, START_MS + 300, w.data, w.len), 0);
+	CHECK_INT(rec_tick(r, START_MS + 300), 0);
+	CHECK_INT(stat(path, &st), 0);
+	CHECK((uint64_t)st.st_size == rec_size(r));
+	for (s = 4; rec_size(r) - (uint64_t)st.st_size < 70000 &&
+	    s < 100000; s++) {
+		wbuf_init(&w, streambuf, sizeof(streambuf));
+		sim_step(&sm);
+		sim_sample(&sm, &w, START_MS + s * 100ULL);
+		CHECK_INT(rec_node_bytes(r, 0, START_MS + s * 100ULL, w.data,
+		    w.len), 0);
+		if (s % 64 == 0) {
+			struct stat now;
+
+			CHECK_INT(stat(path, &now), 0);
+			if (now.st_size > st.st_size)
+				break;
+		}
+	}
+	CHECK_INT(stat(path, &st), 0);
+	CHECK((uint64_t)st.st_size < rec_size(r));
+	CHECK(rec_size(r) - (uint64_t)st.st_size <= 65536);
+	CHECK(st.st_size > opened);
+	CHECK_INT(rec_close(r, err, sizeof(err)), 0);
+	CHECK_INT(replay_file(path, &l), 0);
+	CHECK(l.n + 1 >= s);
+	lines_free(&l);
+}
+
 /* Default paths and unique names. */
 static void
 test_paths(void)
@@ -1825,6 +1910,7 @@ main(int argc, char **argv)
 	RUN(test_subject);
 	RUN(test_broken);
 	RUN(test_write_error);
+	RUN(test_gathered);
 	RUN(test_paths);
 	RUN(test_huge_state);
 	if (harness_failures == 0) {
