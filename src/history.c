@@ -21,7 +21,8 @@ struct hist_node {
 	uint64_t	 samples;
 	uint64_t	 last_ms;
 	unsigned	 head, len;
-	float		*v[HN_NMETRICS];	/* NULL: never had a value */
+	hist_val	*v[HN_NMETRICS];	/* NULL: never had a value */
+	float		 cur[HN_NMETRICS];	/* each ring's newest, exact */
 	double		 mem_limit;
 	struct hist_rank **ranks;
 	unsigned	 nranks, capranks;
@@ -34,7 +35,8 @@ struct history {
 	int		 nnodes;
 	uint64_t	 jsamples;
 	unsigned	 jhead, jlen;
-	float		 jv[HJ_NMETRICS][HIST_NODE_DEPTH];
+	hist_val	 jv[HJ_NMETRICS][HIST_NODE_DEPTH];
+	float		 jcur[HJ_NMETRICS];
 };
 
 struct history *
@@ -91,11 +93,45 @@ history_nnodes(const struct history *h)
 	return h->nnodes;
 }
 
-/* Write v at the ring's head slot of one series. */
-static void
-history_put(float *series, unsigned head, double v)
+/*
+ * The rings hold bfloat16 (a float's upper 16 bits, rounded to nearest
+ * even): three significant digits over a float's whole range, half the
+ * bytes.  The newest value of every ring is kept exact beside it (cur[]),
+ * and that is what the detectors, the tables, the header and the report
+ * read; only the past (sparklines, timelines) comes from the ring.  At
+ * 1024 nodes the rings were 8 KiB a node, half of the core's per-node
+ * memory (heaptrack of the srun transport at 64 lab nodes).
+ */
+static hist_val
+history_pack(float f)
 {
-	series[head] = isfinite(v) ? (float)v : NAN;
+	uint32_t	u;
+
+	if (isnan(f))
+		return 0x7fc0;
+	memcpy(&u, &f, sizeof(u));
+	u += 0x7fff + ((u >> 16) & 1);
+	return (hist_val)(u >> 16);
+}
+
+float
+hist_val_float(hist_val h)
+{
+	uint32_t	u = (uint32_t)h << 16;
+	float		f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* Write v at the ring's head slot of one series; v as a float. */
+static float
+history_put(hist_val *series, unsigned head, double v)
+{
+	float	f = isfinite(v) ? (float)v : NAN;
+
+	series[head] = history_pack(f);
+	return f;
 }
 
 /* Write a rank's newest value of metric k into its ring's slot (the
@@ -104,8 +140,7 @@ static void
 history_rank_put(struct hist_rank *hr, enum hist_rank_metric k,
     unsigned slot, double v)
 {
-	history_put(hr->v[k], slot, v);
-	hr->cur[k] = hr->v[k][slot];
+	hr->cur[k] = history_put(hr->v[k], slot, v);
 }
 
 /* Write v at the head slot of a node's series, making its ring on the
@@ -122,32 +157,34 @@ history_node_put(struct hist_node *hn, enum hist_node_metric k,
 		hn->v[k] = xreallocarray(NULL, HIST_NODE_DEPTH,
 		    sizeof(*hn->v[k]));
 		for (i = 0; i < HIST_NODE_DEPTH; i++)
-			hn->v[k][i] = NAN;
+			hn->v[k][i] = history_pack(NAN);
 	}
-	history_put(hn->v[k], head, v);
+	hn->cur[k] = history_put(hn->v[k], head, v);
 }
 
 /* Value k back in a ring of depth d whose next slot is head (a NULL ring
  * never had a value). */
 static double
-history_ring_get(const float *series, unsigned depth, unsigned head,
-    unsigned len, unsigned k)
+history_ring_get(const hist_val *series, const float *cur, unsigned depth,
+    unsigned head, unsigned len, unsigned k)
 {
 	if (k >= len || series == NULL)
 		return NAN;
-	return series[(head + depth - 1 - k) % depth];
+	if (k == 0)
+		return *cur;
+	return hist_val_float(series[(head + depth - 1 - k) % depth]);
 }
 
 /* The last n values oldest first, NaN where the ring is shorter. */
 static void
-history_ring_series(const float *series, unsigned depth, unsigned head,
-    unsigned len, float *out, unsigned n)
+history_ring_series(const hist_val *series, const float *cur,
+    unsigned depth, unsigned head, unsigned len, float *out, unsigned n)
 {
 	unsigned	i;
 
 	for (i = 0; i < n; i++)
-		out[n - 1 - i] = (float)history_ring_get(series, depth, head,
-		    len, i);
+		out[n - 1 - i] = (float)history_ring_get(series, cur, depth,
+		    head, len, i);
 }
 
 /* The share of sampled CPU time in MPI, percent (rankmpi.share, derived
@@ -538,8 +575,8 @@ history_node_get(const struct history *h, int i, enum hist_node_metric k,
 	if (i < 0 || i >= h->nnodes)
 		return NAN;
 	hn = h->nodes[i];
-	return history_ring_get(hn->v[k], HIST_NODE_DEPTH, hn->head, hn->len,
-	    back);
+	return history_ring_get(hn->v[k], &hn->cur[k], HIST_NODE_DEPTH,
+	    hn->head, hn->len, back);
 }
 
 void
@@ -555,8 +592,8 @@ history_node_series(const struct history *h, int i, enum hist_node_metric k,
 		return;
 	}
 	hn = h->nodes[i];
-	history_ring_series(hn->v[k], HIST_NODE_DEPTH, hn->head, hn->len, out,
-	    n);
+	history_ring_series(hn->v[k], &hn->cur[k], HIST_NODE_DEPTH, hn->head,
+	    hn->len, out, n);
 }
 
 unsigned
@@ -611,18 +648,16 @@ double
 history_rank_get(const struct hist_rank *hr, enum hist_rank_metric k,
     unsigned back)
 {
-	if (back == 0)
-		return hr->len > 0 ? hr->cur[k] : NAN;
-	return history_ring_get(hr->v[k], HIST_RANK_DEPTH, hr->head, hr->len,
-	    back);
+	return history_ring_get(hr->v[k], &hr->cur[k], HIST_RANK_DEPTH,
+	    hr->head, hr->len, back);
 }
 
 void
 history_rank_series(const struct hist_rank *hr, enum hist_rank_metric k,
     float *out, unsigned n)
 {
-	history_ring_series(hr->v[k], HIST_RANK_DEPTH, hr->head, hr->len, out,
-	    n);
+	history_ring_series(hr->v[k], &hr->cur[k], HIST_RANK_DEPTH, hr->head,
+	    hr->len, out, n);
 }
 
 /* Add x to a sum when it is a number; count it. */
@@ -749,7 +784,7 @@ history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
 		x = cnt[k] == 0 ? NAN : sum[k];
 		if (mean[k] && cnt[k] > 0)
 			x /= cnt[k];
-		history_put(h->jv[k], h->jhead, x);
+		h->jcur[k] = history_put(h->jv[k], h->jhead, x);
 	}
 	h->jhead = (h->jhead + 1) % HIST_NODE_DEPTH;
 	if (h->jlen < HIST_NODE_DEPTH)
@@ -761,16 +796,16 @@ double
 history_job_get(const struct history *h, enum hist_job_metric k,
     unsigned back)
 {
-	return history_ring_get(h->jv[k], HIST_NODE_DEPTH, h->jhead, h->jlen,
-	    back);
+	return history_ring_get(h->jv[k], &h->jcur[k], HIST_NODE_DEPTH,
+	    h->jhead, h->jlen, back);
 }
 
 void
 history_job_series(const struct history *h, enum hist_job_metric k,
     float *out, unsigned n)
 {
-	history_ring_series(h->jv[k], HIST_NODE_DEPTH, h->jhead, h->jlen, out,
-	    n);
+	history_ring_series(h->jv[k], &h->jcur[k], HIST_NODE_DEPTH, h->jhead,
+	    h->jlen, out, n);
 }
 
 uint64_t

@@ -72,6 +72,10 @@ enum hist_job_metric {
 #define hist_metric_info	metric_def
 #define hist_node_info		metric_cat
 
+/* A ring's value: bfloat16 (history.c); the newest is kept exact. */
+typedef uint16_t hist_val;
+float	hist_val_float(hist_val);
+
 /* One rank's past.  The det_* fields belong to detect.c. */
 struct hist_rank {
 	int64_t		 pid;
@@ -88,7 +92,7 @@ struct hist_rank {
 	uint64_t	 seen;		/* the node's sample count when seen */
 	unsigned	 head;		/* next slot to write */
 	unsigned	 len;		/* valid samples, up to the depth */
-	float		 v[HR_NMETRICS][HIST_RANK_DEPTH];
+	hist_val	 v[HR_NMETRICS][HIST_RANK_DEPTH];	/* history.c */
 	int64_t		 ticks;		/* utime + stime, -1 unknown */
 	int64_t		 dticks;	/* since the previous sample, -1 */
 	int		 io_known;	/* read or write bytes were readable */

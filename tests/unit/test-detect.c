@@ -132,6 +132,57 @@ job_rank(struct job *j, int node, int k)
 	return history_rank_find(j->h, node, j->n[node].r[k].pid, -1);
 }
 
+/* x read back from a ring holding want: NaN for NaN, else within
+ * bfloat16's rounding. */
+static int
+packed_close(double x, double want)
+{
+	if (isnan(want))
+		return isnan(x);
+	return fabs(x - want) <= fabs(want) / 256;
+}
+
+/* The rings keep the past as bfloat16: the newest value exact (what the
+ * detectors, tables and report read), every older one within 1/256 of
+ * itself, as the sparklines read it; a missing value stays missing. */
+static void
+test_history_packed(void)
+{
+	struct job		 j;
+	const struct hist_rank	*hr;
+	double			 node[40], rank[40], x;
+	float			 series[40];
+	int			 s, back, inexact = 0;
+
+	job_init(&j);
+	for (s = 0; s < 40; s++) {
+		job_step(&j, 8);
+		node[s] = history_node_get(j.h, 0, HN_CPU, 0);
+		hr = job_rank(&j, 0, 0);
+		rank[s] = hr != NULL ? history_rank_get(hr, HR_CPU, 0) : NAN;
+	}
+	hr = job_rank(&j, 0, 0);
+	CHECK(hr != NULL);
+	for (back = 0; back < 40 && hr != NULL; back++) {
+		x = history_node_get(j.h, 0, HN_CPU, (unsigned)back);
+		CHECK(packed_close(x, node[39 - back]));
+		inexact += isfinite(x) && x != node[39 - back];
+		x = history_rank_get(hr, HR_CPU, (unsigned)back);
+		CHECK(packed_close(x, rank[39 - back]));
+	}
+	/* Newest exact; the noisy past not all exact (it is packed). */
+	CHECK(history_node_get(j.h, 0, HN_CPU, 0) == node[39]);
+	CHECK(inexact > 0);
+	history_node_series(j.h, 0, HN_CPU, series, 40);
+	CHECK((double)series[39] == (double)(float)node[39]);
+	CHECK(packed_close(series[0], node[0]));
+	CHECK(packed_close(series[1], node[1]) && isfinite(node[1]));
+	/* Before the first sample: NaN, not 0. */
+	CHECK(isnan(history_node_get(j.h, 0, HN_CPU, 40)));
+	CHECK(isnan(hist_val_float(0x7fc0)));
+	job_free(&j);
+}
+
 /* A noisy healthy job: no flag in 600 samples. */
 static void
 test_healthy(void)
@@ -778,6 +829,7 @@ int
 main(void)
 {
 	RUN(test_healthy);
+	RUN(test_history_packed);
 	RUN(test_stall);
 	RUN(test_no_stall);
 	RUN(test_straggler_node);
