@@ -819,10 +819,12 @@ model_derive(const struct node_model *m, const struct minst *mi,
     const char *name, double *v)
 {
 	const struct model_derived	*d;
+	unsigned			 i;
 
-	for (d = model_derived; d->group != NULL; d++) {
-		if (strcmp(d->name, name) == 0 &&
-		    strcmp(d->group, mi->mg->def->name) == 0)
+	/* The group's own rows, listed once per schema. */
+	for (i = 0; i < mi->mg->nderived; i++) {
+		d = &model_derived[mi->mg->derived[i]];
+		if (strcmp(d->name, name) == 0)
 			return d->fn(m, mi, v);
 	}
 	return 0;

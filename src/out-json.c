@@ -66,6 +66,8 @@ jb_c(struct jbuf *b, char c)
 
 /* A constant string. */
 #define jb_lit(b, s)	jb_put((b), (s), sizeof(s) - 1)
+/* A following key: ,"k": */
+#define jb_key(b, k)	jb_lit((b), ",\"" k "\":")
 
 static inline void
 jb_s(struct jbuf *b, const char *s)
@@ -448,13 +450,13 @@ out_json_dkey(struct jbuf *b, const struct model_derived *d)
 
 /* The record's common head: time, node and type. */
 static void
-out_json_head(struct jbuf *b, const struct node_model *m, uint64_t time_ms,
+out_json_head(struct jbuf *b, const char *node, uint64_t time_ms,
     const char *type)
 {
 	jb_lit(b, "{\"time\":");
 	jb_time(b, time_ms);
-	jb_lit(b, ",\"node\":");
-	jb_cstr(b, model_name(m));
+	jb_key(b, "node");
+	jb_cstr(b, node);
 	jb_lit(b, ",\"type\":\"");
 	jb_s(b, type);
 	jb_c(b, '"');
@@ -553,7 +555,7 @@ out_json_rank(struct jbuf *b, const struct node_model *m,
 	unsigned		 i;
 	int			 fi;
 
-	out_json_head(b, m, m->time_ms, "rank");
+	out_json_head(b, model_name(m), m->time_ms, "rank");
 	for (i = 0; i < sizeof(lead) / sizeof(lead[0]); i++) {
 		if ((fi = mi->mg->known[known[i]]) < 0)
 			continue;
@@ -581,8 +583,8 @@ out_json_sample(FILE *f, const struct node_model *m)
 	if (m->schema == NULL)
 		return;
 	rank_g = model_group_index(m, OUT_RANK_GROUP);
-	out_json_head(b, m, m->time_ms, "node");
-	jb_lit(b, ",\"seq\":");
+	out_json_head(b, model_name(m), m->time_ms, "node");
+	jb_key(b, "seq");
 	jb_u64(b, m->seq);
 	for (g = 0; g < m->schema->ngroups; g++) {
 		if ((int)g == rank_g || m->gfirst[g] == NULL)
@@ -609,29 +611,29 @@ out_json_hello(FILE *f, const struct node_model *m)
 	char				 val[PROTO_TEXT_MAX + 8];
 	unsigned			 i;
 
-	out_json_head(b, m, h->start_ms, "hello");
+	out_json_head(b, model_name(m), h->start_ms, "hello");
 	jb_lit(b, ",\"protocol\":\"");
 	jb_u64(b, h->major);
 	jb_c(b, '.');
 	jb_u64(b, h->minor);
 	jb_lit(b, "\",\"version\":");
 	jb_cstr(b, h->version);
-	jb_lit(b, ",\"kernel\":");
+	jb_key(b, "kernel");
 	jb_cstr(b, h->kernel);
-	jb_lit(b, ",\"arch\":");
+	jb_key(b, "arch");
 	jb_cstr(b, h->arch);
-	jb_lit(b, ",\"ncpu\":");
+	jb_key(b, "ncpu");
 	jb_u64(b, h->ncpu);
-	jb_lit(b, ",\"mem_total\":");
+	jb_key(b, "mem_total");
 	jb_u64(b, h->mem_total);
-	jb_lit(b, ",\"clk_tck\":");
+	jb_key(b, "clk_tck");
 	jb_u64(b, h->clk_tck);
-	jb_lit(b, ",\"page_size\":");
+	jb_key(b, "page_size");
 	jb_u64(b, h->page_size);
-	jb_lit(b, ",\"interval\":");
+	jb_key(b, "interval");
 	jb_num(b, h->interval_ms / 1000.0);
 	if (h->job[0] != '\0') {
-		jb_lit(b, ",\"job\":");
+		jb_key(b, "job");
 		jb_cstr(b, h->job);
 	}
 	jb_lit(b, ",\"sources\":{");
@@ -661,19 +663,19 @@ out_json_event(FILE *f, const struct node_model *m,
 	static const char	*levels[] = { "info", "warn", "error" };
 	struct jbuf		*b = &jrec;
 
-	out_json_head(b, m, ev->time_ms, "event");
+	out_json_head(b, model_name(m), ev->time_ms, "event");
 	jb_lit(b, ",\"level\":\"");
 	jb_s(b, ev->level <= EV_ERROR ? levels[ev->level] : "error");
 	jb_lit(b, "\",\"code\":");
 	jb_cstr(b, ev->code);
-	jb_lit(b, ",\"text\":");
+	jb_key(b, "text");
 	jb_cstr(b, ev->text);
 	if (sj != NULL && sj->rank >= 0) {
-		jb_lit(b, ",\"rank\":");
+		jb_key(b, "rank");
 		jb_i64(b, sj->rank);
 	}
 	if (sj != NULL && sj->pid >= 0) {
-		jb_lit(b, ",\"pid\":");
+		jb_key(b, "pid");
 		jb_i64(b, sj->pid);
 	}
 	jb_lit(b, "}\n");
@@ -685,10 +687,10 @@ out_json_bye(FILE *f, const struct node_model *m)
 {
 	struct jbuf	*b = &jrec;
 
-	out_json_head(b, m, m->time_ms, "bye");
-	jb_lit(b, ",\"code\":");
+	out_json_head(b, model_name(m), m->time_ms, "bye");
+	jb_key(b, "code");
 	jb_u64(b, m->bye_code);
-	jb_lit(b, ",\"text\":");
+	jb_key(b, "text");
 	jb_cstr(b, m->bye_text != NULL ? m->bye_text : "");
 	jb_lit(b, "}\n");
 	jb_out(b, f);
@@ -701,11 +703,8 @@ out_json_state(FILE *f, const char *node, uint64_t ms, const char *state,
 {
 	struct jbuf	*b = &jrec;
 
-	jb_lit(b, "{\"time\":");
-	jb_time(b, ms);
-	jb_lit(b, ",\"node\":");
-	jb_cstr(b, node);
-	jb_lit(b, ",\"type\":\"state\",\"state\":");
+	out_json_head(b, node, ms, "state");
+	jb_key(b, "state");
 	jb_cstr(b, state);
 	if (phase == FEED_LOST)
 		jb_lit(b, ",\"flags\":[\"lost\"]");
@@ -726,18 +725,18 @@ out_json_job(FILE *f, uint64_t ms, const struct out_job *j)
 	jb_lit(b, ",\"type\":\"job\",\"job\":");
 	jb_cstr(b, j->id);
 	if (j->ranks >= 0) {
-		jb_lit(b, ",\"ranks\":");
+		jb_key(b, "ranks");
 		jb_i64(b, j->ranks);
 	} else if (j->procs >= 0) {
-		jb_lit(b, ",\"procs\":");
+		jb_key(b, "procs");
 		jb_i64(b, j->procs);
 	}
 	if (j->ntasks > 0) {
-		jb_lit(b, ",\"ntasks\":");
+		jb_key(b, "ntasks");
 		jb_i64(b, j->ntasks);
 	}
 	if (j->state != NULL) {
-		jb_lit(b, ",\"state\":");
+		jb_key(b, "state");
 		jb_cstr(b, j->state);
 	}
 	jb_lit(b, "}\n");
@@ -752,14 +751,11 @@ out_json_transport(FILE *f, const char *node, uint64_t ms, const char *t,
 {
 	struct jbuf	*b = &jrec;
 
-	jb_lit(b, "{\"time\":");
-	jb_time(b, ms);
-	jb_lit(b, ",\"node\":");
-	jb_cstr(b, node);
-	jb_lit(b, ",\"type\":\"transport\",\"transport\":");
+	out_json_head(b, node, ms, "transport");
+	jb_key(b, "transport");
 	jb_cstr(b, t);
 	if (*skipped != '\0') {
-		jb_lit(b, ",\"skipped\":");
+		jb_key(b, "skipped");
 		jb_cstr(b, skipped);
 	}
 	jb_lit(b, "}\n");
