@@ -1498,6 +1498,23 @@ test_broken(void)
 	lines_free(&ref);
 }
 
+/* Sample s of sm (its first with HELLO and SCHEMA) at time t into r's
+ * node 0: rec_node_bytes's result. */
+static int
+put_sample(struct rec *r, struct sim *sm, unsigned s, uint64_t t)
+{
+	struct wbuf	w;
+
+	wbuf_init(&w, streambuf, sizeof(streambuf));
+	if (s == 0) {
+		sim_hello(sm, &w);
+		sim_schema(&w);
+	}
+	sim_step(sm);
+	sim_sample(sm, &w, t);
+	return rec_node_bytes(r, 0, t, w.data, w.len);
+}
+
 /* A write error stops the recording with a reason, not the caller; the
  * file stays readable up to there. */
 static void
@@ -1507,7 +1524,6 @@ test_write_error(void)
 	struct rec_meta		 meta;
 	struct rec		*r;
 	struct rlimit		 old, lim;
-	struct wbuf		 w;
 	struct lines		 l = { 0 };
 	const char		*names[1] = { "n1" };
 	char			 err[256];
@@ -1528,15 +1544,7 @@ test_write_error(void)
 	setrlimit(RLIMIT_FSIZE, &lim);
 	sim_init(&sm, "n1", START_MS, 4, 1, 1, 4, 9);
 	for (s = 0; s < 200; s++) {
-		wbuf_init(&w, streambuf, sizeof(streambuf));
-		if (s == 0) {
-			sim_hello(&sm, &w);
-			sim_schema(&w);
-		}
-		sim_step(&sm);
-		sim_sample(&sm, &w, START_MS + s * 1000ULL);
-		rc = rec_node_bytes(r, 0, START_MS + s * 1000ULL, w.data,
-		    w.len);
+		rc = put_sample(r, &sm, s, START_MS + s * 1000ULL);
 		if (rc < 0) {
 			stops++;
 			CHECK(rec_error(r) != NULL &&
@@ -1569,7 +1577,6 @@ test_gathered(void)
 	struct sim		 sm;
 	struct rec_meta		 meta;
 	struct rec		*r;
-	struct wbuf		 w;
 	struct stat		 st;
 	struct lines		 l = { 0 };
 	const char		*names[1] = { "n1" };
@@ -1590,17 +1597,8 @@ test_gathered(void)
 	CHECK((uint64_t)st.st_size == rec_size(r));
 	opened = st.st_size;
 	sim_init(&sm, "n1", START_MS, 4, 1, 1, 4, 9);
-	for (s = 0; s < 3; s++) {
-		wbuf_init(&w, streambuf, sizeof(streambuf));
-		if (s == 0) {
-			sim_hello(&sm, &w);
-			sim_schema(&w);
-		}
-		sim_step(&sm);
-		sim_sample(&sm, &w, START_MS + s * 100ULL);
-		CHECK_INT(rec_node_bytes(r, 0, START_MS + s * 100ULL, w.data,
-		    w.len), 0);
-	}
+	for (s = 0; s < 3; s++)
+		CHECK_INT(put_sample(r, &sm, s, START_MS + s * 100ULL), 0);
 	/* Gathered: nothing written yet. */
 	CHECK_INT(stat(path, &st), 0);
 	CHECK_INT(st.st_size, opened);
@@ -1613,20 +1611,13 @@ test_gathered(void)
 	CHECK(l.n >= 2);
 	lines_free(&l);
 	/* rec_tick writes too; 64 KiB waiting go out without one. */
-	wbuf_init(&w, streambuf, sizeof(streambuf));
-	sim_step(&sm);
-	sim_sample(&sm, &w, START_MS + 300);
-	CHECK_INT(rec_node_bytes(r, 0, START_MS + 300, w.data, w.len), 0);
+	CHECK_INT(put_sample(r, &sm, 3, START_MS + 300), 0);
 	CHECK_INT(rec_tick(r, START_MS + 300), 0);
 	CHECK_INT(stat(path, &st), 0);
 	CHECK((uint64_t)st.st_size == rec_size(r));
 	for (s = 4; rec_size(r) - (uint64_t)st.st_size < 70000 &&
 	    s < 100000; s++) {
-		wbuf_init(&w, streambuf, sizeof(streambuf));
-		sim_step(&sm);
-		sim_sample(&sm, &w, START_MS + s * 100ULL);
-		CHECK_INT(rec_node_bytes(r, 0, START_MS + s * 100ULL, w.data,
-		    w.len), 0);
+		CHECK_INT(put_sample(r, &sm, s, START_MS + s * 100ULL), 0);
 		if (s % 64 == 0) {
 			struct stat now;
 
