@@ -4,9 +4,10 @@
  * an open-addressing index by pid, rebuilt whenever a rank comes or goes;
  * a sample costs one lookup per rank.  Values are floats: sparklines and
  * detectors need shapes and medians, not the exact counters (those stay in
- * the model and in the recording).  A node's ring of a metric is
- * allocated when the metric first has a value, so a node without GPUs or
- * InfiniBand pays nothing for them.
+ * the model and in the recording).  A node keeps a ring only for the
+ * metrics whose past something reads (HN_PAST), allocated when the metric
+ * first has a value, so a node without GPUs or InfiniBand pays nothing for
+ * them; the others keep their newest value.
  */
 #include <math.h>
 #include <stddef.h>
@@ -144,13 +145,17 @@ history_rank_put(struct hist_rank *hr, enum hist_rank_metric k,
 }
 
 /* Write v at the head slot of a node's series, making its ring on the
- * first value. */
+ * first value; a metric without a past (HN_PAST) keeps the value only. */
 static void
 history_node_put(struct hist_node *hn, enum hist_node_metric k,
     unsigned head, double v)
 {
 	unsigned	i;
 
+	if ((HN_PAST & ((uint64_t)1 << k)) == 0) {
+		hn->cur[k] = isfinite(v) ? (float)v : NAN;
+		return;
+	}
 	if (hn->v[k] == NULL) {
 		if (!isfinite(v))
 			return;
@@ -575,6 +580,8 @@ history_node_get(const struct history *h, int i, enum hist_node_metric k,
 	if (i < 0 || i >= h->nnodes)
 		return NAN;
 	hn = h->nodes[i];
+	if ((HN_PAST & ((uint64_t)1 << k)) == 0)
+		return back == 0 && hn->len > 0 ? hn->cur[k] : NAN;
 	return history_ring_get(hn->v[k], &hn->cur[k], HIST_NODE_DEPTH,
 	    hn->head, hn->len, back);
 }
@@ -592,6 +599,11 @@ history_node_series(const struct history *h, int i, enum hist_node_metric k,
 		return;
 	}
 	hn = h->nodes[i];
+	if ((HN_PAST & ((uint64_t)1 << k)) == 0) {
+		for (j = 0; j < n; j++)
+			out[n - 1 - j] = (float)history_node_get(h, i, k, j);
+		return;
+	}
 	history_ring_series(hn->v[k], &hn->cur[k], HIST_NODE_DEPTH, hn->head,
 	    hn->len, out, n);
 }

@@ -127,7 +127,19 @@ uint64_t	 history_node_last_ms(const struct history *, int);
 /* The node's memory limit in bytes (the job's cgroup limit when the node
  * sends one, else its memory), 0 when unknown. */
 double		 history_node_mem_limit(const struct history *, int);
-/* Value k samples back (0: the latest); NaN when absent or too old. */
+/*
+ * The node metrics whose past is kept, a ring of HIST_NODE_DEPTH each: the
+ * ones something reads back in time (today the node table's CPU
+ * sparkline; the detectors, tables, summary and report read the newest
+ * value).  The others keep their newest value only, and their past reads
+ * as NaN.  Rings of all eight metrics a lab node has were 4 KiB of the
+ * core's ~15 KiB per node (heaptrack of the srun transport at 64 nodes);
+ * a panel that draws another node metric's past adds its bit here.
+ */
+#define HN_PAST		((uint64_t)1 << HN_CPU)
+
+/* Value k samples back (0: the latest); NaN when absent or too old (any
+ * back > 0 outside HN_PAST). */
 double		 history_node_get(const struct history *, int,
 		     enum hist_node_metric, unsigned);
 /* The last n values oldest first into out (NaN-padded at the front). */

@@ -179,6 +179,15 @@ test_history_packed(void)
 	CHECK(packed_close(series[1], node[1]) && isfinite(node[1]));
 	/* Before the first sample: NaN, not 0. */
 	CHECK(isnan(history_node_get(j.h, 0, HN_CPU, 40)));
+	/* A metric without a kept past (HN_PAST): its newest value exact,
+	 * nothing before it. */
+	CHECK((HN_PAST & ((uint64_t)1 << HN_MEM)) == 0);
+	x = history_node_get(j.h, 0, HN_MEM, 0);
+	CHECK(isfinite(x) && x > 0);
+	CHECK(isnan(history_node_get(j.h, 0, HN_MEM, 1)));
+	history_node_series(j.h, 0, HN_MEM, series, 40);
+	CHECK((double)series[39] == x && isnan(series[38]) &&
+	    isnan(series[0]));
 	CHECK(isnan(hist_val_float(0x7fc0)));
 	job_free(&j);
 }
