@@ -36,6 +36,23 @@ static const char *const model_known_names[MGF_NKNOWN] = {
 /* Every schema in use, shared by reference count. */
 static struct mschema	*model_schemas;
 
+/*
+ * HELLO's facts that nodes share (struct model_hello): one block with the
+ * source array and, after it, the key the facts are compared by, which
+ * the strings point into: version, kernel, arch and job NUL-terminated,
+ * then per source its on byte, name and reason.
+ */
+struct mfacts {
+	struct mfacts	*next;
+	unsigned	 refs;
+	uint64_t	 hash;
+	unsigned	 nsources;
+	size_t		 keylen;
+	char		*key;
+	struct model_source src[];
+};
+static struct mfacts	*model_facts;
+
 void
 model_init(struct node_model *m, const char *label)
 {
@@ -43,21 +60,115 @@ model_init(struct node_model *m, const char *label)
 	m->label = xstrdup(label != NULL ? label : "");
 }
 
+/* Release a reference to shared facts, freeing them with the last. */
+static void
+model_facts_release(struct mfacts *f)
+{
+	struct mfacts	**fp;
+
+	if (f == NULL || --f->refs > 0)
+		return;
+	for (fp = &model_facts; *fp != NULL; fp = &(*fp)->next) {
+		if (*fp == f) {
+			*fp = f->next;
+			break;
+		}
+	}
+	free(f);
+}
+
+/* Append s with its NUL at key + *at (the caller sized the key). */
+static void
+model_key_put(char *key, size_t *at, const char *s)
+{
+	size_t	n = strlen(s) + 1;
+
+	memcpy(key + *at, s, n);
+	*at += n;
+}
+
+/* The facts of ph, shared with every node that sent the same, or new. */
+static struct mfacts *
+model_facts_get(const struct proto_hello *ph)
+{
+	const char	*fixed[4] = { ph->version, ph->kernel, ph->arch,
+			    ph->job };
+	struct mfacts	*f;
+	char		*key;
+	size_t		 len = 0, at = 0;
+	uint64_t	 hash = 14695981039346656037ULL;
+	unsigned	 i;
+
+	for (i = 0; i < 4; i++)
+		len += strlen(fixed[i]) + 1;
+	for (i = 0; i < ph->nsources; i++)
+		len += 1 + strlen(ph->sources[i].name) + 1 +
+		    strlen(ph->sources[i].reason) + 1;
+	key = xmalloc(len);
+	for (i = 0; i < 4; i++)
+		model_key_put(key, &at, fixed[i]);
+	for (i = 0; i < ph->nsources; i++) {
+		key[at++] = ph->sources[i].on ? '1' : '0';
+		model_key_put(key, &at, ph->sources[i].name);
+		model_key_put(key, &at, ph->sources[i].reason);
+	}
+	for (at = 0; at < len; at++)
+		hash = (hash ^ (uint8_t)key[at]) * 1099511628211ULL;
+	for (f = model_facts; f != NULL; f = f->next) {
+		if (f->hash == hash && f->keylen == len &&
+		    f->nsources == ph->nsources &&
+		    memcmp(f->key, key, len) == 0) {
+			free(key);
+			f->refs++;
+			return f;
+		}
+	}
+	f = xmalloc(sizeof(*f) + ph->nsources * sizeof(f->src[0]) + len);
+	f->refs = 1;
+	f->hash = hash;
+	f->nsources = ph->nsources;
+	f->keylen = len;
+	f->key = (char *)(f->src + ph->nsources);
+	memcpy(f->key, key, len);
+	free(key);
+	at = 0;
+	for (i = 0; i < 4; i++)
+		at += strlen(f->key + at) + 1;
+	for (i = 0; i < ph->nsources; i++) {
+		f->src[i].on = f->key[at++] == '1';
+		f->src[i].name = f->key + at;
+		at += strlen(f->key + at) + 1;
+		f->src[i].reason = f->key + at;
+		at += strlen(f->key + at) + 1;
+	}
+	f->next = model_facts;
+	model_facts = f;
+	return f;
+}
+
+/* Point h's shared fields at f's. */
+static void
+model_hello_bind(struct model_hello *h, struct mfacts *f)
+{
+	size_t	at = 0;
+
+	h->facts = f;
+	h->version = f->key;
+	at += strlen(f->key + at) + 1;
+	h->kernel = f->key + at;
+	at += strlen(f->key + at) + 1;
+	h->arch = f->key + at;
+	at += strlen(f->key + at) + 1;
+	h->job = f->key + at;
+	h->nsources = f->nsources;
+	h->sources = f->src;
+}
+
 static void
 model_free_hello(struct model_hello *h)
 {
-	unsigned	i;
-
-	free(h->version);
 	free(h->host);
-	free(h->kernel);
-	free(h->arch);
-	free(h->job);
-	for (i = 0; i < h->nsources; i++) {
-		free(h->sources[i].name);
-		free(h->sources[i].reason);
-	}
-	free(h->sources);
+	model_facts_release(h->facts);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -131,23 +242,9 @@ model_clone(struct node_model *to, const struct node_model *from)
 	*to = *from;
 	to->label = model_strdup(from->label);
 	to->bye_text = model_strdup(from->bye_text);
-	to->hello.version = model_strdup(from->hello.version);
 	to->hello.host = model_strdup(from->hello.host);
-	to->hello.kernel = model_strdup(from->hello.kernel);
-	to->hello.arch = model_strdup(from->hello.arch);
-	to->hello.job = model_strdup(from->hello.job);
-	to->hello.sources = NULL;
-	if (from->hello.nsources > 0) {
-		to->hello.sources = xcalloc(from->hello.nsources,
-		    sizeof(*to->hello.sources));
-		for (k = 0; k < from->hello.nsources; k++) {
-			to->hello.sources[k] = from->hello.sources[k];
-			to->hello.sources[k].name =
-			    model_strdup(from->hello.sources[k].name);
-			to->hello.sources[k].reason =
-			    model_strdup(from->hello.sources[k].reason);
-		}
-	}
+	if (to->hello.facts != NULL)
+		to->hello.facts->refs++;
 	if (to->schema != NULL)
 		to->schema->refs++;
 	to->insts = NULL;
@@ -210,29 +307,18 @@ void
 model_set_hello(struct node_model *m, const struct proto_hello *ph)
 {
 	struct model_hello	*h = &m->hello;
-	unsigned		 i;
 
 	model_free_hello(h);
 	h->major = ph->major;
 	h->minor = ph->minor;
-	h->version = xstrdup(ph->version);
 	h->host = xstrdup(ph->host);
-	h->kernel = xstrdup(ph->kernel);
-	h->arch = xstrdup(ph->arch);
-	h->job = xstrdup(ph->job);
+	model_hello_bind(h, model_facts_get(ph));
 	h->ncpu = ph->ncpu;
 	h->mem_total = ph->mem_total;
 	h->clk_tck = ph->clk_tck;
 	h->page_size = ph->page_size;
 	h->start_ms = ph->start_ms;
 	h->interval_ms = ph->interval_ms;
-	h->nsources = ph->nsources;
-	h->sources = xcalloc(ph->nsources, sizeof(*h->sources));
-	for (i = 0; i < ph->nsources; i++) {
-		h->sources[i].name = xstrdup(ph->sources[i].name);
-		h->sources[i].on = ph->sources[i].on;
-		h->sources[i].reason = xstrdup(ph->sources[i].reason);
-	}
 	m->have_hello = 1;
 	m->time_ms = h->start_ms;
 }

@@ -21,19 +21,22 @@
 #include "proto.h"
 
 struct model_source {
-	char		*name;
+	const char	*name;
 	int		 on;
-	char		*reason;	/* why it is off, "" when on */
+	const char	*reason;	/* why it is off, "" when on */
 };
 
-/* HELLO, kept compactly: one node's strings, not fixed-size buffers. */
+/* HELLO, kept compactly.  The host is the node's own string; the probe's
+ * version, kernel, arch, job and the source list are the same on most
+ * nodes of a job and shared, by reference count, between the nodes that
+ * sent the same (22 sources were 1.2 KiB a node in 45 allocations). */
 struct model_hello {
 	uint8_t		 major, minor;
-	char		*version;
+	const char	*version;
 	char		*host;
-	char		*kernel;
-	char		*arch;
-	char		*job;
+	const char	*kernel;
+	const char	*arch;
+	const char	*job;
 	uint32_t	 ncpu;
 	uint64_t	 mem_total;
 	uint32_t	 clk_tck;
@@ -41,7 +44,8 @@ struct model_hello {
 	uint64_t	 start_ms;
 	uint32_t	 interval_ms;
 	unsigned	 nsources;
-	struct model_source *sources;
+	const struct model_source *sources;
+	struct mfacts	*facts;		/* model.c's: what the above share */
 };
 
 /* Fields the monitor reads for every rank of every sample, and those the

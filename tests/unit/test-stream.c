@@ -745,6 +745,68 @@ test_shared_schema(void)
 	stream_free(b);
 }
 
+/* A stream of just HELLO from host (and the gpu source's reason). */
+static struct stream *
+hello_stream(const char *host, const char *gpu_reason)
+{
+	struct stream	*s = stream_new(host);
+	size_t		 i;
+
+	wbuf_init(&w, mem, sizeof(mem));
+	put_hello(host, PROTO_MAJOR);
+	/* put_hello's gpu reason is "no driver": patch it in place. */
+	for (i = 0; i + 9 <= w.len; i++)
+		if (memcmp(w.data + i, "no driver", 9) == 0)
+			memcpy(w.data + i, gpu_reason, 9);
+	stream_feed(s, mem, w.len);
+	while (stream_next(s) > 0)
+		;
+	CHECK(stream_model(s)->have_hello);
+	return s;
+}
+
+/* Nodes that sent the same version, kernel, arch, job and sources share
+ * them; the host is each node's own; a clone shares them too. */
+static void
+test_shared_hello(void)
+{
+	struct stream			*a, *b, *c;
+	const struct model_hello	*ha, *hb, *hc;
+	struct node_model		 copy;
+
+	a = hello_stream("n1", "no driver");
+	b = hello_stream("n2", "no driver");
+	c = hello_stream("n3", "no device");
+	ha = &stream_model(a)->hello;
+	hb = &stream_model(b)->hello;
+	hc = &stream_model(c)->hello;
+	CHECK(ha->sources == hb->sources && ha->kernel == hb->kernel);
+	CHECK(ha->sources != hc->sources);
+	CHECK_STR(ha->host, "n1");
+	CHECK_STR(hb->host, "n2");
+	CHECK_STR(hc->host, "n3");
+	CHECK_INT(hc->nsources, 2);
+	CHECK_STR(hc->sources[1].reason, "no device");
+	CHECK_STR(hb->sources[1].reason, "no driver");
+	CHECK(hb->sources[0].on && !hb->sources[1].on);
+	CHECK_STR(hb->sources[0].name, "cpu");
+	CHECK_STR(hb->sources[0].reason, "");
+	CHECK_STR(hb->version, "test");
+	CHECK_STR(hb->kernel, "6.1");
+	CHECK_STR(hb->arch, "x86_64");
+	CHECK_STR(hb->job, "");
+	model_clone(&copy, stream_model(a));
+	stream_free(a);
+	stream_free(b);
+	/* The last references: the clone's and c's (ASan/valgrind read
+	 * freed memory here if the count were wrong). */
+	CHECK_STR(copy.hello.sources[1].reason, "no driver");
+	CHECK_STR(copy.hello.host, "n1");
+	model_free(&copy);
+	CHECK_STR(hc->sources[1].name, "gpu");
+	stream_free(c);
+}
+
 /* Mangled copies of the good stream must fail cleanly or decode. */
 static void
 test_mangled(void)
@@ -904,6 +966,7 @@ main(void)
 	RUN(test_too_many);
 	RUN(test_str_budget);
 	RUN(test_shared_schema);
+	RUN(test_shared_hello);
 	RUN(test_mangled);
 	RUN(test_json_strings);
 	return harness_done();
