@@ -254,12 +254,12 @@ model_clone(struct node_model *to, const struct node_model *from)
 		to->insts = xcalloc(from->capinsts, sizeof(*to->insts));
 	for (i = 0; i < from->ninsts; i++) {
 		src = from->insts[i];
-		size = sizeof(*src) + 2 * (size_t)src->nfields *
-		    sizeof(int64_t) + src->nstr * sizeof(char *) +
-		    strlen(src->name) + 1;
+		size = sizeof(*src) + ((size_t)src->nfields +
+		    src->mg->nctr) * sizeof(int64_t) +
+		    src->nstr * sizeof(char *) + strlen(src->name) + 1;
 		mi = xmalloc(size);
 		memcpy(mi, src, size);
-		mi->strs = (char **)(mi->v + 2 * (size_t)mi->nfields);
+		mi->strs = (char **)(mi->v + mi->nfields + mi->mg->nctr);
 		mi->name = (char *)(mi->strs + mi->nstr);
 		for (k = 0; k < mi->nstr; k++)
 			mi->strs[k] = model_strdup(src->strs[k]);
@@ -379,7 +379,12 @@ model_schema_build(const uint8_t *p, size_t len, struct mschema **out)
 			if (pf->kind == PF_STRING) {
 				mg->strmask |= (uint64_t)1 << f;
 				mg->strslot[f] = (int8_t)mg->nstr++;
-			} else if (pf->kind == PF_COUNTER &&
+			}
+			if (pf->kind == PF_COUNTER) {
+				mg->ctrmask |= (uint64_t)1 << f;
+				mg->nctr++;
+			}
+			if (pf->kind == PF_COUNTER &&
 			    strcmp(pf->unit, "cpu-jiffies") == 0)
 				mg->cpujmask |= (uint64_t)1 << f;
 			else if (pf->kind == PF_COUNTER &&
@@ -428,17 +433,20 @@ model_set_schema(struct node_model *m, const uint8_t *p, size_t len)
 	return WIRE_OK;
 }
 
-/* Values of the last sample become the previous ones. */
+/* Counters' values of the last sample become the previous ones. */
 void
 model_begin_sample(struct node_model *m)
 {
 	struct minst	*mi;
+	int64_t		*prev;
+	uint64_t	 bits;
 	uint32_t	 i;
 
 	for (i = 0; i < m->ninsts; i++) {
 		mi = m->insts[i];
-		memcpy(mi->v + mi->nfields, mi->v,
-		    mi->nfields * sizeof(mi->v[0]));
+		prev = mi->v + mi->nfields;
+		for (bits = mi->mg->ctrmask; bits != 0; bits &= bits - 1)
+			*prev++ = mi->v[__builtin_ctzll(bits)];
 		mi->prevp = mi->curp;
 	}
 }
@@ -497,7 +505,7 @@ model_add(struct node_model *m, uint32_t id, unsigned group,
 	size_t			 nf = mg->def->nfields, size;
 	uint32_t		 at;
 
-	size = sizeof(*mi) + 2 * nf * sizeof(int64_t) +
+	size = sizeof(*mi) + (nf + mg->nctr) * sizeof(int64_t) +
 	    mg->nstr * sizeof(char *) + namelen + 1;
 	mi = xcalloc(1, size);
 	mi->mg = mg;
@@ -505,7 +513,7 @@ model_add(struct node_model *m, uint32_t id, unsigned group,
 	mi->group = (uint16_t)group;
 	mi->nfields = (uint8_t)nf;
 	mi->nstr = (uint8_t)mg->nstr;
-	mi->strs = (char **)(mi->v + 2 * nf);
+	mi->strs = (char **)(mi->v + nf + mg->nctr);
 	mi->name = (char *)(mi->strs + mg->nstr);
 	memcpy(mi->name, name, namelen);
 	mi->name[namelen] = '\0';
@@ -698,18 +706,39 @@ model_str(const struct minst *mi, unsigned f)
 	return mi->strs[slot];
 }
 
+/* Where counter f's previous value is: after the current values, the
+ * counters in field order. */
+static int64_t
+model_prev(const struct minst *mi, unsigned f)
+{
+	uint64_t	below = mi->mg->ctrmask & (((uint64_t)1 << f) - 1);
+
+	return mi->v[mi->nfields + (unsigned)__builtin_popcountll(below)];
+}
+
+uint64_t
+model_prev_values(const struct minst *mi, int64_t *prev)
+{
+	uint64_t	ctr = mi->mg->ctrmask;
+	unsigned	f, k = 0;
+
+	for (f = 0; f < mi->nfields; f++)
+		prev[f] = (ctr & ((uint64_t)1 << f)) != 0 ?
+		    mi->v[mi->nfields + k++] : mi->v[f];
+	return (mi->prevp & ctr) | (mi->curp & ~ctr);
+}
+
 /* A counter's increase over the last interval; 0 when it has none (new,
- * reappeared or went backwards: a reset is not a rate). */
+ * reappeared, went backwards: a reset is not a rate; or not a counter). */
 static int
 model_delta(const struct minst *mi, unsigned f, int64_t *d)
 {
 	uint64_t	bit = (uint64_t)1 << f;
 	int64_t		delta;
 
-	if ((mi->curp & mi->prevp & bit) == 0)
+	if ((mi->curp & mi->prevp & mi->mg->ctrmask & bit) == 0)
 		return 0;
-	delta = (int64_t)((uint64_t)mi->v[f] -
-	    (uint64_t)mi->v[mi->nfields + f]);
+	delta = (int64_t)((uint64_t)mi->v[f] - (uint64_t)model_prev(mi, f));
 	if (delta < 0)
 		return 0;
 	*d = delta;

@@ -5,9 +5,10 @@
  * (groups of fields, shared between nodes that sent identical bytes), and a
  * table of live instances: one row of a group each ("" for node-wide
  * groups, a device, core or pid otherwise).  Every instance keeps the
- * current and the previous sample's integer values with present bits, so a
- * value that is absent is never confused with 0, and rates are computed
- * here from raw counters.  Strings are owned by the model.
+ * current sample's integer values, and its counters' previous ones, with
+ * present bits, so a value that is absent is never confused with 0, and
+ * rates are computed here from raw counters.  Strings are owned by the
+ * model.
  *
  * The structs are visible so readers can walk them; only model.c and
  * stream.c change them.
@@ -79,6 +80,8 @@ struct mgroup {
 	uint64_t	 cpujmask;	/* counters in unit "cpu-jiffies" */
 	uint64_t	 jiffmask;	/* counters in unit "jiffies" */
 	uint64_t	 centimask;	/* gauges in unit "centi" */
+	uint64_t	 ctrmask;	/* counters: they keep a previous value */
+	unsigned	 nctr;
 	unsigned	 nstr;
 	int8_t		 strslot[PROTO_MAX_FIELDS];	/* -1: not a string */
 	int8_t		 known[MGF_NKNOWN];	/* field, -1 absent */
@@ -103,7 +106,9 @@ struct mschema {
 };
 
 /* One instance: a row of a group.  v[0..nfields-1] are the current values,
- * v[nfields..2*nfields-1] the previous sample's. */
+ * v[nfields..nfields+nctr-1] the previous sample's of the group's counters
+ * (mgroup.ctrmask), in field order: only rates need the past, and gauges
+ * are about half the fields. */
 struct minst {
 	struct minst	*gnext, *gprev;	/* the group's instances, ADD order */
 	const struct mgroup *mg;	/* its group in the node's schema */
@@ -112,7 +117,7 @@ struct minst {
 	uint8_t		 nfields;
 	uint8_t		 nstr;
 	uint64_t	 curp;		/* present bits of this sample */
-	uint64_t	 prevp;		/* and of the previous one */
+	uint64_t	 prevp;		/* and of the previous one (counters) */
 	char		*name;
 	char		**strs;		/* nstr owned strings, NULL absent */
 	int64_t		 v[];
@@ -197,6 +202,10 @@ const struct mgroup *model_group(const struct node_model *, unsigned);
 int	 model_group_named(const struct node_model *, unsigned);
 /* The raw current value of an integer field: 1 when present. */
 int	 model_value(const struct minst *, unsigned, int64_t *);
+/* Every integer field's previous value into prev[nfields] (a gauge has
+ * none kept: its current one) and their present bits (the recording's
+ * key frames). */
+uint64_t model_prev_values(const struct minst *, int64_t *);
 /* A string field's value, or NULL when absent. */
 const char *model_str(const struct minst *, unsigned);
 /*

@@ -665,7 +665,8 @@ rec_intmask(const struct minst *mi)
 
 /*
  * The model as two SAMPLE frames: the first adds every instance in its
- * group's order with the previous sample's integer values, the second
+ * group's order with the previous sample's integer values (a gauge's
+ * current one: only counters keep a past, for their rates), the second
  * moves them to the current values and sets the strings.  A decoder that
  * reads both has the same values, rates, order and time as the model.
  */
@@ -675,9 +676,9 @@ rec_key_samples(struct wbuf *w, const struct node_model *m)
 	struct proto_sample_wr	 sw;
 	const struct minst	*mi;
 	const char		*s;
-	uint64_t		 im, seq;
+	uint64_t		 im, seq, pm;
 	unsigned		 g, f;
-	int64_t			 dt;
+	int64_t			 dt, prev[PROTO_MAX_FIELDS];
 
 	seq = m->seq > 0 ? m->seq - 1 : 0;
 	dt = (int64_t)(m->time_ms - (uint64_t)m->dt_ms - m->hello.start_ms);
@@ -685,9 +686,9 @@ rec_key_samples(struct wbuf *w, const struct node_model *m)
 	for (g = 0; g < m->schema->ngroups; g++) {
 		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
 			im = rec_intmask(mi);
+			pm = model_prev_values(mi, prev) & im;
 			proto_sample_add(&sw, mi->id, g, mi->name);
-			proto_sample_diff(&sw, mi->id, im, mi->v + mi->nfields,
-			    0, mi->v + mi->nfields, mi->prevp & im);
+			proto_sample_diff(&sw, mi->id, im, prev, 0, prev, pm);
 		}
 	}
 	if (proto_sample_end(&sw) != WIRE_OK)
@@ -696,8 +697,9 @@ rec_key_samples(struct wbuf *w, const struct node_model *m)
 	for (g = 0; g < m->schema->ngroups; g++) {
 		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
 			im = rec_intmask(mi);
-			proto_sample_diff(&sw, mi->id, im, mi->v + mi->nfields,
-			    mi->prevp & im, mi->v, mi->curp & im);
+			pm = model_prev_values(mi, prev) & im;
+			proto_sample_diff(&sw, mi->id, im, prev, pm, mi->v,
+			    mi->curp & im);
 			for (f = 0; f < mi->nfields; f++) {
 				if ((s = model_str(mi, f)) != NULL)
 					proto_sample_str(&sw, mi->id, f, s,
