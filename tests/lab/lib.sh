@@ -274,8 +274,18 @@ lab_oar_up() {
 	lab_oar_set SERVER_HOSTNAME "$LAB_HOST_ADDR"
 	lab_oar_set LOG_FILE "$LAB_LOG/oar.log"
 	install -o oar -g oar -m 644 /dev/null "$LAB_LOG/oar.log"
-	# No cpuset/cgroup script: it would edit the (shared) kernel's cgroups.
-	sed -i 's|^JOB_RESOURCE_MANAGER_PROPERTY_DB_FIELD=|#&|' "$LAB_OAR_CONF"
+	# OAR's job resource manager runs on every node of a job (as oar,
+	# through OAR's sshd).  With CPUSET_PATH unset it makes no cpuset (that
+	# would edit the shared kernel's cgroups) and only installs the job's
+	# key in ~oar/.ssh/authorized_keys and removes it at the end: how
+	# oarsh reaches a job's nodes.  oar.conf documents the mode: "if you
+	# only want to initialize job user without the cpuset, you have to set
+	# OARSUB_FORCE_JOB_KEY=yes".  The keys file is shared by the lab's
+	# nodes (one filesystem) and put back by lab_oar_down.
+	sed -i 's|^CPUSET_PATH=|#&|' "$LAB_OAR_CONF"
+	lab_oar_set OARSUB_FORCE_JOB_KEY yes
+	[ -e "$LAB_OAR/oar-keys.orig" ] ||
+		cp -p ~oar/.ssh/authorized_keys "$LAB_OAR/oar-keys.orig" || return 1
 	if ! oar-database --check --db-is-local >/dev/null 2>&1; then
 		: >"$LAB_OAR/db-created"
 		oar-database --create --db-is-local >"$LAB_LOG/oar-database.log" 2>&1 ||
@@ -333,6 +343,8 @@ lab_oar_down() {
 	fi
 	[ -e "$LAB_OAR/pg-started" ] && pg_ctlcluster "${LAB_OAR_PG[@]}" stop
 	[ -e "$LAB_OAR/oar.conf.orig" ] && cat "$LAB_OAR/oar.conf.orig" >"$LAB_OAR_CONF"
+	[ -e "$LAB_OAR/oar-keys.orig" ] &&
+		cat "$LAB_OAR/oar-keys.orig" >~oar/.ssh/authorized_keys
 	rm -rf "$LAB_OAR"
 	return 0
 }

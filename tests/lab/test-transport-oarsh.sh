@@ -1,25 +1,24 @@
 #!/bin/bash
 # test-transport-oarsh: the oarsh launcher row against the lab's real OAR
-# 2.5.9 and its real oarsh (OAR's sshd on port 6667 in every node).
+# 2.5.9, its real oarsh and OAR's sshd (port 6667) in every node.
 #
-# What the lab cannot do: deliver a node through oarsh.  oarsh reaches a
-# node as user oar with either the job's key (OAR_JOB_KEY_FILE), which
-# OAR's job resource manager installs in ~oar/.ssh/authorized_keys on each
-# node when the job starts, or the job's cpuset name (OAR_JOB_ID, through
-# oarstat), which that manager creates.  lab_oar_up turns the manager off
-# (it would edit the shared kernel's cgroups), so the key is never
-# installed and the job has no cpuset.  The rows' machinery is tested
-# through stand-in clients in tests/regress/remote-launchers.sh; here the
-# integration with the real client and the real scheduler is:
-#  - `--transport oarsh JOB` runs the real oarsh with OAR_JOB_ID=JOB for
-#    both nodes of a 2-node job of jtuser, and shows oarsh's own reason
-#    ("Cannot retrieve the job cpuset name for job id: JOB") per node;
-#  - with OAR_JOB_KEY_FILE (oarsub -k -e) the job key is offered and OAR's
-#    sshd refuses it: each node is refused for good with oarsh's words;
+# lab_oar_up runs OAR's job resource manager with CPUSET_PATH unset and
+# OARSUB_FORCE_JOB_KEY=yes (oar.conf's documented mode for job keys
+# without cpusets: the manager would otherwise edit the shared kernel's
+# cgroups), so every job's key is installed on its nodes and oarsh reaches
+# them as the job's user, as on an OAR cluster.  Checked here:
+#  - `--transport oarsh JOB` (OAR_JOB_ID: oarsh asks oarstat for the job)
+#    delivers both nodes of a 2-node job of jtuser, and the job's process
+#    is found on the job's first node, where OAR runs the script;
+#  - with OAR_JOB_KEY_FILE (oarsub -k -e KEY) both nodes deliver through
+#    the job's key;
 #  - jtdeny, whom every node's sshd refuses, watches his own OAR job with
-#    the default `auto`: the ladder moves his nodes from SSH to oarsh and
-#    the transport records say why;
-#  - nothing (no oarsh, no ssh to port 6667) is left afterwards.
+#    the default `auto`: the ladder moves his nodes from SSH to oarsh, the
+#    transport records say why, and both nodes deliver;
+#  - another user's job is refused with one clear line;
+#  - a node whose link goes down is reported lost and comes back;
+#  - kill -9 of jobtop leaves no oarsh, no ssh to port 6667 and no probe
+#    within 3 s.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -74,29 +73,108 @@ ids+=("$id")
 wait_running "$id" || lab_fail "OAR job $id did not start"
 before=$(leftovers)
 
-# 1. OAR_JOB_ID: the real oarsh runs for each node with the job's id.
-lab_as "$LAB_USER" timeout 60 "$JT" --no-record -b --json -n 2 -d 0.5 \
+# delivered FILE: "N NODES FIRST" = how many nodes sent >= 2 node
+# records, which, and the nodes where the job's "sleep" was a rank.
+delivered() {
+	python3 - "$1" <<'PY'
+import json, sys
+nodes, ranks = {}, set()
+for r in map(json.loads, open(sys.argv[1])):
+    if r["type"] == "node":
+        nodes[r["node"]] = nodes.get(r["node"], 0) + 1
+    elif r["type"] == "rank" and r.get("rank.comm") == "sleep":
+        ranks.add(r["node"])
+ok = sorted(n for n, c in nodes.items() if c >= 2)
+print(len(ok), ",".join(ok) or "-", ",".join(sorted(ranks)) or "-")
+PY
+}
+jobnodes=$(oarstat -fj "$id" | sed -n 's/.*assigned_hostnames = //p' | tr '+' ' ')
+first=${jobnodes%% *}
+second=${jobnodes##* }
+
+# 1. OAR_JOB_ID: the real oarsh reaches each node with the job's id.
+t0=$(date +%s%N)
+lab_as "$LAB_USER" timeout 60 "$JT" --no-record -b --json -n 3 -d 0.5 \
 	--scheduler oar --transport oarsh "$id" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-n=$(grep -c "Cannot retrieve the job cpuset name for job id: $id" "$tmp/out" "$tmp/err" |
-	awk -F: '{s += $2} END {print s}')
-nodes=$(grep -o '"node":"node[0-9]*","type":"transport","transport":"oarsh"' "$tmp/out" | sort -u | wc -l)
-if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$n" -ge 2 ]; then
-	ok "OAR_JOB_ID=$id: oarsh ran for both nodes: $(grep -h -m1 -o 'node[0-9]*: [^"]*cpuset name[^"]*' "$tmp/err" "$tmp/out" | head -1)"
+ms=$((($(date +%s%N) - t0) / 1000000))
+read -r n got ranks <<<"$(delivered "$tmp/out")"
+tr=$(grep -c '"type":"transport","transport":"oarsh"' "$tmp/out")
+if [ $rc -eq 0 ] && [ "$n" -eq 2 ] && [ "$tr" -eq 2 ] && [ "$ranks" = "$first" ]; then
+	ok "OAR_JOB_ID=$id: both nodes ($got) delivered through oarsh in $ms ms (3 samples at 0.5 s), the job's sleep found on $ranks"
 else
-	fail "OAR_JOB_ID: exit $rc, $n cpuset lines, $nodes oarsh nodes: $(tail -3 "$tmp/err")"
+	fail "OAR_JOB_ID: exit $rc, $n nodes delivered ($got), $tr oarsh records, sleep on '$ranks' (first node $first): $(tail -3 "$tmp/err")"
 fi
 
-# 2. OAR_JOB_KEY_FILE: the job key is offered, OAR's sshd refuses it.
+# 2. OAR_JOB_KEY_FILE: the job's own key.
 lab_as "$LAB_USER" env OAR_JOB_KEY_FILE="$key" timeout 60 "$JT" --no-record \
-	-b --json -n 2 -d 0.5 --scheduler oar --transport oarsh "$id" \
+	-b --json -n 3 -d 0.5 --scheduler oar --transport oarsh "$id" \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
-n=$(grep -c "refused: oarsh: oar@node[0-9]*: Permission denied" "$tmp/err")
-if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$n" -eq 2 ]; then
-	ok "OAR_JOB_KEY_FILE: $(grep -m1 refused "$tmp/err")"
+read -r n got ranks <<<"$(delivered "$tmp/out")"
+if [ $rc -eq 0 ] && [ "$n" -eq 2 ] && [ "$ranks" = "$first" ]; then
+	ok "OAR_JOB_KEY_FILE: both nodes ($got) delivered through the job key"
 else
-	fail "OAR_JOB_KEY_FILE: exit $rc, $n refusals: $(tail -3 "$tmp/err")"
+	fail "OAR_JOB_KEY_FILE: exit $rc, $n nodes delivered ($got), sleep on '$ranks': $(tail -3 "$tmp/err")"
+fi
+
+# 2b. Another user's job: one clear line, non-zero exit.
+lab_as "$LAB_DENY" timeout 30 "$JT" --no-record -b --json -n 1 \
+	--scheduler oar --transport oarsh "$id" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+    grep -q "belongs to $LAB_USER" "$tmp/err" && ! grep -q '"type":"node"' "$tmp/out"; then
+	ok "$LAB_DENY is refused $LAB_USER's job: $(cat "$tmp/err")"
+else
+	fail "another user's job: exit $rc: $(head -3 "$tmp/err")"
+fi
+
+# 2c. The second node's link goes down, then comes back.
+veth=$(lab_veth "$second")
+count_node() { grep -c "\"node\":\"$1\",\"type\":\"node\"" "$tmp/link.out"; }
+: >"$tmp/link.out"
+lab_as "$LAB_USER" "$JT" --no-record -b --json -d 0.5 --scheduler oar \
+	--transport oarsh "$id" >"$tmp/link.out" 2>"$tmp/link.err" &
+linkpid=$!
+for _ in $(seq 100); do [ "$(count_node "$second")" -ge 3 ] && break; sleep 0.1; done
+ip link set "$veth" down
+sleep 5
+ip link set "$veth" up
+up_at=$(date +%s%N)
+n_before=$(count_node "$second")
+back=
+for _ in $(seq 400); do
+	if [ "$(count_node "$second")" -gt "$n_before" ]; then
+		back=$((($(date +%s%N) - up_at) / 1000000)); break
+	fi
+	sleep 0.1
+done
+lost=$(grep -c "\"node\":\"$second\",\"type\":\"state\",\"state\":\"lost" "$tmp/link.out")
+if [ "$lost" -ge 1 ] && [ -n "$back" ]; then
+	ok "$second lost while its link was down, delivering again ${back} ms after it came back"
+else
+	fail "link down/up on $second: $lost lost records, back '${back:-never}': $(grep "\"$second\",\"type\":\"state\"" "$tmp/link.out" | tail -3)"
+fi
+
+# 2d. kill -9 of jobtop while it streams: nothing left within 3 s.
+jp=$(pgrep -u "$LAB_USER" -x jobtop | head -1)
+probes_before=$(pgrep -u "$LAB_USER" -f 'probe-[0-9a-f]* ' | grep -c .)
+clients_before=$(leftovers)
+kill -9 "$jp"
+t0=$(date +%s%N)
+gone=
+for _ in $(seq 60); do
+	if [ "$(leftovers)" -le "$before" ] &&
+	    ! pgrep -u "$LAB_USER" -f 'probe-[0-9a-f]* ' >/dev/null; then
+		gone=$((($(date +%s%N) - t0) / 1000000)); break
+	fi
+	sleep 0.05
+done
+wait "$linkpid" 2>/dev/null
+if [ "$probes_before" -ge 2 ] && [ "$clients_before" -ge $((before + 2)) ] && [ -n "$gone" ] && [ "$gone" -le 3000 ]; then
+	ok "kill -9 of jobtop: $clients_before clients and 2 probes before, none after $gone ms"
+else
+	fail "kill -9: $clients_before clients, $probes_before probes before; after 3 s: $(leftovers) clients, $(pgrep -u "$LAB_USER" -f 'probe-[0-9a-f]* ' | grep -c .) probes"
 fi
 
 # 3. jtdeny's OAR job under auto: SSH refused, the ladder takes oarsh.
@@ -104,7 +182,7 @@ did=$(oar_sub "$LAB_DENY" -l nodes=2 "sleep 300") && [ -n "$did" ] ||
 	lab_fail "$LAB_DENY's OAR job was not submitted"
 ids+=("$did")
 wait_running "$did" || lab_fail "OAR job $did did not start"
-lab_as "$LAB_DENY" timeout 90 "$JT" --no-record -b --json -n 2 -d 0.5 \
+lab_as "$LAB_DENY" timeout 90 "$JT" --no-record -b --json -n 3 -d 0.5 \
 	--scheduler oar "$did" >"$tmp/out" 2>"$tmp/err"
 moved=$(python3 - "$tmp/out" <<'PY'
 import json, sys
@@ -119,8 +197,9 @@ first = sorted(last)[0] if last else None
 print(len(good), last[first].get("skipped", "(none)") if first else "(none)")
 PY
 )
-if [ "${moved%% *}" -eq 2 ]; then
-	ok "$LAB_DENY under auto: 2 nodes moved to oarsh: ${moved#* }"
+read -r n got ranks <<<"$(delivered "$tmp/out")"
+if [ "${moved%% *}" -eq 2 ] && [ "$n" -eq 2 ]; then
+	ok "$LAB_DENY under auto: 2 nodes moved to oarsh and delivered ($got): ${moved#* }"
 else
 	fail "$LAB_DENY under auto: ${moved%% *} nodes on oarsh: $(grep '"type":"transport"' "$tmp/out" | tail -2) $(tail -2 "$tmp/err")"
 fi

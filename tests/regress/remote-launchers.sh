@@ -2,8 +2,8 @@
 # remote-launchers: the schedulers' remote shells as transports (oarsh,
 # blaunch, pbs_tmrsh: rows of feed-ssh.c's client machinery).  Their real
 # clients need their scheduler's daemons, which do not run here (OAR runs
-# in the lab, but its oarsh needs the job's cpuset or an installed job
-# key: tests/lab/test-transport-oarsh.sh), so each is a stand-in script of
+# in the lab, where tests/lab/test-transport-oarsh.sh drives the real
+# oarsh; these regress checks need no lab), so each is a stand-in script of
 # the real name, first in PATH, that checks what the real one needs in
 # its environment, logs its argv and execs the system ssh to a real sshd
 # on loopback.  Checks: every row delivers samples from two nodes and is
