@@ -434,6 +434,14 @@ session_update_state(struct session *s, int i, uint64_t now)
 		nd->lost = 1;
 		return;
 	}
+	/* Lost for its silence, then its stream ended (the feed ended the
+	 * client, not yet reaped): still lost until the feed says what
+	 * comes next or a new stream delivers, not "live" for a moment. */
+	if (ph == FEED_LIVE && nd->silent && !nd->got_data &&
+	    !nd->stopping) {
+		nd->lost = 1;
+		return;
+	}
 	nd->silent = 0;
 	if (ph == FEED_LOST)
 		nd->lost = 1;
