@@ -72,6 +72,7 @@ feed_l2_phase(struct feed *f, const char **why)
 	struct feed_l2	*l = f->impl;
 	struct rsess	*s = l->s;
 	const char	*st;
+	char		 other[512];
 
 	*why = "";
 	switch (rsess_phase(s)) {
@@ -107,6 +108,13 @@ feed_l2_phase(struct feed *f, const char **why)
 			    "later refuse; the system ssh (--transport ssh) "
 			    "signs with rsa-sha2", rsess_error(s),
 			    feed_libssh2_version());
+		/* Or what the user's OpenSSH would have used instead (a
+		 * certificate, ProxyJump, a Kerberos ticket). */
+		if (l->rc != NULL && rsess_auth_refused(s) && l->why[0] ==
+		    '\0' && feed_libssh2_usable(l->rc, rsess_host(s), other,
+		    sizeof(other)) < 0)
+			snprintf(l->why, sizeof(l->why), "%s; %s: the system "
+			    "ssh (--transport ssh) can", rsess_error(s), other);
 		if (rsess_auth_refused(s) && l->why[0] != '\0')
 			*why = l->why;
 		return rsess_refused(s) ? FEED_REFUSED : FEED_FAILED;

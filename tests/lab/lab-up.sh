@@ -12,7 +12,11 @@
 # refuses); jtdeny is refused by every node's sshd (DenyUsers) but Slurm runs
 # his jobs (srun --overlap is his way in); jtjump is refused on node2..N when
 # he comes from the login node (DenyUsers jtjump@<host address>), so only his
-# ~/.ssh/config's ProxyJump through node1 reaches them.
+# ~/.ssh/config's ProxyJump through node1 reaches them; jtcert's key is in
+# no authorized_keys: the nodes trust it through the OpenSSH user
+# certificate the lab's user CA signed (TrustedUserCAKeys), as centres
+# that hand out short-lived certificates do (libssh2 1.10 cannot present
+# one).
 #
 # It always cleans first (lab-down.sh), so it is idempotent and recovers from
 # a crash.  It returns when every node is idle in sinfo and ssh works for
@@ -152,6 +156,7 @@ mkdir -p "$LAB_DIR/slurm/ctld"
 
 # --- ssh: host keys, per-node sshd config, user keys and known_hosts ------
 known_hosts=""
+ssh-keygen -q -t ed25519 -N '' -C "jobtop-lab user CA" -f "$LAB_DIR/ssh/user_ca"
 for node in "${LAB_NODES[@]}"; do
 	nd=$LAB_DIR/nodes/$node
 	mkdir -p "$nd"
@@ -167,6 +172,8 @@ UsePAM no
 # Root's lab key lives in the lab, never in /root/.ssh: sshd also reads
 # $LAB_DIR/ssh/authorized_keys.<user>, which exists for root only.
 AuthorizedKeysFile .ssh/authorized_keys $LAB_DIR/ssh/authorized_keys.%u
+# Users may also log in with a certificate of the lab's user CA (jtcert).
+TrustedUserCAKeys $LAB_DIR/ssh/user_ca.pub
 PermitRootLogin prohibit-password
 PasswordAuthentication no
 KbdInteractiveAuthentication no
@@ -189,9 +196,11 @@ EOF
 	fi
 done
 
-# setup_user USER [rsa|jump]: an ordinary account with an ed25519 key (or,
-# with rsa, only an RSA 3072 key) that logs in to every node (home directories
-# are shared by all nodes); jump: node2.. are reached through node1.
+# setup_user USER [rsa|jump|cert]: an ordinary account with an ed25519 key
+# (or, with rsa, only an RSA 3072 key) that logs in to every node (home
+# directories are shared by all nodes); jump: node2.. are reached through
+# node1; cert: the key is in no authorized_keys, a certificate of the lab's
+# user CA (a day's validity, principal USER) lets it in.
 setup_user() {
 	local user=$1 kind=${2:-} home key
 	if ! getent passwd "$user" >/dev/null; then
@@ -213,7 +222,14 @@ setup_user() {
 		[ -f "$home/.ssh/id_ed25519" ] ||
 			ssh-keygen -q -t ed25519 -N '' -C "$user@jobtop-lab" -f "$home/.ssh/id_ed25519"
 	fi
-	cp "$home/.ssh/$key.pub" "$home/.ssh/authorized_keys"
+	if [ "$kind" = cert ]; then
+		: >"$home/.ssh/authorized_keys"
+		rm -f "$home/.ssh/$key-cert.pub"
+		ssh-keygen -q -s "$LAB_DIR/ssh/user_ca" -I "$user@jobtop-lab" \
+			-n "$user" -V -5m:+1d "$home/.ssh/$key.pub"
+	else
+		cp "$home/.ssh/$key.pub" "$home/.ssh/authorized_keys"
+	fi
 	printf '%s' "$known_hosts" >"$home/.ssh/known_hosts"
 	cat >"$home/.ssh/config" <<EOF
 # Written by jobtop's tests/lab/lab-up.sh.
@@ -247,6 +263,7 @@ setup_user "$LAB_OTHER"
 setup_user "$LAB_RSA" rsa
 setup_user "$LAB_DENY"
 setup_user "$LAB_JUMP" jump
+setup_user "$LAB_CERT" cert
 
 rh=$LAB_ROOT_HOME/.ssh
 chmod 700 "$rh"
@@ -340,7 +357,7 @@ check_ssh() {
 	return 1
 }
 pids=()
-for user in "$LAB_USER" "$LAB_OTHER" "$LAB_RSA" "$LAB_JUMP" root; do
+for user in "$LAB_USER" "$LAB_OTHER" "$LAB_RSA" "$LAB_JUMP" "$LAB_CERT" root; do
 	for node in "${LAB_NODES[@]}"; do
 		check_ssh "$user" "$node" &
 		pids+=($!)
@@ -354,5 +371,5 @@ fi
 rm -f "$LAB_LOG"/ssh-check.*
 
 touch "$LAB_DIR/up"
-echo "lab-up: $N nodes idle, ssh ok for $LAB_USER, $LAB_OTHER, $LAB_RSA, $LAB_JUMP and root, in $(
+echo "lab-up: $N nodes idle, ssh ok for $LAB_USER, $LAB_OTHER, $LAB_RSA, $LAB_JUMP, $LAB_CERT and root, in $(
 	echo "$(date +%s.%N) $t_start" | awk '{printf "%.1f", $1 - $2}')s (state in $LAB_DIR)"

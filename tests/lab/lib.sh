@@ -36,6 +36,7 @@ LAB_OTHER=jtother			# second ordinary user (must not see jtuser's job)
 LAB_RSA=jtrsa				# a user whose only key is RSA 3072 (id_rsa)
 LAB_DENY=jtdeny				# the nodes' sshd refuses him (DenyUsers); Slurm runs his jobs
 LAB_JUMP=jtjump				# reaches node2.. only through node1 (ProxyJump)
+LAB_CERT=jtcert				# logs in only with an OpenSSH user certificate
 LAB_ROOT_HOME=$LAB_DIR/root-home	# root's lab ssh identity; /root/.ssh is never touched
 LAB_ROOT_SSH_CONFIG=$LAB_ROOT_HOME/.ssh/config
 LAB_SLURM_CONF=$LAB_DIR/etc/slurm.conf

@@ -7,6 +7,10 @@
 #  - jtjump, who reaches node2.. only through node1 (ProxyJump in his
 #    ~/.ssh/config), watches his 4-node job with auto: node1 on libssh2,
 #    the others on ssh because of the ProxyJump;
+#  - jtcert, whom the nodes let in only through an OpenSSH user
+#    certificate (no authorized key), watches his 4-node job with auto:
+#    libssh2 cannot present certificates, every node moves to ssh and the
+#    reason names the certificate;
 #  - --transport ssh delivers every node of jtuser's 4-node job, each rank
 #    id on the node where Slurm placed it;
 #  - kill -9 of jobtop leaves no ssh client here and no probe on any node
@@ -148,6 +152,23 @@ lab_ranks "$job" >"$tmp/jump.placed"
 run "$LAB_JUMP" "$job" jump
 check "$tmp/jump.out" "$LAB_JUMP auto" "$tmp/jump.placed" \
 	"node1=libssh2,*=ssh:ProxyJump node1" || fails=$((fails + 1))
+lab_cancel "$job"
+
+# 2b. A certificate, auto: libssh2 cannot present it, every node on ssh.
+job=$(lab_submit "$LAB_CERT" healthy) || lab_fail "$LAB_CERT's job did not start"
+jobs_started+=("$job")
+lab_ranks "$job" >"$tmp/cert.placed"
+run "$LAB_CERT" "$job" cert
+check "$tmp/cert.out" "$LAB_CERT auto" "$tmp/cert.placed" "*=ssh:certificate" ||
+	fails=$((fails + 1))
+# The certificate is the only way in: forced libssh2 (the bare key) is refused.
+lab_as "$LAB_CERT" "$JT" --no-record -b --json -n 1 --transport libssh2 \
+	-w node2 >/dev/null 2>"$tmp/cert-l2.err"
+if [ $? -ne 0 ] && grep -q "authentication refused for $LAB_CERT@node2 .*certificate .*-cert.pub.*--transport ssh" "$tmp/cert-l2.err"; then
+	ok "--transport libssh2 as $LAB_CERT: $(head -1 "$tmp/cert-l2.err")"
+else
+	fail "--transport libssh2 as $LAB_CERT did not refuse: $(cat "$tmp/cert-l2.err")"
+fi
 lab_cancel "$job"
 
 # 3. --transport ssh for an ordinary user: every node, ranks placed.
