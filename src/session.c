@@ -357,6 +357,8 @@ session_stream_end(struct session *s, int i)
 	nd->st_ended = 1;
 }
 
+static void	session_update_state(struct session *, int, uint64_t);
+
 /* Move what a node's feed has into its decoder. */
 static void
 session_drain(struct session *s, int i, uint64_t now)
@@ -387,6 +389,11 @@ session_drain(struct session *s, int i, uint64_t now)
 				s->hooks.restart(s->hooks.arg, s, i,
 				    clock_wall_ms());
 		}
+		/* A stream's first bytes: its state ("live") goes out before
+		 * the records they carry (a feed may go from connecting to
+		 * delivering within one step). */
+		if (!nd->got_data)
+			session_update_state(s, i, now);
 		nd->last_data = now;
 		nd->got_data = 1;
 		if (s->hooks.bytes != NULL)

@@ -8,6 +8,9 @@
 	  exit_ms   from just before the spawn to the command's exit
 	  first_ms  from just before the spawn to the line carrying the last
 		    node's first "type":"node" record (-1: no node record)
+	  out_ms    to the last node's first "live" state record: its probe's
+		    HELLO, the node's first output (-1: not every node that
+		    delivered went live)
 	  nodes     nodes that delivered a "type":"node" record
 	  failed    nodes whose last state record was failed/lost/refused
 	  rc        the command's exit status
@@ -67,6 +70,7 @@ class Reader(threading.Thread):
 		self.first = {}		# node -> ms of its first node record
 		self.count = {}		# node -> node records so far
 		self.state = {}		# node -> last state word
+		self.live = {}		# node -> ms of its first "live" state
 		self.bytes = 0
 		self.lock = threading.Lock()
 
@@ -88,6 +92,10 @@ class Reader(threading.Thread):
 				if s is not None:
 					with self.lock:
 						self.state[name] = s.group(1)
+						if s.group(1) == b"live" and \
+						    name not in self.live:
+							self.live[name] = \
+							    (t - self.t0) * 1000
 
 	def snapshot(self):
 		with self.lock:
@@ -135,8 +143,11 @@ def do_first(args, cmd):
 	failed = sum(1 for s in r.state.values()
 	    if s in (b"failed", b"lost", b"refused"))
 	first = max(r.first.values()) if r.first else -1
-	print("exit_ms=%.0f first_ms=%.0f nodes=%d failed=%d rc=%d missing=%s" %
-	    ((t1 - t0) * 1000, first, len(r.first), failed, rc, r.missing()))
+	out = max(r.live.values()) if r.first and \
+	    set(r.first) <= set(r.live) else -1
+	print("exit_ms=%.0f first_ms=%.0f out_ms=%.0f nodes=%d failed=%d rc=%d "
+	    "missing=%s" % ((t1 - t0) * 1000, first, out, len(r.first), failed,
+	    rc, r.missing()))
 
 
 def children(pid):
