@@ -125,14 +125,28 @@ hist_val_float(hist_val h)
 	return f;
 }
 
+/* v as the history keeps it: a float, NaN when not finite. */
+static float
+history_float(double v)
+{
+	return isfinite(v) ? (float)v : NAN;
+}
+
 /* Write v at the ring's head slot of one series; v as a float. */
 static float
 history_put(hist_val *series, unsigned head, double v)
 {
-	float	f = isfinite(v) ? (float)v : NAN;
+	float	f = history_float(v);
 
 	series[head] = history_pack(f);
 	return f;
+}
+
+/* Does node metric k keep its past (HN_PAST)? */
+static int
+history_node_past(enum hist_node_metric k)
+{
+	return (HN_PAST & ((uint64_t)1 << k)) != 0;
 }
 
 /* Write a rank's newest value of metric k into its ring's slot (the
@@ -152,8 +166,8 @@ history_node_put(struct hist_node *hn, enum hist_node_metric k,
 {
 	unsigned	i;
 
-	if ((HN_PAST & ((uint64_t)1 << k)) == 0) {
-		hn->cur[k] = isfinite(v) ? (float)v : NAN;
+	if (!history_node_past(k)) {
+		hn->cur[k] = history_float(v);
 		return;
 	}
 	if (hn->v[k] == NULL) {
@@ -580,7 +594,7 @@ history_node_get(const struct history *h, int i, enum hist_node_metric k,
 	if (i < 0 || i >= h->nnodes)
 		return NAN;
 	hn = h->nodes[i];
-	if ((HN_PAST & ((uint64_t)1 << k)) == 0)
+	if (!history_node_past(k))
 		return back == 0 && hn->len > 0 ? hn->cur[k] : NAN;
 	return history_ring_get(hn->v[k], &hn->cur[k], HIST_NODE_DEPTH,
 	    hn->head, hn->len, back);
@@ -599,7 +613,7 @@ history_node_series(const struct history *h, int i, enum hist_node_metric k,
 		return;
 	}
 	hn = h->nodes[i];
-	if ((HN_PAST & ((uint64_t)1 << k)) == 0) {
+	if (!history_node_past(k)) {
 		for (j = 0; j < n; j++)
 			out[n - 1 - j] = (float)history_node_get(h, i, k, j);
 		return;

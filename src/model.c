@@ -49,6 +49,7 @@ struct mfacts {
 	unsigned	 nsources;
 	size_t		 keylen;
 	char		*key;
+	const char	*fixed[4];	/* version, kernel, arch, job */
 	struct model_source src[];
 };
 static struct mfacts	*model_facts;
@@ -132,8 +133,10 @@ model_facts_get(const struct proto_hello *ph)
 	memcpy(f->key, key, len);
 	free(key);
 	at = 0;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 4; i++) {
+		f->fixed[i] = f->key + at;
 		at += strlen(f->key + at) + 1;
+	}
 	for (i = 0; i < ph->nsources; i++) {
 		f->src[i].on = f->key[at++] == '1';
 		f->src[i].name = f->key + at;
@@ -150,16 +153,11 @@ model_facts_get(const struct proto_hello *ph)
 static void
 model_hello_bind(struct model_hello *h, struct mfacts *f)
 {
-	size_t	at = 0;
-
 	h->facts = f;
-	h->version = f->key;
-	at += strlen(f->key + at) + 1;
-	h->kernel = f->key + at;
-	at += strlen(f->key + at) + 1;
-	h->arch = f->key + at;
-	at += strlen(f->key + at) + 1;
-	h->job = f->key + at;
+	h->version = f->fixed[0];
+	h->kernel = f->fixed[1];
+	h->arch = f->fixed[2];
+	h->job = f->fixed[3];
 	h->nsources = f->nsources;
 	h->sources = f->src;
 }
@@ -224,6 +222,24 @@ model_free(struct node_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* An instance of group mg in one block: the struct, the current values
+ * and the counters' previous ones, the string pointers, the name. */
+static size_t
+model_inst_size(const struct mgroup *mg, size_t namelen)
+{
+	return sizeof(struct minst) + ((size_t)mg->def->nfields + mg->nctr) *
+	    sizeof(int64_t) + mg->nstr * sizeof(char *) + namelen + 1;
+}
+
+/* Point an instance's strs and name into its block (mg, nfields, nstr
+ * set). */
+static void
+model_inst_layout(struct minst *mi)
+{
+	mi->strs = (char **)(mi->v + mi->nfields + mi->mg->nctr);
+	mi->name = (char *)(mi->strs + mi->nstr);
+}
+
 static char *
 model_strdup(const char *s)
 {
@@ -254,13 +270,10 @@ model_clone(struct node_model *to, const struct node_model *from)
 		to->insts = xcalloc(from->capinsts, sizeof(*to->insts));
 	for (i = 0; i < from->ninsts; i++) {
 		src = from->insts[i];
-		size = sizeof(*src) + ((size_t)src->nfields +
-		    src->mg->nctr) * sizeof(int64_t) +
-		    src->nstr * sizeof(char *) + strlen(src->name) + 1;
+		size = model_inst_size(src->mg, strlen(src->name));
 		mi = xmalloc(size);
 		memcpy(mi, src, size);
-		mi->strs = (char **)(mi->v + mi->nfields + mi->mg->nctr);
-		mi->name = (char *)(mi->strs + mi->nstr);
+		model_inst_layout(mi);
 		for (k = 0; k < mi->nstr; k++)
 			mi->strs[k] = model_strdup(src->strs[k]);
 		mi->gnext = mi->gprev = NULL;
@@ -505,16 +518,14 @@ model_add(struct node_model *m, uint32_t id, unsigned group,
 	size_t			 nf = mg->def->nfields, size;
 	uint32_t		 at;
 
-	size = sizeof(*mi) + (nf + mg->nctr) * sizeof(int64_t) +
-	    mg->nstr * sizeof(char *) + namelen + 1;
+	size = model_inst_size(mg, namelen);
 	mi = xcalloc(1, size);
 	mi->mg = mg;
 	mi->id = id;
 	mi->group = (uint16_t)group;
 	mi->nfields = (uint8_t)nf;
 	mi->nstr = (uint8_t)mg->nstr;
-	mi->strs = (char **)(mi->v + nf + mg->nctr);
-	mi->name = (char *)(mi->strs + mg->nstr);
+	model_inst_layout(mi);
 	memcpy(mi->name, name, namelen);
 	mi->name[namelen] = '\0';
 	m->strbytes += namelen;
