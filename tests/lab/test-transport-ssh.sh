@@ -128,47 +128,43 @@ run() {
 	return 0
 }
 
+# auto_case USER NAME EXPECT: USER's healthy job watched with auto, then
+# checked (check's EXPECT); the job is left running (its id in $job).
+auto_case() {
+	job=$(lab_submit "$1" healthy) || lab_fail "$1's job did not start"
+	jobs_started+=("$job")
+	lab_ranks "$job" >"$tmp/$2.placed"
+	run "$1" "$job" "$2"
+	check "$tmp/$2.out" "$1 auto" "$tmp/$2.placed" "$3" || fails=$((fails + 1))
+}
+# l2_refused USER NAME PATTERN: forced libssh2 to node2 fails, and its
+# error matches PATTERN (grep).
+l2_refused() {
+	lab_as "$1" "$JT" --no-record -b --json -n 1 --transport libssh2 \
+		-w node2 >/dev/null 2>"$tmp/$2-l2.err"
+	if [ $? -ne 0 ] && grep -q "$3" "$tmp/$2-l2.err"; then
+		ok "--transport libssh2 as $1: $(head -1 "$tmp/$2-l2.err")"
+	else
+		fail "--transport libssh2 as $1 did not refuse: $(cat "$tmp/$2-l2.err")"
+	fi
+}
+
 # 1. RSA only, auto: every node ends up on ssh, and says why.
-job=$(lab_submit "$LAB_RSA" healthy) || lab_fail "$LAB_RSA's job did not start"
-jobs_started+=("$job")
-lab_ranks "$job" >"$tmp/rsa.placed"
-run "$LAB_RSA" "$job" rsa
-check "$tmp/rsa.out" "$LAB_RSA auto" "$tmp/rsa.placed" "*=ssh:RSA" ||
-	fails=$((fails + 1))
+auto_case "$LAB_RSA" rsa "*=ssh:RSA"
 # Forced libssh2 cannot: the refusal names the key.
-lab_as "$LAB_RSA" "$JT" --no-record -b --json -n 1 --transport libssh2 \
-	-w node2 >/dev/null 2>"$tmp/rsa-l2.err"
-if [ $? -ne 0 ] && grep -q "authentication refused.*id_rsa" "$tmp/rsa-l2.err"; then
-	ok "--transport libssh2 as $LAB_RSA: $(head -1 "$tmp/rsa-l2.err")"
-else
-	fail "--transport libssh2 as $LAB_RSA did not refuse: $(cat "$tmp/rsa-l2.err")"
-fi
+l2_refused "$LAB_RSA" rsa "authentication refused.*id_rsa"
 lab_cancel "$job"
 
 # 2. ProxyJump, auto: node1 directly over libssh2, the others over ssh.
-job=$(lab_submit "$LAB_JUMP" healthy) || lab_fail "$LAB_JUMP's job did not start"
-jobs_started+=("$job")
-lab_ranks "$job" >"$tmp/jump.placed"
-run "$LAB_JUMP" "$job" jump
-check "$tmp/jump.out" "$LAB_JUMP auto" "$tmp/jump.placed" \
-	"node1=libssh2,*=ssh:ProxyJump node1" || fails=$((fails + 1))
+auto_case "$LAB_JUMP" jump "node1=libssh2,*=ssh:ProxyJump node1"
 lab_cancel "$job"
 
 # 2b. A certificate, auto: libssh2 cannot present it, every node on ssh.
-job=$(lab_submit "$LAB_CERT" healthy) || lab_fail "$LAB_CERT's job did not start"
-jobs_started+=("$job")
-lab_ranks "$job" >"$tmp/cert.placed"
-run "$LAB_CERT" "$job" cert
-check "$tmp/cert.out" "$LAB_CERT auto" "$tmp/cert.placed" "*=ssh:certificate" ||
-	fails=$((fails + 1))
-# The certificate is the only way in: forced libssh2 (the bare key) is refused.
-lab_as "$LAB_CERT" "$JT" --no-record -b --json -n 1 --transport libssh2 \
-	-w node2 >/dev/null 2>"$tmp/cert-l2.err"
-if [ $? -ne 0 ] && grep -q "authentication refused for $LAB_CERT@node2 .*certificate .*-cert.pub.*--transport ssh" "$tmp/cert-l2.err"; then
-	ok "--transport libssh2 as $LAB_CERT: $(head -1 "$tmp/cert-l2.err")"
-else
-	fail "--transport libssh2 as $LAB_CERT did not refuse: $(cat "$tmp/cert-l2.err")"
-fi
+auto_case "$LAB_CERT" cert "*=ssh:certificate"
+# The certificate is the only way in: forced libssh2 (the bare key) is
+# refused, and says what would work.
+l2_refused "$LAB_CERT" cert \
+	"authentication refused for $LAB_CERT@node2 .*certificate .*-cert.pub.*--transport ssh"
 lab_cancel "$job"
 
 # 3. --transport ssh for an ordinary user: every node, ranks placed.
