@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # jobtop: build the monitor (./jobtop) and the static probe (./jobtop-probe).
 # ./jobtop-nvml is the probe's NVML helper: dynamic, against glibc, since
 # it loads the driver's libnvidia-ml.so.1 (probes/NVIDIA.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * jobtop-probe: runs on a node, samples every enabled source each interval
  * and writes the protocol of src/PROTOCOL.md to standard output: HELLO,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ranks-find: which processes on this node are the job's.  A scan lists
  * /proc with getdents64 on a descriptor opened at start-up, merges the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ranks: the processes of a job on this node, as the "rank" source sees
  * them.  Two modules share this header: probes/ranks-find.c decides which

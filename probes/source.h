@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The probe's metric sources.  A source is one file, probes/src-<name>.c,
  * exporting one `const struct source`; probes/sources.c lists them all in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The registry of metric sources, in the order their groups appear in the
  * schema.  How to add one: see probes/source.h.

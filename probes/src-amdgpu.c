@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * amdgpu: AMD GPUs through the amdgpu driver's sysfs files, one instance
  * of group "amdgpu" per card, named as DRM names it ("card0").  A card is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cgroup: the job's cgroup accounting, one instance of group "cgroup"
  * named by the job cgroup's path in its hierarchy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * cpu: processor time from one read of /proc/stat.  The "cpu" line is the
  * node total (group "cpu", instance ""), the "cpuN" lines are the online

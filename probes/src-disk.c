@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * disk: block device I/O from /proc/diskstats, one instance of group
  * "disk" per whole device.  A device is whole when /sys/block/NAME exists

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ib: InfiniBand and Omni-Path port counters from sysfs, one instance of
  * group "ib" per port, named "DEVICE/PORT" ("mlx5_0/1", "hfi1_0/1").  Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * load: the node's load averages and runnable/total task counts from
  * /proc/loadavg.  Load is sent as hundredths (unit "centi") so it travels

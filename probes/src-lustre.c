@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * lustre: the Lustre client's statistics.  Group "llite" has one instance
  * per mounted file system, named by its fsname (the stats directory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * mem: the node's memory from /proc/meminfo, node-wide (group "mem",
  * instance "").  The kernel reports kB; values travel as bytes.  Used

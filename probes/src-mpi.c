@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * mpi: how much of each rank's CPU time goes into its MPI library, live
  * and without relinking, one instance of group "rankmpi" per process the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * net: network interface traffic from /proc/net/dev, one instance of group
  * "net" per interface, loopback included (MPI ranks on one node talk over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * nfs: NFS client statistics per mount from /proc/self/mountstats, one
  * instance of group "nfs" per mount point (as the file writes it, a space

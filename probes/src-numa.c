@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * numa: the node's NUMA nodes and where the job's processes keep their
  * memory.  Group "numa" has one instance per NUMA node ("node0", ...)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * nvgpu: NVIDIA GPUs, through NVML or nvidia-smi.  Group "gpu" has one
  * instance per GPU, named by its index ("0"): utilization (percent),

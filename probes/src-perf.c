@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * perf: hardware counters of the job's processes, one instance of group
  * "rankperf" per process the rank source reports, named like its rank

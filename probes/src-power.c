@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * power and ipmi: what the node draws as a whole, beside the processor's
  * own RAPL counters (src-rapl.c), which leave out GPUs, disks, fans and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ranks: the job's processes on this node, one instance of group "rank"
  * per process, named by its pid in decimal.  probes/ranks-find.c decides

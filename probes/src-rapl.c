@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rapl: the processor's energy counters (Intel RAPL, and AMD's, which the
  * same powercap driver exposes) from /sys/class/powercap, one instance of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * self: what the probe itself costs the node (group "self", instance ""):
  * its CPU time, resident memory and the bytes it has sent.  These files are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * thermal: the node's temperature sensors, one instance of group "temp"
  * per sensor, in millidegrees Celsius (unit "celsius-milli") as the

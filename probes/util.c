@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * File access and number parsing for sources.  Paths are taken relative to
  * the probe's --root so fixture trees stand in for /proc and /sys.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * explain: jobtop --explain.  Each rung runs in a session of its own with
  * one node and a sample count of one, so it ends by itself once the node

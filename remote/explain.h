@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * explain: jobtop --explain, a report a user can paste into a support
  * ticket.  For one node of the job it tries every transport of the ladder

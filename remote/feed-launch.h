@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed-launch: the schedulers' own remote shells as transports, run like
  * the ssh client by feed-ssh.c (one process per node): "oarsh" (OAR),

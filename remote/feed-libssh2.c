@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed-libssh2: the libssh2 transport, one SSH session per node in this
  * process (rsess.c keeps its own states, timers, reconnects and

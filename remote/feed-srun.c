@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed-srun: the transport "srun" (see feed-srun.h and PROTOCOL.md,
  * "Armour").  One group per job holds every node's feed and the children

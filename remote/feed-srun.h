@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed-srun: the transport "srun".  Every node of a Slurm job is reached
  * through Slurm itself: one `srun --overlap --jobid=JOB -l --input=all`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed-ssh: the `ssh` transport, the system OpenSSH client as one child
  * process per node (spawn.c: its own process group, PR_SET_PDEATHSIG so

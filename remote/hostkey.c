@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hostkey: known_hosts files in a libssh2 knownhost collection.  Files are
  * read line by line rather than with libssh2_knownhost_readfile, which stops

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hostkey: the known_hosts decision, strict as OpenSSH's.  Keys are read
  * from OpenSSH known_hosts files (plain and hashed "|1|" names, "[host]:port"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ladder: the registry of remote transports (feed_transports[]) and the
  * ladder that moves a node from one to the next (--transport auto).

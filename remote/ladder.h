@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ladder: the remote transports (remote/feed-*.c) as one registry, the
  * ladder between them, and their constructors.  Only src/main.c, the

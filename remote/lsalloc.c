@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * lsalloc: libssh2's allocator, big blocks mapped on their own so that
  * their untouched zero pages can be given back (lsalloc.h).

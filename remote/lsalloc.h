@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * lsalloc: libssh2's allocator for jobtop's sessions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rconf: defaults, the one-time reading of everything the sessions share,
  * and the fan-out counter.  The probe is read into memory once: it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rconf: what every SSH session of one monitor shares.  The caller fills
  * the public fields (rconf_init sets the defaults ssh would use), then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rpush: commands and their output.  The scripts are single lines inside
  * single quotes for /bin/sh, so the login shell only sees

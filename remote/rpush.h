@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rpush: the shell side of pushing the probe, kept apart from the session
  * so it can be tested without one.  Three commands run on the node through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rsess: the per-node session state machine.  Each state has one step
  * function in rsess_states[]; a step makes one libssh2 (or socket) call and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rsess: one node's SSH session as a state machine that never blocks, for
  * the monitor's single poll() loop.  A session resolves the node, connects,

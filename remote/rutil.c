@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rutil: base64, key file inspection and file reading for the transport.
  * Passphrase detection exists so a protected key without an agent is

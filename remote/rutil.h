@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rutil: small helpers of the SSH transport that need no session: base64
  * as OpenSSH writes it (known_hosts lines, key files, fingerprints),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sha1: see sha1.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sha1: SHA-1 (FIPS 180-4) and HMAC-SHA1 (RFC 2104), for one use only: the
  * hashed names of known_hosts ("|1|salt|hash", OpenSSH's HashKnownHosts),

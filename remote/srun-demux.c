@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * srun-demux: srun's interleaved, labelled output back into one probe
  * stream per task.  See srun-demux.h and PROTOCOL.md, "Armour".

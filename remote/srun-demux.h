@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * srun-demux: takes apart the standard output of one `srun -l` that runs
  * a `jobtop-probe --armour` per node (PROTOCOL.md, "Armour").  srun

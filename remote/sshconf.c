@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sshconf: ssh_config files as a list of blocks.  Each Host or Match line
  * opens a block whose condition is its patterns and, for a block read from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sshconf: the parts of ssh_config(5) the transport honours, so a node is
  * reached the way `ssh node` would reach it: Host blocks with patterns

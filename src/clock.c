@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * clock: the monotonic and wall clocks in milliseconds (clock.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * clock: the monitor's two clocks, in milliseconds.  The monotonic one
  * times everything live (poll deadlines, lost nodes, intervals, backoff,

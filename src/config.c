@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * config: the settings file.  One table lists the keys, each with the
  * function that checks and stores its value; the parser only splits lines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * config: the user's settings file, $XDG_CONFIG_HOME/jobtop/jobtoprc
  * (~/.config/jobtop/jobtoprc without XDG_CONFIG_HOME).  When there is no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * detect: stalled ranks, stragglers, memory pressure and lost nodes, from
  * the history.  Every judgement counts consecutive samples, so a single

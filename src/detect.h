@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * detect: the judgements the monitor makes about a job from its history,
  * raised as flags on nodes and ranks and announced as events.

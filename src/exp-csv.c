@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * exp-csv: CSV for people with spreadsheets and data frames.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * exp-om: a recording as OpenMetrics text, for `promtool tsdb
  * create-blocks-from openmetrics` (Prometheus, hence Grafana).  Every

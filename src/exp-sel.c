@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * exp-sel: the time window and the metric selection of an export.  Times
  * are absolute (ISO 8601, a clock time, unix seconds) or relative to the

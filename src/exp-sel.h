@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * exp-sel: what an export keeps, from the command line: the time window
  * (--begin, --end) and the metrics (--fields).  Pure parsers over text,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * exp-sqlite: a recording into an SQLite database through libsqlite3, one
  * transaction and prepared statements.  One schema for every job, keyed

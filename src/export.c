@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * export: play a recording (rec_play) and print what each message means.
  * JSON and text go through the live outputs, message by message, exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * export: a recording played back into records.  JSON and text go
  * through the live batch outputs (out_json, out_text), with the detector

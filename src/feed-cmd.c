@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed-cmd: a side command (struct feed_exec) run as a local child through
  * spawn.c: /bin/sh -c CMD for the local transport, or any argv (a second

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed-local: spawn the probe as a child with three pipes.  The monitor
  * keeps the write end of the child's stdin open and never writes to it:

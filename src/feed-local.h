@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed-local: a probe run as a local child process over pipes, the
  * transport for the monitor's own machine.  The child's standard input is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed-replay: the player.  Time is a virtual clock: pos_ms is the
  * recorded time on the screen, and every message that arrived at or

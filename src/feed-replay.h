@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed-replay: a recording played into the interactive monitor, on a
  * clock of its own.  The same decoder as live (rec_play over src/stream.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed: what every transport shares (the phase words, the side-command
  * calls), the local transport, and the lookup of the registered remote

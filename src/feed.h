@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed: where one node's probe stream comes from, as a const descriptor of
  * operations so the session loop drives every transport the same way.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * fsutil: small file-system helpers the monitor's modules share.
  */

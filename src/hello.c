@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hello: the HELLO scanner.  A frame starts with its type byte (1 for
  * HELLO), then its length as a varint of one to three bytes (all but the

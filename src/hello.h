@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hello: find the probe's first frame (its HELLO: type 1, a varint length,
  * then "JTOP", PROTOCOL.md) in what a transport received, after whatever

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * history: ring buffers of recent values per node, per rank and for the
  * whole job.  Each node keeps its ranks in an array (first-seen order) with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * history: the recent past of every node and every rank of a job, as ring
  * buffers of the values people look at (CPU busy, memory, disk and network

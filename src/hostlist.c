@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hostlist: expand and fold Slurm/ClusterShell host list expressions.
  *

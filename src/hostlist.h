@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * hostlist: sets of host names written in Slurm hostlist syntax
  * ("node[01-16,20],gpu3", "rack[1-2]-node[01-03]", "n[1-3]-ib").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * jobvars: the environment variables by which each batch scheduler names
  * the job a process belongs to.  One table for the two places that read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * jobwatch: the scheduler asked again, in a child, while the monitor runs.
  * sched_resolve() blocks (it runs the scheduler's command and waits up to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * jobwatch: does the job still run?  While the monitor watches a job that
  * a scheduler resolved, every JOBWATCH_PERIOD_MS a child process asks the

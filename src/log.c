@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * log: a log file that exists only with -v, and the one-line error path to
  * stderr.  The module state is the open file, whether curses owns the

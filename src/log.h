@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * log: the monitor's diagnostics.  Debug and warning lines go to a log file
  * only when -v opened one; user-facing errors go to stderr as one line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * jobtop: the monitor's entry point.  Options are parsed into one struct,
  * the job is resolved from them (a job id through its scheduler, -w, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * metrics: the catalogue of node metrics and its evaluation.  A row is
  * bound to a schema once: its groups' and fields' positions, the scale of

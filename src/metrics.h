@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * metrics: the catalogue of what the monitor derives for a node from its
  * probe's groups (htop's field table, applied to metrics).  One row per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * model: one node's values.  Instances live in a table sorted by id (the
  * probe uses small dense ids, so lookups mostly hit the hint and inserts

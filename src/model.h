@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * model: what the monitor knows about one node, built from the probe's
  * frames by stream.c and read by the outputs (and later the UI, replay and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * monitor: the core between the feeds and the views (monitor.h).  The
  * history and the detectors are made here, once, for every mode; a node's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * monitor: the one core between the feeds and the views.  Per node it
  * keeps the name, a typed phase (enum feed_phase plus the text people

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * out-json: the model as newline-delimited JSON.  A node record carries
  * every group but the ranks: fields of node-wide groups as plain

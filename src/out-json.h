@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * out-json: newline-delimited JSON records, one per node per sample, one
  * per rank, and one per HELLO, EVENT and BYE.  The helpers below write

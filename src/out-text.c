@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * out-text: the model as compact top-like text for batch mode: per sample a
  * node line (CPU busy, memory used of total, load averages) and a table of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * out: how batch mode and --decode print what the model holds.  An output
  * is one const descriptor; out-json.c writes newline-delimited JSON

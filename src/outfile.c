@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * outfile: output files that never clobber data or follow a link.  New
  * files are opened O_CREAT|O_EXCL|O_NOFOLLOW, so a name that exists (a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * outfile: creating the files jobtop writes for its user (recordings,
  * exports, reports) so that no data is lost and no link is followed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * proto: encoders and decoders for the probe-to-monitor protocol.  The
  * format is specified in PROTOCOL.md; this file is its only implementation,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * proto: the probe-to-monitor wire protocol (specified in src/PROTOCOL.md).
  * Bump PROTO_MAJOR if any encoding here changes incompatibly; additions that

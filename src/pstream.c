@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pstream: the buffered probe stream of a transport (pstream.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pstream: a probe's byte stream as a transport receives it (from an SSH
  * channel or a child's pipe): one buffer that the transport fills and the

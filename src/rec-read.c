@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rec-read: reading recordings, and playing them through the stream
  * decoder.  Nothing in a file is trusted: every block's length is bounded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rec-write: the recorder.  Bytes from each node are cut at frame
  * boundaries (a partial frame waits for the rest) and written as DATA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rec: session recordings (the format is specified in src/PROTOCOL.md,
  * "Recording format").  A recording is an append-only file of checksummed

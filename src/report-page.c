@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * report-page: the HTML page of `jobtop report`, in the pieces report.c
  * writes in order around the body it draws (static HTML and SVG).  Here:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * report: one pass over the recording (rec_play) feeds the summary
  * (summary.c: the verdict, per-node and per-rank statistics, the flags as

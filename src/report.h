@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * report: a recording as one self-contained HTML page to attach to a
  * ticket: the verdict first (summary.h: CPU efficiency, memory against the

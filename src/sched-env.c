@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sched-env: jobs that need no scheduler query.  A hostlist given with -w,
  * a hostfile given with --hostfile, or the job we run inside, found from

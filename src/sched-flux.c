@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sched-flux: Flux jobs, from
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sched-lsf: IBM Spectrum LSF jobs, from
  *

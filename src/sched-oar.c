@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sched-oar: OAR jobs, from `oarstat -f -J -j JOBID`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sched-pbs: PBS Pro / OpenPBS and Torque jobs, from `qstat -f JOBID`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sched-slurm: Slurm jobs, from squeue(1):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sched: the scheduler registry, the choice of scheduler for a job id, the
  * job record and what the sched-*.c files share: running a query command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sched: job resolution.  A job id (with a batch scheduler to ask), a
  * hostlist (-w), a hostfile (--hostfile) or the environment of a job we run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * selfpath: the running executable's directory from /proc/self/exe, which
  * the kernel gives with every symbolic link resolved: a `jobtop` linked

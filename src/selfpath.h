@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * selfpath: where the running monitor's executable lies.  An install that
  * was moved as a whole (a Spack prefix, a module tree, an unpacked

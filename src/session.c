@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * session: the poll loop over all nodes.  One process, one thread, one
  * poll() with one deadline: the earliest of every feed's timer, every

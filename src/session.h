@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * session: the monitor's one poll() loop over every node of a job.  Each
  * node has a feed (its transport) and a stream decoder; the loop moves

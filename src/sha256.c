@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sha256: a straightforward SHA-256 over 64-byte blocks.  Speed does not
  * matter here (a probe binary of a few hundred kilobytes is hashed once),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sha256: the SHA-256 hash (FIPS 180-4), used to name the probe binary by
  * its content on the nodes and to print host key fingerprints the way

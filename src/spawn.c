@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spawn: fork and exec with pipes, for every child the monitor starts.
  * fork rather than posix_spawn: the child needs PR_SET_PDEATHSIG, a

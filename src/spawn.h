@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spawn: the one way the monitor starts a child process.  A child gets
  * pipes for the standard descriptors it is given (the parent's ends

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * stream: frames in, node model out.  Complete frames are decoded straight
  * from the caller's buffer; only a frame split across reads is copied into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * stream: the decoder of one node's probe stream, the one place that turns
  * protocol frames into a node model.  It knows nothing of where bytes come

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * summary: statistics kept per node and per rank over one pass of a
  * recording (never per sample), the flags paired into intervals, and the

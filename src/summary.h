@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * summary: the verdict on a recorded job, "was it healthy?", in numbers a
  * support engineer can paste into a ticket: CPU efficiency against the

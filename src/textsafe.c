@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * textsafe: see textsafe.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * textsafe: the one filter for text that comes from outside jobtop (probe
  * strings, node error text, recordings, scheduler output) before it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * validate: PCRE2 patterns for host names, job ids and user names.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * validate: the shapes of the strings jobtop takes from users and from
  * scheduler output before it uses them (as an argument to a command, as an

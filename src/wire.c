@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * wire: bounds-checked buffers and varints.  See wire.h for the contract.
  * Nothing here trusts a length it read: every get checks what is left.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * wire: a bounds-checked byte buffer with varint codecs, shared by the probe
  * and the monitor.  libc only; every call returns an error code and never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * xmalloc: allocation that fails loudly.  A zero-byte request still returns
  * a unique pointer so callers never see NULL.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * xmalloc: allocation helpers for the monitor that never return NULL.  Out
  * of memory is one of the few fatal conditions: the helpers call fatal(),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Install every Debian package that the build, the tests, the lab cluster,
 # the fuzzers and the benchmarks need.  Run as root (or through sudo).
 set -e

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The one test runner: unit test binaries, shell regress tests, then the lab
 # tests against the real on-machine cluster.  Each test is a program that
 # exits 0 (pass), 77 (skip, with the reason on its last output line) or

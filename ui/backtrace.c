@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * backtrace: run a debugger (spawn.c) with its output on a non-blocking
  * pipe.  The child runs in its own session with /dev/null as input, so it

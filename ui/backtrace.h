@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * backtrace: a user-space backtrace of a process, taken by a debugger
  * (gdb -batch, else eu-stack) with a time limit: on this machine as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * columns: the user's choice of the rank and node tables' columns
  * (columns.h).  The tables' keys live with their panels; this file keeps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * columns: which columns the rank and node tables show, chosen by the
  * user (a settings file's `rank_columns =` / `node_columns =`, a setup

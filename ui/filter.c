@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * filter: a compiled PCRE2 pattern with its match data.  Subjects are
  * matched as bytes (no UTF mode): command names may hold any bytes, and a

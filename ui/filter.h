@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * filter: the '/' filter of the monitor, a PCRE2 pattern matched against
  * node names and rank commands (the process name and its whole command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * keys: the monitor's global keys, one table that both dispatches them and
  * writes the help screen.  A panel sees a key first (panel->key); what it

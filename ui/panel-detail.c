@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * panel-detail: one rank up close.  Its state, wait channel and system
  * call (what a stalled rank is stuck in), CPU, memory and I/O with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * panel-events: the event log.  Under the node table it shows the latest
  * few events; as a view of its own ('e') it scrolls through all that are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * panel-header: the job at a glance.  Its first line names the job (id,
  * name, owner, state, elapsed of the time limit, nodes by state, its ranks

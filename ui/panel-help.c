@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * panel-help: the keys, written from the global key table (keys.c) and
  * every panel's own keys (ui_panels[]), then what the flags and node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * panel-nodes: the node table, one row per node with its state, CPU busy,
  * memory, load, disk and network rates, the flags the detectors raised and

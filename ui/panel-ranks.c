@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * panel-ranks: the rank table, every rank of the job or of the nodes the
  * user drilled into: rank, node, pid, state, %CPU, IPC (when a node sends

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * panel-timeline: the player's line and keys, in a replay (-r) and in
  * history (twin) mode.  The line shows the play state and speed, the time

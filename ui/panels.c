@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * panels: the registry of the monitor's panels.  How to add one: write
  * ui/panel-NAME.c with one `const struct panel panel_NAME` (ui-priv.h says

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * screen: the terminal under curses.  Before anything starts, the terminal
  * is checked without touching it (a terminfo entry that can move the

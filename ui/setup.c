@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * setup: the setup screen (F2) and the screen's side of the settings
  * file.  The screen is a list of items, each a setting with its current

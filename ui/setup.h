@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * setup: the monitor's setup screen (F2, as htop's) and the settings file
  * seen from the UI.  At start the settings of jobtoprc (src/config.h)

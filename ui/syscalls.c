@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * syscalls: names of system call numbers, for the rank table and the rank
  * detail (the probe sends the number from /proc/PID/syscall).  The tables

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * theme: parse and find theme files.  The default theme is compiled in as
  * text and read by the same parser as the files, so the file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * theme: the colour and attributes of each semantic role on the screen
  * (the header, a selected row, a stalled flag...).  A theme is a text file

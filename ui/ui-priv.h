@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ui-priv: the monitor's state as the panels see it, and the panel class.
  * A panel is one const struct panel in its own panel-NAME.c, listed once

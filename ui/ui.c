@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ui: the interactive monitor, a sink of the monitor core (src/monitor.c,
  * which owns the history, the detectors and the nodes' phases).  It keeps

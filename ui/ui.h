@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * ui: the interactive monitor.  The session's poll loop drives it through
  * hooks (ui_hooks): decoded samples go to the history and the detectors,

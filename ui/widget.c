@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * widget: the small drawing pieces every panel uses (clipped text, bars,
  * sparklines) and the number formats of the screen.  Text from the nodes

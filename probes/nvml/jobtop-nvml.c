@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * jobtop-nvml: NVIDIA GPUs through NVML, for the probe.  The probe is a
  * static musl binary and cannot load the driver's glibc libnvidia-ml.so.1;

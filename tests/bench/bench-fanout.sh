@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Fan-out cost of the monitor against pdsh, measured in the same run.
 #  1. Time until every node delivered its first sample: `jobtop -w NODES
 #     -b --json -n 1 -d 1`, timed by tests/bench/fanout-run.py, which stamps

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The mpi source's cost: the probe's CPU time per sample with MPI sampling
 # on against the same run with it off (JOBTOP_MPI_SAMPLE=0), at 4 and at
 # 64 ranks on this node, each rank a process linked to the real libmpich

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The probe's cost against the floor measured in the same run.
 #  - CPU time per sample while 100 job processes run, as the difference
 #    between a long and a short run (start-up cancels out), against

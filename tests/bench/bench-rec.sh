@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # Recording costs, each against its target or baseline measured in the
 # same run:
 #  - bytes on disk per node-hour at 1 Hz, from 60 s of recording

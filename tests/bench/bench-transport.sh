@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The transports' cost on the login node, against pdsh and srun measured
 # in the same run, on the real lab (a slurmd and an sshd per node).
 #  1. Time until every node delivered its first sample: `jobtop JOB -b

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # The monitor's cost: target under 5 ms of CPU to build and draw one frame
 # of a 1024-node job with 32 ranks per node.
 #  - Frames: build/tests/test-ui-big with JOBTOP_BENCH=1 feeds synthetic

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """fanout-run.py: run one fan-out command and time it, for bench-fanout.sh.
 
   fanout-run.py first STDERR_FILE -- CMD...

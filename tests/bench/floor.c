@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The benchmark's yardstick.  `floor loop N PIDFILE` does, N times, the
  * least a sampler must do to read what the probe reads: open, read and

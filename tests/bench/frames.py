@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Sizes of the frames in a probe stream: `frames.py FILE [SKIP]` prints
 the mean size in bytes (header included) of SAMPLE frames after the first
 SKIP ones, the number counted, and the HELLO+SCHEMA bytes."""

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Run every benchmark in tests/bench/ (bench-*.sh); each prints its figures
 # and the ratio against the baseline it measured in the same run.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 # jtr-craft: hostile recordings for the regress tests, written from the
 # format in src/PROTOCOL.md (CRC-32C blocks).  Usage:
 #   jtr-craft.py chain N OUT      META, then N one-entry INDEX blocks, each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the column spec parser (ui/columns.c): any bytes
  * as a `rank_columns =` or `node_columns =` value (the first byte picks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the settings file parser and writer (src/config.c):
  * any bytes as a file.  A parse either fails with one FILE:LINE message or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for everything that consumes a decoded probe stream
  * (security review, section 5): the input is one node's probe stream, fed

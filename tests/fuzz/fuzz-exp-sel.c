@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the export's selection parsers (src/exp-sel.c):
  * the input's first line is a --begin/--end time, the rest a --fields

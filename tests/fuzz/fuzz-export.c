@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the export writers (src/export.c, src/exp-*.c):
  * the input is a recording, played into every format (JSON, tidy and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the HELLO scanner (src/hello.c) every transport
  * uses to find the probe's first frame after a login shell's output.  The

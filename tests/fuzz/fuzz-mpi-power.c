@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the parsers of the mpi and power sources: the text
  * of /proc/PID/maps (another user's process, and the paths of what it

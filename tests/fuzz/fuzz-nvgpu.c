@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the nvgpu source's line parser: what jobtop-nvml or
  * nvidia-smi writes into the probe's pipe (a driver's text, and the names

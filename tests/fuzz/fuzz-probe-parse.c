@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the probe's parsers of what other users control on
  * a node (security review F3, F16): a cgroup path from /proc/PID/cgroup,

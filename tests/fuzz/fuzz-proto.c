@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the protocol decoders in src/proto.c: split the
  * input into frames and decode each by its type, as the monitor would.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the recording reader and player (src/rec-read.c):
  * the input is a recording in memory.  Every block is read, the whole

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the verdict and the report (src/summary.c,
  * src/report.c) over hostile recordings: the input is a recording, given

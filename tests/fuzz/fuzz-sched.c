@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the scheduler parsers (src/sched-*.c): the first
  * byte picks the scheduler and the job id asked for, the rest is the

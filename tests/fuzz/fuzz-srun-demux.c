@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for remote/srun-demux.c: the input is srun's output
  * (labelled armour lines, text, garbage), fed in pieces whose sizes come

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the ssh_config parser in remote/sshconf.c: the input
  * is a config file (Include refused, so nothing outside is read), and every

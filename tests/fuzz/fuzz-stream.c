@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the monitor's stream decoder (src/stream.c): the
  * input is a probe stream, fed in two pieces split by its first byte so

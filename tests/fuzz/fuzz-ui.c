@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target for the curses monitor's panels (security review,
  * section 5: the UI variant of fuzz-consumers): the input is one node's

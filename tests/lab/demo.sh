@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # demo.sh (`make demo`): bring the lab up, start the healthy demo job as
 # jtuser, watch it, cancel it.  The lab stays up afterwards (`make
 # lab-down` removes it).

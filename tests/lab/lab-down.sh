@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # lab-down.sh: tear the lab cluster down completely; safe to run any number
 # of times and after a crash (stale namespaces, dead daemons, lost pid files).
 #

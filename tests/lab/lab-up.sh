@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # lab-up.sh [N]: start a real N-node Slurm cluster on this machine (default 4).
 #
 # Each node nodeK is a network namespace jtnodeK (veth jtvethK into the host

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/lab/lib.sh: names and helpers of the on-machine lab cluster.
 #
 # Sourced (bash) by lab-up.sh, lab-down.sh, demo.sh and every tests/lab/test-*.sh,

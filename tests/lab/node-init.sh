@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # node-init.sh NODE: PID 1 of one lab node.
 #
 # lab-up.sh starts it as

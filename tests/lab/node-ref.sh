@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # node-ref.sh DIR JOBID INTERVAL COUNT: run on a lab node (through ssh, as
 # the job's user) by test-probe-in-job.sh.  Streams DIR/jobtop-probe's frames
 # to stdout (the ssh channel, as the monitor will read them) and brackets the

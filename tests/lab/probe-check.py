@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """probe-check.py: compare one node's decoded probe records with the truth.
 
 Used by test-probe-in-job.sh, once per (node, job).  Inputs:

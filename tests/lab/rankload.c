@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rankload: one rank of a lab demo job, with a known, checkable behaviour.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-detect-blocked: batch JSON on the lab's blocked job (rank 2 blocks
 # reading a pipe while its peers compute).  Rank 2's records carry
 # "flags":["stalled"] within 5 samples (seq <= 4), an event record

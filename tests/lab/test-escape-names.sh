@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-escape-names: a job whose ranks are named to attack the watcher's
 # terminal (jobs/evilname.sh: OSC 0 set-title, CSI 2 J clear-screen and a
 # UTF-8 C1 CSI in comm), watched over SSH as jtuser on the real lab

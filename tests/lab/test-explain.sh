@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # `jobtop --explain` on the real lab (issue 10, item 5): what each
 # transport does on one node of the job, and why.
 #  - jtuser: libssh2 works, with the exact key (ed25519) named; the probe

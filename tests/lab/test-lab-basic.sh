@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-lab-basic: the lab cluster is what the other lab tests assume.
 # N idle nodes in sinfo; each node has its own hostname and its own process
 # table; ssh works as jtuser to every node; a 4-node job of jtuser puts one

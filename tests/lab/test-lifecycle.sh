@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-lifecycle: every way the monitor ends, on the real lab (issue 11,
 # "Lifecycle").  Each end must be prompt, leave no probe on any node and
 # leave a recording that plays back (`jobtop -r FILE -b`).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-mpi-children: an MPI rank that does its work through short-lived
 # child processes (fork, compute, exit, waitpid each round, as a driver
 # calling tools does) is one rank whose CPU time includes its children's,

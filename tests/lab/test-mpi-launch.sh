@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-mpi-launch: real MPI jobs from Debian's MPICH and Open MPI, each
 # started the ways they are under Slurm, show exactly one row per rank.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-probe-in-job: the foundation acceptance test of probe + decoder.
 #
 # Two 4-node jobs of jtuser share the nodes: "healthy" (every rank spins)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-probe-owner: only the job owner's processes are ranks (security
 # review F3), on the real lab cluster.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-rank-exit: ranks are members of the job.  The lab's early-exit job
 # (4 tasks, NumTasks=4; rank 2 ends after 15 s, the others go on) watched
 # by jtuser at once in batch JSON (recorded, with --log) and in the curses

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-rank-peak: a rank's peak memory, end to end, on a real Slurm job
 # (issue 14: "a lab job whose rank holds a known amount of memory for a few
 # seconds shows that peak in the rank table, the export and the report").

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # `jobtop JOBID` over SSH on the real lab cluster (issue: remote):
 #  - as jtuser and as root, -b --json -n 5 gives node and rank records from
 #    all 4 nodes, each rank on the node where Slurm placed it;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # A job whose name is made to fool jobtop (issue 11, review F1, F4d, F5),
 # against the lab's real Slurm.  jtuser submits a 2-node job on node2 and
 # node3 named with scontrol's own words (JobState=COMPLETED NodeList=node4

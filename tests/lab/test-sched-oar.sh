@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-sched-oar: jobtop against the lab's real OAR 2.5.9 (lab_oar_up in
 # lib.sh brings it up; lab-down.sh tears it down).  Jobs are submitted by
 # the lab user with oarsub.  A running job, both elements of an array and a

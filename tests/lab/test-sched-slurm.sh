@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Job resolution against the lab's real Slurm: `jobtop --list JOBID` as the
 # job's owner for a running job, a job array and one of its tasks, a
 # heterogeneous job and one component (node sets checked against squeue and

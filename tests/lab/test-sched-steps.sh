@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # Job ids as Slurm users write them, and no job id at all, against the
 # lab's real Slurm: `jobtop --list JOB.0`, `JOB.batch`, `JOB.extern` and a
 # het component `JOB+1` resolve the job (nodes checked against scontrol);

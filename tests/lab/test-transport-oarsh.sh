@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-transport-oarsh: the oarsh launcher row against the lab's real OAR
 # 2.5.9, its real oarsh and OAR's sshd (port 6667) in every node.
 #

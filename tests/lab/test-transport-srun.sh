@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The srun transport on the lab's real Slurm (issue 10, item 3):
 #  - on nodes that never saw jobtop, --explain on one node pushes the
 #    probe through sbcast without ENOENT on the others; a copy another

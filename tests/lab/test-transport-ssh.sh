@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # The `ssh` transport (the system OpenSSH client) and the ladder's step
 # from libssh2 to it (issue 10), on the real lab cluster:
 #  - jtrsa, whose only key is RSA 3072, watches his 4-node job with the

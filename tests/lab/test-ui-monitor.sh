@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-ui-monitor: the curses monitor on the lab's healthy job, driven
 # through tmux as jtuser and read back with capture-pane.  All 4 nodes
 # appear live with UTF-8 CPU sparklines; the healthy job raises no flag;

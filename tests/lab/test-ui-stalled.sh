@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-ui-stalled: the lab's blocked job (rank 2 blocks reading a pipe) in
 # the curses monitor, through tmux as jtuser.  Within 5 samples of the
 # nodes going live, the node of rank 2 shows "1 stalled rank" and the rank

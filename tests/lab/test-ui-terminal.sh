@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # test-ui-terminal: the monitor and the terminals it meets, through tmux as
 # jtuser with -w node[1-4] (no job needed).  TERM=dumb, an unknown TERM and
 # a standard input that is no terminal get one line and exit 2 with the

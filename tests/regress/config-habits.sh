@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # config-habits: the settings file and the first sample, in batch mode.
 #  - `-n 1 -b --json` prints one node record that has CPU rates, also with
 #    -d 300, and ends within seconds (the probe's second sample comes

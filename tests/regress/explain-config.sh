@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # explain-config: `jobtop --explain -w localhost` (the probe as a local
 # child: no transport needed) prints the report and exits 0; --explain and
 # --list refuse each other; --explain=NODE must be a node of the job.  The

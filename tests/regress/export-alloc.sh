@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # export-alloc: the job's allocation (CPUs, memory, time limit, partition:
 # trailing META fields the scheduler filled) reaches every export and the
 # report's verdict, and a recording without it (tests/data/rec, made by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # export-formats: every export format keeps what the monitor knew, and the
 # tools they are made for read them.
 #  - a recording whose ranks raise "memory" (the probe on a fixture tree

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Every libFuzzer target builds and survives its seed corpus plus a few
 # seconds of fuzzing (make fuzz runs them longer); UBSan findings abort
 # (-fno-sanitize-recover), so undefined behaviour fails too.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # hostlist-oracle: expand every expression of tests/data/hostlist-corpus.txt
 # with jobtop itself (`jobtop --list -w EXPR`) and with ClusterShell
 # (nodeset -e), and compare them as sets: any difference fails.  Lines

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # interval-control: the monitor -> probe control path (PROTOCOL.md,
 # "Control").  A probe started at 0.5 s is told "interval 200" on its
 # stdin after about a second: the gaps between its samples (their times,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # layering: the monitor core (src/) stands below its views (ui/) and its
 # transports (remote/): no file under src/ but src/main.c includes a
 # header of ui/ or remote/ (issue 13: "only src/main.c reaches up"), and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # monitor-decode: `jobtop --decode` prints a recorded probe stream as the
 # same records the live monitor prints, with HELLO and BYE; a truncated,
 # garbled or empty stream gives the records decoded so far, one error line

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # monitor-lifecycle: the monitor ends promptly, with its probe, however it
 # is left (the lab test test-lifecycle does the same over SSH, with jobs):
 #  - `jobtop -b | head -3` (text and --json) ends at once, exit 0, quiet;

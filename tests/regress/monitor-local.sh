@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # monitor-local: `jobtop -w localhost -b` runs the probe as a local child
 # and prints its samples.  JSON mode: one valid record per line, three node
 # records with increasing times, CPU and memory keys, rates on every record

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # monitor-options: every command-line mistake gives exactly one line on
 # stderr starting "jobtop: ", nothing on stdout and a non-zero exit;
 # --help, --version and --list work.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # pkg-deb: the Debian package, for real.  From a copy of the source tree
 # (what git tracks, plus new files it does not ignore), dpkg-buildpackage
 # -us -uc -b builds jobtop_*.deb; lintian finds no error in it; dpkg -i
@@ -93,6 +94,8 @@ grep -q '^themes: .*/usr/share/jobtop/themes' out ||
 	fail "installed jobtop -w localhost: $(cat err)"
 [ "$(grep -c '^localhost ' out)" -eq 2 ] ||
 	fail "want 2 localhost lines: $(cat out) $(cat err)"
+grep -qx 'License: ISC' /usr/share/doc/jobtop/copyright ||
+	fail "the installed copyright file does not state the ISC licence"
 MANPAGER=cat MANWIDTH=80 man jobtop >man.txt 2>err ||
 	fail "man jobtop: $(cat err)"
 grep -q '^NAME' man.txt && grep -q 'jobtop' man.txt ||

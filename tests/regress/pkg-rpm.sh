@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # pkg-rpm: packaging/rpm/jobtop.spec builds with `rpmbuild -bb` from a
 # tarball of this tree, and its package holds exactly the files (with the
 # same modes) that `make install PREFIX=/usr` installs, and, when a debian/
@@ -49,19 +50,23 @@ rpmfile=$(ls "$tmp"/top/RPMS/*/jobtop-"$ver"-*.rpm 2>/dev/null | head -n 1)
 echo "built $(basename "$rpmfile")"
 
 # One line per regular file: mode and path, man pages without the
-# compression suffix that each packager adds, documentation and Debian's
-# lintian overrides left out.
+# compression suffix that each packager adds, documentation, licence
+# files and Debian's lintian overrides left out.
 rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$rpmfile" \
 	>"$tmp/rpm.raw" || fail "rpm -qp cannot read $rpmfile"
 rpm -qlp "$rpmfile" >"$tmp/rpm.qlp" || fail "rpm -qlp failed"
 norm() {
-	grep '^-' | grep -v -e ' /usr/share/doc/' -e ' /usr/share/lintian/' |
+	grep '^-' | grep -v -e ' /usr/share/doc/' -e ' /usr/share/lintian/' \
+		-e ' /usr/share/licenses/' |
 		sed 's/^\(-[-rwxsStT]*\) \/*/\1 \//; s/\.gz$//' | sort
 }
 norm <"$tmp/rpm.raw" >"$tmp/rpm.files"
 [ -s "$tmp/rpm.files" ] || fail "the package lists no files"
 grep -qx "/usr/share/doc/jobtop-$ver/README.md" "$tmp/rpm.qlp" ||
 	fail "README.md is not in the package's documentation"
+# %license: /usr/share/licenses/NAME (Fedora) or NAME-VERSION (older rpm).
+grep -qx "/usr/share/licenses/jobtop\(-$ver\)\{0,1\}/LICENSE" "$tmp/rpm.qlp" ||
+	fail "the package does not carry the licence (LICENSE)"
 
 # What `make install` puts in a staging directory.
 make -C "$src" -j4 install PREFIX=/usr DESTDIR="$tmp/stage" \

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-gpu: the probe's GPU sources.  This machine has no GPU: NVIDIA
 # GPUs are a fake nvidia-smi (tests/data/fixtures/nvgpu-basic/usr/bin)
 # that answers the probe's queries in nvidia-smi's CSV format from

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-jobvars: the probe finds a job's processes on the real /proc by
 # every scheduler's job variable of src/jobvars.h, the table the monitor's
 # allocation detection reads too: FLUX_JOB_ID as Flux sets it (U+0192 f58)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-kstack: the kernel stack of a waiting rank (the rank source's
 # "kstack" field, from /proc/PID/stack).  A fake job's rank blocks reading
 # a pipe (a known syscall: read, so pipe_read on the stack).  As root the

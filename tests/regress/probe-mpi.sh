@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-mpi: the probe's "mpi" source (each rank's share of CPU time in its
 # MPI library, from sampled instruction pointers) on real MPICH jobs on
 # this machine, and the straggler rule that uses it.

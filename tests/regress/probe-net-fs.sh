@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-net-fs: the probe's ib, lustre and nfs sources read fixture trees
 # under --root (the formats of sysfs-class-infiniband, Lustre's lprocfs
 # stats and /proc/self/mountstats), and turn themselves off, with a reason,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-node-sources: the probe's node-level sources (cpu, mem, load, disk,
 # net, self) read fixture trees under --root, and a real /proc.
 #

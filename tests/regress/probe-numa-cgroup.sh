@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-numa-cgroup: the probe's numa and cgroup sources on fixture trees
 # under --root, and on this machine.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-nvml-real: the nvgpu source against what a real driver wrote.
 # tests/data/nvml/h100-580 holds the outputs of jobtop-nvml and nvidia-smi
 # on an NVIDIA H100 (driver 580.159.04) under load, captured on a lent GPU

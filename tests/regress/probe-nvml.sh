@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-nvml: the nvgpu source through jobtop-nvml, the probe's NVML
 # helper.  This machine has no GPU: the helper loads a fake
 # libnvidia-ml.so.1 (tests/data/nvml/fake-nvml.c, built by `make

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-perf: the probe's "perf" source counts instructions and cycles of
 # the job's processes (group "rankperf", one instance per rank pid), or
 # says clearly why it cannot.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-power-node: whole-node power, the probe's "power" source (hwmon
 # power sensors) on a fixture tree and its "ipmi" source (DCMI through
 # /dev/ipmi0) for real.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-power-thermal: the probe's "rapl" and "thermal" sources on fixture
 # trees (this machine has neither RAPL nor sensors to speak of).
 #

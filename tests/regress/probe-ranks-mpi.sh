@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-ranks-mpi: MPI launchers' process trees, one row per rank, and the
 # ranks' delay accounting.
 #

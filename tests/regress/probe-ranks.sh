@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # probe-ranks: the probe's "rank" source finds exactly the job's processes
 # and reports what /proc says of them.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # rank-peaks: a rank's peak memory and CPU are kept by the probe between
 # samples, and its command line, working directory and user reach the
 # JSON, the rank table, the filter and the detail.

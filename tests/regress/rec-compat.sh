@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # rec-compat: recordings made by earlier versions (tests/data/rec/*.jtr,
 # never regenerated) still replay and export in this one.  For each:
 # `jobtop -r FILE -b` prints every node's samples and ranks, `jobtop

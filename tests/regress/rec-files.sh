@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # rec-files: jobtop never destroys a file, never follows a planted link
 # and never hangs on a FIFO (issue 11, review F8, F10, F14):
 #  - -o on an existing recording is refused in one line and the file is

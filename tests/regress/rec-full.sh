@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # rec-full: a full disk stops the recording, not the monitor.  On a 64 KiB
 # tmpfs with 20 KiB left the recording fills up within a few samples:
 # every sample is still printed, stderr has exactly one line "jobtop:

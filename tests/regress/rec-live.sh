@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # rec-live: recording a live batch run and playing it back.
 #  - `-o F` records; `-r F -b --json` prints the same node and rank
 #    records (times, values) and state records as the live run did;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # rec-report: `jobtop report` makes one self-contained page that headless
 # Chromium opens without a console error, with every plot drawn.  The
 # recordings: a synthetic 4-node job of 5 minutes with events (made by

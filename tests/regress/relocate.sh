@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # relocate: an install moved as a whole to a prefix it was not built for
 # (Spack, a module tree) finds its probe, NVML helper and themes from its
 # own path: PREFIX/bin/jobtop takes PREFIX/libexec/jobtop/jobtop-probe and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # remote-detail: the rank detail of a process on a node reached over SSH
 # (a real sshd on loopback, as in remote-loopback.sh; node1 is 127.0.0.1,
 # node2 127.0.0.2 whose sessions get a PATH without gdb), in the curses

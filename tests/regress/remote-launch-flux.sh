@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # remote-launch-flux: Flux's launcher as a transport row ("flux": flux
 # proxy JOB flux exec -r RANK -d HOME /bin/sh -c COMMAND, a row of
 # feed-ssh.c's client machinery).  Flux does not run here (no flux-core

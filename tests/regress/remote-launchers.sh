@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # remote-launchers: the schedulers' remote shells as transports (oarsh,
 # blaunch, pbs_tmrsh: rows of feed-ssh.c's client machinery).  Their real
 # clients need their scheduler's daemons, which do not run here (OAR runs

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # remote-loopback: the SSH transport against a real sshd on loopback, seen
 # from outside the monitor's process.  The script starts its own sshd (a
 # generated config, host and user keys in a temporary directory, a free

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # remote-ssh-client: the `ssh` transport (the system OpenSSH client) and
 # the ladder's step to it, against a real sshd on loopback with a user
 # whose only key is RSA 3072.  OpenSSH reads its files from the passwd

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # remote-trust: the files that decide whom jobtop trusts, with the real
 # jobtop against a real sshd on loopback (its own config, keys and port,
 # HOME pointing at a scratch home).  Checked, each with the one-line

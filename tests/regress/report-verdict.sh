@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # report-verdict: the report answers "was my job healthy?" without
 # JavaScript.  A synthetic 4-node job with a stalled rank and a lost node
 # (build/tests/test-rec --gen): the page with every script removed (as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # sanitize: the real programs under the sanitizers and valgrind.
 #  1. A copy of the sources is built with clang, -Werror and
 #     SANITIZE=address,undefined (so clang's warnings are checked too,

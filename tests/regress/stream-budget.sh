@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # stream-budget: one hostile node cannot make the monitor hold more than a
 # bounded amount of memory (security review F9).  A stream that ADDs 4096
 # instances of a group with 64 string fields and sets every field to 255

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # text-escapes: text from a node never reaches the terminal or the log as an
 # escape sequence (security review F4).  Four ways in:
 #  - a local rank whose comm (prctl PR_SET_NAME) holds OSC "set title",

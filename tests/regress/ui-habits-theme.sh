@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # ui-habits-theme: `-t NAME` finds its theme wherever jobtop runs from.
 # `make install DESTDIR=` into a temporary root, then, from a directory
 # without ./themes and with no user themes, through tmux:

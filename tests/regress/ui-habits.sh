@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # ui-habits: the habits of top and htop in the curses monitor, through
 # tmux, on this machine (-w localhost, a local probe) plus one node whose
 # name does not resolve:

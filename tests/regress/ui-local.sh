@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # ui-local: the curses monitor on this machine alone (-w localhost, a
 # local probe, no SSH and no lab), driven through tmux.  The node row is
 # live with a sparkline; the filter finds a busy process by its command;

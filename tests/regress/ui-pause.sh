@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # ui-pause: 'p' freezes what the monitor draws while data keeps coming and
 # is recorded.  The curses monitor on this machine (-w localhost, a local
 # probe sampling every 0.25 s, recording) through tmux, with a busy

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # ui-replay: the replay screen and history (twin) mode, driven through
 # tmux and read back with capture-pane.
 #  - `jobtop -r FILE` on a synthetic 4-node, 10-minute recording

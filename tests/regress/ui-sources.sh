@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # ui-sources: the real probe on fixture trees (tests/data/fixtures: two
 # NVIDIA GPUs through the fake nvidia-smi, InfiniBand ports, a Lustre and
 # an NFS client, RAPL zones, thermal zones and hwmon sensors, merged into

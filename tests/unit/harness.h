@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * harness: a tiny unit-test harness, header only.  A test program is a set
  * of functions run with RUN(fn); inside them CHECK-family macros count

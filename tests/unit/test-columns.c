@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-columns: the user's choice of the rank and node tables' columns
  * (ui/columns.h): keys, specs as a settings file holds them (a list, or

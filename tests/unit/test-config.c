@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-config: the settings file (src/config.c).  Good files (comments,
  * blanks, CRLF, '#' inside a value), every kind of bad line with its

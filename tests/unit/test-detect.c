@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-detect: the history and the detectors on synthetic jobs whose
  * probe streams go through the real decoder (test-ui-synth.h).  A healthy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-exp-sel: the export's --begin/--end times and --fields globs
  * (src/exp-sel.c), on a recording from 2026-11-25 23:00:00 to 02:00:00

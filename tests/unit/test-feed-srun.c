@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * feed-srun's ladder decisions: when SSH's refusal moves a node of a
  * Slurm job to srun, when a large job starts there, and when neither

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-feed: the transport interface (src/feed.h) over its local
  * transport, with real children: the phase and the state words derived

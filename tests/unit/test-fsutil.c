@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-fsutil: the one PATH search (fs_which) that the scheduler
  * commands, srun, ssh and the launchers, and the backtrace tools share,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-hostlist: unit tests of hostlist expansion and folding, and a small
  * driver for tests/regress/hostlist-oracle.sh:

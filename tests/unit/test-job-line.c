@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-job-line: what batch mode says about the job as a whole: the job
  * line of the text output and the job record of the JSON output ("ranks 3

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-jobwatch: the job's end seen through jobwatch.  The scheduler is
  * LSF's bjobs, a script in a private PATH that prints the fixture files of

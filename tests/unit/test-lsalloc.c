@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-lsalloc: libssh2's allocator (remote/lsalloc.c).  Small blocks
  * come from malloc and keep their bytes through realloc; a big block is

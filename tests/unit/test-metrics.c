@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-metrics: the metric catalogue.  For every row, a node whose probe
  * sends only that row's source (each of its groups alone, and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests of src/wire.c and src/proto.c: every message round-trips, and
  * every message cut at every byte is refused as truncated, never misread.

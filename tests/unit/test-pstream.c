@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * pstream: the buffered probe stream shared by the libssh2 session and
  * the system ssh client: junk before the HELLO dropped (also when the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-rec: recordings.  Synthetic nodes (the probe's groups, counters
  * that grow, ranks that come and go, strings, absent fields, events)

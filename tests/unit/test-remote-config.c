@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-remote-config: the SSH transport's pieces that need no server.
  * ssh_config parsing and lookup (patterns, negation, first value wins,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-remote-ssh: the SSH transport against a real sshd on loopback.  The
  * test starts its own /usr/sbin/sshd (a generated config, host key and

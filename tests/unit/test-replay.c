@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-replay: the player in the monitor (src/feed-replay.c and the
  * timeline panel).  Synthetic nodes (test-ui-synth.h: real probe streams)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-sched: job resolution.  Every scheduler's parser on the fixture
  * outputs under tests/data/sched/ (running, pending, finished, array, het,

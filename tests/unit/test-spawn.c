@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-spawn: the one child-process helper (src/spawn.c) with real
  * children: pipes both ways, an exec failure reported at once, a child

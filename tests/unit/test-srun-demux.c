@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * srun-demux: srun's labelled, interleaved output of armoured probes
  * back into one exact byte stream per task; damaged, cut, reordered and

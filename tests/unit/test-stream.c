@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-stream: the stream decoder and the node model.  Streams are written
  * with the protocol writers of src/proto.h, fed to stream.c whole, byte by

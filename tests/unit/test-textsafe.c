@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests of the one text filter (src/textsafe.c) and of the exits that
  * use it: the log file and stderr lines (src/log.c), the text output's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-ui-big: a job of 1024 nodes with 32 ranks each, synthetic streams
  * through the real decoder into the real history, detectors and panels,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-ui-screen: the monitor's panels drawn into a real curses screen
  * (newterm on /dev/null, 140x40 unless a test resizes it) from synthetic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-ui-sources: the optional sources (GPUs and the job's share of them,
  * InfiniBand, Lustre, NFS, RAPL power, temperatures, perf counters, NUMA

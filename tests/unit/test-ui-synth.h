@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-ui-synth: synthetic nodes for the detector and UI tests and the UI
  * benchmark.  A synthetic node writes a real probe stream (HELLO, SCHEMA,

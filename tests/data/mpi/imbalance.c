@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * imbalance: an MPI job for the mpi source's tests.  Every rank computes
  * (a loop in this program) then meets the others in MPI_Allreduce, for

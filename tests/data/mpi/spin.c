@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * spin: a process for the mpi source's benchmark that spends about half
  * of its CPU time in its own loop and half in libmpich (MPI_Initialized,

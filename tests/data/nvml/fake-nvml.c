@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A stand-in for the driver's libnvidia-ml.so.1 on a machine without an
  * NVIDIA GPU, for tests of jobtop-nvml.  It implements the NVML entry

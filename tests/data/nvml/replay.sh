@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Replays captured real NVIDIA outputs (tests/data/nvml/h100-580) as the
 # probe's NVML helper or as nvidia-smi, chosen by the name it is run as:
 #   jobtop-nvml --interval-ms MS   one captured block (GPU lines, proc

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # blocked: rank 2 blocks forever reading a pipe (state S, wchan
 # anon_pipe_read or pipe_read) while its peers compute: the stalled-rank demo.
 # One rank per node on 4 nodes; each rank writes "rank pid hostname" to

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # early-exit: four ranks compute flat out; rank 2 ends after
 # EARLY_EXIT_SECONDS (default 20; rankload -t, SIGALRM) while the others go
 # on: a job that loses a member.  No --kill-on-bad-exit: the other tasks

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # evilname: ranks whose process name (comm, set with prctl PR_SET_NAME)
 # is an attack on the watcher's terminal: OSC 0 "set the title to PW", CSI
 # 2 J "clear the screen", and U+009B (UTF-8 CSI), 14 bytes in all; the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # healthy: every rank computes flat out (state R; on this 2-core machine
 # 4 nodes' ranks share the CPUs, so each gets about the same share).
 # One rank per node on 4 nodes; each rank writes "rank pid hostname" to

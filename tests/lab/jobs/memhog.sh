@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # memhog: rank 1 touches and holds 300 MiB, the other ranks 20 MiB;
 # all idle once the memory is touched: ranks that differ in memory.
 # One rank per node on 4 nodes; each rank writes "rank pid hostname" to

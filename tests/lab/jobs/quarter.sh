@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # quarter: every rank uses 25% of one CPU (25 ms of CPU time every
 # 100 ms): a known CPU percentage to check samplers against.
 # One rank per node on 4 nodes; each rank writes "rank pid hostname" to

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: ISC
 # spike: two ranks, one per node, idle; rank 1 holds 256 MiB for 3 s
 # (from 4 s after it starts) and frees it: a peak that a sample can miss
 # but the rank's peak RSS must keep.  Each rank writes "rank pid hostname"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * mpiload: an MPI job with a known shape, for the lab's MPI tests.
  * (In a directory of its own: the Makefile builds tests/lab/*.c without

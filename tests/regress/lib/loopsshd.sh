@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # loopsshd.sh: a real sshd on loopback for the regress tests of the
 # launcher rows (remote-launchers, remote-launch-flux), sourced by them
 # after they set JOBTOP.  It defines skip and fail (which shows
