@@ -95,21 +95,9 @@ PY
 echo "ok: JSON escapes the names as \\u001b...\\u009b, and they decode to what the ranks set"
 
 # Curses in tmux.
-ui_tmux() { lab_as "$LAB_USER" tmux -L "$UI_SOCK" "$@"; }
+UI_TMUX="lab_as $LAB_USER tmux -L $UI_SOCK" UI_WIN=ui
+. "$LAB_TOP/tests/lib/ui.sh"
 title() { ui_tmux display -p -t "$1" '#{pane_title}'; }
-ui_screen() { ui_tmux capture-pane -p -t ui; }
-ui_wait() {
-	local t0=$SECONDS
-	while ((SECONDS - t0 < $1)); do
-		ui_screen | grep -Fq -- "$2" && return 0
-		sleep 0.3
-	done
-	return 1
-}
-ui_fail() {
-	echo "--- screen:"; ui_screen || true
-	lab_fail "$*"
-}
 # The control: the same OSC printed raw does change a pane's title.
 ui_tmux new-session -d -s ctl -x 80 -y 10 "sleep 1; printf '\\033]0;PW\\007'; sleep 600"
 t0=$SECONDS
@@ -122,23 +110,24 @@ ui_tmux new-session -d -s ui -x 160 -y 40 \
 before=$(title ui)
 [ -n "$before" ] && [ "$before" != PW ] || lab_fail "odd pane title before the start: '$before'"
 touch "$UI_DIR/go"
-ui_wait 20 "nodes 2: 2 live" || ui_fail "the 2 nodes are not live within 20 s"
+ui_wait_fixed 20 "nodes 2: 2 live" || ui_fail "the 2 nodes are not live within 20 s"
 # The job's rank table (r), then the top rank's detail (Enter).
 ui_tmux send-keys -t ui r
-ui_wait 10 "Ranks of the job" || ui_fail "r does not show the ranks"
+ui_wait_fixed 10 "Ranks of the job" || ui_fail "r does not show the ranks"
 # COMMAND shows the command line, whose argv[0] carries the same bytes:
 # the probe turns its control bytes into blanks (as NULs between
 # arguments), the monitor the C1 CSI into '??'.
 shown_cmd=']0;PW  [2J??x'
-ui_wait 10 "$shown_cmd" || ui_fail "the rank table does not show $shown_cmd"
-[ "$(ui_screen | grep -F -c "$shown_cmd")" -ge 2 ] || ui_fail "not both ranks show as $shown_cmd"
+ui_wait_fixed 10 "$shown_cmd" || ui_fail "the rank table does not show $shown_cmd"
+# Each rank's row fills with its own sample: wait for both.
+ui_wait_fixed 10 "$shown_cmd" 2 || ui_fail "not both ranks show as $shown_cmd"
 sleep 1
 ui_tmux send-keys -t ui Enter
-sleep 2	# the detail, a few redraws
-ui_screen | grep -F -q "$shown" || ui_fail "the rank detail does not show $shown"
+ui_wait_fixed 10 "$shown" || ui_fail "the rank detail does not show $shown"
+sleep 1	# a few redraws of the detail before the title is read
 [ "$(title ui)" = "$before" ] || ui_fail "pane title changed while jobtop runs: '$(title ui)', was '$before'"
 ui_tmux send-keys -t ui q
-ui_wait 10 "jobtop-exit=0" || ui_fail "q did not end jobtop with 0"
+ui_wait_fixed 10 "jobtop-exit=0" || ui_fail "q did not end jobtop with 0"
 [ "$(title ui)" = "$before" ] || ui_fail "pane title changed after jobtop quit: '$(title ui)', was '$before'"
 echo "ok: curses shows $shown and the pane title stays '$before' (a raw OSC 0 changes it)"
 echo PASS

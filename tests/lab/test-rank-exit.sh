@@ -35,21 +35,10 @@ chmod -R a+rX "$dir"
 install -d -m 700 -o "$LAB_USER" "$dir/out"
 out=$dir/out
 
-ui_tmux() { lab_as "$LAB_USER" tmux -L "$sock" "$@"; }
-ui_screen() { ui_tmux capture-pane -p -t "$1"; }
-# ui_wait WINDOW SECONDS ERE: until the screen matches (1 after the time).
-ui_wait() {
-	local t0=$SECONDS
-	while ((SECONDS - t0 < $2)); do
-		ui_screen "$1" | grep -Eq -- "$3" && return 0
-		sleep 0.3
-	done
-	return 1
-}
-ui_fail() {
-	echo "--- screen of $1:"; ui_screen "$1" || true
-	lab_fail "$2"
-}
+UI_TMUX="lab_as $LAB_USER tmux -L $sock"
+. "$LAB_TOP/tests/lib/ui.sh"
+# ui_on WINDOW FUNCTION ARGS...: a ui.sh function on one window.
+ui_on() { local UI_WIN=$1; shift; "$@"; }
 
 job=$(lab_submit "$LAB_USER" early-exit --export=ALL,EARLY_EXIT_SECONDS=15) ||
 	lab_fail "could not start the early-exit job"
@@ -101,17 +90,17 @@ grep '"code":"rank-exit"' "$dir/r.json" | grep -qF "\"text\":\"$want\"" ||
 	lab_fail "the replayed event differs: $(grep rank-exit "$dir/r.json")"
 echo "ok: the replay of the recording has it"
 
-ui_wait live 10 "ranks 3 of 4" || ui_fail live "the header does not say ranks 3 of 4"
-ui_screen live | grep -qF "warn  $want" || ui_fail live "no exit event on the screen"
+ui_on live ui_expect 10 "ranks 3 of 4" "the header does not say ranks 3 of 4"
+ui_on live ui_wait_fixed 10 "warn  $want" || ui_on live ui_fail "no exit event on the screen"
 echo "ok: the curses header and event panel say so"
 ui_tmux send-keys -t live q
-ui_wait live 10 'jobtop-exit=0' || ui_fail live "the monitor did not quit cleanly"
+ui_on live ui_expect 10 'jobtop-exit=0' "the monitor did not quit cleanly"
 
 ui_tmux new-window -d -n rep -t live \
 	"$dir/jobtop -r $out/ui.jtr; echo jobtop-exit=\$?; sleep 600"
-ui_wait live:rep 10 'jobtop' || ui_fail live:rep "the replay did not start"
+ui_on live:rep ui_expect 10 'jobtop' "the replay did not start"
 ui_tmux send-keys -t live:rep '$'
-ui_wait live:rep 10 "ranks 3 of 4" || ui_fail live:rep "the replay's header lacks ranks 3 of 4"
-ui_screen live:rep | grep -qF "$want" || ui_fail live:rep "the replay lacks the exit event"
+ui_on live:rep ui_expect 10 "ranks 3 of 4" "the replay's header lacks ranks 3 of 4"
+ui_on live:rep ui_wait_fixed 10 "$want" || ui_on live:rep ui_fail "the replay lacks the exit event"
 echo "ok: the curses replay says so too"
 echo PASS

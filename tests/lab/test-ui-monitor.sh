@@ -30,22 +30,8 @@ install -m 755 "$JOBTOP" "$PROBE" "$UI_DIR/"
 cp -r "$LAB_TOP/themes" "$UI_DIR/"
 chmod -R a+rX "$UI_DIR"
 
-ui_tmux() { lab_as "$LAB_USER" tmux -L "$UI_SOCK" "$@"; }
-ui_screen() { ui_tmux capture-pane -p -t ui; }
-ui_keys() { ui_tmux send-keys -t ui "$@"; }
-# ui_wait SECONDS ERE: until the screen matches (1 after the time is up).
-ui_wait() {
-	local t0=$SECONDS
-	while ((SECONDS - t0 < $1)); do
-		ui_screen | grep -Eq -- "$2" && return 0
-		sleep 0.3
-	done
-	return 1
-}
-ui_fail() {
-	echo "--- screen:"; ui_screen || true
-	lab_fail "$*"
-}
+UI_TMUX="lab_as $LAB_USER tmux -L $UI_SOCK" UI_WIN=ui
+. "$LAB_TOP/tests/lib/ui.sh"
 
 job=$(lab_submit "$LAB_USER" healthy) || lab_fail "could not start the healthy job"
 ui_tmux new-session -d -s ui -x 160 -y 45 \
@@ -54,25 +40,23 @@ ui_tmux new-session -d -s ui -x 160 -y 45 \
 ui_wait 20 'nodes 4: 4 live' || ui_fail "the 4 nodes are not all live within 20 s"
 ui_wait 10 "job $job healthy of $LAB_USER" || ui_fail "no job line in the header"
 # Sparklines: a few UTF-8 blocks at the end of every node row.
-ui_wait 10 '^node4 .*[▁▂▃▄▅▆▇█]{3}' || ui_fail "no sparkline on node4's row"
+# Each row fills at its own pace (its own samples): wait for each.
 for n in node1 node2 node3 node4; do
-	ui_screen | grep -Eq "^$n +live .*[▁▂▃▄▅▆▇█]{3}" ||
-		ui_fail "$n: no live row with a sparkline"
+	ui_expect 10 "^$n +live .*[▁▂▃▄▅▆▇█]{3}" "$n: no live row with a sparkline"
 done
 echo "ok: 4 nodes live with sparklines"
 
 # Healthy: 10 s more (20 samples) and still no flag anywhere.
 sleep 10
-ui_screen | grep -q 'FLAGS none' || ui_fail "the healthy job raised a flag"
+ui_expect 5 'FLAGS none' "the healthy job raised a flag"
 ! ui_screen | grep -Eq 'stalled|straggler|memory|lost' ||
 	ui_fail "a flag or lost node on the healthy job"
 echo "ok: no flag on the healthy job"
 
 ui_keys r
-ui_wait 5 'Ranks of the job: [0-9]+' || ui_fail "r does not show the ranks"
+ui_expect 5 'Ranks of the job: [0-9]+' "r does not show the ranks"
 for r in 0 1 2 3; do
-	ui_screen | grep -Eq "^ +$r +node[1-4] .* rankload" ||
-		ui_fail "rank $r is not in the rank table"
+	ui_expect 5 "^ +$r +node[1-4] .* rankload" "rank $r is not in the rank table"
 done
 ui_keys Escape
 ui_wait 5 'Nodes 4, 4 live' || ui_fail "Esc does not go back to the nodes"
@@ -80,19 +64,20 @@ echo "ok: rank table"
 
 ui_keys / n o d e 3 Enter
 ui_wait 5 'filter /node3/: 1 rows' || ui_fail "the filter does not apply"
-ui_screen | grep -q '^node3 ' || ui_fail "node3 is filtered out"
+ui_expect 5 '^node3 ' "node3 is filtered out"
 ! ui_screen | grep -Eq '^node[124] ' || ui_fail "the filter keeps other nodes"
 ui_keys / C-u '(' Enter
 ui_wait 5 'missing closing parenthesis' || ui_fail "no PCRE2 error for a bad pattern"
 ui_keys Escape Escape
 ui_wait 5 'Nodes 4, 4 live *$' || ui_fail "Esc does not clear the filter"
-ui_screen | grep -q '^node1 ' || ui_fail "node1 missing after the filter is cleared"
+ui_expect 5 '^node1 ' "node1 missing after the filter is cleared"
 echo "ok: filter"
 
 ui_tmux resize-window -t ui -x 100 -y 30
-ui_wait 5 '^node4 .*[▁▂▃▄▅▆▇█]' || ui_fail "no node rows after resizing to 100x30"
-w=$(ui_screen | LC_ALL=C.UTF-8 wc -L)
-((w <= 100)) || ui_fail "lines are $w wide in a 100-column window"
+ui_expect 5 '^node4 .*[▁▂▃▄▅▆▇█]' "no node rows after resizing to 100x30"
+ui_width_le() { [ "$(ui_screen | LC_ALL=C.UTF-8 wc -L)" -le "$1" ]; }
+until_ok 5 ui_width_le 100 ||
+	ui_fail "lines are $(ui_screen | LC_ALL=C.UTF-8 wc -L) wide in a 100-column window"
 ui_tmux resize-window -t ui -x 50 -y 8
 ui_wait 5 'terminal too small \(50x8\)' || ui_fail "no message for a 50x8 window"
 ui_tmux resize-window -t ui -x 160 -y 45

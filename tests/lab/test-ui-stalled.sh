@@ -34,22 +34,8 @@ install -m 755 "$JOBTOP" "$PROBE" "$UI_DIR/"
 cp -r "$LAB_TOP/themes" "$UI_DIR/"
 chmod -R a+rX "$UI_DIR"
 
-ui_tmux() { lab_as "$LAB_USER" tmux -L "$UI_SOCK" "$@"; }
-ui_screen() { ui_tmux capture-pane -p -t ui; }
-ui_keys() { ui_tmux send-keys -t ui "$@"; }
-# ui_wait SECONDS ERE: until the screen matches (1 after the time is up).
-ui_wait() {
-	local t0=$SECONDS
-	while ((SECONDS - t0 < $1)); do
-		ui_screen | grep -Eq -- "$2" && return 0
-		sleep 0.3
-	done
-	return 1
-}
-ui_fail() {
-	echo "--- screen:"; ui_screen || true
-	lab_fail "$*"
-}
+UI_TMUX="lab_as $LAB_USER tmux -L $UI_SOCK" UI_WIN=ui
+. "$LAB_TOP/tests/lib/ui.sh"
 
 
 interval=1
@@ -67,9 +53,8 @@ t0=$SECONDS
 ui_wait $((5 * interval + 1)) "^$host .*1 stalled rank" ||
 	ui_fail "$host does not show a stalled rank within 5 samples"
 echo "ok: $host shows 1 stalled rank after $((SECONDS - t0)) s"
-ui_screen | grep -q 'FLAGS 1 stalled rank' || ui_fail "no stalled count in the header"
-ui_screen | grep -q 'rank 2 (pid [0-9]*) made no progress' ||
-	ui_fail "no event for the stalled rank"
+ui_expect 5 'FLAGS 1 stalled rank' "no stalled count in the header"
+ui_expect 5 'rank 2 \(pid [0-9]*\) made no progress' "no event for the stalled rank"
 for n in node1 node2 node3 node4; do
 	[ "$n" = "$host" ] && continue
 	! ui_screen | grep -Eq "^$n .*stalled" || ui_fail "$n has a stalled rank too"
@@ -80,27 +65,24 @@ ui_keys r
 ui_wait 5 'Ranks of the job' || ui_fail "r does not show the ranks"
 ui_keys F
 ui_wait 5 'ranks sorted by FLAGS' || ui_fail "F does not sort by flags"
-row=$(ui_screen | grep -E '^ +2 +node' || true)
-grep -q stalled <<<"$row" || ui_fail "rank 2 is not flagged stalled: '$row'"
-grep -Eq 'pipe_read' <<<"$row" || ui_fail "rank 2's wait channel is not shown: '$row'"
+ui_expect 5 '^ +2 +node.*stalled' "rank 2 is not flagged stalled"
+ui_expect 5 '^ +2 +node.*pipe_read' "rank 2's wait channel is not shown"
 ui_keys Home Enter
 ui_wait 5 "Rank 2 \(pid [0-9]+\) on $host" || ui_fail "Enter does not open rank 2"
-ui_screen | grep -Eq '^wchan +(anon_)?pipe_read' || ui_fail "the detail shows no pipe_read wait channel"
-ui_screen | grep -Eq '^state +S ' || ui_fail "the detail does not show state S"
-ui_screen | grep -q '\[stalled\]' || ui_fail "the detail does not show the flag"
-ui_screen | grep -Eq '^why .*made no progress' || ui_fail "the detail does not say why"
+ui_expect 5 '^wchan +(anon_)?pipe_read' "the detail shows no pipe_read wait channel"
+ui_expect 5 '^state +S ' "the detail does not show state S"
+ui_expect 5 '\[stalled\]' "the detail does not show the flag"
+ui_expect 5 '^why .*made no progress' "the detail does not say why"
 echo "ok: Enter on rank 2 shows $(ui_screen | grep '^wchan' | tr -s ' ')"
-ui_screen | grep -Eq '^kstack +kernel stack: needs root on the node' ||
-	ui_fail "the detail does not say why jtuser sees no kernel stack"
+ui_expect 5 '^kstack +kernel stack: needs root on the node' "the detail does not say why jtuser sees no kernel stack"
 echo "ok: $(ui_screen | grep '^kstack' | tr -s ' ')"
 ui_keys b
 ui_wait 30 "gdb on $host (exited with status|could not attach)" ||
 	ui_fail "b gives no gdb result from $host within 30 s"
-ui_screen | grep -q "gdb on $host exited with status 0" ||
-	ui_fail "gdb on $host failed: $(ui_screen | grep '^backtrace')"
+ui_expect 5 "gdb on $host exited with status 0" "gdb on $host failed: $(ui_screen | grep '^backtrace')"
 ui_wait 2 '#[0-9]+ .* in (__GI___libc_read|__libc_read|read) ' ||
 	ui_fail "the backtrace does not show the rank in read"
-ui_screen | grep -Eq '#[0-9]+ .* in main ' || ui_fail "the backtrace does not reach main"
+ui_expect 5 '#[0-9]+ .* in main ' "the backtrace does not reach main"
 echo "ok: gdb on $host:"
 ui_screen | grep -E '^ +#[0-9]' | head -4
 ui_keys q
@@ -109,7 +91,7 @@ ui_wait 10 'jobtop-exit=0' || ui_fail "q does not end jobtop with status 0"
 # Root watches the same job: the probe may read kernel stacks.
 ui_tmux kill-session -t ui
 UI_SOCK=jtui-root-$$
-ui_tmux() { tmux -L "$UI_SOCK" "$@"; }
+UI_TMUX="tmux -L $UI_SOCK"
 cleanup() {
 	tmux -L "$UI_SOCK" kill-server 2>/dev/null || true
 	lab_as "$LAB_USER" tmux -L "jtui-$$" kill-server 2>/dev/null || true
@@ -136,7 +118,7 @@ for try in 1 2 3 4 5; do
 	while [ "$i" -lt "$row" ]; do ui_keys Down; i=$((i + 1)); done
 	ui_keys Enter
 	if ui_wait 3 "Rank [0-9]+ \(pid [0-9]+\) on " &&
-	    ui_screen | grep -Eq "Rank 2 \(pid [0-9]+\) on $host"; then
+	    ui_wait 2 "Rank 2 \(pid [0-9]+\) on $host"; then
 		opened=1
 		break
 	fi

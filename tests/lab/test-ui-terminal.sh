@@ -28,24 +28,9 @@ install -m 755 "$JOBTOP" "$PROBE" "$UI_DIR/"
 cp -r "$LAB_TOP/themes" "$UI_DIR/"
 chmod -R a+rX "$UI_DIR"
 
-ui_tmux() { lab_as "$LAB_USER" tmux -L "$UI_SOCK" "$@"; }
-ui_screen() { ui_tmux capture-pane -p -t ui; }
+UI_TMUX="lab_as $LAB_USER tmux -L $UI_SOCK" UI_WIN=ui
+. "$LAB_TOP/tests/lib/ui.sh"
 ui_kill() { ui_tmux kill-session -t ui 2>/dev/null || true; }
-ui_keys() { ui_tmux send-keys -t ui "$@"; }
-# ui_wait SECONDS ERE: until the screen matches (1 after the time is up).
-ui_wait() {
-	local t0=$SECONDS
-	while ((SECONDS - t0 < $1)); do
-		ui_screen | grep -Eq -- "$2" && return 0
-		sleep 0.3
-	done
-	return 1
-}
-ui_fail() {
-	echo "--- screen:"; ui_screen || true
-	lab_fail "$*"
-}
-
 
 nodes='node[1-4]'
 # The SGR parameters of the screen that set a colour, one per line.
@@ -66,7 +51,7 @@ for t in dumb no-such-terminal; do
 	*) want="^jobtop: unknown terminal type TERM=$t \\(no terminfo entry\\); set TERM or use -b for batch output\$" ;;
 	esac
 	ui_screen | grep -Eq "$want" || ui_fail "TERM=$t: not the expected line"
-	ui_screen | grep -q '^rc=2$' || ui_fail "TERM=$t: exit status is not 2"
+	ui_expect 5 '^rc=2$' "TERM=$t: exit status is not 2"
 	n=$(ui_screen | grep -c .)
 	((n == 2)) || ui_fail "TERM=$t: $n lines on the screen, expected the message and rc"
 	ui_kill
@@ -87,7 +72,7 @@ ui_tmux new-session -d -s ui -x 120 -y 30 \
 ui_wait 10 '^rc=' || ui_fail "bad theme: jobtop did not end"
 ui_screen | grep -q "^jobtop: $UI_DIR/x.theme:3: unknown colour \"pinkish\"\$" ||
 	ui_fail "bad theme: no file:line message"
-ui_screen | grep -q '^rc=2$' || ui_fail "bad theme: exit status is not 2"
+ui_expect 5 '^rc=2$' "bad theme: exit status is not 2"
 ui_kill
 ui_tmux new-session -d -s ui -x 120 -y 30 \
 	"$UI_DIR/jobtop --no-record -t pinkish -w '$nodes'; echo rc=\$?; sleep 600"
@@ -101,7 +86,7 @@ ui_tmux new-session -d -s ui -x 140 -y 30 \
 	"env LANG=C LC_ALL=C $UI_DIR/jobtop --no-record -d 0.5 -w '$nodes'; sleep 600"
 ui_wait 15 '^node4 +live .*[_.,~=*#-]{3} *$' || ui_fail "LANG=C: no ASCII sparkline"
 ! ui_screen | LC_ALL=C grep -q $'\xe2' || ui_fail "LANG=C: UTF-8 on the screen"
-ui_screen | grep -q 'NODE^' || ui_fail "LANG=C: no ASCII sort arrow"
+ui_expect 5 'NODE\^' "LANG=C: no ASCII sort arrow"
 ui_kill
 echo "ok: LANG=C draws ASCII"
 
@@ -131,7 +116,7 @@ echo "ok: -t mono and NO_COLOR draw without colour"
 ui_tmux new-session -d -s ui -x 50 -y 8 \
 	"$UI_DIR/jobtop --no-record -w '$nodes'; sleep 600"
 ui_wait 10 'terminal too small \(50x8\)' || ui_fail "no message in a 50x8 window"
-ui_screen | grep -q 'jobtop needs at least 60x10' || ui_fail "no minimum size in the message"
+ui_expect 5 'jobtop needs at least 60x10' "no minimum size in the message"
 ui_kill
 echo "ok: too small"
 echo PASS

@@ -76,24 +76,19 @@ echo "ok: the probe takes 'interval 200' and ends at EOF"
 command -v tmux >/dev/null 2>&1 || { echo "tmux is not installed"; exit 77; }
 win=ctl
 screen() { tmux -L "$sock" capture-pane -p -t "$win"; }
-wait_for() {
-	n=$(($1 * 5))
-	while [ $n -gt 0 ]; do
-		screen | grep -Eq -- "$2" && return 0
-		sleep 0.2
-		n=$((n - 1))
-	done
-	return 1
-}
+# The one waiting helper (tests/lib/ui.sh) on this test's own screen.
+. "$TOP/tests/lib/ui.sh"
+ui_screen() { screen; }
+wait_for() { ui_wait "$@"; }
 tmux -L "$sock" new-session -d -s "$win" -x 150 -y 40 \
 	"env LANG=C.UTF-8 $JOBTOP -o $tmp/run.jtr -d 1 -w localhost; echo rc=\$?; sleep 600"
 wait_for 15 '^localhost +live .*[▁▂▃▄▅▆▇█]{2}' || fail "no live localhost row"
-screen | grep -q 'every 1s' || fail "the header does not say every 1s"
+wait_for 5 'every 1s' || fail "the header does not say every 1s"
 sleep 2
 tmux -L "$sock" send-keys -t "$win" -
 tmux -L "$sock" send-keys -t "$win" -
 wait_for 5 'sampling every 0.25 s \(1 probe told\)' || fail "'-' does not change the interval"
-screen | grep -q 'every 0.25s' || fail "the header does not say every 0.25s"
+wait_for 5 'every 0.25s' || fail "the header does not say every 0.25s"
 sleep 2.5
 tmux -L "$sock" send-keys -t "$win" q
 wait_for 10 '^rc=0$' || fail "q does not end jobtop with status 0"

@@ -48,15 +48,10 @@ fail() {
 	exit 1
 }
 # wait_for SECONDS ERE
-wait_for() {
-	n=$(($1 * 5))
-	while [ $n -gt 0 ]; do
-		screen | grep -Eq -- "$2" && return 0
-		sleep 0.2
-		n=$((n - 1))
-	done
-	return 1
-}
+# The one waiting helper (tests/lib/ui.sh) on this test's own screen.
+. "$TOP/tests/lib/ui.sh"
+ui_screen() { screen; }
+wait_for() { ui_wait "$@"; }
 command -v python3 >/dev/null 2>&1 || { echo "no python3"; exit 77; }
 command -v tmux >/dev/null 2>&1 || { echo "tmux is not installed"; exit 77; }
 [ -x "$JOBTOP" ] && [ -x "$PROBE" ] || fail "jobtop or jobtop-probe not built"
@@ -138,9 +133,9 @@ done
 echo "ok: the rank table: $(screen | grep -E "^ +[-0-9]+ +localhost +$burner " | tr -s ' ' | cut -c1-80)"
 keys Enter
 wait_for 5 "^command +[^ ]*python3 $tmp/rankburn.py 2.4 $mib spin" || fail "the detail has no command line"
-screen | grep -Eq "^cwd +$tmp\$" || fail "the detail has no cwd"
-screen | grep -Eq "^user +[^ ]+ \\(uid $(id -u)\\)" || fail "the detail has no user"
-screen | grep -Eq "^memory .* peak rss 2[5-9][0-9]M" || fail "the detail has no peak rss"
+wait_for 5 "^cwd +$tmp\$" || fail "the detail has no cwd"
+wait_for 5 "^user +[^ ]+ \\(uid $(id -u)\\)" || fail "the detail has no user"
+wait_for 5 "^memory .* peak rss 2[5-9][0-9]M" || fail "the detail has no peak rss"
 wait_for 5 "^cpu .*; peak [0-9.]+%" || fail "the detail has no peak CPU"
 keys q
 wait_for 5 '^rc=0$' || fail "q does not end jobtop with status 0"

@@ -101,15 +101,10 @@ exec 9>"$tmp/fifo"
 
 screen() { tmux -L "$sock" capture-pane -p -t "$win"; }
 keys() { tmux -L "$sock" send-keys -t "$win" "$@"; }
-wait_for() {
-	n=$(($1 * 5))
-	while [ $n -gt 0 ]; do
-		screen | grep -Eq -- "$2" && return 0
-		sleep 0.2
-		n=$((n - 1))
-	done
-	return 1
-}
+# The one waiting helper (tests/lib/ui.sh) on this test's own screen.
+. "$TOP/tests/lib/ui.sh"
+ui_screen() { screen; }
+wait_for() { ui_wait "$@"; }
 win=rdet
 tmux -L "$sock" new-session -d -s "$win" -x 160 -y 45 \
 	"env HOME=$home LANG=C.UTF-8 JOBTOP_PROBE=$PROBE SLURM_JOB_ID=$job SLURM_JOB_NODELIST=node[1-2] $JOBTOP --no-record --accept-new -d 1; echo rc=\$?; sleep 600"
@@ -129,7 +124,7 @@ wait_for 2 '#[0-9]+ .* (in )?(__GI___libc_read|read|__libc_read)' || fail "the b
 echo "ok: debugger on node1: $(screen | grep -E '^ +#[0-9]' | head -2 | tr -s ' ')"
 keys -
 wait_for 5 'sampling every 0.5 s \(2 probes told\)' || fail "'-' does not tell the probes"
-screen | grep -q 'every 0.5s' || fail "the header does not say every 0.5s"
+wait_for 5 'every 0.5s' || fail "the header does not say every 0.5s"
 echo "ok: '-' over SSH"
 
 # node2: no debugger in its PATH.

@@ -45,15 +45,10 @@ cd "$tmp/elsewhere" || exit 1
 
 screen() { tmux -L "$sock" capture-pane -p -J -t "$win"; }
 keys() { tmux -L "$sock" send-keys -t "$win" "$@"; }
-wait_for() {
-	n=$(($1 * 10))
-	while [ $n -gt 0 ]; do
-		screen | grep -Eq -- "$2" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
+# The one waiting helper (tests/lib/ui.sh) on this test's own screen.
+. "$TOP/tests/lib/ui.sh"
+ui_screen() { screen; }
+wait_for() { ui_wait "$@"; }
 start() {
 	win=$1
 	shift

@@ -39,15 +39,10 @@ command -v tmux >/dev/null 2>&1 || { echo "tmux is not installed"; exit 77; }
 
 screen() { tmux -L "$sock" capture-pane -p -t "$win"; }
 keys() { tmux -L "$sock" send-keys -t "$win" "$@"; }
-wait_for() {
-	n=$(($1 * 10))
-	while [ $n -gt 0 ]; do
-		screen | grep -Eq -- "$2" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
+# The one waiting helper (tests/lib/ui.sh) on this test's own screen.
+. "$TOP/tests/lib/ui.sh"
+ui_screen() { screen; }
+wait_for() { ui_wait "$@"; }
 status() { screen | tail -n 1; }
 conf=$tmp/conf/jobtop/jobtoprc
 start() {
@@ -125,7 +120,7 @@ screen | grep '^NODE' | grep -q LOAD && fail "LOAD still shown after hiding it"
 keys F10
 wait_for 10 '^rc=[0-9]' || fail "F10 does not quit"
 # Status 1: a node failed (jobtop(1), EXIT STATUS).
-screen | grep -q '^rc=1$' || fail "F10: $(screen | grep '^rc=')"
+wait_for 5 '^rc=1$' || fail "F10: $(screen | grep '^rc=')"
 echo "ok: F10 quits (exit 1: a node failed)"
 
 # --- two: the saved settings are the defaults --------------------------------

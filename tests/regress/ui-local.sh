@@ -33,15 +33,10 @@ win=ui0
 screen() { tmux -L "$sock" capture-pane -p -t "$win"; }
 keys() { tmux -L "$sock" send-keys -t "$win" "$@"; }
 # wait_for SECONDS ERE
-wait_for() {
-	n=$(($1 * 5))
-	while [ $n -gt 0 ]; do
-		screen | grep -Eq -- "$2" && return 0
-		sleep 0.2
-		n=$((n - 1))
-	done
-	return 1
-}
+# The one waiting helper (tests/lib/ui.sh) on this test's own screen.
+. "$TOP/tests/lib/ui.sh"
+ui_screen() { screen; }
+wait_for() { ui_wait "$@"; }
 nwin=0
 start() {	# start COMMAND: a fresh session running it (the old one goes)
 	old=$win
@@ -68,8 +63,7 @@ keys Enter
 wait_for 5 "Process $busy on localhost: jtbusyloop" || fail "Enter does not open the process"
 # A running process has no kernel stack (read only while one waits), and
 # without root none may be read at all: the line says which.
-screen | grep -Eq '^kstack +(- \(read only while the rank waits|kernel stack: needs root on the node)' ||
-	fail "no kernel stack line"
+wait_for 5 '^kstack +(- \(read only while the rank waits|kernel stack: needs root on the node)' || fail "no kernel stack line"
 if command -v gdb >/dev/null 2>&1; then
 	keys b
 	wait_for 20 'gdb exited with status 0' || fail "no backtrace from gdb"

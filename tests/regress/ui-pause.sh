@@ -39,15 +39,10 @@ busy=$!
 
 screen() { tmux -L "$sock" capture-pane -p -t "$win"; }
 keys() { tmux -L "$sock" send-keys -t "$win" "$@"; }
-wait_for() {
-	n=$(($1 * 5))
-	while [ $n -gt 0 ]; do
-		screen | grep -Eq -- "$2" && return 0
-		sleep 0.2
-		n=$((n - 1))
-	done
-	return 1
-}
+# The one waiting helper (tests/lib/ui.sh) on this test's own screen.
+. "$TOP/tests/lib/ui.sh"
+ui_screen() { screen; }
+wait_for() { ui_wait "$@"; }
 # What must not move while paused: the node rows and the table of ranks.
 data() { screen | grep -E '^(localhost|RANK| +- +localhost)' | sed 's/ *$//'; }
 win=pause

@@ -44,15 +44,10 @@ win=rp0
 screen() { tmux -L "$sock" capture-pane -p -t "$win"; }
 keys() { tmux -L "$sock" send-keys -t "$win" "$@"; }
 # wait_for SECONDS ERE
-wait_for() {
-	n=$(($1 * 5))
-	while [ $n -gt 0 ]; do
-		screen | grep -Eq -- "$2" && return 0
-		sleep 0.2
-		n=$((n - 1))
-	done
-	return 1
-}
+# The one waiting helper (tests/lib/ui.sh) on this test's own screen.
+. "$TOP/tests/lib/ui.sh"
+ui_screen() { screen; }
+wait_for() { ui_wait "$@"; }
 nwin=0
 start() {	# start COMMAND: a fresh session running it (the old one goes)
 	old=$win
@@ -124,13 +119,11 @@ echo "ok: replay: pause, step, jump, start, end, speed, help"
 
 start "$JOBTOP -r $tmp/none.jtr"
 wait_for 10 '^rc=1$' || fail "a missing recording: not status 1"
-screen | grep -q "^jobtop: $tmp/none.jtr: No such file or directory\$" ||
-	fail "a missing recording: not the expected message"
+wait_for 5 "^jobtop: $tmp/none.jtr: No such file or directory\$" || fail "a missing recording: not the expected message"
 printf 'not a recording' >"$tmp/junk.jtr"
 start "$JOBTOP -r $tmp/junk.jtr"
 wait_for 10 '^rc=1$' || fail "not a recording: not status 1"
-screen | grep -q "^jobtop: $tmp/junk.jtr: not a jobtop recording\$" ||
-	fail "not a recording: not the expected message"
+wait_for 5 "^jobtop: $tmp/junk.jtr: not a jobtop recording\$" || fail "not a recording: not the expected message"
 
 # 2. History while live goes on, then back to live.
 start "env LANG=C.UTF-8 $JOBTOP -d 0.5 -w localhost -o $tmp/live.jtr"
@@ -149,7 +142,7 @@ t2=$(shown)
 sleep 2
 s2=$(stat -c %s "$tmp/live.jtr")
 [ "$s2" -gt "$s1" ] || fail "the recording stopped growing in history ($s1, $s2 bytes)"
-screen | grep -q 'HISTORY: live goes on' || fail "history left on its own"
+wait_for 5 'HISTORY: live goes on' || fail "history left on its own"
 keys L
 wait_for 5 '^live ' || fail "L does not say live"
 screen | grep -q 'HISTORY: live' && fail "history still shown after L"

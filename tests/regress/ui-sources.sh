@@ -133,15 +133,10 @@ done
 
 screen() { tmux -L "$sock" capture-pane -p -t "$win"; }
 # wait_for SECONDS ERE
-wait_for() {
-	n=$(($1 * 5))
-	while [ $n -gt 0 ]; do
-		screen | grep -Eq -- "$2" && return 0
-		sleep 0.2
-		n=$((n - 1))
-	done
-	return 1
-}
+# The one waiting helper (tests/lib/ui.sh) on this test's own screen.
+. "$TOP/tests/lib/ui.sh"
+ui_screen() { screen; }
+wait_for() { ui_wait "$@"; }
 nwin=0
 start() {	# start COMMAND: a fresh session running it
 	old=$win
@@ -205,11 +200,11 @@ temp=$(cell TEMP | tr -d C)
 	fail "TEMP is '$(cell TEMP)', want a temperature"
 [ -z "$(cell 'GJOB%')" ] || fail "GJOB% shown without any rank"
 # The header: job-wide items.
-screen | grep -Eq '^GMEM +40G/159G' || fail "no GMEM item in the header"
-screen | grep -Eq 'GPUW +70W' || fail "no GPU power in the header"
+wait_for 5 '^GMEM +40G/159G' || fail "no GMEM item in the header"
+wait_for 5 'GPUW +70W' || fail "no GPU power in the header"
 hib=$(screen | sed -n 's/.* IB  *\([0-9.]*[KMG]\{0,1\}\)\/s .*/\1/p' | head -1)
 near "$(bytes "$hib")" 1500000 || fail "the header's IB is '$hib'/s"
-screen | grep -Eq 'POWER +[0-9]+W' || fail "no POWER item in the header"
+wait_for 5 'POWER +[0-9]+W' || fail "no POWER item in the header"
 echo "ok: GPU 58% 40G/159G 70W 41C, IB $(cell IB/s)/s, FS $(cell FS/s)/s," \
     "power $(cell POWER), temperature $(cell TEMP)"
 
