@@ -112,11 +112,27 @@ spawn_child(const struct spawn_req *rq, pid_t parent, int in, int out,
 	if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
 	    dup2(err, STDERR_FILENO) < 0)
 		goto fail;
-	if ((rq->flags & SPAWN_DROP) && (setgroups(0, NULL) != 0 ||
+	if ((rq->flags & SPAWN_DROP) && (setgroups(rq->ngroups, rq->ngroups >
+	    0 ? rq->groups : NULL) != 0 ||
 	    setresgid(rq->gid, rq->gid, rq->gid) != 0 ||
 	    setresuid(rq->uid, rq->uid, rq->uid) != 0)) {
 		e[0] = 1;
 		goto fail;
+	}
+	if (rq->flags & SPAWN_DROP) {
+		/* The kernel cleared the parent-death signal with the
+		 * credentials: set it again, and look once more whether the
+		 * monitor is still there. */
+		if (!(rq->flags & SPAWN_NODEATH)) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(127);
+		}
+		if (rq->dir != NULL && chdir(rq->dir) != 0 &&
+		    chdir("/") != 0) {
+			e[0] = 2;
+			goto fail;
+		}
 	}
 	if (rq->fn != NULL) {
 		/* No exec to close them: close them now (the report pipe
@@ -181,6 +197,9 @@ spawn_start(struct spawn *sp, const struct spawn_req *rq, char *err,
 			;
 		if (e[0] == 1)
 			snprintf(err, errsz, "cannot become uid %ld: %s",
+			    (long)rq->uid, strerror(e[1]));
+		else if (e[0] == 2)
+			snprintf(err, errsz, "uid %ld cannot enter /: %s",
 			    (long)rq->uid, strerror(e[1]));
 		else
 			snprintf(err, errsz, "cannot run %s: %s", rq->path !=

@@ -11,6 +11,11 @@
  * it.  An exec failure is reported by spawn_start itself, through a
  * close-on-exec pipe, not as a child exiting 127.
  *
+ * With SPAWN_DROP the child becomes another user before exec: setgroups
+ * (the groups given, or none), setresgid and setresuid, in that order, so
+ * that no root privilege is left; the parent-death signal, which the
+ * kernel clears on a change of credentials, is set again after the switch.
+ *
  * The child may also run a function instead of a program (fn): it then
  * gets the same descriptors, every other one closed, and must end with
  * _exit.
@@ -29,7 +34,8 @@
 #define SPAWN_PGRP	0x10	/* its own process group */
 #define SPAWN_SETSID	0x20	/* its own session (no terminal) */
 #define SPAWN_NODEATH	0x40	/* no PR_SET_PDEATHSIG */
-#define SPAWN_DROP	0x80	/* become uid/gid, no supplementary groups */
+#define SPAWN_DROP	0x80	/* become uid/gid with groups (none when
+				 * ngroups is 0), in dir when given */
 
 struct spawn {
 	pid_t		 pid;		/* -1 once reaped, or never started */
@@ -50,6 +56,10 @@ struct spawn_req {
 	unsigned	 timeout_ms;	/* 0: no deadline */
 	uid_t		 uid;		/* with SPAWN_DROP */
 	gid_t		 gid;
+	const gid_t	*groups;	/* supplementary groups, or NULL */
+	size_t		 ngroups;
+	const char	*dir;		/* cwd after the switch ("/" when it
+					 * cannot go there), or NULL */
 };
 
 /* Start a child: 0, or -1 with the reason in err (nothing is left

@@ -4,8 +4,9 @@
  * children: pipes both ways, an exec failure reported at once, a child
  * that dies with its parent (PR_SET_PDEATHSIG, as after a kill -9 of the
  * monitor), a process group killed as one, no descriptor leaked into the
- * child, the deadline, a function child, and the HELLO scanner
- * (src/hello.c) every transport uses.
+ * child, the deadline, a function child, a child that becomes another
+ * user with his groups and keeps its parent-death signal (as root only),
+ * and the HELLO scanner (src/hello.c) every transport uses.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -240,6 +241,61 @@ test_function(void)
 	CHECK(WIFEXITED(sp.status) && WEXITSTATUS(sp.status) == 7);
 }
 
+/* In the child after SPAWN_DROP: who it is, its parent-death signal and
+ * its directory. */
+static void
+drop_fn(void *arg)
+{
+	gid_t	gs[8];
+	char	buf[256], cwd[128];
+	int	sig = -1, n, i, len;
+
+	(void)arg;
+	prctl(PR_GET_PDEATHSIG, &sig);
+	n = getgroups(8, gs);
+	len = snprintf(buf, sizeof(buf), "%ld %ld %d", (long)getuid(),
+	    (long)getegid(), sig);
+	for (i = 0; i < n; i++)
+		len += snprintf(buf + len, sizeof(buf) - (size_t)len, " %ld",
+		    (long)gs[i]);
+	if (getcwd(cwd, sizeof(cwd)) != NULL)
+		len += snprintf(buf + len, sizeof(buf) - (size_t)len, " %s",
+		    cwd);
+	if (write(STDOUT_FILENO, buf, (size_t)len) < 0)
+		_exit(1);
+	_exit(0);
+}
+
+/* Root becomes uid 65534 with groups 65534 and 100, in /tmp: the groups
+ * given, and the parent-death signal set again after the switch (the
+ * kernel clears it with the credentials); a directory he cannot enter
+ * leaves him in /. */
+static void
+test_drop(void)
+{
+	static const gid_t groups[] = { 65534, 100 };
+	struct spawn_req rq = {
+	    .fn = drop_fn, .flags = SPAWN_OUT | SPAWN_DROP, .uid = 65534,
+	    .gid = 65534, .groups = groups, .ngroups = 2, .dir = "/tmp" };
+	struct spawn	 sp;
+	char		 out[256], err[256];
+
+	if (geteuid() != 0) {
+		printf("  (not root: the switch of user is not tested)\n");
+		return;
+	}
+	CHECK_INT(spawn_start(&sp, &rq, err, sizeof(err)), 0);
+	slurp(&sp.out, out, sizeof(out), 5000);
+	CHECK_STR(out, "65534 65534 9 100 65534 /tmp");	/* sorted */
+	CHECK_INT(spawn_reap(&sp, 1), 1);
+	rq.ngroups = 0;
+	rq.dir = "/root";
+	CHECK_INT(spawn_start(&sp, &rq, err, sizeof(err)), 0);
+	slurp(&sp.out, out, sizeof(out), 5000);
+	CHECK_STR(out, "65534 65534 9 /");
+	CHECK_INT(spawn_reap(&sp, 1), 1);
+}
+
 /* A HELLO frame's start: type 1, a length varint, the magic. */
 static const uint8_t hello1[] = { 1, 0x20, 'J', 'T', 'O', 'P', 2, 0 };
 static const uint8_t hello3[] = { 1, 0x85, 0x82, 0x01, 'J', 'T', 'O', 'P' };
@@ -291,6 +347,7 @@ main(void)
 	RUN(test_parent_death);
 	RUN(test_deadline);
 	RUN(test_function);
+	RUN(test_drop);
 	RUN(test_hello);
 	return harness_done();
 }
