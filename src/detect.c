@@ -781,6 +781,28 @@ detect_straggle(const struct detect *d, int far, unsigned *nfar,
 	return 0;
 }
 
+/*
+ * A rank under the median %CPU whose time on a CPU plus its time waiting
+ * for one (the run-queue delay of its main thread) is not far from the
+ * median wanted to run as much as the others and was not let: its node's
+ * CPUs are oversubscribed (other jobs, OS noise, SMT siblings, a second
+ * monitor), which is no sign of the rank's own work.  Only the %CPU rule
+ * asks: a straggler there is a rank that runs less because it sleeps,
+ * reads or waits for a child, not because it queues.
+ */
+static int
+detect_starved(const struct detect *d, const struct node_model *m,
+    const struct minst *mi, double cpu)
+{
+	double	rq;
+
+	if (!(cpu < d->rank_med))
+		return 0;
+	rq = detect_delay(m, mi, "rq_delay", 1e-7);
+	return isfinite(rq) && rq > 0 &&
+	    !detect_far(d, cpu + rq, d->rank_med, d->rank_mad);
+}
+
 /* The rank's name in an event, made only when one is said. */
 #define WHO	(detect_who(who, sizeof(who), hr), who)
 
@@ -832,7 +854,8 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 	if (by_mpi > 0 || (by_mpi == 0 && isfinite(cpu) &&
 	    d->rank_n >= d->conf.strag_min && isfinite(d->rank_med))) {
 		if (!by_mpi)
-			far = detect_far(d, cpu, d->rank_med, d->rank_mad);
+			far = detect_far(d, cpu, d->rank_med, d->rank_mad) &&
+			    !detect_starved(d, m, mi, cpu);
 		far = far && (hr->flags & DF_STALLED) == 0;
 		r = detect_straggle(d, far, &hr->det_far, &hr->det_near,
 		    hr->flags);

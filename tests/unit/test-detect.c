@@ -335,6 +335,35 @@ test_straggler_rank(void)
 	job_free(&j);
 }
 
+/*
+ * A rank held off its CPU: at 40% while the others run at 95%, but it
+ * waited 55% of the time in the run queue (an oversubscribed node, noise):
+ * it wanted to run as much as they did and is no straggler.  The same rank
+ * at 40% with a run-queue delay of 5% (it sleeps) is one.
+ */
+static void
+test_straggler_starved(void)
+{
+	struct job		 j;
+	const struct hist_rank	*hr;
+	int			 s;
+
+	job_init(&j);
+	j.n[1].r[2].cpu = 40;
+	j.n[1].r[2].rq = 55;
+	for (s = 0; s < 10; s++)
+		job_step(&j, 2);
+	hr = job_rank(&j, 1, 2);
+	CHECK(hr != NULL && (hr->flags & DF_STRAGGLER) == 0);
+	CHECK_INT(job_flags(&j), 0);
+	j.n[1].r[2].rq = 5;
+	for (s = 0; s < 10; s++)
+		job_step(&j, 2);
+	hr = job_rank(&j, 1, 2);
+	CHECK(hr != NULL && (hr->flags & DF_STRAGGLER) != 0);
+	job_free(&j);
+}
+
 /* Memory: over 90% for 2 samples raises; under 85% clears. */
 static void
 test_memory(void)
@@ -844,6 +873,7 @@ main(void)
 	RUN(test_no_stall);
 	RUN(test_straggler_node);
 	RUN(test_straggler_rank);
+	RUN(test_straggler_starved);
 	RUN(test_memory);
 	RUN(test_cgroup_memory);
 	RUN(test_lost);

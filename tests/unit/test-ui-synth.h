@@ -40,7 +40,7 @@ enum { SF_UTIME, SF_STIME, SF_RSS, SF_BYTES, SF_N };
 enum {
 	SR_RANK, SR_PID, SR_STATE, SR_COMM, SR_UTIME, SR_STIME, SR_RSS,
 	SR_READ, SR_WRITE, SR_WCHAN, SR_SYSCALL, SR_START, SR_THREADS,
-	SR_KSTACK, SR_N
+	SR_KSTACK, SR_RQ, SR_N
 };
 
 struct synth_rank {
@@ -52,7 +52,8 @@ struct synth_rank {
 	char		 wchan[64];
 	char		 comm[32];
 	int64_t		 syscall;
-	double		 ticks, rdb, wrb;	/* cumulative */
+	double		 rq;		/* % of the interval waiting for a CPU */
+	double		 ticks, rdb, wrb, rqns;	/* cumulative */
 	int64_t		 old[SR_N];
 	uint64_t	 oldp;
 	char		 sent_state[4], sent_wchan[64];
@@ -369,6 +370,7 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 	proto_schema_field(w, "start_time", "jiffies", PF_GAUGE);
 	proto_schema_field(w, "threads", "count", PF_GAUGE);
 	proto_schema_field(w, "kstack", "", PF_STRING);
+	proto_schema_field(w, "rq_delay", "ns", PF_COUNTER);
 	proto_schema_group(w, "cgroup", 2);
 	proto_schema_field(w, "mem_current", "bytes", PF_GAUGE);
 	proto_schema_field(w, "mem_max", "bytes", PF_GAUGE);
@@ -497,6 +499,7 @@ synth_node_encode(struct synth_node *n)
 		r->ticks += r->cpu * dt;
 		r->rdb += r->rd * dt;
 		r->wrb += r->wr * dt;
+		r->rqns += r->rq * 1e7 * dt;
 		memset(v, 0, sizeof(v));
 		v[SR_RANK] = r->rank;
 		v[SR_PID] = r->pid;
@@ -508,6 +511,7 @@ synth_node_encode(struct synth_node *n)
 		v[SR_SYSCALL] = r->syscall;
 		v[SR_START] = r->start;
 		v[SR_THREADS] = 1;
+		v[SR_RQ] = (int64_t)r->rqns;
 		if (!r->added) {
 			snprintf(name, sizeof(name), "%lld",
 			    (long long)r->pid);
