@@ -24,11 +24,15 @@
 
 #include "clock.h"
 #include "explain.h"
+#include "feed-launch.h"
+#include "feed-srun.h"
 #include "hostlist.h"
 #include "ladder.h"
 #include "model.h"
 #include "proto.h"
+#include "rconf.h"
 #include "rsess.h"
+#include "runas.h"
 #include "rutil.h"
 #include "sched.h"
 #include "textsafe.h"
@@ -401,6 +405,83 @@ explain_ssh_client(const char *node, FILE *out)
 	return ok;
 }
 
+/* Is rung name one of the schedulers' launchers (not SSH)? */
+static int
+explain_is_launcher(const char *name)
+{
+	return strcmp(name, "srun") == 0 || strcmp(name, "oarsh") == 0 ||
+	    strcmp(name, "blaunch") == 0 || strcmp(name, "pbs_tmrsh") == 0 ||
+	    strcmp(name, "flux") == 0;
+}
+
+/*
+ * Another user's job (jobtop.1, "Admins and launchers"): as root, who the
+ * launchers' children become and the step or client each would start; as
+ * anyone else (a site's admin group, Slurm's operators), what the
+ * launchers refuse them and what is left.
+ */
+static void
+explain_launchers(const struct job *job, const char *node,
+    const struct explain_rung *rungs, int n, FILE *out)
+{
+	const struct rconf	*rc = NULL;
+	const struct runas	*ra;
+	char			 who[512], cmd[1024], buf[1024];
+	int			 i;
+
+	for (i = 0; i < n && rc == NULL; i++)
+		rc = rungs[i].rc;
+	if (rc == NULL || !rc->owner_known || rc->owner == getuid())
+		return;
+	if (!runas_wanted(rc)) {
+		fprintf(out, "launchers: job %s is uid %lu's and this is uid "
+		    "%lu, not root: a scheduler's launcher starts work in a "
+		    "job for its owner only (Slurm refuses the step, even to "
+		    "AdminLevel and operators; oarsh needs the job's key in "
+		    "OAR_JOB_KEY_FILE; a Flux instance serves its owner; "
+		    "blaunch and pbs_tmrsh work from within the job), and "
+		    "only root can start them as the owner: watch over SSH "
+		    "(libssh2, ssh) with the site's admin keys, or as root\n",
+		    text_clean(buf, sizeof(buf), job->id),
+		    (unsigned long)rc->owner, (unsigned long)getuid());
+		return;
+	}
+	if ((ra = runas_get(rc, who, sizeof(who))) == NULL) {
+		fprintf(out, "launchers: as root, cannot start them as the "
+		    "job's owner: %s\n", text_clean(buf, sizeof(buf), who));
+		return;
+	}
+	runas_describe(ra, who, sizeof(who));
+	fprintf(out, "launchers: job %s is %s's; as root, a launcher's child "
+	    "starts as %s, in %s, with HOME, USER, LOGNAME and SHELL his, "
+	    "PATH, locale and the schedulers' settings kept and nothing "
+	    "else of root's; the probe runs with his rights\n",
+	    text_clean(buf, sizeof(buf), job->id), ra->name, who, ra->home);
+	for (i = 0; i < n; i++) {
+		if (rungs[i].local || !explain_is_launcher(rungs[i].name))
+			continue;
+		/* Another scheduler's launcher: not worth a line. */
+		if (rungs[i].skip != NULL && (strstr(rungs[i].skip,
+		    "jobs only") != NULL || strstr(rungs[i].skip,
+		    "not a Slurm job") != NULL))
+			continue;
+		if (rungs[i].skip != NULL) {
+			fprintf(out, "launcher %s: would not start: %s\n",
+			    rungs[i].name, text_clean(buf, sizeof(buf),
+			    rungs[i].skip));
+			continue;
+		}
+		if (strcmp(rungs[i].name, "srun") == 0)
+			feed_srun_command(rc, node, cmd, sizeof(cmd));
+		else
+			feed_launch_command(rungs[i].name, rc, node, cmd,
+			    sizeof(cmd));
+		fprintf(out, "launcher %s: would start %s%s, as %s\n",
+		    rungs[i].name, strcmp(rungs[i].name, "srun") == 0 ?
+		    "the step " : "", text_clean(buf, sizeof(buf), cmd), who);
+	}
+}
+
 /* What the probe reported: its HELLO, each source, the job's processes. */
 static void
 explain_probe(const struct explain_try *t, const struct node_model *m,
@@ -558,6 +639,7 @@ explain_run(const struct job *job, const char *node,
 	    strcmp(node, hostlist_get(job->nodes, 0)) == 0 &&
 	    hostlist_count(job->nodes) > 1 ? " (the first of the job's)" :
 	    "");
+	explain_launchers(job, node, rungs, n, out);
 	fflush(out);
 
 	probe = open_memstream(&ptext, &plen);

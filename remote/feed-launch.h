@@ -36,6 +36,10 @@ struct feed	*feed_new_flux(const struct rconf *, const char *, char *,
 		    size_t);
 int		 feed_flux_usable(const struct rconf *, const char *, char *,
 		    size_t);
+/* The client command line a launcher row would start for host, for
+ * --explain ("env OAR_JOB_ID=12 oarsh node2 <the probe's script>"). */
+void		 feed_launch_command(const char *, const struct rconf *,
+		    const char *, char *, size_t);
 /* After SSH (libssh2 or ssh) refused the user on a node of a job: the
  * job's scheduler's launcher row when one is usable, with why; NULL. */
 const char	*feed_launch_ladder(const struct rconf *, const char *,

@@ -26,6 +26,13 @@
  * EOF of their input.  The probes also get --watchdog: the group writes
  * "alive" to every run every SR_ALIVE_MS.
  *
+ * As root on another user's job (runas.h), every child (srun, sbcast)
+ * becomes the job's owner before exec: Slurm creates steps in a job for
+ * its owner only.  The nodes' directory is then the owner's
+ * (/tmp/jobtop-OWNERUID), the environment his, and the transport says so
+ * ("srun as jtuser"): the node table, the JSON transport records, the
+ * recording's transport events and the -v log all carry it.
+ *
  * The session polls one descriptor per group (an epoll set of every
  * child's pipes), through the first node that is not done; the others
  * wait on nothing and read what the demux put in their buffers.  After
@@ -50,6 +57,7 @@
 #include "ladder.h"
 #include "log.h"
 #include "rconf.h"
+#include "runas.h"
 #include "spawn.h"
 #include "srun-demux.h"
 #include "textsafe.h"
@@ -137,6 +145,8 @@ struct sr_group {
 	char			 jobid[64];	/* "123" of "123+1" */
 	int			 onecomp;	/* 1 of "123+1", -1 */
 	int			 kick;
+	const struct runas	*ra;		/* root as the owner, NULL */
+	char			 tname[128];	/* "srun", "srun as jtuser" */
 };
 
 static struct sr_group	*sr_groups;
@@ -166,20 +176,30 @@ sr_srun_name(void)
 	return "srun";
 }
 
+/* A SLURM_* variable other than SLURM_CONF. */
+static int
+sr_slurm_var(const char *e)
+{
+	return strncmp(e, "SLURM_", 6) == 0 &&
+	    strncmp(e, "SLURM_CONF=", 11) != 0;
+}
+
 /* The monitor's environment without its SLURM_* (a monitor run inside
- * another job would hand srun that job's sizes), SLURM_CONF kept. */
+ * another job would hand srun that job's sizes), SLURM_CONF kept; as
+ * root for the job's owner, his environment (runas_env) without them. */
 static char **
-sr_env(void)
+sr_env(const struct runas *ra)
 {
 	char	**env;
 	size_t	  n = 0, k = 0;
 
+	if (ra != NULL)
+		return runas_env(ra, NULL, sr_slurm_var);
 	while (environ[n] != NULL)
 		n++;
 	env = xcalloc(n + 1, sizeof(*env));
 	for (n = 0; environ[n] != NULL; n++) {
-		if (strncmp(environ[n], "SLURM_", 6) == 0 &&
-		    strncmp(environ[n], "SLURM_CONF=", 11) != 0)
+		if (sr_slurm_var(environ[n]))
 			continue;
 		env[k++] = environ[n];
 	}
@@ -190,7 +210,9 @@ sr_env(void)
 /* In the child (spawn.c's fn): SIGTERM, not SIGKILL, when the monitor
  * dies, because a SIGKILLed srun leaves its step and tasks running
  * (measured: still there 8 s later) while on SIGTERM it cancels the step
- * within a second.  Then exec through PATH. */
+ * within a second.  Then exec through PATH.  As root for the owner, the
+ * child is the owner already (spawn.c switched before calling this), so
+ * the signal is set after the switch, which would have cleared it. */
 static void
 sr_child(void *arg)
 {
@@ -217,7 +239,7 @@ sr_spawn(struct sr_run *r, char *const argv[], char *err, size_t errsz)
 	struct spawn_req	rq;
 	int			rc;
 
-	sr_envp = sr_env();
+	sr_envp = sr_env(r->g->ra);
 	sr_parent = getpid();
 	memset(&rq, 0, sizeof(rq));
 	rq.fn = sr_child;
@@ -225,6 +247,8 @@ sr_spawn(struct sr_run *r, char *const argv[], char *err, size_t errsz)
 	rq.argv = argv;
 	rq.flags = SPAWN_OUT | SPAWN_ERR | SPAWN_PGRP | SPAWN_NODEATH |
 	    (r->push ? 0 : SPAWN_IN);
+	/* Root for the job's owner: his uid and groups, in his home. */
+	runas_req(r->g->ra, &rq);
 	rc = spawn_start(&r->sp, &rq, err, errsz);
 	free(sr_envp);
 	sr_envp = NULL;
@@ -822,6 +846,21 @@ sr_refusal(const char *line)
 	return 0;
 }
 
+/* Slurm refused a step to a user who is not the job's owner (a site
+ * admin, an operator, a jobtop admin group's member): Slurm's rule, for
+ * the refusal's text (jobtop.1, "Admins and launchers"). */
+static const char *
+sr_rule(const struct sr_group *g, const char *lasterr)
+{
+	if (g->ra != NULL || !g->rc->owner_known ||
+	    g->rc->owner == getuid() ||
+	    strstr(lasterr, "Access/permission denied") == NULL)
+		return "";
+	return " (Slurm creates steps in a job for its owner only: "
+	    "AdminLevel and operators do not count; root's jobtop starts "
+	    "them as the owner, other admins watch over SSH)";
+}
+
 /* A child ended and its pipes are drained: settle its nodes. */
 static void
 sr_run_ended(struct sr_group *g, struct sr_run *r)
@@ -877,8 +916,8 @@ sr_run_ended(struct sr_group *g, struct sr_run *r)
 		if (refused && !nd->need && g->nruns == 1) {
 			nd->run = NULL;
 			nd->done = nd->failed = 1;
-			sr_set(nd, FEED_REFUSED, "srun: %.300s",
-			    r->lasterr + 13);
+			sr_set(nd, FEED_REFUSED, "srun: %.300s%s",
+			    r->lasterr + 13, sr_rule(g, r->lasterr));
 		} else
 			sr_lose(nd, how);
 	}
@@ -1009,7 +1048,7 @@ sr_start(struct sr_group *g, uint64_t now)
 
 	g->started = 1;
 	snprintf(g->dir, sizeof(g->dir), "/tmp/jobtop-%lu",
-	    (unsigned long)getuid());
+	    (unsigned long)(g->ra != NULL ? g->ra->uid : getuid()));
 	/* "jobtop-probe-HASH" there is "probe-HASH" here. */
 	snprintf(g->file, sizeof(g->file), "%s",
 	    strncmp(name, "jobtop-", 7) == 0 ? name + 7 : name);
@@ -1312,6 +1351,14 @@ sr_exec_start(struct feed *f, const char *cmd, size_t cap,
 		snprintf(err, errsz, "a command already runs on %s", nd->name);
 		return NULL;
 	}
+	/* The side-command helper (feed-cmd.c) starts its child as the
+	 * monitor's user: root's own srun, which Slurm refuses. */
+	if (nd->g->ra != NULL) {
+		snprintf(err, errsz, "no side command through srun %s yet: "
+		    "Slurm would refuse root's own step in job %s", nd->g->ra->says,
+		    nd->g->rc->job);
+		return NULL;
+	}
 	if (fs_which(sr_srun_name(), path, sizeof(path)) != 0) {
 		snprintf(err, errsz, "srun is not in PATH");
 		return NULL;
@@ -1394,9 +1441,19 @@ sr_free(struct feed *f)
 	}
 }
 
+/* "srun", or "srun as jtuser" when root watches as the job's owner. */
+static const char *
+sr_transport(struct feed *f)
+{
+	struct sr_node	*nd = f->impl;
+
+	return nd->g->tname;
+}
+
 static const struct feed_ops feed_srun_ops = {
 	"srun", sr_pollfds, sr_timeout, sr_step, sr_read, sr_stop, sr_done,
-	sr_phase, sr_failure, sr_set_interval, sr_exec_start, NULL, sr_free
+	sr_phase, sr_failure, sr_set_interval, sr_exec_start, sr_transport,
+	sr_free
 };
 
 struct feed *
@@ -1417,8 +1474,39 @@ feed_new_srun(const struct rconf *rc, const char *host, char *err,
 		if (g->rc == rc && !g->stopping)
 			break;
 	if (g == NULL) {
+		const struct runas	*ra = NULL;
+		char			 who[512];
+
+		/* Root on another user's job: Slurm makes steps for the
+		 * job's owner only, so every child becomes him. */
+		if (runas_wanted(rc)) {
+			if ((ra = runas_get(rc, who, sizeof(who))) == NULL) {
+				snprintf(err, errsz, "srun: cannot start the "
+				    "step as the job's owner: %s", who);
+				return NULL;
+			}
+			/* sbcast reads the probe as the owner. */
+			if (!runas_can_read(ra, rc->probe_path)) {
+				snprintf(err, errsz, "srun: sbcast runs as "
+				    "%s, the job's owner, who cannot read "
+				    "the probe %s (make it and its "
+				    "directories readable by all)", ra->name,
+				    rc->probe_path);
+				return NULL;
+			}
+		}
 		g = xcalloc(1, sizeof(*g));
 		g->rc = rc;
+		g->ra = ra;
+		if (ra != NULL) {
+			snprintf(g->tname, sizeof(g->tname), "srun %s",
+			    ra->says);
+			runas_describe(ra, who, sizeof(who));
+			log_debug("job %s is uid %lu's: root starts its srun "
+			    "step as %s", rc->job, (unsigned long)rc->owner,
+			    who);
+		} else
+			snprintf(g->tname, sizeof(g->tname), "srun");
 		g->interval_ms = (unsigned)(rc->interval * 1000 + 0.5);
 		if ((g->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
 			fatal("epoll_create1: %s", strerror(errno));
@@ -1500,6 +1588,28 @@ feed_srun_ladder(const struct rconf *rc, const char *host, const char *cur,
 	    "srun instead", cur, reason != NULL && *reason != '\0' ? reason :
 	    "refused");
 	return "srun";
+}
+
+void
+feed_srun_command(const struct rconf *rc, const char *host, char *buf,
+    size_t size)
+{
+	const struct runas	*ra = NULL;
+	const char		*name = rconf_probe_name(rc);
+	const char		*job = rc->job != NULL ? rc->job : "";
+	char			 err[256], uidarg[48] = "";
+
+	if (runas_wanted(rc))
+		ra = runas_get(rc, err, sizeof(err));
+	if (rc->owner_known)
+		snprintf(uidarg, sizeof(uidarg), " --uid %lu",
+		    (unsigned long)rc->owner);
+	snprintf(buf, size, "%s -l --input=all --quiet --overlap "
+	    "--jobid=%.*s -N1 -w %s --ntasks-per-node=1 --job-name=jobtop "
+	    "/bin/sh -c '<cache script>' jobtop-srun /tmp/jobtop-%lu %s ... "
+	    "--armour%s --job %s", sr_srun_name(), (int)strcspn(job, "+"),
+	    job, host, (unsigned long)(ra != NULL ? ra->uid : getuid()),
+	    strncmp(name, "jobtop-", 7) == 0 ? name + 7 : name, uidarg, job);
 }
 
 int

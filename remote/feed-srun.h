@@ -35,6 +35,12 @@ int		 feed_srun_usable(const struct rconf *, const char *, char *,
 const char	*feed_srun_ladder(const struct rconf *, const char *,
 		    const char *, enum feed_fail, const char *, char *,
 		    size_t);
+/* The step the transport would start for host, as one line for
+ * --explain ("srun --overlap --jobid=75 -w node2 ... --job 75"), with
+ * whom it runs as ("as jtuser (uid 1001, ...)" for root on another user's
+ * job, from runas.h). */
+void		 feed_srun_command(const struct rconf *, const char *, char *,
+		    size_t);
 /* Should a node of this job start on srun at once (a job larger than
  * FEED_SRUN_NODES)?  1 with the reason for skipping SSH in why. */
 int		 feed_srun_first(const struct rconf *, char *, size_t);

@@ -34,6 +34,15 @@
  * table then names the row ("oarsh"), not "ssh".  Flux's row names the
  * node by its rank in the job's own instance instead: "flux proxy JOB
  * flux exec -r RANK -d HOME COMMAND" (flux-proxy(1), flux-exec(1)).
+ *
+ * As root on another user's job, a launcher row whose scheduler lets the
+ * job's owner reach the nodes from outside the job (oarsh: OAR checks that
+ * the job is its caller's; flux: a job's instance serves its owner) starts
+ * its client as the owner (runas.h: his uid and groups switched to before
+ * exec, his environment and home), and names itself "oarsh as jtuser".
+ * The rows that work only from within the job (blaunch, pbs_tmrsh) refuse
+ * root outside it with the scheduler's rule (fssh_client.rule).  The ssh
+ * transport itself stays root's own.
  */
 #include <errno.h>
 #include <signal.h>
@@ -53,6 +62,7 @@
 #include "pstream.h"
 #include "rconf.h"
 #include "rpush.h"
+#include "runas.h"
 #include "spawn.h"
 #include "sshconf.h"
 #include "textsafe.h"
@@ -83,6 +93,10 @@ struct fssh_client {
 	const char	*jobvar;
 	int		 shell;
 	int		 rank;
+	/* Who the scheduler lets use it on a job from outside, for the
+	 * refusals of root and of other users (jobtop.1, "Admins and
+	 * launchers"); NULL: the job's owner, and root as the owner. */
+	const char	*rule;
 };
 
 static const struct fssh_client fssh_launchers[] = {
@@ -90,21 +104,25 @@ static const struct fssh_client fssh_launchers[] = {
 	 * command into the job's cpuset; with OAR_JOB_KEY_FILE the job's
 	 * key, else OAR_JOB_ID and oarstat find the job. */
 	{ "oarsh", "oar", "oarsh", "JOBTOP_OARSH", "OAR_JOB_KEY_FILE",
-	    "OAR_JOB_ID", 1, 0 },
+	    "OAR_JOB_ID", 1, 0, NULL },
 	/* blaunch NODE CMD: LSF's res starts it in the job, from within
 	 * the job only (LSB_JOBID). */
 	{ "blaunch", "lsf", "blaunch", "JOBTOP_BLAUNCH", "LSB_JOBID", NULL,
-	    0, 0 },
+	    0, 0, "LSF's blaunch starts tasks only from within the job "
+	    "(LSB_JOBID, on its hosts), for root and LSF administrators "
+	    "too" },
 	/* pbs_tmrsh NODE CMD: PBS's TM interface (tm_spawn) through the
 	 * job's MoM, from within the job only (PBS_JOBID). */
 	{ "pbs_tmrsh", "pbs", "pbs_tmrsh", "JOBTOP_PBS_TMRSH", "PBS_JOBID",
-	    NULL, 0, 0 },
+	    NULL, 0, 0, "PBS's TM interface (pbs_tmrsh) serves only the "
+	    "job's own tasks, from within the job (PBS_JOBID and its "
+	    "cookie), for root and PBS managers too" },
 	/* flux proxy JOB flux exec -r RANK: a batch job is a Flux instance
 	 * with one broker per node, ranked in the order of the job's node
 	 * list; its owner runs argv (no shell) on a broker with flux exec,
 	 * from wherever flux proxy reaches the instance. */
-	{ "flux", "flux", "flux", "JOBTOP_FLUX", NULL, NULL, 0, 1 },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 }
+	{ "flux", "flux", "flux", "JOBTOP_FLUX", NULL, NULL, 0, 1, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL }
 };
 
 struct feed_ssh {
@@ -118,6 +136,8 @@ struct feed_ssh {
 	char			*envbin;	/* /usr/bin/env, or NULL */
 	char			*jobset;	/* "OAR_JOB_ID=12", or the
 						   rank ("3"), or NULL */
+	const struct runas	*ra;		/* root as the job's owner */
+	char			 tname[128];	/* "oarsh as jtuser" */
 	char			*argv[FSSH_ARGS_MAX];
 	int			 argc;		/* before the command */
 	char			 ctimeout[48];
@@ -261,7 +281,14 @@ fssh_start(struct feed_ssh *s)
 	rq.path = s->argv[0];
 	rq.argv = s->argv;
 	rq.flags = SPAWN_IN | SPAWN_OUT | SPAWN_ERR | SPAWN_PGRP;
-	if (spawn_start(&s->sp, &rq, err, sizeof(err)) != 0) {
+	/* Root for the job's owner: the client becomes him before exec
+	 * (a setuid client such as oarsh then sees him as its caller). */
+	runas_req(s->ra, &rq);
+	if (s->ra != NULL)
+		rq.envp = runas_env(s->ra, NULL, NULL);
+	k = spawn_start(&s->sp, &rq, err, sizeof(err));
+	free((void *)(uintptr_t)(s->ra != NULL ? rq.envp : NULL));
+	if (k != 0) {
 		free(cmd);
 		s->argv[s->argc] = NULL;
 		snprintf(s->reason, sizeof(s->reason), "%s", err);
@@ -284,10 +311,13 @@ fssh_start(struct feed_ssh *s)
 	s->phase = FEED_CONNECTING;
 	s->deadline = s->now + FSSH_START_MS;
 	if (s->byrank)
-		fssh_log(s, "started %s as rank %s, pid %ld", s->ssh,
-		    s->jobset, (long)s->sp.pid);
+		fssh_log(s, "started %s as rank %s, pid %ld%s%s", s->ssh,
+		    s->jobset, (long)s->sp.pid, s->ra != NULL ? ", " : "",
+		    s->ra != NULL ? s->ra->says : "");
 	else
-		fssh_log(s, "started %s, pid %ld", s->ssh, (long)s->sp.pid);
+		fssh_log(s, "started %s, pid %ld%s%s", s->ssh,
+		    (long)s->sp.pid, s->ra != NULL ? ", " : "",
+		    s->ra != NULL ? s->ra->says : "");
 	return 0;
 }
 
@@ -782,6 +812,13 @@ fssh_exec_start(struct feed *f, const char *cmd, size_t cap,
 		    s->host);
 		return NULL;
 	}
+	/* The side-command helper (feed-cmd.c) starts its child as the
+	 * monitor's user, whom the scheduler refuses here. */
+	if (s->ra != NULL) {
+		snprintf(err, errsz, "no side command through %s yet",
+		    s->tname);
+		return NULL;
+	}
 	feed_cmd_disown(&s->x);
 	for (k = 0; k < s->argc; k++)
 		argv[k] = s->argv[k];
@@ -820,7 +857,7 @@ fssh_transport(struct feed *f)
 {
 	struct feed_ssh	*s = f->impl;
 
-	return s->name;
+	return s->ra != NULL ? s->tname : s->name;
 }
 
 static const struct feed_ops feed_ssh_ops = {
@@ -928,9 +965,11 @@ fssh_rank_usable(const struct fssh_client *c, const struct rconf *rc,
 		    "a host list)", c->name, c->sched);
 		return -1;
 	}
-	if (rc->owner_known && rc->owner != getuid()) {
+	/* Root starts it as the owner (runas.h); nobody else can. */
+	if (rc->owner_known && rc->owner != getuid() && !runas_wanted(rc)) {
 		snprintf(why, whysz, "%s: job %s is uid %lu's; its instance "
-		    "runs commands for its owner only", c->name, rc->job,
+		    "runs commands for its owner only (root's jobtop runs "
+		    "flux as the owner)", c->name, rc->job,
 		    (unsigned long)rc->owner);
 		return -1;
 	}
@@ -972,6 +1011,26 @@ feed_launch_usable(const char *name, const struct rconf *rc,
 	if (c->rank)
 		return fssh_rank_usable(c, rc, host, why, whysz);
 	v = getenv(c->inside);
+	/* Only from within the job: root (or anyone) outside it, on
+	 * another user's job, gets the scheduler's rule. */
+	if (c->rule != NULL && (v == NULL || *v == '\0') &&
+	    rc->owner_known && rc->owner != getuid()) {
+		snprintf(why, whysz, "%s: %s", name, c->rule);
+		return -1;
+	}
+	/* oarsh: OAR lets a job's owner reach its nodes (it checks that the
+	 * job is its caller's), or whoever holds the job's key; root runs
+	 * it as the owner. */
+	if (c->rule == NULL && c->jobvar != NULL && rc->owner_known &&
+	    rc->owner != getuid() && !runas_wanted(rc) &&
+	    (v == NULL || *v == '\0')) {
+		snprintf(why, whysz, "%s: OAR lets only job %s's owner (uid "
+		    "%lu) or a holder of its key (%s) reach its nodes; "
+		    "root's jobtop runs oarsh as the owner", name,
+		    rc->job != NULL ? rc->job : "?",
+		    (unsigned long)rc->owner, c->inside);
+		return -1;
+	}
 	if (c->jobvar == NULL && (v == NULL || *v == '\0')) {
 		snprintf(why, whysz, "%s: works only within the job (%s "
 		    "is not set)", name, c->inside);
@@ -1002,19 +1061,35 @@ feed_new_launch(const char *name, const struct rconf *rc, const char *host,
     char *err, size_t errsz)
 {
 	const struct fssh_client	*c;
+	const struct runas		*ra = NULL;
 	struct feed_ssh			*s;
 	const char			*v;
+	char				 who[512];
 	int				 k = 0;
 
 	if (feed_launch_usable(name, rc, host, err, errsz) != 0)
 		return NULL;
 	c = fssh_launcher(name);
+	if (runas_wanted(rc) && (ra = runas_get(rc, who, sizeof(who))) ==
+	    NULL) {
+		snprintf(err, errsz, "%s: cannot start it as the job's owner: "
+		    "%s", name, who);
+		return NULL;
+	}
 	s = xcalloc(1, sizeof(*s));
 	pstream_init(&s->ps, FSSH_BUF_MAX);
 	s->ka_s = rc->keepalive_s;
 	s->rc = rc;
 	s->host = xstrdup(host);
 	s->name = c->name;
+	s->ra = ra;
+	if (ra != NULL) {
+		snprintf(s->tname, sizeof(s->tname), "%s %s", c->name,
+		    ra->says);
+		runas_describe(ra, who, sizeof(who));
+		fssh_log(s, "job %s is uid %lu's: root starts %s as %s",
+		    rc->job, (unsigned long)rc->owner, c->name, who);
+	}
 	s->shell = c->shell;
 	s->ssh = fssh_which(c->prog, c->override);
 	s->phase = FEED_WAITING;
@@ -1050,9 +1125,9 @@ feed_new_launch(const char *name, const struct rconf *rc, const char *host,
 		s->argv[k++] = (char *)(uintptr_t)"exec";
 		s->argv[k++] = (char *)(uintptr_t)"-r";
 		s->argv[k++] = s->jobset;
-		if (rc->home != NULL) {
+		if (ra != NULL || rc->home != NULL) {
 			s->argv[k++] = (char *)(uintptr_t)"-d";
-			s->argv[k++] = rc->home;
+			s->argv[k++] = ra != NULL ? ra->home : rc->home;
 		}
 	}
 	s->argc = k;
@@ -1076,6 +1151,31 @@ FSSH_ROW(oarsh)
 FSSH_ROW(blaunch)
 FSSH_ROW(pbs_tmrsh)
 FSSH_ROW(flux)
+
+void
+feed_launch_command(const char *name, const struct rconf *rc,
+    const char *host, char *buf, size_t size)
+{
+	const struct fssh_client	*c = fssh_launcher(name);
+	const char			*v;
+
+	if (c == NULL) {
+		snprintf(buf, size, "%s: not a launcher", name);
+		return;
+	}
+	v = c->inside != NULL ? getenv(c->inside) : NULL;
+	if (c->rank)
+		snprintf(buf, size, "%s proxy %s %s exec -r %ld -d HOME /bin/sh "
+		    "-c '<the probe's script>'", c->prog, rc->job, c->prog,
+		    rconf_rank(rc, host));
+	else if (c->jobvar != NULL && (v == NULL || *v == '\0') &&
+	    rc->job != NULL)
+		snprintf(buf, size, "env %s=%s %s %s '<the probe's script>'",
+		    c->jobvar, rc->job, c->prog, host);
+	else
+		snprintf(buf, size, "%s %s %s'<the probe's script>'", c->prog,
+		    host, c->shell ? "" : "/bin/sh -c ");
+}
 
 const char *
 feed_launch_ladder(const struct rconf *rc, const char *host,
