@@ -427,11 +427,12 @@ explain_launchers(const struct job *job, const char *node,
 	const struct rconf	*rc = NULL;
 	const struct runas	*ra;
 	char			 who[512], cmd[1024], buf[1024];
+	uid_t			 owner;
 	int			 i;
 
 	for (i = 0; i < n && rc == NULL; i++)
 		rc = rungs[i].rc;
-	if (rc == NULL || !rc->owner_known || rc->owner == getuid())
+	if (rc == NULL || !runas_owner(rc, &owner) || owner == getuid())
 		return;
 	if (!runas_wanted(rc)) {
 		fprintf(out, "launchers: job %s is uid %lu's and this is uid "
@@ -443,7 +444,7 @@ explain_launchers(const struct job *job, const char *node,
 		    "only root can start them as the owner: watch over SSH "
 		    "(libssh2, ssh) with the site's admin keys, or as root\n",
 		    text_clean(buf, sizeof(buf), job->id),
-		    (unsigned long)rc->owner, (unsigned long)getuid());
+		    (unsigned long)owner, (unsigned long)getuid());
 		return;
 	}
 	if ((ra = runas_get(rc, who, sizeof(who))) == NULL) {

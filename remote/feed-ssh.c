@@ -249,7 +249,10 @@ fssh_command(struct feed_ssh *s)
 	a.interval = s->interval_ms != 0 ? s->interval_ms / 1000.0 :
 	    rc->interval;
 	a.watchdog = s->ka_s * FSSH_WATCHDOG_KA;
-	a.uid = rc->owner_known ? (long long)rc->owner : -1;
+	/* The owner's processes are the ranks: the scheduler's uid, or as
+	 * root the owner named by his scheduler (runas.h). */
+	a.uid = rc->owner_known ? (long long)rc->owner : s->ra != NULL ?
+	    (long long)s->ra->uid : -1;
 	a.stale = s->stale_pid;
 	if (rconf_nvml_data(rc, &hlen) != NULL) {
 		a.helper = rconf_nvml_name(rc);
@@ -394,7 +397,12 @@ fssh_line(struct feed_ssh *s, char *line)
 	}
 	fssh_log(s, "%s", line);
 	if (strstr(line, "Permission denied") != NULL) {
-		snprintf(why, sizeof(why), "%s: %s", s->name, line);
+		/* oarsh's "seems like job N is not yours": OAR's rule. */
+		snprintf(why, sizeof(why), "%s: %s%s", s->name, line,
+		    strstr(line, "is not yours") != NULL ? " (OAR lets only "
+		    "the job's owner, or a holder of its key in "
+		    "OAR_JOB_KEY_FILE, reach its nodes; root's jobtop runs "
+		    "oarsh as the owner)" : "");
 		fssh_refuse(s, FEED_FAIL_DENIED, why);
 		return;
 	}
@@ -1011,24 +1019,12 @@ feed_launch_usable(const char *name, const struct rconf *rc,
 	if (c->rank)
 		return fssh_rank_usable(c, rc, host, why, whysz);
 	v = getenv(c->inside);
-	/* Only from within the job: root (or anyone) outside it, on
-	 * another user's job, gets the scheduler's rule. */
+	/* Only from within the job: outside it, on a job, the
+	 * scheduler's rule (what root and its admins cannot do either). */
 	if (c->rule != NULL && (v == NULL || *v == '\0') &&
-	    rc->owner_known && rc->owner != getuid()) {
-		snprintf(why, whysz, "%s: %s", name, c->rule);
-		return -1;
-	}
-	/* oarsh: OAR lets a job's owner reach its nodes (it checks that the
-	 * job is its caller's), or whoever holds the job's key; root runs
-	 * it as the owner. */
-	if (c->rule == NULL && c->jobvar != NULL && rc->owner_known &&
-	    rc->owner != getuid() && !runas_wanted(rc) &&
-	    (v == NULL || *v == '\0')) {
-		snprintf(why, whysz, "%s: OAR lets only job %s's owner (uid "
-		    "%lu) or a holder of its key (%s) reach its nodes; "
-		    "root's jobtop runs oarsh as the owner", name,
-		    rc->job != NULL ? rc->job : "?",
-		    (unsigned long)rc->owner, c->inside);
+	    rc->job != NULL && *rc->job != '\0') {
+		snprintf(why, whysz, "%s: works only within the job (%s is "
+		    "not set): %s", name, c->inside, c->rule);
 		return -1;
 	}
 	if (c->jobvar == NULL && (v == NULL || *v == '\0')) {
@@ -1084,11 +1080,11 @@ feed_new_launch(const char *name, const struct rconf *rc, const char *host,
 	s->name = c->name;
 	s->ra = ra;
 	if (ra != NULL) {
-		snprintf(s->tname, sizeof(s->tname), "%s %s", c->name,
+		snprintf(s->tname, sizeof(s->tname), "%s %.96s", c->name,
 		    ra->says);
 		runas_describe(ra, who, sizeof(who));
 		fssh_log(s, "job %s is uid %lu's: root starts %s as %s",
-		    rc->job, (unsigned long)rc->owner, c->name, who);
+		    rc->job, (unsigned long)ra->uid, c->name, who);
 	}
 	s->shell = c->shell;
 	s->ssh = fssh_which(c->prog, c->override);

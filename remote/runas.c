@@ -17,6 +17,7 @@
 
 #include "rconf.h"
 #include "runas.h"
+#include "sched.h"
 #include "spawn.h"
 #include "xmalloc.h"
 
@@ -26,11 +27,55 @@ extern char	**environ;
 
 static struct runas	*runas_kept;
 
+/* The owner of a job whose scheduler gave only his name (OAR, PBS, LSF:
+ * rconf's owner is then unknown), looked up once per job. */
+static char	 runas_named_job[320];
+static int	 runas_named_known;
+static uid_t	 runas_named_uid;
+
+int
+runas_owner(const struct rconf *rc, uid_t *uid)
+{
+	struct job	 job;
+	struct passwd	*pw;
+	char		 err[512];
+
+	if (rc->owner_known) {
+		*uid = rc->owner;
+		return 1;
+	}
+	if (rc->sched == NULL || rc->job == NULL || *rc->job == '\0' ||
+	    strlen(rc->job) >= sizeof(runas_named_job))
+		return 0;
+	if (strcmp(runas_named_job, rc->job) != 0) {
+		snprintf(runas_named_job, sizeof(runas_named_job), "%s",
+		    rc->job);
+		runas_named_known = 0;
+		sched_job_init(&job);
+		if (sched_resolve(rc->sched, rc->job, &job, err,
+		    sizeof(err)) == SCHED_OK) {
+			if (job.uid_known) {
+				runas_named_uid = job.uid;
+				runas_named_known = 1;
+			} else if (job.user[0] != '\0' &&
+			    (pw = getpwnam(job.user)) != NULL) {
+				runas_named_uid = pw->pw_uid;
+				runas_named_known = 1;
+			}
+		}
+		sched_job_free(&job);
+	}
+	*uid = runas_named_uid;
+	return runas_named_known;
+}
+
 int
 runas_wanted(const struct rconf *rc)
 {
-	return getuid() == 0 && geteuid() == 0 && rc->owner_known &&
-	    rc->owner != 0 && rc->job != NULL && *rc->job != '\0';
+	uid_t	uid;
+
+	return getuid() == 0 && geteuid() == 0 && rc->job != NULL &&
+	    *rc->job != '\0' && runas_owner(rc, &uid) && uid != 0;
 }
 
 void
@@ -104,18 +149,19 @@ runas_get(const struct rconf *rc, char *err, size_t errsz)
 	struct runas	*ra;
 	struct passwd	*pw;
 	gid_t		*gs;
+	uid_t		 owner;
 	int		 n = 64;
 
 	if (errsz > 0)
 		err[0] = '\0';
-	if (!runas_wanted(rc))
+	if (!runas_wanted(rc) || !runas_owner(rc, &owner))
 		return NULL;
-	if (runas_kept != NULL && runas_kept->uid == rc->owner)
+	if (runas_kept != NULL && runas_kept->uid == owner)
 		return runas_kept;
 	errno = 0;
-	if ((pw = getpwuid(rc->owner)) == NULL) {
+	if ((pw = getpwuid(owner)) == NULL) {
 		snprintf(err, errsz, "uid %lu, the job's owner, has no passwd "
-		    "entry here%s%s", (unsigned long)rc->owner,
+		    "entry here%s%s", (unsigned long)owner,
 		    errno != 0 ? ": " : "", errno != 0 ? strerror(errno) : "");
 		return NULL;
 	}

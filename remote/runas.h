@@ -42,6 +42,10 @@ struct runas {
 	char		 says[96];	/* "as jtuser" */
 };
 
+/* The job's owner: rconf's uid, or the passwd entry of the name its
+ * scheduler gives (OAR, PBS, LSF name him only; asked once per job).
+ * 1 with *uid set, or 0. */
+int		 runas_owner(const struct rconf *, uid_t *);
 /* Should launchers for this rconf start as the job's owner?  1 (root on
  * another user's job), else 0. */
 int		 runas_wanted(const struct rconf *);
