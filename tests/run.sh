@@ -82,6 +82,10 @@ run_lab() {
 			run_one "lab/$(basename "$t" .sh)" bash "$t"
 		fi
 	done
+	# The daemons' logs (slurmctld, slurmd, OAR, sshd) go with the lab:
+	# keep a copy beside the tests' logs for whoever reads a failure.
+	rm -rf "$LOGDIR/lab-log"
+	cp -r "${JOBTOP_LAB:-/var/lib/jobtop-lab}/log" "$LOGDIR/lab-log" 2>/dev/null
 	"$TOP"/tests/lab/lab-down.sh >"$LOGDIR/lab-down.log" 2>&1 ||
 		echo "warning: lab-down failed, see $LOGDIR/lab-down.log"
 }
