@@ -659,15 +659,22 @@ detect_emit(struct detect *d, int node, const struct hist_rank *hr,
 	d->cb(d->arg, &ev);
 }
 
-/* "rank 2 (pid 160)" or "pid 160". */
+/* "node3 rank 2 (pid 160)" or "node3 pid 160": every rank event names
+ * its node first, as the node events do, so a line read alone (the log,
+ * the report, a ticket) says where. */
 static const char *
-detect_who(char *buf, size_t size, const struct hist_rank *hr)
+detect_who(char *buf, size_t size, const struct node_model *m,
+    const struct hist_rank *hr)
 {
+	char	node[128];
+
+	text_clean(node, sizeof(node), m != NULL && model_name(m) != NULL ?
+	    model_name(m) : "?");
 	if (hr->rank >= 0)
-		snprintf(buf, size, "rank %lld (pid %lld)", (long long)hr->rank,
-		    (long long)hr->pid);
+		snprintf(buf, size, "%s rank %lld (pid %lld)", node,
+		    (long long)hr->rank, (long long)hr->pid);
 	else
-		snprintf(buf, size, "pid %lld", (long long)hr->pid);
+		snprintf(buf, size, "%s pid %lld", node, (long long)hr->pid);
 	return buf;
 }
 
@@ -804,14 +811,14 @@ detect_starved(const struct detect *d, const struct node_model *m,
 }
 
 /* The rank's name in an event, made only when one is said. */
-#define WHO	(detect_who(who, sizeof(who), hr), who)
+#define WHO	(detect_who(who, sizeof(who), m, hr), who)
 
 /* Judge one rank of node i. */
 static void
 detect_rank(struct detect *d, int i, const struct node_model *m,
     const struct minst *mi, struct hist_rank *hr, uint64_t ms)
 {
-	char		 who[64], waits[96];
+	char		 who[192], waits[96];
 	double		 cpu, rd, wr, limit, pct;
 	int		 idle, r, far, by_mpi;
 	double		 share;

@@ -121,6 +121,27 @@ ui_key_setup(struct ui *ui)
 }
 
 static void
+ui_key_worst(struct ui *ui)
+{
+	ui_open_worst(ui);
+}
+
+/* htop's F9 (kill) and F5 (tree): say what jobtop does instead. */
+static void
+ui_key_kill(struct ui *ui)
+{
+	ui_message(ui, 0, "jobtop only watches: it sends no signal to ranks "
+	    "(scancel the job, or kill on the node)");
+}
+
+static void
+ui_key_tree(struct ui *ui)
+{
+	ui_message(ui, 0, "no process tree: Enter on a node lists its ranks "
+	    "(Tab: every rank of the job)");
+}
+
+static void
 ui_key_redraw(struct ui *ui)
 {
 	clearok(curscr, TRUE);
@@ -143,8 +164,16 @@ const struct ui_key ui_keys[] = {
 	{ 'r',		0,		"r",	"every rank of the job",
 	    ui_key_ranks },
 	{ 'e',		0,		"e",	"the event log", ui_key_events },
-	{ '/',		0,		"/",	"filter node names and commands "
+	{ '/',		KEY_F(4),	"/ F4",	"filter node names and commands "
 	    "(PCRE2; lower case ignores case)", ui_key_filter },
+	{ KEY_F(3),	0,		"F3",	"search: the same as / (the "
+	    "table keeps the rows that match)", ui_key_filter },
+	{ '!',		0,		"!",	"open the worst flagged rank "
+	    "(stalled first): its detail", ui_key_worst },
+	{ KEY_F(9),	0,		"F9",	"(htop: kill) jobtop sends no "
+	    "signal", ui_key_kill },
+	{ KEY_F(5),	0,		"F5",	"(htop: tree) no process tree",
+	    ui_key_tree },
 	{ 'p',		'Z',		"p",	"pause: freeze the display (data "
 	    "keeps coming and is recorded)", ui_key_pause },
 	{ '+',		'=',		"+",	"sample less often (longer "

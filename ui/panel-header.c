@@ -258,17 +258,61 @@ header_ranks(const struct ui *ui, unsigned nprocs, char *buf, size_t size,
 	snprintf(buf, size, "  ranks %ld%s", r, of);
 }
 
-/* The job line. */
+static const int header_flag_roles[DF_NFLAGS] = { TR_FLAG_STALLED,
+    TR_FLAG_STRAGGLER, TR_FLAG_MEMORY, TR_FLAG_LOST };
+
+/* "1 stalled rank, 1 lost node" of the flags up (the most serious first),
+ * "" when none; the role of the first in *role. */
 static void
-header_job(const struct ui *ui, int y, int w)
+header_flag_text(const struct ui *ui, char *buf, size_t size, int *role)
+{
+	unsigned	nf[DF_NFLAGS], rf[DF_NFLAGS], b;
+	size_t		len = 0;
+
+	buf[0] = '\0';
+	*role = TR_HEADER;
+	detect_counts(ui->det, nf, rf);
+	for (b = 0; b < DF_NFLAGS && len < size; b++) {
+		if (rf[b] > 0) {
+			len += (size_t)snprintf(buf + len, size - len,
+			    "%s%u %s rank%s", len > 0 ? ", " : "", rf[b],
+			    detect_flag_name(1u << b), rf[b] > 1 ? "s" : "");
+			if (*role == TR_HEADER)
+				*role = header_flag_roles[b];
+		}
+		if (nf[b] > 0 && len < size) {
+			len += (size_t)snprintf(buf + len, size - len,
+			    "%s%u %s node%s", len > 0 ? ", " : "", nf[b],
+			    detect_flag_name(1u << b), nf[b] > 1 ? "s" : "");
+			if (*role == TR_HEADER)
+				*role = header_flag_roles[b];
+		}
+	}
+}
+
+/* The job line; with flags, the line keeps room at its end for them when
+ * the cost line is not drawn (short terminals) or the line is cut (narrow
+ * ones): the count matters most. */
+static void
+header_job(const struct ui *ui, int y, int w, int noflagline)
 {
 	char		 line[512], el[32], lim[32], name[128], clock[16];
+	char		 flags[160], ftext[180];
 	unsigned	 cls[US_DONE + 1], k, nranks = 0;
 	long		 elapsed;
-	int		 role;
+	int		 role, frole, fw = 0, wfull = w;
 	int		 i, x;
 	time_t		 t;
 	struct tm	 tm;
+
+	header_flag_text(ui, flags, sizeof(flags), &frole);
+	if (flags[0] != '\0' && (noflagline || w < 120)) {
+		snprintf(ftext, sizeof(ftext), "FLAGS %s", flags);
+		fw = (int)strlen(ftext);
+		if (fw > w - 20)
+			fw = w - 20 > 0 ? w - 20 : 0;
+		w -= fw + 1;
+	}
 
 	memset(cls, 0, sizeof(cls));
 	for (i = 0; i < ui->nnodes; i++) {
@@ -332,6 +376,10 @@ header_job(const struct ui *ui, int y, int w)
 	if (ui->paused)
 		x += widget_put(y, x, w - x, ui->attr[TR_STATUS_ERROR],
 		    "  PAUSED");
+	if (fw > 0) {
+		widget_put(y, wfull - fw, fw, ui->attr[frole], ftext);
+		return;
+	}
 	if (localtime_r(&t, &tm) != NULL && w - x > 10) {
 		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
 		widget_rput(y, 0, w, ui->attr[TR_HEADER], clock);
@@ -380,17 +428,51 @@ header_rec(const struct ui *ui, int y, int x, int w)
 		widget_rput(y, 0, w, ui->attr[TR_HEADER], line);
 }
 
-/* The cost and flags line. */
+/* "node3 rank 2 (anon_pipe_read)": the worst flagged rank, "" none. */
+static void
+header_worst(const struct ui *ui, char *buf, size_t size)
+{
+	const struct hist_rank	*hr;
+	const char		*wchan;
+	char			 name[64], wc[40];
+	int			 node;
+
+	buf[0] = '\0';
+	if (!ui_worst_rank(ui, &node, &hr))
+		return;
+	wchan = ui_rank_str(ui, node, hr->pid, "wchan");
+	text_clean(name, sizeof(name), ui->nodes[node].name);
+	text_clean(wc, sizeof(wc), wchan != NULL ? wchan : "");
+	if (hr->rank >= 0)
+		snprintf(buf, size, "%s rank %lld", name, (long long)hr->rank);
+	else
+		snprintf(buf, size, "%s pid %lld", name, (long long)hr->pid);
+	if (wc[0] != '\0' && strcmp(wc, "0") != 0)
+		snprintf(buf + strlen(buf), size - strlen(buf), " (%s)", wc);
+}
+
+/* The cost and flags line.  With a flag up the flags lead, with the worst
+ * rank named and the key that opens it: the problem first. */
 static void
 header_cost(const struct ui *ui, int y, int w)
 {
-	static const int	 roles[DF_NFLAGS] = { TR_FLAG_STALLED,
-	    TR_FLAG_STRAGGLER, TR_FLAG_MEMORY, TR_FLAG_LOST };
-	unsigned		 nf[DF_NFLAGS], rf[DF_NFLAGS], b;
-	char			 line[256], num[32];
-	int			 x, any = 0;
+	char			 line[256], num[32], flags[160], worst[160];
+	int			 x = 0, role;
 
-	x = widget_put(y, 0, w, ui->attr[TR_HEADER_LABEL], "COST ");
+	header_flag_text(ui, flags, sizeof(flags), &role);
+	if (flags[0] != '\0') {
+		x += widget_put(y, x, w - x, ui->attr[TR_HEADER_LABEL],
+		    "FLAGS ");
+		x += widget_put(y, x, w - x, ui->attr[role], flags);
+		header_worst(ui, worst, sizeof(worst));
+		if (worst[0] != '\0') {
+			snprintf(line, sizeof(line), ": %s, ! opens it",
+			    worst);
+			x += widget_put(y, x, w - x, ui->attr[role], line);
+		}
+		x += widget_put(y, x, w - x, ui->attr[TR_HEADER], "   ");
+	}
+	x += widget_put(y, x, w - x, ui->attr[TR_HEADER_LABEL], "COST ");
 	snprintf(line, sizeof(line), "probes %s%% CPU",
 	    widget_num(num, sizeof(num), header_recent(ui, HJ_PROBE_CPU), 2));
 	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
@@ -399,25 +481,44 @@ header_cost(const struct ui *ui, int y, int w)
 	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
 	snprintf(line, sizeof(line), ", monitor %.1f%% CPU", ui->self_cpu);
 	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
-	x += widget_put(y, x, w - x, ui->attr[TR_HEADER_LABEL], "   FLAGS");
-	detect_counts(ui->det, nf, rf);
-	for (b = 0; b < DF_NFLAGS; b++) {
-		if (nf[b] > 0) {
-			snprintf(line, sizeof(line), " %u %s node%s", nf[b],
-			    detect_flag_name(1u << b), nf[b] > 1 ? "s" : "");
-			x += widget_put(y, x, w - x, ui->attr[roles[b]], line);
-			any = 1;
-		}
-		if (rf[b] > 0) {
-			snprintf(line, sizeof(line), " %u %s rank%s", rf[b],
-			    detect_flag_name(1u << b), rf[b] > 1 ? "s" : "");
-			x += widget_put(y, x, w - x, ui->attr[roles[b]], line);
-			any = 1;
+	if (flags[0] == '\0') {
+		x += widget_put(y, x, w - x, ui->attr[TR_HEADER_LABEL],
+		    "   FLAGS");
+		x += widget_put(y, x, w - x, ui->attr[TR_HEADER], " none");
+	}
+	header_rec(ui, y, x, w);
+}
+
+/*
+ * The job's CPU busy (the nodes' mean) and memory (used and limit, summed)
+ * from the values the node table shows now.  The job series are made at
+ * the job's tick, which may come before this sample's rows: read alone,
+ * the meter showed the previous sample while the rows showed this one, and
+ * "-%" for the first second.  The sparklines stay the job series.
+ */
+static void
+header_now(const struct ui *ui, double *cpu, double *mem, double *tot)
+{
+	double		 c = 0, m = 0, t = 0, x;
+	unsigned	 nc = 0, nm = 0, nt = 0;
+	int		 i, cls;
+
+	for (i = 0; i < ui->nnodes; i++) {
+		cls = ui_sclass(ui, i);
+		if (history_node_samples(ui->hist, i) == 0 || cls == US_LOST ||
+		    cls == US_FAILED)
+			continue;
+		if (isfinite(x = history_node_get(ui->hist, i, HN_CPU, 0)))
+			c += x, nc++;
+		if (isfinite(x = history_node_get(ui->hist, i, HN_MEM, 0))) {
+			m += x, nm++;
+			if ((x = history_node_mem_limit(ui->hist, i)) > 0)
+				t += x, nt++;
 		}
 	}
-	if (!any)
-		x += widget_put(y, x, w - x, ui->attr[TR_HEADER], " none");
-	header_rec(ui, y, x, w);
+	*cpu = nc > 0 ? c / nc : history_job_get(ui->hist, HJ_CPU, 0);
+	*mem = nm > 0 ? m : history_job_get(ui->hist, HJ_MEM, 0);
+	*tot = nt > 0 ? t : history_job_get(ui->hist, HJ_MEMTOTAL, 0);
 }
 
 static void
@@ -427,12 +528,10 @@ header_draw(const struct ui *ui, const struct ui_rect *r)
 	double	cpu, mem, tot, gpu;
 	int	half = r->w / 2, third, y;
 
-	header_job(ui, r->y, r->w);
+	header_job(ui, r->y, r->w, r->h < 4);
 	if (r->h < 2)
 		return;
-	cpu = history_job_get(ui->hist, HJ_CPU, 0);
-	mem = history_job_get(ui->hist, HJ_MEM, 0);
-	tot = history_job_get(ui->hist, HJ_MEMTOTAL, 0);
+	header_now(ui, &cpu, &mem, &tot);
 	snprintf(text, sizeof(text), "%s%%", widget_num(a, sizeof(a), cpu,
 	    1));
 	header_meter(ui, r->y + 1, 0, half - 1, "CPU", cpu, text, HJ_CPU, 0,

@@ -168,8 +168,19 @@ nodes_cmp(const void *a, const void *b)
 				    nodes_sort_members[x->first];
 	int			 fy = y->node >= 0 ? y->node :
 				    nodes_sort_members[y->first];
-	int			 c = 0;
+	int			 c = 0, px, py;
 
+	/* Sorted by name (the default), the problems come first, as in
+	 * atop: a flagged node or one with a flagged rank, then one lost or
+	 * failed. */
+	if (nodes_sort_col == NC_NAME && !nodes_sort_rev) {
+		px = (x->flags | x->rflags) != 0 ? 0 : x->sclass == US_LOST ||
+		    x->sclass == US_FAILED ? 1 : 2;
+		py = (y->flags | y->rflags) != 0 ? 0 : y->sclass == US_LOST ||
+		    y->sclass == US_FAILED ? 1 : 2;
+		if (px != py)
+			return px < py ? -1 : 1;
+	}
 	/* Absent values sort last either way. */
 	if (isnan(kx) != isnan(ky))
 		return isnan(kx) ? 1 : -1;
@@ -792,6 +803,7 @@ nodes_key(struct ui *ui, int key)
 	case 's':
 	case '>':
 	case '.':
+	case KEY_F(6):
 		col = ui->ntab.sort;
 		k = 0;
 		do
@@ -835,8 +847,9 @@ const struct panel panel_nodes = {
 	"nodes",
 	"Up Down j k\tmove (PgUp PgDn Home End too)\n"
 	"Enter Right\tthe ranks of the node (or of the folded group)\n"
-	"s > <\tsort by the next / previous column\n"
-	"P M N F\tsort by CPU, memory, name, flags\n"
+	"s > < F6\tsort by the next / previous column\n"
+	"P M N F\tsort by CPU, memory, name (flagged and unreachable nodes "
+	"first), flags\n"
 	"I\tinvert the sort\n",
 	nodes_height,
 	nodes_prepare,

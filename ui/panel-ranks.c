@@ -130,13 +130,18 @@ ranks_str(const struct node_model *m, const struct minst *mi, const char *f)
  * directory ("python3 train.py --lr 3", as htop without its program
  * path: the column is narrow), else the name.  The detail shows it whole
  * and the filter sees it whole. */
+static int	ranks_cmd_mode;	/* ui->cmd_mode, set before a sort or draw */
+
 static const char *
 ranks_command(const struct node_model *m, const struct minst *mi)
 {
 	const char	*s = ranks_str(m, mi, "cmdline"), *e, *p;
 
-	if (*s == '\0')
+	/* top's c: the program's name alone, or the whole line. */
+	if (*s == '\0' || ranks_cmd_mode == 2)
 		return ranks_str(m, mi, "comm");
+	if (ranks_cmd_mode == 1)
+		return s;
 	e = s + strcspn(s, " ");
 	for (p = s; p < e; p++)
 		if (*p == '/' && p + 1 < e)
@@ -211,6 +216,9 @@ ranks_cmp(const void *a, const void *b)
 
 	switch (ranks_sort_col) {
 	case RC_RANK:
+		/* Flagged ranks first in the default order (by rank id). */
+		if (!ranks_sort_rev && (x->flags != 0) != (y->flags != 0))
+			return x->flags != 0 ? -1 : 1;
 		/* Ranks without an id last, whichever the direction. */
 		if ((x->rank < 0) != (y->rank < 0))
 			return x->rank < 0 ? 1 : -1;
@@ -388,6 +396,10 @@ ranks_key_make(const struct ui_rrow *r, int col, int rev,
 	}
 	if (rev)
 		k->k1 = ~k->k1;
+	/* Flagged ranks first in the default order (by rank id), in rank
+	 * order among themselves (k2). */
+	if (col == RC_RANK && !rev && r->flags != 0)
+		k->last = 0, k->k1 = 0;
 	k->k2 = ((uint64_t)(r->rank < 0) << 63) |
 	    (((uint64_t)(r->rank < 0 ? 0 : r->rank) & ((1ULL << 39) - 1)) <<
 	    24) | ((uint64_t)r->node & 0xffffff);
@@ -676,6 +688,7 @@ ranks_prepare(struct ui *ui, const struct ui_rect *rc)
 	ui->nrrows = 0;
 	ranks_have_ipc = 0;
 	ranks_have_mpi = 0;
+	ranks_cmd_mode = ui->cmd_mode;
 	if (ui->scope != NULL) {
 		for (k = 0; k < ui->nscope; k++)
 			ranks_collect(ui, ui->scope[k]);
@@ -721,6 +734,56 @@ ranks_syscall(const struct node_model *m, int64_t nr, char *buf,
 	return buf;
 }
 
+/*
+ * Fit the columns to the rows on the screen: a column blank in every one
+ * of them (FLAGS, WAIT, READ/s and WRITE/s of a quiet job) shrinks to its
+ * title, WCHAN and the sparkline take what their text needs, and COMMAND,
+ * the last, takes the rest of the width.
+ */
+static void
+ranks_fit(const struct ui *ui, const struct ui_rect *r,
+    struct widget_col *c)
+{
+	const struct ui_rrow	*row;
+	const struct node_model	*m;
+	const char		*names[DF_NFLAGS];
+	int			 k, j, n, fl = 0, wch = 0, wait = 0, rd = 0;
+	int			 wr = 0, len, io;
+	double			 wt;
+
+	for (k = ui->rtab.top; k < (int)ui->nrrows && k < ui->rtab.top +
+	    r->h - 2; k++) {
+		row = &ui->rrows[k];
+		m = ui_model(ui, row->node);
+		n = detect_flag_names(row->flags, names, DF_NFLAGS);
+		for (j = 0, len = n > 0 ? n - 1 : 0; j < n; j++)
+			len += (int)strlen(names[j]);
+		if (len > fl)
+			fl = len;
+		len = (int)strlen(ranks_str(m, row->mi, "wchan"));
+		if (len > wch)
+			wch = len;
+		wt = ranks_wait(m, row->mi, &io);
+		wait |= isfinite(wt) && wt >= 1;
+		rd |= isfinite(row->rd) && row->rd != 0;
+		wr |= isfinite(row->wr) && row->wr != 0;
+	}
+	c[RC_FLAGS].width = fl > 5 ? fl : 5;
+	c[RC_FLAGS].flex = 0;
+	if (!wait)
+		c[RC_WAIT].width = 4;
+	if (!rd)
+		c[RC_READ].width = 6;
+	if (!wr)
+		c[RC_WRITE].width = 7;
+	c[RC_WCHAN].width = wch > 5 ? (wch > 20 ? 20 : wch) : 5;
+	c[RC_WCHAN].flex = 0;
+	c[RC_SPARK].width = c[RC_SPARK].flex = 11;
+	if (c[RC_MPISPARK].width > 0)
+		c[RC_MPISPARK].flex = 11;
+	c[RC_COMM].flex = 4096;
+}
+
 static void
 ranks_draw(const struct ui *ui, const struct ui_rect *r)
 {
@@ -745,6 +808,7 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		c[RC_IPC].width = 0;
 	if (!ranks_have_mpi)
 		c[RC_MPI].width = c[RC_MPISPARK].width = 0;
+	ranks_fit(ui, r, c);
 	for (k = 0; k < RC_NCOLS; k++)
 		if (!columns_shown(COLUMNS_RANKS, (unsigned)k))
 			c[k].width = 0;
@@ -840,11 +904,17 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		else
 			buf[0] = '\0';
 		RCELL(RC_WAIT, 1, buf);
-		RCELL(RC_WCHAN, 0, ranks_str(m, row->mi, "wchan"));
-		RCELL(RC_SYSCALL, 0, ranks_syscall(m, row->syscall, a,
+#define RCUT(col, text) do {						\
+	if (w[col] > 0)							\
+		widget_put_cut(r->y + 2 + y, r->x + x[col], w[col], base,	\
+		    text, ui->utf8);					\
+} while (0)
+		RCUT(RC_WCHAN, ranks_str(m, row->mi, "wchan"));
+		RCUT(RC_SYSCALL, ranks_syscall(m, row->syscall, a,
 		    sizeof(a)));
-		RCELL(RC_USER, 0, ranks_user(m, row->mi, a, sizeof(a)));
-		RCELL(RC_COMM, 0, ranks_command(m, row->mi));
+		RCUT(RC_USER, ranks_user(m, row->mi, a, sizeof(a)));
+		RCUT(RC_COMM, ranks_command(m, row->mi));
+#undef RCUT
 #undef RCELL
 		if (w[RC_FLAGS] > 0) {
 			n = detect_flag_names(row->flags, names, DF_NFLAGS);
@@ -929,6 +999,7 @@ ranks_key(struct ui *ui, int key)
 	case 's':
 	case '>':
 	case '.':
+	case KEY_F(6):
 		col = ui->rtab.sort;
 		n = 0;
 		do
@@ -963,6 +1034,15 @@ ranks_key(struct ui *ui, int key)
 	case 'F':
 		ranks_sort_by(ui, RC_FLAGS);
 		return 1;
+	case 'c':
+		ui->cmd_mode = (ui->cmd_mode + 1) % 3;
+		ui->view_gen++;
+		ui_message(ui, 0, "COMMAND: %s (c: %s)", ui->cmd_mode == 0 ?
+		    "the command line, program without its path" :
+		    ui->cmd_mode == 1 ? "the full command line" :
+		    "the program's name", ui->cmd_mode == 0 ? "with the path" :
+		    ui->cmd_mode == 1 ? "the name alone" : "the line again");
+		return 1;
 	}
 	return 0;
 }
@@ -971,9 +1051,10 @@ const struct panel panel_ranks = {
 	"ranks",
 	"Up Down j k\tmove (PgUp PgDn Home End too)\n"
 	"Enter Right\tthe rank's detail: state, wait channel, history\n"
-	"s > <\tsort by the next / previous column\n"
-	"P M N F\tsort by %CPU, RSS, rank, flags\n"
-	"I\tinvert the sort\n",
+	"s > < F6\tsort by the next / previous column\n"
+	"P M N F\tsort by %CPU, RSS, rank (flagged ranks first), flags\n"
+	"I\tinvert the sort\n"
+	"c\tCOMMAND: the command line, with its path, the name alone\n",
 	ranks_height,
 	ranks_prepare,
 	ranks_draw,

@@ -241,6 +241,8 @@ struct ui {
 	char			*scope_label;
 	int			 sel_rnode;
 	int64_t			 sel_pid;
+	int			 cmd_mode;	/* COMMAND: 0 line, 1 with the
+						 * path, 2 name (key c) */
 
 	/* Detail of one rank. */
 	int			 det_node;
@@ -299,6 +301,14 @@ int		 ui_in_scope(const struct ui *, int);
 void		 ui_set_scope(struct ui *, const int *, unsigned, const char *);
 const struct ui_event *ui_event_get(const struct ui *, unsigned);
 void		 ui_quit(struct ui *);
+/* The flagged rank that matters most (stalled before straggler before
+ * memory, then more flags, then the least CPU): 1 with its node and past,
+ * 0 when no rank is flagged. */
+int		 ui_worst_rank(const struct ui *, int *, const struct hist_rank **);
+/* A rank's string field ("wchan", "comm") in its node's model, or NULL. */
+const char	*ui_rank_str(const struct ui *, int, int64_t, const char *);
+/* Open the worst rank's detail (key !); says so when none is flagged. */
+void		 ui_open_worst(struct ui *);
 void		 ui_theme_next(struct ui *);
 /* The next (dir > 0) or previous theme. */
 void		 ui_theme_step(struct ui *, int);
@@ -326,6 +336,9 @@ int		 widget_putf(int, int, int, attr_t, const char *, ...)
 void		 widget_fill(int, int, int, attr_t);
 /* Right-aligned in w columns. */
 void		 widget_rput(int, int, int, attr_t, const char *);
+/* Text clipped to w columns with an ellipsis (UTF-8 or '~') where it is
+ * cut; returns the columns used. */
+int		 widget_put_cut(int, int, int, attr_t, const char *, int);
 /* A sparkline of n values scaled to lo..hi (hi <= lo: the series' own
  * maximum) into out (UTF-8 blocks or ASCII); NaN draws a blank. */
 void		 widget_spark(const float *, unsigned, double, double, int,

@@ -78,6 +78,7 @@ static struct ui_event *ui_event_add(struct ui *, int, int, const char *,
 		    const char *, uint64_t);
 static int	ui_on_timeout(void *, uint64_t);
 static void	ui_key_unknown(struct ui *, int);
+static int	ui_key_escape(struct ui *);
 
 int
 ui_check_terminal(char *err, size_t errsz)
@@ -721,6 +722,99 @@ ui_set_scope(struct ui *ui, const int *nodes, unsigned n, const char *label)
 	ui->sel_rnode = -1;
 	ui->view_gen++;
 	ui->dirty = 1;
+}
+
+/* A flag's weight: the lowest DF_* bit is the most serious. */
+static int
+ui_flag_rank(unsigned flags)
+{
+	return flags == 0 ? DF_NFLAGS : __builtin_ctz(flags);
+}
+
+int
+ui_worst_rank(const struct ui *ui, int *node, const struct hist_rank **out)
+{
+	struct hist_rank *const	*hrs;
+	const struct hist_rank	*best = NULL, *hr;
+	unsigned		 k, n;
+	int			 i, bi = -1, w, bw = 0;
+	double			 c, bc = 0;
+
+	if (ui->hist == NULL)
+		return 0;
+	for (i = 0; i < ui->nnodes; i++) {
+		hrs = history_node_ranks(ui->hist, i, &n);
+		for (k = 0; k < n; k++) {
+			hr = hrs[k];
+			if (hr->flags == 0)
+				continue;
+			w = ui_flag_rank(hr->flags);
+			c = hr->len > 0 ? hr->cur[HR_CPU] : 0;
+			if (best != NULL && (w > bw || (w == bw &&
+			    (__builtin_popcount(hr->flags) <
+			    __builtin_popcount(best->flags) ||
+			    (__builtin_popcount(hr->flags) ==
+			    __builtin_popcount(best->flags) && !(c < bc))))))
+				continue;
+			best = hr, bi = i, bw = w, bc = c;
+		}
+	}
+	if (best == NULL)
+		return 0;
+	*node = bi;
+	*out = best;
+	return 1;
+}
+
+const char *
+ui_rank_str(const struct ui *ui, int node, int64_t pid, const char *field)
+{
+	const struct node_model	*m = ui_model(ui, node);
+	const struct minst	*mi;
+	const char		*s;
+	char			 name[24];
+	int			 g, f;
+
+	if (m == NULL || (g = model_group_index(m, "rank")) < 0)
+		return NULL;
+	snprintf(name, sizeof(name), "%lld", (long long)pid);
+	if ((mi = model_inst_by_name(m, (unsigned)g, name)) == NULL ||
+	    (f = model_field_index(m, (unsigned)g, field)) < 0 ||
+	    (s = model_str(mi, (unsigned)f)) == NULL || *s == '\0')
+		return NULL;
+	return s;
+}
+
+void
+ui_open_worst(struct ui *ui)
+{
+	const struct hist_rank	*hr;
+	const char		*names[DF_NFLAGS];
+	int			 node, n;
+
+	if (!ui_worst_rank(ui, &node, &hr)) {
+		ui_message(ui, 0, "no rank is flagged (! opens the worst one "
+		    "when there is)");
+		return;
+	}
+	ui->depth = 1;
+	ui_set_scope(ui, &node, 1, ui->nodes[node].name);
+	ui_push(ui, UV_RANKS);
+	if (ui->det_node != node || ui->det_pid != hr->pid) {
+		ui->bt_note[0] = '\0';
+		ui->det_scroll = 0;
+	}
+	ui->det_node = node;
+	ui->det_pid = hr->pid;
+	ui->det_start = hr->start;
+	ui->sel_rnode = node;
+	ui->sel_pid = hr->pid;
+	ui_push(ui, UV_DETAIL);
+	n = detect_flag_names(hr->flags, names, DF_NFLAGS);
+	ui_message(ui, 0, "the worst rank: %s %s %lld (%s)",
+	    ui->nodes[node].name, hr->rank >= 0 ? "rank" : "pid",
+	    (long long)(hr->rank >= 0 ? hr->rank : hr->pid),
+	    n > 0 ? names[0] : "flagged");
 }
 
 void
@@ -1448,6 +1542,41 @@ ui_on_pollfds(void *arg, struct pollfd *pfd, int max)
 }
 
 /*
+ * An Esc that arrived together with more bytes: curses did not know the
+ * sequence (Home under TERM=xterm inside tmux, F5 under vt100), so it hands
+ * over Esc, '[', '1', '~' one by one.  Read the rest of a CSI (Esc [
+ * parameters final) or SS3 (Esc O final) sequence and drop it whole, so
+ * its '[' never steps into history: 1 when swallowed.  A lone Esc (nothing
+ * follows at once) or Esc plus another key goes on as before.
+ */
+static int
+ui_key_escape(struct ui *ui)
+{
+	int	ch, n;
+
+	if ((ch = getch()) == ERR)
+		return 0;
+	if (ch != '[' && ch != 'O') {
+		ungetch(ch);
+		return 0;
+	}
+	for (n = 0; n < 32; n++) {
+		if ((ch = getch()) == ERR)
+			break;
+		/* SS3 takes one byte; CSI ends at a byte in 0x40-0x7e. */
+		if (ch >= 0x40 && ch <= 0x7e)
+			break;
+		if (ch < 0x20 || ch > 0x3f) {
+			ungetch(ch);
+			break;
+		}
+	}
+	ui_message(ui, 0, "unknown key (an escape sequence this terminal's "
+	    "TERM does not describe): ignored");
+	return 1;
+}
+
+/*
  * Is the terminal on standard input gone?  A terminal whose other side
  * closed (a killed tmux window, a dropped SSH connection) is hung up: it
  * polls readable, reads end of file and answers every ioctl with EIO.  Its
@@ -1493,6 +1622,8 @@ ui_on_ready(void *arg, struct session *s, const struct pollfd *pfd, int n,
 			got = 0;
 			while ((ch = getch()) != ERR) {
 				got++;
+				if (ch == 27 && ui_key_escape(ui))
+					continue;	/* swallowed */
 				if (ui_key(ui, ch, now))
 					break;
 			}

@@ -49,6 +49,24 @@ widget_putf(int y, int x, int w, attr_t a, const char *fmt, ...)
 	return widget_put(y, x, w, a, buf);
 }
 
+int
+widget_put_cut(int y, int x, int w, attr_t a, const char *s, int utf8)
+{
+	char	buf[512];
+	int	n;
+
+	if (w <= 0)
+		return 0;
+	text_clean(buf, sizeof(buf), s);
+	n = (int)strlen(buf);
+	if (n <= w || w < 2)
+		return widget_put(y, x, w, a, buf);
+	attrset(a);
+	mvaddnstr(y, x, buf, w - 1);
+	addstr(utf8 ? "\342\200\246" : "~");
+	return w;
+}
+
 void
 widget_rput(int y, int x, int w, attr_t a, const char *s)
 {

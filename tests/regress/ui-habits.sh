@@ -65,8 +65,11 @@ wait_for 8 '^nosuchnode\.invalid +failed .*cannot resolve' ||
 	fail "the unresolvable node does not say 'cannot resolve' in the table"
 screen | grep -q 'refused' && fail "a DNS failure is called refused"
 echo "ok: unresolvable node: $(screen | grep '^nosuchnode' | sed 's/  */ /g')"
-# Its ranks (Enter on its row: sorted by name, it is second) say why too.
-keys Down Enter
+# Its ranks (Enter on its row: sorted by name, a failed node comes first,
+# above localhost) say why too.
+until_ok 5 sh -c "tmux -L $sock capture-pane -p -t one | grep -A1 '^NODE' | grep -q '^nosuchnode'" ||
+	fail "the failed node is not first in the default sort"
+keys Home Enter
 wait_for 2 '^nosuchnode\.invalid failed: cannot resolve nosuchnode\.invalid: ' ||
 	fail "Enter on the failed node does not say why"
 echo "ok: its rank table says: $(screen | grep '^nosuchnode.invalid failed:')"
@@ -74,8 +77,13 @@ keys Escape Home
 
 keys x
 wait_for 2 'unknown key x: press h or \? for help' || fail "x: no unknown-key message"
+keys F7
+wait_for 2 'unknown key F7: press h or \? for help' || fail "F7: no unknown-key message"
+# htop's F5 (tree) and F9 (kill) say what jobtop does instead.
 keys F5
-wait_for 2 'unknown key F5: press h or \? for help' || fail "F5: no unknown-key message"
+wait_for 2 'no process tree: Enter on a node lists its ranks' || fail "F5: not explained"
+keys F9
+wait_for 2 'jobtop only watches: it sends no signal to ranks' || fail "F9: not explained"
 echo "ok: unknown keys said"
 
 keys +

@@ -230,14 +230,19 @@ test_stalled(void)
 	l = line_with(ui, "n3 ");
 	CHECK(l != NULL && strstr(l, "1 stalled rank") != NULL);
 	CHECK(line_with(ui, "1 stalled rank") != NULL);
-	CHECK(line_with(ui, "made no progress") != NULL);	/* events */
-	/* Down twice to n3, Enter: its ranks. */
-	ui_key(ui, KEY_DOWN, now);
-	ui_key(ui, KEY_DOWN, now);
+	/* The event names the node, as the node events do. */
+	CHECK(line_with(ui, "n3 rank 2 (pid 1002) made no progress") != NULL);
+	/* Sorted by name, the flagged node comes first: Enter, its ranks. */
+	l = strstr(screen(ui), "\nNODE");
+	CHECK(l != NULL && strncmp(strchr(l + 1, '\n') + 1, "n3 ", 3) == 0);
+	ui_key(ui, KEY_HOME, now);
 	ui_key(ui, '\r', now);
 	CHECK(line_with(ui, "Ranks of n3: 1") != NULL);
-	l = line_with(ui, "anon_pipe_read");
-	CHECK(l != NULL && strstr(l, "stalled") != NULL);
+	/* The header names the worst rank and its wait channel. */
+	CHECK(line_with(ui, "FLAGS 1 stalled rank: n3 rank 2 (anon_pipe_read), "
+	    "! opens it") != NULL);
+	l = line_with(ui, "stalled anon_pipe_read");
+	CHECK(l != NULL && strstr(l, " 1002 ") != NULL);
 	CHECK(l != NULL && strstr(l, " read ") != NULL);	/* syscall */
 	ui_key(ui, '\r', now);
 	CHECK(line_with(ui, "Rank 2 (pid 1002) on n3") != NULL);
@@ -259,8 +264,9 @@ test_stalled(void)
 	ui_key(ui, 27, now);
 	ui_key(ui, 27, now);
 	CHECK(line_with(ui, "Nodes 4, 4 live") != NULL);
-	/* n4's probe says why it sends no kernel stacks. */
-	ui_key(ui, KEY_DOWN, now);
+	/* n4's probe says why it sends no kernel stacks (n4 is last: n3
+	 * came first). */
+	ui_key(ui, KEY_END, now);
 	ui_key(ui, '\r', now);
 	CHECK(line_with(ui, "Ranks of n4: 1") != NULL);
 	ui_key(ui, '\r', now);
@@ -270,9 +276,19 @@ test_stalled(void)
 	    != NULL);
 	ui_key(ui, 27, now);
 	ui_key(ui, 27, now);
-	/* Tab: every rank. */
+	/* ! opens the worst rank from anywhere. */
+	CHECK(line_with(ui, "Rank 2 (pid 1002) on n3") == NULL);
+	ui_key(ui, '!', now);
+	CHECK(line_with(ui, "Rank 2 (pid 1002) on n3") != NULL);
+	CHECK(line_with(ui, "the worst rank: n3 rank 2 (stalled)") != NULL);
+	ui_key(ui, 27, now);
+	ui_key(ui, 27, now);
+	/* Tab: every rank, the flagged one first. */
 	ui_key(ui, '\t', now);
 	CHECK(line_with(ui, "Ranks of the job: 4") != NULL);
+	l = strstr(screen(ui), "\nRANK");
+	CHECK(l != NULL && strncmp(strchr(l + 1, '\n') + 1, "    2 n3 ", 9) ==
+	    0);
 	finish(ui);
 }
 
@@ -332,8 +348,10 @@ test_fold(void)
 	CHECK(strstr(s, "n[001-077,079-200]") != NULL);
 	CHECK(strstr(s, "199 nodes") != NULL);
 	CHECK(strstr(s, "n078 ") != NULL);
-	/* Enter on the group (the first row by name): its 199 ranks. */
+	/* Enter on the group (by name, after the flagged n078): its 199
+	 * ranks. */
 	ui_key(ui, KEY_HOME, now);
+	ui_key(ui, KEY_DOWN, now);
 	ui_key(ui, '\r', now);
 	CHECK(line_with(ui, "Ranks of n[001-077,079-200]: 199") != NULL);
 	ui_key(ui, 27, now);
