@@ -821,6 +821,9 @@ export_usage(FILE *f)
 "  -o OUT         write OUT (replaced only once complete); - is stdout\n");
 }
 
+static int	export_main_in(const char *, const struct export_opts *,
+		    const char *);
+
 int
 export_main(int argc, char **argv)
 {
@@ -844,7 +847,8 @@ export_main(int argc, char **argv)
 		"--csv", "--json", "--sqlite", "--openmetrics"
 	};
 	const char		*outpath = NULL;
-	int			 ch, fmtch = 0, nfmt = 0;
+	char			 err[PATH_MAX + 256], *in;
+	int			 ch, fmtch = 0, nfmt = 0, rc;
 
 	memset(&o, 0, sizeof(o));
 	o.fmt = EXPORT_JSON;
@@ -910,26 +914,42 @@ export_main(int argc, char **argv)
 		    "[--json|--csv|--sqlite DB|--openmetrics] [-o OUT])");
 		return 2;
 	}
-	if (o.wide != EXPORT_TIDY) {
-		if (nfmt > 0 && o.fmt != EXPORT_CSV) {
-			log_error("export: --wide is a CSV layout");
-			return 2;
-		}
-		o.fmt = EXPORT_CSV;
+	if (o.wide != EXPORT_TIDY && nfmt > 0 && o.fmt != EXPORT_CSV) {
+		log_error("export: --wide is a CSV layout");
+		return 2;
 	}
+	if (o.fmt == EXPORT_SQLITE && outpath != NULL) {
+		log_error("export: --sqlite DB is the output: no -o");
+		return 2;
+	}
+	/* A job id (or node name) as -r takes it: its newest recording. */
+	if ((in = rec_resolve(argv[optind], err, sizeof(err))) == NULL) {
+		log_error("%s", err);
+		return 1;
+	}
+	rc = export_main_in(in, &o, outpath);
+	free(in);
+	return rc;
+}
+
+/* export_main's work on the recording in. */
+static int
+export_main_in(const char *in, const struct export_opts *op,
+    const char *outpath)
+{
+	struct export_opts	o = *op;
+
+	if (o.wide != EXPORT_TIDY)
+		o.fmt = EXPORT_CSV;
 	if (o.fmt == EXPORT_SQLITE) {
-		if (outpath != NULL) {
-			log_error("export: --sqlite DB is the output: no -o");
-			return 2;
-		}
-		if (outfile_same(argv[optind], o.sqlite)) {
+		if (outfile_same(in, o.sqlite)) {
 			log_error("export: %s is the recording itself: give "
 			    "another database", o.sqlite);
 			return 1;
 		}
-		return export_run(argv[optind], &o, NULL);
+		return export_run(in, &o, NULL);
 	}
 	if (outpath == NULL || strcmp(outpath, "-") == 0)
-		return export_run(argv[optind], &o, stdout);
-	return export_to(argv[optind], &o, outpath);
+		return export_run(in, &o, stdout);
+	return export_to(in, &o, outpath);
 }

@@ -1502,13 +1502,42 @@ main_replay(const struct main_opts *o)
 	return ret;
 }
 
+/*
+ * A job that has finished, or that the scheduler no longer knows, may have
+ * been watched: when a recording of it is in the default directory, the
+ * error line ends with the commands that open it, so the user is not left
+ * at a dead end.
+ */
+static void
+main_recording_hint(int r, const char *jobid, char *err, size_t size)
+{
+	char	 why[PATH_MAX + 128], *path;
+	size_t	 len;
+
+	if (jobid == NULL || (r != SCHED_EFINISHED && r != SCHED_ENOJOB))
+		return;
+	if ((path = rec_resolve(jobid, why, sizeof(why))) == NULL)
+		return;
+	/* Only the default directory's recordings (rec_find_latest): a
+	 * file of that name here is no recording of the job. */
+	if (strchr(path, '/') == NULL) {
+		free(path);
+		return;
+	}
+	len = strlen(err);
+	snprintf(err + len, size - len, "; a recording of it exists "
+	    "(%s): jobtop -r %s, jobtop report %s -o report.html", path,
+	    jobid, jobid);
+	free(path);
+}
+
 /* Turn the command line into a job: its nodes, owner and state.  Returns
  * 0, or an exit code after one line on stderr. */
 static int
 main_resolve(const struct main_opts *o, struct job *job)
 {
 	const char	*jobid = o->nargs > 0 ? o->args[0] : NULL;
-	char		 err[512], *table = NULL;
+	char		 err[PATH_MAX + 640], *table = NULL;
 	int		 r;
 
 	if ((o->hostlist != NULL) + (o->hostfile != NULL) +
@@ -1546,6 +1575,7 @@ main_resolve(const struct main_opts *o, struct job *job)
 		r = SCHED_EPERM;
 	if (r == SCHED_OK)
 		return 0;
+	main_recording_hint(r, jobid, err, sizeof(err));
 	log_error("%s", err);
 	return r == SCHED_EINVAL || r == SCHED_ENOSCHED ||
 	    r == SCHED_ENOENV ? MAIN_EXIT_USAGE : MAIN_EXIT_FAIL;
@@ -1651,16 +1681,10 @@ main_explain(const struct main_opts *o, const struct job *job)
 static char *
 main_replay_path(const char *arg)
 {
-	struct stat	 st;
-	char		 err[PATH_MAX + 128], *path;
+	char		 err[PATH_MAX + 256], *path;
 
-	if (lstat(arg, &st) == 0 || errno != ENOENT || arg[0] == '\0' ||
-	    strchr(arg, '/') != NULL || arg[0] == '.' ||
-	    strlen(arg) > 63 || strspn(arg, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-[]") != strlen(arg))
-		return xstrdup(arg);
-	if ((path = rec_find_latest(arg, err, sizeof(err))) == NULL) {
-		log_error("%s: no such file, and %s", arg, err);
+	if ((path = rec_resolve(arg, err, sizeof(err))) == NULL) {
+		log_error("%s", err);
 		return NULL;
 	}
 	log_debug("-r %s: %s", arg, path);

@@ -286,6 +286,24 @@ rec_find_latest(const char *id, char *err, size_t errsz)
 	return path;
 }
 
+char *
+rec_resolve(const char *arg, char *err, size_t errsz)
+{
+	struct stat	 st;
+	char		 why[PATH_MAX + 128], *path;
+
+	if (lstat(arg, &st) == 0 || errno != ENOENT || arg[0] == '\0' ||
+	    strchr(arg, '/') != NULL || arg[0] == '.' ||
+	    strlen(arg) > 63 || strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-[]") != strlen(arg))
+		return xstrdup(arg);
+	if ((path = rec_find_latest(arg, why, sizeof(why))) == NULL) {
+		snprintf(err, errsz, "%s: no such file, and %s", arg, why);
+		return NULL;
+	}
+	return path;
+}
+
 /* Stop recording after a write error: say why once. */
 static void
 rec_stop(struct rec *r, int err)

@@ -130,6 +130,13 @@ char	*rec_default_path(const char *, uint64_t);
  * err when there is none.
  */
 char	*rec_find_latest(const char *, char *, size_t);
+/*
+ * What -r, export and report take: a recording's path, or, when no such
+ * file exists and the argument looks like a job id or a node name (no
+ * '/'), the newest recording of that job or node (rec_find_latest).
+ * Allocated; NULL with "ARG: no such file, and ..." in err.
+ */
+char	*rec_resolve(const char *, char *, size_t);
 
 /* How rec_open creates its file.  Recordings are created 0600 (they hold
  * other users' command names) and never through a symbolic link. */

@@ -1488,6 +1488,7 @@ report_main(int argc, char **argv)
 		{ NULL,		0,			NULL, 0 }
 	};
 	const char	*outpath = NULL;
+	char		 err[PATH_MAX + 256], *in;
 	int		 ch, rc;
 
 	optind = 1;
@@ -1520,14 +1521,20 @@ report_main(int argc, char **argv)
 		    "(- for standard output)");
 		return 2;
 	}
+	/* A job id (or node name) as -r takes it: its newest recording. */
+	if ((in = rec_resolve(argv[optind], err, sizeof(err))) == NULL) {
+		log_error("%s", err);
+		return 1;
+	}
 	if (strcmp(outpath, "-") == 0) {
-		rc = report_file(argv[optind], stdout);
+		rc = report_file(in, stdout);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			log_error("report: writing standard output: %s",
 			    strerror(errno));
 			rc = 1;
 		}
-		return rc;
-	}
-	return report_to(argv[optind], outpath);
+	} else
+		rc = report_to(in, outpath);
+	free(in);
+	return rc;
 }

@@ -1325,12 +1325,14 @@ sched_mine(const char *only, uid_t uid, struct job *job, char **table,
 	}
 	if (nfound == 0) {
 		free(found);
-		if (failed[0] != '\0')
+		/* A scheduler answered: the commands of others that failed
+		 * (OAR's oarstat installed on a Slurm cluster) are noise
+		 * there. */
+		if (failed[0] != '\0' && looked[0] == '\0')
 			return sched_err(err, errsz, SCHED_ENOENV,
 			    "no job given, not inside one, and no running job "
-			    "of %s found (%s%s%s failed); give a job id, -w "
-			    "HOSTLIST or --hostfile FILE", user, looked,
-			    looked[0] != '\0' ? " has none, " : "", failed);
+			    "of %s found (%s failed); give a job id, -w "
+			    "HOSTLIST or --hostfile FILE", user, failed);
 		if (looked[0] == '\0')
 			return sched_err(err, errsz, SCHED_ENOENV,
 			    "no job given and not inside one, and no batch "
