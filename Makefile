@@ -79,7 +79,16 @@ MON_SRC = $(filter-out $(SHARED_SRC),$(wildcard src/*.c)) \
 MON_OBJ = $(patsubst %.c,build/mon/%.o,$(MON_SRC))
 MON_LIB_OBJ = $(filter-out build/mon/src/main.o,$(MON_OBJ))
 PROBE_OBJ = $(patsubst %.c,build/probe/%.o,$(PROBE_SRC))
-HDRS = $(wildcard src/*.h ui/*.h remote/*.h probes/*.h)
+
+# Header dependencies: every compile writes the headers its output was made
+# from (-MMD: the project's, not the system's) to OUTPUT.d beside it under
+# build/, with an empty rule per header (-MP) so that a removed header does
+# not stop the build; they are included at the end.  -MF and -MT name the
+# file and the target, which a compile and link in one step (the tests,
+# jobtop-nvml) would otherwise derive from other names.  An output whose .d
+# is missing (built before these rules) is rebuilt once to get one.
+DEPFLAGS = -MMD -MP -MF $@.d -MT $@
+NVML_DEP = build/nvml/jobtop-nvml.d
 
 UNIT_SRC = $(wildcard tests/unit/test-*.c)
 UNIT_BIN = $(patsubst tests/unit/%.c,build/tests/%,$(UNIT_SRC))
@@ -96,34 +105,34 @@ jobtop-probe: $(PROBE_OBJ)
 
 # No NVML headers or library needed: it dlopens the driver's at run time.
 # Stripped like the probe: it is pushed to the nodes too.
-jobtop-nvml: probes/nvml/jobtop-nvml.c
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) $(if $(SANITIZE),,-s) \
-		-ldl
+jobtop-nvml: probes/nvml/jobtop-nvml.c $(NVML_DEP)
+	@mkdir -p $(dir $(NVML_DEP))
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -MF $(NVML_DEP) -MT $@ -o $@ $< \
+		$(LDFLAGS) $(if $(SANITIZE),,-s) -ldl
 
-build/mon/%.o: %.c $(HDRS)
+build/mon/%.o: %.c build/mon/%.o.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-build/probe/%.o: %.c $(HDRS)
+build/probe/%.o: %.c build/probe/%.o.d
 	@mkdir -p $(dir $@)
 	$(PROBE_CC) $(CPPFLAGS) -DJOBTOP_PROBE -std=c11 $(PROBE_OPT) $(WARN) \
-		$(if $(SANITIZE),-fsanitize=$(SANITIZE)) -c -o $@ $<
+		$(if $(SANITIZE),-fsanitize=$(SANITIZE)) $(DEPFLAGS) -c -o $@ $<
 
-build/tests/test-%: tests/unit/test-%.c tests/unit/harness.h \
-    tests/unit/test-ui-synth.h $(MON_LIB_OBJ)
+build/tests/test-%: tests/unit/test-%.c $(MON_LIB_OBJ) build/tests/test-%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -iquote tests/unit -o $@ $< \
-		$(MON_LIB_OBJ) $(LDFLAGS) $(PKG_LIBS) -lm
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -iquote tests/unit \
+		$(DEPFLAGS) -o $@ $< $(MON_LIB_OBJ) $(LDFLAGS) $(PKG_LIBS) -lm
 
-build/tests/%: tests/%.c
+build/tests/%: tests/%.c build/tests/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDFLAGS) -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LDFLAGS) -lm
 
 # A stand-in for the driver's NVML library, for jobtop-nvml's tests.
 FAKE_NVML = build/tests/nvml/libnvidia-ml.so.1
-$(FAKE_NVML): tests/data/nvml/fake-nvml.c
+$(FAKE_NVML): tests/data/nvml/fake-nvml.c $(FAKE_NVML).d
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -fPIC -shared \
 		-Wl,-soname,libnvidia-ml.so.1 -o $@ $< $(LDFLAGS)
 
 tests-build: all $(UNIT_BIN) $(HELPER_BIN) $(FAKE_NVML)
@@ -160,14 +169,14 @@ FUZZ_TIME ?= 20
 FUZZ_OBJ = $(patsubst %.c,build/fuzzobj/%.o,$(filter-out src/main.c,$(MON_SRC)))
 FUZZ_CFLAGS = $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -g -O1 \
 	-fno-sanitize-recover=undefined
-build/fuzzobj/%.o: %.c $(HDRS) Makefile
+build/fuzzobj/%.o: %.c build/fuzzobj/%.o.d Makefile
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined \
-		-c -o $@ $<
-build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
+		$(DEPFLAGS) -c -o $@ $<
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ) build/fuzz/%.d
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< \
-		$(FUZZ_OBJ) $(PKG_LIBS) -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		$(DEPFLAGS) -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS) -lm
 fuzz-build: $(FUZZ_BIN)
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
@@ -200,6 +209,13 @@ deps:
 
 clean:
 	rm -rf build jobtop jobtop-probe jobtop-nvml
+
+# The dependency files: each is made by its output's compile; the empty
+# rule lets a missing one count as changed, so that output is rebuilt.
+DEPS = $(MON_OBJ:=.d) $(PROBE_OBJ:=.d) $(NVML_DEP) $(UNIT_BIN:=.d) \
+	$(HELPER_BIN:=.d) $(FAKE_NVML).d $(FUZZ_OBJ:=.d) $(FUZZ_BIN:=.d)
+$(DEPS): ;
+-include $(DEPS)
 
 .PHONY: all check tests-build lab-up lab-down demo bench fuzz fuzz-build \
 	lint install deps clean
