@@ -420,6 +420,36 @@ detail_why(const struct ui *ui)
 	return NULL;
 }
 
+/* gdb's notices between the frames ("[Thread debugging using
+ * libthread_db enabled]", "Using host libthread_db library ...", "[New
+ * LWP ...]", "[Inferior 1 (process N) detached]"): left out. */
+static int
+detail_bt_chatter(const char *p, int n)
+{
+	return (n > 0 && *p == '[') ||
+	    (n >= 14 && strncmp(p, "Using host lib", 14) == 0);
+}
+
+/* n bytes of p into buf with tabs expanded to the next multiple of 8
+ * (gdb's source lines: "161\tx = x * 1.0000001"). */
+static void
+detail_bt_expand(char *buf, size_t size, const char *p, int n)
+{
+	size_t	o = 0;
+	int	i;
+
+	for (i = 0; i < n && o + 1 < size; i++) {
+		if (p[i] != '\t') {
+			buf[o++] = p[i];
+			continue;
+		}
+		do
+			buf[o++] = ' ';
+		while (o % 8 != 0 && o + 1 < size);
+	}
+	buf[o] = '\0';
+}
+
 static void
 detail_draw(const struct ui *ui, const struct ui_rect *r)
 {
@@ -556,6 +586,9 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 	if (ui->bt_node == ui->det_node && ui->bt_pid == ui->det_pid &&
 	    ui->bt_note[0] != '\0')
 		y = detail_line(ui, r, y, "backtrace", ui->bt_note);
+	else if (ui->replay != NULL)
+		y = detail_line(ui, r, y, "backtrace", "- (none in a replay: "
+		    "b takes one while jobtop watches the running job)");
 	else
 		y = detail_line(ui, r, y, "backtrace", ui->nodes[
 		    ui->det_node].local ? "press b for a user-space backtrace "
@@ -565,13 +598,19 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 	    ui->bt_pid != ui->det_pid)
 		return;
 	p = backtrace_text(ui->bt);
-	for (line = 0; *p != '\0' && y < r->y + r->h; line++) {
+	for (line = 0; *p != '\0' && y < r->y + r->h; ) {
 		nl = strchr(p, '\n');
 		n = nl != NULL ? (int)(nl - p) : (int)strlen(p);
-		if (line >= ui->det_scroll) {
-			snprintf(buf, sizeof(buf), "%.*s", n, p);
-			widget_put(y++, r->x + 2, r->w - 2,
-			    ui->attr[TR_DEFAULT], buf);
+		if (!detail_bt_chatter(p, n)) {
+			if (line >= ui->det_scroll) {
+				detail_bt_expand(buf, sizeof(buf), p, n);
+				/* Frames stand out; what is between them
+				 * (source lines, notes) is dimmed. */
+				widget_put(y++, r->x + 2, r->w - 2, ui->attr[
+				    *p == '#' || strncmp(p, "Thread ", 7) == 0 ?
+				    TR_DEFAULT : TR_LABEL], buf);
+			}
+			line++;
 		}
 		p += n;
 		if (*p == '\n')
@@ -582,6 +621,7 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 static int
 detail_key(struct ui *ui, int key)
 {
+
 	switch (key) {
 	case 'b':
 		ui_backtrace(ui);

@@ -354,14 +354,18 @@ timeline_key(struct ui *ui, int key)
 	case 'p':
 		replay_play(rp, !st.playing, ui->now);
 		replay_status(rp, &st);
-		ui_message(ui, 0, "%s at %s", st.playing ? "playing" :
-		    "paused", timeline_clock(a, sizeof(a), st.pos_ms));
+		/* No time in the message: the timeline line shows it, and
+		 * a time here would go stale as the replay moves. */
+		ui_message(ui, 0, "%s", st.playing ? "playing (Space pauses)" :
+		    "paused (Space plays, [ ] step)");
 		return 1;
 	case '[':
 		replay_step(rp, -1);
+		ui->msg_until = 0;	/* an older message would be stale */
 		return 1;
 	case ']':
 		replay_step(rp, 1);
+		ui->msg_until = 0;
 		return 1;
 	case '{':
 	case '}':
@@ -377,9 +381,13 @@ timeline_key(struct ui *ui, int key)
 		return 1;
 	case '^':
 		replay_seek(rp, st.start_ms);
+		ui_message(ui, 0, "at the start, %s", timeline_clock(a,
+		    sizeof(a), st.start_ms));
 		return 1;
 	case '$':
 		replay_seek(rp, st.end_ms);
+		ui_message(ui, 0, "at the end, %s", timeline_clock(a,
+		    sizeof(a), st.end_ms));
 		return 1;
 	case 'H':
 	case 'L':

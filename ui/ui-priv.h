@@ -73,6 +73,11 @@ struct ui_event {
 					 * or unknown (monitor_event) */
 	char		 code[32];
 	char		 text[256];
+	/* The same info line from several nodes, folded into one
+	 * ("node[1-4] probe: ..."): the nodes and the text after the name. */
+	int		*fold;
+	unsigned	 nfold;
+	char		 tail[256];
 };
 
 /* A table's cursor. */

@@ -37,6 +37,7 @@
 #include "clock.h"
 #include "config.h"
 #include "feed-replay.h"
+#include "hostlist.h"
 #include "log.h"
 #include "proto.h"
 #include "setup.h"
@@ -335,6 +336,8 @@ ui_free(struct ui *ui)
 	for (i = 0; i < ui->nnodes; i++)
 		free(ui->nodes[i].name);
 	free(ui->nodes);
+	for (i = 0; ui->events != NULL && i < UI_EVENTS_MAX; i++)
+		free(ui->events[i].fold);
 	free(ui->events);
 	for (k = 0; k < ui->nnrows; k++)
 		free(ui->nrows[k].label);
@@ -406,6 +409,92 @@ ui_model(const struct ui *ui, int i)
 	return monitor_model(ui->mon, i);
 }
 
+#define UI_FOLD_BACK	16	/* events looked back at to fold into */
+#define UI_FOLD_MS	30000	/* within this long of the first */
+
+/* An event's text is "<node's name> <tail>": the tail, or NULL. */
+static const char *
+ui_event_tail(const struct ui *ui, int node, const char *text)
+{
+	size_t	n;
+
+	if (node < 0 || node >= ui->nnodes)
+		return NULL;
+	n = strlen(ui->nodes[node].name);
+	if (strncmp(text, ui->nodes[node].name, n) != 0 || text[n] != ' ')
+		return NULL;
+	return text + n + 1;
+}
+
+/* "node[1-4] tail" of a folded event's nodes. */
+static void
+ui_event_fold_text(struct ui *ui, struct ui_event *e)
+{
+	struct hostlist	*hl;
+	char		 err[128], *names = NULL;
+	size_t		 len, tl;
+	unsigned	 k;
+
+	if ((hl = hostlist_new()) != NULL) {
+		for (k = 0; k < e->nfold; k++)
+			if (hostlist_push_name(hl, ui->nodes[e->fold[k]].name,
+			    err, sizeof(err)) != 0)
+				break;
+		if (k < e->nfold || hostlist_fold(hl, &names) != 0)
+			names = NULL;
+		hostlist_free(hl);
+	}
+	if (names == NULL)
+		names = xasprintf("%u nodes:", e->nfold);
+	len = strlen(names);
+	if (len > sizeof(e->text) - 2)
+		len = sizeof(e->text) - 2;
+	memcpy(e->text, names, len);
+	e->text[len++] = ' ';
+	tl = strlen(e->tail);
+	if (tl > sizeof(e->text) - 1 - len)
+		tl = sizeof(e->text) - 1 - len;
+	memcpy(e->text + len, e->tail, tl);
+	e->text[len + tl] = '\0';
+	free(names);
+}
+
+/*
+ * The same info line that another node said a moment ago (every node's
+ * probe says how it found the job's processes): folded into that line, so
+ * four nodes take one row, not four.  A node already in it (it said so
+ * again: a reconnect) makes a line of its own.  The folded event, or NULL.
+ */
+static struct ui_event *
+ui_event_fold(struct ui *ui, int node, int level, const char *code,
+    const char *text, uint64_t ms)
+{
+	struct ui_event	*e;
+	const char	*tail;
+	unsigned	 k, j;
+
+	if (level != EV_INFO || (tail = ui_event_tail(ui, node, text)) == NULL)
+		return NULL;
+	for (k = 0; k < UI_FOLD_BACK && k < ui->evlen; k++) {
+		e = &ui->events[(ui->evhead + ui->evlen - 1 - k) %
+		    UI_EVENTS_MAX];
+		if (e->nfold == 0 || e->level != level ||
+		    strcmp(e->code, code) != 0 || strcmp(e->tail, tail) != 0 ||
+		    ms > e->ms + UI_FOLD_MS || ms + UI_FOLD_MS < e->ms)
+			continue;
+		for (j = 0; j < e->nfold; j++)
+			if (e->fold[j] == node)
+				return NULL;
+		e->fold = xreallocarray(e->fold, e->nfold + 1,
+		    sizeof(*e->fold));
+		e->fold[e->nfold++] = node;
+		ui_event_fold_text(ui, e);
+		ui->dirty = 1;
+		return e;
+	}
+	return NULL;
+}
+
 /* Add one line to the event log, about no process (the caller may say
  * which). */
 static struct ui_event *
@@ -413,8 +502,11 @@ ui_event_add(struct ui *ui, int node, int level, const char *code,
     const char *text, uint64_t ms)
 {
 	struct ui_event	*e;
+	const char	*tail;
 	unsigned	 slot;
 
+	if ((e = ui_event_fold(ui, node, level, code, text, ms)) != NULL)
+		return e;
 	slot = (ui->evhead + ui->evlen) % UI_EVENTS_MAX;
 	if (ui->evlen == UI_EVENTS_MAX)
 		ui->evhead = (ui->evhead + 1) % UI_EVENTS_MAX;
@@ -427,6 +519,16 @@ ui_event_add(struct ui *ui, int node, int level, const char *code,
 	snprintf(e->code, sizeof(e->code), "%s", code);
 	snprintf(e->text, sizeof(e->text), "%s", text);
 	e->pid = -1;
+	free(e->fold);
+	e->fold = NULL;
+	e->nfold = 0;
+	if (level == EV_INFO && (tail = ui_event_tail(ui, node, text)) !=
+	    NULL) {
+		e->fold = xmalloc(sizeof(*e->fold));
+		e->fold[0] = node;
+		e->nfold = 1;
+		snprintf(e->tail, sizeof(e->tail), "%s", tail);
+	}
 	ui->evtotal++;
 	ui->dirty = 1;
 	return e;
