@@ -151,9 +151,11 @@ lab-up:
 lab-down:
 	tests/lab/lab-down.sh
 
+# make demo JOB=blocked: the stalled-rank story instead of the healthy job.
+JOB ?= healthy
 demo:
 	$(MAKE) all $(HELPER_BIN)
-	tests/lab/demo.sh
+	JOB='$(JOB)' tests/lab/demo.sh
 
 bench:
 	$(MAKE) tests-build
