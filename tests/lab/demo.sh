@@ -21,10 +21,7 @@ for b in "$JOBTOP" "$PROBE"; do
 	[ -x "$b" ] || { echo "demo: $b is not built (run: make)" >&2; exit 1; }
 done
 JOB=${JOB:-healthy}
-case $JOB in
-*/*|.*|"") JOB=/ ;;
-esac
-if [ ! -f "$here/jobs/$JOB.sh" ]; then
+if case $JOB in */*|.*) true ;; *) false ;; esac || [ ! -f "$here/jobs/$JOB.sh" ]; then
 	echo "demo: no demo job '$JOB': give JOB=healthy or JOB=blocked (or one of: $(cd "$here/jobs" && ls *.sh | sed 's/\.sh$//' | tr '\n' ' '))" >&2
 	exit 2
 fi
