@@ -86,8 +86,11 @@ PROBE_OBJ = $(patsubst %.c,build/probe/%.o,$(PROBE_SRC))
 # not stop the build; they are included at the end.  -MF and -MT name the
 # file and the target, which a compile and link in one step (the tests,
 # jobtop-nvml) would otherwise derive from other names.  An output whose .d
-# is missing (built before these rules) is rebuilt once to get one.
+# is missing (built before these rules) is rebuilt once to get one.  clang
+# writes the .d after the object, which would then always look out of date:
+# DEPDONE touches the object after a compile (-c) so that it is the newer.
 DEPFLAGS = -MMD -MP -MF $@.d -MT $@
+DEPDONE = touch $@
 NVML_DEP = build/nvml/jobtop-nvml.d
 
 UNIT_SRC = $(wildcard tests/unit/test-*.c)
@@ -113,11 +116,13 @@ jobtop-nvml: probes/nvml/jobtop-nvml.c $(NVML_DEP)
 build/mon/%.o: %.c build/mon/%.o.d
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+	@$(DEPDONE)
 
 build/probe/%.o: %.c build/probe/%.o.d
 	@mkdir -p $(dir $@)
 	$(PROBE_CC) $(CPPFLAGS) -DJOBTOP_PROBE -std=c11 $(PROBE_OPT) $(WARN) \
 		$(if $(SANITIZE),-fsanitize=$(SANITIZE)) $(DEPFLAGS) -c -o $@ $<
+	@$(DEPDONE)
 
 build/tests/test-%: tests/unit/test-%.c $(MON_LIB_OBJ) build/tests/test-%.d
 	@mkdir -p $(dir $@)
@@ -175,6 +180,7 @@ build/fuzzobj/%.o: %.c build/fuzzobj/%.o.d Makefile
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined \
 		$(DEPFLAGS) -c -o $@ $<
+	@$(DEPDONE)
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ) build/fuzz/%.d
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined \
