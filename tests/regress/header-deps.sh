@@ -11,7 +11,9 @@
 # through another header, and no other object.  Which sources include it
 # is asked of the compiler (-MM, with each object's own command line as
 # make prints it), and the dependency files the build wrote must say the
-# same.  Exit 0 pass, 1 fail.
+# same.  Last, one monitor and one probe object are built again alone with
+# cc and with clang: each must then be up to date (clang writes the .d after
+# the object).  Exit 0 pass, 1 fail.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jt-hdeps.XXXXXX") || exit 1
@@ -140,6 +142,23 @@ check src/model.h
 check src/wire.h
 grep -q 'build/probe/' "$tmp/want" ||
 	fail "src/wire.h: no probe object includes it (the probe's objects were not checked)"
+
+# An object is newer than its dependency file with every compiler (clang
+# writes the .d after the object): built again alone, it is up to date.
+objs="$(grep -m 1 '^build/mon/' "$tmp/objects") $(grep -m 1 '^build/probe/' "$tmp/objects")"
+for cc in cc clang; do
+	command -v "$cc" >/dev/null 2>&1 || continue
+	for o in $objs; do
+		rm -f "$w/$o"
+		if ! make -C "$w" CC="$cc" "$o" >"$tmp/cc.log" 2>&1; then
+			fail "CC=$cc: $o does not build: $(tail -n 3 "$tmp/cc.log")"
+		elif ! make -C "$w" CC="$cc" -q "$o" >/dev/null 2>&1; then
+			fail "CC=$cc: $o is out of date right after its build (its .d is newer?)"
+		else
+			echo "ok: CC=$cc: $o is up to date after its build"
+		fi
+	done
+done
 
 [ $fails -eq 0 ] || { echo "FAIL: header-deps: $fails problem(s)"; exit 1; }
 echo "ok: header dependencies of $nobj objects"
