@@ -333,6 +333,47 @@ test_filter(void)
 	finish(ui);
 }
 
+/* A stalled rank on small terminals: the flag count keeps its place at the
+ * end of the job line (no cost line at 15 rows; at 60 columns the line is
+ * cut), the node row comes first, and the event names the node. */
+static void
+test_stalled_small(void)
+{
+	static const int	 sizes[][2] = { { 15, 60 }, { 45, 160 },
+	    { 30, 80 } };
+	struct ui		*ui;
+	const char		*l;
+	unsigned		 k;
+	int			 i;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		ui = start(4, 1, 1, sizes[k][0], sizes[k][1]);
+		for (i = 0; i < 3; i++)
+			step(ui);
+		nodes[2].r[0].cpu = 0;
+		snprintf(nodes[2].r[0].state, 4, "S");
+		snprintf(nodes[2].r[0].wchan, 64, "anon_pipe_read");
+		for (i = 0; i < 4; i++)
+			step(ui);
+		l = line_with(ui, "jobtop job");
+		if (sizes[k][0] < 20 || sizes[k][1] < 120)
+			CHECK(l != NULL && strstr(l, "FLAGS 1 stalled rank") !=
+			    NULL);
+		l = strstr(screen(ui), "\nNODE");
+		CHECK(l != NULL && strncmp(strchr(l + 1, '\n') + 1, "n3 ", 3) ==
+		    0);
+		if (sizes[k][0] >= 20)
+			CHECK(line_with(ui, "FLAGS 1 stalled rank: n3 rank 2 "
+			    "(anon_pipe_read)") != NULL);
+		/* ! opens it at any size. */
+		ui_key(ui, '!', now);
+		CHECK(line_with(ui, "Rank 2 (pid 1002) on n3") != NULL);
+		nodes[2].r[0].cpu = 100;
+		snprintf(nodes[2].r[0].state, 4, "R");
+		finish(ui);
+	}
+}
+
 static void
 test_fold(void)
 {
@@ -541,6 +582,7 @@ main(void)
 		return 1;
 	RUN(test_nodes);
 	RUN(test_stalled);
+	RUN(test_stalled_small);
 	RUN(test_filter);
 	RUN(test_fold);
 	RUN(test_small);
