@@ -13,6 +13,11 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "lab-down: must run as root" >&2; exit 1; }
+# Another run's lab (its owner still runs) is left alone unless forced.
+if [ "${LAB_FORCE:-0}" != 1 ] && owner=$(lab_owner_busy); then
+	echo "lab-down: the lab is in use by $owner; LAB_FORCE=1 takes it down anyway" >&2
+	exit 1
+fi
 
 # OAR first (only if a test brought it up): its server would otherwise
 # keep trying the nodes; then its database, PostgreSQL and oar.conf.
@@ -81,4 +86,5 @@ case $LAB_DIR in
 /?*/?*) rm -rf "$LAB_DIR" ;;
 *) echo "lab-down: refusing to remove LAB_DIR=$LAB_DIR" >&2; exit 1 ;;
 esac
+rm -f "$LAB_OWNER_FILE"
 echo "lab-down: lab is down"

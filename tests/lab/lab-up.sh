@@ -42,6 +42,11 @@ for c in ip unshare nsenter runuser sshd ssh ssh-keygen munged slurmctld slurmd 
 	command -v "$c" >/dev/null || die "missing command $c (run: make deps)"
 done
 
+# One lab at a time: another run's lab is not ours to rebuild.
+if owner=$(lab_owner_busy); then
+	die "the lab is in use by $owner: wait for it to end (tests and benchmarks take flock /tmp/jobtop-lab.lock)"
+fi
+lab_owner_take "${LAB_OWNER:-$PPID}"
 "$here/lab-down.sh" >/dev/null || die "could not clean up the previous lab (lab-down.sh failed)"
 
 # lib.sh derived the node list from a count file that is gone now.

@@ -350,3 +350,28 @@ lab_oar_down() {
 	rm -rf "$LAB_OAR"
 	return 0
 }
+
+# The lab's owner: the process that brought it up (tests/run.sh, demo.sh,
+# the shell of `make lab-up`), kept as "PID STARTTIME" outside $LAB_DIR.
+# lab-up.sh and lab-down.sh refuse a lab whose owner still runs and is not
+# one of their own ancestors: a second run would otherwise tear down and
+# rebuild (new host keys) the cluster under the first one's tests.
+LAB_OWNER_FILE=${LAB_OWNER_FILE:-/run/jobtop-lab.owner}
+# lab_proc_field PID N: field N of /proc/PID/stat counted after "(comm) ".
+lab_proc_field() { awk -v n="$2" '{ sub(/^.*\) /, ""); print $n }' "/proc/$1/stat" 2>/dev/null; }
+# lab_owner_busy: the owner, on stdout (0), when a live process that is not
+# this shell or one of its ancestors owns the lab; 1 otherwise.
+lab_owner_busy() {
+	local pid start p
+	read -r pid start <"$LAB_OWNER_FILE" 2>/dev/null || return 1
+	[ -n "$pid" ] && [ -n "$start" ] &&
+	    [ "$(lab_proc_field "$pid" 20)" = "$start" ] || return 1
+	p=$$
+	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+		[ "$p" = "$pid" ] && return 1
+		p=$(lab_proc_field "$p" 2)
+	done
+	echo "pid $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-60))"
+}
+# lab_owner_take PID: PID owns the lab from now on.
+lab_owner_take() { echo "$1 $(lab_proc_field "$1" 20)" >"$LAB_OWNER_FILE"; }
