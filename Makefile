@@ -149,6 +149,13 @@ check:
 	$(MAKE) tests-build
 	tests/run.sh
 
+# The flake hunt: the whole suite N times back to back (HOG=1: beside a
+# busy loop per core); says which test failed in which run.
+N ?= 5
+check-repeat:
+	$(MAKE) tests-build
+	HOG=$(HOG) tests/repeat.sh $(N)
+
 lab-up:
 	$(MAKE) all $(HELPER_BIN)
 	tests/lab/lab-up.sh
@@ -225,5 +232,5 @@ DEPS = $(MON_OBJ:=.d) $(PROBE_OBJ:=.d) $(NVML_DEP) $(UNIT_BIN:=.d) \
 $(DEPS): ;
 -include $(DEPS)
 
-.PHONY: all check tests-build lab-up lab-down demo bench fuzz fuzz-build \
+.PHONY: all check check-repeat tests-build lab-up lab-down demo bench fuzz fuzz-build \
 	lint install deps clean
