@@ -192,6 +192,10 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ) build/fuzz/%.d
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		$(DEPFLAGS) -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS) -lm
+# Named here, the objects are files of their own: as mere prerequisites of a
+# pattern rule they were intermediates, deleted after each build, and their
+# dependency files, naming them, made the next build compile them again.
+$(FUZZ_BIN): $(FUZZ_OBJ)
 fuzz-build: $(FUZZ_BIN)
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
