@@ -34,24 +34,39 @@
  * the owner's uid just before its exec.
  * A process in another job's cgroup is not examined further, unless it
  * descends from the job.  The step is the cgroup's step_S component, else
- * the step of the daemon it descends from, else SLURM_STEP_ID.  The rank
- * id is the first of PMI_RANK, PMIX_RANK, OMPI_COMM_WORLD_RANK and
- * SLURM_PROCID that the environment holds, in that order of preference:
- * under an MPI launcher started through srun (hydra's proxies, Open MPI's
- * daemons) SLURM_PROCID numbers the launcher's tasks, one a node, and the
- * MPI variables the ranks.
+ * the step of the daemon it descends from, else SLURM_STEP_ID.
+ *
+ * Rank ids: a process's rank id is the strongest of the rank variables of
+ * rf_rank_vars (PMI_RANK, PMIX_RANK, OMPI_COMM_WORLD_RANK,
+ * MV2_COMM_WORLD_RANK, PALS_RANKID, JSM_NAMESPACE_RANK, FLUX_TASK_RANK,
+ * HOROVOD_RANK, RANK beside WORLD_SIZE, SLURM_PROCID, in that order) that
+ * is its own: one its tracked parent does not carry with the same value.
+ * What a process inherited names its launcher's task, not its rank: under
+ * MPI launchers started through srun (hydra's proxies, Open MPI's daemons)
+ * SLURM_PROCID numbers the launcher's tasks, one a node, and the MPI
+ * variables the ranks; torchrun's workers carry the agent's SLURM_PROCID,
+ * FLUX_TASK_RANK or PALS_RANKID beside their own RANK.  The size variable
+ * of the id's family (else the first one set) is the launcher's world,
+ * which the monitor counts the ranks against.
  *
  * Roles (ranks.h): a process whose comm is a launcher's (rf_helpers) is a
- * helper, and so is what a helper runs that carries no MPI rank id
- * (hydra's ssh to the other nodes, mpirun's srun).  Any other process whose parent counts for a rank (the rank or
- * one of its folded descendants) and whose rank id is that rank's or none
- * is folded into that rank: a wrapper script and the program it runs,
- * `timeout` and its command, a driver and the tools it calls are one rank,
- * reported once, as its topmost process.  The parent is decided first, so
- * the topmost process of a tree is always the one that becomes the rank.
- * A rank whose id is SLURM_PROCID alone loses it when a process with an
- * MPI rank id appears below it: the batch script (SLURM_PROCID 0) that
- * runs mpirun, which starts its node's ranks itself, is no rank 0.
+ * helper, and so is what a helper runs that carries no rank id of its own
+ * but SLURM_PROCID (hydra's ssh to the other nodes, mpirun's srun).  Any
+ * other process whose parent counts for a rank (the rank or one of its
+ * folded descendants) and that has no rank id of its own (or the rank's
+ * id by the rank's variable) is folded into that rank: a wrapper script
+ * and the program it runs, `timeout` and its command, a driver and the
+ * tools it calls are one rank, reported once, as its topmost process.
+ * The parent is decided first, so the topmost process of a tree is always
+ * the one that becomes the rank.  A process with a rank id of its own
+ * (other than SLURM_PROCID) makes the ranks above it helpers, unless their
+ * id is by the same variable, and so, in --job mode, ranks without an id
+ * above it: the per-node agent or shell that started it (torchrun's
+ * elastic agent, DeepSpeed's launcher), the batch script (SLURM_PROCID 0)
+ * that runs mpirun, which starts its node's ranks itself.  A process
+ * without a strong rank id whose comm changes (it was seen between its
+ * fork and its exec) is judged again (src-ranks.c).
+ *
  * environ and cmdline, which the kernel reads out of the process's memory
  * (and which can stall on a process stuck with its memory map locked),
  * are read once per process, when it is first seen; cmdline only for a
@@ -78,6 +93,9 @@
 #define RF_ANCESTORS	64	/* the probe and its ancestors */
 #define RF_DEPTH	64	/* parents followed to decide a process */
 #define RF_SCAN_EVERY	16	/* samples between unconditional scans */
+#define RF_NVARS	10	/* rank variables (rf_rank_vars) */
+#define RF_RANK_TORCH	8	/* RANK's index: only beside WORLD_SIZE */
+#define RF_RANK_WEAK	RANKS_PRIO_WEAK	/* SLURM_PROCID's */
 
 enum rf_kind {
 	RF_NEW,		/* not examined yet */
@@ -109,9 +127,12 @@ struct rf_ent {
 /* What the environment of a process says. */
 struct rf_env {
 	int		job;		/* a job variable names it */
-	int64_t		rank;		/* -1: none */
-	int		rankprio;	/* index in rf_rank_vars of rank */
+	int64_t		rank;		/* -1: none (ranks_find_own) */
+	unsigned	rankprio;	/* index in rf_rank_vars of rank */
+	int64_t		world;		/* -1: unknown */
 	uint32_t	step;
+	int32_t		vals[RF_NVARS];	/* each rank variable, -1 unset */
+	int64_t		sizes[RF_NVARS];	/* each size variable, -1 */
 };
 
 /* getdents64's record (struct linux_dirent64). */
@@ -150,20 +171,41 @@ static uint64_t		 rf_dents[32768 / sizeof(uint64_t)];
 static char		 rf_buf[8192];	/* stat, cgroup, cmdline... */
 static char		 rf_envbuf[16384];
 
-/* The rank variables, first found wins in this order. */
-#define RF_RANK_WEAK	3	/* SLURM_PROCID's index below */
-static const char *const rf_rank_vars[] = {
-	"PMI_RANK=", "PMIX_RANK=", "OMPI_COMM_WORLD_RANK=", "SLURM_PROCID=",
-	NULL
+/*
+ * The variables that give a process its global rank, strongest first
+ * (jobtop.1, "Ranks of the job"), and beside each the one that gives the
+ * size of that world ("" none): MPICH's and Slurm's PMI, PMIx, Open MPI,
+ * MVAPICH2, HPE Cray PALS, IBM jsrun, Flux, Horovod, torch.distributed
+ * (torchrun, DeepSpeed, Accelerate: RANK counts only beside WORLD_SIZE),
+ * and last the scheduler's task number, SLURM_PROCID, the weak one.
+ */
+static const char *const rf_rank_vars[RF_NVARS] = {
+	"PMI_RANK=", "PMIX_RANK=", "OMPI_COMM_WORLD_RANK=",
+	"MV2_COMM_WORLD_RANK=", "PALS_RANKID=", "JSM_NAMESPACE_RANK=",
+	"FLUX_TASK_RANK=", "HOROVOD_RANK=", "RANK=", "SLURM_PROCID="
 };
+static const char *const rf_size_vars[RF_NVARS] = {
+	"PMI_SIZE=", "", "OMPI_COMM_WORLD_SIZE=", "MV2_COMM_WORLD_SIZE=",
+	"", "JSM_NAMESPACE_SIZE=", "FLUX_JOB_SIZE=", "HOROVOD_SIZE=",
+	"WORLD_SIZE=", "SLURM_NTASKS="
+};
+/* The names without '=' (rank_var, ranks-found); filled at init. */
+static char		 rf_var_names[RF_NVARS][24];
+/* Each tracked process's rank variables, by slot (-1 unset): what its
+ * children inherit is not theirs. */
+static int32_t		 rf_slot_vals[RANKS_MAX][RF_NVARS];
 
 /* The comms of launchers' processes: MPICH's hydra, Open MPI's and PRRTE's
- * daemons and launchers, Slurm's srun (comm is at most 15 characters). */
+ * daemons and launchers, Slurm's srun, MVAPICH2's, Flux's job shell,
+ * torchrun's and horovodrun's agents (comm is at most 15 characters).
+ * Other agents (a per-node shell, DeepSpeed's or Accelerate's launcher)
+ * become helpers when their workers show rank ids of their own. */
 static const char *const rf_helpers[] = {
 	"hydra_pmi_proxy", "hydra_nameserve", "mpiexec", "mpiexec.hydra",
 	"mpiexec.mpich", "mpiexec.openmpi", "mpirun", "mpirun.mpich",
 	"mpirun.openmpi", "orterun", "orted", "prted", "prterun", "prte",
-	"srun", "sattach", NULL
+	"srun", "sattach", "mpirun_rsh", "mpispawn", "flux-shell", "torchrun",
+	"horovodrun", NULL
 };
 
 int
@@ -303,16 +345,56 @@ ranks_find_env_entry(struct rf_env *env, const char *s, size_t len)
 		env->step = ranks_find_parse_step(s + 14, len - 14);
 		return;
 	}
-	for (i = 0; rf_rank_vars[i] != NULL && i < env->rankprio; i++) {
+	for (i = 0; i < RF_NVARS; i++) {
 		n = strlen(rf_rank_vars[i]);
 		if (len >= n && memcmp(s, rf_rank_vars[i], n) == 0) {
-			if ((v = ranks_find_parse_uint(s + n, len - n)) >= 0) {
-				env->rank = v;
-				env->rankprio = i;
-			}
+			if ((v = ranks_find_parse_uint(s + n, len - n)) >= 0 &&
+			    v <= INT32_MAX)
+				env->vals[i] = (int32_t)v;
+			return;
+		}
+		n = strlen(rf_size_vars[i]);
+		if (n > 0 && len >= n && memcmp(s, rf_size_vars[i], n) == 0) {
+			if ((v = ranks_find_parse_uint(s + n, len - n)) > 0)
+				env->sizes[i] = v;
 			return;
 		}
 	}
+}
+
+/*
+ * The process's rank id: the strongest rank variable of its own, one its
+ * parent (tracked, its variables pv; NULL when not) does not carry with
+ * the same value.  What it inherited says where its launcher runs, not
+ * which rank it is: torchrun's workers inherit the agent's SLURM_PROCID
+ * or FLUX_TASK_RANK beside their own RANK.  Without one of its own, rank
+ * is -1 (it is folded into its parent's rank, or a helper below a
+ * helper).  world: the size variable of the id's family, else the first
+ * one set in the table's order.
+ */
+static void
+ranks_find_own(struct rf_env *env, const int32_t *pv)
+{
+	unsigned	i;
+
+	if (env->sizes[RF_RANK_TORCH] < 0)
+		env->vals[RF_RANK_TORCH] = -1;
+	env->rank = -1;
+	env->rankprio = RANKS_PRIO_NONE;
+	env->world = -1;
+	for (i = 0; i < RF_NVARS; i++) {
+		if (env->vals[i] >= 0 && (pv == NULL ||
+		    pv[i] != env->vals[i])) {
+			env->rank = env->vals[i];
+			env->rankprio = i;
+			break;
+		}
+	}
+	if (env->rank >= 0 && (env->world = env->sizes[env->rankprio]) > 0)
+		return;
+	for (i = 0; i < RF_NVARS && env->rank >= 0; i++)
+		if ((env->world = env->sizes[i]) > 0)
+			return;
 }
 
 /* Read /proc/PID/environ in pieces (it can be large) and note the
@@ -328,8 +410,11 @@ ranks_find_environ(pid_t pid, struct rf_env *env)
 
 	env->job = 0;
 	env->rank = -1;
-	env->rankprio = 4;
+	env->rankprio = RANKS_PRIO_NONE;
+	env->world = -1;
 	env->step = RANKS_STEP_NONE;
+	memset(env->vals, 0xff, sizeof(env->vals));
+	memset(env->sizes, 0xff, sizeof(env->sizes));
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
 	if ((fd = probe_open(path)) < 0)
 		return -1;
@@ -600,49 +685,64 @@ ranks_find_lookup(struct rf_ent *ents, unsigned n, int64_t pid)
 /*
  * Track a process that belongs, as a helper, folded into the rank its
  * parent p (tracked, else NULL) counts for, or as a rank of its own (see
- * the top of the file); RF_RETRY when the table is full.
+ * the top of the file); RF_RETRY when the table is full.  env (NULL when
+ * unreadable) gets the process's own rank id (ranks_find_own).
  */
 static int
 ranks_find_take(struct rf_ent *ents, unsigned n, struct rf_ent *e,
-    const struct ranks_stat *st, const struct rf_env *env, uint32_t step,
+    const struct ranks_stat *st, struct rf_env *env, uint32_t step,
     const struct rf_ent *p)
 {
 	const struct rf_ent	*a;
 	int			 role = RANKS_ROLE_RANK, top = -1, depth;
-	int			 strong;
-	int64_t			 trank, rank = env != NULL ? env->rank : -1;
+	unsigned		 prio = RANKS_PRIO_NONE, tprio;
+	int64_t			 trank, rank = -1, world = -1;
 
-	strong = rank >= 0 && env->rankprio < RF_RANK_WEAK;
-	if (ranks_find_is_helper(st->comm) || (!strong && p != NULL &&
-	    p->kind == RF_JOB && ranks_tracked_role(p->slot) ==
-	    RANKS_ROLE_HELPER)) {
-		/* A launcher, or what a launcher runs that is no MPI rank
-		 * (hydra's ssh to the other nodes). */
+	if (env != NULL) {
+		ranks_find_own(env, p != NULL ? rf_slot_vals[p->slot] : NULL);
+		rank = env->rank;
+		prio = env->rankprio;
+		world = env->world;
+	}
+	if (ranks_find_is_helper(st->comm) || (prio >= RF_RANK_WEAK &&
+	    p != NULL && ranks_tracked_role(p->slot) == RANKS_ROLE_HELPER)) {
+		/* A launcher, or what a launcher runs that has no rank id
+		 * of its own (hydra's ssh to the other nodes). */
 		role = RANKS_ROLE_HELPER;
 		rank = -1;
-	} else if (p != NULL && p->kind == RF_JOB &&
-	    (top = ranks_tracked_top(p->slot)) >= 0 &&
+	} else if (p != NULL && (top = ranks_tracked_top(p->slot)) >= 0 &&
 	    ranks_tracked_role(top) == RANKS_ROLE_RANK &&
 	    (trank = ranks_tracked_rank(top)) >= 0 &&
-	    (rank < 0 || rank == trank)) {
+	    (rank < 0 || (rank == trank && prio == ranks_tracked_prio(top)))) {
 		role = RANKS_ROLE_CHILD;
 		rank = trank;
 	} else
 		top = -1;
 	if ((e->slot = ranks_track(e->pid, st, rank, step, role, top)) < 0)
 		return RF_RETRY;
+	if (env != NULL)
+		memcpy(rf_slot_vals[e->slot], env->vals,
+		    sizeof(rf_slot_vals[e->slot]));
+	else
+		memset(rf_slot_vals[e->slot], 0xff,
+		    sizeof(rf_slot_vals[e->slot]));
 	if (role != RANKS_ROLE_RANK || rank < 0)
 		return RF_JOB;
-	if (!strong) {
-		ranks_mark_weak(e->slot);
+	ranks_set_origin(e->slot, prio, rf_var_names[prio], world);
+	if (prio >= RF_RANK_WEAK)
 		return RF_JOB;
-	}
-	/* An MPI rank id: the ranks above it by SLURM_PROCID alone (the
-	 * batch script that runs mpirun, which starts this rank itself) are
-	 * the launcher's task, not ranks. */
+	/* A rank id of its own below other ranks: those are its launcher's
+	 * agents (torchrun's, a per-node shell, the batch script that runs
+	 * mpirun, which starts this rank itself), helpers from now on; so
+	 * are ranks without an id above it in --job mode.  A rank above it
+	 * by the same variable is a rank of its own. */
 	for (a = p, depth = 0; a != NULL && a->kind == RF_JOB &&
 	    depth < RF_DEPTH; depth++) {
-		ranks_demote(a->slot);
+		if ((top = ranks_tracked_top(a->slot)) >= 0 &&
+		    ranks_tracked_role(top) == RANKS_ROLE_RANK &&
+		    ((tprio = ranks_tracked_prio(top)) == RANKS_PRIO_NONE ?
+		    rf_mode == RF_MODE_JOB : tprio != prio))
+			ranks_demote(top);
 		a = ranks_find_lookup(ents, n, a->ppid);
 	}
 	return RF_JOB;
@@ -724,15 +824,14 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		return RF_OTHER;
 	if (step == RANKS_STEP_NONE && envok)
 		step = env.step;
-	if (rf_how[0] == '\0')
-		snprintf(rf_how, sizeof(rf_how), "%s; rank id from %.*s",
-		    via != NULL ? via : "its environment names the job",
-		    envok && env.rank >= 0 ? (int)strcspn(
-		    rf_rank_vars[env.rankprio], "=") : 4,
-		    envok && env.rank >= 0 ? rf_rank_vars[env.rankprio] :
-		    "none");
-	return ranks_find_take(ents, n, e, st, envok ? &env : NULL, step,
+	k = ranks_find_take(ents, n, e, st, envok ? &env : NULL, step,
 	    k == RF_JOB ? p : NULL);
+	if (rf_how[0] == '\0')
+		snprintf(rf_how, sizeof(rf_how), "%s; rank id from %s",
+		    via != NULL ? via : "its environment names the job",
+		    envok && env.rank >= 0 ? rf_var_names[env.rankprio] :
+		    "none");
+	return k;
 }
 
 /* Decide whether the process of entry e belongs, examining its parent
@@ -944,7 +1043,8 @@ ranks_find_ancestors(const struct probe_conf *conf)
 int
 ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 {
-	char	path[4096];
+	char		path[4096];
+	unsigned	i;
 
 	rf_job = conf->job;
 	rf_joblen = rf_job != NULL ? strlen(rf_job) : 0;
@@ -963,6 +1063,9 @@ ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 		return -1;
 	}
 	rf_loadavg_fd = probe_open("/proc/loadavg");
+	for (i = 0; i < RF_NVARS; i++)
+		snprintf(rf_var_names[i], sizeof(rf_var_names[i]), "%.*s",
+		    (int)strcspn(rf_rank_vars[i], "="), rf_rank_vars[i]);
 	ranks_find_init_v2root();
 	rf_nskip = 0;
 	if (conf->root[0] == '\0')

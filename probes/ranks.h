@@ -104,10 +104,19 @@ int		 ranks_track(pid_t, const struct ranks_stat *, int64_t,
 /* The slot of the rank a tracked process counts for (its own for a rank
  * or helper), its role and its rank id (-1 none); -1 when not tracked. */
 int		 ranks_tracked_top(int);
-/* A rank whose id is only SLURM_PROCID (weak: the launcher's task number)
- * is marked so; ranks_demote takes a weak rank's id away when an MPI rank
- * id shows up below it (mpirun's local ranks under the batch script). */
-void		 ranks_mark_weak(int);
+/*
+ * Where a rank's id came from: the index of its variable in ranks-find.c's
+ * table (strongest first; RANKS_PRIO_WEAK is SLURM_PROCID, the scheduler's
+ * task number; RANKS_PRIO_NONE: no id), the variable's name (static, sent
+ * as rank_var) and the size of the launcher's world (-1 unknown, sent as
+ * world).  ranks_demote makes a rank a helper, and what is folded into it
+ * too: a process below it took a rank id of its own (torchrun's agent, a
+ * per-node shell that starts the workers, the batch script of mpirun).
+ */
+#define RANKS_PRIO_WEAK	9
+#define RANKS_PRIO_NONE	255
+void		 ranks_set_origin(int, unsigned, const char *, int64_t);
+unsigned	 ranks_tracked_prio(int);
 void		 ranks_demote(int);
 int		 ranks_tracked_role(int);
 int64_t		 ranks_tracked_rank(int);

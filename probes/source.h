@@ -26,7 +26,7 @@
 
 #include "proto.h"
 
-#define PINST_FIELDS	32	/* fields per group the probe supports */
+#define PINST_FIELDS	36	/* fields per group the probe supports */
 #define PINST_STRS	5	/* string fields per group */
 #define PINST_STRLEN	64	/* bytes per string value, with the NUL */
 #define PINST_TEXTS	3	/* long texts per instance (pinst_set_text) */

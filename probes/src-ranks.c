@@ -72,8 +72,9 @@ enum {
 	F_RANK, F_PID, F_PPID, F_STEP, F_STATE, F_COMM, F_UTIME, F_STIME,
 	F_RSS, F_VSIZE, F_THREADS, F_MINFLT, F_MAJFLT, F_READ_BYTES,
 	F_WRITE_BYTES, F_VOL_CTXSW, F_INVOL_CTXSW, F_WCHAN, F_SYSCALL,
-	F_PROCESSOR, F_START_TIME, F_KSTACK, F_HELPER, F_PROCS, F_BLKIO_DELAY,
-	F_RQ_DELAY, F_PEAK_RSS, F_PEAK_CPU, F_UID, F_CWD, F_CMDLINE, F_NFIELDS
+	F_PROCESSOR, F_START_TIME, F_RANK_VAR, F_KSTACK, F_HELPER, F_PROCS, F_BLKIO_DELAY,
+	F_RQ_DELAY, F_PEAK_RSS, F_PEAK_CPU, F_UID, F_CWD, F_CMDLINE, F_WORLD,
+	F_NFIELDS
 };
 
 static const struct field_def ranks_fields[F_NFIELDS] = {
@@ -98,6 +99,9 @@ static const struct field_def ranks_fields[F_NFIELDS] = {
 	{ "syscall",		"",		PF_GAUGE },
 	{ "processor",		"",		PF_GAUGE },
 	{ "start_time",		"jiffies",	PF_GAUGE },
+	/* The fifth short string (PINST_STRS); kstack, cwd and cmdline
+	 * are long texts. */
+	{ "rank_var",		"",		PF_STRING },
 	{ "kstack",		"",		PF_STRING },
 	{ "helper",		"",		PF_GAUGE },
 	{ "procs",		"count",	PF_GAUGE },
@@ -108,6 +112,7 @@ static const struct field_def ranks_fields[F_NFIELDS] = {
 	{ "uid",		"",		PF_GAUGE },
 	{ "cwd",		"",		PF_STRING },
 	{ "cmdline",		"",		PF_STRING },
+	{ "world",		"count",	PF_GAUGE },
 };
 static const struct group_def ranks_group = {
 	"rank", ranks_fields, F_NFIELDS
@@ -160,7 +165,7 @@ struct ranks_proc {
 	int		 fd[RK_NFILES];
 	uint8_t		 used;
 	uint8_t		 role;		/* RANKS_ROLE_* */
-	uint8_t		 weak;		/* rank id from SLURM_PROCID only */
+	uint8_t		 prio;		/* RANKS_PRIO_*: its id's variable */
 	uint8_t		 keep;		/* files stay open */
 	uint8_t		 has;		/* RK_HAS_* */
 	uint8_t		 syscall_tried;	/* its syscall file was read */
@@ -188,6 +193,8 @@ struct ranks_proc {
 	uint64_t	 pk_ticks;	/* tree CPU ticks at the last check */
 	uint64_t	 pk_us;		/* its time (monotonic), 0: none */
 	int64_t		 uid;		/* status's real uid, -1 unknown */
+	int64_t		 world;		/* the launcher's world size, -1 */
+	const char	*rank_var;	/* the variable of its id, or NULL */
 	uint8_t		 cmd_new, cwd_new;	/* changed since reported */
 	uint8_t		 pk_ok;		/* peak_cpu has a window */
 	char		 cmd_comm[16];	/* comm when cmdline was read */
@@ -438,6 +445,8 @@ ranks_track(pid_t pid, const struct ranks_stat *st, int64_t rank,
 	rp->keep = slot < RK_KEEP;
 	rp->cpu = UINT64_MAX;
 	rp->uid = -1;
+	rp->world = -1;
+	rp->prio = RANKS_PRIO_NONE;
 	for (i = 0; i < RK_NFILES; i++)
 		rp->fd[i] = RK_FD_NONE;
 	snprintf(rp->name, sizeof(rp->name), "%d", (int)pid);
@@ -468,22 +477,50 @@ ranks_tracked_top(int slot)
 }
 
 void
-ranks_mark_weak(int slot)
-{
-	if (slot >= 0 && slot < RANKS_MAX && ranks_procs[slot].used)
-		ranks_procs[slot].weak = 1;
-}
-
-void
-ranks_demote(int slot)
+ranks_set_origin(int slot, unsigned prio, const char *var, int64_t world)
 {
 	struct ranks_proc	*rp;
 
-	if (slot < 0 || slot >= RANKS_MAX || !(rp = &ranks_procs[slot])->used ||
-	    !rp->weak || rp->role != RANKS_ROLE_RANK)
+	if (slot < 0 || slot >= RANKS_MAX || !(rp = &ranks_procs[slot])->used)
 		return;
+	rp->prio = (uint8_t)(prio < RANKS_PRIO_NONE ? prio : RANKS_PRIO_NONE);
+	rp->rank_var = var;
+	rp->world = world;
+}
+
+unsigned
+ranks_tracked_prio(int slot)
+{
+	if (slot < 0 || slot >= RANKS_MAX || !ranks_procs[slot].used)
+		return RANKS_PRIO_NONE;
+	return ranks_procs[slot].prio;
+}
+
+/* A rank becomes a helper, and so do the processes folded into it: they
+ * leave its tree, and their CPU time and memory no longer count for a
+ * rank. */
+void
+ranks_demote(int slot)
+{
+	struct ranks_proc	*rp, *kp;
+
+	if (slot < 0 || slot >= RANKS_MAX || !(rp = &ranks_procs[slot])->used ||
+	    rp->role != RANKS_ROLE_RANK)
+		return;
+	rp->role = RANKS_ROLE_HELPER;
 	rp->rank = -1;
-	rp->weak = 0;
+	rp->prio = RANKS_PRIO_NONE;
+	rp->rank_var = NULL;
+	rp->world = -1;
+	while (rp->kid >= 0) {
+		kp = &ranks_procs[rp->kid];
+		rp->kid = kp->sib;
+		kp->top = kp->sib = -1;
+		kp->role = RANKS_ROLE_HELPER;
+		kp->rank = -1;
+		memset(&kp->out, 0, sizeof(kp->out));
+		kp->seen = 0;
+	}
 }
 
 int
@@ -580,18 +617,19 @@ ranks_read(struct ranks_proc *rp, int which, char *buf, size_t size)
 /*
  * Read and parse stat; on failure (gone, or a new process under the same
  * pid) forget the process and have the next sample rescan.  So too for a
- * helper or a process without a rank id whose command changed: it was
+ * process whose rank id is not a strong one (a helper, a folded child, a
+ * rank by SLURM_PROCID or without an id) whose command changed: it was
  * found between its fork and its exec (a proxy's child still named
- * hydra_pmi_proxy, with the proxy's environment), and what it runs now
- * may be a rank; the next scan judges it again.
+ * hydra_pmi_proxy, a per-node shell's child still named bash, with their
+ * environment), and what it runs now may be a rank; the next scan judges
+ * it again.
  */
 static int
 ranks_read_stat(struct ranks_proc *rp, struct ranks_stat *st)
 {
 	if (ranks_read(rp, RK_STAT, ranks_buf, sizeof(ranks_buf)) <= 0 ||
 	    ranks_parse_stat(ranks_buf, st) < 0 || st->start != rp->start ||
-	    ((rp->role == RANKS_ROLE_HELPER || (rp->rank < 0 &&
-	    rp->role == RANKS_ROLE_RANK)) &&
+	    (rp->prio >= RANKS_PRIO_WEAK &&
 	    strncmp(st->comm, rp->comm, sizeof(rp->comm) - 1) != 0)) {
 		ranks_drop(rp);
 		ranks_find_rescan();
@@ -981,8 +1019,13 @@ ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 
 	if ((pi = probe_inst(&ranks_group, rp->name)) == NULL)
 		return;
-	if (rp->rank >= 0 && rp->role != RANKS_ROLE_HELPER)
+	if (rp->rank >= 0 && rp->role != RANKS_ROLE_HELPER) {
 		pinst_set(pi, F_RANK, rp->rank);
+		if (rp->world > 0)
+			pinst_set(pi, F_WORLD, rp->world);
+		if (rp->rank_var != NULL)
+			pinst_set_str(pi, F_RANK_VAR, rp->rank_var);
+	}
 	if (rp->role == RANKS_ROLE_HELPER)
 		pinst_set(pi, F_HELPER, 1);
 	pinst_set(pi, F_PROCS, rp->nprocs);

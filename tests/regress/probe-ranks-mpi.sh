@@ -17,8 +17,8 @@
 # SLURM_PROCID; the launchers (hydra_pmi_proxy, orted, mpirun, srun) as
 # helpers (rank.helper 1, no rank id); rank 5 as one row with its three
 # processes (rank.procs 3) whose memory, CPU time (with the reaped
-# children's cutime/cstime) and I/O are summed; the batch script without a
-# rank id.  delayacct is on where /proc/sys/kernel/task_delayacct is 1 and
+# children's cutime/cstime) and I/O are summed; the batch script, whose
+# only id is SLURM_PROCID and below which mpirun started rank 7, a helper.  delayacct is on where /proc/sys/kernel/task_delayacct is 1 and
 # blkio_delay is reported; off with its reason where it is 0, and the field
 # absent.  A proxy's child caught between fork and exec (named like the
 # proxy, with its environment) is a helper until it execs the rank, then
@@ -83,7 +83,7 @@ if mode == "job":
             4003: (5, N, 3, 6000, 321 + 606 + 7),
             4011: (N, 1, 1, 1000, 0), 4012: (6, N, 1, 3000, 50)}
 elif mode == "batch":
-    want = {4021: (N, N, 1, 1000, 0), 4022: (N, 1, 1, 1000, 0),
+    want = {4021: (N, 1, 1, 1000, 0), 4022: (N, 1, 1, 1000, 0),
             4023: (N, 1, 1, 1000, 0), 4024: (7, N, 1, 1000, 400)}
 same("samples", len(samples), 2)
 for i, s in enumerate(samples):
@@ -117,7 +117,7 @@ echo "ok: step 0 and 1: ranks 4, 5 (a wrapper's tree), 6; proxy and orted helper
 decode --job 123 --step batch
 python3 "$tmp/check.py" batch "$tmp/out.json" "$PAGE" ||
     fail "ranks-mpi: the batch step disagrees with the fixture"
-echo "ok: batch step: the script has no rank id, mpirun and srun helpers, rank 7"
+echo "ok: batch step: the script, mpirun and srun helpers, rank 7"
 
 # Delay accounting off: said why, the field absent (never a 0 that would
 # read as "never waited").
