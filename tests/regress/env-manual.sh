@@ -22,7 +22,8 @@
 # The check proves itself first: on a copy of the sources with a planted
 # getenv("JOBTOP_PLANTED") (spread over two lines), a planted row of
 # jobvars[], an unknown getenv(planted_name) and a getenv in a comment, it
-# must fail naming the first three and not the comment's.
+# must fail naming the first three and not the comment's, and fail nothing
+# else than it fails on the same sources unplanted.
 #
 # JOBTOP_ENV_SRCROOT: another tree (src ui remote probes jobtop.1) to check;
 # JOBTOP_ENV_SELFCHECK=0 skips the proof (the proof's own run uses both).
@@ -90,15 +91,15 @@ extract() {
 				print "I", rel, "getenv(" e
 			}
 		}
-		names(region(t, "jobvars\\[\\][ \t]*=[ \t]*\\{"), "jobvars", rel)
-		names(region(t, "fssh_launchers\\[\\][ \t]*=[ \t]*\\{"),
+		names(region(t, "jobvars\\[[^]]*\\][ \t]*=[ \t]*\\{"), "jobvars", rel)
+		names(region(t, "fssh_launchers\\[[^]]*\\][ \t]*=[ \t]*\\{"),
 		    "fssh_launchers", rel)
-		names(region(t, "runas_keep[ \t]*\\([^)]*\\)[ \t]*\\{[^}]*names\\[\\][ \t]*=[ \t]*\\{"),
+		names(region(t, "runas_keep[ \t]*\\([^)]*\\)[ \t]*\\{[^}]*names\\[[^]]*\\][ \t]*=[ \t]*\\{"),
 		    "runas_keep", rel)
 		calls(t, "sched_env_get[ \t]*\\([^)]*\\)", "sched_env_get", rel)
 		calls(t, "fssh_which[ \t]*\\([^)]*\\)", "fssh_which", rel)
 		# Entries of an environment compared by name: "X=".
-		s = region(t, "rf_rank_vars\\[\\][ \t]*=[ \t]*\\{")
+		s = region(t, "rf_rank_vars\\[[^]]*\\][ \t]*=[ \t]*\\{")
 		while (match(s, /"[A-Z][A-Z0-9_]*="/)) {
 			emit(substr(s, RSTART + 1, RLENGTH - 3), "rf_rank_vars", rel)
 			s = substr(s, RSTART + RLENGTH)
@@ -273,9 +274,14 @@ check() {
 	    fail "only $nnames variable names found in the code (want >= $MIN_NAMES): the extraction is broken"
 	comm -23 "$tmp/names" "$tmp/documented" >"$tmp/missing"
 	while read -r name; do
-		where=$(awk -v n="$name" '$1 == "N" && $2 == n { print $4 " (" $3 ")" }' \
-		    "$tmp/found" | sort -u | tr '\n' ' ')
-		fail "$name is read (${where% }) but not named in the ENVIRONMENT section of jobtop.1"
+		# "file (how, how), file (how)"
+		where=$(awk -v n="$name" '$1 == "N" && $2 == n { print $4, $3 }' \
+		    "$tmp/found" | sort -u | awk '
+		    $1 != f { if (f != "") out = out "), "; f = $1
+			out = out f " (" $2; next }
+		    { out = out ", " $2 }
+		    END { print out ")" }')
+		fail "$name is read ($where) but not named in the ENVIRONMENT section of jobtop.1"
 	done <"$tmp/missing"
 	comm -13 "$tmp/names" "$tmp/documented" | tr '\n' ' ' >"$tmp/extra"
 	[ -s "$tmp/extra" ] &&
@@ -287,8 +293,8 @@ check() {
 selfcheck() {
 	p=$tmp/planted
 	mkdir -p "$p"
-	cp -R "$TOP/src" "$TOP/ui" "$TOP/remote" "$TOP/probes" "$TOP/jobtop.1" \
-	    "$p/" || { fail "selfcheck: cannot copy the tree"; return; }
+	cp -R "$ROOT/src" "$ROOT/ui" "$ROOT/remote" "$ROOT/probes" \
+	    "$ROOT/jobtop.1" "$p/" || { fail "selfcheck: cannot copy the tree"; return; }
 	cat >"$p/src/zz-planted.c" <<'EOF'
 /* SPDX-License-Identifier: ISC */
 /* A plant: getenv("JOBTOP_IN_COMMENT") is a comment, not a read. */
@@ -308,9 +314,11 @@ EOF
 		print "\t{ \"JOBTOP_PLANTED_JOBVAR\", \"slurm\", JV_WHOLE },"
 		done = 1
 	}
-	{ print }' "$TOP/src/jobvars.h" >"$p/src/jobvars.h"
+	{ print }' "$ROOT/src/jobvars.h" >"$p/src/jobvars.h"
 	grep -q JOBTOP_PLANTED_JOBVAR "$p/src/jobvars.h" ||
 	    { fail "selfcheck: could not plant a row in src/jobvars.h"; return; }
+	JOBTOP_ENV_SRCROOT=$ROOT JOBTOP_ENV_SELFCHECK=0 sh "$SELF" \
+	    >"$tmp/base.out" 2>&1
 	if JOBTOP_ENV_SRCROOT=$p JOBTOP_ENV_SELFCHECK=0 sh "$SELF" \
 	    >"$tmp/planted.out" 2>&1; then
 		fail "selfcheck: the planted tree passed"
@@ -325,9 +333,15 @@ EOF
 	done
 	grep -q "JOBTOP_IN_COMMENT\|JOBTOP_IN_LINE_COMMENT" "$tmp/planted.out" &&
 	    fail "selfcheck: a getenv in a comment was taken for a read"
-	# Exactly the three plants fail, nothing else in the copy.
-	k=$(grep '^FAIL: ' "$tmp/planted.out" | grep -vc '^FAIL: env-manual:')
-	[ "$k" -eq 3 ] || fail "selfcheck: $k failures in the planted tree, want 3"
+	# The plants add three failures and take none away.
+	for f in base planted; do
+		grep '^FAIL: ' "$tmp/$f.out" | grep -v '^FAIL: env-manual:' |
+		    sort >"$tmp/$f.fails"
+	done
+	k=$(comm -13 "$tmp/base.fails" "$tmp/planted.fails" | wc -l)
+	[ "$k" -eq 3 ] || fail "selfcheck: the plants add $k failures, want 3"
+	comm -23 "$tmp/base.fails" "$tmp/planted.fails" | grep -q . &&
+	    fail "selfcheck: the plants hide failures of the unplanted sources"
 	[ $fails -eq 0 ] && echo "ok: selfcheck: the planted getenv, jobvars row and unknown getenv(expr) are each caught"
 	[ $fails -eq 0 ] || sed 's/^/    /' "$tmp/planted.out"
 }
