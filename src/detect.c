@@ -15,6 +15,7 @@
  * know, sorts once, and drops the ids no process carried: O(n log n) for
  * the first sample of a thousand ranks, O(n log n) lookups after that.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -51,6 +52,8 @@ struct detect_node {
 	struct detect_member *memb;		/* its ranks, by rank id */
 	unsigned	 nmemb, capmemb;
 	uint64_t	 msamples;		/* samples with a rank group */
+	int64_t		 world;			/* largest rank.world of its
+						   ranks' last sample, -1 */
 };
 
 struct detect {
@@ -911,9 +914,19 @@ detect_ranks(const struct detect *d)
 	return d->conf.ranks && d->had_members ? d->members : -1;
 }
 
+/* The launcher's world where the ranks carry one (torchrun's WORLD_SIZE
+ * where the scheduler counts one agent a node), else the scheduler's. */
 long
 detect_ntasks(const struct detect *d)
 {
+	int64_t	world = -1;
+	int	i;
+
+	for (i = 0; d->conf.ranks && i < d->nnodes; i++)
+		if (d->nodes[i].world > world)
+			world = d->nodes[i].world;
+	if (world > 0)
+		return world > LONG_MAX ? LONG_MAX : (long)world;
 	return d->conf.ntasks > 0 ? d->conf.ntasks : -1;
 }
 
@@ -979,9 +992,10 @@ detect_mscratch(struct detect *d, size_t n)
 static void
 detect_count_text(const struct detect *d, char *buf, size_t size)
 {
-	if (detect_ntasks(d) > 0)
-		snprintf(buf, size, "ranks %ld of %ld", d->members,
-		    d->conf.ntasks);
+	long	e = detect_ntasks(d);
+
+	if (e > 0)
+		snprintf(buf, size, "ranks %ld of %ld", d->members, e);
 	else
 		snprintf(buf, size, "ranks %ld", d->members);
 }
@@ -1076,11 +1090,11 @@ detect_members(struct detect *d, int i, const struct node_model *m,
 	struct detect_node	*dn = &d->nodes[i];
 	struct detect_member	*mb, *v;
 	const struct minst	*mi;
-	int64_t			 pid, rank;
+	int64_t			 pid, rank, world;
 	uint64_t		 cur, first_new = d->morder + 1;
 	unsigned		 n0 = dn->nmemb, k, j, ngone = 0, nnew = 0;
 	char			 name[256];
-	int			 g, fp, fr, fc;
+	int			 g, fp, fr, fc, fw;
 
 	if (!d->conf.ranks || (g = model_group_index(m, "rank")) < 0)
 		return;
@@ -1089,11 +1103,16 @@ detect_members(struct detect *d, int i, const struct node_model *m,
 	fp = model_field_index(m, (unsigned)g, "pid");
 	fr = model_field_index(m, (unsigned)g, "rank");
 	fc = model_field_index(m, (unsigned)g, "comm");
+	fw = model_field_index(m, (unsigned)g, "world");
+	dn->world = -1;
 	for (mi = m->gfirst[g]; fp >= 0 && fr >= 0 && mi != NULL;
 	    mi = mi->gnext) {
 		if (!model_value(mi, (unsigned)fp, &pid) ||
 		    !model_value(mi, (unsigned)fr, &rank) || rank < 0)
 			continue;
+		if (fw >= 0 && model_value(mi, (unsigned)fw, &world) &&
+		    world > dn->world)
+			dn->world = world;
 		if ((mb = detect_member_find(dn->memb, n0, rank)) != NULL) {
 			if (mb->seen != cur) {
 				mb->seen = cur;

@@ -133,7 +133,10 @@ void		 detect_counts(const struct detect *, unsigned *, unsigned *);
  * are not judged (count processes instead).
  */
 long		 detect_ranks(const struct detect *);
-/* The ranks the scheduler expects (conf.ntasks), -1 unknown. */
+/* The ranks the job is expected to have: the largest launcher's world
+ * its ranks carry (rank.world: torchrun's WORLD_SIZE where the scheduler
+ * counts one agent a node), else the scheduler's (conf.ntasks); -1
+ * unknown. */
 long		 detect_ntasks(const struct detect *);
 /* The job has ended: the ranks that go from now on raise no event. */
 void		 detect_job_ended(struct detect *);

@@ -636,7 +636,7 @@ main_job_tick(struct main_run *r)
 		}
 		j.id = r->jobid;
 		j.ranks = detect_ranks(monitor_detect(r->mon));
-		j.ntasks = r->ntasks;
+		j.ntasks = detect_ntasks(monitor_detect(r->mon));
 		if (any && !main_out_broken)
 			r->out->job(main_out, clock_wall_ms(), &j);
 	}

@@ -3,7 +3,10 @@
  * out-json: the model as newline-delimited JSON.  A node record carries
  * every group but the ranks: fields of node-wide groups as plain
  * "group.field" values, fields of groups with named instances (core, disk,
- * net) as objects keyed by instance name.  Each rank gets its own record.
+ * net) as objects keyed by instance name.  Each rank gets its own record,
+ * with the fields of the groups keyed by its pid (rankmpi.share,
+ * ranknuma.n0) as plain values too; the node record keeps them keyed by
+ * pid for the readers that join.
  * A job record ({"type": "job", "job": ID, "ranks": 3, "ntasks": 4})
  * comes once per interval when batch mode watches a job.
  * Counters appear as rates (model_metric), so a counter has no key at all
@@ -542,10 +545,64 @@ out_json_plain(struct jbuf *b, const struct node_model *m,
 	}
 }
 
-/* One rank's record: rank, pid and state first, the rest as rank.*. */
+/*
+ * The groups keyed by a rank's pid (PROTOCOL.md: a name "rank" and more,
+ * rankmpi, ranknuma, rankperf): each one's instance named like the rank
+ * record's goes into that record too, so a consumer needs no join.  Their
+ * instances come in the order of the rank's, so a cursor per group finds
+ * each in one step; a search from the group's start otherwise.
+ */
+#define OUT_JSON_PIDGROUPS	8
+
+struct out_json_pid {
+	unsigned		 n;
+	unsigned		 g[OUT_JSON_PIDGROUPS];
+	const struct minst	*cur[OUT_JSON_PIDGROUPS];
+};
+
+static void
+out_json_pid_begin(const struct node_model *m, int rank_g,
+    struct out_json_pid *pk)
+{
+	const char	*name;
+	unsigned	 g;
+
+	pk->n = 0;
+	for (g = 0; g < m->schema->ngroups && pk->n < OUT_JSON_PIDGROUPS;
+	    g++) {
+		name = model_group(m, g)->def->name;
+		if ((int)g == rank_g || strncmp(name, "rank", 4) != 0 ||
+		    name[4] == '\0' || m->gfirst[g] == NULL)
+			continue;
+		pk->g[pk->n] = g;
+		pk->cur[pk->n++] = m->gfirst[g];
+	}
+}
+
+/* The pid-keyed groups' fields of rank instance mi, as "group.field". */
+static void
+out_json_pid_fields(struct jbuf *b, const struct node_model *m,
+    const struct minst *mi, struct out_json_pid *pk)
+{
+	const struct minst	*x;
+	unsigned		 k;
+
+	for (k = 0; k < pk->n; k++) {
+		x = pk->cur[k];
+		if (x == NULL || strcmp(x->name, mi->name) != 0)
+			x = model_inst_by_name(m, pk->g[k], mi->name);
+		if (x == NULL)
+			continue;
+		pk->cur[k] = x->gnext;
+		out_json_plain(b, m, x, 0);
+	}
+}
+
+/* One rank's record: rank, pid and state first, the rest as rank.*, then
+ * what the pid-keyed groups say of it (rankmpi.share, ranknuma.n0). */
 static void
 out_json_rank(struct jbuf *b, const struct node_model *m,
-    const struct minst *mi)
+    const struct minst *mi, struct out_json_pid *pk)
 {
 	static const char	*lead[] = { "rank", "pid", "state" };
 	static const enum mgroup_known	known[] = {
@@ -569,6 +626,7 @@ out_json_rank(struct jbuf *b, const struct node_model *m,
 		out_json_put(b, &v);
 	}
 	out_json_plain(b, m, mi, skip);
+	out_json_pid_fields(b, m, mi, pk);
 	out_json_flags(b, m, mi);
 	jb_lit(b, "}\n");
 }
@@ -578,6 +636,7 @@ out_json_sample(FILE *f, const struct node_model *m)
 {
 	struct jbuf		*b = &jrec;
 	const struct minst	*mi;
+	struct out_json_pid	 pk;
 	unsigned		 g;
 	int			 rank_g;
 
@@ -597,9 +656,11 @@ out_json_sample(FILE *f, const struct node_model *m)
 	}
 	out_json_flags(b, m, NULL);
 	jb_lit(b, "}\n");
-	if (rank_g >= 0)
+	if (rank_g >= 0) {
+		out_json_pid_begin(m, rank_g, &pk);
 		for (mi = m->gfirst[rank_g]; mi != NULL; mi = mi->gnext)
-			out_json_rank(b, m, mi);
+			out_json_rank(b, m, mi, &pk);
+	}
 	jb_out(b, f);
 }
 

@@ -231,8 +231,8 @@ header_extra(const struct ui *ui, int y, int w, int lines)
 }
 
 /*
- * "  ranks 3 of 4" (the job's ranks: rank ids, against the scheduler's
- * task count when it said one), or "  procs 12" for the processes of a
+ * "  ranks 3 of 4" (the job's ranks: rank ids, against the launcher's
+ * world or the scheduler's task count when either is known), or "  procs 12" for the processes of a
  * hostlist or of a job none of whose processes has a rank id; its role
  * in *role: a warning while the ranks are not what the scheduler expects.
  */
@@ -240,7 +240,7 @@ static void
 header_ranks(const struct ui *ui, unsigned nprocs, char *buf, size_t size,
     int *role)
 {
-	long	r = detect_ranks(ui->det), e = ui->conf.ntasks;
+	long	r = detect_ranks(ui->det), e = detect_ntasks(ui->det);
 	char	of[32] = "";
 
 	*role = TR_HEADER;
