@@ -25,9 +25,9 @@ apt-get install -y -qq --no-install-recommends \
 	sqlite3 prometheus python3-pandas >/dev/null
 # MPI lab tests (tests/lab/test-mpi-*.sh): MPICH and Open MPI with their
 # compilers, to build tests/lab/mpi/mpiload.c and run it under their
-# launchers.
+# launchers; PyTorch (CPU, gloo) for the training job of test-torch.sh.
 apt-get install -y -qq --no-install-recommends \
-	mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null
+	mpich libmpich-dev openmpi-bin libopenmpi-dev python3-torch >/dev/null
 # Packaging tests (tests/regress/pkg-*.sh): rpmbuild and rpm2cpio, Lmod
 # for the module file, man to find the page through MANPATH.
 apt-get install -y -qq --no-install-recommends \
