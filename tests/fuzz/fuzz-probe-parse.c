@@ -5,14 +5,20 @@
  * judged by ranks_find_cgroup_path for job 123 (with and without the
  * owner's uid); a line of /proc/PID/numa_maps, summed by numa_maps_line;
  * and, as comm is the process's to set, a /proc/PID/stat line through
- * ranks_parse_stat.  The probe's files are compiled in whole so that their
- * static parsers can be called.  The low two bits of the input's first
- * byte pick the parser: 1 cgroup, 2 stat, else numa_maps.
+ * ranks_parse_stat; and a process's environment (NUL-separated entries, as
+ * /proc/PID/environ gives it), read by ranks_find_env_entry and judged by
+ * ranks_find_own.  The probe's files are compiled in whole so that their
+ * static parsers can be called.  The low three bits of the input's first
+ * byte pick the parser: 1 or 5 cgroup, 2 or 6 stat, 7 environ, else
+ * numa_maps.
  * Properties checked beyond the sanitizers: a job directory found is a
  * prefix of the path that ends at a component boundary with the job's
  * component (job_123, or PBS's 123.SERVER); with the owner's uid a path is
  * never more the job's than without it; the bytes per NUMA node never go
- * negative (sums saturate); a parsed comm fits its buffer.
+ * negative (sums saturate); a parsed comm fits its buffer; a rank id is
+ * the value of the strongest rank variable set (RANK only beside
+ * WORLD_SIZE), never negative, with a world size positive or unknown,
+ * and a process that inherited every variable from its parent has none.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -74,6 +80,43 @@ fuzz_cgroup(const char *path, size_t len)
 		abort();
 }
 
+static void
+fuzz_environ(const char *buf, size_t len)
+{
+	struct rf_env	 env;
+	const char	*p = buf, *end = buf + len, *nul;
+	unsigned	 i;
+
+	memset(&env, 0, sizeof(env));
+	memset(env.vals, 0xff, sizeof(env.vals));
+	memset(env.sizes, 0xff, sizeof(env.sizes));
+	rf_job = "123";
+	rf_joblen = 3;
+	while (p < end) {
+		if ((nul = memchr(p, '\0', (size_t)(end - p))) == NULL)
+			nul = end;
+		ranks_find_env_entry(&env, p, (size_t)(nul - p));
+		p = nul + 1;
+	}
+	ranks_find_own(&env, NULL);
+	if ((env.rank >= 0) != (env.rankprio < RF_NVARS) ||
+	    (env.rank >= 0 && env.rank != env.vals[env.rankprio]) ||
+	    env.world == 0 || env.world < -1 ||
+	    (env.rank < 0 && env.world != -1))
+		abort();
+	if (env.rankprio == RF_RANK_TORCH && env.sizes[RF_RANK_TORCH] <= 0)
+		abort();
+	for (i = 0; i < RF_NVARS; i++) {
+		if (env.vals[i] < -1 || env.sizes[i] == 0 || env.sizes[i] < -1 ||
+		    (i < env.rankprio && env.vals[i] >= 0))
+			abort();	/* not the strongest set */
+	}
+	/* Everything inherited from a parent with the same values. */
+	ranks_find_own(&env, env.vals);
+	if (env.rank != -1 || env.rankprio != RANKS_PRIO_NONE)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
@@ -86,6 +129,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		return 0;
 	memcpy(line, data + 1, len - 1);
 	line[len - 1] = '\0';
+	if ((data[0] & 7) == 7) {
+		fuzz_environ(line, len - 1);
+		return 0;
+	}
 	if ((data[0] & 3) == 1) {
 		fuzz_cgroup(line, len - 1);
 		return 0;
