@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: ISC
+# test-torch: an AI training job as torchrun starts it, one row per worker
+# under its own RANK, and its straggler named by that RANK.
+#
+# tests/lab/jobs/torch.sh as $LAB_USER: Debian's python3-torch (CPU, gloo
+# over TCP on the lab's links), 4 nodes, one agent a node (a per-node
+# shell srun starts, SLURM_PROCID 0-3) with two workers each (RANK 0-7,
+# LOCAL_RANK, WORLD_SIZE 8).  `jobtop -b --json -d 1` watches it for
+# HEALTHY samples (default 20), then the file that makes worker SLOW_RANK
+# (default 5) do four times the work between all-reduces is written, and
+# jobtop goes on for FLAGBY + 4 more samples (FLAGBY default 10).  The
+# check, on every sample after each node's first two:
+#   - ranks 0-7 each once, on the node and with the pid its rank file
+#     says, rank_var RANK and world 8; no other rank record (the agents'
+#     SLURM_PROCID is no rank id);
+#   - on every node the agent (bash) is a helper, without a rank id;
+#   - the job record counts "ranks": 8 against "ntasks": 8 (the launcher's
+#     world, where the scheduler counts 4 tasks: the agents);
+#   - nothing flagged and no detector event before the slow phase;
+#   - worker SLOW_RANK flagged straggler under its own RANK (its record's
+#     flags, an event whose text begins "[NODE ]rank 5 (pid P)")
+#     within FLAGBY of its node's samples after the file was written, and
+#     nothing else flagged in the whole run.
+# TORCH_ITERS and TORCH_SLEEP (tests/lab/jobs/torch.sh) set the work and
+# the pause of a step.  KEEP=DIR keeps jobtop's output there.  About 70
+# seconds.
+set -eu
+. "$(dirname "$0")/lib.sh"
+lab_require_up
+((LAB_N >= 4)) || lab_skip "needs 4 nodes, the lab has $LAB_N"
+/usr/bin/python3 -c 'import torch.distributed as d; assert d.is_gloo_available()' \
+	2>/dev/null || lab_skip "no python3-torch with gloo (tests/install-deps.sh installs it)"
+command -v python3 >/dev/null || lab_skip "no python3"
+JOBTOP=${JOBTOP:-$LAB_TOP/jobtop}
+export HEALTHY=${HEALTHY:-20} FLAGBY=${FLAGBY:-10} SLOW_RANK=${SLOW_RANK:-5}
+export LAB_SUBMIT_TIMEOUT=${LAB_SUBMIT_TIMEOUT:-120}
+dir=$(mktemp -d "$LAB_DIR/torch.XXXXXX")
+job=""
+mon=""
+trap '[ -z "$mon" ] || kill "$mon" 2>/dev/null; [ -z "$job" ] || lab_cancel "$job"; rm -rf "$dir"' EXIT
+chmod 755 "$dir"
+install -m 755 "$JOBTOP" "$dir/"
+
+t0=$SECONDS
+job=$(lab_submit "$LAB_USER" torch \
+	--export="ALL,TORCH_ITERS=${TORCH_ITERS:-30},TORCH_SLEEP=${TORCH_SLEEP:-0.095}") ||
+	lab_fail "the torch job did not start: $(tail -5 "$LAB_RANKS"/slurm-*.out 2>/dev/null)"
+while (($(lab_ranks "$job" | wc -l) < 8)); do
+	((SECONDS - t0 < LAB_SUBMIT_TIMEOUT)) ||
+		lab_fail "job $job: $(lab_ranks "$job" | wc -l) of 8 workers after ${LAB_SUBMIT_TIMEOUT}s: $(tail -5 "$LAB_RANKS/slurm-$job.out")"
+	[ "$(lab_job_state "$job")" = RUNNING ] ||
+		lab_fail "job $job is $(lab_job_state "$job"): $(tail -5 "$LAB_RANKS/slurm-$job.out")"
+	sleep 0.5
+done
+lab_ranks "$job" >"$dir/ranks"
+echo "job $job: 8 workers training after $((SECONDS - t0)) s: $(tr '\n' ';' <"$dir/ranks")"
+
+n=$((HEALTHY + FLAGBY + 4))
+lab_as "$LAB_USER" "$dir/jobtop" -b --json --no-record -d 1 -n "$n" "$job" \
+	>"$dir/out.json" 2>"$dir/err" &
+mon=$!
+# The slow phase starts once every node has had HEALTHY samples.
+while (($(grep -c '"type":"node"' "$dir/out.json" || true) < 4 * HEALTHY)); do
+	kill -0 "$mon" 2>/dev/null || lab_fail "jobtop ended early: $(cat "$dir/err")"
+	sleep 0.2
+done
+echo "$SLOW_RANK" >"$(lab_rankdir "$job")/slow.tmp"
+mv "$(lab_rankdir "$job")/slow.tmp" "$(lab_rankdir "$job")/slow"
+date +%s.%N >"$dir/slow-at"
+wait "$mon" || lab_fail "jobtop failed: $(cat "$dir/err")"
+mon=""
+lab_cancel "$job"
+job=""
+[ -z "${KEEP:-}" ] || cp "$dir/out.json" "$KEEP/out-torch.json"
+
+python3 - "$dir/out.json" "$dir/ranks" "$dir/slow-at" <<'PY' || lab_fail "torch: ranks, helpers or flags wrong"
+import json, os, re, statistics, sys
+out, rankfile, slowfile = sys.argv[1:4]
+slow_rank, flagby = int(os.environ["SLOW_RANK"]), int(os.environ["FLAGBY"])
+slow_at = float(open(slowfile).read())
+want = {}
+for line in open(rankfile):
+    r, pid, host = line.split()
+    want[int(r)] = (int(pid), host)
+bad = []
+if sorted(want) != list(range(8)):
+    bad.append("rank files: %s" % want)
+recs = [json.loads(l) for l in open(out)]
+per_node = {}       # node -> [(node record, [rank records])]
+for r in recs:
+    if r["type"] == "node":
+        per_node.setdefault(r["node"], []).append((r, []))
+    elif r["type"] == "rank" and r["node"] in per_node:
+        per_node[r["node"]][-1][1].append(r)
+if len(per_node) != 4:
+    bad.append("nodes with samples: %s" % sorted(per_node))
+cpu = {}            # (phase, rank) -> [cpu]
+for host, samples in sorted(per_node.items()):
+    mine = sorted(r for r, (pid, h) in want.items() if h == host)
+    for k, (node, rr) in enumerate(samples):
+        helpers = [r for r in rr if r.get("rank.helper") == 1]
+        if [r for r in helpers if "rank" in r]:
+            bad.append("%s: a helper with a rank id: %s" % (host, helpers))
+        if k < 2:
+            continue    # the first samples: as in the MPI tests
+        ids = sorted(r["rank"] for r in rr if "rank" in r)
+        if ids != mine:
+            bad.append("%s sample %d: rank ids %s, want %s: %s" % (
+                host, k, ids, mine, [(r.get("rank"), r["pid"],
+                r.get("rank.comm"), r.get("rank.rank_var")) for r in rr]))
+        for r in rr:
+            if "rank" not in r:
+                continue
+            if r["pid"] != want.get(r["rank"], (None,))[0] or \
+               r.get("rank.rank_var") != "RANK" or r.get("rank.world") != 8:
+                bad.append("%s: rank %d is pid %d (%s), %s, world %s; its "
+                           "rank file says pid %s" % (host, r["rank"],
+                           r["pid"], r.get("rank.comm"),
+                           r.get("rank.rank_var"), r.get("rank.world"),
+                           want.get(r["rank"], ("?",))[0]))
+            if "rank.cpu" in r:
+                ph = "slow" if node["time"] > slow_at + 3 else \
+                     "healthy" if node["time"] < slow_at else None
+                if ph:
+                    cpu.setdefault((ph, r["rank"]), []).append(r["rank.cpu"])
+        if not [r for r in helpers if r.get("rank.comm") == "bash"]:
+            bad.append("%s sample %d: the agent is no helper: %s" % (
+                host, k, [(r.get("rank"), r.get("rank.helper"), r["pid"],
+                           r.get("rank.comm")) for r in rr]))
+for ph in ("healthy", "slow"):
+    print("%s: median CPU %% per rank: %s" % (ph, " ".join(
+        "%d:%.0f" % (i, statistics.median(cpu[(ph, i)]))
+        for i in range(8) if (ph, i) in cpu)))
+jobs = [r for r in recs if r["type"] == "job"]
+if not jobs or (jobs[-1].get("ranks"), jobs[-1].get("ntasks")) != (8, 8):
+    bad.append("job record: %s" % (jobs[-1:] or "none"))
+else:
+    print("job record: ranks %d of %d" % (jobs[-1]["ranks"],
+                                         jobs[-1]["ntasks"]))
+codes = ("stalled", "straggler", "memory", "lost")
+evs = [e for e in recs if e["type"] == "event" and
+       e["code"].split("-")[0] in codes]
+flagged = [(n["time"], host, r.get("rank"), r.get("pid"), r["flags"])
+           for host, s in per_node.items() for n, rr in s
+           for r in [n] + rr if r.get("flags")]
+early = [f for f in flagged if f[0] < slow_at] + \
+        [e for e in evs if e["time"] < slow_at]
+if early:
+    bad.append("flags before the slow phase: %s" % early[:5])
+spid, shost = want.get(slow_rank, (None, None))
+other = [f for f in flagged if not (f[2] == slow_rank and
+                                    f[4] == ["straggler"])]
+if other:
+    bad.append("other flags: %s" % other[:5])
+# The event names the rank first, after its node where the text says it.
+who = re.compile(r"^(%s )?rank %d \(pid %s\)" % (shost, slow_rank, spid))
+sev = [e for e in evs if e["code"] == "straggler"]
+if not sev:
+    bad.append("rank %d never flagged straggler" % slow_rank)
+elif any(not who.match(e["text"]) or e["node"] != shost for e in sev):
+    bad.append("straggler events: %s" % sev[:3])
+else:
+    after = [n for n, rr in per_node.get(shost, [])
+             if slow_at < n["time"] <= sev[0]["time"] + 0.001]
+    print("rank %d flagged %.1f s and %d samples of %s after the slow "
+          "phase began: %s" % (slow_rank, sev[0]["time"] - slow_at,
+                               len(after), shost, sev[0]["text"]))
+    if len(after) > flagby:
+        bad.append("flagged only after %d samples, want at most %d" %
+                   (len(after), flagby))
+if [e for e in evs if e["code"] != "straggler"]:
+    bad.append("other detector events: %s" % [e for e in evs
+                                               if e["code"] != "straggler"][:3])
+for b in bad[:12]:
+    print("torch: " + b)
+sys.exit(1 if bad else 0)
+PY
+echo PASS
