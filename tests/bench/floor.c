@@ -10,13 +10,31 @@
  * runs a command and prints to standard error its CPU time (user + system,
  * microseconds) and peak RSS (KiB), like a minimal /usr/bin/time; the
  * command's own output stays on standard output.
+ *
+ * `floor load SECONDS DIR` is the benchmark's fixed synthetic load, so that
+ * "loaded" means the same work on every run: one process spinning on one
+ * core; one starting 50 short-lived children a second; one mapping,
+ * touching and unmapping 32 MiB four times a second; one writing 1 MiB
+ * and syncing it four times a second (a file in DIR, unlinked at once);
+ * one sending 200 UDP datagrams of 1000 bytes a second to itself over
+ * loopback.  Every kind of node counter then moves each second by a fixed
+ * amount.  It ends after SECONDS, or at SIGTERM: its workers die with it
+ * (PR_SET_PDEATHSIG).
  */
+#include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char buf[1 << 16];
@@ -106,13 +124,190 @@ floor_run(char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+static struct timespec	load_end;
+
+static void
+floor_load_add(struct timespec *t, long ns)
+{
+	t->tv_nsec += ns;
+	while (t->tv_nsec >= 1000000000L) {
+		t->tv_nsec -= 1000000000L;
+		t->tv_sec++;
+	}
+}
+
+static int
+floor_load_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	    (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Sleep until the next tick of a fixed period (a rate that does not drift
+ * with the work done in it); 0 once the load is over. */
+static int
+floor_load_tick(struct timespec *t, long period_ns)
+{
+	floor_load_add(t, period_ns);
+	if (!floor_load_before(t, &load_end))
+		return 0;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, t, NULL) ==
+	    EINTR)
+		;
+	return 1;
+}
+
+static void
+floor_load_spin(void)
+{
+	struct timespec		now;
+	volatile unsigned long	x = 0;
+	unsigned long		i;
+
+	do {
+		for (i = 0; i < 1000000; i++)
+			x += i;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (floor_load_before(&now, &load_end));
+}
+
+static void
+floor_load_procs(struct timespec t)
+{
+	pid_t	pid;
+
+	while (floor_load_tick(&t, 20000000L)) {
+		if ((pid = fork()) == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+}
+
+static void
+floor_load_mem(struct timespec t)
+{
+	size_t	 len = (size_t)32 << 20;
+	char	*p;
+
+	while (floor_load_tick(&t, 250000000L)) {
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			continue;
+		memset(p, 1, len);
+		munmap(p, len);
+	}
+}
+
+static void
+floor_load_disk(struct timespec t, const char *dir)
+{
+	char	path[4096];
+	off_t	off;
+	int	fd;
+
+	snprintf(path, sizeof(path), "%s/floor-load.%d", dir, (int)getpid());
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0) {
+		perror(path);
+		return;
+	}
+	unlink(path);		/* its blocks stay until it is closed */
+	memset(buf, 'x', sizeof(buf));
+	while (floor_load_tick(&t, 250000000L)) {
+		for (off = 0; off < (off_t)1 << 20; off += sizeof(buf)) {
+			if (pwrite(fd, buf, sizeof(buf), off) < 0)
+				break;
+		}
+		fdatasync(fd);
+	}
+	close(fd);
+}
+
+static void
+floor_load_net(struct timespec t)
+{
+	struct sockaddr_in	a;
+	socklen_t		alen = sizeof(a);
+	int			s;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((s = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
+	    bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    getsockname(s, (struct sockaddr *)&a, &alen) < 0) {
+		perror("floor load: udp");
+		return;
+	}
+	while (floor_load_tick(&t, 5000000L)) {
+		if (sendto(s, buf, 1000, 0, (struct sockaddr *)&a,
+		    sizeof(a)) == 1000)
+			recv(s, buf, sizeof(buf), 0);
+	}
+	close(s);
+}
+
+/* The workers die with this process (SIGTERM's default action included):
+ * PR_SET_PDEATHSIG, so no handler is needed to clean them up. */
+static int
+floor_load(double seconds, const char *dir)
+{
+	struct timespec	start;
+	pid_t		pid, parent = getpid();
+	int		k;
+
+	if (!(seconds > 0 && seconds <= 3600)) {
+		fprintf(stderr, "floor load: bad seconds\n");
+		return 2;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	load_end = start;
+	load_end.tv_sec += (time_t)seconds;
+	floor_load_add(&load_end, (long)((seconds - (time_t)seconds) * 1e9));
+	for (k = 0; k < 5; k++) {
+		if ((pid = fork()) < 0) {
+			perror("floor load: fork");
+			return 1;	/* the workers die with it */
+		}
+		if (pid > 0)
+			continue;
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(0);
+		switch (k) {
+		case 0:
+			floor_load_spin();
+			break;
+		case 1:
+			floor_load_procs(start);
+			break;
+		case 2:
+			floor_load_mem(start);
+			break;
+		case 3:
+			floor_load_disk(start, dir);
+			break;
+		default:
+			floor_load_net(start);
+			break;
+		}
+		_exit(0);
+	}
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "loop") == 0)
 		return floor_loop(atol(argv[2]), argv[3]);
+	if (argc == 4 && strcmp(argv[1], "load") == 0)
+		return floor_load(atof(argv[2]), argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "run") == 0)
 		return floor_run(argv + 2);
-	fprintf(stderr, "usage: floor loop N PIDFILE | floor run CMD...\n");
+	fprintf(stderr, "usage: floor loop N PIDFILE | floor run CMD... | "
+	    "floor load SECONDS DIR\n");
 	return 2;
 }
