@@ -285,17 +285,25 @@ rsess_log(const struct rsess *s, const char *fmt, ...)
 }
 
 /* A state's time limit in ms, 0 for none. */
+/* Allowed on top of the silence limit before a stream's first bytes. */
+#define RSESS_FIRST_DATA_MS	10000
+
 static uint32_t
 rsess_limit(const struct rsess *s, enum rsess_state st)
 {
 	if (st == RS_CONNECT)
 		return s->connect_ms;
 	if (st == RS_STREAM) {
+		uint32_t	t;
+
 		if (s->conf->data_timeout_ms != 0)
 			return s->conf->data_timeout_ms;
-		if (s->interval_ms != 0)
-			return 5000 + s->interval_ms * 3;
-		return 5000 + (uint32_t)(s->conf->interval * 3000);
+		t = s->interval_ms != 0 ? 5000 + s->interval_ms * 3 :
+		    5000 + (uint32_t)(s->conf->interval * 3000);
+		/* Until the stream's first bytes, the login shell runs too:
+		 * a site's profile (Lmod, conda, pyenv) on a busy node takes
+		 * seconds before the probe starts, and is no lost node. */
+		return s->live ? t : t + RSESS_FIRST_DATA_MS;
 	}
 	return rsess_states[st].timeout_ms;
 }
