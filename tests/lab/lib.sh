@@ -375,3 +375,18 @@ lab_owner_busy() {
 }
 # lab_owner_take PID: PID owns the lab from now on.
 lab_owner_take() { echo "$1 $(lab_proc_field "$1" 20)" >"$LAB_OWNER_FILE"; }
+
+# lab_sshd_stop NODE: stop the node's own sshd (the lab's, from its pid
+# file), waiting until it is gone.  OAR's sshd on the node (port 6667,
+# started by lab_oar_up, possibly by an earlier test) stays: `pkill -x
+# sshd` in a node took it too, and OAR's later jobs there ended in Error.
+lab_sshd_stop() {
+	local pid nd=$LAB_DIR/nodes/$1
+	read -r pid 2>/dev/null <"$nd/sshd.pid" || return 1
+	lab_node_exec "$1" kill "$pid" 2>/dev/null || return 1
+	for _ in $(seq 100); do
+		lab_node_exec "$1" kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.02
+	done
+	return 1
+}

@@ -177,8 +177,8 @@ if mode == "slow" and not bad:
         bad.append("rank 2 never flagged straggler")
     if other:
         bad.append("other flags: %s" % other[:5])
-    # An event names its rank in its text: "rank 2 (pid P) ...".
-    who = "rank 2 (pid %d)" % want[2][0]
+    # An event names its node and rank first: "node3 rank 2 (pid P) ...".
+    who = "%s rank 2 (pid %d)" % (want[2][1], want[2][0])
     sev = [e for e in evs if e["code"] == "straggler"]
     if not sev or any(not e.get("text", "").startswith(who) or
                       e["node"] != want[2][1] for e in sev):

@@ -303,7 +303,7 @@ ssh-keygen -q -t ed25519 -N '' -f "$h/.ssh/id_ed25519" <<<y >/dev/null 2>&1
 chown -R "$LAB_USER" "$h"
 expect_one "refused login" "node2.*\(auth\|denied\|refused\)" as_home "$h" "$JT" -b -n 1 -w node2
 # A dead sshd on node4: killed inside the node, restarted after.
-lab_node_exec node4 pkill -x sshd
+lab_sshd_stop node4 || fail "could not stop node4's sshd"
 sleep 0.3
 expect_one "dead sshd" "node4.*Connection refused" lab_as "$LAB_USER" "$JT" -b -n 1 -w node4
 lab_node_exec node4 /usr/sbin/sshd -f "$LAB_DIR/nodes/node4/sshd_config" -E "$LAB_LOG/sshd.node4.log" ||

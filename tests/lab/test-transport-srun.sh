@@ -438,7 +438,7 @@ lab_cancel "$het"
 # to srun, the others stay on libssh2.  sshd is started again after.
 job2=$(lab_submit "$LAB_USER" healthy) || lab_fail "the second healthy job did not start"
 jobs_started+=("$job2")
-lab_node_exec node4 pkill -x sshd
+lab_sshd_stop node4 || fail "could not stop node4's sshd"
 lab_as "$LAB_USER" "$JT" -b --json -n 3 -d 0.5 "$job2" >"$tmp/nossh.out" 2>"$tmp/nossh.err"
 rc=$?
 lab_node_exec node4 /usr/sbin/sshd -f "$LAB_DIR/nodes/node4/sshd_config" \
