@@ -47,6 +47,15 @@ if owner=$(lab_owner_busy); then
 	die "the lab is in use by $owner: wait for it to end (tests and benchmarks take flock /tmp/jobtop-lab.lock)"
 fi
 lab_owner_take "${LAB_OWNER:-$PPID}"
+# Root's logins on the nodes run the host's ~/.bashrc (one filesystem),
+# which on these machines runs `pyenv init`: its rehash lock
+# (~/.pyenv/shims/.pyenv-shim), left behind by a login killed while it
+# held it, makes every later root login wait 60 s (PYENV_REHASH_TIMEOUT),
+# and every root session then ends "no data".  A lock older than two
+# minutes is stale: no rehash takes that long.
+for lock in /root/.pyenv/shims/.pyenv-shim; do
+	[ -n "$(find "$lock" -maxdepth 0 -mmin +2 2>/dev/null)" ] && rm -f "$lock"
+done
 "$here/lab-down.sh" >/dev/null || die "could not clean up the previous lab (lab-down.sh failed)"
 
 # lib.sh derived the node list from a count file that is gone now.
