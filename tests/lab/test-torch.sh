@@ -41,7 +41,8 @@ export LAB_SUBMIT_TIMEOUT=${LAB_SUBMIT_TIMEOUT:-120}
 dir=$(mktemp -d "$LAB_DIR/torch.XXXXXX")
 job=""
 mon=""
-trap '[ -z "$mon" ] || kill "$mon" 2>/dev/null; [ -z "$job" ] || lab_cancel "$job"; rm -rf "$dir"' EXIT
+# set +e: a monitor that ended already must not stop the job's cancel.
+trap 'set +e; [ -z "$job" ] || lab_cancel "$job"; [ -z "$mon" ] || kill "$mon" 2>/dev/null; rm -rf "$dir"' EXIT
 chmod 755 "$dir"
 install -m 755 "$JOBTOP" "$PROBE" "$dir/"
 
