@@ -53,7 +53,7 @@ static const struct widget_col nodes_cols[NC_NCOLS] = {
 	{ "NODEW",	6,	0,	1,	5 },
 	{ "TEMP",	4,	0,	1,	6 },
 	{ "FLAGS",	8,	22,	0,	1 },
-	{ "CPU HISTORY", 11,	120,	0,	0 },
+	{ "CPU HISTORY", 10,	120,	0,	0 },
 };
 
 /* Sorting descends by default on these columns. */
