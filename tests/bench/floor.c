@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The benchmark's yardstick.  `floor loop N PIDFILE` does, N times, the
- * least a sampler must do to read what the probe reads: open, read and
- * close /proc/stat, meminfo, loadavg, net/dev, diskstats, NUMA node 0's
- * numastat and meminfo, and each listed process's stat, io, status,
- * wchan, syscall, schedstat and (where readable: root) stack, and its
- * numa_maps one time in ten (the probe reads it every tenth sample at
- * most); it prints its own CPU time in microseconds.  `floor run CMD...`
- * runs a command and prints to standard error its CPU time (user + system,
- * microseconds) and peak RSS (KiB), like a minimal /usr/bin/time; the
- * command's own output stays on standard output.
+ * The benchmark's yardstick.  `floor loop N PIDFILE [GAP_MS]` does, N
+ * times, the least a sampler must do to read what the probe reads: open,
+ * read and close /proc/stat, meminfo, loadavg, net/dev, diskstats, NUMA
+ * node 0's numastat and meminfo, and each listed process's stat, io,
+ * status, wchan, syscall, schedstat and (where readable: root) stack, and
+ * its numa_maps one time in ten (the probe reads it every tenth sample at
+ * most); it prints its own CPU time in microseconds.  With GAP_MS it
+ * sleeps that long before each round, as a sampler does between samples:
+ * what it reads is then out of the caches, as for the probe at 1 Hz.
+ * `floor held N PIDFILE` is the least the probe's own design reads per
+ * process and sample: stat and the main thread's schedstat, with pread on
+ * descriptors opened once; it prints the CPU time of its N rounds in
+ * microseconds.  `floor run CMD...` runs a command and prints to standard
+ * error its CPU time (user + system, microseconds) and peak RSS (KiB),
+ * like a minimal /usr/bin/time; the command's own output stays on
+ * standard output.
  *
  * `floor load SECONDS DIR` is the benchmark's fixed synthetic load, so that
  * "loaded" means the same work on every run: one process spinning on one
@@ -59,7 +65,7 @@ floor_cpu_us(const struct rusage *ru)
 }
 
 static int
-floor_loop(long n, const char *pidfile)
+floor_loop(long n, const char *pidfile, long gap_ms)
 {
 	static const char *node[] = { "/proc/stat", "/proc/meminfo",
 	    "/proc/loadavg", "/proc/net/dev", "/proc/diskstats",
@@ -83,6 +89,8 @@ floor_loop(long n, const char *pidfile)
 		npid++;
 	fclose(f);
 	for (i = 0; i < n; i++) {
+		if (gap_ms > 0)
+			usleep((useconds_t)gap_ms * 1000);
 		for (k = 0; k < sizeof(node) / sizeof(node[0]); k++)
 			floor_read(node[k]);
 		for (k = 0; k < (unsigned)npid; k++) {
@@ -101,6 +109,47 @@ floor_loop(long n, const char *pidfile)
 	}
 	getrusage(RUSAGE_SELF, &ru);
 	printf("%lld\n", floor_cpu_us(&ru));
+	return 0;
+}
+
+/* What the probe's design cannot do with less each sample for a process
+ * that did not run: read its stat and its main thread's schedstat on
+ * descriptors held open (PROTOCOL.md's peaks and src-ranks.c's skipping
+ * rest on those two). */
+static int
+floor_held(long n, const char *pidfile)
+{
+	static int	 fds[4096][2];
+	struct rusage	 ru0, ru;
+	char		 path[64];
+	FILE		*f;
+	int		 npid = 0, pid;
+	long		 i;
+	int		 k;
+
+	if ((f = fopen(pidfile, "r")) == NULL) {
+		perror(pidfile);
+		return 1;
+	}
+	while (npid < 4096 && fscanf(f, "%d", &pid) == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		fds[npid][0] = open(path, O_RDONLY);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid,
+		    pid);
+		fds[npid][1] = open(path, O_RDONLY);
+		npid++;
+	}
+	fclose(f);
+	getrusage(RUSAGE_SELF, &ru0);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < npid; k++) {
+			if (pread(fds[k][0], buf, sizeof(buf), 0) < 0 ||
+			    pread(fds[k][1], buf, sizeof(buf), 0) < 0)
+				continue;
+		}
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	printf("%lld\n", floor_cpu_us(&ru) - floor_cpu_us(&ru0));
 	return 0;
 }
 
@@ -301,13 +350,17 @@ floor_load(double seconds, const char *dir)
 int
 main(int argc, char **argv)
 {
-	if (argc == 4 && strcmp(argv[1], "loop") == 0)
-		return floor_loop(atol(argv[2]), argv[3]);
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "loop") == 0)
+		return floor_loop(atol(argv[2]), argv[3],
+		    argc == 5 ? atol(argv[4]) : 0);
+	if (argc == 4 && strcmp(argv[1], "held") == 0)
+		return floor_held(atol(argv[2]), argv[3]);
 	if (argc == 4 && strcmp(argv[1], "load") == 0)
 		return floor_load(atof(argv[2]), argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "run") == 0)
 		return floor_run(argv + 2);
-	fprintf(stderr, "usage: floor loop N PIDFILE | floor run CMD... | "
+	fprintf(stderr, "usage: floor loop N PIDFILE [GAP_MS] | "
+	    "floor held N PIDFILE | floor run CMD... | "
 	    "floor load SECONDS DIR\n");
 	return 2;
 }
