@@ -6,10 +6,11 @@
 # with RANK = 2 * SLURM_PROCID + LOCAL_RANK, LOCAL_RANK, WORLD_SIZE 8,
 # MASTER_ADDR and MASTER_PORT, as torchrun's elastic agent would (Debian
 # 12's torchrun 1.13 fails on Python 3.11, LAB.md).  Each worker trains a
-# tiny model: TORCH_ITERS forward/backward passes (default 30, about 20 ms
+# tiny model: TORCH_ITERS forward/backward passes (default 30, about 10 ms
 # of CPU here), an all_reduce of every gradient, an optimizer step, then a
 # pause of TORCH_SLEEP seconds (default 0.095): light on the lab's 2 CPUs
-# (8 workers use about 1.4 of them), and a waiting worker blocks in gloo.
+# (8 workers used 15-16% each, 1.25 CPUs, in the lab), and a waiting
+# worker blocks in gloo.
 # Once the file $dir/slow holds a rank id, that worker does four times the
 # work between all-reduces (the others wait for it).  Each worker writes
 # "rank pid hostname" to $LAB_RANKS/$SLURM_JOB_ID/rank.R once training
