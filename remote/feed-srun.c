@@ -1342,21 +1342,15 @@ static struct feed_exec *
 sr_exec_start(struct feed *f, const char *cmd, size_t cap,
     unsigned timeout_ms, char *err, size_t errsz)
 {
-	struct sr_node	*nd = f->impl;
-	char		*argv[16], path[4096], jobarg[96];
-	char		 wl[HOSTLIST_MAX_NAME + 8];
-	int		 k = 0;
+	struct sr_node		*nd = f->impl;
+	struct spawn_req	 rq;
+	char			*argv[16], path[4096], jobarg[96];
+	char			**envp;
+	char			 wl[HOSTLIST_MAX_NAME + 8];
+	int			 k = 0;
 
 	if (nd->x != NULL) {
 		snprintf(err, errsz, "a command already runs on %s", nd->name);
-		return NULL;
-	}
-	/* The side-command helper (feed-cmd.c) starts its child as the
-	 * monitor's user: root's own srun, which Slurm refuses. */
-	if (nd->g->ra != NULL) {
-		snprintf(err, errsz, "no side command through srun %s yet: "
-		    "Slurm would refuse root's own step in job %s", nd->g->ra->says,
-		    nd->g->rc->job);
 		return NULL;
 	}
 	if (fs_which(sr_srun_name(), path, sizeof(path)) != 0) {
@@ -1379,7 +1373,16 @@ sr_exec_start(struct feed *f, const char *cmd, size_t cap,
 	argv[k++] = (char *)(uintptr_t)"-c";
 	argv[k++] = (char *)(uintptr_t)cmd;
 	argv[k] = NULL;
-	nd->x = feed_cmd_start(argv, cmd, cap, timeout_ms, err, errsz);
+	/* Like the probe's step: without the monitor's SLURM_* and, as
+	 * root on another user's job, as that user (Slurm refuses root's
+	 * own step in it), in his home and environment. */
+	memset(&rq, 0, sizeof(rq));
+	rq.path = path;
+	rq.argv = argv;
+	rq.envp = envp = sr_env(nd->g->ra);
+	runas_req(nd->g->ra, &rq);
+	nd->x = feed_cmd_start_req(&rq, cap, timeout_ms, err, errsz);
+	free(envp);
 	return nd->x;
 }
 

@@ -811,20 +811,14 @@ static struct feed_exec *
 fssh_exec_start(struct feed *f, const char *cmd, size_t cap,
     unsigned timeout_ms, char *err, size_t errsz)
 {
-	struct feed_ssh	*s = f->impl;
-	char		*argv[FSSH_ARGS_MAX];
-	int		 k;
+	struct feed_ssh		*s = f->impl;
+	struct spawn_req	 rq;
+	char			*argv[FSSH_ARGS_MAX];
+	int			 k;
 
 	if (s->x != NULL && !feed_exec_done(s->x)) {
 		snprintf(err, errsz, "a command is running already on %s",
 		    s->host);
-		return NULL;
-	}
-	/* The side-command helper (feed-cmd.c) starts its child as the
-	 * monitor's user, whom the scheduler refuses here. */
-	if (s->ra != NULL) {
-		snprintf(err, errsz, "no side command through %s yet",
-		    s->tname);
 		return NULL;
 	}
 	feed_cmd_disown(&s->x);
@@ -838,7 +832,16 @@ fssh_exec_start(struct feed *f, const char *cmd, size_t cap,
 	}
 	argv[k++] = (char *)(uintptr_t)cmd;
 	argv[k] = NULL;
-	s->x = feed_cmd_start(argv, NULL, cap, timeout_ms, err, errsz);
+	/* As root on another user's job, the client starts as that user,
+	 * like the probe's own (the scheduler refuses root's). */
+	memset(&rq, 0, sizeof(rq));
+	rq.path = argv[0];
+	rq.argv = argv;
+	runas_req(s->ra, &rq);
+	if (s->ra != NULL)
+		rq.envp = runas_env(s->ra, NULL, NULL);
+	s->x = feed_cmd_start_req(&rq, cap, timeout_ms, err, errsz);
+	free((void *)(uintptr_t)(s->ra != NULL ? rq.envp : NULL));
 	return s->x;
 }
 

@@ -104,7 +104,6 @@ struct feed_exec *
 feed_cmd_start(char *const argv[], const char *cmd, size_t cap,
     unsigned timeout_ms, char *err, size_t errsz)
 {
-	struct feed_cmd		*c;
 	struct spawn_req	 rq;
 	char			*shargv[4];
 
@@ -115,7 +114,17 @@ feed_cmd_start(char *const argv[], const char *cmd, size_t cap,
 	memset(&rq, 0, sizeof(rq));
 	rq.path = argv != NULL ? argv[0] : "/bin/sh";
 	rq.argv = argv != NULL ? argv : shargv;
-	rq.flags = SPAWN_OUT | SPAWN_ERR | SPAWN_SETSID;
+	return feed_cmd_start_req(&rq, cap, timeout_ms, err, errsz);
+}
+
+struct feed_exec *
+feed_cmd_start_req(const struct spawn_req *base, size_t cap,
+    unsigned timeout_ms, char *err, size_t errsz)
+{
+	struct feed_cmd		*c;
+	struct spawn_req	 rq = *base;
+
+	rq.flags |= SPAWN_OUT | SPAWN_ERR | SPAWN_SETSID;
 	rq.timeout_ms = timeout_ms;
 	c = xcalloc(1, sizeof(*c));
 	if (spawn_start(&c->sp, &rq, err, errsz) != 0) {

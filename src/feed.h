@@ -206,6 +206,12 @@ void		 feed_exec_free(struct feed_exec *);
  */
 struct feed_exec *feed_cmd_start(char *const [], const char *, size_t,
 		    unsigned, char *, size_t);
+/* The same from a request the caller filled (spawn.h: path, argv, envp,
+ * and the uid, groups and directory of SPAWN_DROP: a launcher that root
+ * starts as the job's owner); its pipes, session and deadline are added. */
+struct spawn_req;
+struct feed_exec *feed_cmd_start_req(const struct spawn_req *, size_t,
+		    unsigned, char *, size_t);
 int		 feed_cmd_pollfds(struct feed_exec *, struct pollfd *);
 int		 feed_cmd_timeout(struct feed_exec *, uint64_t);
 void		 feed_cmd_step(struct feed_exec *, uint64_t);

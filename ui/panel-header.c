@@ -230,6 +230,34 @@ header_extra(const struct ui *ui, int y, int w, int lines)
 	return y + lines;
 }
 
+/* "  via srun as jtuser" when nodes are reached through a launcher that
+ * root started as the job's owner (their transport reads "srun as
+ * jtuser"); the first such node's, and how many when not all.  1 with
+ * buf set, else 0. */
+static int
+header_runas(const struct ui *ui, char *buf, size_t size)
+{
+	const char	*first = NULL, *t;
+	int		 i, n = 0;
+
+	for (i = 0; i < ui->nnodes; i++) {
+		t = ui->nodes[i].transport;
+		if (strstr(t, " as ") == NULL)
+			continue;
+		if (first == NULL)
+			first = t;
+		n++;
+	}
+	if (first == NULL)
+		return 0;
+	if (n == ui->nnodes)
+		snprintf(buf, size, "  via %s", first);
+	else
+		snprintf(buf, size, "  via %s (%d of %d nodes)", first, n,
+		    ui->nnodes);
+	return 1;
+}
+
 /*
  * "  ranks 3 of 4" (the job's ranks: rank ids, against the launcher's
  * world or the scheduler's task count when either is known), or "  procs 12" for the processes of a
@@ -357,6 +385,10 @@ header_job(const struct ui *ui, int y, int w, int noflagline)
 	} else
 		snprintf(line, sizeof(line), "(nodes given by hand)");
 	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
+	/* Root watching another user's job through a launcher started as
+	 * that user (the node table's STATE is too narrow to say it). */
+	if (header_runas(ui, line, sizeof(line)))
+		x += widget_put(y, x, w - x, ui->attr[TR_HEADER_LABEL], line);
 	snprintf(line, sizeof(line), "  %s%s%s  nodes %d:", el,
 	    ui->conf.time_limit >= 0 ? " / " : "",
 	    ui->conf.time_limit >= 0 ? lim : "", ui->nnodes);

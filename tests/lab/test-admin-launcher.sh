@@ -210,8 +210,35 @@ else
 	fail "root's --explain: $(grep -E '^(launcher|transport)' "$tmp/explain" | head -8 | tr '\n' '|')"
 fi
 
-# 2b. The screen is not checked yet: the node table's STATE column (10
-# wide) cuts "live/srun as jtuser" to "live/srun" (issue 27, left open).
+# 2b. The screen: root's monitor on jtuser's job through srun says in its
+# header whom it watches as, and a rank's backtrace (a second, short step
+# as jtuser) comes back from the rank's node with the debugger's frames.
+UI_TMUX="tmux -L jtadmin-$$" UI_WIN=adm
+. "$top/tests/lib/ui.sh"
+ui_tmux new-session -d -s adm -x 170 -y 45 \
+	"env -C / HOME=$LAB_ROOT_HOME USER=root LOGNAME=root SLURM_CONF=$SLURM_CONF XDG_STATE_HOME=$tmp/state2 $JT --no-record -d 1 --transport srun $job; echo jobtop-exit=\$?; sleep 600"
+if ui_wait 25 'nodes 4: 4 live' && ui_wait 5 "job $job .* of $LAB_USER .*via srun as $LAB_USER"; then
+	ok "root's screen: $(ui_screen | grep -o "job $job .*via srun as $LAB_USER" | head -1)"
+else
+	fail "root's screen does not say 'via srun as $LAB_USER': $(ui_screen | head -3 | tr '\n' '|')"
+fi
+r0host=$(awk '$1 == 0 { print $3 }' "$tmp/placed")
+ui_keys r
+if ui_wait 5 'Ranks of the job' && ui_keys Home Enter && ui_wait 5 "Rank 0 \(pid [0-9]+\) on $r0host"; then
+	ui_keys b
+	if ui_wait 40 "(eu-stack|gdb|debugger) on $r0host (exited with status|could not attach|failed|refused)" &&
+	    ui_match "(eu-stack|gdb|debugger) on $r0host exited with status 0" &&
+	    until_ok 3 ui_match '#[0-9]+ '; then
+		ok "root's backtrace of rank 0 through srun as $LAB_USER: $(ui_screen | grep -E '^backtrace' | head -1 | tr -s ' '); $(ui_screen | grep -cE '^ *#[0-9]+ ') frames"
+	else
+		fail "root's backtrace through srun: $(ui_screen | grep -E '^backtrace|refused|side command' | head -3 | tr '\n' '|')"
+	fi
+else
+	fail "root's rank table or detail: $(ui_screen | sed -n 1,6p | tr '\n' '|')"
+fi
+ui_keys q
+ui_wait 10 'jobtop-exit=0' || fail "q does not end root's jobtop with status 0"
+ui_tmux kill-server 2>/dev/null
 
 # 3. jtother, a jobtop admin but not root: Slurm's refusal with its rule,
 # and --explain says what he can and cannot do.

@@ -169,6 +169,62 @@ test_exec(void)
 	}
 }
 
+/* A side command from a filled request, as root for another user (what a
+ * launcher's backtrace step does as root on another user's job): the
+ * child runs with that uid, those groups, that directory and the
+ * environment given, nothing of the caller's. */
+static void
+test_exec_as(void)
+{
+	static char	*argv[] = { S("/bin/sh"), S("-c"),
+	    S("id -u; id -G; pwd; echo \"$HOME:${JOBTOP_CANARY:-none}\""),
+	    NULL };
+	static char	*envp[] = { S("HOME=/nonexistent-home"),
+	    S("PATH=/usr/bin:/bin"), NULL };
+	static const gid_t groups[] = { 65534 };
+	struct spawn_req  rq;
+	struct feed_exec *x;
+	struct pollfd	  pf[2];
+	const char	 *out;
+	char		  err[256];
+	size_t		  len;
+	uint64_t	  end;
+
+	if (geteuid() != 0) {
+		printf("  (test_exec_as: not root, the switch is not tried)\n");
+		return;
+	}
+	setenv("JOBTOP_CANARY", "root-only", 1);
+	memset(&rq, 0, sizeof(rq));
+	rq.path = argv[0];
+	rq.argv = argv;
+	rq.envp = envp;
+	rq.flags = SPAWN_DROP;
+	rq.uid = 65534;
+	rq.gid = 65534;
+	rq.groups = groups;
+	rq.ngroups = 1;
+	rq.dir = "/";
+	x = feed_cmd_start_req(&rq, 1024, 5000, err, sizeof(err));
+	CHECK(x != NULL);
+	if (x == NULL)
+		return;
+	end = spawn_now_ms() + 5000;
+	while (!feed_exec_done(x) && spawn_now_ms() < end) {
+		int n = feed_cmd_pollfds(x, pf);
+
+		poll(pf, (nfds_t)n, 50);
+		feed_cmd_step(x, spawn_now_ms());
+	}
+	CHECK(feed_exec_done(x));
+	out = feed_exec_out(x, &len);
+	CHECK_STR(out, "65534\n65534\n/\n/nonexistent-home:none\n");
+	CHECK_INT(feed_exec_status(x), 0);
+	feed_exec_free(x);
+	feed_cmd_reap(&x);
+	unsetenv("JOBTOP_CANARY");
+}
+
 static void
 test_registry(void)
 {
@@ -260,6 +316,7 @@ main(int argc, char **argv)
 		return ssh_exec(argv[2], argv[3], argv[4]);
 	RUN(test_phase);
 	RUN(test_exec);
+	RUN(test_exec_as);
 	RUN(test_registry);
 	return harness_done();
 }
