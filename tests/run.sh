@@ -30,8 +30,19 @@ run_one() {
 	case "$name" in *"$pattern"*) ;; *) return ;; esac
 	log="$LOGDIR/$(echo "$name" | tr '/' '_').log"
 	start=$(date +%s)
-	timeout -k 10 "$per_test_timeout" "$@" >"$log" 2>&1 </dev/null
+	# timeout puts the test in a process group of its own (its pid):
+	# whatever the test left running in it (a monitor it started in the
+	# background and did not end, its clients) is killed once the test
+	# ended, and said in its log, so that it cannot disturb the next one.
+	timeout -k 10 "$per_test_timeout" "$@" >"$log" 2>&1 </dev/null &
+	tpid=$!
+	wait "$tpid"
 	rc=$?
+	left=$(pgrep -g "$tpid" 2>/dev/null | tr '\n' ' ')
+	if [ -n "$left" ]; then
+		echo "run.sh: killed what the test left running: $(ps -o pid=,args= -p "$(echo $left | tr ' ' ',')" 2>/dev/null | cut -c1-120 | tr '\n' ';')" >>"$log"
+		kill -9 "-$tpid" 2>/dev/null
+	fi
 	secs=$(( $(date +%s) - start ))
 	if [ $rc -eq 77 ] && [ "${CI:-}" = true ]; then
 		echo "FAIL $name (skipped under CI: $(tail -n 1 "$log")) [${secs}s]"
