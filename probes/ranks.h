@@ -132,6 +132,10 @@ void		 ranks_untrack(int, pid_t, uint64_t);
  * the same while it is tracked.  A source listed after ranks in the
  * registry sees this sample's. */
 int		 ranks_reported(unsigned *, pid_t *, uint64_t *);
+/* How many samples the process in that slot was seen running in (a
+ * process of one thread whose schedstat did not move did not run; any
+ * other counts as running): unchanged, it touched no memory since. */
+uint64_t	 ranks_activity(unsigned);
 
 /*
  * Between two samples, every RANKS_SUB_MS the probe's loop calls

@@ -21,8 +21,12 @@
  * at the most, and further apart when reads are dear: reading every
  * process's placement may cost at most 1/NUMA_MAPS_SHARE of a CPU (a
  * process's next read waits at least its last read's time, times that
- * share, times the number of processes).  In between its last values are
- * sent again.  numa_maps is
+ * share, times the number of processes).  A process that did not run
+ * since its last read (ranks_activity: one thread whose scheduler
+ * statistics did not move) touched no page, and the kernel moves a
+ * process's pages on its own faults (NUMA balancing) or under memory
+ * pressure only: it is read again after NUMA_MAPS_IDLE samples.  In
+ * between its last values are sent again.  numa_maps is
  * opened and closed each time (it is read rarely, and an open one would
  * pin the process's mm).  A process whose numa_maps cannot be read
  * (ptrace rules) has no ranknuma instance.
@@ -87,6 +91,8 @@ static const struct group_def *numa_groups[] = {
 #define NUMA_NODES_MAX	1024
 #define NUMA_MAPS_EVERY	10	/* samples between numa_maps reads */
 #define NUMA_MAPS_SHARE	100	/* at most 1/100 of a CPU for them */
+#define NUMA_MAPS_IDLE	60	/* samples between reads of one that
+				 * did not run */
 #define NUMA_DIR	"/sys/devices/system/node"
 
 struct numa_node {
@@ -101,6 +107,7 @@ struct numa_rank {
 	pid_t		pid;
 	uint64_t	start;
 	uint64_t	read_at;	/* sample of the last read */
+	uint64_t	act_at;		/* ranks_activity then */
 	uint64_t	next_us;	/* not again before (monotonic) */
 	int		valid;		/* the last read succeeded */
 	int		known;		/* pid and start are set */
@@ -326,10 +333,11 @@ numa_maps_read(pid_t pid, int64_t *bytes)
 /* Read a process's placement now; a read that took long puts the next
  * one far off. */
 static void
-numa_rank_read(struct numa_rank *nr, unsigned nprocs)
+numa_rank_read(struct numa_rank *nr, unsigned slot, unsigned nprocs)
 {
 	uint64_t	t0, t1;
 
+	nr->act_at = ranks_activity(slot);
 	t0 = probe_mono_us();
 	nr->valid = numa_maps_read(nr->pid, nr->bytes) == 0;
 	t1 = probe_mono_us();
@@ -358,10 +366,12 @@ numa_sample_ranks(void)
 			nr->known = 1;
 			nr->pid = pid;
 			nr->start = start;
-			numa_rank_read(nr, nprocs);
+			numa_rank_read(nr, it - 1, nprocs);
 		} else if ((numa_seq + it) % NUMA_MAPS_EVERY == 0 &&
-		    numa_seq != nr->read_at && now >= nr->next_us)
-			numa_rank_read(nr, nprocs);
+		    numa_seq != nr->read_at && now >= nr->next_us &&
+		    (ranks_activity(it - 1) != nr->act_at ||
+		    numa_seq - nr->read_at >= NUMA_MAPS_IDLE))
+			numa_rank_read(nr, it - 1, nprocs);
 		if (!nr->valid)
 			continue;
 		snprintf(name, sizeof(name), "%d", (int)pid);

@@ -197,6 +197,11 @@ struct ranks_proc {
 	const char	*rank_var;	/* the variable of its id, or NULL */
 	uint8_t		 cmd_new, cwd_new;	/* changed since reported */
 	uint8_t		 pk_ok;		/* peak_cpu has a window */
+	uint8_t		 quiet;		/* main thread idle at the sample */
+	uint8_t		 single;	/* one thread, no folded child */
+	uint8_t		 sub_ok;	/* sub_run and sub_pcount are set */
+	uint64_t	 sub_run, sub_pcount;	/* schedstat, last read */
+	uint64_t	 act;		/* samples it was seen running in */
 	char		 cmd_comm[16];	/* comm when cmdline was read */
 	char		 cmdline[PROTO_TEXT_MAX];	/* NULs as spaces */
 	char		 cwd[PROTO_TEXT_MAX];
@@ -859,6 +864,7 @@ ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
 	int		 quiet, running = st->state == 'R';
 
 	quiet = ranks_quiet(rp, st, fresh);
+	rp->quiet = (uint8_t)quiet;
 	if (strcmp(rp->cmd_comm, st->comm) != 0)
 		ranks_read_cmdline(rp, st->comm);
 	if (!quiet) {
@@ -1016,6 +1022,16 @@ ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 	rp->nprocs = 1;
 	ranks_read_kids(rp, &t);
 	ranks_peak(rp, t.utime + t.stime, t.rss, t.threads, probe_mono_us());
+	/* A process of one thread whose schedstat did not move did not run:
+	 * the checks between samples and the numa source's rereads use it
+	 * to skip what cannot have changed. */
+	rp->single = st->threads == 1 && rp->nprocs == 1;
+	rp->sub_ok = (rp->has & RK_HAS_WAIT) != 0 &&
+	    (rp->run_ns != 0 || rp->pcount != 0);
+	rp->sub_run = rp->run_ns;
+	rp->sub_pcount = rp->pcount;
+	if (!(rp->quiet && rp->single))
+		rp->act++;
 
 	if ((pi = probe_inst(&ranks_group, rp->name)) == NULL)
 		return;
@@ -1087,6 +1103,33 @@ ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 	}
 }
 
+/* Has a single-threaded process's schedstat stayed as last read?  1
+ * yes; 0 when it moved or cannot be read (it is then kept for the next
+ * check). */
+static int
+ranks_still(struct ranks_proc *rp)
+{
+	const char	*p;
+	uint64_t	 run, wait, pcount;
+
+	if (ranks_read(rp, RK_SCHED, ranks_buf, sizeof(ranks_buf)) <= 0 ||
+	    (p = probe_parse_u64(ranks_buf, &run)) == NULL ||
+	    (p = probe_parse_u64(p, &wait)) == NULL ||
+	    probe_parse_u64(p, &pcount) == NULL)
+		return 0;
+	if (run == rp->sub_run && pcount == rp->sub_pcount)
+		return 1;
+	rp->sub_run = run;
+	rp->sub_pcount = pcount;
+	return 0;
+}
+
+uint64_t
+ranks_activity(unsigned slot)
+{
+	return slot < ranks_hw ? ranks_procs[slot].act : 0;
+}
+
 void
 ranks_subsample(void)
 {
@@ -1101,6 +1144,13 @@ ranks_subsample(void)
 		if (!rp->used || rp->role == RANKS_ROLE_CHILD ||
 		    rp->seen != ranks_seq || ranks_seq == 0)
 			continue;
+		/* One thread that did not run since the last read (its
+		 * schedstat, a third of stat's cost, did not move): no CPU
+		 * in the window, no page touched. */
+		if (rp->single && rp->sub_ok && ranks_still(rp)) {
+			ranks_peak(rp, rp->pk_ticks, 0, 1, probe_mono_us());
+			continue;
+		}
 		ticks = rss = threads = 0;
 		/* The rank, then its folded children; one gone since the
 		 * sample is left to the next sample to drop. */

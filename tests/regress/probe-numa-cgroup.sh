@@ -360,7 +360,9 @@ stop_writer
 check numa "$tmp/numa.json"
 
 # A mapping added to rank 0 once the probe has sent 3 samples: seen
-# within the 10 samples numa_maps is read at.
+# within the 10 samples numa_maps is read at.  A process that maps memory
+# runs: its schedstat moves with it (the probe skips rereading the
+# placement of a process that did not run).
 root=$tmp/numa2
 cp -R "$FIX/numa-2node" "$root"
 "$PROBE" --root "$root" --job 123 --interval 0.2 --count 20 </dev/null \
@@ -376,6 +378,7 @@ while [ "$("$JOBTOP" --decode --json <"$tmp/numa2.bin" 2>/dev/null |
 done
 printf '%s %s\n' '7f3000000000 default anon=1000 dirty=1000 N0=1000' \
     'kernelpagesize_kB=4' >>"$root/proc/4001/numa_maps"
+echo '1500000 2000 5' >"$root/proc/4001/schedstat"
 wait "$probe_pid" ||
     fail "probe on numa2 exited $?: $(cat "$tmp/numa2.err")"
 decode "$tmp/numa2.bin" numa2
