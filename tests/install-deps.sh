@@ -14,7 +14,7 @@ apt-get install -y -qq --no-install-recommends \
 	libclang-rt-14-dev llvm \
 	openssh-server openssh-client slurm-wlm slurm-client munge \
 	clustershell pdsh tmux iproute2 procps psmisc util-linux \
-	mandoc valgrind gdb atop ca-certificates locales python3 chromium \
+	mandoc valgrind gdb elfutils atop ca-certificates locales python3 chromium \
 	dpkg-dev debhelper lintian man-db fakeroot git \
 	postgresql oar-server oar-server-pgsql oar-user oar-user-pgsql oar-node \
 	libyaml-perl libjson-perl \

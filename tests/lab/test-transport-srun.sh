@@ -490,11 +490,11 @@ if command -v tmux >/dev/null && command -v gdb >/dev/null; then
 		ui_tmux send-keys -t ui Home Enter
 		ui_wait 5 "Rank 2 \(pid [0-9]+\) on $host"
 		ui_tmux send-keys -t ui b
-		if ui_wait 30 "gdb on $host exited with status 0" &&
-		    ui_wait 2 '#[0-9]+ .* in main '; then
+		if ui_wait 30 "(gdb|eu-stack) on $host exited with status 0" &&
+		    ui_wait 2 '#[0-9]+ .* (in )?main( |$)'; then
 			ok "backtrace through srun on $host: $(ui_tmux capture-pane -p -t ui | grep -E '^ +#[0-9]' | head -1 | tr -s ' ')"
 		else
-			fail "no backtrace through srun: $(ui_tmux capture-pane -p -t ui | grep -i 'gdb\|backtrace' | head -3)"
+			fail "no backtrace through srun: $(ui_tmux capture-pane -p -t ui | grep -i 'gdb\|eu-stack\|backtrace' | head -3)"
 		fi
 	else
 		fail "the blocked job's stalled rank is not shown through srun: $(ui_tmux capture-pane -p -t ui | head -12)"

@@ -6,7 +6,7 @@
 # is flagged "stalled" in the rank table; Enter on it shows its wait
 # channel (anon_pipe_read or pipe_read) and state S; its kernel stack is
 # not readable by jtuser, and the detail says it needs root; 'b' takes a
-# user-space backtrace with gdb on the rank's node, through an extra exec
+# user-space backtrace with the debugger (eu-stack or gdb) on the rank's node, through an extra exec
 # channel of that node's SSH session, and shows the rank blocked in read
 # under main.  Then root watches the same job: the detail shows the rank's
 # kernel stack (pipe_read < ... < ksys_read).
@@ -81,13 +81,15 @@ echo "ok: Enter on rank 2 shows $(ui_screen | grep '^wchan' | tr -s ' ')"
 ui_expect 5 '^kstack +kernel stack: needs root on the node' "the detail does not say why jtuser sees no kernel stack"
 echo "ok: $(ui_screen | grep '^kstack' | tr -s ' ')"
 ui_keys b
-ui_wait 30 "gdb on $host (exited with status|could not attach)" ||
-	ui_fail "b gives no gdb result from $host within 30 s"
-ui_expect 5 "gdb on $host exited with status 0" "gdb on $host failed: $(ui_screen | grep '^backtrace')"
-ui_wait 2 '#[0-9]+ .* in (__GI___libc_read|__libc_read|read) ' ||
+# The node's debugger: eu-stack where elfutils is installed (preferred,
+# its frames have no "in"), else gdb.
+ui_wait 30 "(gdb|eu-stack) on $host (exited with status|could not attach)" ||
+	ui_fail "b gives no debugger result from $host within 30 s"
+ui_expect 5 "(gdb|eu-stack) on $host exited with status 0" "the debugger on $host failed: $(ui_screen | grep '^backtrace')"
+ui_wait 2 '#[0-9]+ .* (in )?(__GI___libc_read|__libc_read|read)( |$)' ||
 	ui_fail "the backtrace does not show the rank in read"
-ui_expect 5 '#[0-9]+ .* in main ' "the backtrace does not reach main"
-echo "ok: gdb on $host:"
+ui_expect 5 '#[0-9]+ .* (in )?main( |$)' "the backtrace does not reach main"
+echo "ok: $(ui_screen | grep -oE '(gdb|eu-stack) on [a-z0-9]+' | head -1):"
 ui_screen | grep -E '^ +#[0-9]' | head -4
 ui_keys q
 ui_wait 10 'jobtop-exit=0' || ui_fail "q does not end jobtop with status 0"
