@@ -16,7 +16,9 @@ LOGDIR="$TOP/build/test-logs"
 mkdir -p "$LOGDIR"
 hogs=
 cleanup() { [ -n "$hogs" ] && kill $hogs 2>/dev/null; }
-trap cleanup EXIT INT TERM
+# A trap on INT or TERM replaces the shell's own ending: end after it.
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM
 if [ "${HOG:-0}" = 1 ]; then
 	for _ in $(seq "$(nproc)"); do
 		sh -c 'while :; do :; done' &
