@@ -173,20 +173,27 @@ fi
 b_srun=$(our_sruns) b_step=$(our_steps "$job") b_probe=$(our_probes)
 kill -9 "$bg"
 t0=$(now)
-gone=
+gone= g_srun= g_step= g_probe=
 for _ in $(seq 60); do
-	if [ "$(our_sruns)" -eq 0 ] && [ "$(our_steps "$job")" -eq 0 ] && [ "$(our_probes)" -eq 0 ]; then
+	[ -z "$g_srun" ] && [ "$(our_sruns)" -eq 0 ] && g_srun=$(since "$t0")
+	[ -z "$g_probe" ] && [ "$(our_probes)" -eq 0 ] && g_probe=$(since "$t0")
+	[ -z "$g_step" ] && [ "$(our_steps "$job")" -eq 0 ] && g_step=$(since "$t0")
+	if [ -n "$g_srun" ] && [ -n "$g_step" ] && [ -n "$g_probe" ]; then
 		gone=$(since "$t0"); break
 	fi
 	sleep 0.05
 done
 wait "$bg" 2>/dev/null
 bg=
+# The 1 s promise for every transport, under a CPU hog, is
+# test-kill-monitor's (10 kills in a row); here, with root's step as the
+# owner, what is seen first: srun and the probes gone within 1 s, the step
+# gone from squeue (slurmctld's view, polled) within 2.
 if [ "$b_srun" -ge 1 ] && [ "$b_step" -eq 1 ] && [ "$b_probe" -eq 4 ] &&
-    [ -n "$gone" ] && awk -v a="$gone" 'BEGIN {exit !(a <= 1)}'; then
-	ok "kill -9 of root's jobtop: $b_srun srun, 1 step, 4 probes (as $LAB_USER) before; none after ${gone}s"
+    [ -n "$gone" ] && awk -v a="$g_srun" -v p="$g_probe" -v g="$gone" 'BEGIN {exit !(a <= 1 && p <= 1 && g <= 2)}'; then
+	ok "kill -9 of root's jobtop: $b_srun srun, 1 step, 4 probes (as $LAB_USER) before; srun gone after ${g_srun}s, the probes after ${g_probe}s, the step after ${g_step}s"
 else
-	fail "kill -9 of root's jobtop: before srun $b_srun step $b_step probes $b_probe; gone after '${gone:-never (3 s)}': srun $(our_sruns) step $(our_steps "$job") probes $(our_probes)"
+	fail "kill -9 of root's jobtop: before srun $b_srun step $b_step probes $b_probe; srun gone after '${g_srun:-never}', probes '${g_probe:-never}', step '${g_step:-never}' (3 s): srun $(our_sruns) step $(our_steps "$job") probes $(our_probes)"
 fi
 check_ranks "$tmp/root.out" "$tmp/placed" "root through srun as $LAB_USER" || fails=$((fails + 1))
 tr=$(last_transports "$tmp/root.out")

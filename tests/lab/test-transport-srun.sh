@@ -261,7 +261,18 @@ else
 	fail "node3 did not come back within 40 s: $(grep '"node3","type":"state"' "$tmp/link.out" | tail -3)"
 fi
 
-# 4. kill -9 of jobtop: no srun, step or probe 3 s later.
+# 4. kill -9 of jobtop: no srun, step or probe 3 s later.  First, what
+# section 3 left: the probe of node3's first step, whose srun could not
+# reach node3 while its link was down (and was killed), ends by its own
+# watchdog once it hears nothing: wait for it (bounded), so the count
+# below is this run's.
+t_left=$(now)
+for _ in $(seq 150); do [ "$(our_probes)" -eq 0 ] && break; sleep 0.1; done
+if [ "$(our_probes)" -ne 0 ]; then
+	fail "probes of section 3's run still alive 15 s after it ended: $(pgrep -af 'probe-[0-9a-f]* --armour' | head -3)"
+else
+	echo "   (probes of section 3's run all gone $(since "$t_left")s after it ended)"
+fi
 : >"$tmp/kill.out"
 lab_as "$LAB_USER" "$JT" -b --json -d 0.5 --transport srun "$job" >"$tmp/kill.out" 2>&1 &
 killpid=$!
