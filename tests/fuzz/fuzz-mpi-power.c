@@ -34,6 +34,18 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
+/* The whole of a maps text, as mpi_read_maps parses it a part at a time. */
+static unsigned
+mpi_maps_parse(const char *buf, struct mpi_range *r, int *mpi)
+{
+	uint64_t	last = 0;
+	unsigned	n = 0;
+
+	*mpi = 0;
+	mpi_maps_more(buf, r, &n, &last, mpi);
+	return n;
+}
+
 /* What the files call in the rest of the probe; the parsers fuzzed here
  * never reach these, so reaching one is a bug of this target. */
 struct pinst *
