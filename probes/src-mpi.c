@@ -402,6 +402,7 @@ struct mpi_symfile {
 };
 static struct mpi_symfile mpi_symfiles[MPI_SYMFILES];
 static unsigned		 mpi_nsymfiles, mpi_symranges;
+static int		 mpi_nosym;	/* JOBTOP_COMM_SYMBOLS=0 */
 static pid_t		 mpi_parse_pid;	/* whose maps are parsed: 0, none
 					 * (no symbols are loaded) */
 static char		 mpi_maps[65536];
@@ -573,6 +574,8 @@ mpi_sym_get(pid_t pid, const char *path, size_t len, uint64_t dev,
 	unsigned		 i;
 	int			 fd = -1, n;
 
+	if (mpi_nosym)
+		return -1;
 	for (i = 0; i < mpi_nsymfiles; i++) {
 		sf = &mpi_symfiles[i];
 		if (sf->dev == dev && sf->ino == ino)
@@ -1444,6 +1447,10 @@ mpi_init(const struct probe_conf *conf, char *why, size_t whysz)
 		snprintf(why, whysz, "turned off (JOBTOP_MPI_SAMPLE=0)");
 		return -1;
 	}
+	/* Symbol resolution off: the embedded collective code of libtorch
+	 * counts as other code (how the benchmark measures its cost). */
+	mpi_nosym = (env = getenv("JOBTOP_COMM_SYMBOLS")) != NULL &&
+	    strcmp(env, "0") == 0;
 	if (conf->root[0] != '\0') {
 		snprintf(why, whysz, "sampling needs this node's processes, "
 		    "not --root's");
