@@ -17,7 +17,10 @@
 #  2. jobtop in batch mode on the job (its variables, localhost), 8
 #     samples recorded: the rank records carry rankmpi.family "gloo" and
 #     a share, and `jobtop export --csv` of the recording has the
-#     rankmpi.family column with gloo in it.
+#     rankmpi.family column with gloo in it;
+#  3. that recording replayed in the monitor (tmux, when installed): the
+#     rank table's COMM% column shows a share with the family ("100
+#     gloo") while it plays, and the header names COMM.
 # Skips (77) without /usr/bin/python3 with torch.distributed and gloo.
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 JOBTOP=${JOBTOP:-$TOP/jobtop}
@@ -30,6 +33,7 @@ chmod 755 "$tmp"
 pids=
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
+	[ -z "${sock:-}" ] || tmux -L "$sock" kill-server 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -132,5 +136,19 @@ SLURM_JOB_ID=$JOB SLURM_JOB_NODELIST=localhost "$JOBTOP" -b --json -n 8 \
     fail "export: $(cat "$tmp/e.err")"
 grep -q 'rankmpi.family' "$tmp/e.csv" && grep -q 'gloo' "$tmp/e.csv" ||
     fail "the CSV export has no rankmpi.family gloo: $(head -c 300 "$tmp/e.csv")"
+
+# 3. The monitor shows it.
+if command -v tmux >/dev/null 2>&1; then
+	sock=jt-comm-$$
+	UI_TMUX="tmux -L $sock" UI_WIN=c0
+	. "$TOP/tests/lib/ui.sh"
+	tmux -L "$sock" new-session -d -s c0 -x 160 -y 40 \
+	    "env TZ=UTC LANG=C.UTF-8 $JOBTOP -r $tmp/rec.jtr; sleep 600"
+	ui_wait 10 '^localhost +live ' || fail "no localhost row in the replay"
+	ui_keys Enter
+	ui_wait 15 ' COMM% .*COMMAND' '^ +[0-2] localhost +[0-9]+ .* [0-9]+ gloo ' ||
+	    ui_fail "no COMM% column with a cell naming gloo"
+	ui_wait 5 '^COMM +[0-9.]+%' || ui_fail "no COMM in the header"
+fi
 echo "ok"
 exit 0
