@@ -17,7 +17,8 @@
 #  2. jobtop in batch mode on the job (its variables, localhost), 8
 #     samples recorded: the rank records carry rankmpi.family "gloo" and
 #     a share, and `jobtop export --csv` of the recording has the
-#     rankmpi.family column with gloo in it;
+#     rankmpi.family column with gloo in it, and its OpenMetrics export
+#     labels the share comm="gloo";
 #  3. that recording replayed in the monitor (tmux, when installed): the
 #     rank table's COMM% column shows a share with the family ("100
 #     gloo") while it plays, and the header names COMM.
@@ -136,6 +137,10 @@ SLURM_JOB_ID=$JOB SLURM_JOB_NODELIST=localhost "$JOBTOP" -b --json -n 8 \
     fail "export: $(cat "$tmp/e.err")"
 grep -q 'rankmpi.family' "$tmp/e.csv" && grep -q 'gloo' "$tmp/e.csv" ||
     fail "the CSV export has no rankmpi.family gloo: $(head -c 300 "$tmp/e.csv")"
+"$JOBTOP" export "$tmp/rec.jtr" --openmetrics -o "$tmp/e.om" 2>"$tmp/e.err" ||
+    fail "export: $(cat "$tmp/e.err")"
+grep -q '^jobtop_rankmpi_share_percent{.*comm="gloo"} ' "$tmp/e.om" ||
+    fail "the OpenMetrics export has no share labelled comm=\"gloo\""
 
 # 3. The monitor shows it.
 if command -v tmux >/dev/null 2>&1; then
