@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * mpi: how much of each rank's CPU time goes into its MPI library, live
- * and without relinking, one instance of group "rankmpi" per process the
- * rank source reports, named like its rank instance (the pid).
+ * mpi: how much of each rank's CPU time goes into its MPI library, or its
+ * collective library (NCCL, RCCL, oneCCL, UCC, gloo: COMM% in the
+ * monitor, "family" names which), live and without relinking, one
+ * instance of group "rankmpi" per process the rank source reports, named
+ * like its rank instance (the pid).  Libraries that embed collective
+ * code (libtorch's gloo and c10d) count only in the functions whose
+ * symbols match mpi_embed_pats[], found per sample in a cache of sorted
+ * ranges read once per file (elfsym.c; mpi_sym_get below for its bounds).
  *
  * Each thread of the process gets a sampling event of the software CPU
  * clock (perf_event_open, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK:
@@ -49,7 +54,8 @@
  *
  * Cost: the rate per thread starts at MPI_HZ_MAX and adapts each sample
  * so that this source's own CPU time (CLOCK_THREAD_CPUTIME_ID around its
- * sample function; the probe has one thread), smoothed, stays under
+ * sample function, less the one-off reading of a library's symbols; the
+ * probe has one thread), smoothed, stays under
  * MPI_BUDGET_PPM of one CPU, and so that a ring cannot fill within one
  * interval.  The
  * kernel's cost of a sample is paid by the sampled thread (a timer
@@ -403,6 +409,8 @@ struct mpi_symfile {
 static struct mpi_symfile mpi_symfiles[MPI_SYMFILES];
 static unsigned		 mpi_nsymfiles, mpi_symranges;
 static int		 mpi_nosym;	/* JOBTOP_COMM_SYMBOLS=0 */
+static uint64_t		 mpi_symload_ns;	/* CPU reading symbols, this
+						 * sample (once a file) */
 static pid_t		 mpi_parse_pid;	/* whose maps are parsed: 0, none
 					 * (no symbols are loaded) */
 static char		 mpi_maps[65536];
@@ -530,6 +538,8 @@ mpi_classify(const char *path, size_t len)
 	return mpi_libname(base, slen, mpi_libs[k].fam, mpi_libs[k].flags);
 }
 
+static uint64_t	mpi_cpu_ns(void);
+
 /* The bytes the symbol cache holds (the benchmark prints it). */
 static size_t
 mpi_sym_bytes(void)
@@ -570,7 +580,7 @@ mpi_sym_get(pid_t pid, const char *path, size_t len, uint64_t dev,
 	char			 file[PATH_MAX];
 	const char		*why = NULL;
 	void			*img = MAP_FAILED;
-	uint64_t		 t0;
+	uint64_t		 t0, c0;
 	unsigned		 i;
 	int			 fd = -1, n;
 
@@ -593,6 +603,7 @@ mpi_sym_get(pid_t pid, const char *path, size_t len, uint64_t dev,
 	}
 	mpi_sym_pats();
 	t0 = probe_mono_us();
+	c0 = mpi_cpu_ns();
 	sf = &mpi_symfiles[mpi_nsymfiles];
 	memset(sf, 0, sizeof(*sf));
 	sf->dev = dev;
@@ -616,6 +627,7 @@ mpi_sym_get(pid_t pid, const char *path, size_t len, uint64_t dev,
 		munmap(img, (size_t)st.st_size);
 	if (fd >= 0)
 		close(fd);
+	mpi_symload_ns += mpi_cpu_ns() - c0;
 	if (sf->state < 0) {
 		probe_event(EV_WARN, "mpi-symbols", "%.*s: its collective code "
 		    "is not resolved: %s", (int)len, path, why);
@@ -1356,7 +1368,7 @@ mpi_sample(const struct probe_conf *conf)
 	struct mpi_proc	*mp;
 	unsigned	 it = 0, i;
 	pid_t		 pid;
-	uint64_t	 start, now, cpu0;
+	uint64_t	 start, now, cpu0, cost;
 
 	cpu0 = mpi_cpu_ns();
 	now = probe_mono_us();
@@ -1392,7 +1404,11 @@ mpi_sample(const struct probe_conf *conf)
 		if (mp->pid != 0 && mp->seen != mpi_seq)
 			mpi_close_proc(mp);
 	}
-	mpi_adapt(mpi_cpu_ns() - cpu0);
+	/* Reading a library's symbols is done once a file: not a cost the
+	 * rate can lower, so not counted against the budget. */
+	cost = mpi_cpu_ns() - cpu0;
+	mpi_adapt(cost > mpi_symload_ns ? cost - mpi_symload_ns : 0);
+	mpi_symload_ns = 0;
 }
 
 /* Can this probe sample a process of its own?  0, or -1 with why. */

@@ -14,7 +14,7 @@
 #     c10d resolved by symbol inside libtorch); the probe read the symbols
 #     of libtorch_cpu (an mpi-symbols event with a nonzero count of
 #     function ranges: the ELF parser on the real file);
-#  2. jobtop in batch mode on the job (its variables, localhost), 8
+#  2. jobtop in batch mode on the job (its variables, localhost), 12
 #     samples recorded: the rank records carry rankmpi.family "gloo" and
 #     a share, and `jobtop export --csv` of the recording has the
 #     rankmpi.family column with gloo in it, and its OpenMetrics export
@@ -128,7 +128,7 @@ PY
     fail "COMM% of the gloo workers (probe)"
 
 # 2. jobtop, its recording and the export.
-SLURM_JOB_ID=$JOB SLURM_JOB_NODELIST=localhost "$JOBTOP" -b --json -n 8 \
+SLURM_JOB_ID=$JOB SLURM_JOB_NODELIST=localhost "$JOBTOP" -b --json -n 12 \
     -o "$tmp/rec.jtr" >"$tmp/j.json" 2>"$tmp/j.err" ||
     fail "jobtop exited $?: $(cat "$tmp/j.err")"
 "$PY" "$tmp/check.py" jobtop "$tmp/j.json" "$tmp" ||
