@@ -10,7 +10,10 @@
 # between a long and a short run of the probe at -d 0.1 (start-up, which
 # includes reading the symbols once, cancels out), median of REPS runs each
 # way, interleaved.  Printed: both figures, their ratio (target <= 1.20)
-# and the symbol cache's memory (the probe's mpi-symbols event).  REPS
+# and the symbol cache's memory (the probe's mpi-symbols event); then, on
+# libtorch_cpu itself, the one-off reading of its ranges and the cost of
+# one lookup (tests/bench/elfsym-lookup.c: what a sample there costs,
+# apart from the rest of the probe's noise).  REPS
 # (default 5), N1 and N2 (samples of the short and long runs, default 20
 # and 120) may be lowered for a brief run on a loaded machine.
 set -eu
@@ -82,4 +85,16 @@ PY
 ratio=$(awk -v a="$on" -v b="$off" 'BEGIN {printf "%.2f", a / b}')
 printf 'probe cpu per sample, %d gloo workers: symbol resolution on %s us, off %s us; ratio %s (target <= 1.20); symbol cache %s bytes; samples resolved by symbol %s (rates summed); rate %s Hz\n' \
     "$N" "$on" "$off" "$ratio" "$mem" "$sym" "$hz"
+lib=$(PYTHONPATH= "$PY" - <<'PY'
+import glob, os
+for p in glob.glob("/usr/lib/*/libtorch_cpu.so*") + glob.glob("/usr/lib/python3/dist-packages/torch/lib/libtorch_cpu.so"):
+    print(os.path.realpath(p)); break
+PY
+)
+LOOKUP=$TOP/build/tests/bench/elfsym-lookup
+if [ -n "$lib" ] && [ -x "$LOOKUP" ]; then
+	read -r _ nr _ nb _ pms _ lns _ < <("$LOOKUP" "$lib")
+	printf 'symbols of %s: %s function ranges, %s bytes, read in %s ms (once a file); %s ns a lookup (a sample there)\n' \
+	    "$lib" "$nr" "$nb" "$pms" "$lns"
+fi
 awk -v r="$ratio" 'BEGIN {exit !(r <= 1.2)}' || { echo "MISS"; exit 1; }
