@@ -513,6 +513,16 @@ detect_mpi_counts(const struct node_model *m, const struct hist_rank *hr,
 	return 1;
 }
 
+/* The communication library the rank's share is of (COMM%: MPI, NCCL,
+ * gloo...), for the straggler's event. */
+static const char *
+detect_comm(const struct node_model *m, const struct hist_rank *hr)
+{
+	const char	*fam = model_comm_family(m, (long long)hr->pid);
+
+	return fam != NULL ? fam : "MPI";
+}
+
 /*
  * Does the MPI rule judge this rank (1)?  Then *far says whether its
  * share of CPU time in MPI is far below the others', *share what it is.
@@ -872,10 +882,11 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 		if (r > 0 && by_mpi) {
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
-			    "%s spends %.0f%% of its CPU time in MPI while the "
+			    "%s spends %.0f%% of its CPU time in %s while the "
 			    "other ranks' median spends %.0f%% there waiting, "
 			    "for %u samples: the others wait for it", WHO,
-			    share, d->mpi_others, hr->det_far);
+			    share, detect_comm(m, hr), d->mpi_others,
+			    hr->det_far);
 		} else if (r > 0) {
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,

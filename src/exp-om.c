@@ -310,12 +310,32 @@ exp_om_rec(void *arg, const struct exp_where *w)
 	}
 }
 
+/*
+ * COMM%'s library (rankmpi.family: MPI, NCCL, gloo...) as the label
+ * "comm" of rankmpi.share, where the probe names it: a recording from
+ * before the field exports as it did.
+ */
+static const char *
+exp_om_comm(const struct exp_where *w, const struct exp_value *v)
+{
+	int	g;
+
+	if (strcmp(v->group, "rankmpi") != 0 || strcmp(v->field, "share") != 0
+	    || w->m == NULL || (g = model_group_index(w->m, "rankmpi")) < 0 ||
+	    model_field_index(w->m, (unsigned)g, "family") < 0)
+		return NULL;
+	if (v->inst != NULL)
+		return model_comm_family(w->m, strtoll(v->inst, NULL, 10));
+	return w->have_pid ? model_comm_family(w->m, (long long)w->pid) : NULL;
+}
+
 static void
 exp_om_val(void *arg, const struct exp_where *w, const struct exp_value *v)
 {
 	struct exp_ctx	*ctx = arg;
 	struct exp_om	*om = ctx->priv;
 	char		 labels[1024];
+	const char	*comm;
 	size_t		 at, fam;
 
 	/* Words have no place in a series, nor has a value that is not
@@ -326,7 +346,10 @@ exp_om_val(void *arg, const struct exp_where *w, const struct exp_value *v)
 	fam = exp_om_family(om, v->group, v->field, v->unit);
 	at = exp_om_where(om, w, labels, sizeof(labels));
 	if (v->inst != NULL)
-		exp_om_label(labels, sizeof(labels), at, "instance", v->inst);
+		at = exp_om_label(labels, sizeof(labels), at, "instance",
+		    v->inst);
+	if ((comm = exp_om_comm(w, v)) != NULL)
+		exp_om_label(labels, sizeof(labels), at, "comm", comm);
 	exp_om_point(om, fam, labels, w->time_ms, v->kind == 'i' ?
 	    (double)v->i : v->d);
 }

@@ -97,7 +97,8 @@ const struct metric_def metric_cat[HN_NMETRICS] = {
 	[HN_IPC] = { "ipc", "Instructions per cycle", "", "mean",
 	    G("rankperf", NULL), F("instructions", "cycles"), NULL, MI_ALL,
 	    NULL, MF_RATIO, NULL, 0 },
-	[HN_MPI] = { "mpi", "Ranks' CPU time in MPI", "%", "mean",
+	[HN_MPI] = { "mpi", "Ranks' CPU time in MPI, collectives (COMM%)",
+	    "%", "mean",
 	    G("rankmpi", NULL), F(NULL, NULL), "share", MI_ALL, NULL, MF_MEAN,
 	    NULL, 0 },
 	/* The BMC's DCMI reading, else the largest hwmon meter of the whole

@@ -11,6 +11,7 @@
  * nodes of one job hold one schema.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -906,6 +907,33 @@ model_rankmpi_share(const struct node_model *m, const struct minst *mi,
 		return 0;
 	*v = nm >= ns ? 100.0 : nm * 100.0 / ns;
 	return 1;
+}
+
+/*
+ * The communication library a rank's COMM% is of (rankmpi.family: MPI,
+ * NCCL, RCCL, oneCCL, UCC, gloo, c10d), for the rank with pid: NULL when
+ * its node sends no rankmpi for it or names no family yet.  A probe from
+ * before the family field (recordings made before it) counted MPI
+ * libraries only: "MPI" when it has a share's counters.
+ */
+const char *
+model_comm_family(const struct node_model *m, long long pid)
+{
+	const struct minst	*mi;
+	const char		*s;
+	char			 name[24];
+	int			 g, f;
+
+	if (m == NULL || (g = model_group_index(m, "rankmpi")) < 0)
+		return NULL;
+	snprintf(name, sizeof(name), "%lld", pid);
+	if ((mi = model_inst_by_name(m, (unsigned)g, name)) == NULL)
+		return NULL;
+	if ((f = model_field_index(m, (unsigned)g, "family")) >= 0)
+		return (s = model_str(mi, (unsigned)f)) != NULL && *s != '\0' ?
+		    s : NULL;
+	return model_field_index(m, (unsigned)g, "samples") >= 0 ? "MPI" :
+	    NULL;
 }
 
 /* rank.start_wall: when the rank started, in Unix seconds: the node's

@@ -223,6 +223,7 @@ int	 model_metric(const struct node_model *, const struct minst *,
 int	 model_metric_by_name(const struct node_model *, const char *,
 	    const char *, const char *, double *);
 /* The first instance of a group with this name, or NULL. */
+const char	*model_comm_family(const struct node_model *, long long);
 const struct minst *model_inst_by_name(const struct node_model *, unsigned,
 	    const char *);
 

@@ -70,7 +70,7 @@ static const struct {
 	{ "rank_cpu", "Rank CPU", "%" },
 	{ "rank_rss", "Rank resident memory", "B" },
 	{ "rank_ipc", "Rank instructions per cycle", "" },
-	{ "rank_mpi", "Rank CPU time in MPI", "%" },
+	{ "rank_mpi", "Rank CPU time in MPI or collectives (COMM%)", "%" },
 };
 
 /* Means per bucket: sums and counts, allocated on the first value (NULL:

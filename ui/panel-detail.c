@@ -10,6 +10,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "columns.h"
@@ -177,15 +178,16 @@ detail_spark(const struct ui *ui, const struct ui_rect *r, int y,
 }
 
 /*
- * The mpi source's line: the share of the rank's CPU time in MPI and the
- * library most of it fell in, or why there is none.
+ * The mpi source's line (COMM%): the share of the rank's CPU time in its
+ * communication library, named (MPI, NCCL, gloo...), and the library
+ * most of it fell in, or why there is none.
  */
 static int
 detail_mpi(const struct ui *ui, const struct ui_rect *r, int y,
     const struct node_model *m, const char *name)
 {
 	const struct minst	*mi;
-	const char		*lib = NULL, *why = NULL;
+	const char		*lib = NULL, *why = NULL, *fam;
 	char			 buf[160], a[32];
 	double			 x;
 	int			 g, f;
@@ -199,18 +201,20 @@ detail_mpi(const struct ui *ui, const struct ui_rect *r, int y,
 		why = model_str(mi, (unsigned)f);
 	x = ui->det_hr != NULL ? history_rank_get(ui->det_hr, HR_MPI, 0) :
 	    NAN;
+	if ((fam = model_comm_family(m, atoll(name))) == NULL)
+		fam = "communication";
 	if (why != NULL && *why != '\0')
 		snprintf(buf, sizeof(buf), "no share: %s", why);
 	else if (!isfinite(x))
 		snprintf(buf, sizeof(buf), "no samples in the interval (not "
 		    "on a CPU in user space)");
 	else if (lib != NULL && *lib != '\0' && x > 0)
-		snprintf(buf, sizeof(buf), "%s%% of its CPU time, mostly in %s",
-		    widget_num(a, sizeof(a), x, 0), lib);
+		snprintf(buf, sizeof(buf), "%s%% of its CPU time in %s, mostly "
+		    "in %s", widget_num(a, sizeof(a), x, 0), fam, lib);
 	else
-		snprintf(buf, sizeof(buf), "%s%% of its CPU time",
-		    widget_num(a, sizeof(a), x, 0));
-	return detail_line(ui, r, y, "mpi", buf);
+		snprintf(buf, sizeof(buf), "%s%% of its CPU time in %s",
+		    widget_num(a, sizeof(a), x, 0), fam);
+	return detail_line(ui, r, y, "comm", buf);
 }
 
 /*
@@ -577,7 +581,7 @@ detail_draw(const struct ui *ui, const struct ui_rect *r)
 	y = detail_spark(ui, r, y, "WRITE/s", HR_WRITE, 1);
 	if (ui->det_hr != NULL &&
 	    isfinite(history_rank_get(ui->det_hr, HR_MPI, 0)))
-		y = detail_spark(ui, r, y, "MPI%", HR_MPI, 0);
+		y = detail_spark(ui, r, y, "COMM%", HR_MPI, 0);
 	if ((s = detail_str(m, mi, "kstack")) != NULL)
 		y = detail_kstack(ui, r, y, s);
 	else

@@ -39,7 +39,8 @@ static const struct {
 	{ "GTEMP",	HJ_GPU_TEMP },
 	{ "GJOB",	HJ_GPU_JOB },
 	{ "IPC",	HJ_IPC },
-	{ "MPI",	HJ_MPI },		/* ranks' CPU in MPI */
+	{ "COMM",	HJ_MPI },		/* ranks' CPU in MPI or
+						 * collectives (COMM%) */
 };
 
 #define HEADER_ITEM_W	26	/* columns an item wants */

@@ -2,10 +2,11 @@
 /*
  * panel-ranks: the rank table, every rank of the job or of the nodes the
  * user drilled into: rank, node, pid, state, %CPU, IPC (when a node sends
- * perf counters), MPI% (the share of its CPU time in its MPI library, when
- * a node samples it), RSS, I/O rates, what the rank waits for (its delay
+ * perf counters), COMM% (the share of its CPU time in its communication
+ * library, MPI or a collective library, named beside it: "72 gloo",
+ * when a node samples it), RSS, I/O rates, what the rank waits for (its delay
  * accounting: "io 40%" block I/O, "cpu 12%" run queue, the larger), flags,
- * wait channel, system call, a CPU sparkline, an MPI% sparkline, the
+ * wait channel, system call, a CPU sparkline, a COMM% sparkline, the
  * user and the command (its full command line when the node sends it,
  * else its name), and the peaks the probe keeps between samples (PEAK%:
  * the most CPU over a quarter second, PEAKRSS: the most memory), which
@@ -41,7 +42,7 @@ static const struct widget_col ranks_cols[RC_NCOLS] = {
 	[RC_CPU] =	{ "%CPU",	6,	0,	1,	0 },
 	[RC_PKCPU] =	{ "PEAK%",	6,	0,	1,	3 },
 	[RC_IPC] =	{ "IPC",	4,	0,	1,	2 },
-	[RC_MPI] =	{ "MPI%",	5,	0,	1,	2 },
+	[RC_MPI] =	{ "COMM%",	10,	0,	1,	2 },
 	[RC_RSS] =	{ "RSS",	6,	0,	1,	1 },
 	[RC_PKRSS] =	{ "PEAKRSS",	7,	0,	1,	3 },
 	[RC_READ] =	{ "READ/s",	7,	0,	1,	2 },
@@ -51,7 +52,7 @@ static const struct widget_col ranks_cols[RC_NCOLS] = {
 	[RC_WCHAN] =	{ "WCHAN",	14,	24,	0,	1 },
 	[RC_SYSCALL] =	{ "SYSCALL",	12,	0,	0,	3 },
 	[RC_SPARK] =	{ "CPU HISTORY", 10,	20,	0,	2 },
-	[RC_MPISPARK] =	{ "MPI HISTORY", 11,	20,	0,	3 },
+	[RC_MPISPARK] =	{ "COMM HISTORY", 12,	20,	0,	3 },
 	[RC_USER] =	{ "USER",	8,	0,	0,	3 },
 	[RC_COMM] =	{ "COMMAND",	15,	200,	0,	1 },
 };
@@ -77,11 +78,11 @@ static const char *const ranks_keys[RC_NCOLS] = {
 static const char *const ranks_titles[RC_NCOLS] = {
 	[RC_RANK] = "RANK", [RC_NODE] = "NODE", [RC_PID] = "PID",
 	[RC_STATE] = "S", [RC_CPU] = "%CPU", [RC_PKCPU] = "PEAK%",
-	[RC_IPC] = "IPC", [RC_MPI] = "MPI%", [RC_RSS] = "RSS",
+	[RC_IPC] = "IPC", [RC_MPI] = "COMM%", [RC_RSS] = "RSS",
 	[RC_PKRSS] = "PEAKRSS", [RC_READ] = "READ/s", [RC_WRITE] = "WRITE/s",
 	[RC_WAIT] = "WAIT", [RC_FLAGS] = "FLAGS", [RC_WCHAN] = "WCHAN",
 	[RC_SYSCALL] = "SYSCALL", [RC_SPARK] = "CPU HISTORY",
-	[RC_MPISPARK] = "MPI HISTORY", [RC_USER] = "USER",
+	[RC_MPISPARK] = "COMM HISTORY", [RC_USER] = "USER",
 	[RC_COMM] = "COMMAND",
 };
 const struct columns_def panel_ranks_columns = {
@@ -100,13 +101,27 @@ ranks_model_col(int col)
 /* Does any row have an IPC (prepare sets it)?  Without perf counters the
  * column is not shown. */
 static int	ranks_have_ipc;
-/* The same for MPI% (a node's mpi source) and its sparkline. */
+/* The same for COMM% (a node's mpi source) and its sparkline; the keys
+ * stay "mpi" and "mpi_history" (saved column choices). */
 static int	ranks_have_mpi;
 
 static int
 ranks_height(const struct ui *ui, int avail)
 {
 	return -1;
+}
+
+/* COMM%'s cell: the share and the library's family ("72 gloo"). */
+static const char *
+ranks_comm(char *buf, size_t len, const struct node_model *m,
+    const struct ui_rrow *row)
+{
+	const char	*fam = model_comm_family(m, (long long)row->pid);
+	char		 a[32];
+
+	snprintf(buf, len, "%s%s%.6s", widget_num(a, sizeof(a), row->mpi, 0),
+	    fam != NULL ? " " : "", fam != NULL ? fam : "");
+	return buf;
 }
 
 static int	ranks_sort_col, ranks_sort_rev;
@@ -888,8 +903,8 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		RCELL(RC_CPU, 1, widget_num(a, sizeof(a), row->cpu, 1));
 		RCELL(RC_IPC, 1, isfinite(row->ipc) ? widget_num(a, sizeof(a),
 		    row->ipc, 2) : "");
-		RCELL(RC_MPI, 1, isfinite(row->mpi) ? widget_num(a, sizeof(a),
-		    row->mpi, 0) : "");
+		RCELL(RC_MPI, 1, isfinite(row->mpi) ? ranks_comm(buf,
+		    sizeof(buf), m, row) : "");
 		RCELL(RC_PKCPU, 1, widget_num(a, sizeof(a), ranks_rate(m,
 		    row->mi, "peak_cpu"), 1));
 		RCELL(RC_RSS, 1, widget_bytes(a, sizeof(a), row->rss));
