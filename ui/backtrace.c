@@ -233,9 +233,14 @@ backtrace_start_remote(struct feed *f, const char *node, pid_t pid,
 static int
 backtrace_refused(const char *text)
 {
+	/* gdb: "ptrace: Operation not permitted."; eu-stack:
+	 * "dwfl_linux_proc_attach pid N: Operation not permitted" or, on a
+	 * process traced already, "dwfl_thread_getframes tid N: Operation
+	 * not permitted". */
 	return strstr(text, "ptrace: Operation not permitted") != NULL ||
 	    (strstr(text, "Operation not permitted") != NULL &&
-	    strstr(text, "attach") != NULL);
+	    (strstr(text, "attach") != NULL ||
+	    strstr(text, "dwfl_thread_getframes") != NULL));
 }
 
 /* The status of a refused attach: why, as far as the machine says. */

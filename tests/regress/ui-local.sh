@@ -3,7 +3,7 @@
 # ui-local: the curses monitor on this machine alone (-w localhost, a
 # local probe, no SSH and no lab), driven through tmux.  The node row is
 # live with a sparkline; the filter finds a busy process by its command;
-# Enter drills down to it; 'b' takes a user-space backtrace with gdb (the
+# Enter drills down to it; 'b' takes a user-space backtrace with eu-stack or gdb (the
 # node is local) and shows its frames; LANG=C draws ASCII sparklines;
 # TERM=dumb, no terminal and a bad theme are refused with one line and
 # exit 2.  Skips without tmux.
@@ -64,19 +64,24 @@ wait_for 5 "Process $busy on localhost: jtbusyloop" || fail "Enter does not open
 # A running process has no kernel stack (read only while one waits), and
 # without root none may be read at all: the line says which.
 wait_for 5 '^kstack +(- \(read only while the rank waits|kernel stack: needs root on the node)' || fail "no kernel stack line"
-if command -v gdb >/dev/null 2>&1; then
+# The debugger: eu-stack where elfutils is installed (preferred; its
+# frames have no "in"), else gdb.
+dbg=
+command -v gdb >/dev/null 2>&1 && dbg=gdb
+command -v eu-stack >/dev/null 2>&1 && dbg=eu-stack
+if [ -n "$dbg" ]; then
 	keys b
-	wait_for 20 'gdb exited with status 0' || fail "no backtrace from gdb"
-	wait_for 2 '#0 .* in ' || fail "the backtrace shows no frame"
-	echo "ok: gdb backtrace of pid $busy"
-	# A process traced already: the kernel refuses gdb, and the line
-	# says why.
+	wait_for 20 "$dbg exited with status 0" || fail "no backtrace from $dbg"
+	wait_for 2 '#0 .*(0x[0-9a-f]+ [a-zA-Z_]| in )' || fail "the backtrace shows no frame"
+	echo "ok: $dbg backtrace of pid $busy"
+	# A process traced already: the kernel refuses the debugger, and
+	# the line says why.
 	if command -v strace >/dev/null 2>&1; then
 		strace -p "$busy" -o /dev/null 2>/dev/null &
 		tracer=$!
 		sleep 0.5
 		keys b
-		wait_for 20 "gdb could not attach to pid $busy: ptrace refused \\(" ||
+		wait_for 20 "$dbg could not attach to pid $busy: ptrace refused \\(" ||
 			fail "a refused attach is not explained"
 		kill "$tracer"
 		echo "ok: $(screen | grep '^backtrace' | tr -s ' ')"
