@@ -1247,6 +1247,18 @@ main_probes_free(struct main_probes *mp)
 	free(mp->nvml);
 }
 
+/* Where stackrun finds the probe on a node: this machine's, and the name
+ * and cache directory of the pushed copy when some node is remote. */
+static void
+main_stacks_conf(const struct main_probes *mp, struct stackrun_conf *c)
+{
+	c->probe_local = mp->probe;
+	if (mp->rc.probe_path != NULL) {
+		c->cache_dir = mp->rc.cache_dir;
+		c->probe_name = rconf_probe_name(&mp->rc);
+	}
+}
+
 /*
  * Batch mode: a probe per node (a local child for this machine, over SSH
  * for the others), one poll loop, records on stdout.
@@ -1363,6 +1375,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 	struct main_run		 run;
 	struct session_hooks	 hooks, chain;
 	struct ui_conf		 uc;
+	struct stackrun_conf	 stk;
 	struct session		*s;
 	struct ui		*ui;
 	struct rec_meta		 meta;
@@ -1411,6 +1424,9 @@ main_interactive(const struct main_opts *o, struct job *job)
 	/* Recorded as batch mode records: bytes, restarts, node states,
 	 * the detectors' events, keyframes. */
 	run.ui = ui;
+	stk = o->stk;
+	main_stacks_conf(&mp, &stk);
+	ui_set_stacks(ui, &stk);
 	memset(&chain, 0, sizeof(chain));
 	chain.arg = &run;
 	chain.bytes = main_on_bytes;
@@ -1696,18 +1712,6 @@ main_explain(const struct main_opts *o, const struct job *job)
 	rc = explain_run(job, node, rungs, n, &mp.sc, stdout);
 	main_probes_free(&mp);
 	return rc == 0 ? 0 : MAIN_EXIT_FAIL;
-}
-
-/* Where stackrun finds the probe on a node: this machine's, and the name
- * and cache directory of the pushed copy when some node is remote. */
-static void
-main_stacks_conf(const struct main_probes *mp, struct stackrun_conf *c)
-{
-	c->probe_local = mp->probe;
-	if (mp->rc.probe_path != NULL) {
-		c->cache_dir = mp->rc.cache_dir;
-		c->probe_name = rconf_probe_name(&mp->rc);
-	}
 }
 
 /*
