@@ -37,6 +37,19 @@ stk_eol(const char *p, const char *end)
 	return nl != NULL ? nl : end;
 }
 
+/* A decimal number at p, never read past e (0 when there is none). */
+static long
+stk_long(const char *p, const char *e)
+{
+	long	v = 0;
+
+	while (p < e && *p == ' ')
+		p++;
+	for (; p < e && *p >= '0' && *p <= '9' && v < 100000000L; p++)
+		v = v * 10 + (*p - '0');
+	return v;
+}
+
 static int
 stk_thread_new(struct stk_proc *p, long tid, unsigned maxthreads)
 {
@@ -207,7 +220,7 @@ stk_parse_debugger(enum stk_tool tool, const char *buf, size_t len,
 		e = stk_eol(s, end);
 		if (tool == STK_EUSTACK && e - s > 4 &&
 		    memcmp(s, "TID ", 4) == 0) {
-			tid = strtol(s + 4, NULL, 10);
+			tid = stk_long(s + 4, e);
 			r = stk_thread_new(p, tid, maxthreads);
 			skip = r != 0;
 			t = r == 0 ? &p->threads[p->nthreads - 1] : NULL;
@@ -224,7 +237,7 @@ stk_parse_debugger(enum stk_tool tool, const char *buf, size_t len,
 				else if (e - q > 8 &&
 				    memcmp(q, "process ", 8) == 0)
 					l = q + 8;
-			tid = l != NULL && l < e ? strtol(l, NULL, 10) : 0;
+			tid = l != NULL && l < e ? stk_long(l, e) : 0;
 			r = stk_thread_new(p, tid, maxthreads);
 			skip = r != 0;
 			t = r == 0 ? &p->threads[p->nthreads - 1] : NULL;
