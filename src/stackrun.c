@@ -34,6 +34,7 @@ enum stackrun_state {
 struct stackrun_node {
 	enum stackrun_state	 state;
 	struct feed_exec	*x;
+	uint64_t		 until;		/* SR_RUN: gives up then */
 };
 
 struct stackrun {
@@ -161,7 +162,7 @@ stackrun_pids(const struct stackrun *sr, const struct node_model *m)
 
 /* Start on node i when it can; a node that cannot fails with why. */
 static void
-stackrun_node_start(struct stackrun *sr, int i)
+stackrun_node_start(struct stackrun *sr, int i, uint64_t now)
 {
 	struct stackrun_node	*nd = &sr->nodes[i];
 	enum feed_phase		 ph = session_node_phase(sr->s, i);
@@ -207,6 +208,32 @@ stackrun_node_start(struct stackrun *sr, int i)
 		return;
 	}
 	nd->state = SR_RUN;
+	nd->until = now + to + 5000;
+}
+
+/* A command whose node went away, or that outlived its time: its feed may
+ * no longer step it, so it ends here with the reason. */
+static void
+stackrun_node_abandon(struct stackrun *sr, int i, uint64_t now)
+{
+	struct stackrun_node	*nd = &sr->nodes[i];
+	enum feed_phase		 ph = session_node_phase(sr->s, i);
+	char			 why[FEED_STATE_MAX + 80];
+
+	if (ph == FEED_LIVE || ph == FEED_STOPPING) {
+		if (now < nd->until)
+			return;
+		snprintf(why, sizeof(why), "no answer within %llu s",
+		    (unsigned long long)(2 * sr->conf.deadline_ms +
+		    sr->conf.gap_ms + STACKRUN_SLACK_MS + 5000) / 1000);
+	} else
+		snprintf(why, sizeof(why), "the node's connection ended "
+		    "before its stacks came (%s)", session_node_state(sr->s,
+		    i));
+	stree_fail_node(sr->tree, session_node_name(sr->s, i), why);
+	feed_exec_free(nd->x);
+	nd->x = NULL;
+	nd->state = SR_FAIL;
 }
 
 /* Node i's command ended: its answer into the tree. */
@@ -281,9 +308,11 @@ stackrun_check(struct stackrun *sr, uint64_t now)
 		struct stackrun_node	*nd = &sr->nodes[i];
 
 		if (nd->state == SR_WAIT)
-			stackrun_node_start(sr, i);
+			stackrun_node_start(sr, i, now);
 		if (nd->state == SR_RUN && feed_exec_done(nd->x))
 			stackrun_node_end(sr, i);
+		else if (nd->state == SR_RUN)
+			stackrun_node_abandon(sr, i, now);
 		open += nd->state == SR_WAIT || nd->state == SR_RUN;
 	}
 	if (open == 0) {

@@ -49,14 +49,21 @@ SLURM_JOB_ID=$JOB setsid mpirun.mpich -n 4 "$tmp/hang" 2 >/dev/null 2>&1 &
 job_pid=$!
 sleep 3
 
+# Only the debuggers in PATH: no scheduler to ask whether this job, known
+# by its variables alone, still runs (it would say it ended, and the
+# probes would stop while gdb takes its time).
+mkdir "$tmp/bin"
+for t in eu-stack gdb; do
+	p=$(command -v $t) && ln -s "$p" "$tmp/bin/$t"
+done
 tmux -L "$sock" new-session -d -s "$win" -x 150 -y 40 \
-    "env LANG=C.UTF-8 SLURM_JOB_ID=$JOB SLURM_JOB_NODELIST=localhost \
-    $JOBTOP --no-record --stacks-gap 1 --stacks-deadline 60 -d 0.5; echo rc=\$?; sleep 600"
+    "env LANG=C.UTF-8 PATH=$tmp/bin SLURM_JOB_ID=$JOB \
+    SLURM_JOB_NODELIST=localhost $JOBTOP --no-record --stacks-gap 1 --stacks-deadline 60 -d 0.5; echo rc=\$?; sleep 600"
 wait_for 15 '^localhost +live' || fail "no live localhost row"
 keys B
 wait_for 5 'Stacks: taking them|Stacks taken at' ||
     fail "B does not open the stacks view"
-wait_for 90 "Stacks taken at"' || fail "the stacks never came"
+wait_for 90 'Stacks taken at' || fail "the stacks never came"
 ui_expect 3 '^ *\+- 1 rank \[2\]  <- odd one out' "rank 2 is not the odd one"
 ui_expect 3 '^ *\+- 3 ranks \[0-1,3\]' "0-1,3 are not together"
 ui_expect 3 'no progress \(same call path in both takes\): 4 ranks \[0-3\]' \
@@ -66,7 +73,7 @@ keys Down Down
 wait_for 5 'Stacks taken at .* 3-' || fail "Down does not scroll"
 keys B
 wait_for 5 'Stacks: taking them' || fail "B does not retake"
-wait_for 90 "Stacks taken at"' || fail "the second take never came"
+wait_for 90 'Stacks taken at' || fail "the second take never came"
 keys Escape
 wait_for 5 '^localhost +live' || fail "Esc does not go back"
 keys h
