@@ -49,6 +49,7 @@ struct stacks_task {
 	int		 running;
 	uid_t		 uid;
 	gid_t		 gid;
+	char		 pstate;	/* its state before the attach */
 	char		 exe[1024];
 	char		 key[2][64];	/* call path hash per take */
 	int		 have[2];
@@ -165,6 +166,25 @@ stacks_owner(struct stacks_task *t)
 	return got == 3 ? 0 : -1;
 }
 
+/* A process's state letter from /proc/PID/stat, '?' when unknown. */
+static char
+stacks_pstate(long pid)
+{
+	char	 path[64], buf[512], *p;
+	FILE	*f;
+	size_t	 n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return '?';
+	return p[2];
+}
+
 /* Start the debugger on one task; 0, or -1 with why recorded. */
 static int
 stacks_spawn(struct stacks_run *r, struct stacks_task *t)
@@ -195,6 +215,7 @@ stacks_spawn(struct stacks_run *r, struct stacks_task *t)
 		argv[k++] = cmd;
 	}
 	argv[k] = NULL;
+	t->pstate = stacks_pstate(t->pid);
 	if (pipe(p) != 0)
 		return -1;
 	if ((c = fork()) < 0) {
@@ -456,6 +477,16 @@ stacks_take(struct stacks_run *r, unsigned take)
 	for (i = 0; i < r->nt; i++)
 		r->t[i].status = 0;
 	for (;;) {
+		/* Past the deadline nothing more starts: the ranks left are
+		 * said to be, not each killed at once. */
+		if (next < r->nt && stacks_now() >= deadline) {
+			snprintf(junk, sizeof(junk), "not taken: the take's "
+			    "deadline (%u ms) passed before its turn",
+			    r->deadline_ms);
+			for (; next < r->nt; next++)
+				stacks_err(r, r->t[next].rank, junk);
+			r->timed_out = 1;
+		}
 		while (running < r->parallel && next < r->nt) {
 			struct stacks_task *t = &r->t[next++];
 
@@ -525,6 +556,12 @@ stacks_take(struct stacks_run *r, unsigned take)
 				continue;
 			if (t->status != -1)
 				t->status = st;
+			/* A debugger killed between its attach and its
+			 * detach can leave the rank stopped by the attach's
+			 * SIGSTOP: it was not stopped before, so it goes on. */
+			else if (stacks_pstate(t->pid) == 'T' &&
+			    t->pstate != 'T' && t->pstate != '?')
+				kill((pid_t)t->pid, SIGCONT);
 			if (t->fd >= 0) {
 				close(t->fd);
 				t->fd = -1;

@@ -16,7 +16,8 @@
 # Then root's `jobtop --stacks` on the same job (hydra only): the same
 # tree, the debugger ran as the owner (as_uid), and kernel stacks come.
 # The text output has "1 rank [2]  <- odd one out" and the progress line.
-# MPI_PATHS="hydra ompi" picks paths.
+# A generous --stacks-deadline: without eu-stack, gdb takes seconds a rank
+# on a loaded machine.  MPI_PATHS="hydra ompi" picks paths.
 set -eu
 . "$(dirname "$0")/lib.sh"
 lab_require_up
@@ -118,12 +119,12 @@ for path in $paths; do
 	# MPI_Init done everywhere: rank 2 is in its read by now.
 	sleep 2
 	lab_as "$LAB_USER" "$dir/jobtop" --stacks --json --stacks-gap 2 \
-		"$job" >"$dir/out-$path.json" 2>"$dir/err" ||
+		--stacks-deadline 60 "$job" >"$dir/out-$path.json" 2>"$dir/err" ||
 		lab_fail "$path: jobtop --stacks failed: $(cat "$dir/err")"
 	python3 "$dir/check.py" "$path" "$dir/out-$path.json" - ||
 		lab_fail "$path: the merged tree (above)"
-	lab_as "$LAB_USER" "$dir/jobtop" --stacks --stacks-gap 1 "$job" \
-		>"$dir/out-$path.txt" 2>"$dir/err" ||
+	lab_as "$LAB_USER" "$dir/jobtop" --stacks --stacks-gap 1 \
+		--stacks-deadline 60 "$job" >"$dir/out-$path.txt" 2>"$dir/err" ||
 		lab_fail "$path: jobtop --stacks (text) failed: $(cat "$dir/err")"
 	grep -q '^ *+- 1 rank \[2\]  <- odd one out$' "$dir/out-$path.txt" &&
 	grep -q 'no progress (same call path in both takes): 4 ranks \[0-3\]' \
@@ -132,7 +133,7 @@ for path in $paths; do
 	if [ "$path" = hydra ]; then
 		uid=$(id -u "$LAB_USER")
 		lab_as root "$dir/jobtop" --stacks --json --stacks-gap 1 \
-			"$job" >"$dir/root-$path.json" 2>"$dir/err" ||
+			--stacks-deadline 60 "$job" >"$dir/root-$path.json" 2>"$dir/err" ||
 			lab_fail "root: jobtop --stacks failed: $(cat "$dir/err")"
 		python3 "$dir/check.py" "root-$path" "$dir/root-$path.json" \
 			"$uid" || lab_fail "root: the merged tree (above)"
