@@ -189,7 +189,7 @@ stacks_pstate(long pid)
 static int
 stacks_spawn(struct stacks_run *r, struct stacks_task *t)
 {
-	char	 pidbuf[24], nbuf[24], cmd[64], *argv[12];
+	char	 pidbuf[24], nbuf[24], cmd[64], *argv[16];
 	int	 p[2], k = 0, fd;
 	pid_t	 c;
 
@@ -209,6 +209,12 @@ stacks_spawn(struct stacks_run *r, struct stacks_task *t)
 		argv[k++] = (char *)(uintptr_t)"-q";
 		argv[k++] = (char *)(uintptr_t)"-batch";
 		argv[k++] = (char *)(uintptr_t)"-nx";
+		/* Never a download of debug info on a compute node, never a
+		 * script from the target's directories. */
+		argv[k++] = (char *)(uintptr_t)"-iex";
+		argv[k++] = (char *)(uintptr_t)"set debuginfod enabled off";
+		argv[k++] = (char *)(uintptr_t)"-iex";
+		argv[k++] = (char *)(uintptr_t)"set auto-load off";
 		argv[k++] = (char *)(uintptr_t)"-p";
 		argv[k++] = pidbuf;
 		argv[k++] = (char *)(uintptr_t)"-ex";
