@@ -72,7 +72,7 @@ PROBE_LDFLAGS = -static -Wl,--gc-sections -s $(PROBE_OPT) $(PROBE_NOPAD)
 endif
 
 # Code shared by the probe and the monitor: libc only.
-SHARED_SRC = src/wire.c src/proto.c
+SHARED_SRC = src/wire.c src/proto.c src/stackfmt.c
 PROBE_SRC = $(wildcard probes/*.c) $(SHARED_SRC)
 MON_SRC = $(filter-out $(SHARED_SRC),$(wildcard src/*.c)) \
 	$(wildcard ui/*.c) $(wildcard remote/*.c) $(SHARED_SRC)

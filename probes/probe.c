@@ -30,6 +30,7 @@
 
 #include "ranks.h"
 #include "source.h"
+#include "stacks.h"
 
 #ifndef JOBTOP_VERSION
 #define JOBTOP_VERSION "0"
@@ -700,6 +701,9 @@ main(int argc, char **argv)
 	long			 lv;
 	long long		 ll;
 
+	/* A one-shot mode of its own (jobtop --stacks). */
+	if (argc > 1 && strcmp(argv[1], "--stacks") == 0)
+		return stacks_main(argc - 1, argv + 1);
 	memset(&conf, 0, sizeof(conf));
 	conf.root = "";
 	conf.interval = 1.0;

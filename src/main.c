@@ -51,6 +51,7 @@
 #include "report.h"
 #include "sched.h"
 #include "session.h"
+#include "stackrun.h"
 #include "stream.h"
 #include "summary.h"
 #include "textsafe.h"
@@ -94,6 +95,8 @@ struct main_opts {
 	const char	*theme;		/* -t: colour theme */
 	int		 explain;	/* --explain[=NODE] */
 	const char	*explain_node;	/* NULL: the job's first node */
+	int		 stacks;	/* --stacks */
+	struct stackrun_conf stk;	/* its options, and the view's */
 };
 
 static int			 main_out_broken;
@@ -118,6 +121,7 @@ main_usage(FILE *f)
 "       jobtop --decode [--json] < stream\n"
 "       jobtop --list [jobid | -w hostlist | --hostfile file]\n"
 "       jobtop --explain[=node] [jobid | -w hostlist | --hostfile file]\n"
+"       jobtop --stacks [--json] [--threads] [--stacks-gap s] [jobid | -w ...]\n"
 "       jobtop --version | --help\n");
 }
 
@@ -178,6 +182,12 @@ main_help(void)
 "      --list            print the resolved node names and exit\n"
 "      --explain[=NODE]  try every transport on one node of the job (the\n"
 "                        first, or NODE) and print what worked and why\n"
+"      --stacks          the stacks of every rank merged into one tree, two\n"
+"                        takes apart, and exit; the 's' view in the monitor\n"
+"      --stacks-gap S    seconds between the takes (default 3, 0: one take)\n"
+"      --stacks-deadline S  seconds a take may last on a node (default 10)\n"
+"      --stacks-frames N at most N frames a stack (default 64)\n"
+"      --threads         every thread's stack, not only the main thread's\n"
 "  -V, --version         print the version and exit\n"
 "  -h, --help            print this help and exit\n", MAIN_INTERVAL_MIN);
 }
@@ -216,7 +226,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 {
 	enum { OPT_JSON = 256, OPT_DECODE, OPT_LIST, OPT_LOG, OPT_HOSTFILE,
 	    OPT_SCHED, OPT_ACCEPT, OPT_NOREC, OPT_FORCE, OPT_TRANSPORT,
-	    OPT_EXPLAIN };
+	    OPT_EXPLAIN, OPT_STACKS, OPT_STACKOPT };
 	static const struct option longopts[] = {
 		{ "nodes",	required_argument,	NULL, 'w' },
 		{ "batch",	no_argument,		NULL, 'b' },
@@ -239,15 +249,21 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		{ "replay",	required_argument,	NULL, 'r' },
 		{ "theme",	required_argument,	NULL, 't' },
 		{ "explain",	optional_argument,	NULL, OPT_EXPLAIN },
+		{ "stacks",	no_argument,		NULL, OPT_STACKS },
+		{ "stacks-gap",	required_argument,	NULL, OPT_STACKOPT },
+		{ "stacks-deadline", required_argument,	NULL, OPT_STACKOPT },
+		{ "stacks-frames", required_argument,	NULL, OPT_STACKOPT },
+		{ "threads",	no_argument,		NULL, OPT_STACKOPT },
 		{ NULL,		0,			NULL, 0 }
 	};
 	char	 buf[128];
-	int	 ch;
+	int	 ch, li = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->interval = 1.0;
+	stackrun_conf_init(&o->stk);
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":w:bn:d:vVho:r:t:", longopts, NULL))
+	while ((ch = getopt_long(argc, argv, ":w:bn:d:vVho:r:t:", longopts, &li))
 	    != -1) {
 		switch (ch) {
 		case 'w':
@@ -334,6 +350,16 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		case OPT_EXPLAIN:
 			o->explain = 1;
 			o->explain_node = optarg;
+			break;
+		case OPT_STACKS:
+			o->stacks = 1;
+			break;
+		case OPT_STACKOPT:
+			if (stackrun_option(&o->stk, longopts[li].name, optarg,
+			    buf, sizeof(buf)) != 0) {
+				log_error("%s", buf);
+				return -1;
+			}
 			break;
 		case ':':
 			log_error("option %s needs an argument (see jobtop "
@@ -1221,6 +1247,18 @@ main_probes_free(struct main_probes *mp)
 	free(mp->nvml);
 }
 
+/* Where stackrun finds the probe on a node: this machine's, and the name
+ * and cache directory of the pushed copy when some node is remote. */
+static void
+main_stacks_conf(const struct main_probes *mp, struct stackrun_conf *c)
+{
+	c->probe_local = mp->probe;
+	if (mp->rc.probe_path != NULL) {
+		c->cache_dir = mp->rc.cache_dir;
+		c->probe_name = rconf_probe_name(&mp->rc);
+	}
+}
+
 /*
  * Batch mode: a probe per node (a local child for this machine, over SSH
  * for the others), one poll loop, records on stdout.
@@ -1337,6 +1375,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 	struct main_run		 run;
 	struct session_hooks	 hooks, chain;
 	struct ui_conf		 uc;
+	struct stackrun_conf	 stk;
 	struct session		*s;
 	struct ui		*ui;
 	struct rec_meta		 meta;
@@ -1385,6 +1424,9 @@ main_interactive(const struct main_opts *o, struct job *job)
 	/* Recorded as batch mode records: bytes, restarts, node states,
 	 * the detectors' events, keyframes. */
 	run.ui = ui;
+	stk = o->stk;
+	main_stacks_conf(&mp, &stk);
+	ui_set_stacks(ui, &stk);
 	memset(&chain, 0, sizeof(chain));
 	chain.arg = &run;
 	chain.bytes = main_on_bytes;
@@ -1673,6 +1715,56 @@ main_explain(const struct main_opts *o, const struct job *job)
 }
 
 /*
+ * --stacks: the probes as in batch mode, then every node's stacks
+ * (stackrun.c), merged and printed as a tree or one JSON object; nothing
+ * is recorded.  0 when some node answered.
+ */
+static int
+main_stacks(const struct main_opts *o, struct job *job)
+{
+	struct main_probes	 mp;
+	struct stackrun_conf	 c = o->stk;
+	struct session_hooks	 hooks;
+	struct stackrun		*sr;
+	struct session		*s;
+	struct stree		*t;
+	size_t			 i, n = hostlist_count(job->nodes);
+	int			 ret = MAIN_EXIT_FAIL;
+
+	if (main_probes_init(&mp, o, job) != 0) {
+		main_probes_free(&mp);
+		return MAIN_EXIT_FAIL;
+	}
+	mp.sc.count = 0;
+	main_stacks_conf(&mp, &c);
+	c.ranks = mp.jobid != NULL;
+	sr = stackrun_new(&c, NULL);
+	stackrun_hooks(sr, &hooks);
+	s = session_new(&mp.sc, &hooks);
+	stackrun_set_session(sr, s);
+	for (i = 0; i < n; i++)
+		main_probes_add(&mp, s, hostlist_get(job->nodes, i));
+	session_run(s);
+	if ((t = stackrun_tree(sr)) != NULL) {
+		if (o->json)
+			stree_print_json(t, stdout, mp.jobid != NULL ?
+			    mp.jobid : job->nodelist != NULL ? job->nodelist :
+			    "");
+		else
+			stree_print_text(t, stdout, job->nodelist != NULL &&
+			    mp.jobid == NULL ? job->nodelist : job->id);
+		ret = stree_answered(t) ? 0 : MAIN_EXIT_FAIL;
+	} else
+		log_error("--stacks: interrupted before every node answered");
+	if (fflush(stdout) != 0)
+		ret = MAIN_EXIT_FAIL;
+	stackrun_free(sr);
+	session_free(s);
+	main_probes_free(&mp);
+	return ret;
+}
+
+/*
  * -r ARG: a recording's path, or, when no such file exists and ARG looks
  * like a job id or a node name (no '/'), the newest recording of that job
  * or node in the default directory.  The path (allocated), or NULL after
@@ -1827,7 +1919,12 @@ main(int argc, char **argv)
 	}
 	log_debug("job %s (%s): %zu nodes %s", job.id, job.sched,
 	    hostlist_count(job.nodes), job.nodelist ? job.nodelist : "");
-	if (o.explain && o.list) {
+	if (o.stacks && (o.explain || o.list)) {
+		log_error("--stacks goes with neither --explain nor --list");
+		rc = MAIN_EXIT_USAGE;
+	} else if (o.stacks)
+		rc = main_stacks(&o, &job);
+	else if (o.explain && o.list) {
 		log_error("--explain and --list do not go together");
 		rc = MAIN_EXIT_USAGE;
 	} else if (o.explain)

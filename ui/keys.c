@@ -181,6 +181,8 @@ const struct ui_key ui_keys[] = {
 	{ '-',		'_',		"-",	"sample more often (shorter "
 	    "interval, down to 0.1 s)", ui_key_faster },
 	{ 't',		0,		"t",	"next colour theme", ui_key_theme },
+	{ 'B',		0,		"B",	"stacks: every rank's stack now, "
+	    "merged into one tree", stacks_view_open },
 	{ 'f',		0,		"f",	"fold look-alike nodes: when they "
 	    "do not fit, always, never", ui_key_fold },
 	{ 0x0c,		0,		"^L",	"redraw the screen",

@@ -19,5 +19,6 @@ const struct panel *const ui_panels[] = {
 	&panel_help,
 	&panel_timeline,
 	&panel_setup,
+	&panel_stacks,
 	NULL
 };

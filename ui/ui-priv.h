@@ -35,6 +35,7 @@ enum ui_view {
 	UV_EVENTS,
 	UV_HELP,
 	UV_SETUP,
+	UV_STACKS,
 	UV_NVIEWS
 };
 
@@ -147,6 +148,7 @@ extern const struct panel	panel_events;
 extern const struct panel	panel_help;
 extern const struct panel	panel_timeline;
 extern const struct panel	panel_setup;
+extern const struct panel	panel_stacks;
 extern const struct panel *const ui_panels[];
 
 /* A global key (keys.c). */
@@ -259,6 +261,8 @@ struct ui {
 	int			 bt_node;
 	int64_t			 bt_pid;
 	char			 bt_note[400];
+	/* The stacks view (panel-stacks.c), NULL: not offered. */
+	struct ui_stacks	*stacks;
 
 	/* Filter. */
 	struct filter		*filter;
@@ -395,6 +399,11 @@ void		 timeline_leave(struct ui *);
 /* The replay's clock ran: ms until it needs to run again, -1 none. */
 int		 timeline_tick(struct ui *, uint64_t);
 
+/* panel-stacks.c: take every rank's stack and show the view (key B);
+ * run it on every wake-up (ms until the next, -1 none); free it. */
+void		 stacks_view_open(struct ui *);
+int		 stacks_view_tick(struct ui *, uint64_t);
+void		 stacks_view_free(struct ui *);
 /* syscalls.c: the name of a syscall number on an architecture, or NULL. */
 const char	*ui_syscall_name(const char *, int64_t);
 

@@ -64,6 +64,8 @@ static const struct ui_view_def ui_views[UV_NVIEWS] = {
 	    { &panel_header, &panel_events, NULL } },
 	[UV_HELP] = { "help", &panel_help, { &panel_help, NULL } },
 	[UV_SETUP] = { "setup", &panel_setup, { &panel_setup, NULL } },
+	[UV_STACKS] = { "stacks", &panel_stacks,
+	    { &panel_header, &panel_stacks, NULL } },
 };
 
 /* Intervals '+' and '-' step through, in ms: the sampling interval of a
@@ -330,6 +332,7 @@ ui_free(struct ui *ui)
 	if (ui->started)
 		ui_stop(ui);
 	backtrace_free(ui->bt);
+	stacks_view_free(ui);
 	ui_thaw(ui);
 	free(ui->held);
 	monitor_free(ui->mon);
@@ -1792,6 +1795,8 @@ ui_on_timeout(void *arg, uint64_t now)
 		next = ui->msg_until;
 	t = next <= now ? 0 : (int)(next - now);
 	if ((bt = backtrace_timeout(ui->bt, now)) >= 0 && bt < t)
+		t = bt;
+	if ((bt = stacks_view_tick(ui, now)) >= 0 && bt < t)
 		t = bt;
 	if (ui->chain.timeout != NULL &&
 	    (bt = (ui->chain.timeout)(ui->chain.arg, now)) >= 0 && bt < t)

@@ -56,6 +56,10 @@ void		 ui_free(struct ui *);
 /* Nodes, in session order; local: the monitor's own machine (a backtrace
  * can be taken there). */
 void		 ui_add_node(struct ui *, const char *, int);
+/* Offer the stacks view (key B) with these options and probe paths
+ * (src/stackrun.h; copied). */
+struct stackrun_conf;
+void		 ui_set_stacks(struct ui *, const struct stackrun_conf *);
 /* The session: the models, state and quit come from it. */
 void		 ui_set_session(struct ui *, struct session *);
 /* The monitor core the ui is a sink of (its history, detectors and
