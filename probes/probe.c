@@ -671,6 +671,29 @@ probe_watch_stdin(void)
 	return isatty(STDIN_FILENO);
 }
 
+/*
+ * Carry the marker JOBTOP_PROBE_SESSION in the probe's own environment,
+ * whatever started it (ssh, libssh2, srun, oarsh, a local monitor): a
+ * second jobtop session on the same job must never take this probe, or
+ * what it runs, for a rank (ranks-find.c, ranks_find_other_probe), and
+ * /proc/PID/environ shows only what a process was started with.  Without
+ * it the probe starts itself again once, through /proc/self/exe, with the
+ * marker (its pid as the value) added; the same process, the same
+ * descriptors.  If that exec fails the probe goes on unmarked: the other
+ * session still knows it by its executable and its command line.
+ */
+static void
+probe_mark_self(char **argv)
+{
+	char	mark[32];
+
+	if (getenv("JOBTOP_PROBE_SESSION") != NULL)
+		return;
+	snprintf(mark, sizeof(mark), "%ld", (long)getpid());
+	if (setenv("JOBTOP_PROBE_SESSION", mark, 1) == 0)
+		execv("/proc/self/exe", argv);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -700,6 +723,7 @@ main(int argc, char **argv)
 	long			 lv;
 	long long		 ll;
 
+	probe_mark_self(argv);
 	memset(&conf, 0, sizeof(conf));
 	conf.root = "";
 	conf.interval = 1.0;

@@ -77,12 +77,15 @@
  * Kernel threads never count, and neither do the probe and its ancestors
  * (its shell and ssh session), which pam_slurm_adopt may well have put
  * into the job's cgroup; under --root the tree is not the probe's own
- * /proc, so nothing is skipped.
+ * /proc, so nothing is skipped.  Nor do another jobtop session's probes,
+ * its srun step's shell and what they run, in any mode
+ * (ranks_find_other_probe).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -104,6 +107,7 @@ enum rf_kind {
 	RF_JOB,		/* tracked in slot */
 	RF_RETRY,	/* examine again at the next scan */
 	RF_BUSY,	/* being examined: guards against ppid cycles */
+	RF_PROBE,	/* a jobtop probe or what it runs: never the job's */
 };
 
 enum rf_mode {
@@ -127,6 +131,8 @@ struct rf_ent {
 /* What the environment of a process says. */
 struct rf_env {
 	int		job;		/* a job variable names it */
+	int		probe;		/* JOBTOP_PROBE_SESSION is set */
+	int		jobname;	/* SLURM_JOB_NAME=jobtop */
 	int64_t		rank;		/* -1: none (ranks_find_own) */
 	unsigned	rankprio;	/* index in rf_rank_vars of rank */
 	int64_t		world;		/* -1: unknown */
@@ -161,6 +167,8 @@ static int64_t		 rf_owner = -1;	/* --uid, or -1 */
 static char		 rf_v2root[512];	/* see ranks_find_v2_root */
 static const char	*rf_job;
 static size_t		 rf_joblen;
+/* The probe's own executable (device and inode; 0 under --root). */
+static uint64_t		 rf_self_dev, rf_self_ino;
 
 /* How the first process of the job was found, and the job's cgroup, for
  * the "ranks-found" event (ranks_find_how; jobtop --explain shows it). */
@@ -331,6 +339,14 @@ ranks_find_env_entry(struct rf_env *env, const char *s, size_t len)
 	int64_t	v;
 	int	i;
 
+	if (len >= 21 && memcmp(s, "JOBTOP_PROBE_SESSION=", 21) == 0) {
+		env->probe = 1;
+		return;
+	}
+	if (len == 21 && memcmp(s, "SLURM_JOB_NAME=jobtop", 21) == 0) {
+		env->jobname = 1;
+		return;
+	}
 	for (i = 0; jobvars[i].name != NULL; i++) {
 		n = strlen(jobvars[i].name);
 		if (len > n && memcmp(s, jobvars[i].name, n) == 0 &&
@@ -409,6 +425,8 @@ ranks_find_environ(pid_t pid, struct rf_env *env)
 	int		 fd, skipping = 0;
 
 	env->job = 0;
+	env->probe = 0;
+	env->jobname = 0;
 	env->rank = -1;
 	env->rankprio = RANKS_PRIO_NONE;
 	env->world = -1;
@@ -651,6 +669,98 @@ ranks_find_stepd(pid_t pid, uint32_t *step)
 	return 1;
 }
 
+/* Is comm a probe's as jobtop names it: "jobtop-probe..." (installed) or
+ * "probe-HEX..." (the per-user cache; comm is cut at 15 characters)? */
+static int
+ranks_find_probe_name(const char *s)
+{
+	size_t	i;
+
+	if (strncmp(s, "jobtop-probe", 12) == 0)
+		return 1;
+	if (strncmp(s, "probe-", 6) != 0 || s[6] == '\0')
+		return 0;
+	for (i = 6; s[i] != '\0'; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* Does the command line of pid say a jobtop probe (its program a probe's
+ * name with one of the options every transport gives it) or the shell of
+ * a jobtop srun step ("/bin/sh -c SCRIPT jobtop-srun ...")? */
+static int
+ranks_find_probe_cmdline(pid_t pid)
+{
+	static const char *const opts[] = { "--interval", "--armour",
+	    "--watchdog", "--job", NULL };
+	const char	*a, *base, *end;
+	ssize_t		 n;
+	unsigned	 i, j;
+	int		 named = 0;
+
+	if ((n = ranks_find_read(pid, "cmdline", rf_buf, 4096)) <= 0)
+		return 0;
+	end = rf_buf + n;
+	for (a = rf_buf, i = 0; a < end && i < 16; a += strlen(a) + 1, i++) {
+		if ((base = strrchr(a, '/')) != NULL)
+			base++;
+		else
+			base = a;
+		if (i == 3 && strcmp(a, "jobtop-srun") == 0)
+			return 1;
+		if (i <= 1 && ranks_find_probe_name(base))
+			named = 1;
+		for (j = 0; named && i > 0 && opts[j] != NULL; j++)
+			if (strcmp(a, opts[j]) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * Is the process another jobtop's probe, or something such a probe or
+ * jobtop's own Slurm step runs?  A second jobtop session on the same job
+ * (a user and an admin, two windows) starts its probes inside the job:
+ * through srun they are tasks of a step of the job (srun --overlap
+ * --job-name=jobtop), over SSH pam_slurm_adopt may put them in the job's
+ * cgroup, and they carry the job's variables.  They are never ranks:
+ *  - the marker JOBTOP_PROBE_SESSION in the environment: the srun
+ *    transport passes it to its whole step (--export), so the step's
+ *    shell that waits for a push carries it too, and every probe sets it
+ *    on itself at start (probe.c), whatever started it; what a probe
+ *    runs (nvidia-smi, eu-stack, gdb) inherits it;
+ *  - the same executable as this probe's (device and inode of
+ *    /proc/PID/exe): a probe in the moment before it set the marker;
+ *  - a probe's name with a probe's options on its command line, and the
+ *    srun step's shell by its name jobtop-srun, read only for a process
+ *    named like a probe or whose SLURM_JOB_NAME is jobtop (the name srun
+ *    gives the step's tasks): probes of an older jobtop.  SLURM_JOB_NAME
+ *    alone does not do: a user may name a job jobtop.
+ * What descends from such a process is never the job's either.
+ */
+static int
+ranks_find_other_probe(pid_t pid, const struct ranks_stat *st,
+    const struct rf_env *env)
+{
+	char		path[64];
+	struct stat	sb;
+
+	if (env != NULL && env->probe)
+		return 1;
+	if (rf_self_ino != 0) {
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		if (stat(path, &sb) == 0 && (uint64_t)sb.st_ino ==
+		    rf_self_ino && (uint64_t)sb.st_dev == rf_self_dev)
+			return 1;
+	}
+	if (ranks_find_probe_name(st->comm) ||
+	    (env != NULL && env->jobname))
+		return ranks_find_probe_cmdline(pid);
+	return 0;
+}
+
 /* Is pid the probe or one of its ancestors? */
 static int
 ranks_find_skipped(pid_t pid)
@@ -783,6 +893,8 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	p = ranks_find_lookup(ents, n, st->ppid);
 	if (p != NULL && depth < RF_DEPTH)
 		k = ranks_find_decide(ents, n, p, depth + 1);
+	if (k == RF_PROBE)
+		return RF_PROBE;
 	if (strcmp(st->comm, "slurmstepd") == 0) {
 		if ((r = ranks_find_stepd(e->pid, &s)) < 0)
 			return RF_OTHER;
@@ -820,6 +932,8 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	} else if (r < 0 && !member)
 		return RF_OTHER;
 	envok = ranks_find_environ(e->pid, &env) == 0;
+	if (ranks_find_other_probe(e->pid, st, envok ? &env : NULL))
+		return RF_PROBE;
 	if (!member && !(envok && env.job))
 		return RF_OTHER;
 	if (step == RANKS_STEP_NONE && envok)
@@ -891,7 +1005,11 @@ ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	if ((p = ranks_find_lookup(ents, n, st.ppid)) != NULL &&
 	    depth < RF_DEPTH)
 		k = ranks_find_decide(ents, n, p, depth + 1);
+	if (k == RF_PROBE)
+		return e->kind = RF_PROBE;
 	envok = ranks_find_environ(e->pid, &env) == 0;
+	if (ranks_find_other_probe(e->pid, &st, envok ? &env : NULL))
+		return e->kind = RF_PROBE;
 	e->kind = (uint8_t)ranks_find_take(ents, n, e, &st, envok ? &env :
 	    NULL, envok ? env.step : RANKS_STEP_NONE, k == RF_JOB ? p : NULL);
 	return e->kind;
@@ -1044,6 +1162,7 @@ int
 ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 {
 	char		path[4096];
+	struct stat	sb;
 	unsigned	i;
 
 	rf_job = conf->job;
@@ -1068,8 +1187,14 @@ ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 		    (int)strcspn(rf_rank_vars[i], "="), rf_rank_vars[i]);
 	ranks_find_init_v2root();
 	rf_nskip = 0;
-	if (conf->root[0] == '\0')
+	rf_self_dev = rf_self_ino = 0;
+	if (conf->root[0] == '\0') {
 		ranks_find_ancestors(conf);
+		if (stat("/proc/self/exe", &sb) == 0) {
+			rf_self_dev = (uint64_t)sb.st_dev;
+			rf_self_ino = (uint64_t)sb.st_ino;
+		}
+	}
 	return 0;
 }
 
