@@ -104,7 +104,7 @@ static int		 ctl_skip;	/* the rest of a too long line */
 static void
 probe_usage(FILE *f)
 {
-	fprintf(f, "usage: jobtop-probe [--job ID [--step STEP]] "
+	fprintf(f, "usage: jobtop-probe [--job ID [--step STEP] [--sluid SLUID]] "
 	    "[--uid UID] [--interval SECONDS] [--count N] [--root DIR] "
 	    "[--nvml PATH] [--watchdog SECONDS] [--armour]\n");
 }
@@ -701,6 +701,7 @@ main(int argc, char **argv)
 		{ "job",	required_argument, NULL, 'j' },
 		{ "uid",	required_argument, NULL, 'u' },
 		{ "step",	required_argument, NULL, 's' },
+		{ "sluid",	required_argument, NULL, 'S' },
 		{ "interval",	required_argument, NULL, 'i' },
 		{ "count",	required_argument, NULL, 'c' },
 		{ "root",	required_argument, NULL, 'r' },
@@ -753,6 +754,16 @@ main(int argc, char **argv)
 				return 1;
 			}
 			conf.step = optarg;
+			break;
+		case 'S':
+			/* The job's SLUID (Slurm 26.05 names its cgroup so:
+			 * ranks.h). */
+			if (!ranks_is_sluid(optarg, strlen(optarg))) {
+				fprintf(stderr, "jobtop-probe: bad SLUID: %s\n",
+				    optarg);
+				return 1;
+			}
+			conf.sluid = optarg;
 			break;
 		case 'u':
 			/* The job owner's uid: only that user's processes

@@ -133,6 +133,7 @@ struct rf_env {
 	int		job;		/* a job variable names it */
 	int		probe;		/* JOBTOP_PROBE_SESSION is set */
 	int		jobname;	/* SLURM_JOB_NAME=jobtop */
+	char		sluid[RANKS_SLUID_MAX];	/* SLURM_JOB_SLUID, or "" */
 	int64_t		rank;		/* -1: none (ranks_find_own) */
 	unsigned	rankprio;	/* index in rf_rank_vars of rank */
 	int64_t		world;		/* -1: unknown */
@@ -167,6 +168,11 @@ static int64_t		 rf_owner = -1;	/* --uid, or -1 */
 static char		 rf_v2root[512];	/* see ranks_find_v2_root */
 static const char	*rf_job;
 static size_t		 rf_joblen;
+/* The job's SLUID (Slurm 26.05 names the job's cgroup by it), "" while
+ * unknown, and where it came from. */
+static char		 rf_sluid[RANKS_SLUID_MAX];
+static const char	*rf_sluid_from;
+static int		 rf_rejudge;	/* learnt: judge RF_OTHER again */
 /* The probe's own executable (device and inode; 0 under --root). */
 static uint64_t		 rf_self_dev, rf_self_ino;
 
@@ -347,6 +353,12 @@ ranks_find_env_entry(struct rf_env *env, const char *s, size_t len)
 		env->jobname = 1;
 		return;
 	}
+	if (len > 16 && memcmp(s, "SLURM_JOB_SLUID=", 16) == 0) {
+		if (ranks_is_sluid(s + 16, len - 16))
+			snprintf(env->sluid, sizeof(env->sluid), "%.*s",
+			    (int)(len - 16), s + 16);
+		return;
+	}
 	for (i = 0; jobvars[i].name != NULL; i++) {
 		n = strlen(jobvars[i].name);
 		if (len > n && memcmp(s, jobvars[i].name, n) == 0 &&
@@ -427,6 +439,7 @@ ranks_find_environ(pid_t pid, struct rf_env *env)
 	env->job = 0;
 	env->probe = 0;
 	env->jobname = 0;
+	env->sluid[0] = '\0';
 	env->rank = -1;
 	env->rankprio = RANKS_PRIO_NONE;
 	env->world = -1;
@@ -519,6 +532,67 @@ ranks_find_v2_root(void)
 }
 
 int
+ranks_is_sluid(const char *s, size_t len)
+{
+	size_t	i;
+
+	if (len < 1 + RANKS_SLUID_MIN || len > RANKS_SLUID_MAX - 1 ||
+	    s[0] != 's')
+		return 0;
+	for (i = 1; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'A' && s[i] <= 'Z')))
+			return 0;
+	return 1;
+}
+
+int
+ranks_find_set_sluid(const char *s, size_t len, const char *from)
+{
+	if (!ranks_is_sluid(s, len))
+		return -1;
+	if (rf_sluid[0] != '\0')
+		return strlen(rf_sluid) == len && memcmp(rf_sluid, s, len) ==
+		    0 ? 0 : -1;
+	snprintf(rf_sluid, sizeof(rf_sluid), "%.*s", (int)len, s);
+	rf_sluid_from = from;
+	/* What the scans judged before may be the job's after all. */
+	rf_rejudge = 1;
+	rf_force = 1;
+	return 0;
+}
+
+const char *
+ranks_find_sluid(const char **from)
+{
+	if (from != NULL)
+		*from = rf_sluid_from;
+	return rf_sluid;
+}
+
+/* The job's SLUID from a cgroup v2 path of a process known to be the
+ * job's (its step daemon, a task it started): ROOT/system.slice/
+ * [NODE_]slurmstepd.scope/SLUID/...; only root makes directories there. */
+static void
+ranks_find_learn_path(const char *path, size_t len, const char *from)
+{
+	const char	*c[4], *end = path + len;
+	size_t		 n[4], rl = strlen(rf_v2root);
+
+	if (rf_sluid[0] != '\0' || len == 0 || *path != '/')
+		return;
+	if (rl > 0 && !(len > rl && memcmp(path, rf_v2root, rl) == 0 &&
+	    path[rl] == '/'))
+		return;
+	if (ranks_find_split(path + rl, end, c, n) < 3 ||
+	    !ranks_find_comp_is(c[0], n[0], "system.slice") ||
+	    !(ranks_find_comp_is(c[1], n[1], "slurmstepd.scope") ||
+	    ranks_find_comp_suf(c[1], n[1], "_slurmstepd.scope")))
+		return;
+	(void)ranks_find_set_sluid(c[2], n[2], from);
+}
+
+int
 ranks_find_cgroup_path(const char *path, size_t len, const char *job,
     int64_t uid, size_t *dirlen, uint32_t *step)
 {
@@ -526,7 +600,7 @@ ranks_find_cgroup_path(const char *path, size_t len, const char *job,
 	size_t		 n[4], idlen, jl, rl = strlen(rf_v2root);
 	unsigned	 nc;
 	int64_t		 u;
-	int		 numeric = 0;
+	int		 numeric = 0, sluid = 0;
 
 	*step = RANKS_STEP_NONE;
 	if (len == 0 || *path != '/' || job == NULL)
@@ -557,8 +631,17 @@ ranks_find_cgroup_path(const char *path, size_t len, const char *job,
 		if ((nc = ranks_find_split(path + rl, end, c, n)) < 3 ||
 		    !ranks_find_comp_is(c[0], n[0], "system.slice") ||
 		    !(ranks_find_comp_is(c[1], n[1], "slurmstepd.scope") ||
-		    ranks_find_comp_suf(c[1], n[1], "_slurmstepd.scope")) ||
-		    !ranks_find_comp_pre(c[2], n[2], "job_"))
+		    ranks_find_comp_suf(c[1], n[1], "_slurmstepd.scope")))
+			return 0;
+		if (ranks_is_sluid(c[2], n[2])) {
+			/* Slurm 26.05: the job's SLUID, once known. */
+			if (rf_sluid[0] == '\0')
+				return 0;
+			if (n[2] != strlen(rf_sluid) ||
+			    memcmp(c[2], rf_sluid, n[2]) != 0)
+				return -1;
+			sluid = 1;
+		} else if (!ranks_find_comp_pre(c[2], n[2], "job_"))
 			return 0;
 		id = c[2] + 4;
 		idlen = n[2] - 4;
@@ -566,7 +649,7 @@ ranks_find_cgroup_path(const char *path, size_t len, const char *job,
 	jl = strlen(job);
 	if (numeric && (e = memchr(id, '.', idlen)) != NULL)
 		idlen = (size_t)(e - id);
-	if (idlen != jl || memcmp(id, job, jl) != 0)
+	if (!sluid && (idlen != jl || memcmp(id, job, jl) != 0))
 		return -1;
 	*dirlen = (size_t)(c[2] + n[2] - path);
 	if (nc == 4 && ranks_find_comp_pre(c[3], n[3], "step_"))
@@ -614,7 +697,7 @@ ranks_find_init_v2root(void)
  * or PBS, 0 in no job cgroup.
  */
 static int
-ranks_find_cgroup(pid_t pid, uint32_t *step)
+ranks_find_cgroup(pid_t pid, uint32_t *step, const char *learn)
 {
 	const char	*line, *eol, *p;
 	size_t		 dirlen;
@@ -631,6 +714,8 @@ ranks_find_cgroup(pid_t pid, uint32_t *step)
 			colons += *p == ':';
 		if (colons < 2)
 			continue;
+		if (learn != NULL && line[0] == '0' && p == line + 3)
+			ranks_find_learn_path(p, (size_t)(eol - p), learn);
 		r = ranks_find_cgroup_path(p, (size_t)(eol - p), rf_job,
 		    rf_owner, &dirlen, step);
 		if (r > 0 && rf_cgroup[0] == '\0')
@@ -905,6 +990,9 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 			via = "a child of the job's slurmstepd";
 		} else if (r > 0 && uid == 0) {
 			e->step = s;
+			if (rf_sluid[0] == '\0')
+				(void)ranks_find_cgroup(e->pid, &s,
+				    "the cgroup of the job's step daemon");
 			return RF_STEPD;
 		}
 		/* Not root: a look-alike, judged as any process. */
@@ -923,7 +1011,8 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		 * the owner's uid before its exec: look again next scan. */
 		return member && uid == 0 ? RF_RETRY : RF_OTHER;
 	}
-	if ((r = ranks_find_cgroup(e->pid, &s)) > 0) {
+	if ((r = ranks_find_cgroup(e->pid, &s, member ?
+	    "the cgroup of a process of the job" : NULL)) > 0) {
 		if (!member)
 			via = "its cgroup";
 		member = 1;
@@ -936,6 +1025,12 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		return RF_PROBE;
 	if (!member && !(envok && env.job))
 		return RF_OTHER;
+	/* SLURM_JOB_SLUID (Slurm 25.11+) of a process of the job: one the
+	 * step daemon started, or with --uid one of the owner's. */
+	if (envok && env.sluid[0] != '\0' && rf_sluid[0] == '\0' &&
+	    (member || rf_owner >= 0))
+		(void)ranks_find_set_sluid(env.sluid, strlen(env.sluid),
+		    "SLURM_JOB_SLUID of a process of the job");
 	if (step == RANKS_STEP_NONE && envok)
 		step = env.step;
 	k = ranks_find_take(ents, n, e, st, envok ? &env : NULL, step,
@@ -1081,7 +1176,9 @@ ranks_find_scan(void)
 	struct rf_ent	*o, *e;
 	unsigned	 nold = rf_nents[rf_cur], nnew, i, j = 0;
 	uint64_t	 ino;
+	int		 rejudge = rf_rejudge;
 
+	rf_rejudge = 0;
 	nnew = ranks_find_list(new);
 	for (i = 0; i < nnew; i++) {
 		e = &new[i];
@@ -1091,7 +1188,8 @@ ranks_find_scan(void)
 			continue;
 		o = &old[j++];
 		if (o->kind == RF_RETRY || o->kind == RF_NEW ||
-		    o->kind == RF_BUSY || (o->kind == RF_JOB &&
+		    o->kind == RF_BUSY || (rejudge && o->kind == RF_OTHER) ||
+		    (o->kind == RF_JOB &&
 		    !ranks_tracked(o->slot, o->pid, o->start)))
 			continue;
 		ino = e->ino;
@@ -1186,6 +1284,13 @@ ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 		snprintf(rf_var_names[i], sizeof(rf_var_names[i]), "%.*s",
 		    (int)strcspn(rf_rank_vars[i], "="), rf_rank_vars[i]);
 	ranks_find_init_v2root();
+	rf_sluid[0] = '\0';
+	rf_sluid_from = NULL;
+	if (conf->sluid != NULL && ranks_find_set_sluid(conf->sluid,
+	    strlen(conf->sluid), "--sluid (squeue's Sluid)") < 0) {
+		snprintf(why, whysz, "bad SLUID: %s", conf->sluid);
+		return -1;
+	}
 	rf_nskip = 0;
 	rf_self_dev = rf_self_ino = 0;
 	if (conf->root[0] == '\0') {
@@ -1203,8 +1308,11 @@ ranks_find_how(char *buf, size_t size)
 {
 	if (rf_how[0] == '\0')
 		return NULL;
-	snprintf(buf, size, "found as %s; job cgroup %s", rf_how,
+	snprintf(buf, size, "found as %s; job cgroup %s%s%s%s%s", rf_how,
 	    rf_cgroup[0] != '\0' ? rf_cgroup : "none (no process of the job "
-	    "is in a scheduler's job cgroup)");
+	    "is in a scheduler's job cgroup)", rf_sluid[0] != '\0' ?
+	    "; SLUID " : "", rf_sluid, rf_sluid[0] != '\0' ? " from " : "",
+	    rf_sluid[0] != '\0' && rf_sluid_from != NULL ? rf_sluid_from :
+	    "");
 	return buf;
 }

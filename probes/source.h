@@ -56,6 +56,8 @@ struct probe_conf {
 	const char	*step;		/* --step: the Slurm step to show
 					 * ("0", "batch", "extern"), or NULL:
 					 * the job's best step class */
+	const char	*sluid;		/* --sluid: the job's Slurm SLUID, or
+					 * NULL (ranks.h) */
 	pid_t		 self;		/* the probe's pid */
 	uint32_t	 clk_tck;
 	uint32_t	 page_size;
