@@ -134,6 +134,7 @@ struct rf_env {
 	int		probe;		/* JOBTOP_PROBE_SESSION is set */
 	int		jobname;	/* SLURM_JOB_NAME=jobtop */
 	char		sluid[RANKS_SLUID_MAX];	/* SLURM_JOB_SLUID, or "" */
+	char		ctr[RANKS_CTR_MAX];	/* the container, or "" */
 	int64_t		rank;		/* -1: none (ranks_find_own) */
 	unsigned	rankprio;	/* index in rf_rank_vars of rank */
 	int64_t		world;		/* -1: unknown */
@@ -353,6 +354,31 @@ ranks_find_env_entry(struct rf_env *env, const char *s, size_t len)
 		env->jobname = 1;
 		return;
 	}
+	/* The container runtimes' own variables (see ranks_set_container):
+	 * Apptainer's image, Singularity's, Enroot's root file system
+	 * (pyxis runs Enroot), and the "container" variable Podman sets. */
+	if (len > 20 && memcmp(s, "APPTAINER_CONTAINER=", 20) == 0) {
+		snprintf(env->ctr, sizeof(env->ctr), "apptainer %.*s",
+		    (int)(len - 20), s + 20);
+		return;
+	}
+	if (len > 22 && memcmp(s, "SINGULARITY_CONTAINER=", 22) == 0) {
+		if (env->ctr[0] == '\0')
+			snprintf(env->ctr, sizeof(env->ctr), "singularity "
+			    "%.*s", (int)(len - 22), s + 22);
+		return;
+	}
+	if (len > 14 && memcmp(s, "ENROOT_ROOTFS=", 14) == 0) {
+		snprintf(env->ctr, sizeof(env->ctr), "enroot %.*s",
+		    (int)(len - 14), s + 14);
+		return;
+	}
+	if (len > 10 && memcmp(s, "container=", 10) == 0) {
+		if (env->ctr[0] == '\0')
+			snprintf(env->ctr, sizeof(env->ctr), "%.*s",
+			    (int)(len - 10), s + 10);
+		return;
+	}
 	if (len > 16 && memcmp(s, "SLURM_JOB_SLUID=", 16) == 0) {
 		if (ranks_is_sluid(s + 16, len - 16))
 			snprintf(env->sluid, sizeof(env->sluid), "%.*s",
@@ -440,6 +466,7 @@ ranks_find_environ(pid_t pid, struct rf_env *env)
 	env->probe = 0;
 	env->jobname = 0;
 	env->sluid[0] = '\0';
+	env->ctr[0] = '\0';
 	env->rank = -1;
 	env->rankprio = RANKS_PRIO_NONE;
 	env->world = -1;
@@ -915,6 +942,8 @@ ranks_find_take(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		top = -1;
 	if ((e->slot = ranks_track(e->pid, st, rank, step, role, top)) < 0)
 		return RF_RETRY;
+	ranks_set_container(e->slot, env != NULL && env->ctr[0] != '\0' ?
+	    env->ctr : NULL);
 	if (env != NULL)
 		memcpy(rf_slot_vals[e->slot], env->vals,
 		    sizeof(rf_slot_vals[e->slot]));

@@ -116,6 +116,18 @@ int		 ranks_tracked_top(int);
 #define RANKS_PRIO_WEAK	9
 #define RANKS_PRIO_NONE	255
 void		 ranks_set_origin(int, unsigned, const char *, int64_t);
+/*
+ * A rank in a container (Apptainer, Enroot/pyxis, Podman): its pid is
+ * the host's (/proc's, the one NVML reports), its pid in its own PID
+ * namespace is the last of status's NSpid, and the container is named by
+ * what its environment says (name: "apptainer /images/x.sif", "enroot
+ * /path/rootfs", "podman", or NULL) or else by its root directory when
+ * that is not the probe's; a process in a PID namespace of its own
+ * without either is "pid namespace".  ranks-find.c calls this once, when
+ * it starts tracking the process.
+ */
+#define RANKS_CTR_MAX	256
+void		 ranks_set_container(int, const char *);
 unsigned	 ranks_tracked_prio(int);
 void		 ranks_demote(int);
 int		 ranks_tracked_role(int);

@@ -29,7 +29,7 @@
 #define PINST_FIELDS	36	/* fields per group the probe supports */
 #define PINST_STRS	5	/* string fields per group */
 #define PINST_STRLEN	64	/* bytes per string value, with the NUL */
-#define PINST_TEXTS	3	/* long texts per instance (pinst_set_text) */
+#define PINST_TEXTS	4	/* long texts per instance (pinst_set_text) */
 #define PINST_MAX	4096	/* live instances, all groups together */
 
 struct field_def {
