@@ -547,13 +547,17 @@ sr_run_part(struct sr_group *g, struct hostlist *hl, int comp, char **argv,
 		argv[j++] = (char *)(uintptr_t)"--step";
 		argv[j++] = rc->step;
 	}
+	if (rc->sluid != NULL && *rc->sluid != '\0') {
+		argv[j++] = (char *)(uintptr_t)"--sluid";
+		argv[j++] = rc->sluid;
+	}
 	argv[j++] = (char *)(uintptr_t)"--job";
 	argv[j++] = rc->job;
 	*k = j;
 	return fold;
 }
 
-#define SR_PART_ARGS	32
+#define SR_PART_ARGS	34
 #define SR_MAX_PARTS	16
 
 /*
