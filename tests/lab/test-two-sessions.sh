@@ -94,8 +94,11 @@ for _ in $(seq 10); do
 		break
 	fi
 done
-[ -z "$bad" ] && ok "session B: 'ranks 4 of 4' and no flag for 10 samples" ||
+if [ -z "$bad" ]; then
+	ok "session B: 'ranks 4 of 4' and no flag for 10 samples"
+else
 	fail "session B shows another session's probe: $bad"
+fi
 
 # Session C: every sample's ranks, beside A's and B's probes.
 lab_as "$LAB_USER" "$JT" -b --json -d 0.5 -n 15 "$job" \
