@@ -105,7 +105,7 @@ static int		 ctl_skip;	/* the rest of a too long line */
 static void
 probe_usage(FILE *f)
 {
-	fprintf(f, "usage: jobtop-probe [--job ID [--step STEP]] "
+	fprintf(f, "usage: jobtop-probe [--job ID [--step STEP] [--sluid SLUID]] "
 	    "[--uid UID] [--interval SECONDS] [--count N] [--root DIR] "
 	    "[--nvml PATH] [--watchdog SECONDS] [--armour]\n");
 }
@@ -672,6 +672,29 @@ probe_watch_stdin(void)
 	return isatty(STDIN_FILENO);
 }
 
+/*
+ * Carry the marker JOBTOP_PROBE_SESSION in the probe's own environment,
+ * whatever started it (ssh, libssh2, srun, oarsh, a local monitor): a
+ * second jobtop session on the same job must never take this probe, or
+ * what it runs, for a rank (ranks-find.c, ranks_find_other_probe), and
+ * /proc/PID/environ shows only what a process was started with.  Without
+ * it the probe starts itself again once, through /proc/self/exe, with the
+ * marker (its pid as the value) added; the same process, the same
+ * descriptors.  If that exec fails the probe goes on unmarked: the other
+ * session still knows it by its executable and its command line.
+ */
+static void
+probe_mark_self(char **argv)
+{
+	char	mark[32];
+
+	if (getenv("JOBTOP_PROBE_SESSION") != NULL)
+		return;
+	snprintf(mark, sizeof(mark), "%ld", (long)getpid());
+	if (setenv("JOBTOP_PROBE_SESSION", mark, 1) == 0)
+		execv("/proc/self/exe", argv);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -679,6 +702,7 @@ main(int argc, char **argv)
 		{ "job",	required_argument, NULL, 'j' },
 		{ "uid",	required_argument, NULL, 'u' },
 		{ "step",	required_argument, NULL, 's' },
+		{ "sluid",	required_argument, NULL, 'S' },
 		{ "interval",	required_argument, NULL, 'i' },
 		{ "count",	required_argument, NULL, 'c' },
 		{ "root",	required_argument, NULL, 'r' },
@@ -701,6 +725,7 @@ main(int argc, char **argv)
 	long			 lv;
 	long long		 ll;
 
+	probe_mark_self(argv);
 	/* A one-shot mode of its own (jobtop --stacks). */
 	if (argc > 1 && strcmp(argv[1], "--stacks") == 0)
 		return stacks_main(argc - 1, argv + 1);
@@ -733,6 +758,16 @@ main(int argc, char **argv)
 				return 1;
 			}
 			conf.step = optarg;
+			break;
+		case 'S':
+			/* The job's SLUID (Slurm 26.05 names its cgroup so:
+			 * ranks.h). */
+			if (!ranks_is_sluid(optarg, strlen(optarg))) {
+				fprintf(stderr, "jobtop-probe: bad SLUID: %s\n",
+				    optarg);
+				return 1;
+			}
+			conf.sluid = optarg;
 			break;
 		case 'u':
 			/* The job owner's uid: only that user's processes

@@ -77,12 +77,15 @@
  * Kernel threads never count, and neither do the probe and its ancestors
  * (its shell and ssh session), which pam_slurm_adopt may well have put
  * into the job's cgroup; under --root the tree is not the probe's own
- * /proc, so nothing is skipped.
+ * /proc, so nothing is skipped.  Nor do another jobtop session's probes,
+ * its srun step's shell and what they run, in any mode
+ * (ranks_find_other_probe).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -104,6 +107,7 @@ enum rf_kind {
 	RF_JOB,		/* tracked in slot */
 	RF_RETRY,	/* examine again at the next scan */
 	RF_BUSY,	/* being examined: guards against ppid cycles */
+	RF_PROBE,	/* a jobtop probe or what it runs: never the job's */
 };
 
 enum rf_mode {
@@ -127,6 +131,10 @@ struct rf_ent {
 /* What the environment of a process says. */
 struct rf_env {
 	int		job;		/* a job variable names it */
+	int		probe;		/* JOBTOP_PROBE_SESSION is set */
+	int		jobname;	/* SLURM_JOB_NAME=jobtop */
+	char		sluid[RANKS_SLUID_MAX];	/* SLURM_JOB_SLUID, or "" */
+	char		ctr[RANKS_CTR_MAX];	/* the container, or "" */
 	int64_t		rank;		/* -1: none (ranks_find_own) */
 	unsigned	rankprio;	/* index in rf_rank_vars of rank */
 	int64_t		world;		/* -1: unknown */
@@ -161,6 +169,13 @@ static int64_t		 rf_owner = -1;	/* --uid, or -1 */
 static char		 rf_v2root[512];	/* see ranks_find_v2_root */
 static const char	*rf_job;
 static size_t		 rf_joblen;
+/* The job's SLUID (Slurm 26.05 names the job's cgroup by it), "" while
+ * unknown, and where it came from. */
+static char		 rf_sluid[RANKS_SLUID_MAX];
+static const char	*rf_sluid_from;
+static int		 rf_rejudge;	/* learnt: judge RF_OTHER again */
+/* The probe's own executable (device and inode; 0 under --root). */
+static uint64_t		 rf_self_dev, rf_self_ino;
 
 /* How the first process of the job was found, and the job's cgroup, for
  * the "ranks-found" event (ranks_find_how; jobtop --explain shows it). */
@@ -331,6 +346,45 @@ ranks_find_env_entry(struct rf_env *env, const char *s, size_t len)
 	int64_t	v;
 	int	i;
 
+	if (len >= 21 && memcmp(s, "JOBTOP_PROBE_SESSION=", 21) == 0) {
+		env->probe = 1;
+		return;
+	}
+	if (len == 21 && memcmp(s, "SLURM_JOB_NAME=jobtop", 21) == 0) {
+		env->jobname = 1;
+		return;
+	}
+	/* The container runtimes' own variables (see ranks_set_container):
+	 * Apptainer's image, Singularity's, Enroot's root file system
+	 * (pyxis runs Enroot), and the "container" variable Podman sets. */
+	if (len > 20 && memcmp(s, "APPTAINER_CONTAINER=", 20) == 0) {
+		snprintf(env->ctr, sizeof(env->ctr), "apptainer %.*s",
+		    (int)(len - 20), s + 20);
+		return;
+	}
+	if (len > 22 && memcmp(s, "SINGULARITY_CONTAINER=", 22) == 0) {
+		if (env->ctr[0] == '\0')
+			snprintf(env->ctr, sizeof(env->ctr), "singularity "
+			    "%.*s", (int)(len - 22), s + 22);
+		return;
+	}
+	if (len > 14 && memcmp(s, "ENROOT_ROOTFS=", 14) == 0) {
+		snprintf(env->ctr, sizeof(env->ctr), "enroot %.*s",
+		    (int)(len - 14), s + 14);
+		return;
+	}
+	if (len > 10 && memcmp(s, "container=", 10) == 0) {
+		if (env->ctr[0] == '\0')
+			snprintf(env->ctr, sizeof(env->ctr), "%.*s",
+			    (int)(len - 10), s + 10);
+		return;
+	}
+	if (len > 16 && memcmp(s, "SLURM_JOB_SLUID=", 16) == 0) {
+		if (ranks_is_sluid(s + 16, len - 16))
+			snprintf(env->sluid, sizeof(env->sluid), "%.*s",
+			    (int)(len - 16), s + 16);
+		return;
+	}
 	for (i = 0; jobvars[i].name != NULL; i++) {
 		n = strlen(jobvars[i].name);
 		if (len > n && memcmp(s, jobvars[i].name, n) == 0 &&
@@ -409,6 +463,10 @@ ranks_find_environ(pid_t pid, struct rf_env *env)
 	int		 fd, skipping = 0;
 
 	env->job = 0;
+	env->probe = 0;
+	env->jobname = 0;
+	env->sluid[0] = '\0';
+	env->ctr[0] = '\0';
 	env->rank = -1;
 	env->rankprio = RANKS_PRIO_NONE;
 	env->world = -1;
@@ -501,6 +559,67 @@ ranks_find_v2_root(void)
 }
 
 int
+ranks_is_sluid(const char *s, size_t len)
+{
+	size_t	i;
+
+	if (len < 1 + RANKS_SLUID_MIN || len > RANKS_SLUID_MAX - 1 ||
+	    s[0] != 's')
+		return 0;
+	for (i = 1; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'A' && s[i] <= 'Z')))
+			return 0;
+	return 1;
+}
+
+int
+ranks_find_set_sluid(const char *s, size_t len, const char *from)
+{
+	if (!ranks_is_sluid(s, len))
+		return -1;
+	if (rf_sluid[0] != '\0')
+		return strlen(rf_sluid) == len && memcmp(rf_sluid, s, len) ==
+		    0 ? 0 : -1;
+	snprintf(rf_sluid, sizeof(rf_sluid), "%.*s", (int)len, s);
+	rf_sluid_from = from;
+	/* What the scans judged before may be the job's after all. */
+	rf_rejudge = 1;
+	rf_force = 1;
+	return 0;
+}
+
+const char *
+ranks_find_sluid(const char **from)
+{
+	if (from != NULL)
+		*from = rf_sluid_from;
+	return rf_sluid;
+}
+
+/* The job's SLUID from a cgroup v2 path of a process known to be the
+ * job's (its step daemon, a task it started): ROOT/system.slice/
+ * [NODE_]slurmstepd.scope/SLUID/...; only root makes directories there. */
+static void
+ranks_find_learn_path(const char *path, size_t len, const char *from)
+{
+	const char	*c[4], *end = path + len;
+	size_t		 n[4], rl = strlen(rf_v2root);
+
+	if (rf_sluid[0] != '\0' || len == 0 || *path != '/')
+		return;
+	if (rl > 0 && !(len > rl && memcmp(path, rf_v2root, rl) == 0 &&
+	    path[rl] == '/'))
+		return;
+	if (ranks_find_split(path + rl, end, c, n) < 3 ||
+	    !ranks_find_comp_is(c[0], n[0], "system.slice") ||
+	    !(ranks_find_comp_is(c[1], n[1], "slurmstepd.scope") ||
+	    ranks_find_comp_suf(c[1], n[1], "_slurmstepd.scope")))
+		return;
+	(void)ranks_find_set_sluid(c[2], n[2], from);
+}
+
+int
 ranks_find_cgroup_path(const char *path, size_t len, const char *job,
     int64_t uid, size_t *dirlen, uint32_t *step)
 {
@@ -508,7 +627,7 @@ ranks_find_cgroup_path(const char *path, size_t len, const char *job,
 	size_t		 n[4], idlen, jl, rl = strlen(rf_v2root);
 	unsigned	 nc;
 	int64_t		 u;
-	int		 numeric = 0;
+	int		 numeric = 0, sluid = 0;
 
 	*step = RANKS_STEP_NONE;
 	if (len == 0 || *path != '/' || job == NULL)
@@ -539,8 +658,17 @@ ranks_find_cgroup_path(const char *path, size_t len, const char *job,
 		if ((nc = ranks_find_split(path + rl, end, c, n)) < 3 ||
 		    !ranks_find_comp_is(c[0], n[0], "system.slice") ||
 		    !(ranks_find_comp_is(c[1], n[1], "slurmstepd.scope") ||
-		    ranks_find_comp_suf(c[1], n[1], "_slurmstepd.scope")) ||
-		    !ranks_find_comp_pre(c[2], n[2], "job_"))
+		    ranks_find_comp_suf(c[1], n[1], "_slurmstepd.scope")))
+			return 0;
+		if (ranks_is_sluid(c[2], n[2])) {
+			/* Slurm 26.05: the job's SLUID, once known. */
+			if (rf_sluid[0] == '\0')
+				return 0;
+			if (n[2] != strlen(rf_sluid) ||
+			    memcmp(c[2], rf_sluid, n[2]) != 0)
+				return -1;
+			sluid = 1;
+		} else if (!ranks_find_comp_pre(c[2], n[2], "job_"))
 			return 0;
 		id = c[2] + 4;
 		idlen = n[2] - 4;
@@ -548,7 +676,7 @@ ranks_find_cgroup_path(const char *path, size_t len, const char *job,
 	jl = strlen(job);
 	if (numeric && (e = memchr(id, '.', idlen)) != NULL)
 		idlen = (size_t)(e - id);
-	if (idlen != jl || memcmp(id, job, jl) != 0)
+	if (!sluid && (idlen != jl || memcmp(id, job, jl) != 0))
 		return -1;
 	*dirlen = (size_t)(c[2] + n[2] - path);
 	if (nc == 4 && ranks_find_comp_pre(c[3], n[3], "step_"))
@@ -596,7 +724,7 @@ ranks_find_init_v2root(void)
  * or PBS, 0 in no job cgroup.
  */
 static int
-ranks_find_cgroup(pid_t pid, uint32_t *step)
+ranks_find_cgroup(pid_t pid, uint32_t *step, const char *learn)
 {
 	const char	*line, *eol, *p;
 	size_t		 dirlen;
@@ -613,6 +741,8 @@ ranks_find_cgroup(pid_t pid, uint32_t *step)
 			colons += *p == ':';
 		if (colons < 2)
 			continue;
+		if (learn != NULL && line[0] == '0' && p == line + 3)
+			ranks_find_learn_path(p, (size_t)(eol - p), learn);
 		r = ranks_find_cgroup_path(p, (size_t)(eol - p), rf_job,
 		    rf_owner, &dirlen, step);
 		if (r > 0 && rf_cgroup[0] == '\0')
@@ -649,6 +779,98 @@ ranks_find_stepd(pid_t pid, uint32_t *step)
 	*step = end > id ? ranks_find_parse_step(id, (size_t)(end - id)) :
 	    RANKS_STEP_NONE;
 	return 1;
+}
+
+/* Is comm a probe's as jobtop names it: "jobtop-probe..." (installed) or
+ * "probe-HEX..." (the per-user cache; comm is cut at 15 characters)? */
+static int
+ranks_find_probe_name(const char *s)
+{
+	size_t	i;
+
+	if (strncmp(s, "jobtop-probe", 12) == 0)
+		return 1;
+	if (strncmp(s, "probe-", 6) != 0 || s[6] == '\0')
+		return 0;
+	for (i = 6; s[i] != '\0'; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* Does the command line of pid say a jobtop probe (its program a probe's
+ * name with one of the options every transport gives it) or the shell of
+ * a jobtop srun step ("/bin/sh -c SCRIPT jobtop-srun ...")? */
+static int
+ranks_find_probe_cmdline(pid_t pid)
+{
+	static const char *const opts[] = { "--interval", "--armour",
+	    "--watchdog", "--job", NULL };
+	const char	*a, *base, *end;
+	ssize_t		 n;
+	unsigned	 i, j;
+	int		 named = 0;
+
+	if ((n = ranks_find_read(pid, "cmdline", rf_buf, 4096)) <= 0)
+		return 0;
+	end = rf_buf + n;
+	for (a = rf_buf, i = 0; a < end && i < 16; a += strlen(a) + 1, i++) {
+		if ((base = strrchr(a, '/')) != NULL)
+			base++;
+		else
+			base = a;
+		if (i == 3 && strcmp(a, "jobtop-srun") == 0)
+			return 1;
+		if (i <= 1 && ranks_find_probe_name(base))
+			named = 1;
+		for (j = 0; named && i > 0 && opts[j] != NULL; j++)
+			if (strcmp(a, opts[j]) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * Is the process another jobtop's probe, or something such a probe or
+ * jobtop's own Slurm step runs?  A second jobtop session on the same job
+ * (a user and an admin, two windows) starts its probes inside the job:
+ * through srun they are tasks of a step of the job (srun --overlap
+ * --job-name=jobtop), over SSH pam_slurm_adopt may put them in the job's
+ * cgroup, and they carry the job's variables.  They are never ranks:
+ *  - the marker JOBTOP_PROBE_SESSION in the environment: the srun
+ *    transport passes it to its whole step (--export), so the step's
+ *    shell that waits for a push carries it too, and every probe sets it
+ *    on itself at start (probe.c), whatever started it; what a probe
+ *    runs (nvidia-smi, eu-stack, gdb) inherits it;
+ *  - the same executable as this probe's (device and inode of
+ *    /proc/PID/exe): a probe in the moment before it set the marker;
+ *  - a probe's name with a probe's options on its command line, and the
+ *    srun step's shell by its name jobtop-srun, read only for a process
+ *    named like a probe or whose SLURM_JOB_NAME is jobtop (the name srun
+ *    gives the step's tasks): probes of an older jobtop.  SLURM_JOB_NAME
+ *    alone does not do: a user may name a job jobtop.
+ * What descends from such a process is never the job's either.
+ */
+static int
+ranks_find_other_probe(pid_t pid, const struct ranks_stat *st,
+    const struct rf_env *env)
+{
+	char		path[64];
+	struct stat	sb;
+
+	if (env != NULL && env->probe)
+		return 1;
+	if (rf_self_ino != 0) {
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		if (stat(path, &sb) == 0 && (uint64_t)sb.st_ino ==
+		    rf_self_ino && (uint64_t)sb.st_dev == rf_self_dev)
+			return 1;
+	}
+	if (ranks_find_probe_name(st->comm) ||
+	    (env != NULL && env->jobname))
+		return ranks_find_probe_cmdline(pid);
+	return 0;
 }
 
 /* Is pid the probe or one of its ancestors? */
@@ -720,6 +942,8 @@ ranks_find_take(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		top = -1;
 	if ((e->slot = ranks_track(e->pid, st, rank, step, role, top)) < 0)
 		return RF_RETRY;
+	ranks_set_container(e->slot, env != NULL && env->ctr[0] != '\0' ?
+	    env->ctr : NULL);
 	if (env != NULL)
 		memcpy(rf_slot_vals[e->slot], env->vals,
 		    sizeof(rf_slot_vals[e->slot]));
@@ -783,6 +1007,8 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	p = ranks_find_lookup(ents, n, st->ppid);
 	if (p != NULL && depth < RF_DEPTH)
 		k = ranks_find_decide(ents, n, p, depth + 1);
+	if (k == RF_PROBE)
+		return RF_PROBE;
 	if (strcmp(st->comm, "slurmstepd") == 0) {
 		if ((r = ranks_find_stepd(e->pid, &s)) < 0)
 			return RF_OTHER;
@@ -793,6 +1019,9 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 			via = "a child of the job's slurmstepd";
 		} else if (r > 0 && uid == 0) {
 			e->step = s;
+			if (rf_sluid[0] == '\0')
+				(void)ranks_find_cgroup(e->pid, &s,
+				    "the cgroup of the job's step daemon");
 			return RF_STEPD;
 		}
 		/* Not root: a look-alike, judged as any process. */
@@ -811,7 +1040,8 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		 * the owner's uid before its exec: look again next scan. */
 		return member && uid == 0 ? RF_RETRY : RF_OTHER;
 	}
-	if ((r = ranks_find_cgroup(e->pid, &s)) > 0) {
+	if ((r = ranks_find_cgroup(e->pid, &s, member ?
+	    "the cgroup of a process of the job" : NULL)) > 0) {
 		if (!member)
 			via = "its cgroup";
 		member = 1;
@@ -820,8 +1050,16 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	} else if (r < 0 && !member)
 		return RF_OTHER;
 	envok = ranks_find_environ(e->pid, &env) == 0;
+	if (ranks_find_other_probe(e->pid, st, envok ? &env : NULL))
+		return RF_PROBE;
 	if (!member && !(envok && env.job))
 		return RF_OTHER;
+	/* SLURM_JOB_SLUID (Slurm 25.11+) of a process of the job: one the
+	 * step daemon started, or with --uid one of the owner's. */
+	if (envok && env.sluid[0] != '\0' && rf_sluid[0] == '\0' &&
+	    (member || rf_owner >= 0))
+		(void)ranks_find_set_sluid(env.sluid, strlen(env.sluid),
+		    "SLURM_JOB_SLUID of a process of the job");
 	if (step == RANKS_STEP_NONE && envok)
 		step = env.step;
 	k = ranks_find_take(ents, n, e, st, envok ? &env : NULL, step,
@@ -891,7 +1129,11 @@ ranks_find_decide(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	if ((p = ranks_find_lookup(ents, n, st.ppid)) != NULL &&
 	    depth < RF_DEPTH)
 		k = ranks_find_decide(ents, n, p, depth + 1);
+	if (k == RF_PROBE)
+		return e->kind = RF_PROBE;
 	envok = ranks_find_environ(e->pid, &env) == 0;
+	if (ranks_find_other_probe(e->pid, &st, envok ? &env : NULL))
+		return e->kind = RF_PROBE;
 	e->kind = (uint8_t)ranks_find_take(ents, n, e, &st, envok ? &env :
 	    NULL, envok ? env.step : RANKS_STEP_NONE, k == RF_JOB ? p : NULL);
 	return e->kind;
@@ -963,7 +1205,9 @@ ranks_find_scan(void)
 	struct rf_ent	*o, *e;
 	unsigned	 nold = rf_nents[rf_cur], nnew, i, j = 0;
 	uint64_t	 ino;
+	int		 rejudge = rf_rejudge;
 
+	rf_rejudge = 0;
 	nnew = ranks_find_list(new);
 	for (i = 0; i < nnew; i++) {
 		e = &new[i];
@@ -973,7 +1217,8 @@ ranks_find_scan(void)
 			continue;
 		o = &old[j++];
 		if (o->kind == RF_RETRY || o->kind == RF_NEW ||
-		    o->kind == RF_BUSY || (o->kind == RF_JOB &&
+		    o->kind == RF_BUSY || (rejudge && o->kind == RF_OTHER) ||
+		    (o->kind == RF_JOB &&
 		    !ranks_tracked(o->slot, o->pid, o->start)))
 			continue;
 		ino = e->ino;
@@ -1044,6 +1289,7 @@ int
 ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 {
 	char		path[4096];
+	struct stat	sb;
 	unsigned	i;
 
 	rf_job = conf->job;
@@ -1067,9 +1313,22 @@ ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 		snprintf(rf_var_names[i], sizeof(rf_var_names[i]), "%.*s",
 		    (int)strcspn(rf_rank_vars[i], "="), rf_rank_vars[i]);
 	ranks_find_init_v2root();
+	rf_sluid[0] = '\0';
+	rf_sluid_from = NULL;
+	if (conf->sluid != NULL && ranks_find_set_sluid(conf->sluid,
+	    strlen(conf->sluid), "--sluid (squeue's Sluid)") < 0) {
+		snprintf(why, whysz, "bad SLUID: %s", conf->sluid);
+		return -1;
+	}
 	rf_nskip = 0;
-	if (conf->root[0] == '\0')
+	rf_self_dev = rf_self_ino = 0;
+	if (conf->root[0] == '\0') {
 		ranks_find_ancestors(conf);
+		if (stat("/proc/self/exe", &sb) == 0) {
+			rf_self_dev = (uint64_t)sb.st_dev;
+			rf_self_ino = (uint64_t)sb.st_ino;
+		}
+	}
 	return 0;
 }
 
@@ -1078,8 +1337,11 @@ ranks_find_how(char *buf, size_t size)
 {
 	if (rf_how[0] == '\0')
 		return NULL;
-	snprintf(buf, size, "found as %s; job cgroup %s", rf_how,
+	snprintf(buf, size, "found as %s; job cgroup %s%s%s%s%s", rf_how,
 	    rf_cgroup[0] != '\0' ? rf_cgroup : "none (no process of the job "
-	    "is in a scheduler's job cgroup)");
+	    "is in a scheduler's job cgroup)", rf_sluid[0] != '\0' ?
+	    "; SLUID " : "", rf_sluid, rf_sluid[0] != '\0' ? " from " : "",
+	    rf_sluid[0] != '\0' && rf_sluid_from != NULL ? rf_sluid_from :
+	    "");
 	return buf;
 }

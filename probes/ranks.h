@@ -116,6 +116,18 @@ int		 ranks_tracked_top(int);
 #define RANKS_PRIO_WEAK	9
 #define RANKS_PRIO_NONE	255
 void		 ranks_set_origin(int, unsigned, const char *, int64_t);
+/*
+ * A rank in a container (Apptainer, Enroot/pyxis, Podman): its pid is
+ * the host's (/proc's, the one NVML reports), its pid in its own PID
+ * namespace is the last of status's NSpid, and the container is named by
+ * what its environment says (name: "apptainer /images/x.sif", "enroot
+ * /path/rootfs", "podman", or NULL) or else by its root directory when
+ * that is not the probe's; a process in a PID namespace of its own
+ * without either is "pid namespace".  ranks-find.c calls this once, when
+ * it starts tracking the process.
+ */
+#define RANKS_CTR_MAX	256
+void		 ranks_set_container(int, const char *);
 unsigned	 ranks_tracked_prio(int);
 void		 ranks_demote(int);
 int		 ranks_tracked_role(int);
@@ -161,7 +173,8 @@ int		 ranks_find_is_helper(const char *);
  * inside job's cgroup as the scheduler makes it, anchored at the root of
  * the hierarchy: Slurm v1 /slurm/uid_U/job_ID or /slurm_NODE/uid_U/job_ID,
  * v2 ROOT/system.slice/slurmstepd.scope/job_ID or ROOT/system.slice/
- * NODE_slurmstepd.scope/job_ID (ROOT: ranks_find_v2_root), the PBS hook's
+ * NODE_slurmstepd.scope/job_ID (ROOT: ranks_find_v2_root), or the same
+ * with the job's SLUID for job_ID once known (else 0), the PBS hook's
  * /pbs_jobs.service/jobid/ID.SERVER?  Only root makes these; a user can
  * make look-alikes of any name below user.slice/user-U.slice/
  * user@U.service, so nothing below another component counts.  1: yes,
@@ -171,6 +184,26 @@ int		 ranks_find_is_helper(const char *);
  */
 int		 ranks_find_cgroup_path(const char *, size_t, const char *,
 		    int64_t, size_t *, uint32_t *);
+/*
+ * Slurm 26.05 names a job's cgroup v2 directory by the job's SLUID
+ * (".../slurmstepd.scope/sEKNKTV3WPV500/step_0/user/task_0") unless
+ * cgroup.conf has CgroupJobIdPaths=yes.  A SLUID is an 's' and
+ * RANKS_SLUID_MIN to RANKS_SLUID_MAX - 2 upper-case letters and digits
+ * (Crockford base 32: 13 of them in Slurm's).  The probe learns the job's
+ * from --sluid (squeue's Sluid field, through the monitor), from
+ * SLURM_JOB_SLUID in the environment of a process of the job, or from
+ * the cgroup of the job's own step daemon or of a process it started;
+ * until then a SLUID-named directory is no job's known to it (neither
+ * the job's nor another's), afterwards only that one is the job's.
+ */
+#define RANKS_SLUID_MIN	10
+#define RANKS_SLUID_MAX	24
+int		 ranks_is_sluid(const char *, size_t);
+/* Set the job's SLUID once (from: where it came from, static text);
+ * 0, or -1 when it is not one or another is known already. */
+int		 ranks_find_set_sluid(const char *, size_t, const char *);
+/* The job's SLUID, "" while unknown, and where it came from (or NULL). */
+const char	*ranks_find_sluid(const char **);
 /* Where Slurm's cgroup v2 system.slice is: "" at the root, else the
  * directory of PID 1's cgroup (a container's), as ranks_find_init read
  * it from /proc/1/cgroup. */

@@ -29,7 +29,7 @@
 #define PINST_FIELDS	36	/* fields per group the probe supports */
 #define PINST_STRS	5	/* string fields per group */
 #define PINST_STRLEN	64	/* bytes per string value, with the NUL */
-#define PINST_TEXTS	3	/* long texts per instance (pinst_set_text) */
+#define PINST_TEXTS	4	/* long texts per instance (pinst_set_text) */
 #define PINST_MAX	4096	/* live instances, all groups together */
 
 struct field_def {
@@ -56,6 +56,8 @@ struct probe_conf {
 	const char	*step;		/* --step: the Slurm step to show
 					 * ("0", "batch", "extern"), or NULL:
 					 * the job's best step class */
+	const char	*sluid;		/* --sluid: the job's Slurm SLUID, or
+					 * NULL (ranks.h) */
 	pid_t		 self;		/* the probe's pid */
 	uint32_t	 clk_tck;
 	uint32_t	 page_size;

@@ -16,7 +16,12 @@
  * owner's uid_U); failing those, init looks through /proc/PID/cgroup of
  * the node's processes for the same paths or PBS's /pbs_jobs.service/
  * jobid/ID.SERVER, anchored at the hierarchy's root
- * (ranks_find_cgroup_path), and takes the path up to the job.  Not found at
+ * (ranks_find_cgroup_path), and takes the path up to the job.  Slurm
+ * 26.05 names the v2 directory by the job's SLUID instead of job_ID
+ * (slurmstepd.scope/sEKNKTV3WPV500, unless CgroupJobIdPaths=yes): once
+ * the rank scan knows the SLUID (--sluid, SLURM_JOB_SLUID, the step
+ * daemon's own cgroup: ranks.h) that directory is the job's; at start-up
+ * a first rank scan is run for it when nothing else was found.  Not found at
  * start-up: the source is off, "no cgroup for job N".  When the directory
  * goes away (its files fail to read), its instance vanishes and the
  * search is redone every CG_RESEARCH samples, then also through the
@@ -224,14 +229,22 @@ cg_ends(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* v2: system.slice/ENTRY/job_ID for a NODENAME_slurmstepd.scope. */
+/* v2: system.slice/ENTRY/job_ID, or ENTRY/SLUID once the job's SLUID is
+ * known (Slurm 26.05: ranks.h), for a NODENAME_slurmstepd.scope. */
 static int
 cg_try_scope(const char *name, void *arg)
 {
-	char	rel[CG_PATH_MAX];
+	char		 rel[CG_PATH_MAX];
+	const char	*sluid = ranks_find_sluid(NULL);
 
 	if (!cg_ends(name, "_slurmstepd.scope"))
 		return 0;
+	if (*sluid != '\0') {
+		snprintf(rel, sizeof(rel), "%s/system.slice/%s/%s",
+		    ranks_find_v2_root(), name, sluid);
+		if (cg_take(rel))
+			return 1;
+	}
 	snprintf(rel, sizeof(rel), "%s/system.slice/%s/job_%s",
 	    ranks_find_v2_root(), name, cg_job);
 	return cg_take(rel);
@@ -270,10 +283,17 @@ cg_try_slurm(const char *name, void *arg)
 static int
 cg_search_dirs(void)
 {
-	char	path[CG_PATH_MAX * 2], rel[CG_PATH_MAX];
+	char		 path[CG_PATH_MAX * 2], rel[CG_PATH_MAX];
+	const char	*sluid = ranks_find_sluid(NULL);
 
 	if (cg_v1)
 		return cg_list(cg_mnt[CGH_MEMORY], 0, cg_try_slurm, NULL) > 0;
+	if (*sluid != '\0') {
+		snprintf(rel, sizeof(rel), "%s/system.slice/slurmstepd.scope/"
+		    "%s", ranks_find_v2_root(), sluid);
+		if (cg_take(rel))
+			return 1;
+	}
 	snprintf(rel, sizeof(rel), "%s/system.slice/slurmstepd.scope/job_%s",
 	    ranks_find_v2_root(), cg_job);
 	if (cg_take(rel))
@@ -476,6 +496,17 @@ cg_init(const struct probe_conf *conf, char *why, size_t whysz)
 	if ((cg_search_dirs() || cg_list("/proc", 0, cg_try_proc, &left) > 0)
 	    && cg_open() == 0)
 		return 0;
+	/* Slurm 26.05 names the job's directory by its SLUID: a scan for
+	 * the job's processes learns it (from the step daemon's cgroup, a
+	 * task's, SLURM_JOB_SLUID), then look again. */
+	if (!cg_v1 && *ranks_find_sluid(NULL) == '\0') {
+		ranks_find_update(conf);
+		left = CG_PROC_MAX;
+		if (*ranks_find_sluid(NULL) != '\0' && (cg_search_dirs() ||
+		    cg_list("/proc", 0, cg_try_proc, &left) > 0) &&
+		    cg_open() == 0)
+			return 0;
+	}
 	snprintf(why, whysz, "no cgroup for job %s", cg_job);
 	return -1;
 }

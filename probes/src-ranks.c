@@ -74,7 +74,7 @@ enum {
 	F_WRITE_BYTES, F_VOL_CTXSW, F_INVOL_CTXSW, F_WCHAN, F_SYSCALL,
 	F_PROCESSOR, F_START_TIME, F_RANK_VAR, F_KSTACK, F_HELPER, F_PROCS, F_BLKIO_DELAY,
 	F_RQ_DELAY, F_PEAK_RSS, F_PEAK_CPU, F_UID, F_CWD, F_CMDLINE, F_WORLD,
-	F_NFIELDS
+	F_NSPID, F_CONTAINER, F_NFIELDS
 };
 
 static const struct field_def ranks_fields[F_NFIELDS] = {
@@ -113,6 +113,10 @@ static const struct field_def ranks_fields[F_NFIELDS] = {
 	{ "cwd",		"",		PF_STRING },
 	{ "cmdline",		"",		PF_STRING },
 	{ "world",		"count",	PF_GAUGE },
+	/* A rank in a container: its pid there, and the container
+	 * (ranks_set_container; a long text). */
+	{ "nspid",		"",		PF_GAUGE },
+	{ "container",		"",		PF_STRING },
 };
 static const struct group_def ranks_group = {
 	"rank", ranks_fields, F_NFIELDS
@@ -205,6 +209,9 @@ struct ranks_proc {
 	char		 cmd_comm[16];	/* comm when cmdline was read */
 	char		 cmdline[PROTO_TEXT_MAX];	/* NULs as spaces */
 	char		 cwd[PROTO_TEXT_MAX];
+	int64_t		 nspid;		/* pid in its PID namespace, or -1 */
+	uint8_t		 ctr_new;
+	char		 container[RANKS_CTR_MAX];	/* "" none */
 };
 
 /* A candidate for the busiest processes (root without --job). */
@@ -451,6 +458,7 @@ ranks_track(pid_t pid, const struct ranks_stat *st, int64_t rank,
 	rp->cpu = UINT64_MAX;
 	rp->uid = -1;
 	rp->world = -1;
+	rp->nspid = -1;
 	rp->prio = RANKS_PRIO_NONE;
 	for (i = 0; i < RK_NFILES; i++)
 		rp->fd[i] = RK_FD_NONE;
@@ -460,6 +468,77 @@ ranks_track(pid_t pid, const struct ranks_stat *st, int64_t rank,
 	if (slot >= ranks_hw)
 		ranks_hw = slot + 1;
 	return (int)slot;
+}
+
+static ssize_t	ranks_read_once(const struct ranks_proc *, const char *, char *,
+		    size_t);
+
+/* Podman's /run/.containerenv in the container's root: image="NAME". */
+static void
+ranks_podman_image(struct ranks_proc *rp)
+{
+	const char	*p, *q;
+	size_t		 n;
+
+	if (ranks_read_once(rp, "root/run/.containerenv", ranks_buf,
+	    sizeof(ranks_buf)) <= 0 || (p = strstr(ranks_buf, "\nimage=\""))
+	    == NULL)
+		return;
+	p += 8;
+	if ((q = strchr(p, '"')) == NULL || (n = (size_t)(q - p)) == 0)
+		return;
+	snprintf(rp->container, sizeof(rp->container), "podman %.*s", (int)n,
+	    p);
+}
+
+void
+ranks_set_container(int slot, const char *name)
+{
+	struct ranks_proc	*rp;
+	const char		*p, *eol;
+	char			 path[64], root[RANKS_CTR_MAX - 8];
+	int64_t			 v, last = -1;
+	unsigned		 n = 0;
+	ssize_t			 len;
+
+	if (slot < 0 || slot >= RANKS_MAX || !(rp = &ranks_procs[slot])->used)
+		return;
+	/* "NSpid:\t4242\t7": the host's pid first, its own last. */
+	if (ranks_read_once(rp, "status", ranks_buf, sizeof(ranks_buf)) > 0 &&
+	    (p = strstr(ranks_buf, "\nNSpid:")) != NULL) {
+		eol = strchr(p + 1, '\n');
+		for (p += 7; (eol == NULL || p < eol) && *p != '\0'; ) {
+			while (*p == '\t' || *p == ' ')
+				p++;
+			if (*p < '0' || *p > '9')
+				break;
+			for (v = 0; *p >= '0' && *p <= '9' && v < INT32_MAX; p++)
+				v = v * 10 + (*p - '0');
+			last = v;
+			n++;
+		}
+	}
+	if (n > 1)
+		rp->nspid = last;
+	rp->container[0] = '\0';
+	if (name != NULL) {
+		snprintf(rp->container, sizeof(rp->container), "%s", name);
+		if (strcmp(name, "podman") == 0)
+			ranks_podman_image(rp);
+	} else {
+		/* Another root directory than the probe's (a chroot, a
+		 * container the runtime did not name in the environment). */
+		snprintf(path, sizeof(path), "/proc/%d/root", (int)rp->pid);
+		if ((len = readlink(probe_path(ranks_buf, sizeof(ranks_buf),
+		    path), root, sizeof(root) - 1)) > 1) {
+			root[len] = '\0';
+			snprintf(rp->container, sizeof(rp->container),
+			    "root %s", root);
+		} else if (n > 1)
+			snprintf(rp->container, sizeof(rp->container),
+			    "pid namespace");
+	}
+	rp->ctr_new = 1;
 }
 
 int
@@ -1100,6 +1179,12 @@ ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 	if (rp->has & RK_HAS_CMD) {
 		pinst_set_text(pi, F_CMDLINE, rp->cmdline, rp->cmd_new);
 		rp->cmd_new = 0;
+	}
+	if (rp->nspid >= 0)
+		pinst_set(pi, F_NSPID, rp->nspid);
+	if (rp->container[0] != '\0') {
+		pinst_set_text(pi, F_CONTAINER, rp->container, rp->ctr_new);
+		rp->ctr_new = 0;
 	}
 }
 

@@ -72,6 +72,9 @@
 #define SR_NEED_EXIT	3
 #define SR_BATCH_MS	100	/* nodes joining within it share a run */
 #define SR_SLACK_MS	1000	/* a retry due within it joins a run */
+/* Every process of jobtop's steps carries JOBTOP_PROBE_SESSION: a second
+ * jobtop session on the job never takes them for ranks (ranks-find.c). */
+#define SR_EXPORT_MARK	"--export=ALL,JOBTOP_PROBE_SESSION=srun"
 
 extern char **environ;
 static char **sr_envp;		/* sr_child's, between fork and exec */
@@ -521,6 +524,8 @@ sr_run_part(struct sr_group *g, struct hostlist *hl, int comp, char **argv,
 	argv[j++] = (char *)(uintptr_t)"--kill-on-bad-exit=0";
 	argv[j++] = (char *)(uintptr_t)"--chdir=/";
 	argv[j++] = (char *)(uintptr_t)"--job-name=jobtop";
+	/* Another jobtop on the job never takes this step for ranks. */
+	argv[j++] = (char *)(uintptr_t)SR_EXPORT_MARK;
 	argv[j++] = (char *)(uintptr_t)"/bin/sh";
 	argv[j++] = (char *)(uintptr_t)"-c";
 	argv[j++] = (char *)(uintptr_t)sr_script;
@@ -542,13 +547,17 @@ sr_run_part(struct sr_group *g, struct hostlist *hl, int comp, char **argv,
 		argv[j++] = (char *)(uintptr_t)"--step";
 		argv[j++] = rc->step;
 	}
+	if (rc->sluid != NULL && *rc->sluid != '\0') {
+		argv[j++] = (char *)(uintptr_t)"--sluid";
+		argv[j++] = rc->sluid;
+	}
 	argv[j++] = (char *)(uintptr_t)"--job";
 	argv[j++] = rc->job;
 	*k = j;
 	return fold;
 }
 
-#define SR_PART_ARGS	32
+#define SR_PART_ARGS	34
 #define SR_MAX_PARTS	16
 
 /*
@@ -1369,6 +1378,7 @@ sr_exec_start(struct feed *f, const char *cmd, size_t cap,
 	argv[k++] = (char *)(uintptr_t)"--quiet";
 	argv[k++] = (char *)(uintptr_t)"--chdir=/";
 	argv[k++] = (char *)(uintptr_t)"--job-name=jobtop";
+	argv[k++] = (char *)(uintptr_t)SR_EXPORT_MARK;
 	argv[k++] = (char *)(uintptr_t)"/bin/sh";
 	argv[k++] = (char *)(uintptr_t)"-c";
 	argv[k++] = (char *)(uintptr_t)cmd;
@@ -1609,7 +1619,7 @@ feed_srun_command(const struct rconf *rc, const char *host, char *buf,
 		    (unsigned long)rc->owner);
 	snprintf(buf, size, "%s -l --input=all --quiet --overlap "
 	    "--jobid=%.*s -N1 -w %s --ntasks-per-node=1 --job-name=jobtop "
-	    "/bin/sh -c '<cache script>' jobtop-srun /tmp/jobtop-%lu %s ... "
+	    SR_EXPORT_MARK " /bin/sh -c '<cache script>' jobtop-srun /tmp/jobtop-%lu %s ... "
 	    "--armour%s --job %s", sr_srun_name(), (int)strcspn(job, "+"),
 	    job, host, (unsigned long)(ra != NULL ? ra->uid : getuid()),
 	    strncmp(name, "jobtop-", 7) == 0 ? name + 7 : name, uidarg, job);

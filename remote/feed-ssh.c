@@ -246,6 +246,7 @@ fssh_command(struct feed_ssh *s)
 	a.arch = rconf_probe_arch(rc);
 	a.job = rc->job;
 	a.step = rc->step;
+	a.sluid = rc->sluid;
 	a.interval = s->interval_ms != 0 ? s->interval_ms / 1000.0 :
 	    rc->interval;
 	a.watchdog = s->ka_s * FSSH_WATCHDOG_KA;

@@ -294,6 +294,11 @@ rconf_ready(struct rconf *c, char *err, size_t errlen)
 		snprintf(err, errlen, "step unusable on the command line");
 		return -1;
 	}
+	if (c->sluid != NULL && (!rpush_safe(c->sluid) ||
+	    strchr(c->sluid, '/') != NULL)) {
+		snprintf(err, errlen, "SLUID unusable on the command line");
+		return -1;
+	}
 	if (c->cache_dir == NULL || !rpush_safe(c->cache_dir)) {
 		snprintf(err, errlen, "bad remote cache directory");
 		return -1;
@@ -377,6 +382,7 @@ rconf_free(struct rconf *c)
 	free(c->probe_path);
 	free(c->job);
 	free(c->step);
+	free(c->sluid);
 	free(c->rank_nodes);
 	free(c->cache_dir);
 	free(c->nvml_path);

@@ -63,6 +63,8 @@ struct rconf {
 	char		*probe_path;
 	char		*job;
 	char		*step;		/* --step: a Slurm step, or NULL */
+	char		*sluid;		/* --sluid: the job's Slurm SLUID
+					 * (squeue's Sluid), or NULL */
 	const char	*sched;		/* "slurm", ...; NULL: a host list */
 	size_t		 nnodes;	/* the job's nodes (the ladder) */
 	/* The job's node list in the order its scheduler numbers the

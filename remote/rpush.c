@@ -183,27 +183,34 @@ rpush_probe_opts(unsigned watchdog, long long uid, char *buf, size_t size)
 
 /* " [--step \"S\"] --job \"J\"", or nothing without a job. */
 static void
-rpush_job_arg(const char *job, const char *step, char *buf, size_t size)
+rpush_job_arg(const char *job, const char *step, const char *sluid,
+    char *buf, size_t size)
 {
+	char	sl[64] = "";
+
 	buf[0] = '\0';
 	if (job == NULL || *job == '\0')
 		return;
+	/* Slurm 26.05 names the job's cgroup by its SLUID (probes/ranks.h). */
+	if (sluid != NULL && *sluid != '\0')
+		snprintf(sl, sizeof(sl), " --sluid \"%s\"", sluid);
 	if (step != NULL && *step != '\0')
-		snprintf(buf, size, " --step \"%s\" --job \"%s\"", step, job);
+		snprintf(buf, size, " --step \"%s\"%s --job \"%s\"", step, sl,
+		    job);
 	else
-		snprintf(buf, size, " --job \"%s\"", job);
+		snprintf(buf, size, "%s --job \"%s\"", sl, job);
 }
 
 char *
 rpush_exec_cmd(const char *dir, const char *name, const char *job,
-    const char *step, double interval, unsigned watchdog, long long uid,
-    const char *helper)
+    const char *step, const char *sluid, double interval, unsigned watchdog,
+    long long uid, const char *helper)
 {
 	char	jobarg[192], nvml[512], wd[64];
 
 	jobarg[0] = nvml[0] = '\0';
 	rpush_probe_opts(watchdog, uid, wd, sizeof(wd));
-	rpush_job_arg(job, step, jobarg, sizeof(jobarg));
+	rpush_job_arg(job, step, sluid, jobarg, sizeof(jobarg));
 	if (helper != NULL)
 		snprintf(nvml, sizeof(nvml), " --nvml \"./%s\"", helper);
 	/* The check made the directory safe on another channel: enter it
@@ -220,15 +227,15 @@ rpush_exec_cmd(const char *dir, const char *name, const char *job,
 
 char *
 rpush_fast_cmd(const char *dir, const char *name, uint64_t size,
-    const char *hash, const char *job, const char *step, double interval,
-    unsigned watchdog, long long uid, const char *helper, uint64_t hsize,
-    const char *hhash)
+    const char *hash, const char *job, const char *step, const char *sluid,
+    double interval, unsigned watchdog, long long uid, const char *helper,
+    uint64_t hsize, const char *hhash)
 {
 	char	jobarg[192], nvml[512], hguard[512], wd[64];
 
 	jobarg[0] = nvml[0] = hguard[0] = '\0';
 	rpush_probe_opts(watchdog, uid, wd, sizeof(wd));
-	rpush_job_arg(job, step, jobarg, sizeof(jobarg));
+	rpush_job_arg(job, step, sluid, jobarg, sizeof(jobarg));
 	if (helper != NULL) {
 		snprintf(nvml, sizeof(nvml), " --nvml \"./%s\"", helper);
 		snprintf(hguard, sizeof(hguard), " && ok \"./%s\" %llu %s",
@@ -265,7 +272,7 @@ rpush_ssh_cmd(const struct rpush_ssh *a)
 
 	jobarg[0] = nvml[0] = hguard[0] = kill[0] = hget[0] = '\0';
 	rpush_probe_opts(a->watchdog, a->uid, wd, sizeof(wd));
-	rpush_job_arg(a->job, a->step, jobarg, sizeof(jobarg));
+	rpush_job_arg(a->job, a->step, a->sluid, jobarg, sizeof(jobarg));
 	if (a->helper != NULL) {
 		snprintf(nvml, sizeof(nvml), " --nvml \"./%s\"", a->helper);
 		snprintf(hguard, sizeof(hguard), " && ok \"./%s\" %llu %s",

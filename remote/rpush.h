@@ -84,7 +84,8 @@ char		*rpush_install_cmd(const char *, const char *, const char *,
  * when not NULL, the Slurm step of the job to show (--step).  helper,
  * when not NULL, is the NVML helper's file name (--nvml). */
 char		*rpush_exec_cmd(const char *, const char *, const char *,
-		    const char *, double, unsigned, long long, const char *);
+		    const char *, const char *, double, unsigned, long long,
+		    const char *);
 /*
  * The probe's command when it is likely cached (the usual case): a guard
  * that starts dir/name only when the directory passes the checks above
@@ -96,8 +97,9 @@ char		*rpush_exec_cmd(const char *, const char *, const char *,
  * first.
  */
 char		*rpush_fast_cmd(const char *, const char *, uint64_t,
-		    const char *, const char *, const char *, double, unsigned,
-		    long long, const char *, uint64_t, const char *);
+		    const char *, const char *, const char *, const char *,
+		    double, unsigned, long long, const char *, uint64_t,
+		    const char *);
 #define RPUSH_NOT_CACHED	"jobtop-not-cached"
 #define RPUSH_NOT_CACHED_STATUS	97
 /* What the ssh transport's command needs (rpush_ssh_cmd). */
@@ -108,6 +110,7 @@ struct rpush_ssh {
 	const char	*hash;
 	const char	*arch;		/* the probe's machine */
 	const char	*job, *step;	/* NULL: none */
+	const char	*sluid;		/* the job's Slurm SLUID, or NULL */
 	double		 interval;
 	unsigned	 watchdog;
 	long long	 uid;		/* below 0: none */

@@ -1412,6 +1412,7 @@ rsess_do_exec(struct rsess *s)
 		nvml = rconf_nvml_data(cf, &nlen);
 		cmd = rpush_fast_cmd(cf->cache_dir, rconf_probe_name(cf),
 		    plen, rconf_probe_hash(cf), cf->job, cf->step,
+		    cf->sluid,
 		    s->interval_ms != 0 ?
 		    s->interval_ms / 1000.0 : cf->interval,
 		    s->ka_s * RSESS_WATCHDOG_KA, cf->owner_known ?
@@ -1420,7 +1421,8 @@ rsess_do_exec(struct rsess *s)
 		    nvml != NULL ? rconf_nvml_hash(cf) : NULL);
 	} else
 		cmd = rpush_exec_cmd(cf->cache_dir, rconf_probe_name(cf),
-		    cf->job, cf->step, s->interval_ms != 0 ? s->interval_ms / 1000.0 :
+		    cf->job, cf->step, cf->sluid, s->interval_ms != 0 ?
+		    s->interval_ms / 1000.0 :
 		    cf->interval, s->ka_s * RSESS_WATCHDOG_KA, cf->owner_known ?
 		    (long long)cf->owner : -1,
 		    s->nvml_ok ? rconf_nvml_name(cf) : NULL);

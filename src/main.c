@@ -1205,6 +1205,8 @@ main_probes_init(struct main_probes *mp, const struct main_opts *o,
 	main_rconf_set(&mp->rc.probe_path, mp->probe);
 	main_rconf_set(&mp->rc.nvml_path, mp->nvml);
 	main_rconf_set(&mp->rc.job, mp->jobid);
+	main_rconf_set(&mp->rc.sluid, mp->jobid != NULL && job->sluid[0] !=
+	    '\0' ? job->sluid : NULL);
 	main_rconf_set(&mp->rc.step, mp->jobid != NULL && job->step[0] != '\0' ?
 	    job->step : NULL);
 	mp->rc.sched = mp->jobid != NULL ? job->sched : NULL;

@@ -4,6 +4,8 @@
  *
  *	squeue -h -t all -j JOBID -O "JobID:0S,ArrayJobID:0S,...,Name:0S"
  *
+ * (and ",Sluid:0S" where squeue is 25.11 or later: slurm_has_sluid)
+ *
  * one line per job record, every field followed by S, a separator made
  * of random bytes for each query ("~jt" and 16 hex digits).
  *
@@ -62,7 +64,9 @@ enum {
 	SL_NODES,
 	SL_REASON,
 	SL_NAME,
-	SL_NFIELDS
+	SL_NFIELDS,
+	SL_SLUID = SL_NFIELDS,	/* asked for only where squeue has it */
+	SL_NMAX
 };
 
 static const char *const slurm_fields[SL_NFIELDS] = {
@@ -70,6 +74,13 @@ static const char *const slurm_fields[SL_NFIELDS] = {
 	"UserID", "UserName", "State", "TimeUsed", "TimeLimit", "NumTasks",
 	"NumCPUs", "tres-alloc", "Partition", "NodeList", "Reason", "Name",
 };
+
+/* Slurm names job cgroups by the job's SLUID from 26.05 (the probe
+ * finds them by it: probes/ranks.h); squeue's Sluid field came with the
+ * SLUIDs in 25.11.  Older squeue refuses the field name, so it is asked
+ * for only from that version on. */
+#define SLURM_SLUID_MAJOR	25
+#define SLURM_SLUID_MINOR	11
 
 #define SLURM_SEPMAX	32
 
@@ -265,9 +276,22 @@ slurm_tres_mem(const char *tres)
 	return 0;
 }
 
-/* Fold one matching record into the job. */
+/* Is s a SLUID as Slurm writes it ("sEKNKTV3WPV500": 's', then upper-case
+ * letters and digits)? */
 static int
-slurm_add(struct job *job, char *const *f, int first, char *err,
+slurm_is_sluid(const char *s)
+{
+	size_t	n = strlen(s);
+
+	return n >= 11 && n < sizeof(((struct job *)0)->sluid) &&
+	    s[0] == 's' && strspn(s + 1, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+	    == n - 1;
+}
+
+/* Fold one matching record into the job (nf fields: SL_NFIELDS, or
+ * SL_NMAX with the SLUID). */
+static int
+slurm_add(struct job *job, char *const *f, int nf, int first, char *err,
     size_t errsz)
 {
 	const char	*nodes = f[SL_NODES];
@@ -288,6 +312,9 @@ slurm_add(struct job *job, char *const *f, int first, char *err,
 		job->time_limit = sched_parse_duration(f[SL_LIMIT]);
 		sched_copy_text(job->partition, sizeof(job->partition),
 		    f[SL_PART]);
+		if (nf > SL_SLUID && slurm_is_sluid(f[SL_SLUID]))
+			sched_copy(job->sluid, sizeof(job->sluid),
+			    f[SL_SLUID]);
 	}
 	if (first || slurm_rank(st) > slurm_rank(job->state)) {
 		job->state = st;
@@ -317,15 +344,15 @@ slurm_add(struct job *job, char *const *f, int first, char *err,
 }
 
 /*
- * Parse squeue's answer, records of SL_NFIELDS fields each followed by
- * sep, a newline after each record.
+ * Parse squeue's answer, records of nf fields (SL_NFIELDS, or SL_NMAX
+ * with Sluid) each followed by sep, a newline after each record.
  */
 static int
-slurm_parse_sep(const char *text, const char *sep, const char *jobid,
+slurm_parse_sep(const char *text, const char *sep, int nf, const char *jobid,
     struct job *job, char *err, size_t errsz)
 {
 	struct slurm_want	 w;
-	char			*copy, *p, *q, *f[SL_NFIELDS];
+	char			*copy, *p, *q, *f[SL_NMAX];
 	size_t			 seplen = strlen(sep);
 	int			 i, r = SCHED_OK, matched = 0;
 
@@ -341,14 +368,14 @@ slurm_parse_sep(const char *text, const char *sep, const char *jobid,
 		return SCHED_ENOMEM;
 	}
 	for (p = copy; *p != '\0' && r == SCHED_OK; ) {
-		for (i = 0; i < SL_NFIELDS; i++) {
+		for (i = 0; i < nf; i++) {
 			if ((q = strstr(p, sep)) == NULL)
 				break;
 			*q = '\0';
 			f[i] = p;
 			p = q + seplen;
 		}
-		if (i < SL_NFIELDS || (*p != '\n' && *p != '\0')) {
+		if (i < nf || (*p != '\n' && *p != '\0')) {
 			snprintf(err, errsz, "job %s: squeue's answer is not "
 			    "understood", jobid);
 			r = SCHED_EPARSE;
@@ -359,7 +386,8 @@ slurm_parse_sep(const char *text, const char *sep, const char *jobid,
 		if ((r = slurm_check(job, f, err, errsz)) != SCHED_OK ||
 		    !slurm_match(f, &w))
 			continue;
-		if ((r = slurm_add(job, f, !matched, err, errsz)) == SCHED_OK)
+		if ((r = slurm_add(job, f, nf, !matched, err, errsz)) ==
+		    SCHED_OK)
 			matched++;
 	}
 	free(copy);
@@ -375,25 +403,59 @@ slurm_parse_sep(const char *text, const char *sep, const char *jobid,
 
 /*
  * The parser as the tests and the fuzzer see it: the text starts with a
- * line "sep=S" naming the separator that resolve() chose at random.
+ * line "sep=S" naming the separator that resolve() chose at random, or
+ * "sep=S sluid" when the records end with the Sluid field.
  */
 static int
 slurm_parse(const char *text, const char *jobid, struct job *job, char *err,
     size_t errsz)
 {
 	char	sep[SLURM_SEPMAX + 1];
-	size_t	n;
+	size_t	n, skip = 0;
+	int	nf = SL_NFIELDS;
 
 	sched_copy(job->id, sizeof(job->id), jobid);
 	if (strncmp(text, "sep=", 4) != 0 ||
-	    (n = strcspn(text + 4, "\n")) == 0 || n > SLURM_SEPMAX ||
-	    text[4 + n] != '\n') {
+	    (n = strcspn(text + 4, " \n")) == 0 || n > SLURM_SEPMAX) {
+		snprintf(err, errsz, "job %s: no \"sep=\" line", jobid);
+		return SCHED_EPARSE;
+	}
+	if (strncmp(text + 4 + n, " sluid\n", 7) == 0) {
+		nf = SL_NMAX;
+		skip = 6;
+	} else if (text[4 + n] != '\n') {
 		snprintf(err, errsz, "job %s: no \"sep=\" line", jobid);
 		return SCHED_EPARSE;
 	}
 	memcpy(sep, text + 4, n);
 	sep[n] = '\0';
-	return slurm_parse_sep(text + 4 + n + 1, sep, jobid, job, err, errsz);
+	return slurm_parse_sep(text + 4 + n + skip + 1, sep, nf, jobid, job,
+	    err, errsz);
+}
+
+/*
+ * Does this squeue have the Sluid field (Slurm 25.11 and later)?  Asked
+ * once: `squeue --version` prints "slurm 22.05.8".  Anything else (it
+ * failed, another form): no, so an older Slurm is queried as before.
+ */
+static int
+slurm_has_sluid(void)
+{
+	static int	 known = -1;
+	const char	*argv[] = { "squeue", "--version", NULL };
+	char		*out = NULL, errtxt[256], err[256];
+	int		 status, major, minor;
+
+	if (known >= 0)
+		return known;
+	known = 0;
+	if (sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    sizeof(err)) == SCHED_OK && status == 0 && out != NULL &&
+	    sscanf(out, "slurm %d.%d", &major, &minor) == 2)
+		known = major > SLURM_SLUID_MAJOR ||
+		    (major == SLURM_SLUID_MAJOR && minor >= SLURM_SLUID_MINOR);
+	free(out);
+	return known;
 }
 
 static int
@@ -425,9 +487,9 @@ slurm_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
 	struct slurm_want	 w;
 	const char		*argv[9];
 	char			*out, errtxt[512], sep[SLURM_SEPMAX + 1];
-	char			 fmt[SL_NFIELDS * (16 + SLURM_SEPMAX)];
+	char			 fmt[SL_NMAX * (16 + SLURM_SEPMAX)];
 	size_t			 len = 0;
-	int			 i, r, status;
+	int			 i, r, status, nf;
 
 	slurm_want(jobid, &w);
 	sched_copy(job->id, sizeof(job->id), jobid);
@@ -435,9 +497,11 @@ slurm_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
 		snprintf(err, errsz, "no random bytes for the squeue query");
 		return SCHED_ECMD;
 	}
-	for (i = 0; i < SL_NFIELDS; i++)
+	nf = slurm_has_sluid() ? SL_NMAX : SL_NFIELDS;
+	for (i = 0; i < nf; i++)
 		len += (size_t)snprintf(fmt + len, sizeof(fmt) - len,
-		    "%s%s:0%s", i > 0 ? "," : "", slurm_fields[i], sep);
+		    "%s%s:0%s", i > 0 ? "," : "", i < SL_NFIELDS ?
+		    slurm_fields[i] : "Sluid", sep);
 	argv[0] = "squeue";
 	argv[1] = "-h";
 	argv[2] = "-t";
@@ -463,7 +527,7 @@ slurm_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
 		free(out);
 		return r;
 	}
-	r = slurm_parse_sep(out, sep, jobid, job, err, errsz);
+	r = slurm_parse_sep(out, sep, nf, jobid, job, err, errsz);
 	free(out);
 	return r;
 }

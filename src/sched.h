@@ -110,6 +110,8 @@ struct job {
 	long		 cpus;		/* CPUs in all */
 	unsigned long long mem;		/* memory in all, bytes */
 	char		 partition[64];	/* partition or queue */
+	char		 sluid[24];	/* Slurm's SLUID of the job (squeue's
+					 * Sluid, Slurm 25.11+), or "" */
 
 	/* Private to sched: hosts with slot counts, until finished. */
 	struct job_slot	*pend;

@@ -941,7 +941,7 @@ test_push(void)
 	CHECK(r.file == 1 && r.upload && r.size == 10 && r.hash[0] == '\0');
 
 	/* The probe runs as ./name in the directory entered with cd -P. */
-	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", NULL, 0.5, 0,
+	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", NULL, NULL, 0.5, 0,
 	    -1, NULL);
 	CHECK(strncmp(cmd, "exec /bin/sh -c '", 17) == 0);
 	CHECK(strstr(cmd, "cd -P -- \".cache/jobtop\" && [ -O . ] && pv && "
@@ -951,14 +951,14 @@ test_push(void)
 	CHECK_INT(count(cmd, '\''), 2);
 	CHECK_INT(count(cmd, '\n'), 0);
 	free(cmd);
-	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", NULL, 0.5,
+	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42_1", NULL, NULL, 0.5,
 	    120, 1000, "jobtop-nvml-y");
 	CHECK(strstr(cmd, "exec \"./jobtop-probe-x\" --interval 0.500 "
 	    "--watchdog 120 --uid 1000 --nvml \"./jobtop-nvml-y\" "
 	    "--job \"42_1\"; fi") != NULL);
 	CHECK_INT(count(cmd, '\''), 2);
 	free(cmd);
-	cmd = rpush_fast_cmd(".cache/jobtop", "jobtop-probe-x", 5, hash, NULL, NULL,
+	cmd = rpush_fast_cmd(".cache/jobtop", "jobtop-probe-x", 5, hash, NULL, NULL, NULL,
 	    1, 0, -1, "jobtop-nvml-y", 6, hash);
 	CHECK(strstr(cmd, "cd -P -- \".cache/jobtop\"") != NULL);
 	CHECK(strstr(cmd, "ok \"./jobtop-nvml-y\" 6 ") != NULL);
@@ -973,18 +973,29 @@ test_push(void)
 	    "cat > \"./.t.tmp\"") != NULL);
 	free(cmd);
 	/* A Slurm step narrows the probe to that step's ranks. */
-	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42", "batch",
+	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42", "batch", NULL,
 	    0.5, 0, -1, NULL);
 	CHECK(strstr(cmd, " --step \"batch\" --job \"42\"; fi") != NULL);
 	free(cmd);
+	/* Slurm 26.05: the job's SLUID names its cgroup (probes/ranks.h). */
+	cmd = rpush_exec_cmd(".cache/jobtop", "jobtop-probe-x", "42", "0",
+	    "sEKNKTV3WPV500", 0.5, 0, -1, NULL);
+	CHECK(strstr(cmd, " --step \"0\" --sluid \"sEKNKTV3WPV500\" "
+	    "--job \"42\"; fi") != NULL);
+	free(cmd);
+	cmd = rpush_fast_cmd(".cache/jobtop", "jobtop-probe-x", 10, hash,
+	    "42", NULL, "sEKNKTV3WPV500", 0.5, 0, -1, NULL, 0, NULL);
+	CHECK(strstr(cmd, " --sluid \"sEKNKTV3WPV500\" --job \"42\"") !=
+	    NULL);
+	free(cmd);
 	/* The cached start passes the owner's uid the same way (F3). */
 	cmd = rpush_fast_cmd(".cache/jobtop", "jobtop-probe-x", 10, hash,
-	    "42_1", NULL, 0.5, 0, 0, NULL, 0, NULL);
+	    "42_1", NULL, NULL, 0.5, 0, 0, NULL, 0, NULL);
 	CHECK(strstr(cmd, " --interval 0.500 --uid 0 --job \"42_1\"") !=
 	    NULL);
 	free(cmd);
 	cmd = rpush_fast_cmd(".cache/jobtop", "jobtop-probe-x", 10, hash,
-	    "42_1", NULL, 0.5, 120, -1, NULL, 0, NULL);
+	    "42_1", NULL, NULL, 0.5, 120, -1, NULL, 0, NULL);
 	CHECK(strstr(cmd, "--uid") == NULL &&
 	    strstr(cmd, " --watchdog 120 --job \"42_1\"") != NULL);
 	free(cmd);
@@ -1175,7 +1186,7 @@ test_push_safe_path(void)
 		char	*fast, want[256];
 
 		fast = rpush_fast_cmd("cache/jobtop", "jobtop-probe-x",
-		    strlen(real), hash, NULL, NULL, 1, 0, -1, NULL, 0, NULL);
+		    strlen(real), hash, NULL, NULL, NULL, 1, 0, -1, NULL, 0, NULL);
 		rc = sh_out(home, NULL, fast, out, sizeof(out));
 		CHECK_INT(rc, 0);
 		snprintf(want, sizeof(want), "REAL ./jobtop-probe-x %s/cache/"
@@ -1199,7 +1210,7 @@ test_push_safe_path(void)
 			char	*ex;
 
 			ex = rpush_exec_cmd("cache/jobtop", "jobtop-probe-x",
-			    NULL, NULL, 1, 0, -1, NULL);
+			    NULL, NULL, NULL, 1, 0, -1, NULL);
 			rc = sh_out(home, NULL, ex, out, sizeof(out));
 			free(ex);
 			CHECK_INT(rc, 1);

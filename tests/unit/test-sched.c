@@ -222,6 +222,39 @@ test_slurm_hostile(void)
 	    "node4|None|y|z|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
+	/* Slurm 25.11+: the Sluid field last ("sep=S sluid"); a SLUID is
+	 * kept, anything else is not (N/A, a lower-case or short word). */
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=| sluid\n9|9|N/A|N/A|N/A|0|root|"
+	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|"
+	    "sEKNKTV3WPV500|\n", "9", &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sluid, "sEKNKTV3WPV500");
+	CHECK_STR(job.name, "y");
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=| sluid\n9|9|N/A|N/A|N/A|0|root|"
+	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|"
+	    "N/A|\n", "9", &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sluid, "");
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=| sluid\n9|9|N/A|N/A|N/A|0|root|"
+	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|"
+	    "sekn;rm|\n", "9", &job, err, sizeof(err)), SCHED_OK);
+	CHECK_STR(job.sluid, "");
+	sched_job_free(&job);
+	/* Without the field asked for, the same record is one too long; and
+	 * a record without it when it was asked for is one too short. */
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|"
+	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|"
+	    "sEKNKTV3WPV500|\n", "9", &job, err, sizeof(err)), SCHED_EPARSE);
+	sched_job_free(&job);
+	sched_job_init(&job);
+	CHECK_INT(sched_slurm.parse("sep=| sluid\n9|9|N/A|N/A|N/A|0|root|"
+	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|"
+	    "\n", "9", &job, err, sizeof(err)), SCHED_EPARSE);
+	sched_job_free(&job);
 	/* A user that is not a user name, an id that is not a number. */
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|ro ot|RUNNING|"
