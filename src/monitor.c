@@ -293,6 +293,19 @@ monitor_phase_of(const char *t)
 	return FEED_CONNECTING;
 }
 
+/* N of a state "reconnecting (try N): ...", else 0. */
+static unsigned
+monitor_try(const char *text)
+{
+	static const char	pre[] = "reconnecting (try ";
+	unsigned long		n;
+
+	if (strncmp(text, pre, sizeof(pre) - 1) != 0)
+		return 0;
+	n = strtoul(text + sizeof(pre) - 1, NULL, 10);
+	return n < 100000 ? (unsigned)n : 100000;
+}
+
 void
 monitor_state(struct monitor *m, int i, const char *text, int lost)
 {
@@ -310,9 +323,24 @@ monitor_state_phase(struct monitor *m, int i, enum feed_phase ph,
 	if (i < 0 || i >= m->nnodes)
 		return;
 	n = &m->nodes[i];
+	ph = (unsigned)ph < FEED_NPHASES ? ph : FEED_CONNECTING;
+	/* Each reconnect try of a lost node, once ("node3 reconnecting
+	 * (try 2)"): never a recovery, that is "back" when live. */
+	if (ph == FEED_LOST && monitor_try(text) > 0 &&
+	    monitor_try(text) != monitor_try(n->text)) {
+		snprintf(line, sizeof(line), "%s reconnecting (try %u)",
+		    n->name, monitor_try(text));
+		monitor_tell_event(m, MON_EV_MONITOR, i, EV_INFO, "reconnect",
+		    line, wall, -1, NULL);
+	}
 	snprintf(n->text, sizeof(n->text), "%s", text);
-	n->phase = (unsigned)ph < FEED_NPHASES ? ph : FEED_CONNECTING;
-	n->lost = lost || n->phase == FEED_LOST;
+	/* A lost node stays lost until it is live again (or done): its
+	 * connecting between tries (older recordings say just that) is
+	 * not a recovery. */
+	n->lost = lost || ph == FEED_LOST || (n->lost &&
+	    (ph == FEED_WAITING || ph == FEED_CONNECTING ||
+	    ph == FEED_PUSHING || ph == FEED_STARTING));
+	n->phase = ph;
 	MON_TELL(m, phase, i, n->phase, n->text, n->lost);
 	if (n->phase == FEED_FAILED && !n->failed) {
 		n->failed = 1;

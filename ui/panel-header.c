@@ -318,6 +318,29 @@ header_flag_text(const struct ui *ui, char *buf, size_t size, int *role)
 	}
 }
 
+/* " (unreachable, retrying, 3rd try)" after the lost count, the most
+ * tries of the lost nodes; " (unreachable)" before the first try. */
+static void
+header_tries(const struct ui *ui, char *buf, size_t size)
+{
+	static const char *const sfx[] = { "th", "st", "nd", "rd" };
+	unsigned	t = 0;
+	size_t		len = strlen(buf);
+	int		i;
+
+	for (i = 0; i < ui->nnodes; i++)
+		if (ui_sclass(ui, i) == US_LOST && ui->nodes[i].tries > t)
+			t = ui->nodes[i].tries;
+	if (len >= size)
+		return;
+	if (t == 0)
+		snprintf(buf + len, size - len, " (unreachable)");
+	else
+		snprintf(buf + len, size - len, " (unreachable, retrying, "
+		    "%u%s try)", t, t % 100 / 10 == 1 || t % 10 > 3 ?
+		    "th" : sfx[t % 10]);
+}
+
 /* The job line; with flags, the line keeps room at its end for them when
  * the cost line is not drawn (short terminals) or the line is cut (narrow
  * ones): the count matters most. */
@@ -398,6 +421,10 @@ header_job(const struct ui *ui, int y, int w, int noflagline)
 			continue;
 		snprintf(line, sizeof(line), " %u %s", cls[k],
 		    ui_sclass_name((int)k));
+		/* Lost nodes stay lost while they reconnect (D8): "1 lost
+		 * (unreachable, retrying, 3rd try)" until live. */
+		if (k == US_LOST)
+			header_tries(ui, line, sizeof(line));
 		x += widget_put(y, x, w - x, ui->attr[ui_sclass_role((int)k)],
 		    line);
 	}

@@ -271,6 +271,10 @@ nodes_fill(const struct ui *ui, struct ui_nrow *r, int i)
 				    nodes_cells[c].t[t][1]));
 			v = t == 0 ? x : nodes_add(v, x);
 		}
+		/* A lost or failed node's last values are stale, not
+		 * live: shown as "-" (D8); its sparkline keeps its past. */
+		if (r->sclass == US_LOST || r->sclass == US_FAILED)
+			v = NAN;
 		memcpy((char *)r + nodes_cells[c].off, &v, sizeof(v));
 	}
 	r->limit = history_node_mem_limit(ui->hist, i);

@@ -63,6 +63,7 @@ struct ui_node {
 	int		 live_once;
 	int		 sampled;	/* a sample has been shown */
 	int		 sclass;	/* enum ui_sclass of state */
+	unsigned	 tries;		/* lost: reconnect tries so far */
 };
 
 struct ui_event {
