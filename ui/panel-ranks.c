@@ -556,6 +556,24 @@ ranks_collect_history(struct ui *ui, int i)
 	}
 }
 
+/* A lost or failed node's ranks: their last values are stale, shown
+ * "-" as the node's are (D8). */
+static void
+ranks_stale(struct ui *ui)
+{
+	struct ui_rrow	*r;
+	unsigned	 k;
+	int		 c;
+
+	for (k = 0; k < ui->nrrows; k++) {
+		r = &ui->rrows[k];
+		c = ui_sclass(ui, r->node);
+		if (c == US_LOST || c == US_FAILED)
+			r->cpu = r->ipc = r->mpi = r->rss = r->rd = r->wr =
+			    NAN;
+	}
+}
+
 /* Add every rank of node i that passes the filter. */
 static void
 ranks_collect(struct ui *ui, int i)
@@ -696,6 +714,7 @@ ranks_prepare(struct ui *ui, const struct ui_rect *rc)
 		for (i = 0; i < ui->nnodes; i++)
 			ranks_collect(ui, i);
 	}
+	ranks_stale(ui);
 	ranks_sort(ui);
 	if (ui->sel_rnode >= 0) {
 		for (k = 0; k < ui->nrrows; k++) {

@@ -617,6 +617,27 @@ test_lost_stale(void)
 	ui_node_phase(ui, 1, FEED_CONNECTING, "connecting", 0);
 	sc = screen(ui);
 	CHECK(strstr(sc, "1 lost (unreachable, retrying, 3rd try)") != NULL);
+	/* Its ranks are stale too. */
+	ui_key(ui, KEY_HOME, now);
+	for (k = 0; k < 4 && ui->nnrows > 0 &&
+	    ui->nrows[ui->ntab.sel].node != 1; k++)
+		ui_key(ui, KEY_DOWN, now);
+	ui_key(ui, '\r', now);
+	sc = screen(ui);
+	l = strstr(sc, "Ranks of n2");
+	CHECK(l != NULL);
+	l = l != NULL ? strstr(l, " solver") : NULL;
+	for (i = 0; l != NULL; l = strstr(l + 1, " solver"), i++) {
+		const char *bol = l;
+
+		while (bol > sc && bol[-1] != '\n')
+			bol--;
+		/* STATE, then CPU and MEM columns: "-". */
+		CHECK(strstr(bol, " - ") != NULL && strstr(bol, " - ") < l);
+	}
+	CHECK(i == 2);
+	ui_key(ui, 27, now);
+	sc = screen(ui);
 	CHECK(strstr(sc, "FLAGS 1 lost node") != NULL ||
 	    strstr(sc, "1 lost node") != NULL);
 	CHECK(strstr(sc, "n2 reconnecting (try 2)") != NULL);
