@@ -5,7 +5,9 @@
  * memory used and total (bytes), power draw (milliwatts, unit "mW"),
  * temperature (whole degrees, unit "celsius"), SM clock (MHz), the active
  * clock throttle reasons (NVML's bitmask, nvml.h names the bits), and the
- * GPU's UUID and product name.  Group "gpuproc" has one instance per
+ * GPU's UUID and product name, and "alloc": 1 for a GPU allocated to the
+ * job, 0 for one that is not, absent when no rank says (nv_alloc below).
+ * Group "gpuproc" has one instance per
  * process holding a compute context, named "GPU:PID" ("0:4242"): the GPU
  * index, the pid, the GPU memory it uses and (through NVML only) its SM
  * utilization, so the monitor can tell the job's share of a GPU it shares
@@ -57,6 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ranks.h"
 #include "source.h"
 
 #define NV_GPUS_MAX	64	/* GPU indexes 0..63 */
@@ -74,7 +77,7 @@
 
 enum {
 	NV_UTIL, NV_MEM_USED, NV_MEM_TOTAL, NV_POWER, NV_TEMP, NV_CLOCK,
-	NV_THROTTLE, NV_UUID, NV_NAME, NV_NFIELDS
+	NV_THROTTLE, NV_UUID, NV_NAME, NV_ALLOC, NV_NFIELDS
 };
 
 static const struct field_def nv_fields[NV_NFIELDS] = {
@@ -87,6 +90,7 @@ static const struct field_def nv_fields[NV_NFIELDS] = {
 	{ "throttle",	"",		PF_GAUGE },
 	{ "uuid",	"",		PF_STRING },
 	{ "name",	"",		PF_STRING },
+	{ "alloc",	"",		PF_GAUGE },	/* 1: the job's */
 };
 static const struct group_def nv_group = {
 	"gpu", nv_fields, NV_NFIELDS
@@ -842,21 +846,132 @@ nv_gpu_by_uuid(const char *uuid)
 	return -1;
 }
 
+/*
+ * The GPUs allocated to the job on this node, from the environment of
+ * the ranks the rank source reported: SLURM_STEP_GPUS, else
+ * SLURM_JOB_GPUS (Slurm's global indexes, which stay right where the
+ * step's cgroup renumbers the devices), else CUDA_VISIBLE_DEVICES
+ * (indexes, or GPU UUIDs matched to the GPUs' own; MIG instances are
+ * left out).  A process's environment is read once (it does not change
+ * what it was started with).  Returns 1 with *mask, 0 when no rank has
+ * any of these variables.
+ */
+struct nv_envc {
+	uint64_t	 start;		/* the slot's process, 0 none */
+	uint64_t	 mask;
+	int		 known;
+};
+static struct nv_envc	 nv_envc[RANKS_MAX];
+
+/* The GPUs a variable's value names. */
+static uint64_t
+nv_alloc_list(const char *v)
+{
+	char		 item[NV_UUID_MAX + 16];
+	const char	*p = v, *e;
+	uint64_t	 mask = 0;
+	size_t		 n;
+	long		 k;
+	char		*end;
+	int		 i;
+
+	while (*p != '\0') {
+		e = strchr(p, ',');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (n < sizeof(item)) {
+			memcpy(item, p, n);
+			item[n] = '\0';
+			k = strtol(item, &end, 10);
+			if (n > 0 && *end == '\0' && k >= 0 &&
+			    k < NV_GPUS_MAX)
+				mask |= (uint64_t)1 << k;
+			else if (strncmp(item, "GPU-", 4) == 0 &&
+			    (i = nv_gpu_by_uuid(item)) >= 0)
+				mask |= (uint64_t)1 << i;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return mask;
+}
+
+/* Read one process's environment: 1 with *mask when it names GPUs. */
+static int
+nv_alloc_environ(const struct probe_conf *conf, pid_t pid, uint64_t *mask)
+{
+	static const char *const vars[] = { "SLURM_STEP_GPUS=",
+	    "SLURM_JOB_GPUS=", "CUDA_VISIBLE_DEVICES=" };
+	static char	 buf[65536];
+	char		 path[4096];
+	const char	*found[3] = { NULL, NULL, NULL }, *p;
+	ssize_t		 n, len = 0;
+	unsigned	 j;
+	int		 fd;
+
+	snprintf(path, sizeof(path), "%s/proc/%d/environ", conf->root,
+	    (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	while (len < (ssize_t)sizeof(buf) - 1 &&
+	    (n = read(fd, buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	for (p = buf; p < buf + len; p += strlen(p) + 1)
+		for (j = 0; j < 3; j++)
+			if (strncmp(p, vars[j], strlen(vars[j])) == 0)
+				found[j] = p + strlen(vars[j]);
+	for (j = 0; j < 3; j++)
+		if (found[j] != NULL) {
+			*mask = nv_alloc_list(found[j]);
+			return 1;
+		}
+	return 0;
+}
+
+static int
+nv_alloc(const struct probe_conf *conf, uint64_t *mask)
+{
+	struct nv_envc	*c;
+	unsigned	 it = 0;
+	uint64_t	 start;
+	pid_t		 pid;
+	int		 known = 0;
+
+	*mask = 0;
+	while (ranks_reported(&it, &pid, &start) == 0) {
+		if (it == 0 || it - 1 >= RANKS_MAX)
+			continue;
+		c = &nv_envc[it - 1];
+		if (c->start != start + 1) {
+			c->start = start + 1;
+			c->known = nv_alloc_environ(conf, pid, &c->mask);
+		}
+		if (c->known) {
+			*mask |= c->mask;
+			known = 1;
+		}
+	}
+	return known;
+}
+
 static void
 nv_sample(const struct probe_conf *conf)
 {
 	struct nv_gpu	*g;
 	struct nv_proc	*pr;
 	struct pinst	*pi;
-	uint64_t	 now = probe_mono_us() / 1000;
+	uint64_t	 now = probe_mono_us() / 1000, alloc;
 	unsigned	 i, f;
 	char		 name[32];
-	int		 idx;
+	int		 idx, known;
 
 	nv_tend_stream(now);
 	nv_tend_apps(now);
 	if (nv_stream.pid <= 0 || nv_stalled)
 		return;
+	known = nv_alloc(conf, &alloc);
 	for (i = 0; i < NV_GPUS_MAX; i++) {
 		g = &nv_gpus[i];
 		if (!g->seen || now - g->last_ms >= nv_stall_ms)
@@ -872,6 +987,8 @@ nv_sample(const struct probe_conf *conf)
 			pinst_set_str(pi, NV_UUID, g->uuid);
 		if (g->present & ((uint64_t)1 << NV_NAME))
 			pinst_set_str(pi, NV_NAME, g->name);
+		if (known)
+			pinst_set(pi, NV_ALLOC, (int64_t)(alloc >> i & 1));
 	}
 	/* A list older than three periods (and than the stall window, for
 	 * the helper's short periods) is no longer the truth. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "detect-gpu.h"
 #include "monitor.h"
 #include "session.h"
 #include "xmalloc.h"
@@ -61,6 +62,7 @@ struct monitor {
 	struct monitor_conf	 conf;
 	struct history		*hist;
 	struct detect		*det;
+	struct detect_gpu	*dgpu;	/* gpu-idle (detect-gpu.h) */
 	struct mon_node		*nodes;
 	int			 nnodes;
 	struct mon_sink		 sinks[MONITOR_MAX_SINKS];
@@ -138,6 +140,7 @@ monitor_make(struct monitor *m)
 	dc.ranks = m->conf.ranks;
 	dc.ntasks = m->conf.ntasks;	/* said in rank events */
 	m->det = detect_new(m->hist, &dc, monitor_on_detect, m);
+	m->dgpu = detect_gpu_new();
 }
 
 struct monitor *
@@ -159,6 +162,7 @@ monitor_free(struct monitor *m)
 	if (m == NULL)
 		return;
 	detect_free(m->det);
+	detect_gpu_free(m->dgpu);
 	history_free(m->hist);
 	for (i = 0; i < m->nnodes; i++)
 		free(m->nodes[i].name);
@@ -249,6 +253,8 @@ monitor_sample(struct monitor *m, int i, const struct node_model *model,
 		return;
 	history_node_sample(m->hist, i, model, now);
 	detect_node_sample(m->det, i, model, model->time_ms);
+	detect_gpu_sample(m->dgpu, i, m->nodes[i].name, model, model->time_ms,
+	    monitor_on_detect, m);
 	MON_TELL(m, sample, i, model, now);
 }
 
@@ -424,6 +430,7 @@ monitor_reset(struct monitor *m)
 	int	i;
 
 	detect_free(m->det);
+	detect_gpu_free(m->dgpu);
 	history_free(m->hist);
 	monitor_make(m);
 	for (i = 0; i < m->nnodes; i++)
@@ -555,4 +562,10 @@ struct detect *
 monitor_detect(const struct monitor *m)
 {
 	return m->det;
+}
+
+uint64_t
+monitor_gpu_idle(const struct monitor *m, int i)
+{
+	return detect_gpu_idle(m->dgpu, i);
 }

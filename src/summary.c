@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "detect.h"
+#include "detect-gpu.h"
 #include "feed.h"
 #include "history.h"
 #include "log.h"
@@ -99,6 +100,7 @@ summary_free(struct summary *s)
 	free(s->noderanks);
 	free(s->nnoderanks);
 	free(s->hint);
+	free(s->gidle);
 	free(s->ranks);
 	free(s->marks);
 	free(s->nodes);
@@ -443,6 +445,46 @@ summary_clear(struct summary *s, unsigned node, uint64_t t, unsigned flag,
 	}
 }
 
+/* ---- gpu-idle (detect-gpu.h): kept apart from the flags above. ---- */
+
+/* A gpu-idle event: 1 when it was one (kept, and marked on the charts). */
+static int
+summary_gpu_event(struct summary *s, uint32_t node, uint64_t t,
+    const struct proto_event *ev)
+{
+	static const char	 key[] = " GPU ";
+	size_t			 len = strlen(DETECT_GPU_FLAG), k;
+	const char		*p;
+	int64_t			 gpu;
+
+	if (strncmp(ev->code, DETECT_GPU_FLAG, len) != 0 ||
+	    node >= s->meta->nnodes ||
+	    (p = strstr(ev->text, key)) == NULL)
+		return 0;
+	gpu = strtoll(p + sizeof(key) - 1, NULL, 10);
+	if (ev->code[len] == '\0') {
+		if (s->ngidle % 16 == 0)
+			s->gidle = xreallocarray(s->gidle, s->ngidle + 16,
+			    sizeof(*s->gidle));
+		s->gidle[s->ngidle].node = node;
+		s->gidle[s->ngidle].gpu = gpu;
+		s->gidle[s->ngidle].from = t;
+		s->gidle[s->ngidle++].to = 0;
+		summary_mark_add(s, t, node, 0, -1, 0, ev->text);
+	} else if (strcmp(ev->code + len, "-cleared") == 0) {
+		for (k = s->ngidle; k-- > 0;)
+			if (s->gidle[k].node == node && s->gidle[k].gpu ==
+			    gpu && s->gidle[k].to == 0) {
+				s->gidle[k].to = t > s->gidle[k].from ? t :
+				    s->gidle[k].from + 1;
+				break;
+			}
+	}
+	return 1;
+}
+
+/* ---- end of gpu-idle events (its verdict: summary_v_gpu_idle) ---- */
+
 void
 summary_event(struct summary *s, uint32_t node, uint64_t t,
     const struct proto_event *ev, const struct rec_subject *recorded)
@@ -470,6 +512,8 @@ summary_event(struct summary *s, uint32_t node, uint64_t t,
 			summary_clear(s, node, t, bit, who, is_rank);
 		return;
 	}
+	if (summary_gpu_event(s, node, t, ev))
+		return;
 	/* A node's state: its phase, the text ("lost: no data for 3 s",
 	 * "failed: Connection refused") says why. */
 	if (strcmp(ev->code, "state") == 0 && node != REC_NODE_NONE) {
@@ -859,6 +903,38 @@ summary_v_gpu(struct summary *s)
 	}
 }
 
+/* ---- gpu-idle verdict (detect-gpu.h) ---- */
+/* "Idle GPUs: node1 GPU 1 idle 3 min 10 s (allocated, no rank used
+ * it)", the longest first few. */
+static void
+summary_v_gpu_idle(struct summary *s)
+{
+	struct summary_line	*l;
+	char			 a[48];
+	size_t			 k;
+	uint64_t		 to;
+
+	if (s->ngidle == 0)
+		return;
+	l = summary_line(s, "Idle GPUs", 1);
+	for (k = 0; k < s->ngidle && k < 6; k++) {
+		to = s->gidle[k].to != 0 ? s->gidle[k].to : s->t1;
+		summary_span(a, sizeof(a), to > s->gidle[k].from ?
+		    (double)(to - s->gidle[k].from) / 1000.0 : 0);
+		summary_cat(l, "%s%s GPU %lld idle %s%s", k > 0 ? "; " : "",
+		    summary_node_name(s, s->gidle[k].node),
+		    (long long)s->gidle[k].gpu, a, s->gidle[k].to == 0 ?
+		    " (to the end)" : "");
+	}
+	if (s->ngidle > 6)
+		summary_cat(l, "; %zu more", s->ngidle - 6);
+	summary_cat(l, ": allocated to the job, no rank used it for %u "
+	    "samples or more; check that each rank selects its own GPU, or "
+	    "request fewer", DETECT_GPU_IDLE_SAMPLES);
+}
+
+/* ---- end of gpu-idle verdict ---- */
+
 static void
 summary_v_io(struct summary *s)
 {
@@ -1154,6 +1230,7 @@ summary_finish(struct summary *s)
 	summary_v_cpu(s);
 	summary_v_mem(s);
 	summary_v_gpu(s);
+	summary_v_gpu_idle(s);
 	summary_v_io(s);
 	summary_v_flags(s);
 	summary_v_worst(s);

@@ -139,6 +139,13 @@ struct summary {
 	unsigned		 nlines;
 	long			 worst_node;	/* -1 none */
 	long			 worst_rank;	/* index in ranks, -1 */
+	/* gpu-idle (detect-gpu.h): each allocated GPU no rank used. */
+	struct summary_gpu_idle {
+		unsigned	 node;
+		int64_t		 gpu;
+		uint64_t	 from, to;	/* to 0: open */
+	}			*gidle;
+	size_t			 ngidle;
 };
 
 /* A summary of the job in meta, recorded from t0 to t1 (unix ms). */
