@@ -411,6 +411,14 @@ test_ranks(void)
 	CHECK(l != NULL && strstr(l, "38% of the GPU's processes'; 60% busy")
 	    != NULL);
 	ui_key(ui, 27, now);
+	/* The rank table's GPU column: each rank's GPUs by pid. */
+	l = line_from(ui, "    0 ");
+	CHECK(l != NULL && strstr(l, " 0:60% 3.0G ") != NULL);
+	l = line_from(ui, "    1 ");
+	CHECK(l != NULL && strstr(l, " 1:0% 2.0G ") != NULL);
+	l = line_from(ui, "    2 ");
+	CHECK(l != NULL && strstr(l, "G ") == NULL);
+	CHECK(line_with(ui, " GPU ") != NULL);
 	ui_key(ui, 27, now);
 
 	/* n2 has no perf counters: no IPC column in its ranks, no lines. */
