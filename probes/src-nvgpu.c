@@ -11,7 +11,10 @@
  * process holding a compute context, named "GPU:PID" ("0:4242"): the GPU
  * index, the pid, the GPU memory it uses and (through NVML only) its SM
  * utilization, so the monitor can tell the job's share of a GPU it shares
- * with others.
+ * with others.  Group "gpumig" (through NVML only) has one instance per
+ * MIG instance of a GPU in MIG mode, named "GPU:GI" ("1:2"): the GPU
+ * index, the GPU and compute instance ids, its memory used and total, its
+ * MIG UUID and its name.
  *
  * How it reaches NVML (see probes/NVIDIA.md): the probe is a static musl
  * binary and cannot dlopen the driver's glibc libnvidia-ml.so, so a child
@@ -107,7 +110,24 @@ static const struct field_def nvp_fields[NVP_NFIELDS] = {
 static const struct group_def nvp_group = {
 	"gpuproc", nvp_fields, NVP_NFIELDS
 };
-static const struct group_def *nv_groups[] = { &nv_group, &nvp_group, NULL };
+/* MIG instances (the helper's "mig" lines), named "GPU:GI" ("1:2"). */
+enum { NVM_GPU, NVM_GI, NVM_CI, NVM_MEM_USED, NVM_MEM_TOTAL, NVM_UUID,
+    NVM_NAME, NVM_NFIELDS };
+
+static const struct field_def nvm_fields[NVM_NFIELDS] = {
+	{ "gpu",	"",		PF_GAUGE },
+	{ "gi",		"",		PF_GAUGE },	/* GPU instance id */
+	{ "ci",		"",		PF_GAUGE },	/* compute instance */
+	{ "mem_used",	"bytes",	PF_GAUGE },
+	{ "mem_total",	"bytes",	PF_GAUGE },
+	{ "uuid",	"",		PF_STRING },
+	{ "name",	"",		PF_STRING },
+};
+static const struct group_def nvm_group = {
+	"gpumig", nvm_fields, NVM_NFIELDS
+};
+static const struct group_def *nv_groups[] = { &nv_group, &nvp_group,
+    &nvm_group, NULL };
 
 /* The throttle column's names, tried in turn; NULL: without it. */
 static const char *const nv_throttle_names[] = {
@@ -137,6 +157,15 @@ struct nv_gpu {
 	int64_t		 v[NV_THROTTLE + 1];
 	char		 uuid[NV_UUID_MAX];
 	char		 name[PINST_STRLEN];
+};
+
+#define NV_MIGS_MAX	(NV_GPUS_MAX * 7)
+
+struct nv_mig {
+	char		 uuid[NV_UUID_MAX];	/* the parent GPU's */
+	char		 mig[NV_UUID_MAX];	/* "MIG-...", "" unknown */
+	char		 name[PINST_STRLEN];
+	int64_t		 gi, ci, used, total;	/* -1 unknown */
 };
 
 struct nv_proc {
@@ -171,6 +200,10 @@ static struct nv_proc	 nv_procs[NV_PROCS_MAX];
 static unsigned		 nv_nprocs;
 static struct nv_proc	 nv_pend[NV_PROCS_MAX];	/* the helper's, until "end" */
 static unsigned		 nv_npend;
+static struct nv_mig	 nv_migs[NV_MIGS_MAX];
+static unsigned		 nv_nmigs;
+static struct nv_mig	 nv_mpend[NV_MIGS_MAX];	/* until "end" */
+static unsigned		 nv_nmpend;
 static uint64_t		 nv_procs_ms;		/* when the list was taken */
 static uint64_t		 nv_apps_next_ms;
 
@@ -328,7 +361,7 @@ nv_start_stream(uint64_t now)
 	nv_last_line_ms = now;
 	nv_stalled = 0;
 	nv_diag[0] = '\0';
-	nv_npend = 0;
+	nv_npend = nv_nmpend = 0;
 	if (nv_spawn(&nv_stream, path, argv, now) < 0) {
 		probe_event(EV_WARN, "nvgpu-spawn", "cannot run %s: %s",
 		    path, strerror(errno));
@@ -509,11 +542,48 @@ nv_proc_parse(char *p, struct nv_proc *pr, int util)
 	return 1;
 }
 
+/* A MIG instance: parent uuid, gi, ci, MIG uuid, MiB used and total,
+ * name.  1 when it is one. */
+static int
+nv_mig_parse(char *p, struct nv_mig *mg)
+{
+	char	*col;
+	int64_t	 v;
+
+	if ((col = nv_column(&p)) == NULL || strncmp(col, "GPU-", 4) != 0)
+		return 0;
+	snprintf(mg->uuid, sizeof(mg->uuid), "%s", col);
+	mg->gi = (col = nv_column(&p)) != NULL && nv_parse_int(col, &v) == 0 &&
+	    v >= 0 ? v : -1;
+	mg->ci = (col = nv_column(&p)) != NULL && nv_parse_int(col, &v) == 0 &&
+	    v >= 0 ? v : -1;
+	if (mg->gi < 0)
+		return 0;
+	mg->mig[0] = '\0';
+	if ((col = nv_column(&p)) != NULL && strncmp(col, "MIG-", 4) == 0)
+		snprintf(mg->mig, sizeof(mg->mig), "%s", col);
+	mg->used = (col = nv_column(&p)) != NULL && nv_parse_int(col, &v) ==
+	    0 && v >= 0 && v < (INT64_MAX >> 20) ? v << 20 : -1;
+	mg->total = (col = nv_column(&p)) != NULL && nv_parse_int(col, &v) ==
+	    0 && v >= 0 && v < (INT64_MAX >> 20) ? v << 20 : -1;
+	mg->name[0] = '\0';
+	if ((col = nv_column(&p)) != NULL && strcmp(col, "[N/A]") != 0)
+		snprintf(mg->name, sizeof(mg->name), "%s", col);
+	return 1;
+}
+
 /* The helper's lines that are not a GPU's: "proc, ..." adds a process to
- * the pending list, "end" makes it the list.  1 when it was one. */
+ * the pending list, "mig, ..." a MIG instance, "end" makes them the
+ * lists.  1 when it was one. */
 static int
 nv_helper_line(char *line, uint64_t now)
 {
+	if (strncmp(line, "mig,", 4) == 0) {
+		if (nv_nmpend < NV_MIGS_MAX &&
+		    nv_mig_parse(line + 4, &nv_mpend[nv_nmpend]))
+			nv_nmpend++;
+		return 1;
+	}
 	if (strncmp(line, "proc,", 5) == 0) {
 		if (nv_npend < NV_PROCS_MAX &&
 		    nv_proc_parse(line + 5, &nv_pend[nv_npend], 1))
@@ -524,6 +594,9 @@ nv_helper_line(char *line, uint64_t now)
 		memcpy(nv_procs, nv_pend, nv_npend * sizeof(nv_pend[0]));
 		nv_nprocs = nv_npend;
 		nv_npend = 0;
+		memcpy(nv_migs, nv_mpend, nv_nmpend * sizeof(nv_mpend[0]));
+		nv_nmigs = nv_nmpend;
+		nv_nmpend = 0;
 		nv_procs_ms = now;
 		return 1;
 	}
@@ -708,6 +781,7 @@ nv_stream_ended(int status, uint64_t now)
 	/* What it said no longer holds. */
 	memset(nv_gpus, 0, sizeof(nv_gpus));
 	nv_nprocs = nv_npend = 0;
+	nv_nmigs = nv_nmpend = 0;
 	nv_status_text(status, what, sizeof(what));
 	if (nv_backend == NV_BE_NVML && nv_stream_lines == 0 &&
 	    nv_smi[0] != '\0') {
@@ -961,6 +1035,7 @@ nv_sample(const struct probe_conf *conf)
 {
 	struct nv_gpu	*g;
 	struct nv_proc	*pr;
+	struct nv_mig	*mg;
 	struct pinst	*pi;
 	uint64_t	 now = probe_mono_us() / 1000, alloc;
 	unsigned	 i, f;
@@ -995,6 +1070,27 @@ nv_sample(const struct probe_conf *conf)
 	if (nv_procs_ms == 0 || now - nv_procs_ms > (3 * nv_procs_period() >
 	    nv_stall_ms ? 3 * nv_procs_period() : nv_stall_ms))
 		return;
+	for (i = 0; i < nv_nmigs; i++) {
+		mg = &nv_migs[i];
+		if ((idx = nv_gpu_by_uuid(mg->uuid)) < 0)
+			continue;
+		snprintf(name, sizeof(name), "%d:%lld", idx,
+		    (long long)mg->gi);
+		if ((pi = probe_inst(&nvm_group, name)) == NULL)
+			continue;
+		pinst_set(pi, NVM_GPU, idx);
+		pinst_set(pi, NVM_GI, mg->gi);
+		if (mg->ci >= 0)
+			pinst_set(pi, NVM_CI, mg->ci);
+		if (mg->used >= 0)
+			pinst_set(pi, NVM_MEM_USED, mg->used);
+		if (mg->total >= 0)
+			pinst_set(pi, NVM_MEM_TOTAL, mg->total);
+		if (mg->mig[0] != '\0')
+			pinst_set_str(pi, NVM_UUID, mg->mig);
+		if (mg->name[0] != '\0')
+			pinst_set_str(pi, NVM_NAME, mg->name);
+	}
 	for (i = 0; i < nv_nprocs; i++) {
 		pr = &nv_procs[i];
 		if ((idx = nv_gpu_by_uuid(pr->uuid)) < 0)

@@ -6,9 +6,11 @@
 # GPUs 0 and 1 allocated on this node, as Slurm sets it); the fake NVML
 # (tests/data/nvml/fake-nvml.c through jobtop-nvml) lists two GPUs and
 # one compute process: rank 0's pid on GPU 0 (37% SM, 1 GiB).  The probe
+# GPU 1 is in MIG mode with two instances.  The probe
 # runs under a root whose dev/nvidiactl says "driver here" and whose proc
 # is the real /proc.  jobtop -w localhost -b --json must show:
-#  - the GPUs marked allocated (gpu.alloc 1 on both);
+#  - the GPUs marked allocated (gpu.alloc 1 on both), GPU 1's MIG
+#    instances listed (gpumig: ids, memory, UUID, name);
 #  - rank 0's record carrying GPU 0 with its SM % and memory, rank 1's
 #    none;
 #  - a gpu-idle event for GPU 1 of the node after 5 samples, and the
@@ -66,6 +68,12 @@ GPU-5f3e4d2c-1a2b-3c4d-5e6f-708192a3b4c5|NVIDIA H100 80GB HBM3|37|1293942784|855
 GPU-0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0|NVIDIA H100 80GB HBM3|0|0|85520809984|60000|30|1755|0
 EOF
 printf '0|%s|1073741824|37\n' "$r0" >"$tmp/nvml/procs"
+# GPU 1 is in MIG mode with two instances (the fake's nvmlDeviceGetMigMode
+# and MIG device handles).
+cat >"$tmp/nvml/mig" <<'EOF'
+1|1|0|MIG-11111111-2222-3333-4444-555555555555|536870912|20937965568|NVIDIA H100 80GB HBM3 MIG 2g.20gb
+1|2|0|MIG-66666666-2222-3333-4444-555555555555|0|10468982784|NVIDIA H100 80GB HBM3 MIG 1g.10gb
+EOF
 printf '#!/bin/sh\nexec "%s" --job 7700 --root "%s" "$@"\n' "$PROBE" \
     "$tmp/root" >"$tmp/probe"
 chmod +x "$tmp/probe"
@@ -98,6 +106,14 @@ nodes = [r for r in recs if r["type"] == "node"]
 alloc = [r.get("gpu.alloc") for r in nodes if r.get("gpu.alloc")]
 if not alloc or alloc[-1] != {"0": 1, "1": 1}:
     fail("gpu.alloc: %s" % alloc[-3:])
+mig = [r for r in nodes if r.get("gpumig.gi")]
+if not mig or mig[-1]["gpumig.gi"] != {"1:1": 1, "1:2": 2} or \
+        mig[-1]["gpumig.mem_total"]["1:1"] != 19968 << 20 or \
+        mig[-1]["gpumig.name"]["1:2"] != "NVIDIA H100 80GB HBM3 MIG 1g.10gb" \
+        or mig[-1]["gpumig.uuid"]["1:1"] != \
+        "MIG-11111111-2222-3333-4444-555555555555":
+    fail("MIG instances: %s" % {k: v for k, v in (mig or [{}])[-1].items()
+                                if k.startswith("gpumig")})
 ranks = [r for r in recs if r["type"] == "rank"]
 g0 = [r.get("gpus") for r in ranks if r["pid"] == r0]
 g1 = [r.get("gpus") for r in ranks if r["pid"] == r1]
