@@ -125,8 +125,9 @@ detect_gpu_emit(int node, const char *name, int64_t gpu, int raised,
 		    "--gpus-per-task) or request fewer GPUs", name,
 		    (long long)gpu, DETECT_GPU_IDLE_SAMPLES);
 	else
-		snprintf(ev.text, sizeof(ev.text), "%s GPU %lld in use by a "
-		    "rank again", name, (long long)gpu);
+		snprintf(ev.text, sizeof(ev.text), "%s GPU %lld no longer "
+		    "idle: a rank uses it, or it is no longer the job's", name,
+		    (long long)gpu);
 	cb(arg, &ev);
 }
 

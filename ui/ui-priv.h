@@ -103,6 +103,7 @@ struct ui_nrow {
 	unsigned	 flags;		/* the node's DF_* (groups: union) */
 	unsigned	 rflags;	/* union of its ranks' DF_* */
 	unsigned	 nrflagged;	/* ranks with a flag */
+	uint64_t	 gidle;		/* its GPUs flagged gpu-idle */
 	unsigned	 nranks;
 	int		 outlier;
 };
