@@ -296,6 +296,7 @@ header_flag_text(const struct ui *ui, char *buf, size_t size, int *role)
 {
 	unsigned	nf[DF_NFLAGS], rf[DF_NFLAGS], b;
 	size_t		len = 0;
+	int		i;
 
 	buf[0] = '\0';
 	*role = TR_HEADER;
@@ -315,6 +316,16 @@ header_flag_text(const struct ui *ui, char *buf, size_t size, int *role)
 			if (*role == TR_HEADER)
 				*role = header_flag_roles[b];
 		}
+	}
+	/* gpu-idle (detect-gpu.h): "2 idle GPUs". */
+	for (i = 0, b = 0; i < ui->nnodes; i++)
+		b += (unsigned)__builtin_popcountll(monitor_gpu_idle(ui->mon,
+		    i));
+	if (b > 0 && len < size) {
+		snprintf(buf + len, size - len, "%s%u idle GPU%s",
+		    len > 0 ? ", " : "", b, b > 1 ? "s" : "");
+		if (*role == TR_HEADER)
+			*role = TR_FLAG_STRAGGLER;
 	}
 }
 

@@ -561,11 +561,13 @@ test_gpu_idle(void)
 	CHECK(line_with(ui, "n1 GPU 1 is allocated to the job but no rank used "
 	    "it for 5 samples") != NULL);
 	CHECK(line_with(ui, "GPU 0 is allocated") == NULL);
+	CHECK(line_with(ui, "FLAGS 1 idle GPU") != NULL);
 	nodes[0].ex->gpu_alloc[1] = 0;	/* no longer the job's */
 	step(ui);
 	l = line_from(ui, "n1 ");
 	CHECK(l != NULL && strstr(l, "gpu-idle") == NULL);
 	CHECK(line_with(ui, "n1 GPU 1 no longer idle") != NULL);
+	CHECK(line_with(ui, "idle GPU") == NULL);
 	finish(ui);
 }
 
