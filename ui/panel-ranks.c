@@ -77,6 +77,7 @@ static const char *const ranks_keys[RC_NCOLS] = {
 	[RC_GPU] = "gpu", [RC_COMM] = "command",
 };
 static const char *const ranks_titles[RC_NCOLS] = {
+	[RC_GPU] = "GPU",
 	[RC_RANK] = "RANK", [RC_NODE] = "NODE", [RC_PID] = "PID",
 	[RC_STATE] = "S", [RC_CPU] = "%CPU", [RC_PKCPU] = "PEAK%",
 	[RC_IPC] = "IPC", [RC_MPI] = "MPI%", [RC_RSS] = "RSS",
@@ -84,7 +85,7 @@ static const char *const ranks_titles[RC_NCOLS] = {
 	[RC_WAIT] = "WAIT", [RC_FLAGS] = "FLAGS", [RC_WCHAN] = "WCHAN",
 	[RC_SYSCALL] = "SYSCALL", [RC_SPARK] = "CPU HISTORY",
 	[RC_MPISPARK] = "MPI HISTORY", [RC_USER] = "USER",
-	[RC_GPU] = "GPU", [RC_COMM] = "COMMAND",
+	[RC_COMM] = "COMMAND",
 };
 const struct columns_def panel_ranks_columns = {
 	"rank_columns", RC_NCOLS, ranks_keys, ranks_titles, 0
