@@ -5,11 +5,16 @@
  * memory used and total (bytes), power draw (milliwatts, unit "mW"),
  * temperature (whole degrees, unit "celsius"), SM clock (MHz), the active
  * clock throttle reasons (NVML's bitmask, nvml.h names the bits), and the
- * GPU's UUID and product name.  Group "gpuproc" has one instance per
+ * GPU's UUID and product name, and "alloc": 1 for a GPU allocated to the
+ * job, 0 for one that is not, absent when no rank says (nv_alloc below).
+ * Group "gpuproc" has one instance per
  * process holding a compute context, named "GPU:PID" ("0:4242"): the GPU
  * index, the pid, the GPU memory it uses and (through NVML only) its SM
  * utilization, so the monitor can tell the job's share of a GPU it shares
- * with others.
+ * with others.  Group "gpumig" (through NVML only) has one instance per
+ * MIG instance of a GPU in MIG mode, named "GPU:GI" ("1:2"): the GPU
+ * index, the GPU and compute instance ids, its memory used and total, its
+ * MIG UUID and its name.
  *
  * How it reaches NVML (see probes/NVIDIA.md): the probe is a static musl
  * binary and cannot dlopen the driver's glibc libnvidia-ml.so, so a child
@@ -57,6 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ranks.h"
 #include "source.h"
 
 #define NV_GPUS_MAX	64	/* GPU indexes 0..63 */
@@ -74,7 +80,7 @@
 
 enum {
 	NV_UTIL, NV_MEM_USED, NV_MEM_TOTAL, NV_POWER, NV_TEMP, NV_CLOCK,
-	NV_THROTTLE, NV_UUID, NV_NAME, NV_NFIELDS
+	NV_THROTTLE, NV_UUID, NV_NAME, NV_ALLOC, NV_NFIELDS
 };
 
 static const struct field_def nv_fields[NV_NFIELDS] = {
@@ -87,6 +93,7 @@ static const struct field_def nv_fields[NV_NFIELDS] = {
 	{ "throttle",	"",		PF_GAUGE },
 	{ "uuid",	"",		PF_STRING },
 	{ "name",	"",		PF_STRING },
+	{ "alloc",	"",		PF_GAUGE },	/* 1: the job's */
 };
 static const struct group_def nv_group = {
 	"gpu", nv_fields, NV_NFIELDS
@@ -103,7 +110,24 @@ static const struct field_def nvp_fields[NVP_NFIELDS] = {
 static const struct group_def nvp_group = {
 	"gpuproc", nvp_fields, NVP_NFIELDS
 };
-static const struct group_def *nv_groups[] = { &nv_group, &nvp_group, NULL };
+/* MIG instances (the helper's "mig" lines), named "GPU:GI" ("1:2"). */
+enum { NVM_GPU, NVM_GI, NVM_CI, NVM_MEM_USED, NVM_MEM_TOTAL, NVM_UUID,
+    NVM_NAME, NVM_NFIELDS };
+
+static const struct field_def nvm_fields[NVM_NFIELDS] = {
+	{ "gpu",	"",		PF_GAUGE },
+	{ "gi",		"",		PF_GAUGE },	/* GPU instance id */
+	{ "ci",		"",		PF_GAUGE },	/* compute instance */
+	{ "mem_used",	"bytes",	PF_GAUGE },
+	{ "mem_total",	"bytes",	PF_GAUGE },
+	{ "uuid",	"",		PF_STRING },
+	{ "name",	"",		PF_STRING },
+};
+static const struct group_def nvm_group = {
+	"gpumig", nvm_fields, NVM_NFIELDS
+};
+static const struct group_def *nv_groups[] = { &nv_group, &nvp_group,
+    &nvm_group, NULL };
 
 /* The throttle column's names, tried in turn; NULL: without it. */
 static const char *const nv_throttle_names[] = {
@@ -133,6 +157,15 @@ struct nv_gpu {
 	int64_t		 v[NV_THROTTLE + 1];
 	char		 uuid[NV_UUID_MAX];
 	char		 name[PINST_STRLEN];
+};
+
+#define NV_MIGS_MAX	(NV_GPUS_MAX * 7)
+
+struct nv_mig {
+	char		 uuid[NV_UUID_MAX];	/* the parent GPU's */
+	char		 mig[NV_UUID_MAX];	/* "MIG-...", "" unknown */
+	char		 name[PINST_STRLEN];
+	int64_t		 gi, ci, used, total;	/* -1 unknown */
 };
 
 struct nv_proc {
@@ -167,6 +200,10 @@ static struct nv_proc	 nv_procs[NV_PROCS_MAX];
 static unsigned		 nv_nprocs;
 static struct nv_proc	 nv_pend[NV_PROCS_MAX];	/* the helper's, until "end" */
 static unsigned		 nv_npend;
+static struct nv_mig	 nv_migs[NV_MIGS_MAX];
+static unsigned		 nv_nmigs;
+static struct nv_mig	 nv_mpend[NV_MIGS_MAX];	/* until "end" */
+static unsigned		 nv_nmpend;
 static uint64_t		 nv_procs_ms;		/* when the list was taken */
 static uint64_t		 nv_apps_next_ms;
 
@@ -324,7 +361,7 @@ nv_start_stream(uint64_t now)
 	nv_last_line_ms = now;
 	nv_stalled = 0;
 	nv_diag[0] = '\0';
-	nv_npend = 0;
+	nv_npend = nv_nmpend = 0;
 	if (nv_spawn(&nv_stream, path, argv, now) < 0) {
 		probe_event(EV_WARN, "nvgpu-spawn", "cannot run %s: %s",
 		    path, strerror(errno));
@@ -505,11 +542,48 @@ nv_proc_parse(char *p, struct nv_proc *pr, int util)
 	return 1;
 }
 
+/* A MIG instance: parent uuid, gi, ci, MIG uuid, MiB used and total,
+ * name.  1 when it is one. */
+static int
+nv_mig_parse(char *p, struct nv_mig *mg)
+{
+	char	*col;
+	int64_t	 v;
+
+	if ((col = nv_column(&p)) == NULL || strncmp(col, "GPU-", 4) != 0)
+		return 0;
+	snprintf(mg->uuid, sizeof(mg->uuid), "%s", col);
+	mg->gi = (col = nv_column(&p)) != NULL && nv_parse_int(col, &v) == 0 &&
+	    v >= 0 ? v : -1;
+	mg->ci = (col = nv_column(&p)) != NULL && nv_parse_int(col, &v) == 0 &&
+	    v >= 0 ? v : -1;
+	if (mg->gi < 0)
+		return 0;
+	mg->mig[0] = '\0';
+	if ((col = nv_column(&p)) != NULL && strncmp(col, "MIG-", 4) == 0)
+		snprintf(mg->mig, sizeof(mg->mig), "%s", col);
+	mg->used = (col = nv_column(&p)) != NULL && nv_parse_int(col, &v) ==
+	    0 && v >= 0 && v < (INT64_MAX >> 20) ? v << 20 : -1;
+	mg->total = (col = nv_column(&p)) != NULL && nv_parse_int(col, &v) ==
+	    0 && v >= 0 && v < (INT64_MAX >> 20) ? v << 20 : -1;
+	mg->name[0] = '\0';
+	if ((col = nv_column(&p)) != NULL && strcmp(col, "[N/A]") != 0)
+		snprintf(mg->name, sizeof(mg->name), "%s", col);
+	return 1;
+}
+
 /* The helper's lines that are not a GPU's: "proc, ..." adds a process to
- * the pending list, "end" makes it the list.  1 when it was one. */
+ * the pending list, "mig, ..." a MIG instance, "end" makes them the
+ * lists.  1 when it was one. */
 static int
 nv_helper_line(char *line, uint64_t now)
 {
+	if (strncmp(line, "mig,", 4) == 0) {
+		if (nv_nmpend < NV_MIGS_MAX &&
+		    nv_mig_parse(line + 4, &nv_mpend[nv_nmpend]))
+			nv_nmpend++;
+		return 1;
+	}
 	if (strncmp(line, "proc,", 5) == 0) {
 		if (nv_npend < NV_PROCS_MAX &&
 		    nv_proc_parse(line + 5, &nv_pend[nv_npend], 1))
@@ -520,6 +594,9 @@ nv_helper_line(char *line, uint64_t now)
 		memcpy(nv_procs, nv_pend, nv_npend * sizeof(nv_pend[0]));
 		nv_nprocs = nv_npend;
 		nv_npend = 0;
+		memcpy(nv_migs, nv_mpend, nv_nmpend * sizeof(nv_mpend[0]));
+		nv_nmigs = nv_nmpend;
+		nv_nmpend = 0;
 		nv_procs_ms = now;
 		return 1;
 	}
@@ -704,6 +781,7 @@ nv_stream_ended(int status, uint64_t now)
 	/* What it said no longer holds. */
 	memset(nv_gpus, 0, sizeof(nv_gpus));
 	nv_nprocs = nv_npend = 0;
+	nv_nmigs = nv_nmpend = 0;
 	nv_status_text(status, what, sizeof(what));
 	if (nv_backend == NV_BE_NVML && nv_stream_lines == 0 &&
 	    nv_smi[0] != '\0') {
@@ -842,21 +920,133 @@ nv_gpu_by_uuid(const char *uuid)
 	return -1;
 }
 
+/*
+ * The GPUs allocated to the job on this node, from the environment of
+ * the ranks the rank source reported: SLURM_STEP_GPUS, else
+ * SLURM_JOB_GPUS (Slurm's global indexes, which stay right where the
+ * step's cgroup renumbers the devices), else CUDA_VISIBLE_DEVICES
+ * (indexes, or GPU UUIDs matched to the GPUs' own; MIG instances are
+ * left out).  A process's environment is read once (it does not change
+ * what it was started with).  Returns 1 with *mask, 0 when no rank has
+ * any of these variables.
+ */
+struct nv_envc {
+	uint64_t	 start;		/* the slot's process, 0 none */
+	uint64_t	 mask;
+	int		 known;
+};
+static struct nv_envc	 nv_envc[RANKS_MAX];
+
+/* The GPUs a variable's value names. */
+static uint64_t
+nv_alloc_list(const char *v)
+{
+	char		 item[NV_UUID_MAX + 16];
+	const char	*p = v, *e;
+	uint64_t	 mask = 0;
+	size_t		 n;
+	long		 k;
+	char		*end;
+	int		 i;
+
+	while (*p != '\0') {
+		e = strchr(p, ',');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (n < sizeof(item)) {
+			memcpy(item, p, n);
+			item[n] = '\0';
+			k = strtol(item, &end, 10);
+			if (n > 0 && *end == '\0' && k >= 0 &&
+			    k < NV_GPUS_MAX)
+				mask |= (uint64_t)1 << k;
+			else if (strncmp(item, "GPU-", 4) == 0 &&
+			    (i = nv_gpu_by_uuid(item)) >= 0)
+				mask |= (uint64_t)1 << i;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return mask;
+}
+
+/* Read one process's environment: 1 with *mask when it names GPUs. */
+static int
+nv_alloc_environ(const struct probe_conf *conf, pid_t pid, uint64_t *mask)
+{
+	static const char *const vars[] = { "SLURM_STEP_GPUS=",
+	    "SLURM_JOB_GPUS=", "CUDA_VISIBLE_DEVICES=" };
+	static char	 buf[65536];
+	char		 path[4096];
+	const char	*found[3] = { NULL, NULL, NULL }, *p;
+	ssize_t		 n, len = 0;
+	unsigned	 j;
+	int		 fd;
+
+	snprintf(path, sizeof(path), "%s/proc/%d/environ", conf->root,
+	    (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	while (len < (ssize_t)sizeof(buf) - 1 &&
+	    (n = read(fd, buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	for (p = buf; p < buf + len; p += strlen(p) + 1)
+		for (j = 0; j < 3; j++)
+			if (strncmp(p, vars[j], strlen(vars[j])) == 0)
+				found[j] = p + strlen(vars[j]);
+	for (j = 0; j < 3; j++)
+		if (found[j] != NULL) {
+			*mask = nv_alloc_list(found[j]);
+			return 1;
+		}
+	return 0;
+}
+
+static int
+nv_alloc(const struct probe_conf *conf, uint64_t *mask)
+{
+	struct nv_envc	*c;
+	unsigned	 it = 0;
+	uint64_t	 start;
+	pid_t		 pid;
+	int		 known = 0;
+
+	*mask = 0;
+	while (ranks_reported(&it, &pid, &start) == 0) {
+		if (it == 0 || it - 1 >= RANKS_MAX)
+			continue;
+		c = &nv_envc[it - 1];
+		if (c->start != start + 1) {
+			c->start = start + 1;
+			c->known = nv_alloc_environ(conf, pid, &c->mask);
+		}
+		if (c->known) {
+			*mask |= c->mask;
+			known = 1;
+		}
+	}
+	return known;
+}
+
 static void
 nv_sample(const struct probe_conf *conf)
 {
 	struct nv_gpu	*g;
 	struct nv_proc	*pr;
+	struct nv_mig	*mg;
 	struct pinst	*pi;
-	uint64_t	 now = probe_mono_us() / 1000;
+	uint64_t	 now = probe_mono_us() / 1000, alloc;
 	unsigned	 i, f;
 	char		 name[32];
-	int		 idx;
+	int		 idx, known;
 
 	nv_tend_stream(now);
 	nv_tend_apps(now);
 	if (nv_stream.pid <= 0 || nv_stalled)
 		return;
+	known = nv_alloc(conf, &alloc);
 	for (i = 0; i < NV_GPUS_MAX; i++) {
 		g = &nv_gpus[i];
 		if (!g->seen || now - g->last_ms >= nv_stall_ms)
@@ -872,12 +1062,35 @@ nv_sample(const struct probe_conf *conf)
 			pinst_set_str(pi, NV_UUID, g->uuid);
 		if (g->present & ((uint64_t)1 << NV_NAME))
 			pinst_set_str(pi, NV_NAME, g->name);
+		if (known)
+			pinst_set(pi, NV_ALLOC, (int64_t)(alloc >> i & 1));
 	}
 	/* A list older than three periods (and than the stall window, for
 	 * the helper's short periods) is no longer the truth. */
 	if (nv_procs_ms == 0 || now - nv_procs_ms > (3 * nv_procs_period() >
 	    nv_stall_ms ? 3 * nv_procs_period() : nv_stall_ms))
 		return;
+	for (i = 0; i < nv_nmigs; i++) {
+		mg = &nv_migs[i];
+		if ((idx = nv_gpu_by_uuid(mg->uuid)) < 0)
+			continue;
+		snprintf(name, sizeof(name), "%d:%lld", idx,
+		    (long long)mg->gi);
+		if ((pi = probe_inst(&nvm_group, name)) == NULL)
+			continue;
+		pinst_set(pi, NVM_GPU, idx);
+		pinst_set(pi, NVM_GI, mg->gi);
+		if (mg->ci >= 0)
+			pinst_set(pi, NVM_CI, mg->ci);
+		if (mg->used >= 0)
+			pinst_set(pi, NVM_MEM_USED, mg->used);
+		if (mg->total >= 0)
+			pinst_set(pi, NVM_MEM_TOTAL, mg->total);
+		if (mg->mig[0] != '\0')
+			pinst_set_str(pi, NVM_UUID, mg->mig);
+		if (mg->name[0] != '\0')
+			pinst_set_str(pi, NVM_NAME, mg->name);
+	}
 	for (i = 0; i < nv_nprocs; i++) {
 		pr = &nv_procs[i];
 		if ((idx = nv_gpu_by_uuid(pr->uuid)) < 0)

@@ -1268,7 +1268,12 @@ detect_node_state(struct detect *d, int i, const char *name, int lost,
 		detect_emit(d, i, NULL, DF_LOST, 1, ms, "%s %s", name, state);
 	} else if (!lost && (dn->flags & DF_LOST) != 0) {
 		dn->flags &= ~DF_LOST;
-		detect_emit(d, i, NULL, DF_LOST, 0, ms, "%s back: %s", name,
-		    state);
+		/* "back" only when live, never for "connecting" (D8). */
+		if (strcmp(state, "live") == 0)
+			detect_emit(d, i, NULL, DF_LOST, 0, ms, "%s back",
+			    name);
+		else
+			detect_emit(d, i, NULL, DF_LOST, 0, ms, "%s %s", name,
+			    state);
 	}
 }

@@ -31,6 +31,7 @@
 #include "clock.h"
 #include "config.h"
 #include "detect.h"
+#include "detect-gpu.h"
 #include "explain.h"
 #include "export.h"
 #include "feed-local.h"
@@ -910,10 +911,15 @@ main_flags(void *arg, const struct node_model *m, const struct minst *mi,
 	struct main_run		*r = arg;
 	const struct hist_rank	*hr;
 	int64_t			 pid, start, rank;
+	int			 n;
 
-	if (mi == NULL)
-		return detect_flag_names(detect_node_flags(
-		    monitor_detect(r->mon), r->cur), names, max);
+	if (mi == NULL) {
+		n = detect_flag_names(detect_node_flags(monitor_detect(
+		    r->mon), r->cur), names, max);
+		if (n < max && monitor_gpu_idle(r->mon, r->cur) != 0)
+			names[n++] = DETECT_GPU_FLAG;
+		return n;
+	}
 	if (!history_rank_ident(m, mi, &pid, &start, &rank) ||
 	    (hr = history_rank_find(monitor_history(r->mon), r->cur, pid,
 	    start)) == NULL)

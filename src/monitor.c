@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "detect-gpu.h"
 #include "monitor.h"
 #include "session.h"
 #include "xmalloc.h"
@@ -61,6 +62,7 @@ struct monitor {
 	struct monitor_conf	 conf;
 	struct history		*hist;
 	struct detect		*det;
+	struct detect_gpu	*dgpu;	/* gpu-idle (detect-gpu.h) */
 	struct mon_node		*nodes;
 	int			 nnodes;
 	struct mon_sink		 sinks[MONITOR_MAX_SINKS];
@@ -138,6 +140,7 @@ monitor_make(struct monitor *m)
 	dc.ranks = m->conf.ranks;
 	dc.ntasks = m->conf.ntasks;	/* said in rank events */
 	m->det = detect_new(m->hist, &dc, monitor_on_detect, m);
+	m->dgpu = detect_gpu_new();
 }
 
 struct monitor *
@@ -159,6 +162,7 @@ monitor_free(struct monitor *m)
 	if (m == NULL)
 		return;
 	detect_free(m->det);
+	detect_gpu_free(m->dgpu);
 	history_free(m->hist);
 	for (i = 0; i < m->nnodes; i++)
 		free(m->nodes[i].name);
@@ -249,6 +253,8 @@ monitor_sample(struct monitor *m, int i, const struct node_model *model,
 		return;
 	history_node_sample(m->hist, i, model, now);
 	detect_node_sample(m->det, i, model, model->time_ms);
+	detect_gpu_sample(m->dgpu, i, m->nodes[i].name, model, model->time_ms,
+	    monitor_on_detect, m);
 	MON_TELL(m, sample, i, model, now);
 }
 
@@ -293,6 +299,19 @@ monitor_phase_of(const char *t)
 	return FEED_CONNECTING;
 }
 
+/* N of a state "reconnecting (try N): ...", else 0. */
+static unsigned
+monitor_try(const char *text)
+{
+	static const char	pre[] = "reconnecting (try ";
+	unsigned long		n;
+
+	if (strncmp(text, pre, sizeof(pre) - 1) != 0)
+		return 0;
+	n = strtoul(text + sizeof(pre) - 1, NULL, 10);
+	return n < 100000 ? (unsigned)n : 100000;
+}
+
 void
 monitor_state(struct monitor *m, int i, const char *text, int lost)
 {
@@ -310,9 +329,24 @@ monitor_state_phase(struct monitor *m, int i, enum feed_phase ph,
 	if (i < 0 || i >= m->nnodes)
 		return;
 	n = &m->nodes[i];
+	ph = (unsigned)ph < FEED_NPHASES ? ph : FEED_CONNECTING;
+	/* Each reconnect try of a lost node, once ("node3 reconnecting
+	 * (try 2)"): never a recovery, that is "back" when live. */
+	if (ph == FEED_LOST && monitor_try(text) > 0 &&
+	    monitor_try(text) != monitor_try(n->text)) {
+		snprintf(line, sizeof(line), "%s reconnecting (try %u)",
+		    n->name, monitor_try(text));
+		monitor_tell_event(m, MON_EV_MONITOR, i, EV_INFO, "reconnect",
+		    line, wall, -1, NULL);
+	}
 	snprintf(n->text, sizeof(n->text), "%s", text);
-	n->phase = (unsigned)ph < FEED_NPHASES ? ph : FEED_CONNECTING;
-	n->lost = lost || n->phase == FEED_LOST;
+	/* A lost node stays lost until it is live again (or done): its
+	 * connecting between tries (older recordings say just that) is
+	 * not a recovery. */
+	n->lost = lost || ph == FEED_LOST || (n->lost &&
+	    (ph == FEED_WAITING || ph == FEED_CONNECTING ||
+	    ph == FEED_PUSHING || ph == FEED_STARTING));
+	n->phase = ph;
 	MON_TELL(m, phase, i, n->phase, n->text, n->lost);
 	if (n->phase == FEED_FAILED && !n->failed) {
 		n->failed = 1;
@@ -396,6 +430,7 @@ monitor_reset(struct monitor *m)
 	int	i;
 
 	detect_free(m->det);
+	detect_gpu_free(m->dgpu);
 	history_free(m->hist);
 	monitor_make(m);
 	for (i = 0; i < m->nnodes; i++)
@@ -527,4 +562,10 @@ struct detect *
 monitor_detect(const struct monitor *m)
 {
 	return m->det;
+}
+
+uint64_t
+monitor_gpu_idle(const struct monitor *m, int i)
+{
+	return detect_gpu_idle(m->dgpu, i);
 }

@@ -140,6 +140,8 @@ struct detect	*monitor_snap_detect(const struct monitor_snap *);
 
 struct history	*monitor_history(const struct monitor *);
 struct detect	*monitor_detect(const struct monitor *);
+/* Node i's GPUs flagged gpu-idle now, a bit per index (detect-gpu.h). */
+uint64_t	 monitor_gpu_idle(const struct monitor *, int);
 
 /* The phase of a state text: "live", "lost: ...", "failed: ...", and the
  * words of old recordings ("reconnecting", "exited ...", "done"). */

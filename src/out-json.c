@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detect-gpu.h"
 #include "feed.h"
 #include "out.h"
 #include "out-json.h"
@@ -598,6 +599,40 @@ out_json_pid_fields(struct jbuf *b, const struct node_model *m,
 	}
 }
 
+/* ,"gpus":[{"gpu":0,"util":37,"mem_used":B}] of the GPUs the rank's
+ * process uses (gpuproc by pid, detect-gpu.h); nothing when none. */
+static void
+out_json_rank_gpus(struct jbuf *b, const struct node_model *m,
+    const struct minst *mi)
+{
+	struct rank_gpu	rg[8];
+	int64_t		pid;
+	unsigned	n, k;
+	int		fp;
+
+	if ((fp = mi->mg->known[MGF_PID]) < 0 ||
+	    !model_value(mi, (unsigned)fp, &pid) ||
+	    (n = rank_gpus(m, pid, rg, 8)) == 0)
+		return;
+	jb_lit(b, ",\"gpus\":[");
+	for (k = 0; k < n; k++) {
+		if (k > 0)
+			jb_c(b, ',');
+		jb_lit(b, "{\"gpu\":");
+		jb_i64(b, rg[k].gpu);
+		if (isfinite(rg[k].util)) {
+			jb_lit(b, ",\"util\":");
+			jb_num(b, rg[k].util);
+		}
+		if (isfinite(rg[k].mem)) {
+			jb_lit(b, ",\"mem_used\":");
+			jb_num(b, rg[k].mem);
+		}
+		jb_c(b, '}');
+	}
+	jb_c(b, ']');
+}
+
 /* One rank's record: rank, pid and state first, the rest as rank.*, then
  * what the pid-keyed groups say of it (rankmpi.share, ranknuma.n0). */
 static void
@@ -627,6 +662,7 @@ out_json_rank(struct jbuf *b, const struct node_model *m,
 	}
 	out_json_plain(b, m, mi, skip);
 	out_json_pid_fields(b, m, mi, pk);
+	out_json_rank_gpus(b, m, mi);
 	out_json_flags(b, m, mi);
 	jb_lit(b, "}\n");
 }

@@ -1063,8 +1063,13 @@ report_node_table(FILE *f, const struct report *rp)
 		    "(flagged longest, then the lowest CPU busy); the charts "
 		    "below show them all.</p>\n", shown, n);
 	}
-	fputs("<table class=\"stats sortable\" id=\"jt-nodes\"><thead><tr>"
-	    "<th>Node</th><th>CPUs</th><th>CPU efficiency</th>", f);
+	/* The verdict's denominator (summary_node_eff), said in the
+	 * header. */
+	fprintf(f, "<table class=\"stats sortable\" id=\"jt-nodes\"><thead>"
+	    "<tr><th>Node</th><th>CPUs<br><small>%s</small></th><th>CPU "
+	    "efficiency<br><small>of %s, time measured</small></th>",
+	    rp->meta->cpus > 0 ? "allocated / node's" : "node's",
+	    summary_cpus_basis(sm));
 	if (have[0])
 		fprintf(f, "<th>%s<br><small>min / median / max</small></th>",
 		    hist_node_info[cols[0]].title);
@@ -1080,10 +1085,14 @@ report_node_table(FILE *f, const struct report *rp)
 		nd = &sm->nodes[i];
 		fputs("<tr><td>", f);
 		report_html(f, rp->meta->nodes[i]);
-		fprintf(f, "</td><td class=\"num\">%u</td>", nd->ncpu);
-		if (nd->cpu_alloc_s > 0)
+		if (rp->meta->cpus > 0)
+			fprintf(f, "</td><td class=\"num\">%.3g / %u</td>",
+			    summary_node_cpus(sm, i), nd->ncpu);
+		else
+			fprintf(f, "</td><td class=\"num\">%u</td>", nd->ncpu);
+		if (isfinite(summary_node_eff(sm, i)))
 			fprintf(f, "<td class=\"num\">%.1f%%</td>",
-			    nd->cpu_used_s / nd->cpu_alloc_s * 100);
+			    summary_node_eff(sm, i));
 		else
 			fputs("<td class=\"num\">-</td>", f);
 		if (have[0])

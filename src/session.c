@@ -53,6 +53,10 @@ struct snode {
 	int		 failed;
 	int		 lost;
 	int		 silent;	/* lost for its silence (said once) */
+	int		 down;		/* lost, not live since: a reconnect
+					   is still lost (D8) */
+	unsigned	 tries;		/* reconnects begun since lost */
+	enum feed_phase	 rawph;		/* the feed's phase last seen */
 	int		 got_data;	/* the current stream sent bytes */
 	char		*error;
 	uint64_t	 samples;
@@ -440,6 +444,7 @@ session_update_state(struct session *s, int i, uint64_t now)
 			session_set_state(s, i, FEED_LOST, buf);
 		nd->silent = 1;
 		nd->lost = 1;
+		nd->down = 1;
 		return;
 	}
 	/* Lost for its silence, then its stream ended (the feed ended the
@@ -451,8 +456,29 @@ session_update_state(struct session *s, int i, uint64_t now)
 		return;
 	}
 	nd->silent = 0;
-	if (ph == FEED_LOST)
+	if (ph == FEED_LOST) {
 		nd->lost = 1;
+		nd->down = 1;
+	} else if (ph == FEED_LIVE || ph == FEED_STOPPING ||
+	    ph == FEED_CLOSED || ph == FEED_REFUSED || ph == FEED_FAILED) {
+		nd->down = 0;
+		nd->tries = 0;
+	} else if (nd->down) {
+		/* Lost, and reconnecting: still lost until live, never
+		 * "connecting" as if it were back; each new connection
+		 * is one more try. */
+		if (ph == FEED_CONNECTING && nd->rawph != FEED_CONNECTING)
+			nd->tries++;
+		nd->rawph = ph;
+		nd->lost = 1;
+		if (nd->tries == 0)
+			return;		/* waiting to retry: the lost text */
+		snprintf(buf, sizeof(buf), "reconnecting (try %u): %s",
+		    nd->tries, st);
+		session_set_state(s, i, FEED_LOST, buf);
+		return;
+	}
+	nd->rawph = ph;
 	session_set_state(s, i, ph, st);
 }
 

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "detect.h"
+#include "detect-gpu.h"
 #include "feed.h"
 #include "history.h"
 #include "log.h"
@@ -99,6 +100,7 @@ summary_free(struct summary *s)
 	free(s->noderanks);
 	free(s->nnoderanks);
 	free(s->hint);
+	free(s->gidle);
 	free(s->ranks);
 	free(s->marks);
 	free(s->nodes);
@@ -299,7 +301,7 @@ summary_sample(struct summary *s, unsigned i, const struct node_model *m)
 {
 	struct summary_node	*nd;
 	double			 v, x, dt, cg, rk, used;
-	unsigned		 k;
+	unsigned		 k, iv;
 
 	if (m->schema == NULL || i >= s->meta->nnodes)
 		return;
@@ -347,10 +349,45 @@ summary_sample(struct summary *s, unsigned i, const struct node_model *m)
 		used = v / 100.0 * nd->ncpu;
 		nd->cpu_src |= SUMMARY_CPU_NODE;
 	}
-	if (isfinite(used) && nd->ncpu > 0 && dt > 0) {
+	/* One span for both sides of the efficiency (summary.h): an
+	 * interval while the node was lost, or one spanning a gap in its
+	 * samples, counts in neither. */
+	iv = m->have_hello && m->hello.interval_ms > 0 ?
+	    m->hello.interval_ms : s->meta->interval_ms;
+	if (dt > 0 && (nd->down || (iv > 0 &&
+	    dt * 1000.0 > SUMMARY_GAP_INTERVALS * (double)iv)))
+		nd->cpu_gap_s += dt;
+	else if (isfinite(used) && nd->ncpu > 0 && dt > 0) {
 		nd->cpu_used_s += used * dt;
 		nd->cpu_alloc_s += nd->ncpu * dt;
+		nd->cpu_meas_s += dt;
 	}
+}
+
+double
+summary_node_cpus(const struct summary *s, unsigned i)
+{
+	if (i >= s->meta->nnodes)
+		return 0;
+	if (s->meta->cpus > 0)
+		return (double)s->meta->cpus / s->meta->nnodes;
+	return s->nodes[i].ncpu;
+}
+
+double
+summary_node_eff(const struct summary *s, unsigned i)
+{
+	double	c = summary_node_cpus(s, i);
+
+	if (c <= 0 || s->nodes[i].cpu_meas_s <= 0)
+		return NAN;
+	return s->nodes[i].cpu_used_s / (c * s->nodes[i].cpu_meas_s) * 100.0;
+}
+
+const char *
+summary_cpus_basis(const struct summary *s)
+{
+	return s->meta->cpus > 0 ? "the scheduler's CPUs" : "the node's CPUs";
 }
 
 /* Who a detector's flag is about: its rank, else its process, else the
@@ -408,6 +445,46 @@ summary_clear(struct summary *s, unsigned node, uint64_t t, unsigned flag,
 	}
 }
 
+/* ---- gpu-idle (detect-gpu.h): kept apart from the flags above. ---- */
+
+/* A gpu-idle event: 1 when it was one (kept, and marked on the charts). */
+static int
+summary_gpu_event(struct summary *s, uint32_t node, uint64_t t,
+    const struct proto_event *ev)
+{
+	static const char	 key[] = " GPU ";
+	size_t			 len = strlen(DETECT_GPU_FLAG), k;
+	const char		*p;
+	int64_t			 gpu;
+
+	if (strncmp(ev->code, DETECT_GPU_FLAG, len) != 0 ||
+	    node >= s->meta->nnodes ||
+	    (p = strstr(ev->text, key)) == NULL)
+		return 0;
+	gpu = strtoll(p + sizeof(key) - 1, NULL, 10);
+	if (ev->code[len] == '\0') {
+		if (s->ngidle % 16 == 0)
+			s->gidle = xreallocarray(s->gidle, s->ngidle + 16,
+			    sizeof(*s->gidle));
+		s->gidle[s->ngidle].node = node;
+		s->gidle[s->ngidle].gpu = gpu;
+		s->gidle[s->ngidle].from = t;
+		s->gidle[s->ngidle++].to = 0;
+		summary_mark_add(s, t, node, 0, -1, 0, ev->text);
+	} else if (strcmp(ev->code + len, "-cleared") == 0) {
+		for (k = s->ngidle; k-- > 0;)
+			if (s->gidle[k].node == node && s->gidle[k].gpu ==
+			    gpu && s->gidle[k].to == 0) {
+				s->gidle[k].to = t > s->gidle[k].from ? t :
+				    s->gidle[k].from + 1;
+				break;
+			}
+	}
+	return 1;
+}
+
+/* ---- end of gpu-idle events (its verdict: summary_v_gpu_idle) ---- */
+
 void
 summary_event(struct summary *s, uint32_t node, uint64_t t,
     const struct proto_event *ev, const struct rec_subject *recorded)
@@ -435,9 +512,16 @@ summary_event(struct summary *s, uint32_t node, uint64_t t,
 			summary_clear(s, node, t, bit, who, is_rank);
 		return;
 	}
+	if (summary_gpu_event(s, node, t, ev))
+		return;
 	/* A node's state: its phase, the text ("lost: no data for 3 s",
 	 * "failed: Connection refused") says why. */
 	if (strcmp(ev->code, "state") == 0 && node != REC_NODE_NONE) {
+		/* Not measured from lost or failed until live again. */
+		if (sj->phase == FEED_LOST || sj->phase == FEED_FAILED)
+			s->nodes[node].down = 1;
+		else if (sj->phase == FEED_LIVE)
+			s->nodes[node].down = 0;
 		if (sj->phase == FEED_LOST)
 			summary_raise(s, node, t, DF_LOST, -1, 0, ev->text);
 		else {
@@ -614,18 +698,24 @@ static void
 summary_v_cpu(struct summary *s)
 {
 	struct summary_line	*l;
-	double			 used = 0, alloc = 0, eff, meas = 0;
-	unsigned		 i, src = 0, ncpu = 0, nn = 0;
-	char			 u[48], a[48], m[48];
+	const struct summary_node *nd;
+	double			 used = 0, alloc = 0, eff, meas = 0, span, miss;
+	double			 lost;
+	unsigned		 i, src = 0, ncpu = 0, nn = 0, said = 0, iv;
+	char			 u[48], a[48], m[48], r[48], t[48];
+	int			 b;
 
+	/* One denominator (summary.h): each node's CPUs x the time it was
+	 * measured, the numerator over the same intervals. */
 	for (i = 0; i < s->meta->nnodes; i++) {
-		used += s->nodes[i].cpu_used_s;
-		alloc += s->nodes[i].cpu_alloc_s;
-		src |= s->nodes[i].cpu_src;
-		if (s->nodes[i].cpu_alloc_s > 0) {
-			ncpu += s->nodes[i].ncpu;
+		nd = &s->nodes[i];
+		src |= nd->cpu_src;
+		if (nd->cpu_meas_s > 0 && summary_node_cpus(s, i) > 0) {
+			used += nd->cpu_used_s;
+			alloc += summary_node_cpus(s, i) * nd->cpu_meas_s;
+			meas += nd->cpu_meas_s;
+			ncpu += nd->ncpu;
 			nn++;
-			meas += s->nodes[i].cpu_alloc_s / s->nodes[i].ncpu;
 		}
 	}
 	if (alloc <= 0) {
@@ -634,34 +724,62 @@ summary_v_cpu(struct summary *s)
 		    "cgroup, rank or node CPU over two samples)");
 		return;
 	}
+	span = (double)(s->t1 - s->t0) / 1000.0;
+	eff = used / alloc * 100.0;
+	l = summary_line(s, "CPU efficiency", eff < 50);
 	summary_span(u, sizeof(u), used);
-	summary_span(m, sizeof(m), meas / nn);
-	if (s->meta->cpus > 0) {
-		/* The scheduler's CPUs over the time measured. */
-		alloc = (double)s->meta->cpus * (meas / nn);
-		eff = used / alloc * 100.0;
-		l = summary_line(s, "CPU efficiency", eff < 50);
-		summary_span(a, sizeof(a), alloc);
-		summary_cat(l, "%.1f%%: %s of CPU time used of %s allocated "
-		    "(%llu CPUs the scheduler allocated x %s measured)", eff,
-		    u, a, (unsigned long long)s->meta->cpus, m);
-		if (nn < s->meta->nnodes)
-			summary_cat(l, "; CPU time measured on %u of %u nodes "
-			    "only, so this is low", nn, s->meta->nnodes);
-	} else {
-		eff = used / alloc * 100.0;
-		l = summary_line(s, "CPU efficiency", eff < 50);
-		summary_span(a, sizeof(a), alloc);
-		summary_cat(l, "%.1f%%: %s of CPU time used of %s allocated "
-		    "(%u CPUs on %u node%s x %s measured; whole nodes "
-		    "assumed, the recording has no CPU count from the "
-		    "scheduler)", eff, u, a, ncpu, nn, nn == 1 ? "" : "s", m);
-		if (s->meta->ntasks > 0 &&
-		    (unsigned long)s->meta->ntasks < ncpu)
-			summary_cat(l, "; %.1f%% of %ld CPUs if the job has "
-			    "one per task", used / (alloc * s->meta->ntasks /
-			    ncpu) * 100.0, s->meta->ntasks);
+	summary_span(a, sizeof(a), alloc);
+	summary_span(m, sizeof(m), meas);
+	summary_span(r, sizeof(r), span);
+	summary_cat(l, "%.1f%%: %s of CPU time used of %s allocated ", eff,
+	    u, a);
+	if (s->meta->cpus > 0)
+		summary_cat(l, "(%llu CPUs the scheduler allocated x the time "
+		    "each node was measured, %.3g CPU%s a node", (unsigned long
+		    long)s->meta->cpus, summary_node_cpus(s, 0),
+		    summary_node_cpus(s, 0) == 1 ? "" : "s");
+	else
+		summary_cat(l, "(%u CPUs on %u node%s x the time each node was "
+		    "measured; whole nodes assumed, the recording has no CPU "
+		    "count from the scheduler", ncpu, nn, nn == 1 ? "" : "s");
+	summary_cat(l, "; measured %s of %u node%s x %s recorded)", m,
+	    s->meta->nnodes, s->meta->nnodes == 1 ? "" : "s", r);
+	/* The time left out, said: nodes not measured for more than a few
+	 * intervals (every node misses its first). */
+	iv = s->meta->interval_ms > 0 ? s->meta->interval_ms : 1000;
+	b = summary_bit(DF_LOST);
+	for (i = 0; i < s->meta->nnodes; i++) {
+		nd = &s->nodes[i];
+		miss = span - nd->cpu_meas_s;
+		if (miss * 1000.0 <= SUMMARY_GAP_INTERVALS * (double)iv)
+			continue;
+		if (said == 4) {
+			summary_cat(l, ", ...");
+			said++;
+		}
+		if (said++ > 4)
+			continue;
+		summary_span(t, sizeof(t), miss);
+		summary_cat(l, "%s%s not measured for %s", said == 1 ? "; " :
+		    ", ", summary_node_name(s, i), t);
+		lost = b >= 0 ? (double)nd->flag_ms[b] / 1000.0 : 0;
+		if (nd->cpu_meas_s <= 0)
+			summary_cat(l, " (no CPU time)");
+		else if (lost > 0) {
+			summary_span(t, sizeof(t), lost);
+			summary_cat(l, " (lost %s)", t);
+		} else if (nd->cpu_gap_s > 0) {
+			summary_span(t, sizeof(t), nd->cpu_gap_s);
+			summary_cat(l, " (gaps of %s in its samples)", t);
+		}
 	}
+	if (said > 0)
+		summary_cat(l, ": the CPU time used then is not counted");
+	if (s->meta->cpus == 0 && s->meta->ntasks > 0 &&
+	    (unsigned long)s->meta->ntasks < ncpu)
+		summary_cat(l, "; %.1f%% of %ld CPUs if the job has one per "
+		    "task", used / (alloc * s->meta->ntasks / ncpu) * 100.0,
+		    s->meta->ntasks);
 	summary_cat(l, "; CPU time from %s", (src & SUMMARY_CPU_CGROUP) &&
 	    src == SUMMARY_CPU_CGROUP ? "the job's cgroups" :
 	    src == SUMMARY_CPU_RANKS ? "the ranks' processes" :
@@ -784,6 +902,38 @@ summary_v_gpu(struct summary *s)
 		    summary_node_name(s, mi));
 	}
 }
+
+/* ---- gpu-idle verdict (detect-gpu.h) ---- */
+/* "Idle GPUs: node1 GPU 1 idle 3 min 10 s (allocated, no rank used
+ * it)", the longest first few. */
+static void
+summary_v_gpu_idle(struct summary *s)
+{
+	struct summary_line	*l;
+	char			 a[48];
+	size_t			 k;
+	uint64_t		 to;
+
+	if (s->ngidle == 0)
+		return;
+	l = summary_line(s, "Idle GPUs", 1);
+	for (k = 0; k < s->ngidle && k < 6; k++) {
+		to = s->gidle[k].to != 0 ? s->gidle[k].to : s->t1;
+		summary_span(a, sizeof(a), to > s->gidle[k].from ?
+		    (double)(to - s->gidle[k].from) / 1000.0 : 0);
+		summary_cat(l, "%s%s GPU %lld idle %s%s", k > 0 ? "; " : "",
+		    summary_node_name(s, s->gidle[k].node),
+		    (long long)s->gidle[k].gpu, a, s->gidle[k].to == 0 ?
+		    " (to the end)" : "");
+	}
+	if (s->ngidle > 6)
+		summary_cat(l, "; %zu more", s->ngidle - 6);
+	summary_cat(l, ": allocated to the job, no rank used it for %u "
+	    "samples or more; check that each rank selects its own GPU, or "
+	    "request fewer", DETECT_GPU_IDLE_SAMPLES);
+}
+
+/* ---- end of gpu-idle verdict ---- */
 
 static void
 summary_v_io(struct summary *s)
@@ -1080,6 +1230,7 @@ summary_finish(struct summary *s)
 	summary_v_cpu(s);
 	summary_v_mem(s);
 	summary_v_gpu(s);
+	summary_v_gpu_idle(s);
 	summary_v_io(s);
 	summary_v_flags(s);
 	summary_v_worst(s);

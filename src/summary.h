@@ -15,9 +15,10 @@
  * summary_finish.  What it keeps is bounded per node and per rank, never
  * per sample.
  *
- * Allocation: the recording stores no CPU count from the scheduler, so
- * the allocated CPUs are the nodes' CPUs (whole nodes assumed, as
- * exclusive jobs have) and the summary says so; when the scheduler's task
+ * Allocation: the scheduler's CPU count where the recording has it;
+ * older recordings store none, so the allocated CPUs are the nodes' CPUs
+ * (whole nodes assumed, as exclusive jobs have) and the summary says so
+ * (summary_node_cpus below); when the scheduler's task
  * count is known and smaller, the efficiency per task's CPU is given too.
  * CPU time used is the job cgroup's CPU time where a node sends it, else
  * the ranks' CPU time, else the node's busy CPUs.
@@ -68,8 +69,14 @@ struct summary_node {
 	uint64_t	 mem_total;	/* bytes, 0 unknown */
 	double		 mem_limit;	/* the job cgroup's, 0 none */
 	double		 mem_peak;	/* sampled, or the cgroup's peak */
-	double		 cpu_used_s;	/* CPU seconds of the job */
-	double		 cpu_alloc_s;	/* ncpu x the time measured */
+	double		 cpu_used_s;	/* CPU seconds of the job, over
+					   cpu_meas_s only */
+	double		 cpu_alloc_s;	/* ncpu x cpu_meas_s */
+	double		 cpu_meas_s;	/* intervals with the job's CPU time
+					   measured (summary_node_eff) */
+	double		 cpu_gap_s;	/* intervals left out: the node lost,
+					   or a gap in its samples */
+	int		 down;		/* lost or failed, not live since */
 	unsigned	 cpu_src;	/* SUMMARY_CPU_* */
 	double		 bytes[SM_N];	/* rates integrated: total bytes */
 	uint64_t	 oom_kills;
@@ -132,6 +139,13 @@ struct summary {
 	unsigned		 nlines;
 	long			 worst_node;	/* -1 none */
 	long			 worst_rank;	/* index in ranks, -1 */
+	/* gpu-idle (detect-gpu.h): each allocated GPU no rank used. */
+	struct summary_gpu_idle {
+		unsigned	 node;
+		int64_t		 gpu;
+		uint64_t	 from, to;	/* to 0: open */
+	}			*gidle;
+	size_t			 ngidle;
 };
 
 /* A summary of the job in meta, recorded from t0 to t1 (unix ms). */
@@ -154,6 +168,26 @@ void		 summary_print(const struct summary *, FILE *);
 /* Read a recording and print its verdict: 0, or 1 after an error
  * line. */
 int		 summary_print_file(const char *, FILE *);
+
+/*
+ * CPU efficiency, one definition for the verdict, the report's node table
+ * and every other page: CPU time used / (CPUs allocated x time measured),
+ * node by node over the same intervals.  An interval counts on a node
+ * when the node was live (not lost or failed, by its state events) and
+ * its samples were no more than SUMMARY_GAP_INTERVALS intervals apart;
+ * the others count in neither the numerator nor the denominator, and the
+ * verdict says how long each node was not measured and why.  The CPUs
+ * allocated on a node: the scheduler's count shared evenly over the nodes
+ * when the recording has it, else the node's own CPUs (whole nodes).
+ */
+#define SUMMARY_GAP_INTERVALS	3
+/* The CPUs node i's efficiency is taken of (0 unknown). */
+double		 summary_node_cpus(const struct summary *, unsigned);
+/* Node i's efficiency in percent, NaN when nothing was measured. */
+double		 summary_node_eff(const struct summary *, unsigned);
+/* What the CPUs of summary_node_cpus are: "the scheduler's CPUs" or
+ * "the node's CPUs". */
+const char	*summary_cpus_basis(const struct summary *);
 
 /* Time a node or its ranks carried any DF_* flag, ms. */
 uint64_t	 summary_node_flags_ms(const struct summary_node *);

@@ -297,6 +297,7 @@ header_flag_text(const struct ui *ui, char *buf, size_t size, int *role)
 {
 	unsigned	nf[DF_NFLAGS], rf[DF_NFLAGS], b;
 	size_t		len = 0;
+	int		i;
 
 	buf[0] = '\0';
 	*role = TR_HEADER;
@@ -317,6 +318,39 @@ header_flag_text(const struct ui *ui, char *buf, size_t size, int *role)
 				*role = header_flag_roles[b];
 		}
 	}
+	/* gpu-idle (detect-gpu.h): "2 idle GPUs". */
+	for (i = 0, b = 0; i < ui->nnodes; i++)
+		b += (unsigned)__builtin_popcountll(monitor_gpu_idle(ui->mon,
+		    i));
+	if (b > 0 && len < size) {
+		snprintf(buf + len, size - len, "%s%u idle GPU%s",
+		    len > 0 ? ", " : "", b, b > 1 ? "s" : "");
+		if (*role == TR_HEADER)
+			*role = TR_FLAG_STRAGGLER;
+	}
+}
+
+/* " (unreachable, retrying, 3rd try)" after the lost count, the most
+ * tries of the lost nodes; " (unreachable)" before the first try. */
+static void
+header_tries(const struct ui *ui, char *buf, size_t size)
+{
+	static const char *const sfx[] = { "th", "st", "nd", "rd" };
+	unsigned	t = 0;
+	size_t		len = strlen(buf);
+	int		i;
+
+	for (i = 0; i < ui->nnodes; i++)
+		if (ui_sclass(ui, i) == US_LOST && ui->nodes[i].tries > t)
+			t = ui->nodes[i].tries;
+	if (len >= size)
+		return;
+	if (t == 0)
+		snprintf(buf + len, size - len, " (unreachable)");
+	else
+		snprintf(buf + len, size - len, " (unreachable, retrying, "
+		    "%u%s try)", t, t % 100 / 10 == 1 || t % 10 > 3 ?
+		    "th" : sfx[t % 10]);
 }
 
 /* The job line; with flags, the line keeps room at its end for them when
@@ -399,6 +433,10 @@ header_job(const struct ui *ui, int y, int w, int noflagline)
 			continue;
 		snprintf(line, sizeof(line), " %u %s", cls[k],
 		    ui_sclass_name((int)k));
+		/* Lost nodes stay lost while they reconnect (D8): "1 lost
+		 * (unreachable, retrying, 3rd try)" until live. */
+		if (k == US_LOST)
+			header_tries(ui, line, sizeof(line));
 		x += widget_put(y, x, w - x, ui->attr[ui_sclass_role((int)k)],
 		    line);
 	}

@@ -271,13 +271,18 @@ nodes_fill(const struct ui *ui, struct ui_nrow *r, int i)
 				    nodes_cells[c].t[t][1]));
 			v = t == 0 ? x : nodes_add(v, x);
 		}
+		/* A lost or failed node's last values are stale, not
+		 * live: shown as "-" (D8); its sparkline keeps its past. */
+		if (r->sclass == US_LOST || r->sclass == US_FAILED)
+			v = NAN;
 		memcpy((char *)r + nodes_cells[c].off, &v, sizeof(v));
 	}
 	r->limit = history_node_mem_limit(ui->hist, i);
 	r->flags = detect_node_flags(ui->det, i);
+	r->gidle = monitor_gpu_idle(ui->mon, i);
 	r->nranks = history_nranks(ui->hist, i);
 	detect_node_ranks(ui->det, i, &r->rflags, &r->nrflagged);
-	r->outlier = r->flags != 0 || r->rflags != 0 ||
+	r->outlier = r->flags != 0 || r->rflags != 0 || r->gidle != 0 ||
 	    r->sclass != US_LIVE || (isfinite(r->mempct) &&
 	    r->mempct > NODES_MEM_HIGH);
 	if (!r->outlier && isfinite(r->cpu) &&
@@ -602,6 +607,16 @@ nodes_flags_text(const struct ui_nrow *r, char *buf, size_t size)
 		role = TR_FLAG_STRAGGLER;
 	else if (r->flags & DF_MEMORY)
 		role = TR_FLAG_MEMORY;
+	/* "gpu-idle 1,3": the allocated GPUs no rank uses. */
+	for (i = 0; i < 64 && r->gidle != 0 && len < size; i++) {
+		if ((r->gidle >> i & 1) == 0)
+			continue;
+		len += (size_t)snprintf(buf + len, size - len, "%s%d",
+		    len == 0 ? "gpu-idle " : (r->gidle & (((uint64_t)1 << i) -
+		    1)) == 0 ? " gpu-idle " : ",", i);
+		if (role < 0)
+			role = TR_FLAG_STRAGGLER;
+	}
 	if (r->nrflagged > 0 && len < size) {
 		n = detect_flag_names(r->rflags, names, DF_NFLAGS);
 		len += (size_t)snprintf(buf + len, size - len, "%s%u %s rank%s",

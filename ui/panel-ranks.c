@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "columns.h"
+#include "detect-gpu.h"
 #include "setup.h"
 #include "ui-priv.h"
 #include "xmalloc.h"
@@ -28,7 +29,7 @@
 enum {
 	RC_RANK, RC_NODE, RC_PID, RC_STATE, RC_CPU, RC_PKCPU, RC_IPC, RC_MPI,
 	RC_RSS, RC_PKRSS, RC_READ, RC_WRITE, RC_WAIT, RC_FLAGS, RC_WCHAN,
-	RC_SYSCALL, RC_SPARK, RC_MPISPARK, RC_USER, RC_COMM, RC_NCOLS
+	RC_SYSCALL, RC_SPARK, RC_MPISPARK, RC_USER, RC_GPU, RC_COMM, RC_NCOLS
 };
 
 /* Every table below is indexed by column, by name: a merge that moves
@@ -54,6 +55,7 @@ static const struct widget_col ranks_cols[RC_NCOLS] = {
 	[RC_SPARK] =	{ "CPU HISTORY", 10,	20,	0,	2 },
 	[RC_MPISPARK] =	{ "COMM HISTORY", 12,	20,	0,	3 },
 	[RC_USER] =	{ "USER",	8,	0,	0,	3 },
+	[RC_GPU] =	{ "GPU",	12,	24,	0,	1 },
 	[RC_COMM] =	{ "COMMAND",	15,	200,	0,	1 },
 };
 
@@ -73,9 +75,10 @@ static const char *const ranks_keys[RC_NCOLS] = {
 	[RC_WAIT] = "wait", [RC_FLAGS] = "flags", [RC_WCHAN] = "wchan",
 	[RC_SYSCALL] = "syscall", [RC_SPARK] = "history",
 	[RC_MPISPARK] = "mpi_history", [RC_USER] = "user",
-	[RC_COMM] = "command",
+	[RC_GPU] = "gpu", [RC_COMM] = "command",
 };
 static const char *const ranks_titles[RC_NCOLS] = {
+	[RC_GPU] = "GPU",
 	[RC_RANK] = "RANK", [RC_NODE] = "NODE", [RC_PID] = "PID",
 	[RC_STATE] = "S", [RC_CPU] = "%CPU", [RC_PKCPU] = "PEAK%",
 	[RC_IPC] = "IPC", [RC_MPI] = "COMM%", [RC_RSS] = "RSS",
@@ -89,13 +92,47 @@ const struct columns_def panel_ranks_columns = {
 	"rank_columns", RC_NCOLS, ranks_keys, ranks_titles, 0
 };
 
+/* The SM % a rank's process has on its GPUs together, NaN none. */
+static double
+ranks_gpu_util(const struct node_model *m, int64_t pid)
+{
+	struct rank_gpu	rg[8];
+	unsigned	n, k;
+	double		sum = NAN;
+
+	n = m != NULL ? rank_gpus(m, pid, rg, 8) : 0;
+	for (k = 0; k < n; k++)
+		if (isfinite(rg[k].util))
+			sum = isfinite(sum) ? sum + rg[k].util : rg[k].util;
+	return n > 0 && !isfinite(sum) ? 0 : sum;
+}
+
+/* Does a node in scope list a GPU process (the GPU column shows)? */
+static int
+ranks_have_gpu(const struct ui *ui)
+{
+	const struct node_model	*m;
+	int			 i, g;
+
+	for (i = 0; i < ui->nnodes; i++) {
+		if (!ui_in_scope(ui, i) || (m = ui_model(ui, i)) == NULL ||
+		    m->schema == NULL)
+			continue;
+		if ((g = model_group_index(m, "gpuproc")) >= 0 &&
+		    m->gfirst[g] != NULL)
+			return 1;
+	}
+	return 0;
+}
+
 /* Columns whose values come from the model instance (strings, peaks):
  * sorting by them walks the instances, not the history's rows. */
 static int
 ranks_model_col(int col)
 {
 	return col == RC_WCHAN || col == RC_COMM || col == RC_WAIT ||
-	    col == RC_PKCPU || col == RC_PKRSS || col == RC_USER;
+	    col == RC_PKCPU || col == RC_PKRSS || col == RC_USER ||
+	    col == RC_GPU;
 }
 
 /* Does any row have an IPC (prepare sets it)?  Without perf counters the
@@ -300,6 +337,11 @@ ranks_cmp(const void *a, const void *b)
 	case RC_WAIT:
 		kx = ranks_wait(ui_model(ui, x->node), x->mi, &io);
 		ky = ranks_wait(ui_model(ui, y->node), y->mi, &io);
+		s = 1;
+		break;
+	case RC_GPU:
+		kx = ranks_gpu_util(ui_model(ui, x->node), x->pid);
+		ky = ranks_gpu_util(ui_model(ui, y->node), y->pid);
 		s = 1;
 		break;
 	default:
@@ -571,6 +613,24 @@ ranks_collect_history(struct ui *ui, int i)
 	}
 }
 
+/* A lost or failed node's ranks: their last values are stale, shown
+ * "-" as the node's are (D8). */
+static void
+ranks_stale(struct ui *ui)
+{
+	struct ui_rrow	*r;
+	unsigned	 k;
+	int		 c;
+
+	for (k = 0; k < ui->nrrows; k++) {
+		r = &ui->rrows[k];
+		c = ui_sclass(ui, r->node);
+		if (c == US_LOST || c == US_FAILED)
+			r->cpu = r->ipc = r->mpi = r->rss = r->rd = r->wr =
+			    NAN;
+	}
+}
+
 /* Add every rank of node i that passes the filter. */
 static void
 ranks_collect(struct ui *ui, int i)
@@ -711,6 +771,7 @@ ranks_prepare(struct ui *ui, const struct ui_rect *rc)
 		for (i = 0; i < ui->nnodes; i++)
 			ranks_collect(ui, i);
 	}
+	ranks_stale(ui);
 	ranks_sort(ui);
 	if (ui->sel_rnode >= 0) {
 		for (k = 0; k < ui->nrrows; k++) {
@@ -806,6 +867,7 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 	const struct ui_rrow	*row;
 	const struct node_model	*m;
 	const char		*names[DF_NFLAGS];
+	struct rank_gpu		 rg[4];
 	float			 v[UI_SPARK_MAX];
 	char			 buf[256], a[32], spark[UI_SPARK_MAX * 3 + 1];
 	int			 x[RC_NCOLS], w[RC_NCOLS], y, k, n, j, sel;
@@ -823,6 +885,8 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		c[RC_IPC].width = 0;
 	if (!ranks_have_mpi)
 		c[RC_MPI].width = c[RC_MPISPARK].width = 0;
+	if (!ranks_have_gpu(ui))
+		c[RC_GPU].width = 0;
 	ranks_fit(ui, r, c);
 	for (k = 0; k < RC_NCOLS; k++)
 		if (!columns_shown(COLUMNS_RANKS, (unsigned)k))
@@ -919,6 +983,12 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 		else
 			buf[0] = '\0';
 		RCELL(RC_WAIT, 1, buf);
+		/* The GPUs its process uses (detect-gpu.h): "0:37% 1.0G". */
+		if (w[RC_GPU] > 0 && m != NULL) {
+			rank_gpus_text(rg, rank_gpus(m, row->pid, rg, 4), buf,
+			    sizeof(buf));
+			RCELL(RC_GPU, 0, buf);
+		}
 #define RCUT(col, text) do {						\
 	if (w[col] > 0)							\
 		widget_put_cut(r->y + 2 + y, r->x + x[col], w[col], base,	\

@@ -64,6 +64,7 @@ struct ui_node {
 	int		 live_once;
 	int		 sampled;	/* a sample has been shown */
 	int		 sclass;	/* enum ui_sclass of state */
+	unsigned	 tries;		/* lost: reconnect tries so far */
 };
 
 struct ui_event {
@@ -103,6 +104,7 @@ struct ui_nrow {
 	unsigned	 flags;		/* the node's DF_* (groups: union) */
 	unsigned	 rflags;	/* union of its ranks' DF_* */
 	unsigned	 nrflagged;	/* ranks with a flag */
+	uint64_t	 gidle;		/* its GPUs flagged gpu-idle */
 	unsigned	 nranks;
 	int		 outlier;
 };

@@ -164,11 +164,19 @@ ui_sink_phase(void *arg, int i, enum feed_phase ph, const char *text,
 {
 	struct ui	*ui = arg;
 	struct ui_node	*n = &ui->nodes[i];
+	unsigned	 t;
 
 	if (ui->frozen != NULL)
 		return;		/* ui_pause catches up */
 	snprintf(n->state, sizeof(n->state), "%s", text);
 	n->lost = lost;
+	/* The tries of a lost node's reconnect, kept between them (its
+	 * text says "lost: why" while it waits for the next). */
+	if (!lost)
+		n->tries = 0;
+	else if (sscanf(text, "reconnecting (try %u", &t) == 1 &&
+	    t > n->tries)
+		n->tries = t;
 	n->failed |= ph == FEED_FAILED;
 	n->sclass = ui_sclass_of(ph, n->failed, lost);
 	ui->dirty = 1;
@@ -228,6 +236,7 @@ ui_sink_reset(void *arg)
 		n = &ui->nodes[i];
 		snprintf(n->state, sizeof(n->state), "connecting");
 		n->lost = n->failed = 0;
+		n->tries = 0;
 		n->sclass = US_CONNECTING;
 	}
 	ui->evhead = ui->evlen = 0;

@@ -13,6 +13,7 @@
  *
  *	0, GPU-5f3e..., 37, 1234, 81559, 69.540, 33, 1980, 0x00...04, NVIDIA H100
  *	proc, GPU-5f3e..., 4242, 1024, 12
+ *	mig, GPU-5f3e..., 1, 0, MIG-2a3b..., 512, 19968, NVIDIA H100 MIG 2g.20gb
  *	end
  *
  * A GPU line is index, UUID, utilization (%), memory used and total (MiB),
@@ -20,7 +21,11 @@
  * event (throttle) reasons bitmask, and the name.  A proc line is a process
  * with a compute context: its GPU's UUID, pid, GPU memory (MiB) and SM
  * utilization (%, the mean of NVML's samples over the last second, or the
- * last interval if longer; 0 for a process without a sample).  "end" closes
+ * last interval if longer; 0 for a process without a sample).  A mig line
+ * is a MIG instance of a GPU in MIG mode (nvmlDeviceGetMigMode, then its
+ * MIG device handles): the parent GPU's UUID, the GPU and compute
+ * instance ids, the instance's UUID, its memory used and total (MiB) and
+ * its name.  "end" closes
  * the interval's set.  A value NVML does not have is "[N/A]", never 0.
  *
  * It exits with a message on standard error and a non-zero status when the
@@ -50,6 +55,7 @@
 #define NVML_TEMPERATURE_GPU		0
 #define NVML_CLOCK_SM			1
 #define NVML_VALUE_NOT_AVAILABLE	(~0ULL)
+#define NVML_DEVICE_MIG_ENABLE		1
 
 typedef int nvml_ret;
 typedef void *nvml_dev;
@@ -93,6 +99,12 @@ static struct {
 	nvml_ret	(*procs)(nvml_dev, unsigned int *, void *);
 	nvml_ret	(*putil)(nvml_dev, struct nvml_psample *,
 			    unsigned int *, unsigned long long);
+	/* MIG: the mode, the MIG devices of a GPU and their ids. */
+	nvml_ret	(*mig_mode)(nvml_dev, unsigned int *, unsigned int *);
+	nvml_ret	(*mig_max)(nvml_dev, unsigned int *);
+	nvml_ret	(*mig_handle)(nvml_dev, unsigned int, nvml_dev *);
+	nvml_ret	(*mig_gi)(nvml_dev, unsigned int *);
+	nvml_ret	(*mig_ci)(nvml_dev, unsigned int *);
 } nv;
 
 /* The size of one nvmlProcessInfo entry of the procs call found: 24
@@ -172,6 +184,16 @@ nvml_load(void)
 		nvml_pstride = 16;
 	}
 	*(void **)&nv.putil = nvml_sym(lib, "nvmlDeviceGetProcessUtilization",
+	    NULL, NULL);
+	*(void **)&nv.mig_mode = nvml_sym(lib, "nvmlDeviceGetMigMode", NULL,
+	    NULL);
+	*(void **)&nv.mig_max = nvml_sym(lib, "nvmlDeviceGetMaxMigDeviceCount",
+	    NULL, NULL);
+	*(void **)&nv.mig_handle = nvml_sym(lib,
+	    "nvmlDeviceGetMigDeviceHandleByIndex", NULL, NULL);
+	*(void **)&nv.mig_gi = nvml_sym(lib, "nvmlDeviceGetGpuInstanceId",
+	    NULL, NULL);
+	*(void **)&nv.mig_ci = nvml_sym(lib, "nvmlDeviceGetComputeInstanceId",
 	    NULL, NULL);
 	if (nv.init == NULL || nv.count == NULL || nv.handle == NULL) {
 		fprintf(stderr, "jobtop-nvml: %s lacks nvmlInit, "
@@ -356,6 +378,48 @@ nvml_proc_lines(unsigned i, unsigned long long window)
 	}
 }
 
+/* A GPU's MIG instances, when it is in MIG mode (nothing otherwise, or
+ * when the driver lacks the calls). */
+static void
+nvml_mig_lines(unsigned i)
+{
+	struct nvml_gpu	*g = &gpus[i];
+	struct nvml_mem	 m;
+	nvml_dev	 mig;
+	unsigned int	 cur, pend, max, k, gi, ci;
+	char		 uuid[NVML_BUF], name[NVML_BUF];
+
+	if (nv.mig_mode == NULL || nv.mig_max == NULL ||
+	    nv.mig_handle == NULL || g->uuid[0] == '\0' ||
+	    nv.mig_mode(g->dev, &cur, &pend) != NVML_SUCCESS ||
+	    cur != NVML_DEVICE_MIG_ENABLE ||
+	    nv.mig_max(g->dev, &max) != NVML_SUCCESS)
+		return;
+	for (k = 0; k < max && k < NVML_GPUS_MAX; k++) {
+		if (nv.mig_handle(g->dev, k, &mig) != NVML_SUCCESS)
+			continue;	/* no instance in that slot */
+		nvml_string(nv.uuid, mig, uuid);
+		nvml_string(nv.name, mig, name);
+		if (strchr(uuid, ',') != NULL)
+			uuid[0] = '\0';
+		printf("mig, %s, ", g->uuid);
+		if (nv.mig_gi != NULL && nv.mig_gi(mig, &gi) == NVML_SUCCESS)
+			printf("%u, ", gi);
+		else
+			printf("[N/A], ");
+		if (nv.mig_ci != NULL && nv.mig_ci(mig, &ci) == NVML_SUCCESS)
+			printf("%u, ", ci);
+		else
+			printf("[N/A], ");
+		printf("%s, ", uuid[0] != '\0' ? uuid : "[N/A]");
+		if (nv.memory != NULL && nv.memory(mig, &m) == NVML_SUCCESS)
+			printf("%llu, %llu, ", m.used >> 20, m.total >> 20);
+		else
+			printf("[N/A], [N/A], ");
+		printf("%s\n", name[0] != '\0' ? name : "[N/A]");
+	}
+}
+
 /* Move the deadline on by ms and sleep until it; after a stall (a slow
  * driver) start again from now rather than burst. */
 static void
@@ -448,6 +512,10 @@ main(int argc, char **argv)
 		for (i = 0; i < ngpus; i++) {
 			if (gpus[i].dev != NULL)
 				nvml_proc_lines(i, window);
+		}
+		for (i = 0; i < ngpus; i++) {
+			if (gpus[i].dev != NULL)
+				nvml_mig_lines(i);
 		}
 		printf("end\n");
 		if (fflush(stdout) != 0)

@@ -3,7 +3,7 @@
  * libFuzzer target for the nvgpu source's line parser: what jobtop-nvml or
  * nvidia-smi writes into the probe's pipe (a driver's text, and the names
  * of GPUs and processes it reports), through nv_stream_line, which also
- * takes the helper's "proc, ..." and "end" lines.  The probe's files are
+ * takes the helper's "proc, ...", "mig, ..." and "end" lines.  The probe's files are
  * compiled in whole so that the static parser can be called.  The input's
  * first byte picks the backend (bit 0: the helper, else nvidia-smi) and
  * whether the stream has a throttle column (bit 1); the rest is split into
@@ -12,7 +12,9 @@
  * string is terminated and within its buffer; a GPU marked with its UUID
  * has one starting "GPU-"; memory values are non-negative whole MiB; the
  * process lists never exceed NV_PROCS_MAX and every listed process has a
- * positive pid and a "GPU-" UUID.  Seeds: the real H100 outputs under
+ * positive pid and a "GPU-" UUID; the MIG lists never exceed NV_MIGS_MAX,
+ * every MIG instance has a "GPU-" parent, a GPU instance id >= 0, a MIG
+ * UUID empty or starting "MIG-" and memory in whole MiB.  Seeds: the real H100 outputs under
  * tests/data/nvml/h100-580.
  */
 #include <stdint.h>
@@ -50,6 +52,13 @@ pinst_set_text(struct pinst *pi, unsigned f, const char *s, int changed)
 	abort();
 }
 
+/* The allocated GPUs (nv_alloc) are read when sampling, never here. */
+int
+ranks_reported(unsigned *it, pid_t *pid, uint64_t *start)
+{
+	abort();
+}
+
 void
 probe_event(int level, const char *code, const char *fmt, ...)
 {
@@ -76,6 +85,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memset(nv_gpus, 0, sizeof(nv_gpus));
 	nv_nprocs = nv_npend = 0;
+	nv_nmigs = nv_nmpend = 0;
 	nv_stream_lines = 0;
 	nv_backend = (data[0] & 1) ? NV_BE_NVML : NV_BE_SMI;
 	nv_variant = (data[0] & 2) ? 0 : 2;	/* 2: no throttle name */
@@ -109,6 +119,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_str(nv_procs[i].uuid, sizeof(nv_procs[i].uuid));
 		if (nv_procs[i].pid <= 0 ||
 		    strncmp(nv_procs[i].uuid, "GPU-", 4) != 0)
+			abort();
+	}
+	if (nv_nmigs > NV_MIGS_MAX || nv_nmpend > NV_MIGS_MAX)
+		abort();
+	for (i = 0; i < nv_nmigs; i++) {
+		const struct nv_mig *mg = &nv_migs[i];
+
+		check_str(mg->uuid, sizeof(mg->uuid));
+		check_str(mg->mig, sizeof(mg->mig));
+		check_str(mg->name, sizeof(mg->name));
+		if (strncmp(mg->uuid, "GPU-", 4) != 0 || mg->gi < 0 ||
+		    (mg->mig[0] != '\0' && strncmp(mg->mig, "MIG-", 4) != 0) ||
+		    (mg->used >= 0 && mg->used % 1048576) ||
+		    (mg->total >= 0 && mg->total % 1048576))
 			abort();
 	}
 	check_str(nv_diag, sizeof(nv_diag));

@@ -59,6 +59,7 @@ src/sched.c
 remote/feed-srun.c
 remote/runas.c
 probes/ranks-find.c
+probes/src-nvgpu.c
 EOF
 # Every source of names must yield some: one that yields none was moved.
 sources="getenv jobvars sched_env_get fssh_which fssh_launchers rf_rank_vars

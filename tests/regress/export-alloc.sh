@@ -93,6 +93,9 @@ for s in '2 CPUs, 1.00 GiB of memory, limit 1 h 00 min, partition lab' \
 	grep -qF "$s" "$tmp/a.txt" || fail "verdict lacks '$s': $(cat "$tmp/a.txt")"
 done
 grep -q 'whole nodes assumed' "$tmp/a.txt" && fail "whole nodes assumed"
+# The node table's efficiency has the verdict's denominator (D9).
+grep -qF "of the scheduler's CPUs, time measured" "$tmp/r.html" ||
+	fail "the node table's efficiency is not of the scheduler's CPUs"
 verdict "$OLD" >"$tmp/o.txt"
 for s in 'whole nodes assumed' 'the request is unknown'; do
 	grep -qF "$s" "$tmp/o.txt" || fail "old verdict lacks '$s'"

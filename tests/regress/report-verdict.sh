@@ -95,6 +95,16 @@ if 'id="jt-nodes"' not in page or page.count("<tr><td>cn00") < 4:
     fail("no node table with the 4 nodes")
 if 'id="jt-ranks"' not in page:
     fail("no rank table")
+# One denominator, said (D9): no CPU count from the scheduler here, so the
+# node table's efficiency is of the node's CPUs, as the verdict's is.
+if "CPU efficiency<br><small>of the node's CPUs, time measured" not in page:
+    fail("the node table does not say its efficiency's denominator")
+if "whole nodes assumed" not in v or "x the time each node was measured" not in v:
+    fail("the verdict does not say its denominator: " + v)
+# cn002 was lost 20 s (its samples went on in this synthetic file): that
+# time is said, and left out of both sides.
+if not re.search(r"cn002 not measured for 2\d s \(lost 20 s\)", v):
+    fail("the lost time is not said: " + v)
 PY
 
 if [ -n "$CHROMIUM" ]; then

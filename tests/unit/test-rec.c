@@ -1749,6 +1749,120 @@ test_huge_state(void)
 	rec_reader_free(rd);
 }
 
+/*
+ * CPU efficiency over one span (summary.h): cn002 is lost from 20.5 s to
+ * 40 s while its rank goes on computing (its counters run on, its first
+ * sample back spans the gap); cn001 has a 5 s gap in its samples without
+ * any event.  Neither gap counts in the numerator or the denominator,
+ * and the verdict says both.  The scheduler's 2 CPUs give one CPU a node.
+ */
+static void
+test_eff_lost(void)
+{
+	struct sim		*sims;
+	struct rec_meta		 meta;
+	struct rec		*r;
+	struct rec_reader	*rd;
+	struct rec_play		*p;
+	struct rec_msg		 msg;
+	struct summary		*sum;
+	struct wbuf		 w;
+	const char		*names[2] = { "cn001", "cn002" };
+	char			 err[256];
+	const char		*line = NULL;
+	uint64_t		 t;
+	unsigned		 s, i;
+
+	sims = calloc(2, sizeof(*sims));
+	rec_meta_init(&meta, START_MS);
+	meta.cpus = 2;
+	rec_meta_set_nodes(&meta, 2, names);
+	r = rec_open(tmp_path("eff.jtr"), &meta, 0, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r == NULL) {
+		free(sims);
+		return;
+	}
+	for (s = 0; s <= 60; s++) {
+		for (i = 0; i < 2; i++) {
+			t = START_MS + s * 1000ULL + i;
+			wbuf_init(&w, streambuf, sizeof(streambuf));
+			if (s == 0) {
+				sim_init(&sims[i], names[i], START_MS, 2, 1, 1,
+				    1, i + 7);
+				sim_hello(&sims[i], &w);
+				sim_schema(&w);
+			} else
+				sim_step(&sims[i]);
+			if ((i == 1 && s > 20 && s < 40) ||
+			    (i == 0 && s >= 50 && s < 55))
+				continue;
+			if (i == 1 && s == 40)
+				rec_event(r, 1, t - 1, EV_INFO, "state", "live",
+				    subj(-1, -1, FEED_LIVE));
+			sim_sample(&sims[i], &w, t);
+			CHECK_INT(rec_node_bytes(r, i, t, w.data, w.len), 0);
+		}
+		if (s == 20)
+			rec_event(r, 1, START_MS + 20500, EV_WARN, "state",
+			    "lost: no data for 2.5 s", subj(-1, -1,
+			    FEED_LOST));
+	}
+	CHECK_INT(rec_close(r, err, sizeof(err)), 0);
+	CHECK_INT(rec_reader_open(tmp_path("eff.jtr"), &rd, err, sizeof(err)),
+	    0);
+	if (rd == NULL) {
+		free(sims);
+		rec_meta_free(&meta);
+		return;
+	}
+	sum = summary_new(rec_reader_meta(rd), START_MS, START_MS + 60000);
+	p = rec_play_new(rd);
+	while (rec_play_next(p, &msg) > 0) {
+		if (msg.type == MSG_SAMPLE)
+			summary_sample(sum, msg.node, stream_model(
+			    rec_play_stream(p, msg.node)));
+		else if (msg.type == REC_MSG_EVENT)
+			summary_event(sum, msg.node, msg.time_ms, msg.ev,
+			    msg.subj);
+	}
+	summary_finish(sum);
+	/* cn001: 60 intervals less the 6 s one after its gap; cn002: 20 +
+	 * 20, not the 20 s interval that came back after the loss. */
+	CHECK(sum->nodes[0].cpu_meas_s > 53.9 && sum->nodes[0].cpu_meas_s <
+	    54.1);
+	CHECK(sum->nodes[1].cpu_meas_s > 39.9 && sum->nodes[1].cpu_meas_s <
+	    40.1);
+	CHECK(sum->nodes[1].cpu_gap_s > 19.9 && sum->nodes[1].cpu_gap_s <
+	    20.1);
+	/* The rank uses 0.9-1.03 CPU: its CPU time covers the 40 s only. */
+	CHECK(sum->nodes[1].cpu_used_s > 36 && sum->nodes[1].cpu_used_s <
+	    41.5);
+	CHECK_INT((int)summary_node_cpus(sum, 1), 1);
+	CHECK(summary_node_eff(sum, 1) > 89 && summary_node_eff(sum, 1) <
+	    104);
+	for (i = 0; i < sum->nlines; i++)
+		if (strcmp(sum->lines[i].label, "CPU efficiency") == 0)
+			line = sum->lines[i].text;
+	CHECK(line != NULL);
+	if (line != NULL) {
+		CHECK(strstr(line, "2 CPUs the scheduler allocated x the time "
+		    "each node was measured") != NULL);
+		CHECK(strstr(line, "cn002 not measured for 20 s (lost 20 s)") !=
+		    NULL);
+		CHECK(strstr(line, "cn001 not measured for 6.0 s (gaps of 6.0 s") !=
+		    NULL);
+		CHECK(strstr(line, "the CPU time used then is not counted") !=
+		    NULL);
+		CHECK(strstr(line, "1 CPU a node") != NULL);
+	}
+	summary_free(sum);
+	rec_play_free(p);
+	rec_reader_free(rd);
+	rec_meta_free(&meta);
+	free(sims);
+}
+
 /* --gen FILE NODES SECONDS [KEYFRAME_MS]: a recording of probe-like
  * streams at 1 Hz. */
 static int
@@ -1905,6 +2019,7 @@ main(int argc, char **argv)
 	RUN(test_gathered);
 	RUN(test_paths);
 	RUN(test_huge_state);
+	RUN(test_eff_lost);
 	if (harness_failures == 0) {
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);

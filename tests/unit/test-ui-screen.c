@@ -570,6 +570,94 @@ test_pause(void)
 	finish(ui);
 }
 
+/*
+ * A lost node (D8): its last values are stale, shown "-" not as live
+ * numbers; the header keeps it lost while it reconnects, with the try;
+ * each try is one event, never "back", and "back" comes when it is live.
+ * A "connecting" without the session's words (an older recording) keeps
+ * it lost too.
+ */
+static void
+test_lost_stale(void)
+{
+	struct ui	*ui = start(4, 2, 1, 40, 160);
+	const char	*l, *sc;
+	int		 k, i;
+
+	nodes[1].busy = 100;
+	for (k = 0; k < 5; k++)
+		step(ui);
+	l = line_with(ui, "n2 ");
+	CHECK(l != NULL && strstr(l, "100.0") != NULL);
+	ui_node_phase(ui, 1, FEED_LOST, "lost: no data for 3.0 s", 1);
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < nnodes; i++) {
+			if (i == 1)
+				continue;
+			CHECK(synth_node_step(&nodes[i]) == MSG_SAMPLE);
+			ui_node_sample(ui, i, synth_model(&nodes[i]), now);
+		}
+		now += 1000;
+		ui_job_tick(ui, now);
+	}
+	l = line_with(ui, "n2 ");
+	CHECK(l != NULL && strstr(l, "100.0") == NULL);
+	CHECK(l != NULL && strstr(l, " - ") != NULL);
+	CHECK(line_with(ui, "1 lost (unreachable)") != NULL);
+	ui_node_phase(ui, 1, FEED_LOST, "reconnecting (try 1): connecting", 1);
+	CHECK(line_with(ui, "1 lost (unreachable, retrying, 1st try)") !=
+	    NULL);
+	ui_node_phase(ui, 1, FEED_LOST, "lost: Connection refused", 1);
+	CHECK(line_with(ui, "1 lost (unreachable, retrying, 1st try)") !=
+	    NULL);
+	ui_node_phase(ui, 1, FEED_LOST, "reconnecting (try 2): connecting", 1);
+	ui_node_phase(ui, 1, FEED_LOST, "reconnecting (try 2): pushing", 1);
+	ui_node_phase(ui, 1, FEED_LOST, "reconnecting (try 3): connecting", 1);
+	/* Words of an older recording: connecting is not a recovery. */
+	ui_node_phase(ui, 1, FEED_CONNECTING, "connecting", 0);
+	sc = screen(ui);
+	CHECK(strstr(sc, "1 lost (unreachable, retrying, 3rd try)") != NULL);
+	/* Its ranks are stale too. */
+	ui_key(ui, KEY_HOME, now);
+	for (k = 0; k < 4 && ui->nnrows > 0 &&
+	    ui->nrows[ui->ntab.sel].node != 1; k++)
+		ui_key(ui, KEY_DOWN, now);
+	ui_key(ui, '\r', now);
+	sc = screen(ui);
+	l = strstr(sc, "Ranks of n2");
+	CHECK(l != NULL);
+	l = l != NULL ? strstr(l, " solver") : NULL;
+	for (i = 0; l != NULL; l = strstr(l + 1, " solver"), i++) {
+		const char *bol = l;
+
+		while (bol > sc && bol[-1] != '\n')
+			bol--;
+		/* STATE, then CPU and MEM columns: "-". */
+		CHECK(strstr(bol, " - ") != NULL && strstr(bol, " - ") < l);
+	}
+	CHECK(i == 2);
+	ui_key(ui, 27, now);
+	sc = screen(ui);
+	CHECK(strstr(sc, "FLAGS 1 lost node") != NULL ||
+	    strstr(sc, "1 lost node") != NULL);
+	CHECK(strstr(sc, "n2 reconnecting (try 2)") != NULL);
+	CHECK(strstr(sc, "n2 reconnecting (try 3)") != NULL);
+	CHECK(strstr(sc, "n2 back") == NULL);
+	CHECK(strstr(sc, "1 connecting") == NULL);
+	ui_node_phase(ui, 1, FEED_LIVE, "live", 0);
+	step(ui);
+	sc = screen(ui);
+	CHECK(strstr(sc, "n2 back") != NULL);
+	CHECK(strstr(sc, "n2 back:") == NULL);
+	CHECK(strstr(sc, "unreachable") == NULL);
+	CHECK(strstr(sc, "4 live") != NULL);
+	l = line_with(ui, "n2 ");
+	CHECK(l != NULL && strstr(l, "100.0") != NULL);
+	if (strstr(sc, "n2 back") == NULL)
+		fputs(sc, stderr);
+	finish(ui);
+}
+
 int
 main(void)
 {
@@ -589,6 +677,7 @@ main(void)
 	RUN(test_keys);
 	RUN(test_ranks);
 	RUN(test_pause);
+	RUN(test_lost_stale);
 	fclose(out);
 	fclose(in);
 	return harness_done();

@@ -411,6 +411,14 @@ test_ranks(void)
 	CHECK(l != NULL && strstr(l, "38% of the GPU's processes'; 60% busy")
 	    != NULL);
 	ui_key(ui, 27, now);
+	/* The rank table's GPU column: each rank's GPUs by pid. */
+	l = line_from(ui, "    0 ");
+	CHECK(l != NULL && strstr(l, " 0:60% 3.0G ") != NULL);
+	l = line_from(ui, "    1 ");
+	CHECK(l != NULL && strstr(l, " 1:0% 2.0G ") != NULL);
+	l = line_from(ui, "    2 ");
+	CHECK(l != NULL && strstr(l, "G ") == NULL);
+	CHECK(line_with(ui, " GPU ") != NULL);
 	ui_key(ui, 27, now);
 
 	/* n2 has no perf counters: no IPC column in its ranks, no lines. */
@@ -527,6 +535,42 @@ test_report(void)
 	rmdir(path);
 }
 
+/*
+ * gpu-idle (detect-gpu.h): n1 has one rank, whose process is on GPU 0;
+ * GPU 1 holds only a stranger's process.  Both allocated: after 5
+ * samples GPU 1 is flagged (the node's FLAGS cell, the event log naming
+ * the node and the GPU), GPU 0 never; when the stranger's process is the
+ * rank's the flag clears.
+ */
+static void
+test_gpu_idle(void)
+{
+	struct ui	*ui = start(1, 1, 1, 40, 200);
+	const char	*l;
+	int		 i;
+
+	nodes[0].ex->alloc_on = 1;
+	nodes[0].ex->gpu_alloc[0] = nodes[0].ex->gpu_alloc[1] = 1;
+	for (i = 0; i < 4; i++)
+		step(ui);
+	CHECK(line_with(ui, "gpu-idle") == NULL);
+	step(ui);
+	l = line_from(ui, "n1 ");
+	CHECK(l != NULL && strstr(l, "gpu-idle 1") != NULL);
+	CHECK(l != NULL && strstr(l, "gpu-idle 0") == NULL);
+	CHECK(line_with(ui, "n1 GPU 1 is allocated to the job but no rank used "
+	    "it for 5 samples") != NULL);
+	CHECK(line_with(ui, "GPU 0 is allocated") == NULL);
+	CHECK(line_with(ui, "FLAGS 1 idle GPU") != NULL);
+	nodes[0].ex->gpu_alloc[1] = 0;	/* no longer the job's */
+	step(ui);
+	l = line_from(ui, "n1 ");
+	CHECK(l != NULL && strstr(l, "gpu-idle") == NULL);
+	CHECK(line_with(ui, "n1 GPU 1 no longer idle") != NULL);
+	CHECK(line_with(ui, "idle GPU") == NULL);
+	finish(ui);
+}
+
 int
 main(void)
 {
@@ -541,6 +585,7 @@ main(void)
 	RUN(test_node_columns);
 	RUN(test_header);
 	RUN(test_ranks);
+	RUN(test_gpu_idle);
 	RUN(test_report);
 	fclose(out);
 	fclose(in);

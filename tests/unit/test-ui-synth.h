@@ -79,6 +79,8 @@ struct synth_xinst {
 struct synth_extra {
 	int64_t		 gpu_util[2], gpu_mem[2], gpu_total, gpu_mw[2];
 	int64_t		 gpu_temp[2];
+	int64_t		 gpu_alloc[2];	/* gpu.alloc; sent when alloc_on */
+	int		 alloc_on;
 	int64_t		 proc_mem[3];	/* rank 0's, rank 1's, a stranger's */
 	int64_t		 proc_util[3];	/* percent; sent when util_on */
 	int		 util_on;
@@ -243,8 +245,10 @@ synth_extra_sample(struct synth_node *n, struct proto_sample_wr *sw,
 		v[2] = e->gpu_total;
 		v[3] = e->gpu_mw[k];
 		v[4] = e->gpu_temp[k];
+		v[5] = e->gpu_alloc[k];
 		snprintf(name, sizeof(name), "%d", k);
-		synth_xinst(n, sw, SX_GPU + k, SG_GPU, name, v, 5);
+		synth_xinst(n, sw, SX_GPU + k, SG_GPU, name, v,
+		    e->alloc_on ? 6 : 5);
 	}
 	for (k = 0; k < 3; k++) {
 		v[0] = k == 1;
@@ -375,12 +379,13 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 	proto_schema_field(w, "mem_current", "bytes", PF_GAUGE);
 	proto_schema_field(w, "mem_max", "bytes", PF_GAUGE);
 	if (n->ex != NULL) {
-		proto_schema_group(w, "gpu", 5);
+		proto_schema_group(w, "gpu", 6);
 		proto_schema_field(w, "util", "percent", PF_GAUGE);
 		proto_schema_field(w, "mem_used", "bytes", PF_GAUGE);
 		proto_schema_field(w, "mem_total", "bytes", PF_GAUGE);
 		proto_schema_field(w, "power", "mW", PF_GAUGE);
 		proto_schema_field(w, "temp", "celsius", PF_GAUGE);
+		proto_schema_field(w, "alloc", "", PF_GAUGE);
 		proto_schema_group(w, "gpuproc", 4);
 		proto_schema_field(w, "gpu", "", PF_GAUGE);
 		proto_schema_field(w, "pid", "", PF_GAUGE);

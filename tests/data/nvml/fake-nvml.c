@@ -13,8 +13,13 @@
  *	procs	one line per compute process: GPU index, pid, memory (bytes,
  *		"-": NVML_VALUE_NOT_AVAILABLE), SM utilization (%, "-": no
  *		sample)
+ *	mig	optional, one line per MIG instance: GPU index, GPU instance
+ *		id, compute instance id, UUID, memory used and total (bytes),
+ *		name; a GPU with a line is in MIG mode (nvmlDeviceGetMigMode),
+ *		its instances are its MIG device handles in the file's order
  *	mode	optional words: "init-fail" (nvmlInit says the driver is not
  *		loaded), "putil-unsupported" (no per-process utilization),
+ *		"mig-unsupported" (nvmlDeviceGetMigMode: not supported),
  *		"crash-after N" (the process using the library exits with
  *		status 5 at the Nth utilization query, as one would that the
  *		driver brought down)
@@ -42,6 +47,7 @@ typedef int nvmlReturn_t;
 
 struct nvmlDevice_st {
 	unsigned	index;
+	unsigned	mig;		/* a MIG device: its mig line + 1 */
 };
 typedef struct nvmlDevice_st *nvmlDevice_t;
 
@@ -93,6 +99,13 @@ nvmlReturn_t	nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t,
 nvmlReturn_t	nvmlDeviceGetProcessUtilization(nvmlDevice_t,
 		    nvmlProcessUtilizationSample_t *, unsigned int *,
 		    unsigned long long);
+nvmlReturn_t	nvmlDeviceGetMigMode(nvmlDevice_t, unsigned int *,
+		    unsigned int *);
+nvmlReturn_t	nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t, unsigned int *);
+nvmlReturn_t	nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t,
+		    unsigned int, nvmlDevice_t *);
+nvmlReturn_t	nvmlDeviceGetGpuInstanceId(nvmlDevice_t, unsigned int *);
+nvmlReturn_t	nvmlDeviceGetComputeInstanceId(nvmlDevice_t, unsigned int *);
 
 enum {
 	F_UUID, F_NAME, F_UTIL, F_MEM_USED, F_MEM_TOTAL, F_POWER, F_TEMP,
@@ -100,6 +113,9 @@ enum {
 };
 
 static struct nvmlDevice_st	fake_devs[FAKE_GPUS];
+static struct nvmlDevice_st	fake_migs[FAKE_GPUS * 7];
+
+
 static int			fake_inited;
 
 /* Control file name into buf; NULL without $JOBTOP_FAKE_NVML. */
@@ -134,6 +150,27 @@ fake_line(const char *name, unsigned n, char *line, size_t size)
 	}
 	fclose(f);
 	return found;
+}
+
+enum { M_GPU, M_GI, M_CI, M_UUID, M_MEM_USED, M_MEM_TOTAL, M_NAME,
+    M_NFIELDS };
+
+/* Field f of a MIG device's line, as fake_field. */
+static nvmlReturn_t
+fake_mig_field(nvmlDevice_t d, unsigned f, char *out, size_t size)
+{
+	char		 line[1024], *p, *w;
+	unsigned	 i = 0;
+
+	if (fake_line("mig", d->mig - 1, line, sizeof(line)) < 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (p = line; (w = strsep(&p, "|")) != NULL; i++) {
+		if (i != f)
+			continue;
+		snprintf(out, size, "%s", w);
+		return NVML_SUCCESS;
+	}
+	return NVML_ERROR_UNKNOWN;
 }
 
 /* Does the mode file hold this word? */
@@ -173,6 +210,18 @@ fake_field(nvmlDevice_t d, unsigned f, char *out, size_t size)
 
 	if (!fake_inited)
 		return NVML_ERROR_UNINITIALIZED;
+	if (d != NULL && d->mig > 0) {
+		/* A MIG device: its UUID, name and memory. */
+		if (f == F_UUID)
+			return fake_mig_field(d, M_UUID, out, size);
+		if (f == F_NAME)
+			return fake_mig_field(d, M_NAME, out, size);
+		if (f == F_MEM_USED)
+			return fake_mig_field(d, M_MEM_USED, out, size);
+		if (f == F_MEM_TOTAL)
+			return fake_mig_field(d, M_MEM_TOTAL, out, size);
+		return NVML_ERROR_NOT_SUPPORTED;
+	}
 	if (d == NULL || fake_line("gpus", d->index, line, sizeof(line)) < 0)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	for (p = line; (w = strsep(&p, "|")) != NULL; i++) {
@@ -450,4 +499,89 @@ nvmlDeviceGetProcessUtilization(nvmlDevice_t d,
 	}
 	*count = n;
 	return n == 0 ? NVML_ERROR_NOT_FOUND : NVML_SUCCESS;
+}
+
+/* The line of the k-th MIG instance of GPU index, or -1. */
+static int
+fake_mig_line(unsigned index, unsigned k)
+{
+	char		line[1024];
+	unsigned	n, seen = 0;
+
+	for (n = 0; fake_line("mig", n, line, sizeof(line)) == 0; n++) {
+		if ((unsigned)atoi(line) != index)
+			continue;
+		if (seen++ == k)
+			return (int)n;
+	}
+	return -1;
+}
+
+nvmlReturn_t
+nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *cur, unsigned int *pend)
+{
+	if (!fake_inited)
+		return NVML_ERROR_UNINITIALIZED;
+	if (d == NULL || d->mig > 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (fake_mode("mig-unsupported"))
+		return NVML_ERROR_NOT_SUPPORTED;
+	*cur = *pend = fake_mig_line(d->index, 0) >= 0;
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t
+nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int *n)
+{
+	if (!fake_inited)
+		return NVML_ERROR_UNINITIALIZED;
+	if (d == NULL || d->mig > 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*n = 7;
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t
+nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned int k,
+    nvmlDevice_t *out)
+{
+	int	n;
+
+	if (!fake_inited)
+		return NVML_ERROR_UNINITIALIZED;
+	if (d == NULL || d->mig > 0 || k >= 7 || d->index >= FAKE_GPUS)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if ((n = fake_mig_line(d->index, k)) < 0)
+		return NVML_ERROR_NOT_FOUND;
+	fake_migs[d->index * 7 + k].index = d->index;
+	fake_migs[d->index * 7 + k].mig = (unsigned)n + 1;
+	*out = &fake_migs[d->index * 7 + k];
+	return NVML_SUCCESS;
+}
+
+static nvmlReturn_t
+fake_mig_id(nvmlDevice_t d, unsigned f, unsigned int *id)
+{
+	char		buf[64];
+	nvmlReturn_t	r;
+
+	if (!fake_inited)
+		return NVML_ERROR_UNINITIALIZED;
+	if (d == NULL || d->mig == 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if ((r = fake_mig_field(d, f, buf, sizeof(buf))) == NVML_SUCCESS)
+		*id = (unsigned)atoi(buf);
+	return r;
+}
+
+nvmlReturn_t
+nvmlDeviceGetGpuInstanceId(nvmlDevice_t d, unsigned int *id)
+{
+	return fake_mig_id(d, M_GI, id);
+}
+
+nvmlReturn_t
+nvmlDeviceGetComputeInstanceId(nvmlDevice_t d, unsigned int *id)
+{
+	return fake_mig_id(d, M_CI, id);
 }
