@@ -28,6 +28,31 @@
 #include "xmalloc.h"
 
 #define DETECT_MAD_SCALE	1.4826	/* MAD to a normal's sigma */
+/*
+ * Ranks (%CPU rule, detect_rank_far): a rank's level is the median of
+ * its own last DETECT_PAST samples, so one odd sample moves nothing; it is
+ * compared with the median and MAD of its peers' levels without its own
+ * (leave-one-out: one noisy peer among four cannot widen the spread
+ * enough to hide a fourth rank at a quarter of the others); the distance
+ * must clear DETECT_NOISE_K times the job's sample-to-sample noise (the
+ * median over the ranks of each one's median |x(t) - x(t-1)|, as a
+ * normal's sigma), the relative and robust gaps of the conf, and
+ * DETECT_RANK_GAP points.  Up to DETECT_LOO_EXACT ranks the peers' median
+ * and MAD are recomputed without the rank; above, one rank moves them by
+ * nothing that matters and the job's are used.
+ * Few ranks: one rank alone is never judged; of two, only the lower one,
+ * and only under DETECT_PAIR_RATIO of the other (a rank cannot be told
+ * from a single peer by spread: the one that works less is the one the
+ * other waits for); three or more by the rule above (with three, the two
+ * peers must agree: their MAD is half their gap).
+ */
+#define DETECT_PAST		5
+#define DETECT_NOISE_K		2.5
+#define DETECT_DIFF_SIGMA	0.9539	/* median |difference| of two
+					 * normal draws over sigma */
+#define DETECT_RANK_GAP		2.0	/* %-points */
+#define DETECT_LOO_EXACT	64
+#define DETECT_PAIR_RATIO	0.5
 #define DETECT_GROUP_DEFAULT	3	/* ranks at once: one event */
 
 /* One rank of the job on a node: a rank id and one process carrying it. */
@@ -67,8 +92,15 @@ struct detect {
 	size_t			 capscratch;
 	unsigned		 since;		/* node samples since stats */
 	int			 valid;
-	double			 rank_med, rank_mad;
+	double			 rank_med, rank_mad;	/* of the levels */
 	unsigned		 rank_n;
+	double			 noise;		/* sample-to-sample sigma */
+	float			*lv;		/* the levels, sorted */
+	size_t			 caplv;
+	float			*dv;		/* the demands, sorted */
+	unsigned		 dv_n;
+	double			 dv_med, dv_mad;
+	unsigned		 gen;		/* stats rounds (hr->det_gen) */
 	double			 node_med, node_mad;
 	unsigned		 node_n;
 	double			 mpi_med, mpi_mad;	/* detect_mpi_stats */
@@ -123,7 +155,7 @@ detect_new(struct history *h, const struct detect_conf *conf,
 		detect_conf_default(&d->conf);
 	d->cb = cb;
 	d->arg = arg;
-	d->rank_med = d->node_med = NAN;
+	d->rank_med = d->node_med = d->noise = NAN;
 	return d;
 }
 
@@ -144,6 +176,15 @@ detect_clone(const struct detect *d, struct history *h,
 	c->capscratch = 0;
 	c->mscratch = NULL;
 	c->capmscratch = 0;
+	c->lv = c->dv = NULL;
+	c->caplv = 0;
+	if (d->caplv > 0) {
+		c->caplv = d->caplv;
+		c->lv = xreallocarray(NULL, c->caplv, sizeof(*c->lv));
+		c->dv = xreallocarray(NULL, c->caplv, sizeof(*c->dv));
+		memcpy(c->lv, d->lv, d->rank_n * sizeof(*c->lv));
+		memcpy(c->dv, d->dv, d->dv_n * sizeof(*c->dv));
+	}
 	c->nodes = d->nnodes > 0 ? xreallocarray(NULL, (size_t)d->nnodes,
 	    sizeof(*c->nodes)) : NULL;
 	for (i = 0; i < d->nnodes; i++) {
@@ -171,6 +212,8 @@ detect_free(struct detect *d)
 	for (i = 0; i < d->nnodes; i++)
 		free(d->nodes[i].memb);
 	free(d->mscratch);
+	free(d->lv);
+	free(d->dv);
 	free(d->nodes);
 	free(d->scratch);
 	free(d);
@@ -552,15 +595,51 @@ detect_mpi_far(const struct detect *d, const struct node_model *m,
 	return 1;
 }
 
+static int
+detect_float_cmp(const void *a, const void *b)
+{
+	float	x = *(const float *)a, y = *(const float *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A rank's level: the median of its last DETECT_PAST %CPU samples (those
+ * it has), and in *diff the median of their sample-to-sample changes (NaN
+ * under two samples).  Returns the samples used.
+ */
+static unsigned
+detect_rank_level(const struct hist_rank *hr, double *level, double *diff)
+{
+	float		x[DETECT_PAST], dx[DETECT_PAST];
+	double		a, prev = NAN;
+	unsigned	n = 0, nd = 0, k;
+
+	for (k = 0; k < DETECT_PAST; k++) {
+		a = history_rank_get(hr, HR_CPU, k);
+		if (!isfinite(a)) {
+			prev = NAN;
+			continue;
+		}
+		x[n++] = (float)a;
+		if (isfinite(prev))
+			dx[nd++] = (float)fabs(prev - a);
+		prev = a;
+	}
+	*level = n > 0 ? detect_median(x, n) : NAN;
+	*diff = nd > 0 ? detect_median(dx, nd) : NAN;
+	return n;
+}
+
 /* Recompute the job-wide medians of node CPU busy and rank %CPU. */
 static void
 detect_stats(struct detect *d)
 {
-	const struct hist_rank	*hr;
+	struct hist_rank	*hr;
 	size_t			 total = 0;
-	unsigned		 n, k;
+	unsigned		 n, nd, k;
 	float			*v;
-	double			 x;
+	double			 x, dx, mad;
 	int			 i, nn = history_nnodes(d->h);
 
 	for (i = 0; i < nn; i++)
@@ -580,22 +659,123 @@ detect_stats(struct detect *d)
 		d->live_at_stats += detect_live(d, i);
 	/* Ranks have rank ids (SLURM_PROCID, PMI_RANK...); other processes
 	 * (the batch shell waiting for srun, a user's editor on a -w node,
-	 * the busiest processes root sees) are no peers to compare with. */
-	for (i = 0, n = 0; i < nn; i++) {
+	 * the busiest processes root sees) are no peers to compare with.
+	 * Each is counted by its level (its own recent past), kept sorted
+	 * for the leave-one-out statistics (detect_rank_peers); the scratch
+	 * gathers the ranks' sample-to-sample changes. */
+	if (total > d->caplv) {
+		d->caplv = total + total / 2 + 16;
+		free(d->lv);
+		free(d->dv);
+		d->lv = xreallocarray(NULL, d->caplv, sizeof(*d->lv));
+		d->dv = xreallocarray(NULL, d->caplv, sizeof(*d->dv));
+	}
+	if (++d->gen == 0)
+		d->gen = 1;
+	d->dv_n = 0;
+	for (i = 0, n = nd = 0; i < nn; i++) {
 		if (!detect_live(d, i))
 			continue;
 		for (k = 0; k < history_nranks(d->h, i); k++) {
-			hr = history_rank_const(d->h, i, k);
-			x = history_rank_get(hr, HR_CPU, 0);
-			if (isfinite(x) && hr->rank >= 0)
-				v[n++] = (float)x;
+			hr = history_rank(d->h, i, k);
+			hr->det_gen = hr->det_dgen = 0;
+			if (hr->rank >= 0 && hr->det_dok &&
+			    isfinite(hr->det_demand)) {
+				d->dv[d->dv_n++] = hr->det_demand;
+				hr->det_dgen = d->gen;
+			}
+			if (hr->rank < 0 || !isfinite(history_rank_get(hr,
+			    HR_CPU, 0)) || detect_rank_level(hr, &x, &dx) == 0)
+				continue;
+			hr->det_level = (float)x;
+			hr->det_gen = d->gen;
+			d->lv[n++] = (float)x;
+			if (isfinite(dx))
+				v[nd++] = (float)dx;
 		}
 	}
 	d->rank_n = n;
+	detect_median_mad(v, nd, &dx, &mad);
+	d->noise = nd > 0 ? dx / DETECT_DIFF_SIGMA : NAN;
+	if (n > 0)
+		qsort(d->lv, n, sizeof(*d->lv), detect_float_cmp);
+	memcpy(v, d->lv, n * sizeof(*v));
 	detect_median_mad(v, n, &d->rank_med, &d->rank_mad);
+	if (d->dv_n > 0)
+		qsort(d->dv, d->dv_n, sizeof(*d->dv), detect_float_cmp);
+	memcpy(v, d->dv, d->dv_n * sizeof(*v));
+	detect_median_mad(v, d->dv_n, &d->dv_med, &d->dv_mad);
 	detect_mpi_stats(d, v);
 	d->valid = 1;
 	d->since = 0;
+}
+
+/*
+ * The peers of a rank: the median and MAD of the n sorted values lv
+ * (levels or demands, of median med and MAD mad) without its own, own,
+ * when it was counted (in): returns how many peers.
+ */
+static unsigned
+detect_rank_peers(struct detect *d, const float *lv, unsigned n, double med0,
+    double mad0, int in, float own, double *med, double *mad)
+{
+	float		*v;
+	unsigned	 lo = 0, hi = n, mid, k;
+
+	*med = med0;
+	*mad = mad0;
+	if (!in || n == 0)
+		return n;
+	if (n > DETECT_LOO_EXACT)
+		return n - 1;
+	/* Its own value: the first not below it in the sorted values. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (lv[mid] < own)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	v = detect_scratch(d, n);
+	for (k = 0; k < n; k++)
+		if (k != lo)
+			v[k - (k > lo)] = lv[k];
+	detect_median_mad(v, n - 1, med, mad);
+	return n - 1;
+}
+
+/*
+ * Is a rank at x far from its peers: its level from theirs (demand 0), or
+ * its demand (%CPU plus run-queue delay) from theirs (demand 1)?  See
+ * DETECT_PAST for the rule.
+ */
+static int
+detect_rank_far(struct detect *d, const struct hist_rank *hr, int demand,
+    double x, double *med)
+{
+	double		mad, thr;
+	unsigned	np;
+
+	if (demand)
+		np = detect_rank_peers(d, d->dv, d->dv_n, d->dv_med,
+		    d->dv_mad, hr->det_dgen == d->gen, hr->det_demand, med,
+		    &mad);
+	else
+		np = detect_rank_peers(d, d->lv, d->rank_n, d->rank_med,
+		    d->rank_mad, hr->det_gen == d->gen, hr->det_level, med,
+		    &mad);
+	if (np == 0 || !isfinite(*med) || !isfinite(x))
+		return 0;
+	thr = d->conf.strag_mads * DETECT_MAD_SCALE * mad;
+	if (isfinite(d->noise) && thr < DETECT_NOISE_K * d->noise)
+		thr = DETECT_NOISE_K * d->noise;
+	if (thr < d->conf.strag_frac * fabs(*med))
+		thr = d->conf.strag_frac * fabs(*med);
+	if (thr < DETECT_RANK_GAP)
+		thr = DETECT_RANK_GAP;
+	if (np == 1)
+		return *med - x > thr && x < DETECT_PAIR_RATIO * *med;
+	return fabs(x - *med) > thr;
 }
 
 /* Does node i's latest sample give any rank a rate? */
@@ -804,23 +984,26 @@ detect_straggle(const struct detect *d, int far, unsigned *nfar,
 /*
  * A rank under the median %CPU whose time on a CPU plus its time waiting
  * for one (the run-queue delay of its main thread) is not far from the
- * median wanted to run as much as the others and was not let: its node's
+ * median of its peers wanted to run as much as the others and was not let: its node's
  * CPUs are oversubscribed (other jobs, OS noise, SMT siblings, a second
  * monitor), which is no sign of the rank's own work.  Only the %CPU rule
  * asks: a straggler there is a rank that runs less because it sleeps,
  * reads or waits for a child, not because it queues.
  */
 static int
-detect_starved(const struct detect *d, const struct node_model *m,
-    const struct minst *mi, double cpu)
+detect_starved(struct detect *d, const struct node_model *m,
+    const struct minst *mi, struct hist_rank *hr, double level, double med)
 {
-	double	rq;
+	double	rq, peers;
 
-	if (!(cpu < d->rank_med))
-		return 0;
 	rq = detect_delay(m, mi, "rq_delay", 1e-7);
-	return isfinite(rq) && rq > 0 &&
-	    !detect_far(d, cpu + rq, d->rank_med, d->rank_mad);
+	hr->det_dok = isfinite(rq) && isfinite(level);
+	hr->det_demand = hr->det_dok ? (float)(level + rq) : 0;
+	if (!(level < med) || !isfinite(rq) || !(rq > 0))
+		return 0;
+	if (d->dv_n < 2)	/* no peer's demand known: against levels */
+		return !detect_rank_far(d, hr, 0, level + rq, &peers);
+	return !detect_rank_far(d, hr, 1, level + rq, &peers);
 }
 
 /* The rank's name in an event, made only when one is said. */
@@ -833,8 +1016,8 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 {
 	char		 who[192], waits[96];
 	double		 cpu, rd, wr, limit, pct;
-	int		 idle, r, far, by_mpi;
-	double		 share;
+	int		 idle, r, far = 0, by_mpi;
+	double		 share, level = NAN, med = NAN;
 
 	if (hr->rank < 0 || !d->conf.ranks)
 		cpu = NAN;	/* not a rank: only memory is judged */
@@ -868,14 +1051,19 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 		}
 	}
 
-	/* Straggler: far from the median rank; a stalled rank is already
-	 * flagged for what matters more. */
+	/* Straggler: far from its peers; a stalled rank is already flagged
+	 * for what matters more.  The MPI rule judges by the rank's share
+	 * of CPU time in MPI (its one input: HR_MPI, detect_mpi_far), the
+	 * %CPU rule by its level against its peers' (detect_rank_far). */
 	by_mpi = isfinite(cpu) ? detect_mpi_far(d, m, hr, &far, &share) : 0;
-	if (by_mpi > 0 || (by_mpi == 0 && isfinite(cpu) &&
-	    d->rank_n >= d->conf.strag_min && isfinite(d->rank_med))) {
-		if (!by_mpi)
-			far = detect_far(d, cpu, d->rank_med, d->rank_mad) &&
-			    !detect_starved(d, m, mi, cpu);
+	if (!by_mpi && isfinite(cpu) && d->rank_n >= 2 &&
+	    hr->det_gen == d->gen) {
+		level = hr->det_level;
+		far = detect_rank_far(d, hr, 0, level, &med);
+		far = !detect_starved(d, m, mi, hr, level, med) && far;
+	} else if (!by_mpi)
+		by_mpi = -1;	/* not judged this sample */
+	if (by_mpi >= 0) {
 		far = far && (hr->flags & DF_STALLED) == 0;
 		r = detect_straggle(d, far, &hr->det_far, &hr->det_near,
 		    hr->flags);
@@ -890,9 +1078,10 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 		} else if (r > 0) {
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
-			    "%s runs at %.0f%% CPU, far from the median rank's "
-			    "%.0f%%, for %u samples", WHO, cpu, d->rank_med,
-			    hr->det_far);
+			    "%s runs at %.0f%% CPU (%.0f%% over its last %d "
+			    "samples), far from the other ranks' median "
+			    "%.0f%%, for %u samples", WHO, cpu, level,
+			    DETECT_PAST, med, hr->det_far);
 		} else if (r < 0) {
 			hr->flags &= ~DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 0, ms,

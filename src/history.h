@@ -101,6 +101,12 @@ struct hist_rank {
 	unsigned	 det_far;	/* consecutive straggling samples */
 	unsigned	 det_near;	/* consecutive normal samples */
 	unsigned	 det_mem;	/* consecutive samples over the limit */
+	float		 det_level;	/* its level in the last peer stats */
+	unsigned	 det_gen;	/* ... of that round (0: not in) */
+	float		 det_demand;	/* %CPU plus run-queue delay at its
+					 * last judgement, if det_dok */
+	int		 det_dok;
+	unsigned	 det_dgen;	/* round its demand was counted in */
 };
 
 struct history;
