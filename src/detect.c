@@ -54,6 +54,12 @@
 #define DETECT_LOO_EXACT	64
 #define DETECT_PAIR_RATIO	0.5
 #define DETECT_GROUP_DEFAULT	3	/* ranks at once: one event */
+#define DETECT_HINT_SAMPLES	3	/* samples before a verdict is said,
+					 * and normal ones before it clears */
+#define DETECT_MG_N		30	/* memory samples in the slope */
+#define DETECT_MG_HORIZON	600.0	/* s: a limit nearer is news */
+#define DETECT_MG_FIT		0.9	/* r^2 of the line at least */
+#define DETECT_IDLE_CORE	50.0	/* % idle: a CPU the job could use */
 
 /* One rank of the job on a node: a rank id and one process carrying it. */
 struct detect_member {
@@ -79,6 +85,12 @@ struct detect_node {
 	uint64_t	 msamples;		/* samples with a rank group */
 	int64_t		 world;			/* largest rank.world of its
 						   ranks' last sample, -1 */
+	/* Verdicts with a hint (detect_pinning, detect_memgrow). */
+	unsigned	 pin_run, pin_ok;
+	int		 pinned;
+	double		 mg_t[DETECT_MG_N], mg_v[DETECT_MG_N];
+	unsigned	 mg_head, mg_len, mg_run, mg_ok;
+	int		 memgrow;
 };
 
 struct detect {
@@ -101,6 +113,7 @@ struct detect {
 	unsigned		 dv_n;
 	double			 dv_med, dv_mad;
 	unsigned		 gen;		/* stats rounds (hr->det_gen) */
+	uint64_t		 hint_ms;	/* the sample a hint is about */
 	double			 node_med, node_mad;
 	unsigned		 node_n;
 	double			 mpi_med, mpi_mad;	/* detect_mpi_stats */
@@ -1374,6 +1387,257 @@ detect_members(struct detect *d, int i, const struct node_model *m,
 	detect_emit_members(d, i, name, v + (dn->nmemb + ngone), nnew, 1, ms);
 }
 
+/*
+ * Verdicts with a hint: what is wrong and what to do, said once when it
+ * has held DETECT_HINT_SAMPLES samples and cleared after as many without
+ * it.  They are events (codes "pinned", "io-bound", "memory-growth" and
+ * their "-cleared"), so the event log, --json, the recording, replay,
+ * the summary and the report carry them; no DF_* flag (a rank can be a
+ * straggler because it is pinned: the flag says what, the hint why).
+ */
+static void	detect_hint(struct detect *, int, const struct hist_rank *,
+		    int, const char *, const char *, ...)
+		    __attribute__((format(printf, 6, 7)));
+
+static void
+detect_hint(struct detect *d, int node, const struct hist_rank *hr,
+    int raised, const char *code, const char *fmt, ...)
+{
+	struct detect_event	ev;
+	va_list			ap;
+
+	if (d->cb == NULL)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.time_ms = d->hint_ms;
+	ev.node = node;
+	ev.is_rank = hr != NULL;
+	ev.rank = hr != NULL ? hr->rank : -1;
+	ev.pid = hr != NULL ? hr->pid : -1;
+	ev.raised = raised;
+	ev.level = raised ? EV_WARN : EV_INFO;
+	snprintf(ev.code, sizeof(ev.code), "%s%s", code, raised ? "" :
+	    "-cleared");
+	va_start(ap, fmt);
+	vsnprintf(ev.text, sizeof(ev.text), fmt, ap);
+	va_end(ap);
+	d->cb(d->arg, &ev);
+}
+
+/* Count a sample with (yes) or without a condition; 1 raise, -1 clear. */
+static int
+detect_hint_count(int yes, unsigned *run, unsigned *ok, int *on)
+{
+	if (yes) {
+		(*run)++;
+		*ok = 0;
+	} else {
+		(*ok)++;
+		*run = 0;
+	}
+	if (!*on && *run >= DETECT_HINT_SAMPLES) {
+		*on = 1;
+		return 1;
+	}
+	if (*on && *ok >= DETECT_HINT_SAMPLES) {
+		*on = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Pinned: two or more ranks whose affinity is one CPU, the same one, on
+ * a node of more CPUs: a binding mistake (srun --cpu-bind, taskset, an
+ * MPI's --bind-to, OMP_PROC_BIND).  The text names the idlest other CPU,
+ * "idle" when it is (DETECT_IDLE_CORE, from the per-core times), else
+ * outside their affinity (a shared node, other work on it).
+ */
+static void
+detect_pinning(struct detect *d, int i, const struct node_model *m)
+{
+	struct detect_node	*dn = &d->nodes[i];
+	const struct minst	*mi;
+	int64_t			 rank, n, mask;
+	int64_t			 ids[63][8];
+	unsigned		 cnt[63];
+	double			 idle, best_idle = -1;
+	int			 g, gc, fr, fa, fm, fh, fi, c, best = -1;
+	int			 other = -1, yes = 0, r, npin = 0;
+	char			 node[128], who[96];
+
+	memset(cnt, 0, sizeof(cnt));
+	if ((g = model_group_index(m, "rank")) < 0 ||
+	    (fr = model_field_index(m, (unsigned)g, "rank")) < 0 ||
+	    (fa = model_field_index(m, (unsigned)g, "cpus_allowed")) < 0 ||
+	    (fm = model_field_index(m, (unsigned)g, "cpus_mask")) < 0)
+		goto judge;
+	fh = model_field_index(m, (unsigned)g, "helper");
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (fh >= 0 && model_value(mi, (unsigned)fh, &n) && n != 0)
+			continue;
+		if (!model_value(mi, (unsigned)fr, &rank) || rank < 0)
+			continue;
+		if (!model_value(mi, (unsigned)fa, &n) || n != 1 ||
+		    !model_value(mi, (unsigned)fm, &mask) || mask <= 0)
+			continue;
+		for (c = 0; c < 63 && (mask & ((int64_t)1 << c)) == 0; c++)
+			;
+		if (c == 63)
+			continue;
+		if (cnt[c] < 8)
+			ids[c][cnt[c]] = rank;
+		cnt[c]++;
+		if (best < 0 || cnt[c] > cnt[best])
+			best = c;
+	}
+	if (best < 0 || cnt[best] < 2)
+		goto judge;
+	npin = (int)cnt[best];
+	/* The CPU the others could use: the idlest other core. */
+	if ((gc = model_group_index(m, "core")) >= 0 &&
+	    (fi = model_field_index(m, (unsigned)gc, "idle")) >= 0) {
+		for (mi = m->gfirst[gc]; mi != NULL; mi = mi->gnext) {
+			c = mi->name != NULL ? atoi(mi->name) : -1;
+			if (c < 0 || c == best || !model_metric(m, mi,
+			    (unsigned)fi, &idle) || !isfinite(idle))
+				continue;
+			if (idle > best_idle) {
+				best_idle = idle;
+				other = c;
+			}
+		}
+	}
+	if (other < 0 && m->hello.ncpu > 1)
+		other = best == 0 ? 1 : 0;	/* no per-core times */
+	yes = other >= 0;
+judge:
+	r = detect_hint_count(yes, &dn->pin_run, &dn->pin_ok, &dn->pinned);
+	if (r == 0)
+		return;
+	text_clean(node, sizeof(node), model_name(m));
+	if (r < 0) {
+		detect_hint(d, i, NULL, 0, "pinned", "%s: ranks no longer "
+		    "share one CPU while another is free", node);
+		return;
+	}
+	if (npin == 2)
+		snprintf(who, sizeof(who), "ranks %lld and %lld",
+		    (long long)ids[best][0], (long long)ids[best][1]);
+	else {
+		snprintf(who, sizeof(who), "%d ranks (", npin);
+		for (c = 0; c < npin && c < 8; c++)
+			snprintf(who + strlen(who), sizeof(who) - strlen(who),
+			    "%s%lld", c > 0 ? ", " : "", (long long)ids[best][c]);
+		snprintf(who + strlen(who), sizeof(who) - strlen(who), "%s)",
+		    npin > 8 ? ", ..." : "");
+	}
+	if (best_idle >= DETECT_IDLE_CORE)
+		detect_hint(d, i, NULL, 1, "pinned", "%s: %s share CPU %d while "
+		    "CPU %d is idle: check --cpu-bind or taskset", node, who,
+		    best, other);
+	else
+		detect_hint(d, i, NULL, 1, "pinned", "%s: %s share CPU %d while "
+		    "CPU %d is outside their affinity (busy with other work): "
+		    "check --cpu-bind or taskset", node, who, best, other);
+}
+
+/*
+ * Memory growing toward the limit: the least-squares slope of the node's
+ * memory in use over its last DETECT_MG_N samples, when the line fits
+ * (DETECT_MG_FIT) and reaches the limit within DETECT_MG_HORIZON s: said
+ * before the OOM killer acts, with the time left.
+ */
+static void
+detect_memgrow(struct detect *d, int i, const struct node_model *m,
+    uint64_t ms)
+{
+	struct detect_node	*dn = &d->nodes[i];
+	double			 mem, limit, st = 0, sv = 0, stt = 0, stv = 0;
+	double			 svv = 0, t, v, nn, slope, r2, den, left;
+	unsigned		 k, j;
+	int			 yes = 0, r;
+	char			 node[128], a[32], b[32];
+
+	mem = history_node_get(d->h, i, HN_MEM, 0);
+	limit = history_node_mem_limit(d->h, i);
+	if (!isfinite(mem))
+		return;
+	dn->mg_t[dn->mg_head] = (double)ms / 1000.0;
+	dn->mg_v[dn->mg_head] = mem;
+	dn->mg_head = (dn->mg_head + 1) % DETECT_MG_N;
+	if (dn->mg_len < DETECT_MG_N)
+		dn->mg_len++;
+	slope = left = NAN;
+	if (dn->mg_len >= 10 && limit > 0) {
+		nn = dn->mg_len;
+		for (k = 0; k < dn->mg_len; k++) {
+			j = (dn->mg_head + DETECT_MG_N - 1 - k) % DETECT_MG_N;
+			t = dn->mg_t[j] - dn->mg_t[(dn->mg_head + DETECT_MG_N -
+			    1) % DETECT_MG_N];
+			v = dn->mg_v[j] / 1048576.0;
+			st += t;
+			sv += v;
+			stt += t * t;
+			stv += t * v;
+			svv += v * v;
+		}
+		den = nn * stt - st * st;
+		if (den > 0) {
+			slope = (nn * stv - st * sv) / den;	/* MiB/s */
+			r2 = nn * svv - sv * sv > 0 ? (nn * stv - st * sv) *
+			    (nn * stv - st * sv) / (den * (nn * svv - sv *
+			    sv)) : 0;
+			left = (limit - mem) / 1048576.0 / slope;
+			yes = slope > 0 && r2 >= DETECT_MG_FIT && left > 0 &&
+			    left < DETECT_MG_HORIZON && mem > limit / 4;
+		}
+	}
+	r = detect_hint_count(yes, &dn->mg_run, &dn->mg_ok, &dn->memgrow);
+	if (r == 0)
+		return;
+	text_clean(node, sizeof(node), model_name(m));
+	if (r < 0) {
+		detect_hint(d, i, NULL, 0, "memory-growth", "%s: memory no "
+		    "longer grows toward the limit", node);
+		return;
+	}
+	snprintf(a, sizeof(a), "%.1f GB", mem / 1e9);
+	snprintf(b, sizeof(b), "%.1f GB", limit / 1e9);
+	detect_hint(d, i, NULL, 1, "memory-growth", "%s: memory grows %.1f "
+	    "MB/s, %s of %s: the limit in about %.0f s: look for a leak, or "
+	    "ask for more memory (--mem) before the OOM killer acts", node,
+	    slope * 1.048576, a, b, left);
+}
+
+/*
+ * I/O-bound: a rank in state D whose block I/O delay is a large part of
+ * its time (detect_rank_waits) for DETECT_HINT_SAMPLES samples.
+ */
+static void
+detect_iobound(struct detect *d, int i, const struct node_model *m,
+    const struct minst *mi, struct hist_rank *hr)
+{
+	char	waits[96], who[192], node[128];
+	int	r, yes;
+
+	yes = hr->rank >= 0 && detect_rank_waits(m, mi, waits,
+	    sizeof(waits)) && strncmp(waits, "waiting on storage", 18) == 0;
+	r = detect_hint_count(yes, &hr->det_io, &hr->det_io_ok,
+	    &hr->det_iobound);
+	if (r == 0)
+		return;
+	detect_who(who, sizeof(who), m, hr);
+	text_clean(node, sizeof(node), model_name(m));
+	if (r > 0)
+		detect_hint(d, i, hr, 1, "io-bound", "%s is I/O-bound (state "
+		    "D, %s): check its file system's load and the I/O "
+		    "pattern (many small or synchronous writes)", who, waits);
+	else
+		detect_hint(d, i, hr, 0, "io-bound", "%s no longer waits on "
+		    "storage", who);
+}
+
 void
 detect_node_sample(struct detect *d, int i, const struct node_model *m,
     uint64_t ms)
@@ -1435,10 +1699,15 @@ detect_node_sample(struct detect *d, int i, const struct node_model *m,
 			    NULL)
 				continue;
 			detect_rank(d, i, m, mi, hr, ms);
+			d->hint_ms = ms;
+			detect_iobound(d, i, m, mi, hr);
 		}
 	}
 	detect_recount(d, i);
 	detect_members(d, i, m, ms);
+	d->hint_ms = ms;
+	detect_pinning(d, i, m);
+	detect_memgrow(d, i, m, ms);
 }
 
 void
