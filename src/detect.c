@@ -1390,7 +1390,7 @@ detect_members(struct detect *d, int i, const struct node_model *m,
 /*
  * Verdicts with a hint: what is wrong and what to do, said once when it
  * has held DETECT_HINT_SAMPLES samples and cleared after as many without
- * it.  They are events (codes "pinned", "io-bound", "memory-growth" and
+ * it.  They are events (codes "pinned", "io-bound", "mem-growth" and
  * their "-cleared"), so the event log, --json, the recording, replay,
  * the summary and the report carry them; no DF_* flag (a rank can be a
  * straggler because it is pinned: the flag says what, the hint why).
@@ -1598,13 +1598,13 @@ detect_memgrow(struct detect *d, int i, const struct node_model *m,
 		return;
 	text_clean(node, sizeof(node), model_name(m));
 	if (r < 0) {
-		detect_hint(d, i, NULL, 0, "memory-growth", "%s: memory no "
+		detect_hint(d, i, NULL, 0, "mem-growth", "%s: memory no "
 		    "longer grows toward the limit", node);
 		return;
 	}
 	snprintf(a, sizeof(a), "%.1f GB", mem / 1e9);
 	snprintf(b, sizeof(b), "%.1f GB", limit / 1e9);
-	detect_hint(d, i, NULL, 1, "memory-growth", "%s: memory grows %.1f "
+	detect_hint(d, i, NULL, 1, "mem-growth", "%s: memory grows %.1f "
 	    "MB/s, %s of %s: the limit in about %.0f s: look for a leak, or "
 	    "ask for more memory (--mem) before the OOM killer acts", node,
 	    slope * 1.048576, a, b, left);
