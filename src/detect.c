@@ -88,6 +88,7 @@ struct detect_node {
 	/* Verdicts with a hint (detect_pinning, detect_memgrow). */
 	unsigned	 pin_run, pin_ok;
 	int		 pinned;
+	unsigned	 nio;			/* its I/O-bound ranks */
 	double		 mg_t[DETECT_MG_N], mg_v[DETECT_MG_N];
 	unsigned	 mg_head, mg_len, mg_run, mg_ok;
 	int		 memgrow;
@@ -1648,6 +1649,7 @@ detect_node_sample(struct detect *d, int i, const struct node_model *m,
 	const char		*name = model_name(m);
 	int64_t			 pid, start, rank, v;
 	double			 x;
+	unsigned		 k;
 	int			 g, r, fh;
 
 	if (i < 0)
@@ -1706,8 +1708,25 @@ detect_node_sample(struct detect *d, int i, const struct node_model *m,
 	detect_recount(d, i);
 	detect_members(d, i, m, ms);
 	d->hint_ms = ms;
+	dn->nio = 0;
+	for (k = 0; k < history_nranks(d->h, i); k++)
+		dn->nio += history_rank_const(d->h, i, k)->det_iobound != 0;
 	detect_pinning(d, i, m);
 	detect_memgrow(d, i, m, ms);
+}
+
+void
+detect_hint_counts(const struct detect *d, unsigned *pinned, unsigned *io,
+    unsigned *memgrow)
+{
+	int	i;
+
+	*pinned = *io = *memgrow = 0;
+	for (i = 0; i < d->nnodes; i++) {
+		*pinned += d->nodes[i].pinned != 0;
+		*io += d->nodes[i].nio;
+		*memgrow += d->nodes[i].memgrow != 0;
+	}
 }
 
 void

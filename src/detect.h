@@ -138,6 +138,11 @@ long		 detect_ranks(const struct detect *);
  * counts one agent a node), else the scheduler's (conf.ntasks); -1
  * unknown. */
 long		 detect_ntasks(const struct detect *);
+/* The verdicts with a hint said and not cleared: nodes with ranks pinned
+ * to one shared CPU ("pinned"), I/O-bound ranks ("io-bound"), nodes whose
+ * memory grows toward the limit ("mem-growth"). */
+void		 detect_hint_counts(const struct detect *, unsigned *,
+		     unsigned *, unsigned *);
 /* The job has ended: the ranks that go from now on raise no event. */
 void		 detect_job_ended(struct detect *);
 /* The job-wide medians the last judgements used (NaN before any). */
