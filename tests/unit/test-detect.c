@@ -1080,6 +1080,187 @@ test_few_ranks(void)
 	CHECK_INT(series_run(&se, first, NULL), 0);
 }
 
+/* A one-node job of 4 ranks for the verdicts with a hint: n samples. */
+struct hjob {
+	struct synth_node	 node;
+	struct history		*h;
+	struct detect		*d;
+	struct job		 ev;	/* its events (on_event) */
+	uint64_t		 now;
+};
+
+static void
+hjob_init(struct hjob *j)
+{
+	int	k;
+
+	memset(j, 0, sizeof(*j));
+	synth_node_init(&j->node, "node1", 4, 0, 1000);
+	for (k = 0; k < 4; k++) {
+		j->node.r[k].cpu = 95;
+		j->node.r[k].cpus_allowed = 4;
+		j->node.r[k].cpus_mask = 15;
+	}
+	j->h = history_new();
+	history_resize(j->h, 1);
+	j->d = detect_new(j->h, NULL, on_event, &j->ev);
+	j->now = 1000;
+}
+
+static void
+hjob_step(struct hjob *j, int n)
+{
+	const struct node_model	*m;
+
+	while (n-- > 0) {
+		CHECK(synth_node_step(&j->node) == MSG_SAMPLE);
+		m = synth_model(&j->node);
+		history_node_sample(j->h, 0, m, j->now);
+		detect_node_sample(j->d, 0, m, m->time_ms);
+		j->now += 1000;
+	}
+}
+
+static void
+hjob_free(struct hjob *j)
+{
+	detect_free(j->d);
+	history_free(j->h);
+	synth_node_free(&j->node);
+}
+
+/* The first event with this code, or NULL. */
+static const struct detect_event *
+hjob_event(const struct hjob *j, const char *code)
+{
+	int	k;
+
+	for (k = 0; k < j->ev.nevents && k < 64; k++)
+		if (strcmp(j->ev.ev[k].code, code) == 0)
+			return &j->ev.ev[k];
+	return NULL;
+}
+
+/* Ranks 0 and 1 pinned to CPU 0 (affinity of one CPU each): "pinned"
+ * after 3 samples with the hint, cleared 3 samples after they are
+ * unpinned; ranks each pinned to its own CPU say nothing. */
+static void
+test_hint_pinned(void)
+{
+	struct hjob			 j;
+	const struct detect_event	*ev;
+	unsigned			 p, io, mg;
+	int				 k;
+
+	hjob_init(&j);
+	for (k = 0; k < 2; k++) {
+		j.node.r[k].cpus_allowed = 1;
+		j.node.r[k].cpus_mask = 1;
+		j.node.r[k].cpu = 50;
+	}
+	hjob_step(&j, 2);
+	CHECK(hjob_event(&j, "pinned") == NULL);
+	hjob_step(&j, 1);
+	ev = hjob_event(&j, "pinned");
+	CHECK(ev != NULL);
+	if (ev != NULL) {
+		CHECK(strstr(ev->text, "node1: ranks 0 and 1 share CPU 0 "
+		    "while CPU ") != NULL);
+		CHECK(strstr(ev->text, "check --cpu-bind or taskset") != NULL);
+		CHECK_INT(ev->level, EV_WARN);
+	}
+	detect_hint_counts(j.d, &p, &io, &mg);
+	CHECK_INT(p, 1);
+	CHECK_INT(io + mg, 0);
+	for (k = 0; k < 2; k++) {
+		j.node.r[k].cpus_allowed = 4;
+		j.node.r[k].cpus_mask = 15;
+	}
+	hjob_step(&j, 3);
+	CHECK(hjob_event(&j, "pinned-cleared") != NULL);
+	detect_hint_counts(j.d, &p, &io, &mg);
+	CHECK_INT(p, 0);
+	hjob_free(&j);
+
+	hjob_init(&j);
+	for (k = 0; k < 4; k++) {
+		j.node.r[k].cpus_allowed = 1;
+		j.node.r[k].cpus_mask = 1 << k;
+	}
+	hjob_step(&j, 10);
+	CHECK(hjob_event(&j, "pinned") == NULL);
+	hjob_free(&j);
+}
+
+/* A rank in state D with a block I/O delay of 80%: "io-bound" after 3
+ * samples naming it; a rank in D without the delay (a short NFS wait
+ * unmeasured) is not. */
+static void
+test_hint_io(void)
+{
+	struct hjob			 j;
+	const struct detect_event	*ev;
+
+	hjob_init(&j);
+	snprintf(j.node.r[2].state, 4, "D");
+	j.node.r[2].cpu = 10;
+	j.node.r[2].blkio = 80;
+	j.node.r[3].cpu = 10;
+	snprintf(j.node.r[3].state, 4, "D");
+	hjob_step(&j, 4);
+	ev = hjob_event(&j, "io-bound");
+	CHECK(ev != NULL);
+	if (ev != NULL) {
+		CHECK_INT(ev->rank, 2);
+		CHECK(strstr(ev->text, "rank 2") != NULL);
+		CHECK(strstr(ev->text, "I/O-bound") != NULL);
+	}
+	CHECK_INT(j.ev.nevents >= 1, 1);
+	j.node.r[2].blkio = 0;
+	snprintf(j.node.r[2].state, 4, "R");
+	hjob_step(&j, 3);
+	CHECK(hjob_event(&j, "io-bound-cleared") != NULL);
+	hjob_free(&j);
+}
+
+/* The job's memory grows 100 MiB/s toward a 4 GiB limit from 2 GiB:
+ * "mem-growth" with the time left, before the limit; a flat job with
+ * noise says nothing. */
+static void
+test_hint_memgrow(void)
+{
+	struct hjob			 j;
+	const struct detect_event	*ev;
+	int				 s, at = -1;
+
+	hjob_init(&j);
+	j.node.cg_max = 4LL << 30;
+	j.node.cg_current = 2LL << 30;
+	for (s = 0; s < 20; s++) {
+		j.node.cg_current += 100LL << 20;
+		hjob_step(&j, 1);
+		if (at < 0 && hjob_event(&j, "mem-growth") != NULL)
+			at = s;
+	}
+	ev = hjob_event(&j, "mem-growth");
+	CHECK(ev != NULL && at >= 9 && at < 15);
+	if (ev != NULL) {
+		CHECK(strstr(ev->text, "node1: memory grows 10") != NULL);
+		CHECK(strstr(ev->text, "the limit in about") != NULL);
+	}
+	hjob_free(&j);
+
+	hjob_init(&j);
+	j.node.cg_max = 4LL << 30;
+	for (s = 0; s < 100; s++) {
+		j.node.cg_current = (3LL << 30) + (int64_t)(rnd() * (50 <<
+		    20));
+		hjob_step(&j, 1);
+	}
+	CHECK(hjob_event(&j, "mem-growth") == NULL);
+	hjob_free(&j);
+}
+
 int
 main(void)
 {
@@ -1107,5 +1288,8 @@ main(void)
 	RUN(test_recorded_series);
 	RUN(test_loo_four);
 	RUN(test_few_ranks);
+	RUN(test_hint_pinned);
+	RUN(test_hint_io);
+	RUN(test_hint_memgrow);
 	return harness_done();
 }
