@@ -974,7 +974,9 @@ ranks_affinity(struct ranks_proc *rp, const char *p)
 			break;
 		p++;
 	}
-	rp->allowed = n;
+	/* Ranges the kernel never overlaps: counted by their bits. */
+	rp->allowed = mask >= 0 ? __builtin_popcountll((unsigned long long)
+	    mask) : n;
 	rp->amask = mask;
 }
 
