@@ -75,7 +75,7 @@ enum {
 	F_WRITE_BYTES, F_VOL_CTXSW, F_INVOL_CTXSW, F_WCHAN, F_SYSCALL,
 	F_PROCESSOR, F_START_TIME, F_RANK_VAR, F_KSTACK, F_HELPER, F_PROCS, F_BLKIO_DELAY,
 	F_RQ_DELAY, F_PEAK_RSS, F_PEAK_CPU, F_UID, F_CWD, F_CMDLINE, F_WORLD,
-	F_NSPID, F_CONTAINER, F_CPUS_ALLOWED, F_CPUS_MASK,
+	F_NSPID, F_CONTAINER, F_CPUS_ALLOWED,
 	F_NFIELDS
 };
 
@@ -120,9 +120,8 @@ static const struct field_def ranks_fields[F_NFIELDS] = {
 	{ "nspid",		"",		PF_GAUGE },
 	{ "container",		"",		PF_STRING },
 	/* Its affinity (status's Cpus_allowed_list): how many CPUs it may
-	 * run on, and which when all are under 63 (bit N: CPU N). */
+	 * run on (one: the CPU it runs on, processor, is that one). */
 	{ "cpus_allowed",	"count",	PF_GAUGE },
-	{ "cpus_mask",		"",		PF_GAUGE },
 };
 static const struct group_def ranks_group = {
 	"rank", ranks_fields, F_NFIELDS
@@ -1226,8 +1225,6 @@ ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 		pinst_set(pi, F_UID, rp->uid);
 	if (rp->allowed >= 0)
 		pinst_set(pi, F_CPUS_ALLOWED, rp->allowed);
-	if (rp->amask >= 0)
-		pinst_set(pi, F_CPUS_MASK, rp->amask);
 	if (rp->has & RK_HAS_CWD) {
 		pinst_set_text(pi, F_CWD, rp->cwd, rp->cwd_new);
 		rp->cwd_new = 0;

@@ -1471,7 +1471,7 @@ detect_pinning(struct detect *d, int i, const struct node_model *m)
 	if ((g = model_group_index(m, "rank")) < 0 ||
 	    (fr = model_field_index(m, (unsigned)g, "rank")) < 0 ||
 	    (fa = model_field_index(m, (unsigned)g, "cpus_allowed")) < 0 ||
-	    (fm = model_field_index(m, (unsigned)g, "cpus_mask")) < 0)
+	    (fm = model_field_index(m, (unsigned)g, "processor")) < 0)
 		goto judge;
 	fh = model_field_index(m, (unsigned)g, "helper");
 	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
@@ -1479,13 +1479,12 @@ detect_pinning(struct detect *d, int i, const struct node_model *m)
 			continue;
 		if (!model_value(mi, (unsigned)fr, &rank) || rank < 0)
 			continue;
+		/* Allowed one CPU: the one it runs on (processor). */
 		if (!model_value(mi, (unsigned)fa, &n) || n != 1 ||
-		    !model_value(mi, (unsigned)fm, &mask) || mask <= 0)
+		    !model_value(mi, (unsigned)fm, &mask) || mask < 0 ||
+		    mask >= 63)
 			continue;
-		for (c = 0; c < 63 && (mask & ((int64_t)1 << c)) == 0; c++)
-			;
-		if (c == 63)
-			continue;
+		c = (int)mask;
 		if (cnt[c] < 8)
 			ids[c][cnt[c]] = rank;
 		cnt[c]++;

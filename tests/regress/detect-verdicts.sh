@@ -5,7 +5,7 @@
 #   `taskset -c 0` on this machine, watched by `jobtop -w localhost -b
 #   --json`: a "pinned" event names both ranks, CPU 0 and the hint
 #   "check --cpu-bind or taskset" within 8 samples; the probe's rank
-#   records carry cpus_allowed 1 and cpus_mask 1 for them.
+#   records carry cpus_allowed 1 and processor 0 for them.
 # - Early exit: a local job (4 rankload ranks carrying SLURM_JOB_ID, watched
 #   as an allocation of localhost), rank 2 ends after 3 s: the recording's
 #   report says "rank 2 on localhost exited at HH:MM:SS while 3 ranks went
@@ -50,9 +50,9 @@ for line in open(sys.argv[1]):
         ev.append(r["text"])
     if r.get("type") == "rank" and r.get("rank") in (70, 71) and \
             r.get("rank.comm") == "rankload" and "rank.cpus_allowed" in r:
-        ranks[r["rank"]] = (r["rank.cpus_allowed"], r.get("rank.cpus_mask"))
-if ranks.get(70) != (1, 1) or ranks.get(71) != (1, 1):
-    print("FAIL: affinity of ranks 70 and 71 not (1 CPU, mask 1): %r" % ranks)
+        ranks[r["rank"]] = (r["rank.cpus_allowed"], r.get("rank.processor"))
+if ranks.get(70) != (1, 0) or ranks.get(71) != (1, 0):
+    print("FAIL: affinity of ranks 70 and 71 not (1 CPU, CPU 0): %r" % ranks)
     sys.exit(1)
 ok = [t for t in ev if "70" in t and "71" in t and "share CPU 0" in t and
       "check --cpu-bind or taskset" in t]

@@ -40,7 +40,7 @@ enum { SF_UTIME, SF_STIME, SF_RSS, SF_BYTES, SF_N };
 enum {
 	SR_RANK, SR_PID, SR_STATE, SR_COMM, SR_UTIME, SR_STIME, SR_RSS,
 	SR_READ, SR_WRITE, SR_WCHAN, SR_SYSCALL, SR_START, SR_THREADS,
-	SR_KSTACK, SR_RQ, SR_BLKIO, SR_CPUS_ALLOWED, SR_CPUS_MASK, SR_N
+	SR_KSTACK, SR_RQ, SR_BLKIO, SR_CPUS_ALLOWED, SR_PROCESSOR, SR_N
 };
 
 struct synth_rank {
@@ -380,7 +380,7 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 	proto_schema_field(w, "rq_delay", "ns", PF_COUNTER);
 	proto_schema_field(w, "blkio_delay", "jiffies", PF_COUNTER);
 	proto_schema_field(w, "cpus_allowed", "count", PF_GAUGE);
-	proto_schema_field(w, "cpus_mask", "", PF_GAUGE);
+	proto_schema_field(w, "processor", "", PF_GAUGE);
 	proto_schema_group(w, "cgroup", 2);
 	proto_schema_field(w, "mem_current", "bytes", PF_GAUGE);
 	proto_schema_field(w, "mem_max", "bytes", PF_GAUGE);
@@ -526,7 +526,9 @@ synth_node_encode(struct synth_node *n)
 		v[SR_RQ] = (int64_t)r->rqns;
 		v[SR_BLKIO] = (int64_t)r->blkj;
 		v[SR_CPUS_ALLOWED] = r->cpus_allowed;
-		v[SR_CPUS_MASK] = r->cpus_mask;
+		/* processor: the lowest CPU of its affinity. */
+		v[SR_PROCESSOR] = r->cpus_mask > 0 ?
+		    __builtin_ctzll((unsigned long long)r->cpus_mask) : 0;
 		if (!r->added) {
 			snprintf(name, sizeof(name), "%lld",
 			    (long long)r->pid);
