@@ -55,6 +55,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -74,7 +75,8 @@ enum {
 	F_WRITE_BYTES, F_VOL_CTXSW, F_INVOL_CTXSW, F_WCHAN, F_SYSCALL,
 	F_PROCESSOR, F_START_TIME, F_RANK_VAR, F_KSTACK, F_HELPER, F_PROCS, F_BLKIO_DELAY,
 	F_RQ_DELAY, F_PEAK_RSS, F_PEAK_CPU, F_UID, F_CWD, F_CMDLINE, F_WORLD,
-	F_NSPID, F_CONTAINER, F_NFIELDS
+	F_NSPID, F_CONTAINER, F_CPUS_ALLOWED,
+	F_NFIELDS
 };
 
 static const struct field_def ranks_fields[F_NFIELDS] = {
@@ -117,6 +119,9 @@ static const struct field_def ranks_fields[F_NFIELDS] = {
 	 * (ranks_set_container; a long text). */
 	{ "nspid",		"",		PF_GAUGE },
 	{ "container",		"",		PF_STRING },
+	/* Its affinity (status's Cpus_allowed_list): how many CPUs it may
+	 * run on (one: the CPU it runs on, processor, is that one). */
+	{ "cpus_allowed",	"count",	PF_GAUGE },
 };
 static const struct group_def ranks_group = {
 	"rank", ranks_fields, F_NFIELDS
@@ -197,6 +202,8 @@ struct ranks_proc {
 	uint64_t	 pk_ticks;	/* tree CPU ticks at the last check */
 	uint64_t	 pk_us;		/* its time (monotonic), 0: none */
 	int64_t		 uid;		/* status's real uid, -1 unknown */
+	int64_t		 allowed;	/* CPUs in its affinity, -1 unknown */
+	int64_t		 amask;		/* ... as bits, -1 unknown or >62 */
 	int64_t		 world;		/* the launcher's world size, -1 */
 	const char	*rank_var;	/* the variable of its id, or NULL */
 	uint8_t		 cmd_new, cwd_new;	/* changed since reported */
@@ -457,6 +464,7 @@ ranks_track(pid_t pid, const struct ranks_stat *st, int64_t rank,
 	rp->keep = slot < RK_KEEP;
 	rp->cpu = UINT64_MAX;
 	rp->uid = -1;
+	rp->allowed = rp->amask = -1;
 	rp->world = -1;
 	rp->nspid = -1;
 	rp->prio = RANKS_PRIO_NONE;
@@ -931,6 +939,46 @@ ranks_peak(struct ranks_proc *rp, uint64_t ticks, uint64_t rss,
 	rp->pk_us = now;
 }
 
+/* status's Cpus_allowed_list ("0-3,8\n"): the count and, when every CPU
+ * is under 63, the bits. */
+static void
+ranks_affinity(struct ranks_proc *rp, const char *p)
+{
+	unsigned long	a, b;
+	int64_t		n = 0, mask = 0;
+	char		*end;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (;;) {
+		if (*p < '0' || *p > '9')
+			return;
+		a = strtoul(p, &end, 10);
+		b = a;
+		p = end;
+		if (*p == '-') {
+			if (p[1] < '0' || p[1] > '9')
+				return;
+			b = strtoul(p + 1, &end, 10);
+			p = end;
+		}
+		if (b < a || b - a > 1u << 20)
+			return;
+		n += (int64_t)(b - a + 1);
+		if (mask >= 0 && b < 63)
+			mask |= (int64_t)(((1ULL << (b - a + 1)) - 1) << a);
+		else
+			mask = -1;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	/* Ranges the kernel never overlaps: counted by their bits. */
+	rp->allowed = mask >= 0 ? __builtin_popcountll((unsigned long long)
+	    mask) : n;
+	rp->amask = mask;
+}
+
 /* Read what the process's other files say, as far as it can change. */
 static void
 ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
@@ -957,6 +1005,9 @@ ranks_read_more(struct ranks_proc *rp, const struct ranks_stat *st,
 				rp->peak_rss = a * 1024;
 			if (probe_find_u64(ranks_buf, "Uid", &a) == 0)
 				rp->uid = (int64_t)a;
+			if ((p = strstr(ranks_buf, "\nCpus_allowed_list:")) !=
+			    NULL)
+				ranks_affinity(rp, p + 19);
 			if ((p = strstr(ranks_buf,
 			    "\nvoluntary_ctxt_switches:")) != NULL &&
 			    probe_find_u64(p + 1, "voluntary_ctxt_switches",
@@ -1172,6 +1223,8 @@ ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 		pinst_set(pi, F_PEAK_CPU, (int64_t)rp->peak_cpu);
 	if (rp->uid >= 0)
 		pinst_set(pi, F_UID, rp->uid);
+	if (rp->allowed >= 0)
+		pinst_set(pi, F_CPUS_ALLOWED, rp->allowed);
 	if (rp->has & RK_HAS_CWD) {
 		pinst_set_text(pi, F_CWD, rp->cwd, rp->cwd_new);
 		rp->cwd_new = 0;

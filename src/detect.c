@@ -28,7 +28,38 @@
 #include "xmalloc.h"
 
 #define DETECT_MAD_SCALE	1.4826	/* MAD to a normal's sigma */
+/*
+ * Ranks (%CPU rule, detect_rank_far): a rank's level is the median of
+ * its own last DETECT_PAST samples, so one odd sample moves nothing; it is
+ * compared with the median and MAD of its peers' levels without its own
+ * (leave-one-out: one noisy peer among four cannot widen the spread
+ * enough to hide a fourth rank at a quarter of the others); the distance
+ * must clear DETECT_NOISE_K times the job's sample-to-sample noise (the
+ * median over the ranks of each one's median |x(t) - x(t-1)|, as a
+ * normal's sigma), the relative and robust gaps of the conf, and
+ * DETECT_RANK_GAP points.  Up to DETECT_LOO_EXACT ranks the peers' median
+ * and MAD are recomputed without the rank; above, one rank moves them by
+ * nothing that matters and the job's are used.
+ * Few ranks: one rank alone is never judged; of two, only the lower one,
+ * and only under DETECT_PAIR_RATIO of the other (a rank cannot be told
+ * from a single peer by spread: the one that works less is the one the
+ * other waits for); three or more by the rule above (with three, the two
+ * peers must agree: their MAD is half their gap).
+ */
+#define DETECT_PAST		5
+#define DETECT_NOISE_K		2.5
+#define DETECT_DIFF_SIGMA	0.9539	/* median |difference| of two
+					 * normal draws over sigma */
+#define DETECT_RANK_GAP		2.0	/* %-points */
+#define DETECT_LOO_EXACT	64
+#define DETECT_PAIR_RATIO	0.5
 #define DETECT_GROUP_DEFAULT	3	/* ranks at once: one event */
+#define DETECT_HINT_SAMPLES	3	/* samples before a verdict is said,
+					 * and normal ones before it clears */
+#define DETECT_MG_N		30	/* memory samples in the slope */
+#define DETECT_MG_HORIZON	600.0	/* s: a limit nearer is news */
+#define DETECT_MG_FIT		0.9	/* r^2 of the line at least */
+#define DETECT_IDLE_CORE	50.0	/* % idle: a CPU the job could use */
 
 /* One rank of the job on a node: a rank id and one process carrying it. */
 struct detect_member {
@@ -54,6 +85,13 @@ struct detect_node {
 	uint64_t	 msamples;		/* samples with a rank group */
 	int64_t		 world;			/* largest rank.world of its
 						   ranks' last sample, -1 */
+	/* Verdicts with a hint (detect_pinning, detect_memgrow). */
+	unsigned	 pin_run, pin_ok;
+	int		 pinned;
+	unsigned	 nio;			/* its I/O-bound ranks */
+	double		 mg_t[DETECT_MG_N], mg_v[DETECT_MG_N];
+	unsigned	 mg_head, mg_len, mg_run, mg_ok;
+	int		 memgrow;
 };
 
 struct detect {
@@ -67,8 +105,16 @@ struct detect {
 	size_t			 capscratch;
 	unsigned		 since;		/* node samples since stats */
 	int			 valid;
-	double			 rank_med, rank_mad;
+	double			 rank_med, rank_mad;	/* of the levels */
 	unsigned		 rank_n;
+	double			 noise;		/* sample-to-sample sigma */
+	float			*lv;		/* the levels, sorted */
+	size_t			 caplv;
+	float			*dv;		/* the demands, sorted */
+	unsigned		 dv_n;
+	double			 dv_med, dv_mad;
+	unsigned		 gen;		/* stats rounds (hr->det_gen) */
+	uint64_t		 hint_ms;	/* the sample a hint is about */
 	double			 node_med, node_mad;
 	unsigned		 node_n;
 	double			 mpi_med, mpi_mad;	/* detect_mpi_stats */
@@ -123,7 +169,7 @@ detect_new(struct history *h, const struct detect_conf *conf,
 		detect_conf_default(&d->conf);
 	d->cb = cb;
 	d->arg = arg;
-	d->rank_med = d->node_med = NAN;
+	d->rank_med = d->node_med = d->noise = NAN;
 	return d;
 }
 
@@ -144,6 +190,15 @@ detect_clone(const struct detect *d, struct history *h,
 	c->capscratch = 0;
 	c->mscratch = NULL;
 	c->capmscratch = 0;
+	c->lv = c->dv = NULL;
+	c->caplv = 0;
+	if (d->caplv > 0) {
+		c->caplv = d->caplv;
+		c->lv = xreallocarray(NULL, c->caplv, sizeof(*c->lv));
+		c->dv = xreallocarray(NULL, c->caplv, sizeof(*c->dv));
+		memcpy(c->lv, d->lv, d->rank_n * sizeof(*c->lv));
+		memcpy(c->dv, d->dv, d->dv_n * sizeof(*c->dv));
+	}
 	c->nodes = d->nnodes > 0 ? xreallocarray(NULL, (size_t)d->nnodes,
 	    sizeof(*c->nodes)) : NULL;
 	for (i = 0; i < d->nnodes; i++) {
@@ -171,6 +226,8 @@ detect_free(struct detect *d)
 	for (i = 0; i < d->nnodes; i++)
 		free(d->nodes[i].memb);
 	free(d->mscratch);
+	free(d->lv);
+	free(d->dv);
 	free(d->nodes);
 	free(d->scratch);
 	free(d);
@@ -552,15 +609,51 @@ detect_mpi_far(const struct detect *d, const struct node_model *m,
 	return 1;
 }
 
+static int
+detect_float_cmp(const void *a, const void *b)
+{
+	float	x = *(const float *)a, y = *(const float *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A rank's level: the median of its last DETECT_PAST %CPU samples (those
+ * it has), and in *diff the median of their sample-to-sample changes (NaN
+ * under two samples).  Returns the samples used.
+ */
+static unsigned
+detect_rank_level(const struct hist_rank *hr, double *level, double *diff)
+{
+	float		x[DETECT_PAST], dx[DETECT_PAST];
+	double		a, prev = NAN;
+	unsigned	n = 0, nd = 0, k;
+
+	for (k = 0; k < DETECT_PAST; k++) {
+		a = history_rank_get(hr, HR_CPU, k);
+		if (!isfinite(a)) {
+			prev = NAN;
+			continue;
+		}
+		x[n++] = (float)a;
+		if (isfinite(prev))
+			dx[nd++] = (float)fabs(prev - a);
+		prev = a;
+	}
+	*level = n > 0 ? detect_median(x, n) : NAN;
+	*diff = nd > 0 ? detect_median(dx, nd) : NAN;
+	return n;
+}
+
 /* Recompute the job-wide medians of node CPU busy and rank %CPU. */
 static void
 detect_stats(struct detect *d)
 {
-	const struct hist_rank	*hr;
+	struct hist_rank	*hr;
 	size_t			 total = 0;
-	unsigned		 n, k;
+	unsigned		 n, nd, k;
 	float			*v;
-	double			 x;
+	double			 x, dx, mad;
 	int			 i, nn = history_nnodes(d->h);
 
 	for (i = 0; i < nn; i++)
@@ -580,22 +673,123 @@ detect_stats(struct detect *d)
 		d->live_at_stats += detect_live(d, i);
 	/* Ranks have rank ids (SLURM_PROCID, PMI_RANK...); other processes
 	 * (the batch shell waiting for srun, a user's editor on a -w node,
-	 * the busiest processes root sees) are no peers to compare with. */
-	for (i = 0, n = 0; i < nn; i++) {
+	 * the busiest processes root sees) are no peers to compare with.
+	 * Each is counted by its level (its own recent past), kept sorted
+	 * for the leave-one-out statistics (detect_rank_peers); the scratch
+	 * gathers the ranks' sample-to-sample changes. */
+	if (total > d->caplv) {
+		d->caplv = total + total / 2 + 16;
+		free(d->lv);
+		free(d->dv);
+		d->lv = xreallocarray(NULL, d->caplv, sizeof(*d->lv));
+		d->dv = xreallocarray(NULL, d->caplv, sizeof(*d->dv));
+	}
+	if (++d->gen == 0)
+		d->gen = 1;
+	d->dv_n = 0;
+	for (i = 0, n = nd = 0; i < nn; i++) {
 		if (!detect_live(d, i))
 			continue;
 		for (k = 0; k < history_nranks(d->h, i); k++) {
-			hr = history_rank_const(d->h, i, k);
-			x = history_rank_get(hr, HR_CPU, 0);
-			if (isfinite(x) && hr->rank >= 0)
-				v[n++] = (float)x;
+			hr = history_rank(d->h, i, k);
+			hr->det_gen = hr->det_dgen = 0;
+			if (hr->rank >= 0 && hr->det_dok &&
+			    isfinite(hr->det_demand)) {
+				d->dv[d->dv_n++] = hr->det_demand;
+				hr->det_dgen = d->gen;
+			}
+			if (hr->rank < 0 || !isfinite(history_rank_get(hr,
+			    HR_CPU, 0)) || detect_rank_level(hr, &x, &dx) == 0)
+				continue;
+			hr->det_level = (float)x;
+			hr->det_gen = d->gen;
+			d->lv[n++] = (float)x;
+			if (isfinite(dx))
+				v[nd++] = (float)dx;
 		}
 	}
 	d->rank_n = n;
+	detect_median_mad(v, nd, &dx, &mad);
+	d->noise = nd > 0 ? dx / DETECT_DIFF_SIGMA : NAN;
+	if (n > 0)
+		qsort(d->lv, n, sizeof(*d->lv), detect_float_cmp);
+	memcpy(v, d->lv, n * sizeof(*v));
 	detect_median_mad(v, n, &d->rank_med, &d->rank_mad);
+	if (d->dv_n > 0)
+		qsort(d->dv, d->dv_n, sizeof(*d->dv), detect_float_cmp);
+	memcpy(v, d->dv, d->dv_n * sizeof(*v));
+	detect_median_mad(v, d->dv_n, &d->dv_med, &d->dv_mad);
 	detect_mpi_stats(d, v);
 	d->valid = 1;
 	d->since = 0;
+}
+
+/*
+ * The peers of a rank: the median and MAD of the n sorted values lv
+ * (levels or demands, of median med and MAD mad) without its own, own,
+ * when it was counted (in): returns how many peers.
+ */
+static unsigned
+detect_rank_peers(struct detect *d, const float *lv, unsigned n, double med0,
+    double mad0, int in, float own, double *med, double *mad)
+{
+	float		*v;
+	unsigned	 lo = 0, hi = n, mid, k;
+
+	*med = med0;
+	*mad = mad0;
+	if (!in || n == 0)
+		return n;
+	if (n > DETECT_LOO_EXACT)
+		return n - 1;
+	/* Its own value: the first not below it in the sorted values. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (lv[mid] < own)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	v = detect_scratch(d, n);
+	for (k = 0; k < n; k++)
+		if (k != lo)
+			v[k - (k > lo)] = lv[k];
+	detect_median_mad(v, n - 1, med, mad);
+	return n - 1;
+}
+
+/*
+ * Is a rank at x far from its peers: its level from theirs (demand 0), or
+ * its demand (%CPU plus run-queue delay) from theirs (demand 1)?  See
+ * DETECT_PAST for the rule.
+ */
+static int
+detect_rank_far(struct detect *d, const struct hist_rank *hr, int demand,
+    double x, double *med)
+{
+	double		mad, thr;
+	unsigned	np;
+
+	if (demand)
+		np = detect_rank_peers(d, d->dv, d->dv_n, d->dv_med,
+		    d->dv_mad, hr->det_dgen == d->gen, hr->det_demand, med,
+		    &mad);
+	else
+		np = detect_rank_peers(d, d->lv, d->rank_n, d->rank_med,
+		    d->rank_mad, hr->det_gen == d->gen, hr->det_level, med,
+		    &mad);
+	if (np == 0 || !isfinite(*med) || !isfinite(x))
+		return 0;
+	thr = d->conf.strag_mads * DETECT_MAD_SCALE * mad;
+	if (isfinite(d->noise) && thr < DETECT_NOISE_K * d->noise)
+		thr = DETECT_NOISE_K * d->noise;
+	if (thr < d->conf.strag_frac * fabs(*med))
+		thr = d->conf.strag_frac * fabs(*med);
+	if (thr < DETECT_RANK_GAP)
+		thr = DETECT_RANK_GAP;
+	if (np == 1)
+		return *med - x > thr && x < DETECT_PAIR_RATIO * *med;
+	return fabs(x - *med) > thr;
 }
 
 /* Does node i's latest sample give any rank a rate? */
@@ -804,23 +998,26 @@ detect_straggle(const struct detect *d, int far, unsigned *nfar,
 /*
  * A rank under the median %CPU whose time on a CPU plus its time waiting
  * for one (the run-queue delay of its main thread) is not far from the
- * median wanted to run as much as the others and was not let: its node's
+ * median of its peers wanted to run as much as the others and was not let: its node's
  * CPUs are oversubscribed (other jobs, OS noise, SMT siblings, a second
  * monitor), which is no sign of the rank's own work.  Only the %CPU rule
  * asks: a straggler there is a rank that runs less because it sleeps,
  * reads or waits for a child, not because it queues.
  */
 static int
-detect_starved(const struct detect *d, const struct node_model *m,
-    const struct minst *mi, double cpu)
+detect_starved(struct detect *d, const struct node_model *m,
+    const struct minst *mi, struct hist_rank *hr, double level, double med)
 {
-	double	rq;
+	double	rq, peers;
 
-	if (!(cpu < d->rank_med))
-		return 0;
 	rq = detect_delay(m, mi, "rq_delay", 1e-7);
-	return isfinite(rq) && rq > 0 &&
-	    !detect_far(d, cpu + rq, d->rank_med, d->rank_mad);
+	hr->det_dok = isfinite(rq) && isfinite(level);
+	hr->det_demand = hr->det_dok ? (float)(level + rq) : 0;
+	if (!(level < med) || !isfinite(rq) || !(rq > 0))
+		return 0;
+	if (d->dv_n < 2)	/* no peer's demand known: against levels */
+		return !detect_rank_far(d, hr, 0, level + rq, &peers);
+	return !detect_rank_far(d, hr, 1, level + rq, &peers);
 }
 
 /* The rank's name in an event, made only when one is said. */
@@ -833,8 +1030,8 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 {
 	char		 who[192], waits[96];
 	double		 cpu, rd, wr, limit, pct;
-	int		 idle, r, far, by_mpi;
-	double		 share;
+	int		 idle, r, far = 0, by_mpi;
+	double		 share, level = NAN, med = NAN;
 
 	if (hr->rank < 0 || !d->conf.ranks)
 		cpu = NAN;	/* not a rank: only memory is judged */
@@ -868,14 +1065,19 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 		}
 	}
 
-	/* Straggler: far from the median rank; a stalled rank is already
-	 * flagged for what matters more. */
+	/* Straggler: far from its peers; a stalled rank is already flagged
+	 * for what matters more.  The MPI rule judges by the rank's share
+	 * of CPU time in MPI (its one input: HR_MPI, detect_mpi_far), the
+	 * %CPU rule by its level against its peers' (detect_rank_far). */
 	by_mpi = isfinite(cpu) ? detect_mpi_far(d, m, hr, &far, &share) : 0;
-	if (by_mpi > 0 || (by_mpi == 0 && isfinite(cpu) &&
-	    d->rank_n >= d->conf.strag_min && isfinite(d->rank_med))) {
-		if (!by_mpi)
-			far = detect_far(d, cpu, d->rank_med, d->rank_mad) &&
-			    !detect_starved(d, m, mi, cpu);
+	if (!by_mpi && isfinite(cpu) && d->rank_n >= 2 &&
+	    hr->det_gen == d->gen) {
+		level = hr->det_level;
+		far = detect_rank_far(d, hr, 0, level, &med);
+		far = !detect_starved(d, m, mi, hr, level, med) && far;
+	} else if (!by_mpi)
+		by_mpi = -1;	/* not judged this sample */
+	if (by_mpi >= 0) {
 		far = far && (hr->flags & DF_STALLED) == 0;
 		r = detect_straggle(d, far, &hr->det_far, &hr->det_near,
 		    hr->flags);
@@ -890,9 +1092,10 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 		} else if (r > 0) {
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
-			    "%s runs at %.0f%% CPU, far from the median rank's "
-			    "%.0f%%, for %u samples", WHO, cpu, d->rank_med,
-			    hr->det_far);
+			    "%s runs at %.0f%% CPU (%.0f%% over its last %d "
+			    "samples), far from the other ranks' median "
+			    "%.0f%%, for %u samples", WHO, cpu, level,
+			    DETECT_PAST, med, hr->det_far);
 		} else if (r < 0) {
 			hr->flags &= ~DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 0, ms,
@@ -1185,6 +1388,256 @@ detect_members(struct detect *d, int i, const struct node_model *m,
 	detect_emit_members(d, i, name, v + (dn->nmemb + ngone), nnew, 1, ms);
 }
 
+/*
+ * Verdicts with a hint: what is wrong and what to do, said once when it
+ * has held DETECT_HINT_SAMPLES samples and cleared after as many without
+ * it.  They are events (codes "pinned", "io-bound", "mem-growth" and
+ * their "-cleared"), so the event log, --json, the recording, replay,
+ * the summary and the report carry them; no DF_* flag (a rank can be a
+ * straggler because it is pinned: the flag says what, the hint why).
+ */
+static void	detect_hint(struct detect *, int, const struct hist_rank *,
+		    int, const char *, const char *, ...)
+		    __attribute__((format(printf, 6, 7)));
+
+static void
+detect_hint(struct detect *d, int node, const struct hist_rank *hr,
+    int raised, const char *code, const char *fmt, ...)
+{
+	struct detect_event	ev;
+	va_list			ap;
+
+	if (d->cb == NULL)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.time_ms = d->hint_ms;
+	ev.node = node;
+	ev.is_rank = hr != NULL;
+	ev.rank = hr != NULL ? hr->rank : -1;
+	ev.pid = hr != NULL ? hr->pid : -1;
+	ev.raised = raised;
+	ev.level = raised ? EV_WARN : EV_INFO;
+	snprintf(ev.code, sizeof(ev.code), "%s%s", code, raised ? "" :
+	    "-cleared");
+	va_start(ap, fmt);
+	vsnprintf(ev.text, sizeof(ev.text), fmt, ap);
+	va_end(ap);
+	d->cb(d->arg, &ev);
+}
+
+/* Count a sample with (yes) or without a condition; 1 raise, -1 clear. */
+static int
+detect_hint_count(int yes, unsigned *run, unsigned *ok, int *on)
+{
+	if (yes) {
+		(*run)++;
+		*ok = 0;
+	} else {
+		(*ok)++;
+		*run = 0;
+	}
+	if (!*on && *run >= DETECT_HINT_SAMPLES) {
+		*on = 1;
+		return 1;
+	}
+	if (*on && *ok >= DETECT_HINT_SAMPLES) {
+		*on = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Pinned: two or more ranks whose affinity is one CPU, the same one, on
+ * a node of more CPUs: a binding mistake (srun --cpu-bind, taskset, an
+ * MPI's --bind-to, OMP_PROC_BIND).  The text names the idlest other CPU,
+ * "idle" when it is (DETECT_IDLE_CORE, from the per-core times), else
+ * outside their affinity (a shared node, other work on it).
+ */
+static void
+detect_pinning(struct detect *d, int i, const struct node_model *m)
+{
+	struct detect_node	*dn = &d->nodes[i];
+	const struct minst	*mi;
+	int64_t			 rank, n, mask;
+	int64_t			 ids[63][8];
+	unsigned		 cnt[63];
+	double			 idle, best_idle = -1;
+	int			 g, gc, fr, fa, fm, fh, fi, c, best = -1;
+	int			 other = -1, yes = 0, r, npin = 0;
+	char			 node[128], who[96];
+
+	memset(cnt, 0, sizeof(cnt));
+	if ((g = model_group_index(m, "rank")) < 0 ||
+	    (fr = model_field_index(m, (unsigned)g, "rank")) < 0 ||
+	    (fa = model_field_index(m, (unsigned)g, "cpus_allowed")) < 0 ||
+	    (fm = model_field_index(m, (unsigned)g, "processor")) < 0)
+		goto judge;
+	fh = model_field_index(m, (unsigned)g, "helper");
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		if (fh >= 0 && model_value(mi, (unsigned)fh, &n) && n != 0)
+			continue;
+		if (!model_value(mi, (unsigned)fr, &rank) || rank < 0)
+			continue;
+		/* Allowed one CPU: the one it runs on (processor). */
+		if (!model_value(mi, (unsigned)fa, &n) || n != 1 ||
+		    !model_value(mi, (unsigned)fm, &mask) || mask < 0 ||
+		    mask >= 63)
+			continue;
+		c = (int)mask;
+		if (cnt[c] < 8)
+			ids[c][cnt[c]] = rank;
+		cnt[c]++;
+		if (best < 0 || cnt[c] > cnt[best])
+			best = c;
+	}
+	if (best < 0 || cnt[best] < 2)
+		goto judge;
+	npin = (int)cnt[best];
+	/* The CPU the others could use: the idlest other core. */
+	if ((gc = model_group_index(m, "core")) >= 0 &&
+	    (fi = model_field_index(m, (unsigned)gc, "idle")) >= 0) {
+		for (mi = m->gfirst[gc]; mi != NULL; mi = mi->gnext) {
+			c = mi->name != NULL ? atoi(mi->name) : -1;
+			if (c < 0 || c == best || !model_metric(m, mi,
+			    (unsigned)fi, &idle) || !isfinite(idle))
+				continue;
+			if (idle > best_idle) {
+				best_idle = idle;
+				other = c;
+			}
+		}
+	}
+	if (other < 0 && m->hello.ncpu > 1)
+		other = best == 0 ? 1 : 0;	/* no per-core times */
+	yes = other >= 0;
+judge:
+	r = detect_hint_count(yes, &dn->pin_run, &dn->pin_ok, &dn->pinned);
+	if (r == 0)
+		return;
+	text_clean(node, sizeof(node), model_name(m));
+	if (r < 0) {
+		detect_hint(d, i, NULL, 0, "pinned", "%s: ranks no longer "
+		    "share one CPU while another is free", node);
+		return;
+	}
+	if (npin == 2)
+		snprintf(who, sizeof(who), "ranks %lld and %lld",
+		    (long long)ids[best][0], (long long)ids[best][1]);
+	else {
+		snprintf(who, sizeof(who), "%d ranks (", npin);
+		for (c = 0; c < npin && c < 8; c++)
+			snprintf(who + strlen(who), sizeof(who) - strlen(who),
+			    "%s%lld", c > 0 ? ", " : "", (long long)ids[best][c]);
+		snprintf(who + strlen(who), sizeof(who) - strlen(who), "%s)",
+		    npin > 8 ? ", ..." : "");
+	}
+	if (best_idle >= DETECT_IDLE_CORE)
+		detect_hint(d, i, NULL, 1, "pinned", "%s: %s share CPU %d while "
+		    "CPU %d is idle: check --cpu-bind or taskset", node, who,
+		    best, other);
+	else
+		detect_hint(d, i, NULL, 1, "pinned", "%s: %s share CPU %d while "
+		    "CPU %d is outside their affinity (busy with other work): "
+		    "check --cpu-bind or taskset", node, who, best, other);
+}
+
+/*
+ * Memory growing toward the limit: the least-squares slope of the node's
+ * memory in use over its last DETECT_MG_N samples, when the line fits
+ * (DETECT_MG_FIT) and reaches the limit within DETECT_MG_HORIZON s: said
+ * before the OOM killer acts, with the time left.
+ */
+static void
+detect_memgrow(struct detect *d, int i, const struct node_model *m,
+    uint64_t ms)
+{
+	struct detect_node	*dn = &d->nodes[i];
+	double			 mem, limit, st = 0, sv = 0, stt = 0, stv = 0;
+	double			 svv = 0, t, v, nn, slope, r2, den, left;
+	unsigned		 k, j;
+	int			 yes = 0, r;
+	char			 node[128], a[32], b[32];
+
+	mem = history_node_get(d->h, i, HN_MEM, 0);
+	limit = history_node_mem_limit(d->h, i);
+	if (!isfinite(mem))
+		return;
+	dn->mg_t[dn->mg_head] = (double)ms / 1000.0;
+	dn->mg_v[dn->mg_head] = mem;
+	dn->mg_head = (dn->mg_head + 1) % DETECT_MG_N;
+	if (dn->mg_len < DETECT_MG_N)
+		dn->mg_len++;
+	slope = left = NAN;
+	if (dn->mg_len >= 10 && limit > 0) {
+		nn = dn->mg_len;
+		for (k = 0; k < dn->mg_len; k++) {
+			j = (dn->mg_head + DETECT_MG_N - 1 - k) % DETECT_MG_N;
+			t = dn->mg_t[j] - dn->mg_t[(dn->mg_head + DETECT_MG_N -
+			    1) % DETECT_MG_N];
+			v = dn->mg_v[j] / 1048576.0;
+			st += t;
+			sv += v;
+			stt += t * t;
+			stv += t * v;
+			svv += v * v;
+		}
+		den = nn * stt - st * st;
+		if (den > 0) {
+			slope = (nn * stv - st * sv) / den;	/* MiB/s */
+			r2 = nn * svv - sv * sv > 0 ? (nn * stv - st * sv) *
+			    (nn * stv - st * sv) / (den * (nn * svv - sv *
+			    sv)) : 0;
+			left = (limit - mem) / 1048576.0 / slope;
+			yes = slope > 0 && r2 >= DETECT_MG_FIT && left > 0 &&
+			    left < DETECT_MG_HORIZON && mem > limit / 4;
+		}
+	}
+	r = detect_hint_count(yes, &dn->mg_run, &dn->mg_ok, &dn->memgrow);
+	if (r == 0)
+		return;
+	text_clean(node, sizeof(node), model_name(m));
+	if (r < 0) {
+		detect_hint(d, i, NULL, 0, "mem-growth", "%s: memory no "
+		    "longer grows toward the limit", node);
+		return;
+	}
+	snprintf(a, sizeof(a), "%.1f GB", mem / 1e9);
+	snprintf(b, sizeof(b), "%.1f GB", limit / 1e9);
+	detect_hint(d, i, NULL, 1, "mem-growth", "%s: memory grows %.1f "
+	    "MB/s, %s of %s: the limit in about %.0f s: look for a leak, or "
+	    "ask for more memory (--mem) before the OOM killer acts", node,
+	    slope * 1.048576, a, b, left);
+}
+
+/*
+ * I/O-bound: a rank in state D whose block I/O delay is a large part of
+ * its time (detect_rank_waits) for DETECT_HINT_SAMPLES samples.
+ */
+static void
+detect_iobound(struct detect *d, int i, const struct node_model *m,
+    const struct minst *mi, struct hist_rank *hr)
+{
+	char	waits[96], who[192], node[128];
+	int	r, yes;
+
+	yes = hr->rank >= 0 && detect_rank_waits(m, mi, waits,
+	    sizeof(waits)) && strncmp(waits, "waiting on storage", 18) == 0;
+	r = detect_hint_count(yes, &hr->det_io, &hr->det_io_ok,
+	    &hr->det_iobound);
+	if (r == 0)
+		return;
+	detect_who(who, sizeof(who), m, hr);
+	text_clean(node, sizeof(node), model_name(m));
+	if (r > 0)
+		detect_hint(d, i, hr, 1, "io-bound", "%s is I/O-bound (state "
+		    "D, %s): check its file system's load and the I/O "
+		    "pattern (many small or synchronous writes)", who, waits);
+	else
+		detect_hint(d, i, hr, 0, "io-bound", "%s no longer waits on "
+		    "storage", who);
+}
+
 void
 detect_node_sample(struct detect *d, int i, const struct node_model *m,
     uint64_t ms)
@@ -1195,6 +1648,7 @@ detect_node_sample(struct detect *d, int i, const struct node_model *m,
 	const char		*name = model_name(m);
 	int64_t			 pid, start, rank, v;
 	double			 x;
+	unsigned		 k;
 	int			 g, r, fh;
 
 	if (i < 0)
@@ -1246,10 +1700,32 @@ detect_node_sample(struct detect *d, int i, const struct node_model *m,
 			    NULL)
 				continue;
 			detect_rank(d, i, m, mi, hr, ms);
+			d->hint_ms = ms;
+			detect_iobound(d, i, m, mi, hr);
 		}
 	}
 	detect_recount(d, i);
 	detect_members(d, i, m, ms);
+	d->hint_ms = ms;
+	dn->nio = 0;
+	for (k = 0; k < history_nranks(d->h, i); k++)
+		dn->nio += history_rank_const(d->h, i, k)->det_iobound != 0;
+	detect_pinning(d, i, m);
+	detect_memgrow(d, i, m, ms);
+}
+
+void
+detect_hint_counts(const struct detect *d, unsigned *pinned, unsigned *io,
+    unsigned *memgrow)
+{
+	int	i;
+
+	*pinned = *io = *memgrow = 0;
+	for (i = 0; i < d->nnodes; i++) {
+		*pinned += d->nodes[i].pinned != 0;
+		*io += d->nodes[i].nio;
+		*memgrow += d->nodes[i].memgrow != 0;
+	}
 }
 
 void

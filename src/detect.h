@@ -6,10 +6,14 @@
  *   stalled    a rank whose CPU time and I/O stopped advancing for several
  *              consecutive samples while the median rank of the job is
  *              busy: judged on samples, not on elapsed time;
- *   straggler  a node (CPU busy) or a rank (%CPU) far from the job's median
- *              by a robust measure (median absolute deviation, with a
- *              minimum absolute and relative gap so noise never flags),
- *              sustained for several samples;
+ *   straggler  a node (CPU busy) far from the job's median by a robust
+ *              measure (median absolute deviation, with a minimum absolute
+ *              and relative gap so noise never flags), or a rank whose
+ *              level (median of its own last samples) is far from its
+ *              peers' without itself (leave-one-out median and MAD, over a
+ *              floor that follows the job's sample-to-sample noise; two
+ *              ranks: only the lower, under half the other), sustained
+ *              for several samples;
  *   memory     memory in use over 90% of the limit (the job's cgroup limit
  *              when the node sends it, else the node's memory), for a node,
  *              or one rank's RSS over 90% of it;
@@ -138,6 +142,11 @@ long		 detect_ranks(const struct detect *);
  * counts one agent a node), else the scheduler's (conf.ntasks); -1
  * unknown. */
 long		 detect_ntasks(const struct detect *);
+/* The verdicts with a hint said and not cleared: nodes with ranks pinned
+ * to one shared CPU ("pinned"), I/O-bound ranks ("io-bound"), nodes whose
+ * memory grows toward the limit ("mem-growth"). */
+void		 detect_hint_counts(const struct detect *, unsigned *,
+		     unsigned *, unsigned *);
 /* The job has ended: the ranks that go from now on raise no event. */
 void		 detect_job_ended(struct detect *);
 /* The job-wide medians the last judgements used (NaN before any). */

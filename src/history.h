@@ -101,6 +101,14 @@ struct hist_rank {
 	unsigned	 det_far;	/* consecutive straggling samples */
 	unsigned	 det_near;	/* consecutive normal samples */
 	unsigned	 det_mem;	/* consecutive samples over the limit */
+	unsigned	 det_io, det_io_ok;	/* I/O-bound samples, others */
+	int		 det_iobound;	/* the io-bound verdict is raised */
+	float		 det_level;	/* its level in the last peer stats */
+	unsigned	 det_gen;	/* ... of that round (0: not in) */
+	float		 det_demand;	/* %CPU plus run-queue delay at its
+					 * last judgement, if det_dok */
+	int		 det_dok;
+	unsigned	 det_dgen;	/* round its demand was counted in */
 };
 
 struct history;

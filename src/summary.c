@@ -103,6 +103,7 @@ summary_free(struct summary *s)
 	free(s->gidle);
 	free(s->ranks);
 	free(s->marks);
+	free(s->notes);
 	free(s->nodes);
 	history_free(s->h);
 	free(s);
@@ -485,6 +486,78 @@ summary_gpu_event(struct summary *s, uint32_t node, uint64_t t,
 
 /* ---- end of gpu-idle events (its verdict: summary_v_gpu_idle) ---- */
 
+/* The hint verdicts' event codes (detect.c); "-cleared" closes one. */
+static const char *const summary_hint_codes[] = {
+	"pinned", "io-bound", "mem-growth", NULL
+};
+
+/*
+ * An early exit ("rank-exit") or a verdict with a hint: kept as a note
+ * (the first of each code per node and rank; a hint's "-cleared" closes
+ * it).  1 when the event was one of them.
+ */
+static int
+summary_note_event(struct summary *s, uint32_t node, uint64_t t,
+    const struct proto_event *ev, const struct rec_subject *sj)
+{
+	struct summary_note	*nt;
+	const char		*code = ev->code;
+	size_t			 j, len;
+	int			 k, cleared = 0;
+
+	if (strcmp(code, "rank-exit") != 0) {
+		for (k = 0; summary_hint_codes[k] != NULL; k++) {
+			len = strlen(summary_hint_codes[k]);
+			if (strncmp(code, summary_hint_codes[k], len) == 0 &&
+			    (code[len] == '\0' || strcmp(code + len,
+			    "-cleared") == 0))
+				break;
+		}
+		if (summary_hint_codes[k] == NULL)
+			return 0;
+		cleared = code[len] != '\0';
+		code = summary_hint_codes[k];
+	}
+	if (node == REC_NODE_NONE || node >= s->meta->nnodes)
+		return 1;
+	for (j = 0; j < s->nnotes; j++) {
+		nt = &s->notes[j];
+		if (nt->node == node && nt->rank == sj->rank &&
+		    strcmp(nt->code, code) == 0) {
+			if (cleared)
+				nt->open = 0;
+			else if (strcmp(code, "rank-exit") != 0)
+				nt->open = 1;
+			return 1;
+		}
+	}
+	if (cleared)
+		return 1;
+	if (s->nnotes >= SUMMARY_NOTES_MAX) {
+		s->notes_dropped++;
+		return 1;
+	}
+	if (s->nnotes == s->capnotes) {
+		s->capnotes = s->capnotes > 0 ? s->capnotes * 2 : 8;
+		s->notes = xreallocarray(s->notes, s->capnotes,
+		    sizeof(*s->notes));
+	}
+	nt = &s->notes[s->nnotes++];
+	memset(nt, 0, sizeof(*nt));
+	nt->t = t;
+	nt->node = node;
+	nt->rank = sj->rank;
+	nt->pid = sj->pid;
+	nt->count = sj->rank >= 0 ? 1 : 0;
+	nt->open = strcmp(code, "rank-exit") != 0;
+	snprintf(nt->code, sizeof(nt->code), "%.31s", code);
+	snprintf(nt->text, sizeof(nt->text), "%s", ev->text);
+	/* "3 ranks exited on node2 (ranks 4-6); ..." */
+	if (nt->count == 0 && strcmp(code, "rank-exit") == 0)
+		nt->count = (unsigned)strtoul(ev->text, NULL, 10);
+	return 1;
+}
+
 void
 summary_event(struct summary *s, uint32_t node, uint64_t t,
     const struct proto_event *ev, const struct rec_subject *recorded)
@@ -500,6 +573,8 @@ summary_event(struct summary *s, uint32_t node, uint64_t t,
 	if (node != REC_NODE_NONE && node >= s->meta->nnodes)
 		return;
 	sj = rec_subject_of(ev, recorded, &buf);
+	if (summary_note_event(s, node, t, ev, sj))
+		return;
 	for (bit = 1; bit < (1u << DF_NFLAGS); bit <<= 1) {
 		name = detect_flag_name(bit);
 		len = strlen(name);
@@ -1082,6 +1157,8 @@ summary_flag_list(struct summary *s, struct summary_line *l, unsigned node,
 	}
 }
 
+static int	summary_v_exit(struct summary *, struct summary_line *);
+
 static void
 summary_v_worst(struct summary *s)
 {
@@ -1168,6 +1245,10 @@ summary_v_worst(struct summary *s)
 		summary_cat(l, "%s", name);
 		return;
 	}
+	/* Nothing flagged: a rank that exited while the others went on is
+	 * what stands out (D7). */
+	if (summary_v_exit(s, l))
+		return;
 	/* lo still held the lowest node's CPU: a rank at or above it was
 	 * never taken, so a node idle at 0% hid every rank. */
 	lo = INFINITY;
@@ -1202,6 +1283,153 @@ summary_v_worst(struct summary *s)
 	summary_cat(l, "%s", name);
 }
 
+/* "23:41:23" in the local time zone. */
+static void
+summary_clock(char *buf, size_t size, uint64_t ms)
+{
+	struct tm	tm;
+	time_t		t = (time_t)(ms / 1000);
+
+	if (localtime_r(&t, &tm) == NULL)
+		memset(&tm, 0, sizeof(tm));
+	strftime(buf, size, "%H:%M:%S", &tm);
+}
+
+/* An exit is early when ranks went on after it for a while: not the
+ * ranks of a job that ends, leaving one sample apart. */
+#define SUMMARY_EXIT_BEFORE_MS	5000
+
+/*
+ * The ranks that exited while others went on, the first named: "rank 2
+ * on node3 exited at 23:41:23 while 3 ranks went on".  0 when none.
+ */
+static int
+summary_v_exit(struct summary *s, struct summary_line *l)
+{
+	const struct summary_note *nt, *first = NULL;
+	const struct summary_rank *sr;
+	long			 known = 0, gone = 0, more = 0, left;
+	size_t			 j;
+	char			 at[16], pid[64];
+
+	for (j = 0; j < s->nranks; j++)
+		known += s->ranks[j].is_rank;
+	for (j = 0; j < s->nnotes; j++) {
+		nt = &s->notes[j];
+		if (strcmp(nt->code, "rank-exit") != 0 ||
+		    nt->t + SUMMARY_EXIT_BEFORE_MS > s->t1)
+			continue;
+		gone += nt->count > 0 ? nt->count : 1;
+		if (first == NULL && known - gone > 0)
+			first = nt;
+		else
+			more += nt->count > 0 ? nt->count : 1;
+	}
+	s->exit_ranks = first != NULL ? 1 + more : 0;
+	if (first == NULL)
+		return 0;
+	l->bad = 1;
+	left = known;
+	for (j = 0; j < s->nnotes; j++)
+		if (strcmp(s->notes[j].code, "rank-exit") == 0 &&
+		    s->notes[j].t <= first->t)
+			left -= s->notes[j].count > 0 ? s->notes[j].count : 1;
+	summary_clock(at, sizeof(at), first->t);
+	pid[0] = '\0';
+	if (first->rank >= 0)
+		snprintf(pid, sizeof(pid), "rank %lld", (long long)first->rank);
+	else
+		snprintf(pid, sizeof(pid), "%u ranks", first->count);
+	summary_cat(l, "%s on %s exited at %s while %ld rank%s went on", pid,
+	    summary_node_name(s, first->node), at, left, left == 1 ? "" : "s");
+	for (j = 0; first->rank >= 0 && j < s->nnoderanks[first->node]; j++) {
+		sr = &s->ranks[s->noderanks[first->node][j]];
+		if (sr->is_rank && sr->key == first->rank) {
+			summary_cat(l, " (pid %lld, %s, %.0f%% of a CPU on "
+			    "average before)", (long long)first->pid,
+			    sr->comm[0] != '\0' ? sr->comm : "?",
+			    summary_mean(&sr->cpu));
+			break;
+		}
+	}
+	if (first->rank < 0)
+		summary_cat(l, " (%s)", first->text);
+	if (more > 0)
+		summary_cat(l, "; %ld more rank%s exited early", more,
+		    more == 1 ? "" : "s");
+	return 1;
+}
+
+/* "8G" for a --mem: the peak plus a quarter, rounded up to GiB. */
+static void
+summary_mem_ask(char *buf, size_t size, double peak)
+{
+	double	g = ceil(peak * 1.25 / 1073741824.0);
+
+	snprintf(buf, size, "%.0fG", g < 1 ? 1 : g);
+}
+
+/* A job that ran this long is judged on what it used of its allocation. */
+#define SUMMARY_ALLOC_MIN_MS	(5 * 60 * 1000)
+#define SUMMARY_ALLOC_FRAC	0.25	/* used under this: say so */
+#define SUMMARY_SEP(l)		((l) != NULL && (l)->text[0] != '\0' ? "; " : "")
+
+/*
+ * Verdicts with a hint: what the detectors said (pinned ranks, I/O-bound
+ * ranks, memory growing toward the limit: the first of each), then the
+ * allocation used a fraction (memory against what the job was given,
+ * once it ran SUMMARY_ALLOC_MIN_MS; idle GPUs are gpu-idle's verdict).
+ * No line when nothing.
+ */
+static void
+summary_v_hints(struct summary *s)
+{
+	struct summary_line	*l = NULL;
+	const struct summary_note *nt;
+	const struct summary_node *nd;
+	double			 peak = 0, limit = 0;
+	unsigned		 i;
+	size_t			 j;
+	int			 k, n;
+	char			 a[48], b[48], ask[16];
+
+	for (k = 0; summary_hint_codes[k] != NULL; k++) {
+		for (j = 0, n = 0; j < s->nnotes; j++) {
+			nt = &s->notes[j];
+			if (strcmp(nt->code, summary_hint_codes[k]) != 0)
+				continue;
+			if (n++ > 0)
+				continue;
+			if (l == NULL)
+				l = summary_line(s, "Hints", 1);
+			summary_cat(l, "%s%s%s", SUMMARY_SEP(l), nt->text,
+			    nt->open ? " (until the end)" : "");
+		}
+		if (n > 1)
+			summary_cat(l, " (and %d more)", n - 1);
+	}
+	if (s->t1 - s->t0 < SUMMARY_ALLOC_MIN_MS)
+		return;
+	for (i = 0; i < s->meta->nnodes; i++) {
+		nd = &s->nodes[i];
+		if (nd->mem_limit > 0 && nd->mem_peak > 0) {
+			if (nd->mem_peak > peak)
+				peak = nd->mem_peak;
+			if (nd->mem_limit > limit)
+				limit = nd->mem_limit;
+		}
+	}
+	if (limit > 0 && peak < SUMMARY_ALLOC_FRAC * limit) {
+		if (l == NULL)
+			l = summary_line(s, "Hints", 1);
+		summary_bytes(a, sizeof(a), peak);
+		summary_bytes(b, sizeof(b), limit);
+		summary_mem_ask(ask, sizeof(ask), peak);
+		summary_cat(l, "%suses %s of %s memory per node at most: "
+		    "--mem=%s would do", SUMMARY_SEP(l), a, b, ask);
+	}
+}
+
 void
 summary_finish(struct summary *s)
 {
@@ -1234,6 +1462,7 @@ summary_finish(struct summary *s)
 	summary_v_io(s);
 	summary_v_flags(s);
 	summary_v_worst(s);
+	summary_v_hints(s);
 	/* Job and node names, commands and event texts came from outside:
 	 * printable ASCII only, for the terminal the verdict may reach. */
 	for (k = 0; k < s->nlines; k++)

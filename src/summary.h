@@ -113,6 +113,22 @@ struct summary_mark {
 	char		 text[PROTO_TEXT_MAX];
 };
 
+/* A rank that exited while the job went on (a "rank-exit" event), or a
+ * verdict with a hint ("pinned", "io-bound", "mem-growth"): the first of
+ * each kind per node and rank is kept, with its text. */
+struct summary_note {
+	uint64_t	 t;		/* unix ms */
+	unsigned	 node;
+	int64_t		 rank;		/* -1: many ranks or the node */
+	int64_t		 pid;		/* -1 unknown */
+	unsigned	 count;		/* ranks of an exit */
+	int		 open;		/* a hint not cleared */
+	char		 code[32];
+	char		 text[PROTO_TEXT_MAX];
+};
+
+#define SUMMARY_NOTES_MAX	256
+
 /* One line of the verdict: "CPU efficiency", "47% of ...". */
 struct summary_line {
 	char		 label[32];
@@ -137,6 +153,9 @@ struct summary {
 	size_t			 nmarks, capmarks, marks_dropped;
 	struct summary_line	 lines[SUMMARY_LINES_MAX];
 	unsigned		 nlines;
+	struct summary_note	*notes;		/* exits and hints */
+	size_t			 nnotes, capnotes, notes_dropped;
+	long			 exit_ranks;	/* ranks that exited early */
 	long			 worst_node;	/* -1 none */
 	long			 worst_rank;	/* index in ranks, -1 */
 	/* gpu-idle (detect-gpu.h): each allocated GPU no rank used. */

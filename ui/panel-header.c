@@ -295,7 +295,7 @@ static const int header_flag_roles[DF_NFLAGS] = { TR_FLAG_STALLED,
 static void
 header_flag_text(const struct ui *ui, char *buf, size_t size, int *role)
 {
-	unsigned	nf[DF_NFLAGS], rf[DF_NFLAGS], b;
+	unsigned	nf[DF_NFLAGS], rf[DF_NFLAGS], b, hp, hi, hm;
 	size_t		len = 0;
 	int		i;
 
@@ -318,6 +318,21 @@ header_flag_text(const struct ui *ui, char *buf, size_t size, int *role)
 				*role = header_flag_roles[b];
 		}
 	}
+	/* The verdicts with a hint (detect.h), after the flags. */
+	detect_hint_counts(ui->det, &hp, &hi, &hm);
+	if (hp > 0 && len < size)
+		len += (size_t)snprintf(buf + len, size - len, "%s%u node%s "
+		    "with pinned ranks", len > 0 ? ", " : "", hp, hp > 1 ?
+		    "s" : "");
+	if (hi > 0 && len < size)
+		len += (size_t)snprintf(buf + len, size - len, "%s%u I/O-bound "
+		    "rank%s", len > 0 ? ", " : "", hi, hi > 1 ? "s" : "");
+	if (hm > 0 && len < size)
+		len += (size_t)snprintf(buf + len, size - len, "%s%u node%s "
+		    "with memory growing to the limit", len > 0 ? ", " : "",
+		    hm, hm > 1 ? "s" : "");
+	if ((hp | hi | hm) != 0 && *role == TR_HEADER)
+		*role = TR_FLAG_STRAGGLER;
 	/* gpu-idle (detect-gpu.h): "2 idle GPUs". */
 	for (i = 0, b = 0; i < ui->nnodes; i++)
 		b += (unsigned)__builtin_popcountll(monitor_gpu_idle(ui->mon,

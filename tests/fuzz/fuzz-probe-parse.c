@@ -9,8 +9,8 @@
  * /proc/PID/environ gives it), read by ranks_find_env_entry and judged by
  * ranks_find_own.  The probe's files are compiled in whole so that their
  * static parsers can be called.  The low three bits of the input's first
- * byte pick the parser: 1 or 5 cgroup, 2 or 6 stat, 7 environ, else
- * numa_maps.
+ * byte pick the parser: 1 or 5 cgroup, 2 or 6 stat, 7 environ, 3 a
+ * Cpus_allowed_list value (ranks_affinity), else numa_maps.
  * Properties checked beyond the sanitizers: a job directory found is a
  * prefix of the path that ends at a component boundary with the job's
  * component (job_123, or PBS's 123.SERVER); with the owner's uid a path is
@@ -18,7 +18,9 @@
  * negative (sums saturate); a parsed comm fits its buffer; a rank id is
  * the value of the strongest rank variable set (RANK only beside
  * WORLD_SIZE), never negative, with a world size positive or unknown,
- * and a process that inherited every variable from its parent has none.
+ * and a process that inherited every variable from its parent has none;
+ * an affinity parsed is a positive count, and where it has bits, as many
+ * bits as the count.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -135,6 +137,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	}
 	if ((data[0] & 3) == 1) {
 		fuzz_cgroup(line, len - 1);
+		return 0;
+	}
+	if ((data[0] & 7) == 3) {
+		/* status's Cpus_allowed_list (the kernel's, but parsed). */
+		struct ranks_proc	rp;
+
+		memset(&rp, 0, sizeof(rp));
+		rp.allowed = rp.amask = -1;
+		ranks_affinity(&rp, line);
+		if (rp.allowed == 0 || rp.allowed < -1 || rp.amask < -1 ||
+		    (rp.allowed < 0 && rp.amask >= 0) || (rp.amask >= 0 &&
+		    __builtin_popcountll((unsigned long long)rp.amask) !=
+		    rp.allowed))
+			abort();
 		return 0;
 	}
 	if ((data[0] & 3) == 2) {

@@ -11,6 +11,9 @@
 # (-r FILE -b --json) has the same event; the curses header says
 # "ranks 3 of 4" and its event panel the exit; the curses recording played
 # back (-r FILE, '$' to its end) says both again.
+# The verdict (D7): the batch recording's report and the curses monitor's
+# summary when it quits name the exit as the worst rank, "rank 2 on NODE
+# exited at HH:MM:SS while 3 ranks went on", never "none stands out".
 set -eu
 . "$(dirname "$0")/lib.sh"
 lab_require_up
@@ -90,11 +93,27 @@ grep '"code":"rank-exit"' "$dir/r.json" | grep -qF "\"text\":\"$want\"" ||
 	lab_fail "the replayed event differs: $(grep rank-exit "$dir/r.json")"
 echo "ok: the replay of the recording has it"
 
+lab_as "$LAB_USER" "$dir/jobtop" report "$out/b.jtr" -o "$out/r.html" \
+	2>"$dir/err" || lab_fail "report of the batch recording: $(cat "$dir/err")"
+python3 - "$out/r.html" "$host" <<'PY' || lab_fail "the report's verdict lacks the exit"
+import html, re, sys
+t = html.unescape(re.sub(r"<[^>]+>", " ", open(sys.argv[1]).read()))
+host = sys.argv[2]
+m = re.search(r"Worst rank\s+(rank 2 on %s exited at \d\d:\d\d:\d\d while 3 "
+              r"ranks went on[^\n]*)" % re.escape(host), t)
+assert m, "verdict: %r" % t[t.find("Worst rank"):][:300]
+assert "none stands out" not in t, "'none stands out' beside the exit"
+print("ok: report: " + m.group(1).strip()[:160])
+PY
+
 ui_on live ui_expect 10 "ranks 3 of 4" "the header does not say ranks 3 of 4"
 ui_on live ui_wait_fixed 10 "warn  $want" || ui_on live ui_fail "no exit event on the screen"
 echo "ok: the curses header and event panel say so"
 ui_tmux send-keys -t live q
 ui_on live ui_expect 10 'jobtop-exit=0' "the monitor did not quit cleanly"
+ui_on live ui_expect 5 "Worst rank: rank 2 on $host exited at [0-9:]+ while 3 ranks went on" \
+	"the summary on quitting lacks the exit"
+echo "ok: the summary on quitting names the exit"
 
 ui_tmux new-window -d -n rep -t live \
 	"$dir/jobtop -r $out/ui.jtr; echo jobtop-exit=\$?; sleep 600"

@@ -40,7 +40,7 @@ enum { SF_UTIME, SF_STIME, SF_RSS, SF_BYTES, SF_N };
 enum {
 	SR_RANK, SR_PID, SR_STATE, SR_COMM, SR_UTIME, SR_STIME, SR_RSS,
 	SR_READ, SR_WRITE, SR_WCHAN, SR_SYSCALL, SR_START, SR_THREADS,
-	SR_KSTACK, SR_RQ, SR_N
+	SR_KSTACK, SR_RQ, SR_BLKIO, SR_CPUS_ALLOWED, SR_PROCESSOR, SR_N
 };
 
 struct synth_rank {
@@ -53,6 +53,9 @@ struct synth_rank {
 	char		 comm[32];
 	int64_t		 syscall;
 	double		 rq;		/* % of the interval waiting for a CPU */
+	double		 blkio;		/* % of the interval in block I/O */
+	int64_t		 cpus_allowed, cpus_mask;	/* affinity (0: none) */
+	double		 blkj;		/* cumulative block I/O delay */
 	double		 ticks, rdb, wrb, rqns;	/* cumulative */
 	int64_t		 old[SR_N];
 	uint64_t	 oldp;
@@ -375,6 +378,9 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 	proto_schema_field(w, "threads", "count", PF_GAUGE);
 	proto_schema_field(w, "kstack", "", PF_STRING);
 	proto_schema_field(w, "rq_delay", "ns", PF_COUNTER);
+	proto_schema_field(w, "blkio_delay", "jiffies", PF_COUNTER);
+	proto_schema_field(w, "cpus_allowed", "count", PF_GAUGE);
+	proto_schema_field(w, "processor", "", PF_GAUGE);
 	proto_schema_group(w, "cgroup", 2);
 	proto_schema_field(w, "mem_current", "bytes", PF_GAUGE);
 	proto_schema_field(w, "mem_max", "bytes", PF_GAUGE);
@@ -505,6 +511,7 @@ synth_node_encode(struct synth_node *n)
 		r->rdb += r->rd * dt;
 		r->wrb += r->wr * dt;
 		r->rqns += r->rq * 1e7 * dt;
+		r->blkj += r->blkio * dt;
 		memset(v, 0, sizeof(v));
 		v[SR_RANK] = r->rank;
 		v[SR_PID] = r->pid;
@@ -517,6 +524,11 @@ synth_node_encode(struct synth_node *n)
 		v[SR_START] = r->start;
 		v[SR_THREADS] = 1;
 		v[SR_RQ] = (int64_t)r->rqns;
+		v[SR_BLKIO] = (int64_t)r->blkj;
+		v[SR_CPUS_ALLOWED] = r->cpus_allowed;
+		/* processor: the lowest CPU of its affinity. */
+		v[SR_PROCESSOR] = r->cpus_mask > 0 ?
+		    __builtin_ctzll((unsigned long long)r->cpus_mask) : 0;
 		if (!r->added) {
 			snprintf(name, sizeof(name), "%lld",
 			    (long long)r->pid);
