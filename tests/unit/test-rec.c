@@ -1270,7 +1270,7 @@ test_versions(void)
  * json (may be NULL).  Returns how many events had a recorded subject. */
 static int
 subject_play(const uint8_t *file, size_t len, struct summary **sp,
-    FILE *json)
+    struct rec_reader **rdp, FILE *json)
 {
 	struct rec_reader	*rd;
 	struct rec_play		*p;
@@ -1279,6 +1279,7 @@ subject_play(const uint8_t *file, size_t len, struct summary **sp,
 	char			 err[256];
 	int			 typed = 0;
 
+	*rdp = NULL;
 	CHECK_INT(rec_reader_open_mem(file, len, &rd, err, sizeof(err)), 0);
 	if (rd == NULL)
 		return -1;
@@ -1295,7 +1296,9 @@ subject_play(const uint8_t *file, size_t len, struct summary **sp,
 	}
 	model_free(&job);
 	rec_play_free(p);
-	rec_reader_free(rd);
+	/* The summary reads the reader's meta until it is freed: the
+	 * caller frees the reader after the summary. */
+	*rdp = rd;
 	return typed;
 }
 
@@ -1401,7 +1404,7 @@ test_subject(void)
 
 	file = slurp(tmp_path("subj.jtr"), &len);
 	f = open_memstream(&json, &jlen);
-	CHECK_INT(subject_play(file, len, &sum, f), 6);
+	CHECK_INT(subject_play(file, len, &sum, &rd, f), 6);
 	fclose(f);
 	mk = subject_mark(sum, 0, DF_STALLED);
 	CHECK(mk != NULL && mk->who == 7 && mk->is_rank);
@@ -1413,6 +1416,7 @@ test_subject(void)
 	CHECK(mk != NULL && !mk->open && mk->to == START_MS + 500);
 	CHECK(subject_mark(sum, 1, SUMMARY_F_FAILED) != NULL);
 	summary_free(sum);
+	rec_reader_free(rd);
 	CHECK(json != NULL && strstr(json, "\"code\":\"stalled\",\"text\":"
 	    "\"made no progress for 3 samples\",\"rank\":7,\"pid\":1007}") !=
 	    NULL);
@@ -1427,7 +1431,7 @@ test_subject(void)
 	file[5] = REC_MINOR_SUBJECT - 1;
 	json = NULL;
 	f = open_memstream(&json, &jlen);
-	CHECK_INT(subject_play(file, len, &sum, f), 0);
+	CHECK_INT(subject_play(file, len, &sum, &rd, f), 0);
 	fclose(f);
 	mk = subject_mark(sum, 0, DF_STALLED);
 	CHECK(mk != NULL && mk->who == -1 && !mk->is_rank);
@@ -1440,6 +1444,7 @@ test_subject(void)
 	CHECK(mk != NULL && mk->from == START_MS + 500 && mk->open);
 	CHECK(subject_mark(sum, 1, SUMMARY_F_FAILED) == NULL);
 	summary_free(sum);
+	rec_reader_free(rd);
 	CHECK(json != NULL && strstr(json, "\"rank\":") == NULL &&
 	    strstr(json, "\"pid\":") == NULL);
 	free(json);
