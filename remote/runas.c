@@ -82,9 +82,12 @@ void
 runas_reset(void)
 {
 	struct runas	*ra = runas_kept;
+	int		 i;
 
 	if (ra == NULL)
 		return;
+	for (i = 0; ra->envp != NULL && ra->envp[i] != NULL; i++)
+		free(ra->envp[i]);
 	free(ra->groups);
 	free(ra->name);
 	free(ra->home);
