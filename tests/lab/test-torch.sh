@@ -22,14 +22,14 @@
 #     (rankmpi.share) on at least 3 of them;
 #   - nothing flagged and no detector event before the slow phase;
 #   - in the slow phase no other rank flagged and worker SLOW_RANK works
-#     more; with TORCH_EXPECT_FLAG=1 (once the detector names a straggler
-#     of a job whose collectives block in the kernel):
+#     more; unless TORCH_EXPECT_FLAG=0:
 #     worker SLOW_RANK flagged straggler under its own RANK (its record's
 #     flags, an event whose text begins "[NODE ]rank 5 (pid P)" and says
-#     it spends its time "in gloo") within FLAGBY of its node's samples
-#     after the file was written, and nothing else flagged in the whole
-#     run (the others wait for it in gloo: the collective share, COMM%,
-#     issue 24 item 3, finds it where %CPU alone did not).
+#     why: its time "in gloo" or its "% CPU" far from the others') within
+#     FLAGBY of its node's samples after the file was written, and
+#     nothing else flagged in the whole run (the others wait for it in
+#     gloo, blocked in the kernel: the CPU rule, judged against the
+#     others' level without the rank itself, names it).
 # TORCH_ITERS and TORCH_SLEEP (tests/lab/jobs/torch.sh) set the work and
 # the pause of a step.  KEEP=DIR keeps jobtop's output there.  About 70
 # seconds.
@@ -188,11 +188,13 @@ sev = [e for e in evs if e["code"] == "straggler"]
 # than the %CPU rule's 25 points.  Its share of CPU time in gloo (COMM%)
 # falls under the others', but gloo waits blocked in the kernel (not
 # sampled), so the others' COMM% stays at 6-9% of their little CPU: under
-# the wait rule's floor.  Until the detector names it from these
-# (TORCH_EXPECT_FLAG=1 asks for the flag), the slow phase checks that no
-# other rank is named (the wrong rank was the issue's headline) and that
-# the slow worker works more.
-expect_flag = os.environ.get("TORCH_EXPECT_FLAG", "0") == "1"
+# the wait rule's floor.  The CPU rule names it: each rank's level (the
+# median of its last 5 samples) against the others' without it, with a
+# floor that follows the job's noise (measured in the lab: rank 5 at 25%
+# against the others' 11%, flagged after 5 samples).  TORCH_EXPECT_FLAG=0
+# leaves the flag out and checks only that no other rank is named and
+# that the slow worker works more.
+expect_flag = os.environ.get("TORCH_EXPECT_FLAG", "1") == "1"
 if not sev and not expect_flag:
     cpu = {}
     for host, s in per_node.items():
@@ -214,7 +216,8 @@ if not sev and not expect_flag:
 elif not sev:
     bad.append("rank %d never flagged straggler" % slow_rank)
 elif any(not who.match(e["text"]) or e["node"] != shost or
-         "in gloo" not in e["text"] for e in sev):
+         ("in gloo" not in e["text"] and "% CPU" not in e["text"])
+         for e in sev):
     bad.append("straggler events: %s" % sev[:3])
 else:
     after = [n for n, rr in per_node.get(shost, [])
