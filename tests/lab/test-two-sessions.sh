@@ -89,8 +89,8 @@ bad=
 for _ in $(seq 10); do
 	sleep 1
 	scr=$(ui_screen)
-	if echo "$scr" | grep -Eq 'ranks [5-9]|FLAGS|stalled'; then
-		bad=$(echo "$scr" | grep -E 'ranks [5-9]|FLAGS|stalled' | head -3)
+	if echo "$scr" | grep -Eq 'ranks [5-9]|FLAGS [0-9]|stalled'; then
+		bad=$(echo "$scr" | grep -E 'ranks [5-9]|FLAGS [0-9]|stalled' | head -3)
 		break
 	fi
 done
