@@ -713,11 +713,13 @@ detect_stats(struct detect *d)
 	d->noise = nd > 0 ? dx / DETECT_DIFF_SIGMA : NAN;
 	if (n > 0)
 		qsort(d->lv, n, sizeof(*d->lv), detect_float_cmp);
-	memcpy(v, d->lv, n * sizeof(*v));
+	if (n > 0)
+		memcpy(v, d->lv, n * sizeof(*v));
 	detect_median_mad(v, n, &d->rank_med, &d->rank_mad);
-	if (d->dv_n > 0)
+	if (d->dv_n > 0) {
 		qsort(d->dv, d->dv_n, sizeof(*d->dv), detect_float_cmp);
-	memcpy(v, d->dv, d->dv_n * sizeof(*v));
+		memcpy(v, d->dv, d->dv_n * sizeof(*v));
+	}
 	detect_median_mad(v, d->dv_n, &d->dv_med, &d->dv_mad);
 	detect_mpi_stats(d, v);
 	d->valid = 1;
