@@ -730,20 +730,32 @@ ranks_read_stat(struct ranks_proc *rp, struct ranks_stat *st)
 	return 0;
 }
 
+/* Read /proc/PID/schedstat (held open): run and run-queue wait in ns,
+ * and the times it was scheduled.  0, or -1 when it cannot be read. */
+static int
+ranks_read_sched(struct ranks_proc *rp, uint64_t *run, uint64_t *wait,
+    uint64_t *pcount)
+{
+	const char	*p;
+
+	if (ranks_read(rp, RK_SCHED, ranks_buf, sizeof(ranks_buf)) <= 0 ||
+	    (p = probe_parse_u64(ranks_buf, run)) == NULL ||
+	    (p = probe_parse_u64(p, wait)) == NULL ||
+	    probe_parse_u64(p, pcount) == NULL)
+		return -1;
+	return 0;
+}
+
 /* Did the main thread stay off the CPU, unswitched, since the last read?
  * Updates the stored schedstat either way. */
 static int
 ranks_quiet(struct ranks_proc *rp, const struct ranks_stat *st, int fresh)
 {
-	const char	*p;
 	uint64_t	 run, wait, pcount;
 	int		 quiet;
 
 	rp->has &= ~RK_HAS_WAIT;
-	if (ranks_read(rp, RK_SCHED, ranks_buf, sizeof(ranks_buf)) <= 0 ||
-	    (p = probe_parse_u64(ranks_buf, &run)) == NULL ||
-	    (p = probe_parse_u64(p, &wait)) == NULL ||
-	    probe_parse_u64(p, &pcount) == NULL)
+	if (ranks_read_sched(rp, &run, &wait, &pcount) != 0)
 		return 0;
 	/* "0 0 0": a kernel without scheduler statistics. */
 	quiet = !fresh && (run != 0 || pcount != 0) && run == rp->run_ns &&
@@ -1247,13 +1259,9 @@ ranks_report(struct ranks_proc *rp, const struct ranks_stat *st)
 static int
 ranks_still(struct ranks_proc *rp)
 {
-	const char	*p;
 	uint64_t	 run, wait, pcount;
 
-	if (ranks_read(rp, RK_SCHED, ranks_buf, sizeof(ranks_buf)) <= 0 ||
-	    (p = probe_parse_u64(ranks_buf, &run)) == NULL ||
-	    (p = probe_parse_u64(p, &wait)) == NULL ||
-	    probe_parse_u64(p, &pcount) == NULL)
+	if (ranks_read_sched(rp, &run, &wait, &pcount) != 0)
 		return 0;
 	if (run == rp->sub_run && pcount == rp->sub_pcount)
 		return 1;

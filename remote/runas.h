@@ -54,7 +54,7 @@ int		 runas_wanted(const struct rconf *);
  * then ""), or the owner has no passwd entry. */
 const struct runas *runas_get(const struct rconf *, char *, size_t);
 /* Fill rq's uid, gid, groups, dir and SPAWN_DROP for ra (NULL: nothing
- * changes), and envp when rq has none. */
+ * changes).  The environment is the caller's to set (runas_env). */
 void		 runas_req(const struct runas *, struct spawn_req *);
 /* The environment for a child started as ra, from env (NULL: the
  * monitor's), with skip() leaving out more names (NULL: none).  The array
