@@ -44,6 +44,8 @@ trap 'exit 1' INT TERM
 # The tree as a clean checkout would have it, in a directory of its own:
 # the packages land in its parent, $tmp, not beside the repository.
 mkdir "$tmp/src"
+. "$TOP/tests/regress/lib/pkgcache.sh"
+stampdir=$(pkg_cache_dir "$TOP")
 (cd "$TOP" && git ls-files -z -c -o --exclude-standard) |
 	(cd "$TOP" && xargs -0 sh -c 'd=$1; shift; for f; do
 	    if [ -e "$f" ] || [ -L "$f" ]; then
@@ -58,6 +60,12 @@ echo "built in $(( $(date +%s) - start )) s"
 deb=$(ls "$tmp"/jobtop_*.deb 2>/dev/null | head -n 1)
 changes=$(ls "$tmp"/jobtop_*.changes 2>/dev/null | head -n 1)
 [ -n "$deb" ] && [ -n "$changes" ] || fail "no .deb or .changes: $(ls "$tmp")"
+# Kept for pkg-rpm's comparison, under the stamp of the tree it came from.
+cache=$(pkg_cache_dir "$TOP")
+if [ -n "$cache" ] && [ "$cache" = "$stampdir" ]; then
+	mkdir -p "$cache" && cp "$deb" "$cache/" ||
+		echo "note: cannot keep $deb in $cache"
+fi
 
 # lintian: errors fail, warnings are shown.
 lintian "$changes" >"$tmp/lintian" 2>&1
