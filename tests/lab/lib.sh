@@ -363,7 +363,7 @@ lab_proc_field() { awk -v n="$2" '{ sub(/^.*\) /, ""); print $n }' "/proc/$1/sta
 # this shell or one of its ancestors owns the lab; 1 otherwise.
 lab_owner_busy() {
 	local pid start p
-	read -r pid start <"$LAB_OWNER_FILE" 2>/dev/null || return 1
+	[ -r "$LAB_OWNER_FILE" ] && read -r pid start <"$LAB_OWNER_FILE" || return 1
 	[ -n "$pid" ] && [ -n "$start" ] &&
 	    [ "$(lab_proc_field "$pid" 20)" = "$start" ] || return 1
 	p=$$
