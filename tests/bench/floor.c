@@ -12,7 +12,8 @@
  * `floor held N PIDFILE` is the least the probe's own design reads per
  * process and sample: stat and the main thread's schedstat, with pread on
  * descriptors opened once; it prints the CPU time of its N rounds in
- * microseconds.  `floor run CMD...` runs a command and prints to standard
+ * microseconds (with GAP_MS, each round after that long a sleep: the two
+ * reads out of cold caches, as at the probe's 1 Hz pace).  `floor run CMD...` runs a command and prints to standard
  * error its CPU time (user + system, microseconds) and peak RSS (KiB),
  * like a minimal /usr/bin/time; the command's own output stays on
  * standard output.
@@ -117,7 +118,7 @@ floor_loop(long n, const char *pidfile, long gap_ms)
  * descriptors held open (PROTOCOL.md's peaks and src-ranks.c's skipping
  * rest on those two). */
 static int
-floor_held(long n, const char *pidfile)
+floor_held(long n, const char *pidfile, long gap_ms)
 {
 	static int	 fds[4096][2];
 	struct rusage	 ru0, ru;
@@ -142,6 +143,8 @@ floor_held(long n, const char *pidfile)
 	fclose(f);
 	getrusage(RUSAGE_SELF, &ru0);
 	for (i = 0; i < n; i++) {
+		if (gap_ms > 0)
+			usleep((useconds_t)gap_ms * 1000);
 		for (k = 0; k < npid; k++) {
 			if (pread(fds[k][0], buf, sizeof(buf), 0) < 0 ||
 			    pread(fds[k][1], buf, sizeof(buf), 0) < 0)
@@ -354,14 +357,15 @@ main(int argc, char **argv)
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "loop") == 0)
 		return floor_loop(atol(argv[2]), argv[3],
 		    argc == 5 ? atol(argv[4]) : 0);
-	if (argc == 4 && strcmp(argv[1], "held") == 0)
-		return floor_held(atol(argv[2]), argv[3]);
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "held") == 0)
+		return floor_held(atol(argv[2]), argv[3],
+		    argc == 5 ? atol(argv[4]) : 0);
 	if (argc == 4 && strcmp(argv[1], "load") == 0)
 		return floor_load(atof(argv[2]), argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "run") == 0)
 		return floor_run(argv + 2);
 	fprintf(stderr, "usage: floor loop N PIDFILE [GAP_MS] | "
-	    "floor held N PIDFILE | floor run CMD... | "
+	    "floor held N PIDFILE [GAP_MS] | floor run CMD... | "
 	    "floor load SECONDS DIR\n");
 	return 2;
 }
