@@ -359,6 +359,8 @@ summary_sample(struct summary *s, unsigned i, const struct node_model *m)
 	    dt * 1000.0 > SUMMARY_GAP_INTERVALS * (double)iv)))
 		nd->cpu_gap_s += dt;
 	else if (isfinite(used) && nd->ncpu > 0 && dt > 0) {
+		if ((isfinite(cg) || isfinite(rk)) && used > nd->cpu_peak)
+			nd->cpu_peak = used;
 		nd->cpu_used_s += used * dt;
 		nd->cpu_alloc_s += nd->ncpu * dt;
 		nd->cpu_meas_s += dt;
@@ -1378,7 +1380,8 @@ summary_mem_ask(char *buf, size_t size, double peak)
  * Verdicts with a hint: what the detectors said (pinned ranks, I/O-bound
  * ranks, memory growing toward the limit: the first of each), then the
  * allocation used a fraction (memory against what the job was given,
- * once it ran SUMMARY_ALLOC_MIN_MS; idle GPUs are gpu-idle's verdict).
+ * CPUs against what the scheduler allocated, once it ran
+ * SUMMARY_ALLOC_MIN_MS; idle GPUs are gpu-idle's verdict).
  * No line when nothing.
  */
 static void
@@ -1387,8 +1390,8 @@ summary_v_hints(struct summary *s)
 	struct summary_line	*l = NULL;
 	const struct summary_note *nt;
 	const struct summary_node *nd;
-	double			 peak = 0, limit = 0;
-	unsigned		 i;
+	double			 peak = 0, limit = 0, cpeak = 0, calloc;
+	unsigned		 i, cask;
 	size_t			 j;
 	int			 k, n;
 	char			 a[48], b[48], ask[16];
@@ -1427,6 +1430,23 @@ summary_v_hints(struct summary *s)
 		summary_mem_ask(ask, sizeof(ask), peak);
 		summary_cat(l, "%suses %s of %s memory per node at most: "
 		    "--mem=%s would do", SUMMARY_SEP(l), a, b, ask);
+	}
+	/* CPUs: only against the scheduler's count (whole nodes assumed
+	 * say nothing about what was asked), and only from the job's own
+	 * CPU time (its cgroup or ranks, not the node's). */
+	if (s->meta->cpus == 0 || s->meta->nnodes == 0)
+		return;
+	calloc = summary_node_cpus(s, 0);
+	for (i = 0; i < s->meta->nnodes; i++)
+		if (s->nodes[i].cpu_peak > cpeak)
+			cpeak = s->nodes[i].cpu_peak;
+	if (calloc >= 2 && cpeak > 0 && cpeak < SUMMARY_ALLOC_FRAC * calloc) {
+		if (l == NULL)
+			l = summary_line(s, "Hints", 1);
+		cask = (unsigned)ceil(cpeak * 1.25);
+		summary_cat(l, "%suses %.1f of %.3g CPUs per node at most: "
+		    "%u CPU%s per node would do", SUMMARY_SEP(l), cpeak,
+		    calloc, cask, cask == 1 ? "" : "s");
 	}
 }
 

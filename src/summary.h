@@ -76,6 +76,9 @@ struct summary_node {
 					   measured (summary_node_eff) */
 	double		 cpu_gap_s;	/* intervals left out: the node lost,
 					   or a gap in its samples */
+	double		 cpu_peak;	/* the most CPUs the job used over one
+					   measured interval (its cgroup or
+					   ranks; not the node's), 0 unknown */
 	int		 down;		/* lost or failed, not live since */
 	unsigned	 cpu_src;	/* SUMMARY_CPU_* */
 	double		 bytes[SM_N];	/* rates integrated: total bytes */

@@ -1755,6 +1755,113 @@ test_huge_state(void)
 }
 
 /*
+ * The allocation used in part (summary's Hints): two nodes of 8 cores, one
+ * rank each using about one CPU, recorded for SECS seconds with CPUS the
+ * scheduler allocated.  Returns the Hints line (static), or NULL.
+ */
+static const char *
+alloc_hints(unsigned cpus, unsigned secs)
+{
+	static char		 text[1024];
+	struct sim		*sims;
+	struct rec_meta		 meta;
+	struct rec		*r;
+	struct rec_reader	*rd;
+	struct rec_play		*p;
+	struct rec_msg		 msg;
+	struct summary		*sum;
+	struct wbuf		 w;
+	const char		*names[2] = { "cn001", "cn002" };
+	const char		*line = NULL;
+	char			 err[256];
+	unsigned		 s, i;
+
+	sims = calloc(2, sizeof(*sims));
+	rec_meta_init(&meta, START_MS);
+	meta.cpus = cpus;
+	rec_meta_set_nodes(&meta, 2, names);
+	unlink(tmp_path("alloc.jtr"));
+	r = rec_open(tmp_path("alloc.jtr"), &meta, 0, err, sizeof(err));
+	CHECK(r != NULL);
+	if (r == NULL) {
+		free(sims);
+		rec_meta_free(&meta);
+		return NULL;
+	}
+	for (s = 0; s <= secs; s++) {
+		for (i = 0; i < 2; i++) {
+			wbuf_init(&w, streambuf, sizeof(streambuf));
+			if (s == 0) {
+				sim_init(&sims[i], names[i], START_MS, 8, 1, 1,
+				    1, i + 3);
+				sim_hello(&sims[i], &w);
+				sim_schema(&w);
+			} else
+				sim_step(&sims[i]);
+			sim_sample(&sims[i], &w, START_MS + s * 1000ULL + i);
+			CHECK_INT(rec_node_bytes(r, i, START_MS + s * 1000ULL +
+			    i, w.data, w.len), 0);
+		}
+	}
+	CHECK_INT(rec_close(r, err, sizeof(err)), 0);
+	rd = NULL;
+	CHECK_INT(rec_reader_open(tmp_path("alloc.jtr"), &rd, err,
+	    sizeof(err)), 0);
+	text[0] = '\0';
+	if (rd != NULL) {
+		sum = summary_new(rec_reader_meta(rd), START_MS, START_MS +
+		    secs * 1000ULL);
+		p = rec_play_new(rd);
+		while (rec_play_next(p, &msg) > 0)
+			if (msg.type == MSG_SAMPLE)
+				summary_sample(sum, msg.node, stream_model(
+				    rec_play_stream(p, msg.node)));
+		summary_finish(sum);
+		/* Each rank adds 0.9-1.03 CPU an interval. */
+		CHECK(sum->nodes[0].cpu_peak > 0.85 &&
+		    sum->nodes[0].cpu_peak < 1.1);
+		for (i = 0; i < sum->nlines; i++)
+			if (strcmp(sum->lines[i].label, "Hints") == 0)
+				line = sum->lines[i].text;
+		if (line != NULL)
+			snprintf(text, sizeof(text), "%s", line);
+		summary_free(sum);
+		rec_play_free(p);
+		rec_reader_free(rd);
+	}
+	rec_meta_free(&meta);
+	free(sims);
+	return line != NULL ? text : NULL;
+}
+
+/* 16 CPUs on 2 nodes for 6 minutes, one used a node: the hint, with the
+ * peak plus a quarter rounded up.  No hint for a job under 5 minutes,
+ * none where the allocation is 1 CPU a node (used in full), none without
+ * the scheduler's count (whole nodes assumed say nothing of the ask). */
+static void
+test_alloc_cpus(void)
+{
+	const char	*h;
+
+	h = alloc_hints(16, 360);
+	CHECK(h != NULL);
+	if (h != NULL) {
+		CHECK(strstr(h, "of 8 CPUs per node at most: 2 CPUs per node "
+		    "would do") != NULL);
+		CHECK(strstr(h, "uses 0.9 of") != NULL ||
+		    strstr(h, "uses 1.0 of") != NULL ||
+		    strstr(h, "uses 1.1 of") != NULL);
+	}
+	/* alloc_hints CHECKs that each recording was written and read. */
+	h = alloc_hints(16, 200);
+	CHECK(h == NULL || strstr(h, "CPUs per node") == NULL);
+	h = alloc_hints(2, 360);
+	CHECK(h == NULL || strstr(h, "CPUs per node") == NULL);
+	h = alloc_hints(0, 360);
+	CHECK(h == NULL || strstr(h, "CPUs per node") == NULL);
+}
+
+/*
  * CPU efficiency over one span (summary.h): cn002 is lost from 20.5 s to
  * 40 s while its rank goes on computing (its counters run on, its first
  * sample back spans the gap); cn001 has a 5 s gap in its samples without
@@ -2025,6 +2132,7 @@ main(int argc, char **argv)
 	RUN(test_paths);
 	RUN(test_huge_state);
 	RUN(test_eff_lost);
+	RUN(test_alloc_cpus);
 	if (harness_failures == 0) {
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
