@@ -13,6 +13,10 @@
  *	mem MB		touch MB mebibytes, then hold them idle
  *	duty PCT	use PCT% of one CPU: PCT ms of CPU time every 100 ms
  *	sleep		idle in pause(2)
+ *	grow MBPS	touch MBPS more mebibytes every second, holding them all
+ *			(a leak: memory grows along a line until the limit)
+ *	io		write 4 KiB blocks with O_DIRECT|O_DSYNC to DIR/io.R (or /tmp)
+ *			forever: each write waits for the disk (state D)
  *
  * The first MODE applies to every rank (default spin); --rank R MODE [ARG]
  * overrides it for rank R.  Shorthands: --block-rank R, --mem-rank R MB,
@@ -24,6 +28,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +41,9 @@ enum rl_mode {
 	RL_BLOCK,
 	RL_MEM,
 	RL_DUTY,
-	RL_SLEEP
+	RL_SLEEP,
+	RL_GROW,
+	RL_IO
 };
 
 struct rl_behaviour {
@@ -59,7 +66,7 @@ rl_usage(void)
 {
 	fprintf(stderr, "usage: rankload [-d DIR] [-t SECONDS] [MODE [ARG]] "
 	    "[--rank R MODE [ARG]]...\n"
-	    "  MODE: spin | block | mem MB | duty PCT | sleep\n"
+	    "  MODE: spin | block | mem MB | duty PCT | sleep | grow MBPS | io\n"
 	    "  shorthands: --block-rank R, --mem-rank R MB, --duty-rank R PCT\n");
 	exit(2);
 }
@@ -93,7 +100,14 @@ rl_parse_mode(int argc, char **argv, int *i, struct rl_behaviour *b)
 		b->mode = RL_BLOCK;
 	else if (strcmp(m, "sleep") == 0)
 		b->mode = RL_SLEEP;
-	else if (strcmp(m, "mem") == 0 || strcmp(m, "duty") == 0) {
+	else if (strcmp(m, "io") == 0)
+		b->mode = RL_IO;
+	else if (strcmp(m, "grow") == 0) {
+		b->mode = RL_GROW;
+		if (++*i >= argc)
+			rl_usage();
+		b->arg = rl_number(argv[*i], 1, 1L << 14, "MBPS");
+	} else if (strcmp(m, "mem") == 0 || strcmp(m, "duty") == 0) {
 		b->mode = m[0] == 'm' ? RL_MEM : RL_DUTY;
 		if (++*i >= argc)
 			rl_usage();
@@ -199,6 +213,41 @@ rl_duty(long pct)
 	}
 }
 
+/* Synchronous direct writes, one 4 KiB block after another over 64 MiB:
+ * each write bypasses the page cache and returns once the block is on the
+ * disk, so the rank spends its time in state D (block I/O delay, where
+ * delay accounting is on), not copying. */
+static int
+rl_io(const char *dir, long rank)
+{
+	static char	buf[4096] __attribute__((aligned(4096)));
+	char		path[4096];
+	off_t		off = 0;
+	size_t		k;
+	int		fd;
+
+	snprintf(path, sizeof path, "%s/io.%ld", dir != NULL ? dir : "/tmp",
+	    rank);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DSYNC | O_DIRECT,
+	    0644)) < 0 && (errno != EINVAL || (fd = open(path, O_WRONLY |
+	    O_CREAT | O_TRUNC | O_DSYNC, 0644)) < 0)) {	/* no O_DIRECT */
+		fprintf(stderr, "rankload: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	for (k = 0; k < sizeof buf; k++)
+		buf[k] = (char)(k * 7 + (size_t)rank);
+	rl_report(dir, rank);
+	for (;;) {
+		if (pwrite(fd, buf, sizeof buf, off) != (ssize_t)sizeof buf) {
+			fprintf(stderr, "rankload: write %s: %s\n", path,
+			    strerror(errno));
+			return 1;
+		}
+		off = (off + (off_t)sizeof buf) % (64 << 20);
+		buf[0]++;
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -296,6 +345,24 @@ main(int argc, char **argv)
 		rl_report(dir, rank);
 		for (;;)
 			pause();
+	case RL_GROW:
+		/* A chunk a second, every page written, none freed. */
+		len = (size_t)b.arg << 20;
+		for (r = 0;; r++) {
+			if ((mem = malloc(len)) == NULL) {
+				fprintf(stderr, "rankload: cannot allocate "
+				    "%ld MB more\n", b.arg);
+				return 1;
+			}
+			for (k = 0; k < len; k += 4096)
+				mem[k] = (char)((k >> 12) + r);
+			rl_sink = mem[len / 2];
+			if (r == 0)
+				rl_report(dir, rank);
+			sleep(1);
+		}
+	case RL_IO:
+		return rl_io(dir, rank);
 	case RL_SPIN:
 		break;
 	}
