@@ -53,6 +53,9 @@
 #define DETECT_RANK_GAP		2.0	/* %-points */
 #define DETECT_LOO_EXACT	64
 #define DETECT_PAIR_RATIO	0.5
+#define DETECT_CLEAR_FRAC	0.5	/* a flagged straggler is back only
+					 * within this part of the distance
+					 * that raised it (hysteresis) */
 #define DETECT_GROUP_DEFAULT	3	/* ranks at once: one event */
 #define DETECT_HINT_SAMPLES	3	/* samples before a verdict is said,
 					 * and normal ones before it clears */
@@ -763,7 +766,10 @@ detect_rank_peers(struct detect *d, const float *lv, unsigned n, double med0,
 /*
  * Is a rank at x far from its peers: its level from theirs (demand 0), or
  * its demand (%CPU plus run-queue delay) from theirs (demand 1)?  See
- * DETECT_PAST for the rule.
+ * DETECT_PAST for the rule.  A rank already flagged straggler is still
+ * far until it comes within DETECT_CLEAR_FRAC of the distance: a rank
+ * whose level sits near the line (a straggler on a loaded node, its own
+ * noise in the job's) does not flap between raised and cleared.
  */
 static int
 detect_rank_far(struct detect *d, const struct hist_rank *hr, int demand,
@@ -789,6 +795,8 @@ detect_rank_far(struct detect *d, const struct hist_rank *hr, int demand,
 		thr = d->conf.strag_frac * fabs(*med);
 	if (thr < DETECT_RANK_GAP)
 		thr = DETECT_RANK_GAP;
+	if (!demand && (hr->flags & DF_STRAGGLER) != 0 && hr->det_by_cpu)
+		thr *= DETECT_CLEAR_FRAC;
 	if (np == 1)
 		return *med - x > thr && x < DETECT_PAIR_RATIO * *med;
 	return fabs(x - *med) > thr;
@@ -1072,6 +1080,12 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 	 * of CPU time in MPI (its one input: HR_MPI, detect_mpi_far), the
 	 * %CPU rule by its level against its peers' (detect_rank_far). */
 	by_mpi = isfinite(cpu) ? detect_mpi_far(d, m, hr, &far, &share) : 0;
+	/* A flag the %CPU rule raised is the %CPU rule's to clear: COMM%
+	 * shares that come and go (a blocking collective's waiters show
+	 * none) must not end it. */
+	if (by_mpi == 1 && !far && (hr->flags & DF_STRAGGLER) != 0 &&
+	    hr->det_by_cpu)
+		by_mpi = 0;
 	if (!by_mpi && isfinite(cpu) && d->rank_n >= 2 &&
 	    hr->det_gen == d->gen) {
 		level = hr->det_level;
@@ -1083,6 +1097,8 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 		far = far && (hr->flags & DF_STALLED) == 0;
 		r = detect_straggle(d, far, &hr->det_far, &hr->det_near,
 		    hr->flags);
+		if (r > 0)
+			hr->det_by_cpu = !by_mpi;
 		if (r > 0 && by_mpi) {
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,

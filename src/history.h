@@ -100,6 +100,8 @@ struct hist_rank {
 	unsigned	 det_idle;	/* consecutive idle samples */
 	unsigned	 det_far;	/* consecutive straggling samples */
 	unsigned	 det_near;	/* consecutive normal samples */
+	int		 det_by_cpu;	/* the straggler flag was raised by
+					 * the %CPU rule (not COMM%) */
 	unsigned	 det_mem;	/* consecutive samples over the limit */
 	unsigned	 det_io, det_io_ok;	/* I/O-bound samples, others */
 	int		 det_iobound;	/* the io-bound verdict is raised */

@@ -70,8 +70,14 @@ n=$((HEALTHY + FLAGBY + 4))
 lab_as "$LAB_USER" "$dir/jobtop" -b --json --no-record -d 1 -n "$n" "$job" \
 	>"$dir/out.json" 2>"$dir/err" &
 mon=$!
-# The slow phase starts once every node has had HEALTHY samples.
-while (($(grep -c '"type":"node"' "$dir/out.json" || true) < 4 * HEALTHY)); do
+# The slow phase starts once every node has had HEALTHY samples (the
+# output file may not exist yet: the background shell makes it).
+nodes_seen() {
+	local c
+	c=$(grep -c '"type":"node"' "$dir/out.json" 2>/dev/null)
+	echo "${c:-0}"
+}
+while (($(nodes_seen) < 4 * HEALTHY)); do
 	kill -0 "$mon" 2>/dev/null || lab_fail "jobtop ended early: $(cat "$dir/err")"
 	sleep 0.2
 done

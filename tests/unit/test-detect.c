@@ -336,6 +336,44 @@ test_straggler_rank(void)
 }
 
 /*
+ * Hysteresis: a rank flagged at 40% against the others' 95% that comes
+ * back to 77% (18 points off: inside the 24 that raise a flag, outside
+ * half of it) stays flagged, however long; at 90% it is back, and the
+ * flag clears once its level follows (DETECT_PAST) plus 3 samples.
+ */
+static void
+test_straggler_hysteresis(void)
+{
+	struct job		 j;
+	const struct hist_rank	*hr;
+	int			 s, cleared = -1;
+
+	job_init(&j);
+	j.n[1].r[2].cpu = 40;
+	for (s = 0; s < 10; s++)
+		job_step(&j, 2);
+	hr = job_rank(&j, 1, 2);
+	CHECK(hr != NULL && (hr->flags & DF_STRAGGLER) != 0);
+	j.n[1].r[2].cpu = 77;
+	for (s = 0; s < 20; s++)
+		job_step(&j, 2);
+	hr = job_rank(&j, 1, 2);
+	CHECK(hr != NULL && (hr->flags & DF_STRAGGLER) != 0);
+	for (s = 0; s < j.nevents && s < 64; s++)
+		CHECK(strcmp(j.ev[s].code, "straggler-cleared") != 0);
+	j.n[1].r[2].cpu = 90;
+	for (s = 0; s < 12 && cleared < 0; s++) {
+		job_step(&j, 2);
+		hr = job_rank(&j, 1, 2);
+		if (hr != NULL && (hr->flags & DF_STRAGGLER) == 0)
+			cleared = s;
+	}
+	CHECK(cleared >= 2 && cleared <= 7);
+	CHECK_INT(job_flags(&j), 0);
+	job_free(&j);
+}
+
+/*
  * A rank held off its CPU: at 40% while the others run at 95%, but it
  * waited 55% of the time in the run queue (an oversubscribed node, noise):
  * it wanted to run as much as they did and is no straggler.  The same rank
@@ -1270,6 +1308,7 @@ main(void)
 	RUN(test_no_stall);
 	RUN(test_straggler_node);
 	RUN(test_straggler_rank);
+	RUN(test_straggler_hysteresis);
 	RUN(test_straggler_starved);
 	RUN(test_memory);
 	RUN(test_cgroup_memory);
