@@ -935,11 +935,16 @@ detect_delay(const struct node_model *m, const struct minst *mi,
 
 /*
  * A block I/O delay of DETECT_WAIT_PCT % of the time or more while in state
- * D is waiting on storage; a run-queue delay as large, waiting for a CPU.
+ * D is waiting on storage, and so is one of DETECT_IO_SURE_PCT % or more in
+ * whatever state the sample found the rank (the delay accrues only while
+ * it waits on block I/O: the state at one instant is a noisy sample of
+ * the same fact, R or S between two synchronous writes); a run-queue
+ * delay of DETECT_WAIT_PCT %, waiting for a CPU.
  * blkio_delay is in jiffies (its rate is percent of one CPU already),
  * rq_delay in ns (its rate in ns/s; 1e7 ns/s is 1%).
  */
 #define DETECT_WAIT_PCT	5.0
+#define DETECT_IO_SURE_PCT	25.0
 
 int
 detect_rank_waits(const struct node_model *m, const struct minst *mi,
@@ -954,8 +959,8 @@ detect_rank_waits(const struct node_model *m, const struct minst *mi,
 	rq = detect_delay(m, mi, "rq_delay", 1e-7);
 	st = (f = model_field_index(m, mi->group, "state")) >= 0 ?
 	    model_str(mi, (unsigned)f) : NULL;
-	if (isfinite(io) && io >= DETECT_WAIT_PCT && st != NULL &&
-	    st[0] == 'D') {
+	if (isfinite(io) && io >= DETECT_WAIT_PCT && ((st != NULL &&
+	    st[0] == 'D') || io >= DETECT_IO_SURE_PCT)) {
 		snprintf(buf, size, "waiting on storage: block I/O delay "
 		    "%.0f%% of the time", io > 100 ? 100 : io);
 		return 1;

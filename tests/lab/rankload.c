@@ -13,8 +13,6 @@
  *	mem MB		touch MB mebibytes, then hold them idle
  *	duty PCT	use PCT% of one CPU: PCT ms of CPU time every 100 ms
  *	sleep		idle in pause(2)
- *	grow MBPS	touch MBPS more mebibytes every second, holding them all
- *			(a leak: memory grows along a line until the limit)
  *	io		write 4 KiB blocks with O_DIRECT|O_DSYNC to DIR/io.R (or /tmp)
  *			forever: each write waits for the disk (state D)
  *
@@ -42,7 +40,6 @@ enum rl_mode {
 	RL_MEM,
 	RL_DUTY,
 	RL_SLEEP,
-	RL_GROW,
 	RL_IO
 };
 
@@ -66,7 +63,7 @@ rl_usage(void)
 {
 	fprintf(stderr, "usage: rankload [-d DIR] [-t SECONDS] [MODE [ARG]] "
 	    "[--rank R MODE [ARG]]...\n"
-	    "  MODE: spin | block | mem MB | duty PCT | sleep | grow MBPS | io\n"
+	    "  MODE: spin | block | mem MB | duty PCT | sleep | io\n"
 	    "  shorthands: --block-rank R, --mem-rank R MB, --duty-rank R PCT\n");
 	exit(2);
 }
@@ -102,12 +99,7 @@ rl_parse_mode(int argc, char **argv, int *i, struct rl_behaviour *b)
 		b->mode = RL_SLEEP;
 	else if (strcmp(m, "io") == 0)
 		b->mode = RL_IO;
-	else if (strcmp(m, "grow") == 0) {
-		b->mode = RL_GROW;
-		if (++*i >= argc)
-			rl_usage();
-		b->arg = rl_number(argv[*i], 1, 1L << 14, "MBPS");
-	} else if (strcmp(m, "mem") == 0 || strcmp(m, "duty") == 0) {
+	else if (strcmp(m, "mem") == 0 || strcmp(m, "duty") == 0) {
 		b->mode = m[0] == 'm' ? RL_MEM : RL_DUTY;
 		if (++*i >= argc)
 			rl_usage();
@@ -345,22 +337,6 @@ main(int argc, char **argv)
 		rl_report(dir, rank);
 		for (;;)
 			pause();
-	case RL_GROW:
-		/* A chunk a second, every page written, none freed. */
-		len = (size_t)b.arg << 20;
-		for (r = 0;; r++) {
-			if ((mem = malloc(len)) == NULL) {
-				fprintf(stderr, "rankload: cannot allocate "
-				    "%ld MB more\n", b.arg);
-				return 1;
-			}
-			for (k = 0; k < len; k += 4096)
-				mem[k] = (char)((k >> 12) + r);
-			rl_sink = mem[len / 2];
-			if (r == 0)
-				rl_report(dir, rank);
-			sleep(1);
-		}
 	case RL_IO:
 		return rl_io(dir, rank);
 	case RL_SPIN:

@@ -1232,7 +1232,8 @@ test_hint_pinned(void)
 
 /* A rank in state D with a block I/O delay of 80%: "io-bound" after 3
  * samples naming it; a rank in D without the delay (a short NFS wait
- * unmeasured) is not. */
+ * unmeasured) is not; a large delay makes it I/O-bound whatever state a
+ * sample finds it in. */
 static void
 test_hint_io(void)
 {
@@ -1258,6 +1259,24 @@ test_hint_io(void)
 	snprintf(j.node.r[2].state, 4, "R");
 	hjob_step(&j, 3);
 	CHECK(hjob_event(&j, "io-bound-cleared") != NULL);
+	hjob_free(&j);
+
+	/* A rank waiting on storage 70% of the time that the samples find
+	 * in R between two synchronous writes is I/O-bound all the same; one
+	 * at 15% found in S is not (its state says nothing of a wait). */
+	hjob_init(&j);
+	snprintf(j.node.r[1].state, 4, "R");
+	j.node.r[1].cpu = 20;
+	j.node.r[1].blkio = 70;
+	snprintf(j.node.r[3].state, 4, "S");
+	j.node.r[3].cpu = 20;
+	j.node.r[3].blkio = 15;
+	hjob_step(&j, 4);
+	ev = hjob_event(&j, "io-bound");
+	CHECK(ev != NULL);
+	if (ev != NULL)
+		CHECK_INT(ev->rank, 1);
+	CHECK_INT(j.ev.nevents, 1);
 	hjob_free(&j);
 }
 
