@@ -47,7 +47,7 @@
  * peers must agree: their MAD is half their gap).
  */
 #define DETECT_PAST		5
-#define DETECT_NOISE_K		2.5
+#define DETECT_NOISE_K		1.75
 #define DETECT_DIFF_SIGMA	0.9539	/* median |difference| of two
 					 * normal draws over sigma */
 #define DETECT_RANK_GAP		2.0	/* %-points */
@@ -1045,7 +1045,8 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 {
 	char		 who[192], waits[96];
 	double		 cpu, rd, wr, limit, pct;
-	int		 idle, r, far = 0, by_mpi;
+	int		 idle, r, far = 0, mfar = 0, cfar = 0, by_mpi;
+	int		 spinning, cjudge;
 	double		 share, level = NAN, med = NAN;
 
 	if (hr->rank < 0 || !d->conf.ranks)
@@ -1082,26 +1083,31 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 
 	/* Straggler: far from its peers; a stalled rank is already flagged
 	 * for what matters more.  The MPI rule judges by the rank's share
-	 * of CPU time in MPI (its one input: HR_MPI, detect_mpi_far), the
-	 * %CPU rule by its level against its peers' (detect_rank_far). */
-	by_mpi = isfinite(cpu) ? detect_mpi_far(d, m, hr, &far, &share) : 0;
-	/* A flag the %CPU rule raised is the %CPU rule's to clear: COMM%
-	 * shares that come and go (a blocking collective's waiters show
-	 * none) must not end it. */
-	if (by_mpi == 1 && !far && (hr->flags & DF_STRAGGLER) != 0 &&
-	    hr->det_by_cpu)
-		by_mpi = 0;
-	if (!by_mpi && isfinite(cpu) && d->rank_n >= 2 &&
-	    hr->det_gen == d->gen) {
+	 * of CPU time in MPI (HR_MPI, detect_mpi_far), the %CPU rule by its
+	 * level against its peers' (detect_rank_far); far by either is far,
+	 * near is near by both that judged. */
+	by_mpi = isfinite(cpu) ? detect_mpi_far(d, m, hr, &mfar, &share) : 0;
+	/* Either rule may find the rank far.  The %CPU rule judges too where
+	 * the ranks do not spin in their library (their CPU then says who
+	 * computes while the others wait, blocked in the kernel: a gloo or
+	 * blocking MPI job, whose COMM% shares come and go with the few
+	 * samples a mostly idle rank gets); where they spin, every rank
+	 * shows 100% and only COMM% tells. */
+	spinning = by_mpi != 0 && isfinite(d->spin_med) &&
+	    d->spin_med >= d->conf.busy_cpu;
+	cjudge = !spinning && isfinite(cpu) && d->rank_n >= 2 &&
+	    hr->det_gen == d->gen;
+	if (cjudge) {
 		level = hr->det_level;
-		far = detect_rank_far(d, hr, 0, level, &med);
-		far = !detect_starved(d, m, mi, hr, level, med) && far;
-	} else if (!by_mpi)
-		by_mpi = -1;	/* not judged this sample */
-	if (by_mpi >= 0) {
+		cfar = detect_rank_far(d, hr, 0, level, &med);
+		cfar = !detect_starved(d, m, mi, hr, level, med) && cfar;
+	}
+	if (by_mpi == 1 || cjudge) {
+		far = (by_mpi == 1 && mfar) || (cjudge && cfar);
 		far = far && (hr->flags & DF_STALLED) == 0;
 		r = detect_straggle(d, far, &hr->det_far, &hr->det_near,
 		    hr->flags);
+		by_mpi = by_mpi == 1 && mfar;	/* the rule that names it */
 		if (r > 0)
 			hr->det_by_cpu = !by_mpi;
 		if (r > 0 && by_mpi) {
