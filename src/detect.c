@@ -47,7 +47,7 @@
  * peers must agree: their MAD is half their gap).
  */
 #define DETECT_PAST		5
-#define DETECT_NOISE_K		1.75
+#define DETECT_NOISE_K		2.5
 #define DETECT_DIFF_SIGMA	0.9539	/* median |difference| of two
 					 * normal draws over sigma */
 #define DETECT_RANK_GAP		2.0	/* %-points */
