@@ -1133,8 +1133,14 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 		}
 	}
 
-	/* Memory: one rank holding most of the limit. */
+	/* Memory: one rank holding most of the limit: the job cgroup's, or
+	 * the node's memory where it has none, or what the scheduler
+	 * allocated a node when that is less (a node without a job cgroup:
+	 * the job is held to its --mem there by the scheduler's accounting,
+	 * or will be where cgroups enforce it). */
 	limit = history_node_mem_limit(d->h, i);
+	if (d->conf.mem_node > 0 && !(limit > 0 && limit <= d->conf.mem_node))
+		limit = d->conf.mem_node;
 	pct = limit > 0 ? history_rank_get(hr, HR_RSS, 0) * 100.0 / limit :
 	    NAN;
 	r = detect_memory(d, pct, &hr->det_mem, hr->flags);

@@ -69,6 +69,10 @@ struct detect_conf {
 	unsigned	 mem_samples;	/* samples over before a raise */
 	long		 ntasks;	/* ranks the scheduler expects, -1
 					 * unknown (said in rank events) */
+	double		 mem_node;	/* bytes the scheduler allocated a
+					 * node, 0 unknown: a rank's memory
+					 * limit where its node has no job
+					 * cgroup limit */
 	unsigned	 member_group;	/* ranks of a node coming or going in
 					 * one sample that make one event */
 };

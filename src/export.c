@@ -640,6 +640,8 @@ export_pass(const char *path, struct export_play *ep, int *opened)
 	detect_conf_default(&dconf);
 	dconf.ranks = meta->job[0] != '\0';
 	dconf.ntasks = meta->ntasks;
+	dconf.mem_node = meta->nnodes > 0 ? (double)meta->mem / meta->nnodes :
+	    0;
 	/* The recorded events are printed; the detector only flags. */
 	ep->det = detect_new(ep->hist, &dconf, NULL, NULL);
 	ep->ctx.hist = ep->hist;

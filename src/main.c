@@ -1271,6 +1271,16 @@ main_stacks_conf(const struct main_probes *mp, struct stackrun_conf *c)
  * Batch mode: a probe per node (a local child for this machine, over SSH
  * for the others), one poll loop, records on stdout.
  */
+/* The memory the scheduler allocated a node of the job, bytes, 0 unknown
+ * (its total over the nodes, said alike on each). */
+static double
+main_mem_node(struct job *job)
+{
+	size_t	n = job->nodes != NULL ? hostlist_count(job->nodes) : 0;
+
+	return n > 0 && job->mem > 0 ? (double)job->mem / (double)n : 0;
+}
+
 static int
 main_batch(const struct main_opts *o, struct job *job)
 {
@@ -1296,6 +1306,7 @@ main_batch(const struct main_opts *o, struct job *job)
 	memset(&mconf, 0, sizeof(mconf));
 	mconf.ranks = mp.jobid != NULL;	/* -w: processes, not ranks */
 	mconf.ntasks = job->ntasks;
+	mconf.mem_node = main_mem_node(job);
 	mconf.interval = o->interval;
 	run.mon = monitor_new(&mconf);
 	monitor_add_sink(run.mon, &main_sink, &run);
@@ -1406,6 +1417,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 	uc.elapsed = job->elapsed;
 	uc.time_limit = job->time_limit;
 	uc.ntasks = job->ntasks;
+	uc.mem_node = main_mem_node(job);
 	uc.interval = o->interval;
 	uc.theme = o->theme;
 	uc.settings = o->settings;
@@ -1513,6 +1525,7 @@ main_replay(const struct main_opts *o)
 	uc.elapsed = -1;
 	uc.time_limit = -1;
 	uc.ntasks = meta->ntasks;
+	uc.mem_node = meta->nnodes > 0 ? (double)meta->mem / meta->nnodes : 0;
 	uc.interval = meta->interval_ms > 0 ? meta->interval_ms / 1000.0 : 1;
 	uc.theme = o->theme;
 	uc.settings = o->settings;

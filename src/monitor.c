@@ -139,6 +139,7 @@ monitor_make(struct monitor *m)
 	/* Without a job (-w) the processes shown are no job's ranks. */
 	dc.ranks = m->conf.ranks;
 	dc.ntasks = m->conf.ntasks;	/* said in rank events */
+	dc.mem_node = m->conf.mem_node;
 	m->det = detect_new(m->hist, &dc, monitor_on_detect, m);
 	m->dgpu = detect_gpu_new();
 }

@@ -69,6 +69,7 @@ struct monitor_sink {
 struct monitor_conf {
 	int	 ranks;		/* a job's ranks judged (not -w) */
 	long	 ntasks;	/* the scheduler's, -1 unknown */
+	double	 mem_node;	/* bytes allocated a node, 0 unknown */
 	double	 interval;	/* seconds between samples */
 };
 

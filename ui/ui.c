@@ -299,6 +299,7 @@ ui_new(const struct ui_conf *conf, char *err, size_t errsz)
 	/* Without a job (-w) the processes shown are no job's ranks. */
 	mc.ranks = ui->conf.job_id[0] != '\0';
 	mc.ntasks = ui->conf.ntasks;
+	mc.mem_node = ui->conf.mem_node;
 	mc.interval = conf->interval;
 	ui->mon = monitor_new(&mc);
 	monitor_add_sink(ui->mon, &ui_sink, ui);

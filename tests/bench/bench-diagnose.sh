@@ -60,7 +60,8 @@ dir=${LAB_RANKS:-/var/lib/jobtop-lab/ranks}/$SLURM_JOB_ID
 mkdir -p "$dir"
 ENV
 have_mpich() { command -v mpicc.mpich >/dev/null && command -v mpiexec.hydra >/dev/null; }
-# mpi_script BINARY ARGS: a 4-rank MPICH job through Slurm.
+# mpi_script "BINARY ARGS": a 4-rank MPICH job through Slurm running that
+# command line (\$dir in it is the job's rank directory, from env.sh).
 mpi_script() {
 	cat <<JOB
 #!/bin/bash
@@ -70,7 +71,7 @@ mpi_script() {
 #SBATCH --time=15
 set -eu
 . $dir/env.sh
-mpiexec.hydra -launcher slurm -n 4 -ppn 1 $1 -d "\$dir" $2
+mpiexec.hydra -launcher slurm -n 4 -ppn 1 $1
 JOB
 }
 
@@ -86,15 +87,16 @@ start() {
 	mpi-hung)
 		have_mpich && [ -f "$TOP/tests/data/mpi/hang.c" ] || return 1
 		mpicc.mpich -O1 -g -o "$dir/hang" "$TOP/tests/data/mpi/hang.c"
-		mpi_script "$dir/hang" "" >"$dir/hung.sh"
+		# hang.c: argv[1] the rank that blocks, argv[2] the rank files.
+		mpi_script "$dir/hang 2 \"\$dir\"" >"$dir/hung.sh"
 		job=$(lab_submit "$LAB_USER" "$dir/hung.sh"); echo "stalled 2" ;;
 	mpi-strag)
 		have_mpich || return 1
 		mpicc.mpich -O2 -o "$dir/mpiload" "$TOP/tests/lab/mpi/mpiload.c"
-		mpi_script "$dir/mpiload" "-s 2:4" >"$dir/mpis.sh"
+		mpi_script "$dir/mpiload -d \"\$dir\" -s 2:4" >"$dir/mpis.sh"
 		job=$(lab_submit "$LAB_USER" "$dir/mpis.sh"); echo "straggler 2" ;;
 	dp-strag)
-		python3 -c 'import torch' 2>/dev/null || return 1
+		/usr/bin/python3 -c 'import torch' 2>/dev/null || return 1
 		job=$(lab_submit "$LAB_USER" torch --export=ALL,TORCH_ITERS=100000)
 		# Slow from the start: the bench times the flag from the first
 		# sample, so the slow worker is set before it.

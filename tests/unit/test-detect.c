@@ -455,6 +455,37 @@ test_cgroup_memory(void)
 	job_free(&j);
 }
 
+/* No job cgroup on the node: the memory the scheduler allocated a node
+ * (conf.mem_node, --mem) is a rank's limit.  A rank holding 300 of 330 MiB
+ * is flagged; with no allocation known, nothing is (the node's 64 GiB are
+ * no rank's limit). */
+static void
+test_sched_memory(void)
+{
+	struct detect_conf	c;
+	struct job		j;
+
+	detect_conf_default(&c);
+	c.mem_node = 330.0 * (1 << 20);
+	job_init_conf(&j, &c);
+	j.n[1].r[0].rss = 300LL << 20;
+	job_step(&j, 0);
+	job_step(&j, 0);
+	job_step(&j, 0);
+	CHECK(job_rank(&j, 1, 0) != NULL &&
+	    job_rank(&j, 1, 0)->flags == DF_MEMORY);
+	CHECK(job_rank(&j, 1, 1) != NULL && job_rank(&j, 1, 1)->flags == 0);
+	job_free(&j);
+
+	job_init(&j);
+	j.n[1].r[0].rss = 300LL << 20;
+	job_step(&j, 0);
+	job_step(&j, 0);
+	job_step(&j, 0);
+	CHECK(job_rank(&j, 1, 0) != NULL && job_rank(&j, 1, 0)->flags == 0);
+	job_free(&j);
+}
+
 /* Lost and back, from the session. */
 static void
 test_lost(void)
@@ -1331,6 +1362,7 @@ main(void)
 	RUN(test_straggler_starved);
 	RUN(test_memory);
 	RUN(test_cgroup_memory);
+	RUN(test_sched_memory);
 	RUN(test_lost);
 	RUN(test_unranked);
 	RUN(test_reconnect);
