@@ -8,7 +8,7 @@
 #     rank 3 is flagged straggler (its rank record's "flags" and a
 #     "straggler" event naming rank 3 and its node) within 10 samples of
 #     the first sample with rates, and no other rank or node is flagged.
-#  2. The healthy job with the same hog for HEALTHY_SECS (default 60;
+#  2. The healthy job with the same hog for HEALTHY_SECS (default 30;
 #     LONG=1: 600) s: no flag, no detector event (stalled, straggler,
 #     memory, lost, pinned, io-bound, mem-growth).
 set -eu
@@ -18,7 +18,7 @@ lab_require_up
 JOBTOP=${JOBTOP:-$LAB_TOP/jobtop}
 PROBE=${PROBE:-$LAB_TOP/jobtop-probe}
 secs=${SECS:-20}
-hsecs=${HEALTHY_SECS:-60}
+hsecs=${HEALTHY_SECS:-30}
 [ "${LONG:-0}" = 1 ] && hsecs=${HEALTHY_SECS:-600}
 dir=$(mktemp -d /tmp/jobtop-noisy.XXXXXX)
 job=""

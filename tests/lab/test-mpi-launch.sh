@@ -16,8 +16,8 @@
 #	ompi-ssh  mpirun --mca plm rsh: orted through ssh (-x SLURM_JOB_ID
 #		stands in for pam_slurm_adopt)
 #	pmix	Open MPI started by srun --mpi=pmix directly
-# and `jobtop --json` watches it for SECS seconds (default 15 each; the
-# test takes about 3 minutes).  In every sample after the first two: the
+# and `jobtop --json` watches it for SECS seconds (default 10 each; the
+# test takes about 2 minutes).  In every sample after the first two: the
 # records with a rank id are exactly ranks 0-3, each once, with the pid and
 # node that the rank wrote to its rank file (the MPI process, not a proxy);
 # the launchers' daemons are there as helpers (rank.helper 1, no rank id)
@@ -38,7 +38,7 @@ done
 JOBTOP=${JOBTOP:-$LAB_TOP/jobtop}
 PROBE=${PROBE:-$LAB_TOP/jobtop-probe}
 paths=${MPI_PATHS:-hydra hydra-ssh pmi2 ompi ompi-ssh pmix}
-secs=${SECS:-15}
+secs=${SECS:-10}
 if [ "${JOBTOP_LONG:-0}" = 1 ]; then
 	secs=600
 	paths=${paths%% *}
