@@ -90,7 +90,9 @@
  * kept for those judged later.  Not at all under --root, without scontrol
  * in PATH, before 24.11, for a job id that is not a number, or after
  * RF_LP_FAILS failed runs in a row; rank ids then come from the
- * environment alone.  The info event ranks-listpids says which, once.
+ * environment alone.  The info event ranks-listpids says once that
+ * listpids answered, or why it was given up after it ran (not for a
+ * node without scontrol or with an older one: that is no fault).
  *
  * environ and cmdline, which the kernel reads out of the process's memory
  * (and which can stall on a process stuck with its memory map locked),
@@ -136,6 +138,10 @@
 #define RF_LP_GAP_MS	1000	/* between the starts of two listpids */
 #define RF_LP_FAILS	3	/* failed listpids in a row: no more */
 #define RF_LP_OUT	(128 * 1024)	/* its output without blanks */
+/* A process that started less than this many clock ticks before a
+ * listpids did may not be in it yet (slurmstepd notes a task's pid just
+ * after its fork): if the listpids did not name it, one more runs. */
+#define RF_LP_SLACK_TK	2
 
 enum rf_kind {
 	RF_NEW,		/* not examined yet */
@@ -1009,13 +1015,14 @@ rf_lp_boot_ticks(void)
 	    (1000000000u / rf_lp_clk_tck);
 }
 
-/* Stop using listpids, and say why once. */
+/* Stop using listpids, and say why once (why NULL: nothing to say, a
+ * Slurm without it is no fault). */
 static void
 rf_lp_off(const char *why)
 {
 	rf_lp_state = RF_LP_OFF;
 	rf_lp_want = 0;
-	if (rf_lp_said)
+	if (rf_lp_said || why == NULL)
 		return;
 	rf_lp_said = 1;
 	probe_event(EV_INFO, "ranks-listpids", "Slurm task ids not from "
@@ -1158,8 +1165,10 @@ rf_lp_lookup(pid_t pid, uint64_t start, uint32_t step)
 static void
 rf_lp_need(uint64_t start)
 {
-	if (rf_lp_state == RF_LP_OFF || start <= rf_lp_known_tk ||
-	    (rf_lp_state == RF_LP_RUNNING && start <= rf_lp_start_tk))
+	if (rf_lp_state == RF_LP_OFF ||
+	    start + RF_LP_SLACK_TK <= rf_lp_known_tk ||
+	    (rf_lp_state == RF_LP_RUNNING &&
+	    start + RF_LP_SLACK_TK <= rf_lp_start_tk))
 		return;
 	rf_lp_want = 1;
 }
@@ -1225,14 +1234,14 @@ rf_lp_done(void)
 			rf_lp_state = RF_LP_READY;
 			return;
 		}
+		/* Before 24.11 its listpids has no --json. */
 		if (v == 0)
-			snprintf(msg, sizeof(msg), "scontrol is %s, before "
-			    "24.11 (its listpids has no --json)",
-			    rf_lp_version);
-		else
+			rf_lp_off(NULL);
+		else {
 			snprintf(msg, sizeof(msg), "%s --version printed no "
 			    "Slurm version", rf_lp_path);
-		rf_lp_off(msg);
+			rf_lp_off(msg);
+		}
 		return;
 	}
 	if (rf_lp_over) {
@@ -1262,8 +1271,8 @@ rf_lp_done(void)
 		rf_lp_said = 1;
 		probe_event(EV_INFO, "ranks-listpids", "Slurm task ids from "
 		    "scontrol listpids (%s): %u tasks and %u other processes "
-		    "of job %s on the node, in %llu ms", rf_lp_version, k,
-		    nother + (unsigned)n - k, rf_job,
+		    "of job %s on the node, read %llu ms after it started",
+		    rf_lp_version, k, nother + (unsigned)n - k, rf_job,
 		    (unsigned long long)ms);
 	}
 }
@@ -1314,7 +1323,7 @@ ranks_find_listpids(void)
 	argv[0] = a0;
 	if (rf_lp_state == RF_LP_UNTRIED) {
 		if (rf_lp_find() < 0) {
-			rf_lp_off("no scontrol in PATH");
+			rf_lp_off(NULL);
 			return;
 		}
 		argv[1] = version;
