@@ -1228,8 +1228,8 @@ rf_lp_done(void)
 		    sizeof(rf_lp_out) - 1] = '\0';
 		if ((eol = strchr(rf_lp_out, '\n')) != NULL)
 			*eol = '\0';
-		snprintf(rf_lp_version, sizeof(rf_lp_version), "%s",
-		    rf_lp_out);
+		snprintf(rf_lp_version, sizeof(rf_lp_version), "%.*s",
+		    (int)sizeof(rf_lp_version) - 1, rf_lp_out);
 		if (v > 0) {
 			rf_lp_state = RF_LP_READY;
 			return;
@@ -1238,7 +1238,7 @@ rf_lp_done(void)
 		if (v == 0)
 			rf_lp_off(NULL);
 		else {
-			snprintf(msg, sizeof(msg), "%s --version printed no "
+			snprintf(msg, sizeof(msg), "%.160s --version printed no "
 			    "Slurm version", rf_lp_path);
 			rf_lp_off(msg);
 		}
@@ -1307,7 +1307,7 @@ ranks_find_listpids(void)
 			close(rf_lp_fd);
 			rf_lp_fd = -1;
 			if (rf_lp_state == RF_LP_VERSION) {
-				snprintf(msg, sizeof(msg), "%s --version took "
+				snprintf(msg, sizeof(msg), "%.160s --version took "
 				    "longer than %d ms", rf_lp_path,
 				    RF_LP_TIMEOUT_MS);
 				rf_lp_off(msg);
@@ -1329,7 +1329,7 @@ ranks_find_listpids(void)
 		argv[1] = version;
 		argv[2] = NULL;
 		if (rf_lp_spawn(argv, 1) < 0) {
-			snprintf(msg, sizeof(msg), "cannot run %s: %s",
+			snprintf(msg, sizeof(msg), "cannot run %.160s: %s",
 			    rf_lp_path, strerror(errno));
 			rf_lp_off(msg);
 			return;
