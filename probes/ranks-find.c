@@ -114,6 +114,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -137,7 +138,8 @@
 #define RF_LP_TIMEOUT_MS 3000	/* a scontrol that runs longer is killed */
 #define RF_LP_GAP_MS	1000	/* between the starts of two listpids */
 #define RF_LP_FAILS	3	/* failed listpids in a row: no more */
-#define RF_LP_OUT	(128 * 1024)	/* its output without blanks */
+#define RF_LP_OUT	(256 * 1024)	/* its output without blanks: about
+					 * 1600 processes of the job */
 /* A process that started less than this many clock ticks before a
  * listpids did may not be in it yet (slurmstepd notes a task's pid just
  * after its fork): if the listpids did not name it, one more runs. */
@@ -990,10 +992,10 @@ static unsigned		 rf_lp_fails;
 static int		 rf_lp_said;		/* ranks-listpids sent */
 static uint32_t		 rf_lp_clk_tck = 100;
 static char		 rf_lp_version[64];
-static char		 rf_lp_out[RF_LP_OUT];
+static char		 rf_lp_out[RF_LP_OUT] __attribute__((aligned(4096)));
 static size_t		 rf_lp_len;
 static int		 rf_lp_instr, rf_lp_esc, rf_lp_over, rf_lp_raw;
-static struct listpids_task rf_lp_got[RANKS_MAX];
+static struct listpids_task rf_lp_got[RANKS_MAX] __attribute__((aligned(4096)));
 static struct rf_lp_task rf_lp_tasks[RANKS_MAX];
 static unsigned		 rf_lp_ntasks;
 
@@ -1212,6 +1214,21 @@ rf_lp_failed(const char *why)
 	rf_lp_off(msg);
 }
 
+/* The pages of a large answer go back to the kernel once it was read:
+ * they are touched only while scontrol runs, once per step start. */
+static void
+rf_lp_release(void)
+{
+	size_t	n = (rf_lp_len + 4095) & ~(size_t)4095;
+
+	if (n > 0)
+		(void)madvise(rf_lp_out, n < sizeof(rf_lp_out) ? n :
+		    sizeof(rf_lp_out), MADV_DONTNEED);
+	(void)madvise(rf_lp_got, sizeof(rf_lp_got) & ~(size_t)4095,
+	    MADV_DONTNEED);
+	rf_lp_len = 0;
+}
+
 /* scontrol's output is complete: what it says. */
 static void
 rf_lp_done(void)
@@ -1301,11 +1318,13 @@ ranks_find_listpids(void)
 			close(rf_lp_fd);
 			rf_lp_fd = -1;
 			rf_lp_done();
+			rf_lp_release();
 		} else if (rf_lp_now_ms() - rf_lp_start_ms >=
 		    RF_LP_TIMEOUT_MS) {
 			kill(rf_lp_child, SIGKILL);
 			close(rf_lp_fd);
 			rf_lp_fd = -1;
+			rf_lp_release();
 			if (rf_lp_state == RF_LP_VERSION) {
 				snprintf(msg, sizeof(msg), "%.160s --version took "
 				    "longer than %d ms", rf_lp_path,
