@@ -60,8 +60,9 @@
  * tools it calls are one rank, reported once, as its topmost process.
  * The parent is decided first, so the topmost process of a tree is always
  * the one that becomes the rank.  A process with a rank id of its own
- * (other than SLURM_PROCID) makes the ranks above it helpers, unless their
- * id is by the same variable, and so, in --job mode, ranks without an id
+ * (other than a weak one, SLURM_PROCID's or listpids') makes the ranks
+ * above it helpers, unless their id is by the same variable, and so, in
+ * --job mode, ranks without an id
  * above it: the per-node agent or shell that started it (torchrun's
  * elastic agent, DeepSpeed's launcher), the batch script (SLURM_PROCID 0)
  * that runs mpirun, which starts its node's ranks itself.  A process
