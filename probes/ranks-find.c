@@ -39,8 +39,9 @@
  * Rank ids: a process's rank id is the strongest of the rank variables of
  * rf_rank_vars (PMI_RANK, PMIX_RANK, OMPI_COMM_WORLD_RANK,
  * MV2_COMM_WORLD_RANK, PALS_RANKID, JSM_NAMESPACE_RANK, FLUX_TASK_RANK,
- * HOROVOD_RANK, RANK beside WORLD_SIZE, SLURM_PROCID, in that order) that
- * is its own: one its tracked parent does not carry with the same value.
+ * HOROVOD_RANK, RANK beside WORLD_SIZE, Slurm's global task id from
+ * `scontrol listpids`, SLURM_PROCID, in that order) that is its own: one
+ * its tracked parent does not carry with the same value.
  * What a process inherited names its launcher's task, not its rank: under
  * MPI launchers started through srun (hydra's proxies, Open MPI's daemons)
  * SLURM_PROCID numbers the launcher's tasks, one a node, and the MPI
@@ -59,13 +60,40 @@
  * tools it calls are one rank, reported once, as its topmost process.
  * The parent is decided first, so the topmost process of a tree is always
  * the one that becomes the rank.  A process with a rank id of its own
- * (other than SLURM_PROCID) makes the ranks above it helpers, unless their
- * id is by the same variable, and so, in --job mode, ranks without an id
+ * (other than a weak one, SLURM_PROCID's or listpids') makes the ranks
+ * above it helpers, unless their id is by the same variable, and so, in
+ * --job mode, ranks without an id
  * above it: the per-node agent or shell that started it (torchrun's
  * elastic agent, DeepSpeed's launcher), the batch script (SLURM_PROCID 0)
  * that runs mpirun, which starts its node's ranks itself.  A process
  * without a strong rank id whose comm changes (it was seen between its
  * fork and its exec) is judged again (src-ranks.c).
+ *
+ * Slurm's task ids (Slurm 24.11 and later): `scontrol --json listpids
+ * JOB` asks the node's step daemons, not slurmctld, which pid is which
+ * task of which step (probes/listpids.h).  Its global task id is the
+ * task's SLURM_PROCID as the step daemon knows it, whatever the task's
+ * environment says or whether it can be read: above SLURM_PROCID in the
+ * table, below every launcher's own variable, so a task that is an MPI
+ * rank or a torch worker keeps the launcher's id, and a per-node agent
+ * that is the task still becomes a helper when its workers show theirs.
+ * It only names processes found as the job's already: a pid it lists is
+ * never made the job's by it, a process it lists that is no task (its
+ * ids unset) gets no id from it, nor does a helper or a process folded
+ * into a rank, and only a parallel step's tasks (not the batch script,
+ * not the extern step's) take it.  scontrol runs in the background
+ * (rf_lp_*), never waited for: once `scontrol --version` says 24.11 or
+ * later, then listpids when a process of a parallel step of the job
+ * appears that no finished listpids could have seen (the top of a task's
+ * tree: its parent is no process of the job), at most once a second, and
+ * killed after RF_LP_TIMEOUT_MS.  Its answer goes to the processes it
+ * names that are still the same (started before scontrol did), and is
+ * kept for those judged later.  Not at all under --root, without scontrol
+ * in PATH, before 24.11, for a job id that is not a number, or after
+ * RF_LP_FAILS failed runs in a row; rank ids then come from the
+ * environment alone.  The info event ranks-listpids says once that
+ * listpids answered, or why it was given up after it ran (not for a
+ * node without scontrol or with an older one: that is no fault).
  *
  * environ and cmdline, which the kernel reads out of the process's memory
  * (and which can stall on a process stuck with its memory map locked),
@@ -83,22 +111,40 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jobvars.h"
+#include "listpids.h"
 #include "ranks.h"
 
 #define RF_SCAN_MAX	16384	/* processes on the node a scan keeps */
 #define RF_ANCESTORS	64	/* the probe and its ancestors */
 #define RF_DEPTH	64	/* parents followed to decide a process */
 #define RF_SCAN_EVERY	16	/* samples between unconditional scans */
-#define RF_NVARS	10	/* rank variables (rf_rank_vars) */
+#define RF_NVARS	11	/* rank variables (rf_rank_vars) */
 #define RF_RANK_TORCH	8	/* RANK's index: only beside WORLD_SIZE */
-#define RF_RANK_WEAK	RANKS_PRIO_WEAK	/* SLURM_PROCID's */
+#define RF_RANK_WEAK	RANKS_PRIO_WEAK	/* the first weak one */
+#define RF_RANK_LISTPIDS 9	/* scontrol listpids' global task id */
+#define RF_RANK_PROCID	10	/* SLURM_PROCID's */
+#define RF_LP_TIMEOUT_MS 3000	/* a scontrol that runs longer is killed */
+#define RF_LP_GAP_MS	1000	/* between the starts of two listpids */
+#define RF_LP_FAILS	3	/* failed listpids in a row: no more */
+#define RF_LP_OUT	(256 * 1024)	/* its output without blanks: about
+					 * 1600 processes of the job */
+/* A process that started less than this many clock ticks before a
+ * listpids did may not be in it yet (slurmstepd notes a task's pid just
+ * after its fork): if the listpids did not name it, one more runs. */
+#define RF_LP_SLACK_TK	2
 
 enum rf_kind {
 	RF_NEW,		/* not examined yet */
@@ -192,18 +238,22 @@ static char		 rf_envbuf[16384];
  * size of that world ("" none): MPICH's and Slurm's PMI, PMIx, Open MPI,
  * MVAPICH2, HPE Cray PALS, IBM jsrun, Flux, Horovod, torch.distributed
  * (torchrun, DeepSpeed, Accelerate: RANK counts only beside WORLD_SIZE),
- * and last the scheduler's task number, SLURM_PROCID, the weak one.
+ * and last the scheduler's task numbers, the weak ones: Slurm's global
+ * task id as `scontrol listpids` gives it (no variable: "", its world is
+ * SLURM_NTASKS's), then SLURM_PROCID.
  */
 static const char *const rf_rank_vars[RF_NVARS] = {
 	"PMI_RANK=", "PMIX_RANK=", "OMPI_COMM_WORLD_RANK=",
 	"MV2_COMM_WORLD_RANK=", "PALS_RANKID=", "JSM_NAMESPACE_RANK=",
-	"FLUX_TASK_RANK=", "HOROVOD_RANK=", "RANK=", "SLURM_PROCID="
+	"FLUX_TASK_RANK=", "HOROVOD_RANK=", "RANK=", "", "SLURM_PROCID="
 };
 static const char *const rf_size_vars[RF_NVARS] = {
 	"PMI_SIZE=", "", "OMPI_COMM_WORLD_SIZE=", "MV2_COMM_WORLD_SIZE=",
 	"", "JSM_NAMESPACE_SIZE=", "FLUX_JOB_SIZE=", "HOROVOD_SIZE=",
-	"WORLD_SIZE=", "SLURM_NTASKS="
+	"WORLD_SIZE=", "", "SLURM_NTASKS="
 };
+/* rank_var of an id from listpids. */
+#define RF_LP_NAME	"scontrol listpids"
 /* The names without '=' (rank_var, ranks-found); filled at init. */
 static char		 rf_var_names[RF_NVARS][24];
 /* Each tracked process's rank variables, by slot (-1 unset): what its
@@ -401,7 +451,7 @@ ranks_find_env_entry(struct rf_env *env, const char *s, size_t len)
 	}
 	for (i = 0; i < RF_NVARS; i++) {
 		n = strlen(rf_rank_vars[i]);
-		if (len >= n && memcmp(s, rf_rank_vars[i], n) == 0) {
+		if (n > 0 && len >= n && memcmp(s, rf_rank_vars[i], n) == 0) {
 			if ((v = ranks_find_parse_uint(s + n, len - n)) >= 0 &&
 			    v <= INT32_MAX)
 				env->vals[i] = (int32_t)v;
@@ -444,7 +494,8 @@ ranks_find_own(struct rf_env *env, const int32_t *pv)
 			break;
 		}
 	}
-	if (env->rank >= 0 && (env->world = env->sizes[env->rankprio]) > 0)
+	if (env->rank >= 0 && (env->world = env->sizes[env->rankprio ==
+	    RF_RANK_LISTPIDS ? RF_RANK_PROCID : env->rankprio]) > 0)
 		return;
 	for (i = 0; i < RF_NVARS && env->rank >= 0; i++)
 		if ((env->world = env->sizes[i]) > 0)
@@ -905,6 +956,477 @@ ranks_find_lookup(struct rf_ent *ents, unsigned n, int64_t pid)
 }
 
 /*
+ * scontrol listpids (see the top of the file).  One scontrol at a time:
+ * first `scontrol --version`, then `scontrol --json listpids JOB` when
+ * rf_lp_want says a process appeared that no finished run could have
+ * seen.  Its output comes through a non-blocking pipe, read at each
+ * sample and between samples (ranks_find_listpids), without blanks
+ * outside strings; its standard error goes to /dev/null.
+ */
+enum rf_lp_state {
+	RF_LP_UNTRIED,	/* scontrol not looked for yet */
+	RF_LP_VERSION,	/* scontrol --version runs */
+	RF_LP_READY,	/* Slurm 24.11 or later: listpids when wanted */
+	RF_LP_RUNNING,	/* scontrol --json listpids JOB runs */
+	RF_LP_OFF,	/* not used (rf_lp_why) */
+};
+
+/* A task of the last listpids read, by pid. */
+struct rf_lp_task {
+	int32_t		pid;
+	uint32_t	step;
+	int32_t		gtid;
+};
+
+static enum rf_lp_state	 rf_lp_state;
+static char		 rf_lp_path[4096];	/* scontrol */
+static pid_t		 rf_lp_child = -1;	/* until reaped */
+static int		 rf_lp_fd = -1;		/* until end of file */
+static uint64_t		 rf_lp_start_ms;	/* of the child, monotonic */
+static uint64_t		 rf_lp_last_ms;		/* of the last listpids */
+static uint32_t		 rf_lp_job;		/* the job id as a number */
+static uint64_t		 rf_lp_start_tk;	/* the same, ticks since boot */
+static uint64_t		 rf_lp_known_tk;	/* rf_lp_start_tk of the run
+						 * rf_lp_tasks is from */
+static int		 rf_lp_want;
+static unsigned		 rf_lp_fails;
+static int		 rf_lp_said;		/* ranks-listpids sent */
+static uint32_t		 rf_lp_clk_tck = 100;
+static char		 rf_lp_version[64];
+static char		 rf_lp_out[RF_LP_OUT] __attribute__((aligned(4096)));
+static size_t		 rf_lp_len;
+static int		 rf_lp_instr, rf_lp_esc, rf_lp_over, rf_lp_raw;
+static struct listpids_task rf_lp_got[RANKS_MAX] __attribute__((aligned(4096)));
+static struct rf_lp_task rf_lp_tasks[RANKS_MAX];
+static unsigned		 rf_lp_ntasks;
+
+static uint64_t
+rf_lp_now_ms(void)
+{
+	return probe_mono_us() / 1000;
+}
+
+/* Now in clock ticks since boot, as /proc/PID/stat's start time. */
+static uint64_t
+rf_lp_boot_ticks(void)
+{
+	struct timespec	ts;
+
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * rf_lp_clk_tck + (uint64_t)ts.tv_nsec /
+	    (1000000000u / rf_lp_clk_tck);
+}
+
+/* Stop using listpids, and say why once (why NULL: nothing to say, a
+ * Slurm without it is no fault). */
+static void
+rf_lp_off(const char *why)
+{
+	rf_lp_state = RF_LP_OFF;
+	rf_lp_want = 0;
+	if (rf_lp_said || why == NULL)
+		return;
+	rf_lp_said = 1;
+	probe_event(EV_INFO, "ranks-listpids", "Slurm task ids not from "
+	    "scontrol listpids: %s; rank ids from the environment", why);
+}
+
+/* scontrol in PATH (the probe's own environment), or -1. */
+static int
+rf_lp_find(void)
+{
+	const char	*path, *p, *e;
+	size_t		 n;
+
+	if ((path = getenv("PATH")) == NULL)
+		return -1;
+	for (p = path; *p != '\0'; p = *e == ':' ? e + 1 : e) {
+		if ((e = strchr(p, ':')) == NULL)
+			e = p + strlen(p);
+		n = (size_t)(e - p);
+		if (n == 0 || *p != '/' || n + 10 > sizeof(rf_lp_path))
+			continue;
+		snprintf(rf_lp_path, sizeof(rf_lp_path), "%.*s/scontrol",
+		    (int)n, p);
+		if (access(rf_lp_path, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* Start scontrol with argv, its standard output into rf_lp_fd, kept
+ * as it is (raw) or without blanks outside strings. */
+static int
+rf_lp_spawn(char *const argv[], int raw)
+{
+	pid_t	 parent = getpid(), pid;
+	int	 p[2], nul;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	if ((pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* Dies with the probe, even a killed one. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
+			dup2(nul, STDIN_FILENO);
+			dup2(nul, STDERR_FILENO);
+		}
+		dup2(p[1], STDOUT_FILENO);
+		execv(rf_lp_path, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	rf_lp_child = pid;
+	rf_lp_fd = p[0];
+	rf_lp_start_ms = rf_lp_now_ms();
+	rf_lp_start_tk = rf_lp_boot_ticks();
+	rf_lp_len = 0;
+	rf_lp_instr = rf_lp_esc = rf_lp_over = 0;
+	rf_lp_raw = raw;
+	return 0;
+}
+
+/* Read what is there; 1 at end of file, 0 when more may come. */
+static int
+rf_lp_drain(void)
+{
+	char		buf[4096];
+	ssize_t		n, i;
+	char		c;
+
+	for (;;) {
+		if ((n = read(rf_lp_fd, buf, sizeof(buf))) == 0)
+			return 1;
+		if (n < 0)
+			return errno == EINTR ? 0 : errno == EAGAIN ? 0 : 1;
+		for (i = 0; i < n; i++) {
+			c = buf[i];
+			if (!rf_lp_raw && !rf_lp_instr && (c == ' ' ||
+			    c == '\n' || c == '\t' || c == '\r'))
+				continue;
+			if (rf_lp_esc)
+				rf_lp_esc = 0;
+			else if (c == '\\' && rf_lp_instr)
+				rf_lp_esc = 1;
+			else if (c == '"')
+				rf_lp_instr = !rf_lp_instr;
+			if (rf_lp_len < sizeof(rf_lp_out))
+				rf_lp_out[rf_lp_len++] = c;
+			else
+				rf_lp_over = 1;
+		}
+	}
+}
+
+static int
+rf_lp_cmp(const void *a, const void *b)
+{
+	const struct rf_lp_task	*x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The task pid is, by the last listpids read, if it is the process that
+ * started at start in step (RANKS_STEP_NONE: unknown): its global task
+ * id, else -1. */
+static int32_t
+rf_lp_lookup(pid_t pid, uint64_t start, uint32_t step)
+{
+	unsigned	lo = 0, hi = rf_lp_ntasks, mid;
+
+	if (rf_lp_ntasks == 0 || start > rf_lp_known_tk)
+		return -1;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (rf_lp_tasks[mid].pid == pid) {
+			if (ranks_step_class(rf_lp_tasks[mid].step) !=
+			    RANKS_CLASS_TASK || (step != RANKS_STEP_NONE &&
+			    !ranks_same_step(step, rf_lp_tasks[mid].step)))
+				return -1;
+			return rf_lp_tasks[mid].gtid;
+		}
+		if (rf_lp_tasks[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* A process of a parallel step of the job, the top of its tree, started
+ * at start: is there a listpids to run for it? */
+static void
+rf_lp_need(uint64_t start)
+{
+	if (rf_lp_state == RF_LP_OFF ||
+	    start + RF_LP_SLACK_TK <= rf_lp_known_tk ||
+	    (rf_lp_state == RF_LP_RUNNING &&
+	    start + RF_LP_SLACK_TK <= rf_lp_start_tk))
+		return;
+	rf_lp_want = 1;
+}
+
+/* The ranks already found that the new answer names take its ids. */
+static void
+rf_lp_apply(void)
+{
+	struct rf_ent	*ents = rf_ents[rf_cur], *e;
+	unsigned	 n = rf_nents[rf_cur], i;
+	int32_t		 g;
+
+	for (i = 0; i < rf_lp_ntasks; i++) {
+		e = ranks_find_lookup(ents, n, rf_lp_tasks[i].pid);
+		if (e == NULL || e->kind != RF_JOB ||
+		    !ranks_tracked(e->slot, e->pid, e->start) ||
+		    ranks_tracked_top(e->slot) != e->slot ||
+		    ranks_tracked_role(e->slot) != RANKS_ROLE_RANK ||
+		    ranks_tracked_prio(e->slot) <= RF_RANK_LISTPIDS ||
+		    (g = rf_lp_lookup(e->pid, e->start,
+		    ranks_tracked_step(e->slot))) < 0)
+			continue;
+		ranks_set_task(e->slot, g, RF_RANK_LISTPIDS,
+		    rf_var_names[RF_RANK_LISTPIDS]);
+		rf_slot_vals[e->slot][RF_RANK_LISTPIDS] = g;
+	}
+}
+
+/* A listpids that gave nothing usable. */
+static void
+rf_lp_failed(const char *why)
+{
+	char	msg[256];
+
+	rf_lp_state = RF_LP_READY;
+	rf_lp_want = 1;		/* try again, after the gap */
+	if (++rf_lp_fails < RF_LP_FAILS)
+		return;
+	snprintf(msg, sizeof(msg), "%u runs of it in a row failed, the "
+	    "last: %s", rf_lp_fails, why);
+	rf_lp_off(msg);
+}
+
+/* The pages of a large answer go back to the kernel once it was read:
+ * they are touched only while scontrol runs, once per step start. */
+static void
+rf_lp_release(void)
+{
+	size_t	n = (rf_lp_len + 4095) & ~(size_t)4095;
+
+	if (n > 0)
+		(void)madvise(rf_lp_out, n < sizeof(rf_lp_out) ? n :
+		    sizeof(rf_lp_out), MADV_DONTNEED);
+	(void)madvise(rf_lp_got, sizeof(rf_lp_got) & ~(size_t)4095,
+	    MADV_DONTNEED);
+	rf_lp_len = 0;
+}
+
+/* scontrol's output is complete: what it says. */
+static void
+rf_lp_done(void)
+{
+	const char	*why;
+	char		*eol, msg[256];
+	unsigned	 nother, i, k;
+	uint64_t	 ms = rf_lp_now_ms() - rf_lp_start_ms;
+	int		 n, v;
+
+	if (rf_lp_state == RF_LP_VERSION) {
+		v = listpids_version_ok(rf_lp_out, rf_lp_len);
+		rf_lp_out[rf_lp_len < sizeof(rf_lp_out) ? rf_lp_len :
+		    sizeof(rf_lp_out) - 1] = '\0';
+		if ((eol = strchr(rf_lp_out, '\n')) != NULL)
+			*eol = '\0';
+		snprintf(rf_lp_version, sizeof(rf_lp_version), "%.*s",
+		    (int)sizeof(rf_lp_version) - 1, rf_lp_out);
+		if (v > 0) {
+			rf_lp_state = RF_LP_READY;
+			return;
+		}
+		/* Before 24.11 its listpids has no --json. */
+		if (v == 0)
+			rf_lp_off(NULL);
+		else {
+			snprintf(msg, sizeof(msg), "%.160s --version printed no "
+			    "Slurm version", rf_lp_path);
+			rf_lp_off(msg);
+		}
+		return;
+	}
+	if (rf_lp_over) {
+		rf_lp_failed("its output was larger than the probe reads");
+		return;
+	}
+	if ((n = listpids_parse(rf_lp_out, rf_lp_len, rf_lp_got, RANKS_MAX,
+	    &nother, &why)) < 0) {
+		rf_lp_failed(why);
+		return;
+	}
+	for (i = k = 0; i < (unsigned)n; i++) {
+		if (rf_lp_got[i].job != rf_lp_job)
+			continue;	/* another job's: none of ours */
+		rf_lp_tasks[k].pid = rf_lp_got[i].pid;
+		rf_lp_tasks[k].step = rf_lp_got[i].step;
+		rf_lp_tasks[k].gtid = rf_lp_got[i].gtid;
+		k++;
+	}
+	qsort(rf_lp_tasks, k, sizeof(rf_lp_tasks[0]), rf_lp_cmp);
+	rf_lp_ntasks = k;
+	rf_lp_known_tk = rf_lp_start_tk;
+	rf_lp_fails = 0;
+	rf_lp_state = RF_LP_READY;
+	rf_lp_apply();
+	if (!rf_lp_said) {
+		rf_lp_said = 1;
+		probe_event(EV_INFO, "ranks-listpids", "Slurm task ids from "
+		    "scontrol listpids (%s): %u tasks and %u other processes "
+		    "of job %s on the node, read %llu ms after it started",
+		    rf_lp_version, k, nother + (unsigned)n - k, rf_job,
+		    (unsigned long long)ms);
+	}
+}
+
+/* Reap an ended scontrol; never waits. */
+static void
+rf_lp_reap(void)
+{
+	if (rf_lp_child > 0 && waitpid(rf_lp_child, NULL, WNOHANG) != 0)
+		rf_lp_child = -1;
+}
+
+void
+ranks_find_listpids(void)
+{
+	static char	 a0[] = "scontrol", version[] = "--version";
+	static char	 json[] = "--json", cmd[] = "listpids";
+	static char	 job[16];
+	char		*argv[5], msg[256];
+	uint64_t	 now;
+
+	if (rf_lp_state == RF_LP_OFF && rf_lp_child < 0)
+		return;
+	if (rf_lp_fd >= 0) {
+		if (rf_lp_drain()) {
+			close(rf_lp_fd);
+			rf_lp_fd = -1;
+			rf_lp_done();
+			rf_lp_release();
+		} else if (rf_lp_now_ms() - rf_lp_start_ms >=
+		    RF_LP_TIMEOUT_MS) {
+			kill(rf_lp_child, SIGKILL);
+			close(rf_lp_fd);
+			rf_lp_fd = -1;
+			rf_lp_release();
+			if (rf_lp_state == RF_LP_VERSION) {
+				snprintf(msg, sizeof(msg), "%.160s --version took "
+				    "longer than %d ms", rf_lp_path,
+				    RF_LP_TIMEOUT_MS);
+				rf_lp_off(msg);
+			} else
+				rf_lp_failed("it took longer than the "
+				    "probe waits");
+		}
+	}
+	rf_lp_reap();
+	if (!rf_lp_want || rf_lp_fd >= 0 || rf_lp_child > 0)
+		return;
+	now = rf_lp_now_ms();
+	argv[0] = a0;
+	if (rf_lp_state == RF_LP_UNTRIED) {
+		if (rf_lp_find() < 0) {
+			rf_lp_off(NULL);
+			return;
+		}
+		argv[1] = version;
+		argv[2] = NULL;
+		if (rf_lp_spawn(argv, 1) < 0) {
+			snprintf(msg, sizeof(msg), "cannot run %.160s: %s",
+			    rf_lp_path, strerror(errno));
+			rf_lp_off(msg);
+			return;
+		}
+		rf_lp_state = RF_LP_VERSION;
+		return;
+	}
+	if (rf_lp_state != RF_LP_READY || (rf_lp_last_ms != 0 &&
+	    now - rf_lp_last_ms < RF_LP_GAP_MS))
+		return;
+	snprintf(job, sizeof(job), "%u", (unsigned)rf_lp_job);
+	argv[1] = json;
+	argv[2] = cmd;
+	argv[3] = job;
+	argv[4] = NULL;
+	if (rf_lp_spawn(argv, 0) < 0) {
+		rf_lp_failed(strerror(errno));
+		return;
+	}
+	rf_lp_last_ms = now;
+	rf_lp_want = 0;
+	rf_lp_state = RF_LP_RUNNING;
+}
+
+/* The probe ends: a scontrol still running goes with it.  Reaping
+ * waits at most 100 ms (one stuck in the kernel is left to init). */
+static void
+rf_lp_atexit(void)
+{
+	unsigned	k;
+
+	if (rf_lp_child <= 0)
+		return;
+	kill(rf_lp_child, SIGKILL);
+	for (k = 0; k < 50; k++) {
+		if (waitpid(rf_lp_child, NULL, WNOHANG) != 0)
+			break;
+		usleep(2000);
+	}
+	rf_lp_child = -1;
+}
+
+/* Whether listpids may be used at all: a live node (no --root) and a
+ * Slurm job id, which is a number. */
+static void
+ranks_find_lp_init(const struct probe_conf *conf)
+{
+	static int	registered;
+	uint64_t	v = 0;
+	size_t		i;
+
+	rf_lp_state = RF_LP_OFF;
+	rf_lp_said = 1;		/* nothing to say: not asked for */
+	rf_lp_want = 0;
+	rf_lp_fails = 0;
+	rf_lp_ntasks = 0;
+	rf_lp_known_tk = 0;
+	rf_lp_last_ms = 0;
+	rf_lp_clk_tck = conf->clk_tck > 0 ? conf->clk_tck : 100;
+	if (conf->root[0] != '\0' || rf_job == NULL || rf_joblen == 0 ||
+	    rf_joblen > 9)
+		return;
+	for (i = 0; i < rf_joblen; i++) {
+		if (rf_job[i] < '0' || rf_job[i] > '9')
+			return;
+		v = v * 10 + (uint64_t)(rf_job[i] - '0');
+	}
+	if (v == 0)
+		return;
+	rf_lp_job = (uint32_t)v;
+	rf_lp_state = RF_LP_UNTRIED;
+	rf_lp_said = 0;
+	if (!registered && atexit(rf_lp_atexit) == 0)
+		registered = 1;
+}
+
+/*
  * Track a process that belongs, as a helper, folded into the rank its
  * parent p (tracked, else NULL) counts for, or as a rank of its own (see
  * the top of the file); RF_RETRY when the table is full.  env (NULL when
@@ -996,7 +1518,8 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 	struct rf_env	 env;
 	uint32_t	 step = RANKS_STEP_NONE, s;
 	int64_t		 uid = -1;
-	int		 member = 0, r, k = RF_OTHER, envok;
+	int32_t		 task;
+	int		 member = 0, r, k = RF_OTHER, envok, pk;
 	const char	*via = NULL;
 
 	/* status is read only where the uid matters: with --uid, and for
@@ -1062,13 +1585,24 @@ ranks_find_judge_job(struct rf_ent *ents, unsigned n, struct rf_ent *e,
 		    "SLURM_JOB_SLUID of a process of the job");
 	if (step == RANKS_STEP_NONE && envok)
 		step = env.step;
-	k = ranks_find_take(ents, n, e, st, envok ? &env : NULL, step,
-	    k == RF_JOB ? p : NULL);
+	/* Slurm's task id, when a listpids that saw it named it (env is
+	 * set up even when environ could not be read). */
+	if ((task = rf_lp_lookup(e->pid, st->start, step)) >= 0)
+		env.vals[RF_RANK_LISTPIDS] = task;
+	pk = k;
+	k = ranks_find_take(ents, n, e, st, envok || task >= 0 ? &env : NULL,
+	    step, k == RF_JOB ? p : NULL);
+	/* The top of a tree of a parallel step: a task, which a listpids
+	 * may name. */
+	if (k == RF_JOB && pk != RF_JOB && task < 0 &&
+	    step != RANKS_STEP_NONE &&
+	    ranks_step_class(step) == RANKS_CLASS_TASK)
+		rf_lp_need(st->start);
 	if (rf_how[0] == '\0')
 		snprintf(rf_how, sizeof(rf_how), "%s; rank id from %s",
 		    via != NULL ? via : "its environment names the job",
-		    envok && env.rank >= 0 ? rf_var_names[env.rankprio] :
-		    "none");
+		    (envok || task >= 0) && env.rank >= 0 ?
+		    rf_var_names[env.rankprio] : "none");
 	return k;
 }
 
@@ -1249,6 +1783,9 @@ ranks_find_update(const struct probe_conf *conf)
 	uint64_t	 last;
 	int		 scan;
 
+	/* What a listpids said first, so that this scan's new processes
+	 * find it; one that is due is started after the scan. */
+	ranks_find_listpids();
 	scan = !rf_scanned || rf_force || ++rf_since >= RF_SCAN_EVERY;
 	/* "0.52 0.58 0.59 2/389 12345": the last is the newest pid. */
 	if (probe_pread(rf_loadavg_fd, buf, sizeof(buf)) > 0 &&
@@ -1265,6 +1802,7 @@ ranks_find_update(const struct probe_conf *conf)
 	rf_force = 0;
 	rf_since = 0;
 	ranks_find_scan();
+	ranks_find_listpids();
 }
 
 /* The probe and its ancestors, from the real /proc. */
@@ -1312,6 +1850,9 @@ ranks_find_init(const struct probe_conf *conf, char *why, size_t whysz)
 	for (i = 0; i < RF_NVARS; i++)
 		snprintf(rf_var_names[i], sizeof(rf_var_names[i]), "%.*s",
 		    (int)strcspn(rf_rank_vars[i], "="), rf_rank_vars[i]);
+	snprintf(rf_var_names[RF_RANK_LISTPIDS],
+	    sizeof(rf_var_names[RF_RANK_LISTPIDS]), "%s", RF_LP_NAME);
+	ranks_find_lp_init(conf);
 	ranks_find_init_v2root();
 	rf_sluid[0] = '\0';
 	rf_sluid_from = NULL;

@@ -106,16 +106,23 @@ int		 ranks_track(pid_t, const struct ranks_stat *, int64_t,
 int		 ranks_tracked_top(int);
 /*
  * Where a rank's id came from: the index of its variable in ranks-find.c's
- * table (strongest first; RANKS_PRIO_WEAK is SLURM_PROCID, the scheduler's
- * task number; RANKS_PRIO_NONE: no id), the variable's name (static, sent
- * as rank_var) and the size of the launcher's world (-1 unknown, sent as
- * world).  ranks_demote makes a rank a helper, and what is folded into it
- * too: a process below it took a rank id of its own (torchrun's agent, a
- * per-node shell that starts the workers, the batch script of mpirun).
+ * table (strongest first; from RANKS_PRIO_WEAK on the scheduler's task
+ * numbers, weak ones: Slurm's global task id from `scontrol listpids`,
+ * then SLURM_PROCID; RANKS_PRIO_NONE: no id), the variable's name
+ * (static, sent as rank_var) and the size of the launcher's world (-1
+ * unknown, sent as world).  ranks_demote makes a rank a helper, and what
+ * is folded into it too: a process below it took a rank id of its own
+ * (torchrun's agent, a per-node shell that starts the workers, the batch
+ * script of mpirun).
  */
 #define RANKS_PRIO_WEAK	9
 #define RANKS_PRIO_NONE	255
 void		 ranks_set_origin(int, unsigned, const char *, int64_t);
+/* A rank (not a helper, not folded) whose id is weaker than prio, or
+ * none, takes the id rank by prio (its variable var, static): Slurm's
+ * task id, which `scontrol listpids` gave after the process was found.
+ * Its world and what is folded into it stay. */
+void		 ranks_set_task(int, int64_t, unsigned, const char *);
 /*
  * A rank in a container (Apptainer, Enroot/pyxis, Podman): its pid is
  * the host's (/proc's, the one NVML reports), its pid in its own PID
@@ -164,6 +171,9 @@ int		 ranks_find_init(const struct probe_conf *, char *, size_t);
 /* Find processes started since the last call and track those that
  * belong; cheap when no process was created. */
 void		 ranks_find_update(const struct probe_conf *);
+/* Between samples: read what a running `scontrol listpids` printed, and
+ * start one that is due (ranks-find.c); never waits. */
+void		 ranks_find_listpids(void);
 /* Scan all of /proc at the next update (a tracked process went away). */
 void		 ranks_find_rescan(void);
 /* Is a process of this comm a launcher's (an MPI or Slurm helper)? */

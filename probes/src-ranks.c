@@ -580,6 +580,23 @@ ranks_set_origin(int slot, unsigned prio, const char *var, int64_t world)
 	rp->world = world;
 }
 
+void
+ranks_set_task(int slot, int64_t rank, unsigned prio, const char *var)
+{
+	struct ranks_proc	*rp;
+	int32_t			 k;
+
+	if (slot < 0 || slot >= RANKS_MAX || !(rp = &ranks_procs[slot])->used ||
+	    rp->role != RANKS_ROLE_RANK || rp->top >= 0 || rank < 0 ||
+	    prio >= rp->prio)
+		return;
+	rp->rank = rank;
+	rp->prio = (uint8_t)prio;
+	rp->rank_var = var;
+	for (k = rp->kid; k >= 0; k = ranks_procs[k].sib)
+		ranks_procs[k].rank = rank;
+}
+
 unsigned
 ranks_tracked_prio(int slot)
 {
@@ -1285,6 +1302,8 @@ ranks_subsample(void)
 	unsigned		 i;
 	int32_t			 k;
 
+	/* A scontrol listpids that answered or is due (ranks-find.c). */
+	ranks_find_listpids();
 	for (i = 0; i < ranks_hw; i++) {
 		rp = &ranks_procs[i];
 		if (!rp->used || rp->role == RANKS_ROLE_CHILD ||

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../../probes/util.c"
+#include "../../probes/listpids.c"
 #include "../../probes/ranks-find.c"
 #include "../../probes/src-ranks.c"
 #include "../../probes/elfsym.c"
