@@ -40,7 +40,7 @@ const struct feed_transport feed_transports[] = {
 	{ "srun", feed_new_srun, feed_srun_usable, FEED_T_LADDER,
 	    "one srun for the whole Slurm job, through Slurm's own tree" },
 	{ "oarsh", feed_new_oarsh, feed_oarsh_usable, FEED_T_LADDER,
-	    "OAR's oarsh, one per node (OAR_JOB_KEY_FILE or the job's id)" },
+	    "OAR's oarsh, one per node (the job's key file or its id)" },
 	{ "blaunch", feed_new_blaunch, feed_blaunch_usable, FEED_T_LADDER,
 	    "LSF's blaunch, one per node, from within the job" },
 	{ "pbs_tmrsh", feed_new_pbs_tmrsh, feed_pbs_tmrsh_usable,

@@ -11,10 +11,15 @@
  *
  * How to add a transport: one file (remote/feed-NAME.c) with its
  * `const struct feed_ops` and a constructor of type feed_open_fn (its
- * prototype is one line in remote/ladder.h), and one line in
- * feed_transports[] (remote/ladder.c).  --transport NAME and the ladder
- * (feed_new_remote) then know it by name; feed_ladder_next decides when a
- * node moves to it.  The Makefile takes every .c file in remote/.
+ * prototype, and its usable() check's if it has one, in remote/ladder.h),
+ * and one row in feed_transports[] (remote/ladder.c) whose .what is its
+ * line in --help.  --transport NAME, the settings file's transport and
+ * --help then know it by name.  --transport auto tries it in the row's
+ * order if the row is marked FEED_T_LADDER; when a node moves to it after
+ * another transport failed is feed_ladder_next's decision (ladder.c), and
+ * a transport that is only a fallback for refused SSH (srun, the
+ * launchers) needs its rule there.  The Makefile takes every .c file in
+ * remote/.
  *
  * The loop, for every feed: pollfds() to fill pollfd slots, timeout() for
  * its deadline; after poll(), step() with the slots' revents; then read()

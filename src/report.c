@@ -45,11 +45,12 @@
 #define REPORT_MARKS_MAX	200	/* markers on one chart */
 
 /*
- * The plotted metrics of a node, in the page's order: the history's
- * metrics (history.h; their key, title, unit and how they combine across
- * nodes come from hist_node_info[]).  How to add one: its HN_* here.  A
- * metric is plotted when a node has it.  This is the report's one list
- * of metrics, to move onto a shared metric catalogue.
+ * The plotted metrics of a node, in the page's order: rows of the metric
+ * catalogue (metrics.h; their key, title, unit and how they combine
+ * across nodes come from metric_cat[] in metrics.c, which history.h
+ * names hist_node_info[]).  A catalogue row is not plotted until
+ * its HN_* is listed here; a listed metric is plotted when a node has it.
+ * This is the report's one list of metrics.
  */
 static const enum hist_node_metric report_hn[] = {
 	HN_CPU, HN_MEM, HN_MEMPCT, HN_LOAD, HN_DISK, HN_NET,

@@ -510,11 +510,8 @@ sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 	size_t		 i;
 	int		 r;
 
-	if (only != NULL && sched_by_name(only) == NULL) {
-		snprintf(err, errsz, "unknown scheduler \"%.64s\" (known: "
-		    "slurm, pbs, lsf, oar, flux)", only);
-		return SCHED_ENOSCHED;
-	}
+	if (only != NULL && sched_by_name(only) == NULL)
+		return sched_unknown(only, err, errsz);
 	/* The first job variable set (jobvars.h, shared with the probe). */
 	for (i = 0; jobvars[i].name != NULL; i++) {
 		if (!sched_env_want(only, jobvars[i].sched) ||

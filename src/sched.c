@@ -83,6 +83,31 @@ sched_get(size_t i)
 	return i < SCHED_NTABLE ? sched_table[i] : NULL;
 }
 
+const char *
+sched_names(char *buf, size_t bufsz, const char *last)
+{
+	size_t	i, n = 0;
+
+	if (bufsz == 0)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < SCHED_NTABLE && n < bufsz; i++)
+		n += (size_t)snprintf(buf + n, bufsz - n, "%s%s", i == 0 ? "" :
+		    i + 1 == SCHED_NTABLE ? last : ", ", sched_table[i]->name);
+	return buf;
+}
+
+/* The error for an unknown --scheduler name, with the known ones. */
+int
+sched_unknown(const char *name, char *err, size_t errsz)
+{
+	char	names[256];
+
+	return sched_err(err, errsz, SCHED_ENOSCHED, "unknown scheduler "
+	    "\"%.64s\" (known: %s)", name, sched_names(names, sizeof(names),
+	    ", "));
+}
+
 const struct sched *
 sched_by_name(const char *name)
 {
@@ -107,9 +132,7 @@ sched_select(const char *name, const char *jobid, const struct sched **out,
 	*out = NULL;
 	if (name != NULL) {
 		if ((s = sched_by_name(name)) == NULL)
-			return sched_err(err, errsz, SCHED_ENOSCHED,
-			    "unknown scheduler \"%.64s\" (known: slurm, pbs, "
-			    "lsf, oar, flux)", name);
+			return sched_unknown(name, err, errsz);
 		if (!validate_jobid(jobid, s->idkind))
 			return sched_err(err, errsz, SCHED_EINVAL,
 			    "\"%.64s\" is not a %s job id", jobid, s->name);
@@ -1274,9 +1297,7 @@ sched_mine(const char *only, uid_t uid, struct job *job, char **table,
 
 	*table = NULL;
 	if (only != NULL && sched_by_name(only) == NULL)
-		return sched_err(err, errsz, SCHED_ENOSCHED,
-		    "unknown scheduler \"%.64s\" (known: slurm, pbs, lsf, "
-		    "oar, flux)", only);
+		return sched_unknown(only, err, errsz);
 	if ((pw = getpwuid(uid)) == NULL || !validate_username(pw->pw_name))
 		return sched_err(err, errsz, SCHED_ENOENV,
 		    "no job given, not inside one, and uid %lu has no user "

@@ -145,6 +145,11 @@ extern const struct sched	sched_flux;
 
 /* The registry, in auto-detection order; NULL past the end. */
 const struct sched	*sched_get(size_t);
+/* The registry's names into buf, "slurm, pbs, lsf, oar, flux" with last
+ * (", ", " or ") before the last one; buf returned. */
+const char		*sched_names(char *, size_t, const char *);
+/* SCHED_ENOSCHED, "unknown scheduler \"x\" (known: slurm, ...)" in err. */
+int			 sched_unknown(const char *, char *, size_t);
 /* By name for --scheduler, or NULL. */
 const struct sched	*sched_by_name(const char *);
 /*
