@@ -1464,9 +1464,19 @@ sr_transport(struct feed *f)
 }
 
 static const struct feed_ops feed_srun_ops = {
-	"srun", sr_pollfds, sr_timeout, sr_step, sr_read, sr_stop, sr_done,
-	sr_phase, sr_failure, sr_set_interval, sr_exec_start, sr_transport,
-	sr_free
+	.name = "srun",
+	.pollfds = sr_pollfds,
+	.timeout = sr_timeout,
+	.step = sr_step,
+	.read = sr_read,
+	.stop = sr_stop,
+	.done = sr_done,
+	.phase = sr_phase,
+	.failure = sr_failure,
+	.set_interval = sr_set_interval,
+	.exec_start = sr_exec_start,
+	.transport = sr_transport,
+	.free = sr_free,
 };
 
 struct feed *

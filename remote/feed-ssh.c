@@ -103,26 +103,30 @@ static const struct fssh_client fssh_launchers[] = {
 	/* oarsh: OAR's sshd (port 6667, user oar) and oarsh_shell put the
 	 * command into the job's cpuset; with OAR_JOB_KEY_FILE the job's
 	 * key, else OAR_JOB_ID and oarstat find the job. */
-	{ "oarsh", "oar", "oarsh", "JOBTOP_OARSH", "OAR_JOB_KEY_FILE",
-	    "OAR_JOB_ID", 1, 0, NULL },
+	{ .name = "oarsh", .sched = "oar", .prog = "oarsh",
+	    .override = "JOBTOP_OARSH", .inside = "OAR_JOB_KEY_FILE",
+	    .jobvar = "OAR_JOB_ID", .shell = 1 },
 	/* blaunch NODE CMD: LSF's res starts it in the job, from within
 	 * the job only (LSB_JOBID). */
-	{ "blaunch", "lsf", "blaunch", "JOBTOP_BLAUNCH", "LSB_JOBID", NULL,
-	    0, 0, "LSF's blaunch starts tasks only from within the job "
+	{ .name = "blaunch", .sched = "lsf", .prog = "blaunch",
+	    .override = "JOBTOP_BLAUNCH", .inside = "LSB_JOBID",
+	    .rule = "LSF's blaunch starts tasks only from within the job "
 	    "(LSB_JOBID, on its hosts), for root and LSF administrators "
 	    "too" },
 	/* pbs_tmrsh NODE CMD: PBS's TM interface (tm_spawn) through the
 	 * job's MoM, from within the job only (PBS_JOBID). */
-	{ "pbs_tmrsh", "pbs", "pbs_tmrsh", "JOBTOP_PBS_TMRSH", "PBS_JOBID",
-	    NULL, 0, 0, "PBS's TM interface (pbs_tmrsh) serves only the "
+	{ .name = "pbs_tmrsh", .sched = "pbs", .prog = "pbs_tmrsh",
+	    .override = "JOBTOP_PBS_TMRSH", .inside = "PBS_JOBID",
+	    .rule = "PBS's TM interface (pbs_tmrsh) serves only the "
 	    "job's own tasks, from within the job (PBS_JOBID and its "
 	    "cookie), for root and PBS managers too" },
 	/* flux proxy JOB flux exec -r RANK: a batch job is a Flux instance
 	 * with one broker per node, ranked in the order of the job's node
 	 * list; its owner runs argv (no shell) on a broker with flux exec,
 	 * from wherever flux proxy reaches the instance. */
-	{ "flux", "flux", "flux", "JOBTOP_FLUX", NULL, NULL, 0, 1, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL }
+	{ .name = "flux", .sched = "flux", .prog = "flux",
+	    .override = "JOBTOP_FLUX", .rank = 1 },
+	{ .name = NULL },
 };
 
 struct feed_ssh {

@@ -28,26 +28,35 @@
 
 /*
  * The registry of remote transports.  How to add one: its file
- * (remote/feed-NAME.c) with a constructor, an optional usable() check,
- * and a line here.  The order of the FEED_T_LADDER ones is the ladder's:
- * cheapest per node first.
+ * (remote/feed-NAME.c) with a constructor, an optional usable() check
+ * (their prototypes in ladder.h), and a row here whose .what is its line
+ * in --help (keep it under 58 columns).  The order of the FEED_T_LADDER
+ * ones is the ladder's: cheapest per node first; a transport that only
+ * takes over nodes where SSH was refused also needs its rule in
+ * feed_ladder_next below.
  */
 const struct feed_transport feed_transports[] = {
-	{ "libssh2", feed_new_libssh2, feed_libssh2_usable, FEED_T_LADDER,
-	    "one libssh2 session per node, in this process" },
-	{ "ssh", feed_new_ssh, NULL, FEED_T_LADDER,
-	    "the system OpenSSH client, one ssh process per node" },
-	{ "srun", feed_new_srun, feed_srun_usable, FEED_T_LADDER,
+	{ .name = "libssh2", .open = feed_new_libssh2,
+	    .usable = feed_libssh2_usable, .flags = FEED_T_LADDER,
+	    .what = "one libssh2 session per node, in this process" },
+	{ .name = "ssh", .open = feed_new_ssh, .flags = FEED_T_LADDER,
+	    .what = "the system OpenSSH client, one ssh process per node" },
+	{ .name = "srun", .open = feed_new_srun, .usable = feed_srun_usable,
+	    .flags = FEED_T_LADDER, .what =
 	    "one srun for the whole Slurm job, through Slurm's own tree" },
-	{ "oarsh", feed_new_oarsh, feed_oarsh_usable, FEED_T_LADDER,
+	{ .name = "oarsh", .open = feed_new_oarsh, .usable = feed_oarsh_usable,
+	    .flags = FEED_T_LADDER, .what =
 	    "OAR's oarsh, one per node (the job's key file or its id)" },
-	{ "blaunch", feed_new_blaunch, feed_blaunch_usable, FEED_T_LADDER,
-	    "LSF's blaunch, one per node, from within the job" },
-	{ "pbs_tmrsh", feed_new_pbs_tmrsh, feed_pbs_tmrsh_usable,
-	    FEED_T_LADDER, "PBS's pbs_tmrsh, one per node, within the job" },
-	{ "flux", feed_new_flux, feed_flux_usable, FEED_T_LADDER,
-	    "Flux's flux proxy JOB flux exec -r RANK, one per node" },
-	{ NULL, NULL, NULL, 0, NULL }
+	{ .name = "blaunch", .open = feed_new_blaunch,
+	    .usable = feed_blaunch_usable, .flags = FEED_T_LADDER,
+	    .what = "LSF's blaunch, one per node, from within the job" },
+	{ .name = "pbs_tmrsh", .open = feed_new_pbs_tmrsh,
+	    .usable = feed_pbs_tmrsh_usable, .flags = FEED_T_LADDER,
+	    .what = "PBS's pbs_tmrsh, one per node, within the job" },
+	{ .name = "flux", .open = feed_new_flux, .usable = feed_flux_usable,
+	    .flags = FEED_T_LADDER,
+	    .what = "Flux's flux proxy JOB flux exec -r RANK, one per node" },
+	{ .name = NULL },
 };
 
 /* The ladder transport after name, NULL at the end. */
@@ -276,10 +285,19 @@ feed_auto_free(struct feed *f)
 }
 
 static const struct feed_ops feed_auto_ops = {
-	"auto", feed_auto_pollfds, feed_auto_timeout, feed_auto_step,
-	feed_auto_read, feed_auto_stop, feed_auto_done, feed_auto_phase,
-	feed_auto_failure, feed_auto_set_interval, feed_auto_exec_start,
-	feed_auto_transport, feed_auto_free
+	.name = "auto",
+	.pollfds = feed_auto_pollfds,
+	.timeout = feed_auto_timeout,
+	.step = feed_auto_step,
+	.read = feed_auto_read,
+	.stop = feed_auto_stop,
+	.done = feed_auto_done,
+	.phase = feed_auto_phase,
+	.failure = feed_auto_failure,
+	.set_interval = feed_auto_set_interval,
+	.exec_start = feed_auto_exec_start,
+	.transport = feed_auto_transport,
+	.free = feed_auto_free,
 };
 
 /* The ladder: the first transport that says it can serve the node. */

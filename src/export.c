@@ -244,12 +244,13 @@ export_unit(const struct proto_field *pf, char *buf, size_t len)
 static const struct {
 	const char	*group, *name, *unit;
 } export_derived_units[] = {
-	{ "cpu",	"busy",		"%" },
-	{ "mem",	"used",		"bytes" },
-	{ "rank",	"cputime",	"s" },
-	{ "rank",	"cpu",		"%" },
-	{ "rank",	"start_wall",	"s" },	/* Unix time */
-	{ "rankmpi",	"share",	"%" },
+	{ .group = "cpu", .name = "busy", .unit = "%" },
+	{ .group = "mem", .name = "used", .unit = "bytes" },
+	{ .group = "rank", .name = "cputime", .unit = "s" },
+	{ .group = "rank", .name = "cpu", .unit = "%" },
+	/* Unix time */
+	{ .group = "rank", .name = "start_wall", .unit = "s" },
+	{ .group = "rankmpi", .name = "share", .unit = "%" },
 };
 
 static const char *

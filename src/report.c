@@ -68,10 +68,13 @@ static const struct {
 	const char	*title;
 	const char	*unit;
 } report_rr[RR_N] = {
-	{ "rank_cpu", "Rank CPU", "%" },
-	{ "rank_rss", "Rank resident memory", "B" },
-	{ "rank_ipc", "Rank instructions per cycle", "" },
-	{ "rank_mpi", "Rank CPU time in MPI or collectives (COMM%)", "%" },
+	{ .key = "rank_cpu", .title = "Rank CPU", .unit = "%" },
+	{ .key = "rank_rss", .title = "Rank resident memory", .unit = "B" },
+	{ .key = "rank_ipc", .title = "Rank instructions per cycle",
+	    .unit = "" },
+	{ .key = "rank_mpi",
+	    .title = "Rank CPU time in MPI or collectives (COMM%)",
+	    .unit = "%" },
 };
 
 /* Means per bucket: sums and counts, allocated on the first value (NULL:
