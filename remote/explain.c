@@ -409,9 +409,7 @@ explain_ssh_client(const char *node, FILE *out)
 static int
 explain_is_launcher(const char *name)
 {
-	return strcmp(name, "srun") == 0 || strcmp(name, "oarsh") == 0 ||
-	    strcmp(name, "blaunch") == 0 || strcmp(name, "pbs_tmrsh") == 0 ||
-	    strcmp(name, "flux") == 0;
+	return feed_transport_has(name, FEED_T_LAUNCHER);
 }
 
 /*

@@ -58,6 +58,7 @@
 #include "log.h"
 #include "rconf.h"
 #include "runas.h"
+#include "sched.h"
 #include "spawn.h"
 #include "srun-demux.h"
 #include "textsafe.h"
@@ -1563,7 +1564,7 @@ feed_srun_usable(const struct rconf *rc, const char *host, char *why,
 
 	(void)host;
 	if (rc->job == NULL || *rc->job == '\0' || rc->sched == NULL ||
-	    strcmp(rc->sched, "slurm") != 0) {
+	    strcmp(rc->sched, sched_slurm.name) != 0) {
 		snprintf(why, whysz, "srun: not a Slurm job");
 		return -1;
 	}
@@ -1603,8 +1604,8 @@ feed_srun_ladder(const struct rconf *rc, const char *host, const char *cur,
 {
 	char	tmp[256];
 
-	if (fail == FEED_FAIL_NONE || (strcmp(cur, "libssh2") != 0 &&
-	    strcmp(cur, "ssh") != 0) || !sr_ssh_refused(cur, fail, reason) ||
+	if (fail == FEED_FAIL_NONE || !feed_transport_has(cur, FEED_T_SSH) ||
+	    !sr_ssh_refused(cur, fail, reason) ||
 	    feed_srun_usable(rc, host, tmp, sizeof(tmp)) != 0)
 		return NULL;
 	snprintf(why, whysz, "%s: %s; the node is reached through Slurm's "

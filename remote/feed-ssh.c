@@ -63,6 +63,7 @@
 #include "rconf.h"
 #include "rpush.h"
 #include "runas.h"
+#include "sched.h"
 #include "spawn.h"
 #include "sshconf.h"
 #include "textsafe.h"
@@ -86,7 +87,7 @@
  */
 struct fssh_client {
 	const char	*name;		/* the transport */
-	const char	*sched;		/* the scheduler it serves */
+	const struct sched *sched;	/* the scheduler it serves */
 	const char	*prog;		/* found in PATH */
 	const char	*override;	/* an absolute path instead */
 	const char	*inside;
@@ -103,19 +104,19 @@ static const struct fssh_client fssh_launchers[] = {
 	/* oarsh: OAR's sshd (port 6667, user oar) and oarsh_shell put the
 	 * command into the job's cpuset; with OAR_JOB_KEY_FILE the job's
 	 * key, else OAR_JOB_ID and oarstat find the job. */
-	{ .name = "oarsh", .sched = "oar", .prog = "oarsh",
+	{ .name = "oarsh", .sched = &sched_oar, .prog = "oarsh",
 	    .override = "JOBTOP_OARSH", .inside = "OAR_JOB_KEY_FILE",
 	    .jobvar = "OAR_JOB_ID", .shell = 1 },
 	/* blaunch NODE CMD: LSF's res starts it in the job, from within
 	 * the job only (LSB_JOBID). */
-	{ .name = "blaunch", .sched = "lsf", .prog = "blaunch",
+	{ .name = "blaunch", .sched = &sched_lsf, .prog = "blaunch",
 	    .override = "JOBTOP_BLAUNCH", .inside = "LSB_JOBID",
 	    .rule = "LSF's blaunch starts tasks only from within the job "
 	    "(LSB_JOBID, on its hosts), for root and LSF administrators "
 	    "too" },
 	/* pbs_tmrsh NODE CMD: PBS's TM interface (tm_spawn) through the
 	 * job's MoM, from within the job only (PBS_JOBID). */
-	{ .name = "pbs_tmrsh", .sched = "pbs", .prog = "pbs_tmrsh",
+	{ .name = "pbs_tmrsh", .sched = &sched_pbs, .prog = "pbs_tmrsh",
 	    .override = "JOBTOP_PBS_TMRSH", .inside = "PBS_JOBID",
 	    .rule = "PBS's TM interface (pbs_tmrsh) serves only the "
 	    "job's own tasks, from within the job (PBS_JOBID and its "
@@ -124,7 +125,7 @@ static const struct fssh_client fssh_launchers[] = {
 	 * with one broker per node, ranked in the order of the job's node
 	 * list; its owner runs argv (no shell) on a broker with flux exec,
 	 * from wherever flux proxy reaches the instance. */
-	{ .name = "flux", .sched = "flux", .prog = "flux",
+	{ .name = "flux", .sched = &sched_flux, .prog = "flux",
 	    .override = "JOBTOP_FLUX", .rank = 1 },
 	{ .name = NULL },
 };
@@ -978,7 +979,7 @@ fssh_rank_usable(const struct fssh_client *c, const struct rconf *rc,
 
 	if (rc->sched == NULL || rc->job == NULL || *rc->job == '\0') {
 		snprintf(why, whysz, "%s: serves %s jobs only (a job id, not "
-		    "a host list)", c->name, c->sched);
+		    "a host list)", c->name, c->sched->name);
 		return -1;
 	}
 	/* Root starts it as the owner (runas.h); nobody else can. */
@@ -1019,9 +1020,9 @@ feed_launch_usable(const char *name, const struct rconf *rc,
 		snprintf(why, whysz, "%s: node name %s", name, host);
 		return -1;
 	}
-	if (rc->sched != NULL && strcmp(rc->sched, c->sched) != 0) {
+	if (rc->sched != NULL && strcmp(rc->sched, c->sched->name) != 0) {
 		snprintf(why, whysz, "%s: serves %s jobs only", name,
-		    c->sched);
+		    c->sched->name);
 		return -1;
 	}
 	if (c->rank)
@@ -1194,8 +1195,7 @@ feed_launch_ladder(const struct rconf *rc, const char *host,
 	char				 tmp[256];
 	int				 i, refused;
 
-	if (rc->sched == NULL || (strcmp(cur, "libssh2") != 0 &&
-	    strcmp(cur, "ssh") != 0))
+	if (rc->sched == NULL || !feed_transport_has(cur, FEED_T_SSH))
 		return NULL;
 	/* SSH itself refused this user, not a slow or broken link. */
 	refused = fail == FEED_FAIL_DENIED || fail == FEED_FAIL_AUTH;
@@ -1204,7 +1204,7 @@ feed_launch_ladder(const struct rconf *rc, const char *host,
 	if (!refused)
 		return NULL;
 	for (c = fssh_launchers; c->name != NULL; c++) {
-		if (strcmp(c->sched, rc->sched) != 0 ||
+		if (strcmp(c->sched->name, rc->sched) != 0 ||
 		    feed_launch_usable(c->name, rc, host, tmp,
 		    sizeof(tmp)) != 0)
 			continue;

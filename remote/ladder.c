@@ -31,33 +31,51 @@
  * (remote/feed-NAME.c) with a constructor, an optional usable() check
  * (their prototypes in ladder.h), and a row here whose .what is its line
  * in --help (keep it under 58 columns).  The order of the FEED_T_LADDER
- * ones is the ladder's: cheapest per node first; a transport that only
- * takes over nodes where SSH was refused also needs its rule in
- * feed_ladder_next below.
+ * ones is the ladder's: cheapest per node first.  The rest of the ladder
+ * is the rows' data too: FEED_T_SSH marks the SSH rungs whose refusal of
+ * the user sends a node to the job's launcher (FEED_T_LAUNCHER, which
+ * --explain reports as one), and .first a transport that takes a whole
+ * large job before any SSH rung.  Which launcher serves which scheduler
+ * is feed_ladder_next's (srun, and feed-ssh.c's fssh_launchers[]).
  */
 const struct feed_transport feed_transports[] = {
 	{ .name = "libssh2", .open = feed_new_libssh2,
-	    .usable = feed_libssh2_usable, .flags = FEED_T_LADDER,
+	    .usable = feed_libssh2_usable, .flags = FEED_T_LADDER | FEED_T_SSH,
 	    .what = "one libssh2 session per node, in this process" },
-	{ .name = "ssh", .open = feed_new_ssh, .flags = FEED_T_LADDER,
+	{ .name = "ssh", .open = feed_new_ssh,
+	    .flags = FEED_T_LADDER | FEED_T_SSH,
 	    .what = "the system OpenSSH client, one ssh process per node" },
 	{ .name = "srun", .open = feed_new_srun, .usable = feed_srun_usable,
-	    .flags = FEED_T_LADDER, .what =
-	    "one srun for the whole Slurm job, through Slurm's own tree" },
+	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER, .what =
+	    "one srun for the whole Slurm job, through Slurm's own tree",
+	    .first = feed_srun_first },
 	{ .name = "oarsh", .open = feed_new_oarsh, .usable = feed_oarsh_usable,
-	    .flags = FEED_T_LADDER, .what =
+	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER, .what =
 	    "OAR's oarsh, one per node (the job's key file or its id)" },
 	{ .name = "blaunch", .open = feed_new_blaunch,
-	    .usable = feed_blaunch_usable, .flags = FEED_T_LADDER,
+	    .usable = feed_blaunch_usable,
+	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER,
 	    .what = "LSF's blaunch, one per node, from within the job" },
 	{ .name = "pbs_tmrsh", .open = feed_new_pbs_tmrsh,
-	    .usable = feed_pbs_tmrsh_usable, .flags = FEED_T_LADDER,
+	    .usable = feed_pbs_tmrsh_usable,
+	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER,
 	    .what = "PBS's pbs_tmrsh, one per node, within the job" },
 	{ .name = "flux", .open = feed_new_flux, .usable = feed_flux_usable,
-	    .flags = FEED_T_LADDER,
+	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER,
 	    .what = "Flux's flux proxy JOB flux exec -r RANK, one per node" },
 	{ .name = NULL },
 };
+
+int
+feed_transport_has(const char *name, int flag)
+{
+	const struct feed_transport	*t;
+
+	for (t = feed_transports; name != NULL && t->name != NULL; t++)
+		if (strcmp(t->name, name) == 0)
+			return (t->flags & flag) != 0;
+	return 0;
+}
 
 /* The ladder transport after name, NULL at the end. */
 static const struct feed_transport *
@@ -311,12 +329,15 @@ feed_new_auto(const struct rconf *rc, const char *host, char *err,
 	char				 why[512], skipped[512];
 	size_t				 n = 0;
 
-	skipped[0] = '\0';
-	/* A job too large for one SSH session per node starts on srun. */
-	if (feed_srun_first(rc, skipped, sizeof(skipped)) &&
-	    (t = feed_transport_find("srun")) != NULL &&
-	    (cur = t->open(rc, host, err, errsz)) != NULL)
-		goto found;
+	/* A job too large for one SSH session per node starts on the
+	 * transport that says so (srun). */
+	for (t = feed_transports; t->name != NULL; t++) {
+		skipped[0] = '\0';
+		if ((t->flags & FEED_T_LADDER) && t->first != NULL &&
+		    t->first(rc, skipped, sizeof(skipped)) &&
+		    (cur = t->open(rc, host, err, errsz)) != NULL)
+			goto found;
+	}
 	skipped[0] = '\0';
 	for (t = feed_transports; t->name != NULL; t++) {
 		if (!(t->flags & FEED_T_LADDER))

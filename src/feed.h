@@ -15,11 +15,12 @@
  * and one row in feed_transports[] (remote/ladder.c) whose .what is its
  * line in --help.  --transport NAME, the settings file's transport and
  * --help then know it by name.  --transport auto tries it in the row's
- * order if the row is marked FEED_T_LADDER; when a node moves to it after
- * another transport failed is feed_ladder_next's decision (ladder.c), and
- * a transport that is only a fallback for refused SSH (srun, the
- * launchers) needs its rule there.  The Makefile takes every .c file in
- * remote/.
+ * order if the row is marked FEED_T_LADDER, and its flags and .first say
+ * how it stands on the ladder (an SSH rung, a scheduler's launcher, the
+ * start of a large job); when a node moves to a launcher after SSH
+ * refused it is feed_ladder_next's decision (ladder.c), which names the
+ * launchers' rules (feed-srun.c, feed-ssh.c).  The Makefile takes every
+ * .c file in remote/.
  *
  * The loop, for every feed: pollfds() to fill pollfd slots, timeout() for
  * its deadline; after poll(), step() with the slots' revents; then read()
@@ -148,6 +149,9 @@ typedef int (*feed_usable_fn)(const struct rconf *, const char *, char *,
 	    size_t);
 
 #define FEED_T_LADDER	0x1	/* part of --transport auto, in order */
+#define FEED_T_SSH	0x2	/* an SSH rung: its refusal of the user
+				 * sends the node to a launcher */
+#define FEED_T_LAUNCHER	0x4	/* a scheduler's launcher, not SSH */
 
 struct feed_transport {
 	const char	*name;
@@ -155,6 +159,10 @@ struct feed_transport {
 	feed_usable_fn	 usable;	/* NULL: always */
 	int		 flags;
 	const char	*what;		/* one line for --help */
+	/* Does the ladder start every node of the job here, before any
+	 * SSH rung (a job too large for a session per node)?  1 with why
+	 * the cheaper ones are skipped, else 0.  NULL: never. */
+	int		(*first)(const struct rconf *, char *, size_t);
 };
 
 /* The registry of remote transports, ending with a NULL name: remote/'s

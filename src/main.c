@@ -36,7 +36,6 @@
 #include "export.h"
 #include "feed-local.h"
 #include "feed-replay.h"
-#include "feed-srun.h"
 #include "feed.h"
 #include "ladder.h"
 #include "history.h"
@@ -1730,8 +1729,7 @@ main_explain(const struct main_opts *o, const struct job *job)
 		    sizeof(why[n])) != 0)
 			rungs[n].skip = why[n];
 		/* Where the ladder starts a very large job. */
-		if (strcmp(t->name, "srun") == 0 && feed_srun_first(&mp.rc,
-		    pref, sizeof(pref)))
+		if (t->first != NULL && t->first(&mp.rc, pref, sizeof(pref)))
 			rungs[n].first = pref;
 		n++;
 	}
