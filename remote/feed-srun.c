@@ -1598,6 +1598,12 @@ sr_ssh_refused(const char *cur, enum feed_fail fail, const char *reason)
 	return 0;
 }
 
+int
+feed_srun_is(const char *name)
+{
+	return strcmp(name, "srun") == 0;
+}
+
 const char *
 feed_srun_ladder(const struct rconf *rc, const char *host, const char *cur,
     enum feed_fail fail, const char *reason, char *why, size_t whysz)
@@ -1639,16 +1645,17 @@ feed_srun_command(const struct rconf *rc, const char *host, char *buf,
 int
 feed_srun_first(const struct rconf *rc, char *why, size_t whysz)
 {
-	char	tmp[256];
+	char	tmp[256], ssh[64];
 
 	if (rc->nnodes <= FEED_SRUN_NODES ||
 	    feed_srun_usable(rc, NULL, tmp, sizeof(tmp)) != 0)
 		return 0;
 	/* 95 MiB and 3.9% of a core for 1024 nodes over libssh2 (issue 10),
 	 * one socket each; the ssh client is a process per node. */
-	snprintf(why, whysz, "libssh2, ssh: the job has %zu nodes (more than "
-	    "%d): one SSH session per node would hold %zu sockets and about "
-	    "%zu MiB on this host; one srun serves them all", rc->nnodes,
-	    FEED_SRUN_NODES, rc->nnodes, rc->nnodes * 95 / 1024);
+	snprintf(why, whysz, "%s: the job has %zu nodes (more than %d): one "
+	    "SSH session per node would hold %zu sockets and about %zu MiB on "
+	    "this host; one srun serves them all", feed_transports_with(
+	    FEED_T_SSH, ssh, sizeof(ssh)), rc->nnodes, FEED_SRUN_NODES,
+	    rc->nnodes, rc->nnodes * 95 / 1024);
 	return 1;
 }

@@ -77,6 +77,22 @@ feed_transport_has(const char *name, int flag)
 	return 0;
 }
 
+const char *
+feed_transports_with(int flag, char *buf, size_t bufsz)
+{
+	const struct feed_transport	*t;
+	size_t				 n = 0;
+
+	if (bufsz == 0)
+		return buf;
+	buf[0] = '\0';
+	for (t = feed_transports; t->name != NULL && n < bufsz; t++)
+		if (t->flags & flag)
+			n += (size_t)snprintf(buf + n, bufsz - n, "%s%s",
+			    n > 0 ? ", " : "", t->name);
+	return buf;
+}
+
 /* The ladder transport after name, NULL at the end. */
 static const struct feed_transport *
 feed_ladder_after(const char *name)
