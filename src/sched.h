@@ -6,10 +6,13 @@
  * all, the expanded list of its nodes.
  *
  * Each scheduler is one const struct sched in its own sched-NAME.c, listed
- * once in sched_table (sched.c).  Its resolve() runs the scheduler's query
- * command through sched_run() (fork/exec with an argument vector, never a
- * shell; bounded output; a timeout) and hands the text to its parse(),
- * which is separate so the tests can feed it fixture outputs.
+ * once in sched_table (sched.c), that holds everything about it: its
+ * command, job variables, how its environment names the nodes, its
+ * queries.  Its query command runs through sched_run() (fork/exec with an
+ * argument vector, never a shell; bounded output; a timeout), from its
+ * query_argv (sched_query) or its own resolve(), and the text goes to its
+ * parse(), which is separate so the tests can feed it fixture outputs.
+ * Names in help, usage and error texts come from the registry.
  *
  * Every function returns SCHED_OK or a negative SCHED_E* code and writes one
  * line for the user into err (errsz bytes); nothing here exits or prints.
