@@ -1151,6 +1151,14 @@ feed_##n##_usable(const struct rconf *rc, const char *host, char *why,	\
     size_t whysz)							\
 {									\
 	return feed_launch_usable(#n, rc, host, why, whysz);		\
+}									\
+const char *								\
+feed_##n##_takeover(const struct rconf *rc, const char *host,		\
+    const char *cur, enum feed_fail fail, const char *reason,		\
+    char *why, size_t whysz)						\
+{									\
+	return feed_launch_takeover(#n, rc, host, cur, fail, reason,	\
+	    why, whysz);						\
 }
 FSSH_ROW(oarsh)
 FSSH_ROW(blaunch)
@@ -1183,19 +1191,20 @@ feed_launch_command(const char *name, const struct rconf *rc,
 }
 
 const char *
-feed_launch_ladder(const struct rconf *rc, const char *host,
-    const char *cur, enum feed_fail fail, const char *reason, char *why,
-    size_t whysz)
+feed_launch_takeover(const char *name, const struct rconf *rc,
+    const char *host, const char *cur, enum feed_fail fail,
+    const char *reason, char *why, size_t whysz)
 {
 	static const char		*const words[] = {
 		"Access denied", "Permission denied", "Connection refused",
 		"not allowed", "DenyUsers", NULL
 	};
-	const struct fssh_client	*c;
+	const struct fssh_client	*c = fssh_launcher(name);
 	char				 tmp[256];
 	int				 i, refused;
 
-	if (rc->sched == NULL || !feed_transport_has(cur, FEED_T_SSH))
+	if (c == NULL || rc->sched == NULL ||
+	    !feed_transport_has(cur, FEED_T_SSH))
 		return NULL;
 	/* SSH itself refused this user, not a slow or broken link. */
 	refused = fail == FEED_FAIL_DENIED || fail == FEED_FAIL_AUTH;
@@ -1203,15 +1212,11 @@ feed_launch_ladder(const struct rconf *rc, const char *host,
 		refused = strstr(reason, words[i]) != NULL;
 	if (!refused)
 		return NULL;
-	for (c = fssh_launchers; c->name != NULL; c++) {
-		if (strcmp(c->sched->name, rc->sched) != 0 ||
-		    feed_launch_usable(c->name, rc, host, tmp,
-		    sizeof(tmp)) != 0)
-			continue;
-		snprintf(why, whysz, "%s: %s; the node is reached through "
-		    "%s instead", cur, reason != NULL && *reason != '\0' ?
-		    reason : "refused", c->name);
-		return c->name;
-	}
-	return NULL;
+	if (strcmp(c->sched->name, rc->sched) != 0 ||
+	    feed_launch_usable(c->name, rc, host, tmp, sizeof(tmp)) != 0)
+		return NULL;
+	snprintf(why, whysz, "%s: %s; the node is reached through %s "
+	    "instead", cur, reason != NULL && *reason != '\0' ? reason :
+	    "refused", c->name);
+	return c->name;
 }

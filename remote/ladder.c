@@ -33,10 +33,13 @@
  * in --help (keep it under 58 columns).  The order of the FEED_T_LADDER
  * ones is the ladder's: cheapest per node first.  The rest of the ladder
  * is the rows' data too: FEED_T_SSH marks the SSH rungs whose refusal of
- * the user sends a node to the job's launcher (FEED_T_LAUNCHER, which
- * --explain reports as one), and .first a transport that takes a whole
- * large job before any SSH rung.  Which launcher serves which scheduler
- * is feed_ladder_next's (srun, and feed-ssh.c's fssh_launchers[]).
+ * the user sends a node to a launcher (FEED_T_LAUNCHER, which --explain
+ * reports as one) whose .takeover says it serves the node's job (the
+ * first that does, in row order: srun, then the other schedulers'
+ * shells, feed-ssh.c's fssh_launchers[]), and .first a transport that
+ * takes a whole large job before any SSH rung.  A launcher row of
+ * feed-ssh.c is its FSSH_ROW there, FEED_LAUNCH_ROW in feed-launch.h and
+ * a row here.
  */
 const struct feed_transport feed_transports[] = {
 	{ .name = "libssh2", .open = feed_new_libssh2,
@@ -48,21 +51,25 @@ const struct feed_transport feed_transports[] = {
 	{ .name = "srun", .open = feed_new_srun, .usable = feed_srun_usable,
 	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER, .what =
 	    "one srun for the whole Slurm job, through Slurm's own tree",
-	    .first = feed_srun_first },
+	    .first = feed_srun_first, .takeover = feed_srun_ladder },
 	{ .name = "oarsh", .open = feed_new_oarsh, .usable = feed_oarsh_usable,
 	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER, .what =
-	    "OAR's oarsh, one per node (the job's key file or its id)" },
+	    "OAR's oarsh, one per node (the job's key file or its id)",
+	    .takeover = feed_oarsh_takeover },
 	{ .name = "blaunch", .open = feed_new_blaunch,
 	    .usable = feed_blaunch_usable,
 	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER,
-	    .what = "LSF's blaunch, one per node, from within the job" },
+	    .what = "LSF's blaunch, one per node, from within the job",
+	    .takeover = feed_blaunch_takeover },
 	{ .name = "pbs_tmrsh", .open = feed_new_pbs_tmrsh,
 	    .usable = feed_pbs_tmrsh_usable,
 	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER,
-	    .what = "PBS's pbs_tmrsh, one per node, within the job" },
+	    .what = "PBS's pbs_tmrsh, one per node, within the job",
+	    .takeover = feed_pbs_tmrsh_takeover },
 	{ .name = "flux", .open = feed_new_flux, .usable = feed_flux_usable,
 	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER,
-	    .what = "Flux's flux proxy JOB flux exec -r RANK, one per node" },
+	    .what = "Flux's flux proxy JOB flux exec -r RANK, one per node",
+	    .takeover = feed_flux_takeover },
 	{ .name = NULL },
 };
 
@@ -117,7 +124,7 @@ const char *
 feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
     enum feed_fail fail, const char *reason, char *why, size_t whysz)
 {
-	const struct feed_transport	*next;
+	const struct feed_transport	*next, *t;
 	const char			*next_name;
 
 	if (fail == FEED_FAIL_NONE || (next = feed_ladder_after(cur)) == NULL)
@@ -133,12 +140,14 @@ feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
 		return next->name;
 	}
 	/* SSH refused the user, and no other SSH rung can help: the
-	 * scheduler's launcher (feed-srun.c). */
-	if ((next_name = feed_srun_ladder(rc, host, cur, fail, reason, why,
-	    whysz)) != NULL)
-		return next_name;
-	/* The other schedulers' remote shells (feed-ssh.c). */
-	return feed_launch_ladder(rc, host, cur, fail, reason, why, whysz);
+	 * scheduler's launcher, the first whose takeover() says so (srun,
+	 * feed-srun.c; the other schedulers' remote shells, feed-ssh.c). */
+	for (t = feed_transports; t->name != NULL; t++)
+		if ((t->flags & FEED_T_LADDER) && t->takeover != NULL &&
+		    (next_name = t->takeover(rc, host, cur, fail, reason, why,
+		    whysz)) != NULL)
+			return next_name;
+	return NULL;
 }
 
 #define FEED_AUTO_WHY_MAX	1024

@@ -163,6 +163,12 @@ struct feed_transport {
 	 * SSH rung (a job too large for a session per node)?  1 with why
 	 * the cheaper ones are skipped, else 0.  NULL: never. */
 	int		(*first)(const struct rconf *, char *, size_t);
+	/* After an SSH rung (cur) failed for host with fail and reason:
+	 * this transport's name to move the node to, with why the cheaper
+	 * one could not serve it; NULL: not here.  NULL op: never. */
+	const char	*(*takeover)(const struct rconf *, const char *,
+			    const char *, enum feed_fail, const char *, char *,
+			    size_t);
 };
 
 /* The registry of remote transports, ending with a NULL name: remote/'s
