@@ -409,9 +409,7 @@ explain_ssh_client(const char *node, FILE *out)
 static int
 explain_is_launcher(const char *name)
 {
-	return strcmp(name, "srun") == 0 || strcmp(name, "oarsh") == 0 ||
-	    strcmp(name, "blaunch") == 0 || strcmp(name, "pbs_tmrsh") == 0 ||
-	    strcmp(name, "flux") == 0;
+	return feed_transport_has(name, FEED_T_LAUNCHER);
 }
 
 /*
@@ -440,11 +438,12 @@ explain_launchers(const struct job *job, const char *node,
 		    "job for its owner only (Slurm refuses the step, even to "
 		    "AdminLevel and operators; oarsh needs the job's key in "
 		    "OAR_JOB_KEY_FILE; a Flux instance serves its owner; "
-		    "blaunch and pbs_tmrsh work from within the job), and "
-		    "only root can start them as the owner: watch over SSH "
-		    "(libssh2, ssh) with the site's admin keys, or as root\n",
+		    "LSF's and PBS's launchers work from within the job), "
+		    "and only root can start them as the owner: watch over "
+		    "SSH (%s) with the site's admin keys, or as root\n",
 		    text_clean(buf, sizeof(buf), job->id),
-		    (unsigned long)owner, (unsigned long)getuid());
+		    (unsigned long)owner, (unsigned long)getuid(),
+		    feed_transports_with(FEED_T_SSH, cmd, sizeof(cmd)));
 		return;
 	}
 	if ((ra = runas_get(rc, who, sizeof(who))) == NULL) {
@@ -472,13 +471,13 @@ explain_launchers(const struct job *job, const char *node,
 			    rungs[i].skip));
 			continue;
 		}
-		if (strcmp(rungs[i].name, "srun") == 0)
+		if (feed_srun_is(rungs[i].name))
 			feed_srun_command(rc, node, cmd, sizeof(cmd));
 		else
 			feed_launch_command(rungs[i].name, rc, node, cmd,
 			    sizeof(cmd));
 		fprintf(out, "launcher %s: would start %s%s, as %s\n",
-		    rungs[i].name, strcmp(rungs[i].name, "srun") == 0 ?
+		    rungs[i].name, feed_srun_is(rungs[i].name) ?
 		    "the step " : "", text_clean(buf, sizeof(buf), cmd), who);
 	}
 }

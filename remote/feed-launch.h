@@ -20,30 +20,29 @@ struct feed	*feed_new_launch(const char *, const struct rconf *,
 		    const char *, char *, size_t);
 int		 feed_launch_usable(const char *, const struct rconf *,
 		    const char *, char *, size_t);
-struct feed	*feed_new_oarsh(const struct rconf *, const char *, char *,
-		    size_t);
-int		 feed_oarsh_usable(const struct rconf *, const char *, char *,
-		    size_t);
-struct feed	*feed_new_blaunch(const struct rconf *, const char *, char *,
-		    size_t);
-int		 feed_blaunch_usable(const struct rconf *, const char *,
-		    char *, size_t);
-struct feed	*feed_new_pbs_tmrsh(const struct rconf *, const char *, char *,
-		    size_t);
-int		 feed_pbs_tmrsh_usable(const struct rconf *, const char *,
-		    char *, size_t);
-struct feed	*feed_new_flux(const struct rconf *, const char *, char *,
-		    size_t);
-int		 feed_flux_usable(const struct rconf *, const char *, char *,
-		    size_t);
+/* What feed-ssh.c's FSSH_ROW(n) defines for launcher row n: its
+ * constructor, usable() and takeover() (struct feed_transport). */
+#define FEED_LAUNCH_ROW(n)						\
+struct feed	*feed_new_##n(const struct rconf *, const char *,	\
+		    char *, size_t);					\
+int		 feed_##n##_usable(const struct rconf *, const char *,	\
+		    char *, size_t);					\
+const char	*feed_##n##_takeover(const struct rconf *,		\
+		    const char *, const char *, enum feed_fail,		\
+		    const char *, char *, size_t);
+FEED_LAUNCH_ROW(oarsh)
+FEED_LAUNCH_ROW(blaunch)
+FEED_LAUNCH_ROW(pbs_tmrsh)
+FEED_LAUNCH_ROW(flux)
 /* The client command line a launcher row would start for host, for
  * --explain ("env OAR_JOB_ID=12 oarsh node2 <the probe's script>"). */
 void		 feed_launch_command(const char *, const struct rconf *,
 		    const char *, char *, size_t);
-/* After SSH (libssh2 or ssh) refused the user on a node of a job: the
- * job's scheduler's launcher row when one is usable, with why; NULL. */
-const char	*feed_launch_ladder(const struct rconf *, const char *,
-		    const char *, enum feed_fail, const char *, char *,
-		    size_t);
+/* After an SSH rung (FEED_T_SSH) refused the user on a node of a job:
+ * launcher row name when it serves the job's scheduler and is usable,
+ * with why; NULL. */
+const char	*feed_launch_takeover(const char *, const struct rconf *,
+		    const char *, const char *, enum feed_fail, const char *,
+		    char *, size_t);
 
 #endif

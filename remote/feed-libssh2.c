@@ -178,8 +178,12 @@ feed_l2x_free(struct feed_exec *x)
 }
 
 static const struct feed_exec_ops feed_l2x_ops = {
-	feed_l2x_done, feed_l2x_out, feed_l2x_err, feed_l2x_status,
-	feed_l2x_why, feed_l2x_free
+	.done = feed_l2x_done,
+	.out = feed_l2x_out,
+	.err = feed_l2x_err,
+	.status = feed_l2x_status,
+	.why = feed_l2x_why,
+	.free = feed_l2x_free,
 };
 
 static struct feed_exec *
@@ -210,10 +214,18 @@ feed_l2_free(struct feed *f)
 }
 
 static const struct feed_ops feed_libssh2_ops = {
-	"libssh2", feed_l2_pollfds, feed_l2_timeout, feed_l2_step,
-	feed_l2_read, feed_l2_stop, feed_l2_done, feed_l2_phase,
-	feed_l2_failure, feed_l2_set_interval, feed_l2_exec_start, NULL,
-	feed_l2_free
+	.name = "libssh2",
+	.pollfds = feed_l2_pollfds,
+	.timeout = feed_l2_timeout,
+	.step = feed_l2_step,
+	.read = feed_l2_read,
+	.stop = feed_l2_stop,
+	.done = feed_l2_done,
+	.phase = feed_l2_phase,
+	.failure = feed_l2_failure,
+	.set_interval = feed_l2_set_interval,
+	.exec_start = feed_l2_exec_start,
+	.free = feed_l2_free,
 };
 
 /* The same over a session the caller keeps (tests drive rsess directly). */
@@ -224,10 +236,18 @@ feed_l2_release(struct feed *f)
 }
 
 static const struct feed_ops feed_libssh2_borrowed_ops = {
-	"libssh2", feed_l2_pollfds, feed_l2_timeout, feed_l2_step,
-	feed_l2_read, feed_l2_stop, feed_l2_done, feed_l2_phase,
-	feed_l2_failure, feed_l2_set_interval, feed_l2_exec_start, NULL,
-	feed_l2_release
+	.name = "libssh2",
+	.pollfds = feed_l2_pollfds,
+	.timeout = feed_l2_timeout,
+	.step = feed_l2_step,
+	.read = feed_l2_read,
+	.stop = feed_l2_stop,
+	.done = feed_l2_done,
+	.phase = feed_l2_phase,
+	.failure = feed_l2_failure,
+	.set_interval = feed_l2_set_interval,
+	.exec_start = feed_l2_exec_start,
+	.free = feed_l2_release,
 };
 
 /* The session behind a libssh2 feed, NULL for other feeds (--explain

@@ -58,6 +58,7 @@
 #include "log.h"
 #include "rconf.h"
 #include "runas.h"
+#include "sched.h"
 #include "spawn.h"
 #include "srun-demux.h"
 #include "textsafe.h"
@@ -1464,9 +1465,19 @@ sr_transport(struct feed *f)
 }
 
 static const struct feed_ops feed_srun_ops = {
-	"srun", sr_pollfds, sr_timeout, sr_step, sr_read, sr_stop, sr_done,
-	sr_phase, sr_failure, sr_set_interval, sr_exec_start, sr_transport,
-	sr_free
+	.name = "srun",
+	.pollfds = sr_pollfds,
+	.timeout = sr_timeout,
+	.step = sr_step,
+	.read = sr_read,
+	.stop = sr_stop,
+	.done = sr_done,
+	.phase = sr_phase,
+	.failure = sr_failure,
+	.set_interval = sr_set_interval,
+	.exec_start = sr_exec_start,
+	.transport = sr_transport,
+	.free = sr_free,
 };
 
 struct feed *
@@ -1553,7 +1564,7 @@ feed_srun_usable(const struct rconf *rc, const char *host, char *why,
 
 	(void)host;
 	if (rc->job == NULL || *rc->job == '\0' || rc->sched == NULL ||
-	    strcmp(rc->sched, "slurm") != 0) {
+	    strcmp(rc->sched, sched_slurm.name) != 0) {
 		snprintf(why, whysz, "srun: not a Slurm job");
 		return -1;
 	}
@@ -1587,14 +1598,20 @@ sr_ssh_refused(const char *cur, enum feed_fail fail, const char *reason)
 	return 0;
 }
 
+int
+feed_srun_is(const char *name)
+{
+	return strcmp(name, "srun") == 0;
+}
+
 const char *
 feed_srun_ladder(const struct rconf *rc, const char *host, const char *cur,
     enum feed_fail fail, const char *reason, char *why, size_t whysz)
 {
 	char	tmp[256];
 
-	if (fail == FEED_FAIL_NONE || (strcmp(cur, "libssh2") != 0 &&
-	    strcmp(cur, "ssh") != 0) || !sr_ssh_refused(cur, fail, reason) ||
+	if (fail == FEED_FAIL_NONE || !feed_transport_has(cur, FEED_T_SSH) ||
+	    !sr_ssh_refused(cur, fail, reason) ||
 	    feed_srun_usable(rc, host, tmp, sizeof(tmp)) != 0)
 		return NULL;
 	snprintf(why, whysz, "%s: %s; the node is reached through Slurm's "
@@ -1628,16 +1645,17 @@ feed_srun_command(const struct rconf *rc, const char *host, char *buf,
 int
 feed_srun_first(const struct rconf *rc, char *why, size_t whysz)
 {
-	char	tmp[256];
+	char	tmp[256], ssh[64];
 
 	if (rc->nnodes <= FEED_SRUN_NODES ||
 	    feed_srun_usable(rc, NULL, tmp, sizeof(tmp)) != 0)
 		return 0;
 	/* 95 MiB and 3.9% of a core for 1024 nodes over libssh2 (issue 10),
 	 * one socket each; the ssh client is a process per node. */
-	snprintf(why, whysz, "libssh2, ssh: the job has %zu nodes (more than "
-	    "%d): one SSH session per node would hold %zu sockets and about "
-	    "%zu MiB on this host; one srun serves them all", rc->nnodes,
-	    FEED_SRUN_NODES, rc->nnodes, rc->nnodes * 95 / 1024);
+	snprintf(why, whysz, "%s: the job has %zu nodes (more than %d): one "
+	    "SSH session per node would hold %zu sockets and about %zu MiB on "
+	    "this host; one srun serves them all", feed_transports_with(
+	    FEED_T_SSH, ssh, sizeof(ssh)), rc->nnodes, FEED_SRUN_NODES,
+	    rc->nnodes, rc->nnodes * 95 / 1024);
 	return 1;
 }

@@ -44,5 +44,7 @@ void		 feed_srun_command(const struct rconf *, const char *, char *,
 /* Should a node of this job start on srun at once (a job larger than
  * FEED_SRUN_NODES)?  1 with the reason for skipping SSH in why. */
 int		 feed_srun_first(const struct rconf *, char *, size_t);
+/* Is transport name this one (--explain's launcher report)? */
+int		 feed_srun_is(const char *);
 
 #endif

@@ -63,6 +63,7 @@
 #include "rconf.h"
 #include "rpush.h"
 #include "runas.h"
+#include "sched.h"
 #include "spawn.h"
 #include "sshconf.h"
 #include "textsafe.h"
@@ -86,7 +87,7 @@
  */
 struct fssh_client {
 	const char	*name;		/* the transport */
-	const char	*sched;		/* the scheduler it serves */
+	const struct sched *sched;	/* the scheduler it serves */
 	const char	*prog;		/* found in PATH */
 	const char	*override;	/* an absolute path instead */
 	const char	*inside;
@@ -103,26 +104,30 @@ static const struct fssh_client fssh_launchers[] = {
 	/* oarsh: OAR's sshd (port 6667, user oar) and oarsh_shell put the
 	 * command into the job's cpuset; with OAR_JOB_KEY_FILE the job's
 	 * key, else OAR_JOB_ID and oarstat find the job. */
-	{ "oarsh", "oar", "oarsh", "JOBTOP_OARSH", "OAR_JOB_KEY_FILE",
-	    "OAR_JOB_ID", 1, 0, NULL },
+	{ .name = "oarsh", .sched = &sched_oar, .prog = "oarsh",
+	    .override = "JOBTOP_OARSH", .inside = "OAR_JOB_KEY_FILE",
+	    .jobvar = "OAR_JOB_ID", .shell = 1 },
 	/* blaunch NODE CMD: LSF's res starts it in the job, from within
 	 * the job only (LSB_JOBID). */
-	{ "blaunch", "lsf", "blaunch", "JOBTOP_BLAUNCH", "LSB_JOBID", NULL,
-	    0, 0, "LSF's blaunch starts tasks only from within the job "
+	{ .name = "blaunch", .sched = &sched_lsf, .prog = "blaunch",
+	    .override = "JOBTOP_BLAUNCH", .inside = "LSB_JOBID",
+	    .rule = "LSF's blaunch starts tasks only from within the job "
 	    "(LSB_JOBID, on its hosts), for root and LSF administrators "
 	    "too" },
 	/* pbs_tmrsh NODE CMD: PBS's TM interface (tm_spawn) through the
 	 * job's MoM, from within the job only (PBS_JOBID). */
-	{ "pbs_tmrsh", "pbs", "pbs_tmrsh", "JOBTOP_PBS_TMRSH", "PBS_JOBID",
-	    NULL, 0, 0, "PBS's TM interface (pbs_tmrsh) serves only the "
+	{ .name = "pbs_tmrsh", .sched = &sched_pbs, .prog = "pbs_tmrsh",
+	    .override = "JOBTOP_PBS_TMRSH", .inside = "PBS_JOBID",
+	    .rule = "PBS's TM interface (pbs_tmrsh) serves only the "
 	    "job's own tasks, from within the job (PBS_JOBID and its "
 	    "cookie), for root and PBS managers too" },
 	/* flux proxy JOB flux exec -r RANK: a batch job is a Flux instance
 	 * with one broker per node, ranked in the order of the job's node
 	 * list; its owner runs argv (no shell) on a broker with flux exec,
 	 * from wherever flux proxy reaches the instance. */
-	{ "flux", "flux", "flux", "JOBTOP_FLUX", NULL, NULL, 0, 1, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL }
+	{ .name = "flux", .sched = &sched_flux, .prog = "flux",
+	    .override = "JOBTOP_FLUX", .rank = 1 },
+	{ .name = NULL },
 };
 
 struct feed_ssh {
@@ -974,7 +979,7 @@ fssh_rank_usable(const struct fssh_client *c, const struct rconf *rc,
 
 	if (rc->sched == NULL || rc->job == NULL || *rc->job == '\0') {
 		snprintf(why, whysz, "%s: serves %s jobs only (a job id, not "
-		    "a host list)", c->name, c->sched);
+		    "a host list)", c->name, c->sched->name);
 		return -1;
 	}
 	/* Root starts it as the owner (runas.h); nobody else can. */
@@ -1015,9 +1020,9 @@ feed_launch_usable(const char *name, const struct rconf *rc,
 		snprintf(why, whysz, "%s: node name %s", name, host);
 		return -1;
 	}
-	if (rc->sched != NULL && strcmp(rc->sched, c->sched) != 0) {
+	if (rc->sched != NULL && strcmp(rc->sched, c->sched->name) != 0) {
 		snprintf(why, whysz, "%s: serves %s jobs only", name,
-		    c->sched);
+		    c->sched->name);
 		return -1;
 	}
 	if (c->rank)
@@ -1146,6 +1151,14 @@ feed_##n##_usable(const struct rconf *rc, const char *host, char *why,	\
     size_t whysz)							\
 {									\
 	return feed_launch_usable(#n, rc, host, why, whysz);		\
+}									\
+const char *								\
+feed_##n##_takeover(const struct rconf *rc, const char *host,		\
+    const char *cur, enum feed_fail fail, const char *reason,		\
+    char *why, size_t whysz)						\
+{									\
+	return feed_launch_takeover(#n, rc, host, cur, fail, reason,	\
+	    why, whysz);						\
 }
 FSSH_ROW(oarsh)
 FSSH_ROW(blaunch)
@@ -1178,20 +1191,20 @@ feed_launch_command(const char *name, const struct rconf *rc,
 }
 
 const char *
-feed_launch_ladder(const struct rconf *rc, const char *host,
-    const char *cur, enum feed_fail fail, const char *reason, char *why,
-    size_t whysz)
+feed_launch_takeover(const char *name, const struct rconf *rc,
+    const char *host, const char *cur, enum feed_fail fail,
+    const char *reason, char *why, size_t whysz)
 {
 	static const char		*const words[] = {
 		"Access denied", "Permission denied", "Connection refused",
 		"not allowed", "DenyUsers", NULL
 	};
-	const struct fssh_client	*c;
+	const struct fssh_client	*c = fssh_launcher(name);
 	char				 tmp[256];
 	int				 i, refused;
 
-	if (rc->sched == NULL || (strcmp(cur, "libssh2") != 0 &&
-	    strcmp(cur, "ssh") != 0))
+	if (c == NULL || rc->sched == NULL ||
+	    !feed_transport_has(cur, FEED_T_SSH))
 		return NULL;
 	/* SSH itself refused this user, not a slow or broken link. */
 	refused = fail == FEED_FAIL_DENIED || fail == FEED_FAIL_AUTH;
@@ -1199,15 +1212,11 @@ feed_launch_ladder(const struct rconf *rc, const char *host,
 		refused = strstr(reason, words[i]) != NULL;
 	if (!refused)
 		return NULL;
-	for (c = fssh_launchers; c->name != NULL; c++) {
-		if (strcmp(c->sched, rc->sched) != 0 ||
-		    feed_launch_usable(c->name, rc, host, tmp,
-		    sizeof(tmp)) != 0)
-			continue;
-		snprintf(why, whysz, "%s: %s; the node is reached through "
-		    "%s instead", cur, reason != NULL && *reason != '\0' ?
-		    reason : "refused", c->name);
-		return c->name;
-	}
-	return NULL;
+	if (strcmp(c->sched->name, rc->sched) != 0 ||
+	    feed_launch_usable(c->name, rc, host, tmp, sizeof(tmp)) != 0)
+		return NULL;
+	snprintf(why, whysz, "%s: %s; the node is reached through %s "
+	    "instead", cur, reason != NULL && *reason != '\0' ? reason :
+	    "refused", c->name);
+	return c->name;
 }

@@ -63,18 +63,24 @@ static const struct {
 	const char	*name;
 	const char	*algs;
 } hostkey_types[] = {
-	{ LIBSSH2_HOSTKEY_TYPE_ED25519, LIBSSH2_KNOWNHOST_KEY_ED25519,
-	  "ssh-ed25519", "ssh-ed25519" },
-	{ LIBSSH2_HOSTKEY_TYPE_ECDSA_256, LIBSSH2_KNOWNHOST_KEY_ECDSA_256,
-	  "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp256" },
-	{ LIBSSH2_HOSTKEY_TYPE_ECDSA_384, LIBSSH2_KNOWNHOST_KEY_ECDSA_384,
-	  "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp384" },
-	{ LIBSSH2_HOSTKEY_TYPE_ECDSA_521, LIBSSH2_KNOWNHOST_KEY_ECDSA_521,
-	  "ecdsa-sha2-nistp521", "ecdsa-sha2-nistp521" },
-	{ LIBSSH2_HOSTKEY_TYPE_RSA, LIBSSH2_KNOWNHOST_KEY_SSHRSA,
-	  "ssh-rsa", "rsa-sha2-512,rsa-sha2-256,ssh-rsa" },
-	{ LIBSSH2_HOSTKEY_TYPE_DSS, LIBSSH2_KNOWNHOST_KEY_SSHDSS,
-	  "ssh-dss", "ssh-dss" },
+	{ .type = LIBSSH2_HOSTKEY_TYPE_ED25519,
+	    .mask = LIBSSH2_KNOWNHOST_KEY_ED25519, .name = "ssh-ed25519",
+	    .algs = "ssh-ed25519" },
+	{ .type = LIBSSH2_HOSTKEY_TYPE_ECDSA_256,
+	    .mask = LIBSSH2_KNOWNHOST_KEY_ECDSA_256,
+	    .name = "ecdsa-sha2-nistp256", .algs = "ecdsa-sha2-nistp256" },
+	{ .type = LIBSSH2_HOSTKEY_TYPE_ECDSA_384,
+	    .mask = LIBSSH2_KNOWNHOST_KEY_ECDSA_384,
+	    .name = "ecdsa-sha2-nistp384", .algs = "ecdsa-sha2-nistp384" },
+	{ .type = LIBSSH2_HOSTKEY_TYPE_ECDSA_521,
+	    .mask = LIBSSH2_KNOWNHOST_KEY_ECDSA_521,
+	    .name = "ecdsa-sha2-nistp521", .algs = "ecdsa-sha2-nistp521" },
+	{ .type = LIBSSH2_HOSTKEY_TYPE_RSA,
+	    .mask = LIBSSH2_KNOWNHOST_KEY_SSHRSA, .name = "ssh-rsa",
+	    .algs = "rsa-sha2-512,rsa-sha2-256,ssh-rsa" },
+	{ .type = LIBSSH2_HOSTKEY_TYPE_DSS,
+	    .mask = LIBSSH2_KNOWNHOST_KEY_SSHDSS, .name = "ssh-dss",
+	    .algs = "ssh-dss" },
 };
 #define HOSTKEY_NTYPES	(sizeof(hostkey_types) / sizeof(hostkey_types[0]))
 

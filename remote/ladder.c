@@ -28,27 +28,77 @@
 
 /*
  * The registry of remote transports.  How to add one: its file
- * (remote/feed-NAME.c) with a constructor, an optional usable() check,
- * and a line here.  The order of the FEED_T_LADDER ones is the ladder's:
- * cheapest per node first.
+ * (remote/feed-NAME.c) with a constructor, an optional usable() check
+ * (their prototypes in ladder.h), and a row here whose .what is its line
+ * in --help (keep it under 58 columns).  The order of the FEED_T_LADDER
+ * ones is the ladder's: cheapest per node first.  The rest of the ladder
+ * is the rows' data too: FEED_T_SSH marks the SSH rungs whose refusal of
+ * the user sends a node to a launcher (FEED_T_LAUNCHER, which --explain
+ * reports as one) whose .takeover says it serves the node's job (the
+ * first that does, in row order: srun, then the other schedulers'
+ * shells, feed-ssh.c's fssh_launchers[]), and .first a transport that
+ * takes a whole large job before any SSH rung.  A launcher row of
+ * feed-ssh.c is its FSSH_ROW there, FEED_LAUNCH_ROW in feed-launch.h and
+ * a row here.
  */
 const struct feed_transport feed_transports[] = {
-	{ "libssh2", feed_new_libssh2, feed_libssh2_usable, FEED_T_LADDER,
-	    "one libssh2 session per node, in this process" },
-	{ "ssh", feed_new_ssh, NULL, FEED_T_LADDER,
-	    "the system OpenSSH client, one ssh process per node" },
-	{ "srun", feed_new_srun, feed_srun_usable, FEED_T_LADDER,
-	    "one srun for the whole Slurm job, through Slurm's own tree" },
-	{ "oarsh", feed_new_oarsh, feed_oarsh_usable, FEED_T_LADDER,
-	    "OAR's oarsh, one per node (OAR_JOB_KEY_FILE or the job's id)" },
-	{ "blaunch", feed_new_blaunch, feed_blaunch_usable, FEED_T_LADDER,
-	    "LSF's blaunch, one per node, from within the job" },
-	{ "pbs_tmrsh", feed_new_pbs_tmrsh, feed_pbs_tmrsh_usable,
-	    FEED_T_LADDER, "PBS's pbs_tmrsh, one per node, within the job" },
-	{ "flux", feed_new_flux, feed_flux_usable, FEED_T_LADDER,
-	    "Flux's flux proxy JOB flux exec -r RANK, one per node" },
-	{ NULL, NULL, NULL, 0, NULL }
+	{ .name = "libssh2", .open = feed_new_libssh2,
+	    .usable = feed_libssh2_usable, .flags = FEED_T_LADDER | FEED_T_SSH,
+	    .what = "one libssh2 session per node, in this process" },
+	{ .name = "ssh", .open = feed_new_ssh,
+	    .flags = FEED_T_LADDER | FEED_T_SSH,
+	    .what = "the system OpenSSH client, one ssh process per node" },
+	{ .name = "srun", .open = feed_new_srun, .usable = feed_srun_usable,
+	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER, .what =
+	    "one srun for the whole Slurm job, through Slurm's own tree",
+	    .first = feed_srun_first, .takeover = feed_srun_ladder },
+	{ .name = "oarsh", .open = feed_new_oarsh, .usable = feed_oarsh_usable,
+	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER, .what =
+	    "OAR's oarsh, one per node (the job's key file or its id)",
+	    .takeover = feed_oarsh_takeover },
+	{ .name = "blaunch", .open = feed_new_blaunch,
+	    .usable = feed_blaunch_usable,
+	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER,
+	    .what = "LSF's blaunch, one per node, from within the job",
+	    .takeover = feed_blaunch_takeover },
+	{ .name = "pbs_tmrsh", .open = feed_new_pbs_tmrsh,
+	    .usable = feed_pbs_tmrsh_usable,
+	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER,
+	    .what = "PBS's pbs_tmrsh, one per node, within the job",
+	    .takeover = feed_pbs_tmrsh_takeover },
+	{ .name = "flux", .open = feed_new_flux, .usable = feed_flux_usable,
+	    .flags = FEED_T_LADDER | FEED_T_LAUNCHER,
+	    .what = "Flux's flux proxy JOB flux exec -r RANK, one per node",
+	    .takeover = feed_flux_takeover },
+	{ .name = NULL },
 };
+
+int
+feed_transport_has(const char *name, int flag)
+{
+	const struct feed_transport	*t;
+
+	for (t = feed_transports; name != NULL && t->name != NULL; t++)
+		if (strcmp(t->name, name) == 0)
+			return (t->flags & flag) != 0;
+	return 0;
+}
+
+const char *
+feed_transports_with(int flag, char *buf, size_t bufsz)
+{
+	const struct feed_transport	*t;
+	size_t				 n = 0;
+
+	if (bufsz == 0)
+		return buf;
+	buf[0] = '\0';
+	for (t = feed_transports; t->name != NULL && n < bufsz; t++)
+		if (t->flags & flag)
+			n += (size_t)snprintf(buf + n, bufsz - n, "%s%s",
+			    n > 0 ? ", " : "", t->name);
+	return buf;
+}
 
 /* The ladder transport after name, NULL at the end. */
 static const struct feed_transport *
@@ -74,7 +124,7 @@ const char *
 feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
     enum feed_fail fail, const char *reason, char *why, size_t whysz)
 {
-	const struct feed_transport	*next;
+	const struct feed_transport	*next, *t;
 	const char			*next_name;
 
 	if (fail == FEED_FAIL_NONE || (next = feed_ladder_after(cur)) == NULL)
@@ -90,12 +140,14 @@ feed_ladder_next(const struct rconf *rc, const char *host, const char *cur,
 		return next->name;
 	}
 	/* SSH refused the user, and no other SSH rung can help: the
-	 * scheduler's launcher (feed-srun.c). */
-	if ((next_name = feed_srun_ladder(rc, host, cur, fail, reason, why,
-	    whysz)) != NULL)
-		return next_name;
-	/* The other schedulers' remote shells (feed-ssh.c). */
-	return feed_launch_ladder(rc, host, cur, fail, reason, why, whysz);
+	 * scheduler's launcher, the first whose takeover() says so (srun,
+	 * feed-srun.c; the other schedulers' remote shells, feed-ssh.c). */
+	for (t = feed_transports; t->name != NULL; t++)
+		if ((t->flags & FEED_T_LADDER) && t->takeover != NULL &&
+		    (next_name = t->takeover(rc, host, cur, fail, reason, why,
+		    whysz)) != NULL)
+			return next_name;
+	return NULL;
 }
 
 #define FEED_AUTO_WHY_MAX	1024
@@ -276,10 +328,19 @@ feed_auto_free(struct feed *f)
 }
 
 static const struct feed_ops feed_auto_ops = {
-	"auto", feed_auto_pollfds, feed_auto_timeout, feed_auto_step,
-	feed_auto_read, feed_auto_stop, feed_auto_done, feed_auto_phase,
-	feed_auto_failure, feed_auto_set_interval, feed_auto_exec_start,
-	feed_auto_transport, feed_auto_free
+	.name = "auto",
+	.pollfds = feed_auto_pollfds,
+	.timeout = feed_auto_timeout,
+	.step = feed_auto_step,
+	.read = feed_auto_read,
+	.stop = feed_auto_stop,
+	.done = feed_auto_done,
+	.phase = feed_auto_phase,
+	.failure = feed_auto_failure,
+	.set_interval = feed_auto_set_interval,
+	.exec_start = feed_auto_exec_start,
+	.transport = feed_auto_transport,
+	.free = feed_auto_free,
 };
 
 /* The ladder: the first transport that says it can serve the node. */
@@ -293,12 +354,15 @@ feed_new_auto(const struct rconf *rc, const char *host, char *err,
 	char				 why[512], skipped[512];
 	size_t				 n = 0;
 
-	skipped[0] = '\0';
-	/* A job too large for one SSH session per node starts on srun. */
-	if (feed_srun_first(rc, skipped, sizeof(skipped)) &&
-	    (t = feed_transport_find("srun")) != NULL &&
-	    (cur = t->open(rc, host, err, errsz)) != NULL)
-		goto found;
+	/* A job too large for one SSH session per node starts on the
+	 * transport that says so (srun). */
+	for (t = feed_transports; t->name != NULL; t++) {
+		skipped[0] = '\0';
+		if ((t->flags & FEED_T_LADDER) && t->first != NULL &&
+		    t->first(rc, skipped, sizeof(skipped)) &&
+		    (cur = t->open(rc, host, err, errsz)) != NULL)
+			goto found;
+	}
 	skipped[0] = '\0';
 	for (t = feed_transports; t->name != NULL; t++) {
 		if (!(t->flags & FEED_T_LADDER))

@@ -19,6 +19,10 @@ struct rsess;
  * feed_register_transports. */
 extern const struct feed_transport feed_transports[];
 
+/* Does the registry's transport name have flag (FEED_T_SSH, ...)? */
+int		 feed_transport_has(const char *, int);
+/* The names of the transports with flag, "libssh2, ssh", into buf. */
+const char	*feed_transports_with(int, char *, size_t);
 /* A node through transport name ("auto": the ladder), NULL with the
  * reason in err. */
 struct feed	*feed_new_remote(const char *, const struct rconf *,

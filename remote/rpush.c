@@ -22,10 +22,10 @@ static const struct {
 	const char	*arch;
 	const char	*pattern;
 } rpush_arches[] = {
-	{ "x86_64",	"x86_64|amd64" },
-	{ "aarch64",	"aarch64|arm64" },
-	{ "i686",	"i[3456]86" },
-	{ "armv7l",	"arm*" },
+	{ .arch = "x86_64", .pattern = "x86_64|amd64" },
+	{ .arch = "aarch64", .pattern = "aarch64|arm64" },
+	{ .arch = "i686", .pattern = "i[3456]86" },
+	{ .arch = "armv7l", .pattern = "arm*" },
 };
 
 int

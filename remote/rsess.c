@@ -238,16 +238,22 @@ static const struct rsess_state_def {
 	uint32_t	 timeout_ms;
 	const char	*ui;
 } rsess_states[RS_NSTATES] = {
-	{ "RESOLVE",	rsess_do_resolve,	0,		"connecting" },
-	{ "CONNECT",	rsess_do_connect,	RSESS_T_CONF,	"connecting" },
-	{ "HANDSHAKE",	rsess_do_handshake,	20000,		"connecting" },
-	{ "HOSTKEY",	rsess_do_hostkey,	0,		"connecting" },
-	{ "AUTH",	rsess_do_auth,		30000,		"connecting" },
-	{ "PUSH",	rsess_do_push,		120000,		"pushing" },
-	{ "EXEC",	rsess_do_exec,		20000,		"starting" },
-	{ "STREAM",	rsess_do_stream,	RSESS_T_CONF,	"live" },
-	{ "BACKOFF",	rsess_do_backoff,	0,		"lost" },
-	{ "DEAD",	rsess_do_dead,		0,		"failed" },
+	{ .name = "RESOLVE", .step = rsess_do_resolve, .ui = "connecting" },
+	{ .name = "CONNECT", .step = rsess_do_connect,
+	    .timeout_ms = RSESS_T_CONF, .ui = "connecting" },
+	{ .name = "HANDSHAKE", .step = rsess_do_handshake, .timeout_ms = 20000,
+	    .ui = "connecting" },
+	{ .name = "HOSTKEY", .step = rsess_do_hostkey, .ui = "connecting" },
+	{ .name = "AUTH", .step = rsess_do_auth, .timeout_ms = 30000,
+	    .ui = "connecting" },
+	{ .name = "PUSH", .step = rsess_do_push, .timeout_ms = 120000,
+	    .ui = "pushing" },
+	{ .name = "EXEC", .step = rsess_do_exec, .timeout_ms = 20000,
+	    .ui = "starting" },
+	{ .name = "STREAM", .step = rsess_do_stream,
+	    .timeout_ms = RSESS_T_CONF, .ui = "live" },
+	{ .name = "BACKOFF", .step = rsess_do_backoff, .ui = "lost" },
+	{ .name = "DEAD", .step = rsess_do_dead, .ui = "failed" },
 };
 
 const char *

@@ -69,15 +69,20 @@ static const struct config_key {
 	config_set_fn	 set;
 	config_show_fn	 show;	/* 1 with the value when C sets it */
 } config_keys[] = {
-	{ "transport",		config_set_transport, config_show_transport },
-	{ "theme",		config_set_theme, config_show_theme },
-	{ "sort",		config_set_sort, config_show_sort },
-	{ "rank_sort",		config_set_rank_sort, config_show_rank_sort },
-	{ "node_columns",	config_set_columns, config_show_columns },
-	{ "rank_columns",	config_set_rank_columns,
-	    config_show_rank_columns },
-	{ "fold",		config_set_fold, config_show_fold },
-	{ "interval",		config_set_interval, config_show_interval },
+	{ .name = "transport", .set = config_set_transport,
+	    .show = config_show_transport },
+	{ .name = "theme", .set = config_set_theme,
+	    .show = config_show_theme },
+	{ .name = "sort", .set = config_set_sort, .show = config_show_sort },
+	{ .name = "rank_sort", .set = config_set_rank_sort,
+	    .show = config_show_rank_sort },
+	{ .name = "node_columns", .set = config_set_columns,
+	    .show = config_show_columns },
+	{ .name = "rank_columns", .set = config_set_rank_columns,
+	    .show = config_show_rank_columns },
+	{ .name = "fold", .set = config_set_fold, .show = config_show_fold },
+	{ .name = "interval", .set = config_set_interval,
+	    .show = config_show_interval },
 };
 #define CONFIG_NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
 

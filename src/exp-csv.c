@@ -238,8 +238,12 @@ exp_tidy_end(struct exp_ctx *ctx, int failed)
 }
 
 const struct exp_writer exp_csv_tidy = {
-	"csv", 1, exp_tidy_begin, exp_tidy_sample, exp_tidy_note,
-	exp_tidy_end
+	.name = "csv",
+	.passes = 1,
+	.begin = exp_tidy_begin,
+	.sample = exp_tidy_sample,
+	.note = exp_tidy_note,
+	.end = exp_tidy_end,
 };
 
 /* Wide: the columns (pass 0), then the rows (pass 1). */
@@ -465,5 +469,9 @@ exp_wide_end(struct exp_ctx *ctx, int failed)
 }
 
 const struct exp_writer exp_csv_wide = {
-	"csv-wide", 2, exp_wide_begin, exp_wide_sample, NULL, exp_wide_end
+	.name = "csv-wide",
+	.passes = 2,
+	.begin = exp_wide_begin,
+	.sample = exp_wide_sample,
+	.end = exp_wide_end,
 };

@@ -481,5 +481,9 @@ exp_om_end(struct exp_ctx *ctx, int failed)
 }
 
 const struct exp_writer exp_openmetrics = {
-	"openmetrics", 1, exp_om_begin, exp_om_sample, NULL, exp_om_end
+	.name = "openmetrics",
+	.passes = 1,
+	.begin = exp_om_begin,
+	.sample = exp_om_sample,
+	.end = exp_om_end,
 };

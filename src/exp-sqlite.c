@@ -376,6 +376,10 @@ exp_sqlite_end(struct exp_ctx *ctx, int failed)
 }
 
 const struct exp_writer exp_sqlite = {
-	"sqlite", 1, exp_sqlite_begin, exp_sqlite_sample, exp_sqlite_note,
-	exp_sqlite_end
+	.name = "sqlite",
+	.passes = 1,
+	.begin = exp_sqlite_begin,
+	.sample = exp_sqlite_sample,
+	.note = exp_sqlite_note,
+	.end = exp_sqlite_end,
 };

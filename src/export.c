@@ -86,21 +86,69 @@ export_transport(FILE *f, const struct output *out, const char *node,
 }
 
 /*
- * How to add a format: write exp-NAME.c with one const struct exp_writer
- * (begin, sample, note, end), list it here, and give it an option in
- * export_main.  JSON and text are not writers: they are the live outputs.
+ * The formats, a row per format and layout.  How to add a format: write
+ * exp-NAME.c with one const struct exp_writer (begin, sample, note, end),
+ * declare it and its enum export_format value in export.h, and add its
+ * row here with its option: the command line (getopt's table), the usage
+ * and the error texts are built from these rows.  JSON and text are not
+ * writers but the live outputs (JSON's row has no writer, text none).
  */
-static const struct {
+static const struct exp_row {
 	enum export_format	 fmt;
 	enum export_wide	 wide;
-	const struct exp_writer	*w;
+	const struct exp_writer	*w;		/* NULL: a live output */
+	const char		*option;	/* --OPTION, or NULL: another
+						 * layout of the format */
+	const char		*arg;		/* its argument, or NULL */
+	const char		*more;		/* after it in the synopsis */
+	const char		*usage;		/* its lines in --help */
 } exp_writers[] = {
-	{ EXPORT_CSV,		EXPORT_TIDY,	&exp_csv_tidy },
-	{ EXPORT_CSV,		EXPORT_WIDE_NODE, &exp_csv_wide },
-	{ EXPORT_CSV,		EXPORT_WIDE_RANK, &exp_csv_wide },
-	{ EXPORT_SQLITE,	EXPORT_TIDY,	&exp_sqlite },
-	{ EXPORT_OPENMETRICS,	EXPORT_TIDY,	&exp_openmetrics },
+	{ .fmt = EXPORT_JSON, .option = "json", .usage =
+"  --json         newline-delimited JSON records (NDJSON), as --json live\n" },
+	{ .fmt = EXPORT_CSV, .wide = EXPORT_TIDY, .w = &exp_csv_tidy,
+	    .option = "csv", .more = " [--wide[=node|rank]]", .usage =
+"  --csv          tidy CSV: record,job,time,seq,node,rank,pid,metric,\n"
+"                 instance,value,unit,text (value is always a number)\n"
+"  --wide[=node|rank]  CSV with a row per node (or rank) sample and a\n"
+"                 column per metric\n" },
+	{ .fmt = EXPORT_CSV, .wide = EXPORT_WIDE_NODE, .w = &exp_csv_wide },
+	{ .fmt = EXPORT_CSV, .wide = EXPORT_WIDE_RANK, .w = &exp_csv_wide },
+	{ .fmt = EXPORT_SQLITE, .wide = EXPORT_TIDY, .w = &exp_sqlite,
+	    .option = "sqlite", .arg = "DB", .usage =
+"  --sqlite DB    into an SQLite database (tables job, nodes, samples,\n"
+"                 ranks, events, flags); other jobs already there stay\n" },
+	{ .fmt = EXPORT_OPENMETRICS, .wide = EXPORT_TIDY,
+	    .w = &exp_openmetrics, .option = "openmetrics", .usage =
+"  --openmetrics  OpenMetrics text for promtool tsdb create-blocks-from\n" },
 };
+
+#define EXP_NROWS	(sizeof(exp_writers) / sizeof(exp_writers[0]))
+
+const char *
+export_format_options(char *buf, size_t bufsz, const char *sep,
+    int lower)
+{
+	size_t	i, n = 0, k;
+
+	if (bufsz == 0)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < EXP_NROWS && n < bufsz; i++) {
+		if (exp_writers[i].option == NULL)
+			continue;
+		n += (size_t)snprintf(buf + n, bufsz - n, "%s--%s",
+		    n > 0 ? sep : "", exp_writers[i].option);
+		if (exp_writers[i].arg == NULL || n >= bufsz)
+			continue;
+		k = n + 1;
+		n += (size_t)snprintf(buf + n, bufsz - n, " %s",
+		    exp_writers[i].arg);
+		for (; lower && k < n && k < bufsz; k++)
+			buf[k] = (char)(buf[k] >= 'A' && buf[k] <= 'Z' ?
+			    buf[k] - 'A' + 'a' : buf[k]);
+	}
+	return buf;
+}
 
 /* The player: the recording, the detector over its samples, the window. */
 struct export_play {
@@ -196,12 +244,13 @@ export_unit(const struct proto_field *pf, char *buf, size_t len)
 static const struct {
 	const char	*group, *name, *unit;
 } export_derived_units[] = {
-	{ "cpu",	"busy",		"%" },
-	{ "mem",	"used",		"bytes" },
-	{ "rank",	"cputime",	"s" },
-	{ "rank",	"cpu",		"%" },
-	{ "rank",	"start_wall",	"s" },	/* Unix time */
-	{ "rankmpi",	"share",	"%" },
+	{ .group = "cpu", .name = "busy", .unit = "%" },
+	{ .group = "mem", .name = "used", .unit = "bytes" },
+	{ .group = "rank", .name = "cputime", .unit = "s" },
+	{ .group = "rank", .name = "cpu", .unit = "%" },
+	/* Unix time */
+	{ .group = "rank", .name = "start_wall", .unit = "s" },
+	{ .group = "rankmpi", .name = "share", .unit = "%" },
 };
 
 static const char *
@@ -802,25 +851,53 @@ export_to(const char *path, const struct export_opts *o, const char *outpath)
 	return outfile_end(&of, rc, "export");
 }
 
+/* Put word on the synopsis line at *col, wrapping past 72 columns. */
+static void
+export_usage_word(FILE *f, const char *word, size_t *col)
+{
+	size_t	len = strlen(word);
+
+	if (*col + len > 72) {
+		fprintf(f, "\n%27s", "");
+		*col = 27;
+		word += word[0] == ' ';
+		len = strlen(word);
+	}
+	fputs(word, f);
+	*col += len;
+}
+
 static void
 export_usage(FILE *f)
 {
-	fprintf(f,
-"usage: jobtop export FILE [--json | --csv [--wide[=node|rank]] |\n"
-"                           --sqlite DB | --openmetrics]\n"
-"                          [--begin T] [--end T] [--fields LIST] [-o OUT]\n"
-"  --json         newline-delimited JSON records (NDJSON), as --json live\n"
-"  --csv          tidy CSV: record,job,time,seq,node,rank,pid,metric,\n"
-"                 instance,value,unit,text (value is always a number)\n"
-"  --wide[=node|rank]  CSV with a row per node (or rank) sample and a\n"
-"                 column per metric\n"
-"  --sqlite DB    into an SQLite database (tables job, nodes, samples,\n"
-"                 ranks, events, flags); other jobs already there stay\n"
-"  --openmetrics  OpenMetrics text for promtool tsdb create-blocks-from\n"
+	char	word[128];
+	size_t	i, col = 27, n = 0;
+
+	fputs("usage: jobtop export FILE [", f);
+	for (i = 0; i < EXP_NROWS; i++) {
+		if (exp_writers[i].option == NULL)
+			continue;
+		if (n > 0)
+			export_usage_word(f, " |", &col);
+		snprintf(word, sizeof(word), "%s--%s%s%s%s", n++ > 0 ? " " : "",
+		    exp_writers[i].option, exp_writers[i].arg != NULL ? " " :
+		    "", exp_writers[i].arg != NULL ? exp_writers[i].arg : "",
+		    exp_writers[i].more != NULL ? exp_writers[i].more : "");
+		export_usage_word(f, word, &col);
+	}
+	fputs("]\n", f);
+	fputs(
+"                          [--begin T] [--end T] [--fields LIST] [-o OUT]\n",
+	    f);
+	for (i = 0; i < EXP_NROWS; i++)
+		if (exp_writers[i].usage != NULL)
+			fputs(exp_writers[i].usage, f);
+	fputs(
 "  --begin T, --end T  a window: +5m from the start, -10m before the end,\n"
 "                 12:30[:00], 2026-11-25T12:30:00Z or @UNIXSECONDS\n"
 "  --fields LIST  metrics to keep: comma-separated globs (cpu.*,rank.cpu)\n"
-"  -o OUT         write OUT (replaced only once complete); - is stdout\n");
+"  -o OUT         write OUT (replaced only once complete); - is stdout\n",
+	    f);
 }
 
 static int	export_main_in(const char *, const struct export_opts *,
@@ -829,52 +906,58 @@ static int	export_main_in(const char *, const struct export_opts *,
 int
 export_main(int argc, char **argv)
 {
-	enum { OPT_CSV = 256, OPT_JSON, OPT_SQLITE, OPT_OM, OPT_WIDE,
-	    OPT_BEGIN, OPT_END, OPT_FIELDS };
-	static const struct option longopts[] = {
-		{ "csv",	no_argument,		NULL, OPT_CSV },
-		{ "json",	no_argument,		NULL, OPT_JSON },
-		{ "sqlite",	required_argument,	NULL, OPT_SQLITE },
-		{ "openmetrics", no_argument,		NULL, OPT_OM },
+	/* The formats' options are OPT_FMT + their row in exp_writers[]. */
+	enum { OPT_FMT = 256, OPT_WIDE = 512, OPT_BEGIN, OPT_END,
+	    OPT_FIELDS };
+	static const struct option fixed[] = {
 		{ "wide",	optional_argument,	NULL, OPT_WIDE },
 		{ "begin",	required_argument,	NULL, OPT_BEGIN },
 		{ "end",	required_argument,	NULL, OPT_END },
 		{ "fields",	required_argument,	NULL, OPT_FIELDS },
 		{ "output",	required_argument,	NULL, 'o' },
 		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 }
 	};
+	struct option		 longopts[EXP_NROWS + sizeof(fixed) /
+				    sizeof(fixed[0]) + 1];
 	struct export_opts	 o;
-	static const char	*export_fmt_names[] = {
-		"--csv", "--json", "--sqlite", "--openmetrics"
-	};
+	const struct exp_row	*r;
 	const char		*outpath = NULL;
-	char			 err[PATH_MAX + 256], *in;
+	char			 err[PATH_MAX + 256], *in, fmts[128];
 	int			 ch, fmtch = 0, nfmt = 0, rc;
+	size_t			 i, n = 0;
 
+	for (i = 0; i < EXP_NROWS; i++) {
+		if ((r = &exp_writers[i])->option == NULL)
+			continue;
+		longopts[n].name = r->option;
+		longopts[n].has_arg = r->arg != NULL ? required_argument :
+		    no_argument;
+		longopts[n].flag = NULL;
+		longopts[n++].val = OPT_FMT + (int)i;
+	}
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		longopts[n++] = fixed[i];
+	memset(&longopts[n], 0, sizeof(longopts[n]));
 	memset(&o, 0, sizeof(o));
 	o.fmt = EXPORT_JSON;
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case OPT_CSV:
-		case OPT_JSON:
-		case OPT_SQLITE:
-		case OPT_OM:
+		if (ch >= OPT_FMT && ch < OPT_FMT + (int)EXP_NROWS) {
+			r = &exp_writers[ch - OPT_FMT];
 			if (nfmt++ > 0 && fmtch != ch) {
-				log_error("export: give one format (%s and "
-				    "%s)", export_fmt_names[fmtch - OPT_CSV],
-				    export_fmt_names[ch - OPT_CSV]);
+				log_error("export: give one format (--%s and "
+				    "--%s)", exp_writers[fmtch - OPT_FMT].option,
+				    r->option);
 				return 2;
 			}
 			fmtch = ch;
-			o.fmt = ch == OPT_CSV ? EXPORT_CSV : ch == OPT_JSON ?
-			    EXPORT_JSON : ch == OPT_SQLITE ? EXPORT_SQLITE :
-			    EXPORT_OPENMETRICS;
-			if (ch == OPT_SQLITE)
+			o.fmt = r->fmt;
+			if (r->fmt == EXPORT_SQLITE)
 				o.sqlite = optarg;
-			break;
+			continue;
+		}
+		switch (ch) {
 		case OPT_WIDE:
 			if (optarg == NULL || strcmp(optarg, "node") == 0)
 				o.wide = EXPORT_WIDE_NODE;
@@ -913,7 +996,8 @@ export_main(int argc, char **argv)
 	}
 	if (argc - optind != 1) {
 		log_error("export: give one recording (jobtop export FILE "
-		    "[--json|--csv|--sqlite DB|--openmetrics] [-o OUT])");
+		    "[%s] [-o OUT])", export_format_options(fmts,
+		    sizeof(fmts), "|", 0));
 		return 2;
 	}
 	if (o.wide != EXPORT_TIDY && nfmt > 0 && o.fmt != EXPORT_CSV) {

@@ -50,6 +50,9 @@ struct export_opts {
 int	 export_file(const char *, enum export_format, FILE *, long long);
 /* The same with every option. */
 int	 export_run(const char *, const struct export_opts *, FILE *);
+/* The formats' options from the registry, "--json|--csv|--sqlite DB|..."
+ * with sep between them (lower: "--sqlite db"); buf returned. */
+const char *export_format_options(char *, size_t, const char *, int);
 /* `jobtop export FILE [options]`: argv[0] is "export". */
 int	 export_main(int, char **);
 

@@ -96,8 +96,12 @@ feed_cmd_free_op(struct feed_exec *x)
 }
 
 static const struct feed_exec_ops feed_cmd_ops = {
-	feed_cmd_done_op, feed_cmd_out_op, feed_cmd_err_op,
-	feed_cmd_status_op, feed_cmd_why_op, feed_cmd_free_op
+	.done = feed_cmd_done_op,
+	.out = feed_cmd_out_op,
+	.err = feed_cmd_err_op,
+	.status = feed_cmd_status_op,
+	.why = feed_cmd_why_op,
+	.free = feed_cmd_free_op,
 };
 
 struct feed_exec *

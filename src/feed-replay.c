@@ -839,19 +839,15 @@ replay_feed_free(struct feed *f)
 }
 
 static const struct feed_ops replay_feed_ops = {
-	"replay",
-	replay_feed_pollfds,
-	replay_feed_timeout,
-	replay_feed_step,
-	replay_feed_read,
-	replay_feed_stop,
-	replay_feed_done,
-	replay_feed_phase,
-	NULL,			/* failure */
-	NULL,			/* set_interval */
-	NULL,			/* exec_start */
-	NULL,			/* transport */
-	replay_feed_free
+	.name = "replay",
+	.pollfds = replay_feed_pollfds,
+	.timeout = replay_feed_timeout,
+	.step = replay_feed_step,
+	.read = replay_feed_read,
+	.stop = replay_feed_stop,
+	.done = replay_feed_done,
+	.phase = replay_feed_phase,
+	.free = replay_feed_free,
 };
 
 struct feed *

@@ -221,9 +221,17 @@ feed_lc_free(struct feed *f)
 }
 
 static const struct feed_ops feed_local_ops = {
-	"local", feed_lc_pollfds, feed_lc_timeout, feed_lc_step,
-	feed_lc_read, feed_lc_stop, feed_lc_done, feed_lc_phase, NULL,
-	feed_lc_set_interval, feed_lc_exec_start, NULL, feed_lc_free
+	.name = "local",
+	.pollfds = feed_lc_pollfds,
+	.timeout = feed_lc_timeout,
+	.step = feed_lc_step,
+	.read = feed_lc_read,
+	.stop = feed_lc_stop,
+	.done = feed_lc_done,
+	.phase = feed_lc_phase,
+	.set_interval = feed_lc_set_interval,
+	.exec_start = feed_lc_exec_start,
+	.free = feed_lc_free,
 };
 
 struct feed *

@@ -11,10 +11,16 @@
  *
  * How to add a transport: one file (remote/feed-NAME.c) with its
  * `const struct feed_ops` and a constructor of type feed_open_fn (its
- * prototype is one line in remote/ladder.h), and one line in
- * feed_transports[] (remote/ladder.c).  --transport NAME and the ladder
- * (feed_new_remote) then know it by name; feed_ladder_next decides when a
- * node moves to it.  The Makefile takes every .c file in remote/.
+ * prototype, and its usable() check's if it has one, in remote/ladder.h),
+ * and one row in feed_transports[] (remote/ladder.c) whose .what is its
+ * line in --help.  --transport NAME, the settings file's transport and
+ * --help then know it by name.  --transport auto tries it in the row's
+ * order if the row is marked FEED_T_LADDER, and its flags and .first say
+ * how it stands on the ladder (an SSH rung, a scheduler's launcher, the
+ * start of a large job); when a node moves to a launcher after SSH
+ * refused it is feed_ladder_next's decision (ladder.c), which names the
+ * launchers' rules (feed-srun.c, feed-ssh.c).  The Makefile takes every
+ * .c file in remote/.
  *
  * The loop, for every feed: pollfds() to fill pollfd slots, timeout() for
  * its deadline; after poll(), step() with the slots' revents; then read()
@@ -143,6 +149,9 @@ typedef int (*feed_usable_fn)(const struct rconf *, const char *, char *,
 	    size_t);
 
 #define FEED_T_LADDER	0x1	/* part of --transport auto, in order */
+#define FEED_T_SSH	0x2	/* an SSH rung: its refusal of the user
+				 * sends the node to a launcher */
+#define FEED_T_LAUNCHER	0x4	/* a scheduler's launcher, not SSH */
 
 struct feed_transport {
 	const char	*name;
@@ -150,6 +159,16 @@ struct feed_transport {
 	feed_usable_fn	 usable;	/* NULL: always */
 	int		 flags;
 	const char	*what;		/* one line for --help */
+	/* Does the ladder start every node of the job here, before any
+	 * SSH rung (a job too large for a session per node)?  1 with why
+	 * the cheaper ones are skipped, else 0.  NULL: never. */
+	int		(*first)(const struct rconf *, char *, size_t);
+	/* After an SSH rung (cur) failed for host with fail and reason:
+	 * this transport's name to move the node to, with why the cheaper
+	 * one could not serve it; NULL: not here.  NULL op: never. */
+	const char	*(*takeover)(const struct rconf *, const char *,
+			    const char *, enum feed_fail, const char *, char *,
+			    size_t);
 };
 
 /* The registry of remote transports, ending with a NULL name: remote/'s

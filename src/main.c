@@ -36,7 +36,6 @@
 #include "export.h"
 #include "feed-local.h"
 #include "feed-replay.h"
-#include "feed-srun.h"
 #include "feed.h"
 #include "ladder.h"
 #include "history.h"
@@ -110,6 +109,8 @@ static int			 main_out_errno;	/* why it broke */
 static void
 main_usage(FILE *f)
 {
+	char	fmts[128];
+
 	fprintf(f,
 "usage: jobtop [-bv] [--json] [-d seconds] [-n count] [--accept-new]\n"
 "              [--scheduler name] [--transport name]\n"
@@ -117,13 +118,15 @@ main_usage(FILE *f)
 "              [-o file [--force] | --no-record] [-t theme]\n"
 "       jobtop -r file|jobid [-t theme]\n"
 "       jobtop -r file|jobid -b [--json] [-n count]\n"
-"       jobtop export file [--csv | --json] [-o out]\n"
+"       jobtop export file [%s]\n"
+"                          [-o out]\n"
 "       jobtop report file -o report.html\n"
 "       jobtop --decode [--json] < stream\n"
 "       jobtop --list [jobid | -w hostlist | --hostfile file]\n"
 "       jobtop --explain[=node] [jobid | -w hostlist | --hostfile file]\n"
 "       jobtop --stacks [--json] [--threads] [--stacks-gap s] [jobid | -w ...]\n"
-"       jobtop --version | --help\n");
+"       jobtop --version | --help\n",
+	    export_format_options(fmts, sizeof(fmts), " | ", 1));
 }
 
 /* --version: the version, then where this executable takes its probe,
@@ -151,19 +154,33 @@ main_version(void)
 	free(themes);
 }
 
+/*
+ * --help.  The schedulers, the transports (each with its registry line,
+ * feed_transports[].what) and the export formats come from their
+ * registries, so that a new one shows up here without an edit.
+ */
 static void
 main_help(void)
 {
+	const struct feed_transport	*t;
+	char				 names[256];
+
 	main_usage(stdout);
 	printf(
 "\n"
 "  JOBID                 the job to watch (default: the allocation we run in)\n"
 "  -w, --nodes HOSTLIST  nodes to watch (Slurm syntax: node[01-16,20],gpu3)\n"
-"      --hostfile FILE   nodes to watch, one per line\n"
-"      --scheduler NAME  slurm, pbs, lsf, oar or flux (default: detected)\n"
+"      --hostfile FILE   nodes to watch, one per line\n");
+	printf(
+"      --scheduler NAME  %s (default: detected)\n",
+	    sched_names(names, sizeof(names), " or "));
+	printf(
 "      --accept-new      trust nodes whose host key is not yet known\n"
-"      --transport NAME  how to reach nodes: auto (default: libssh2, then\n"
-"                        the system ssh where libssh2 cannot), libssh2, ssh\n"
+"      --transport NAME  how to reach nodes: auto (the default: per node, the\n"
+"                        cheapest of these that works; see jobtop(1)), or:\n");
+	for (t = feed_transports; t->name != NULL; t++)
+		printf("        %-10s %s\n", t->name, t->what);
+	printf(
 "  -b, --batch           batch mode: print records instead of the screen\n"
 "      --json            newline-delimited JSON records (implies -b)\n"
 "  -n, --count N         stop after N samples\n"
@@ -1725,8 +1742,7 @@ main_explain(const struct main_opts *o, const struct job *job)
 		    sizeof(why[n])) != 0)
 			rungs[n].skip = why[n];
 		/* Where the ladder starts a very large job. */
-		if (strcmp(t->name, "srun") == 0 && feed_srun_first(&mp.rc,
-		    pref, sizeof(pref)))
+		if (t->first != NULL && t->first(&mp.rc, pref, sizeof(pref)))
 			rungs[n].first = pref;
 		n++;
 	}

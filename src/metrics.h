@@ -11,8 +11,10 @@
  *
  * How to add a metric: its probe source, then one row here (its
  * enum value and metric_cat[] entry in metrics.c).  The history keeps a
- * ring per row, the report plots it; the node table and header show the
- * rows they have a column or item for.
+ * ring per row.  The report plots the rows listed in report_hn[]
+ * (src/report.c), the node table and header show the rows they have a
+ * column or item for (ui/panel-nodes.c, ui/panel-header.c): each is one
+ * more line there.
  */
 #ifndef JOBTOP_METRICS_H
 #define JOBTOP_METRICS_H

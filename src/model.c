@@ -959,14 +959,19 @@ model_rank_start_wall(const struct node_model *m, const struct minst *mi,
 }
 
 const struct model_derived model_derived[] = {
-	{ "cpu",	"busy",		"cpu.busy",	model_cpu_busy },
-	{ "mem",	"used",		"mem.used",	model_mem_used },
-	{ "rank",	"cputime",	"rank.cputime",	model_rank_cputime },
-	{ "rank",	"cpu",		"rank.cpu",	model_rank_cpu },
-	{ "rank",	"start_wall",	"rank.start_wall",
-	    model_rank_start_wall },
-	{ "rankmpi",	"share",	"rankmpi.share", model_rankmpi_share },
-	{ NULL,		NULL,		NULL,		NULL }
+	{ .group = "cpu", .name = "busy", .qname = "cpu.busy",
+	    .fn = model_cpu_busy },
+	{ .group = "mem", .name = "used", .qname = "mem.used",
+	    .fn = model_mem_used },
+	{ .group = "rank", .name = "cputime", .qname = "rank.cputime",
+	    .fn = model_rank_cputime },
+	{ .group = "rank", .name = "cpu", .qname = "rank.cpu",
+	    .fn = model_rank_cpu },
+	{ .group = "rank", .name = "start_wall", .qname = "rank.start_wall",
+	    .fn = model_rank_start_wall },
+	{ .group = "rankmpi", .name = "share", .qname = "rankmpi.share",
+	    .fn = model_rankmpi_share },
+	{ .group = NULL },
 };
 
 int

@@ -861,6 +861,12 @@ out_json_transport(FILE *f, const char *node, uint64_t ms, const char *t,
 }
 
 const struct output out_json = {
-	"json", out_json_hello, out_json_sample, out_json_event, out_json_bye,
-	out_json_state, out_json_job, out_json_transport
+	.name = "json",
+	.hello = out_json_hello,
+	.sample = out_json_sample,
+	.event = out_json_event,
+	.bye = out_json_bye,
+	.state = out_json_state,
+	.job = out_json_job,
+	.transport = out_json_transport,
 };

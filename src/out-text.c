@@ -321,6 +321,12 @@ out_text_transport(FILE *f, const char *node, uint64_t ms, const char *t,
 }
 
 const struct output out_text = {
-	"text", out_text_hello, out_text_sample, out_text_event, out_text_bye,
-	out_text_state, out_text_job, out_text_transport
+	.name = "text",
+	.hello = out_text_hello,
+	.sample = out_text_sample,
+	.event = out_text_event,
+	.bye = out_text_bye,
+	.state = out_text_state,
+	.job = out_text_job,
+	.transport = out_text_transport,
 };

@@ -45,11 +45,12 @@
 #define REPORT_MARKS_MAX	200	/* markers on one chart */
 
 /*
- * The plotted metrics of a node, in the page's order: the history's
- * metrics (history.h; their key, title, unit and how they combine across
- * nodes come from hist_node_info[]).  How to add one: its HN_* here.  A
- * metric is plotted when a node has it.  This is the report's one list
- * of metrics, to move onto a shared metric catalogue.
+ * The plotted metrics of a node, in the page's order: rows of the metric
+ * catalogue (metrics.h; their key, title, unit and how they combine
+ * across nodes come from metric_cat[] in metrics.c, which history.h
+ * names hist_node_info[]).  A catalogue row is not plotted until
+ * its HN_* is listed here; a listed metric is plotted when a node has it.
+ * This is the report's one list of metrics.
  */
 static const enum hist_node_metric report_hn[] = {
 	HN_CPU, HN_MEM, HN_MEMPCT, HN_LOAD, HN_DISK, HN_NET,
@@ -67,10 +68,13 @@ static const struct {
 	const char	*title;
 	const char	*unit;
 } report_rr[RR_N] = {
-	{ "rank_cpu", "Rank CPU", "%" },
-	{ "rank_rss", "Rank resident memory", "B" },
-	{ "rank_ipc", "Rank instructions per cycle", "" },
-	{ "rank_mpi", "Rank CPU time in MPI or collectives (COMM%)", "%" },
+	{ .key = "rank_cpu", .title = "Rank CPU", .unit = "%" },
+	{ .key = "rank_rss", .title = "Rank resident memory", .unit = "B" },
+	{ .key = "rank_ipc", .title = "Rank instructions per cycle",
+	    .unit = "" },
+	{ .key = "rank_mpi",
+	    .title = "Rank CPU time in MPI or collectives (COMM%)",
+	    .unit = "%" },
 };
 
 /* Means per bucket: sums and counts, allocated on the first value (NULL:

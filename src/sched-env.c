@@ -2,19 +2,13 @@
 /*
  * sched-env: jobs that need no scheduler query.  A hostlist given with -w,
  * a hostfile given with --hostfile, or the job we run inside, found from
- * the variables each scheduler sets in a job's environment:
- *
- *	Slurm	SLURM_JOB_ID (SLURM_JOBID), SLURM_JOB_NODELIST (SLURM_NODELIST),
- *		SLURM_NTASKS (SLURM_NPROCS)
- *	PBS	PBS_JOBID, PBS_NODEFILE (one line per slot)
- *	LSF	LSB_JOBID, LSB_MCPU_HOSTS ("n1 4 n2 4") or LSB_HOSTS
- *		("n1 n1 n1 n1 n2 ...")
- *	OAR	OAR_JOB_ID (OAR_JOBID), OAR_NODEFILE (OAR_NODE_FILE,
- *		OAR_FILE_NODES; one line per resource)
- *	Flux	FLUX_JOB_ID (no node variable: resolved with flux jobs)
- *
- * The job variables and their order are src/jobvars.h's, which the probe
- * reads too.
+ * the variables each scheduler sets in a job's environment: its job
+ * variables (struct sched .jobvars, from src/jobvars.h, which the probe
+ * reads too) and those that name the job's nodes and tasks (.env: Slurm's
+ * SLURM_JOB_NODELIST, PBS's PBS_NODEFILE, LSF's LSB_MCPU_HOSTS or
+ * LSB_HOSTS, OAR's OAR_NODEFILE; Flux sets none and its job is resolved
+ * with flux jobs).  Schedulers come in registry order, each one's
+ * variables in their order.
  *
  * A hostfile has one host per line; '#' starts a comment; "name:N"
  * (MPICH) and "name slots=N" (Open MPI) give slot counts; a repeated name
@@ -213,7 +207,7 @@ sched_env_verify(struct job *job, const char *name, const char *var,
 
 	if (s != NULL && sched_in_path(s->command)) {
 		sched_job_init(&sj);
-		if ((r = s->resolve(job->id, &sj, err, errsz)) == SCHED_OK)
+		if ((r = sched_query(s, job->id, &sj, err, errsz)) == SCHED_OK)
 			r = sched_job_check(&sj, err, errsz);
 		/* Root may watch any job and any hosts (-w): when the
 		 * scheduler cannot say, its environment stands. */
@@ -223,7 +217,7 @@ sched_env_verify(struct job *job, const char *name, const char *var,
 			return SCHED_OK;
 		}
 		/* No answer (no controller in reach): the proof below. */
-		if (r == SCHED_ECMD && strcmp(name, "slurm") == 0 &&
+		if (r == SCHED_ECMD && s == &sched_slurm &&
 		    sched_env_in_slurm_job(job->id)) {
 			sched_job_free(&sj);
 			sched_env_owner(job);
@@ -252,13 +246,13 @@ sched_env_verify(struct job *job, const char *name, const char *var,
 		sched_env_owner(job);
 		return SCHED_OK;
 	}
-	if (strcmp(name, "slurm") == 0 && sched_env_in_slurm_job(job->id)) {
+	if (s == &sched_slurm && sched_env_in_slurm_job(job->id)) {
 		sched_env_owner(job);
 		return SCHED_OK;
 	}
 	snprintf(err, errsz, "%s=%s: cannot check that job: %s is not in "
 	    "PATH%s; give the job id on a machine where it is", var, job->id,
-	    s != NULL ? s->command : name, strcmp(name, "slurm") == 0 ?
+	    s != NULL ? s->command : name, s == &sched_slurm ?
 	    " and this process is not in its cgroup or under its "
 	    "slurmstepd" : "");
 	return SCHED_EPERM;
@@ -410,10 +404,11 @@ sched_from_hostfile(const char *path, struct job *job, char *err,
 	return sched_job_finish(job, err, errsz);
 }
 
-/* LSB_MCPU_HOSTS ("n1 4 n2 4") or LSB_HOSTS ("n1 n1 n2"). */
+/* LSB_MCPU_HOSTS ("n1 4 n2 4", the value of var mvar) or LSB_HOSTS
+ * ("n1 n1 n2"). */
 static int
 sched_env_lsf_hosts(struct job *job, const char *mcpu, const char *hosts,
-    char *err, size_t errsz)
+    const char *mvar, char *err, size_t errsz)
 {
 	char	*copy, *tok, *end, *num;
 	long	 slots;
@@ -429,8 +424,8 @@ sched_env_lsf_hosts(struct job *job, const char *mcpu, const char *hosts,
 		if (mcpu != NULL) {
 			if ((num = strtok_r(NULL, " \t\n", &end)) == NULL ||
 			    (slots = strtol(num, NULL, 10)) < 1) {
-				snprintf(err, errsz, "LSB_MCPU_HOSTS: bad "
-				    "slot count for %.64s", tok);
+				snprintf(err, errsz, "%s: bad slot count for "
+				    "%.64s", mvar, tok);
 				r = SCHED_EINVAL;
 				break;
 			}
@@ -443,18 +438,21 @@ sched_env_lsf_hosts(struct job *job, const char *mcpu, const char *hosts,
 	return r;
 }
 
-/* The first of some variables that is set and not empty. */
+/* The first of some variables (n at most, NULL ends) that is set and
+ * not empty; its name in *which when which is not NULL. */
 static const char *
-sched_env_get(const char *a, const char *b, const char *c)
+sched_env_get(const char *const *names, size_t n, const char **which)
 {
 	const char	*v;
+	size_t		 i;
 
-	if ((v = getenv(a)) != NULL && *v != '\0')
-		return v;
-	if (b != NULL && (v = getenv(b)) != NULL && *v != '\0')
-		return v;
-	if (c != NULL && (v = getenv(c)) != NULL && *v != '\0')
-		return v;
+	for (i = 0; i < n && names[i] != NULL; i++) {
+		if ((v = getenv(names[i])) != NULL && *v != '\0') {
+			if (which != NULL)
+				*which = names[i];
+			return v;
+		}
+	}
 	return NULL;
 }
 
@@ -475,124 +473,124 @@ sched_env_id(struct job *job, const char *sched, const char *var,
 	return SCHED_OK;
 }
 
-/* Does --scheduler (NULL: any) allow the scheduler named s? */
-static int
-sched_env_want(const char *only, const char *s)
-{
-	return only == NULL || strcmp(only, s) == 0;
-}
-
 /*
- * FLUX_JOB_ID names the job but no variable names its nodes: the job is
- * resolved with flux as a named one would be (owner, state and nodes are
- * the scheduler's, so nothing of the environment is trusted).
+ * A job variable names the job but no variable its nodes (Flux): the job
+ * is resolved with the scheduler as a named one would be (owner, state
+ * and nodes are the scheduler's, so nothing of the environment is
+ * trusted).
  */
 static int
-sched_env_flux(struct job *job, const char *id, char *err, size_t errsz)
+sched_env_query(const struct sched *s, struct job *job, const char *var,
+    const char *id, char *err, size_t errsz)
 {
-	if (!validate_jobid(id, VJ_FLUX)) {
-		snprintf(err, errsz, "FLUX_JOB_ID is not a flux job id: "
-		    "\"%.64s\"", id);
+	if (!validate_jobid(id, s->idkind)) {
+		snprintf(err, errsz, "%s is not a %s job id: \"%.64s\"", var,
+		    s->name, id);
 		return SCHED_EINVAL;
 	}
-	if (!sched_in_path("flux")) {
-		snprintf(err, errsz, "FLUX_JOB_ID is set but flux is not in "
-		    "PATH to ask for the job's nodes");
+	if (!sched_in_path(s->command)) {
+		snprintf(err, errsz, "%s is set but %s is not in PATH to ask "
+		    "for the job's nodes", var, s->command);
 		return SCHED_ENOENV;
 	}
-	return sched_resolve("flux", id, job, err, errsz);
+	return sched_resolve(s->name, id, job, err, errsz);
+}
+
+/* The nodes (and tasks) of the job we run inside, from the variables
+ * s->env names; var is its job variable, for messages. */
+static int
+sched_env_nodes(const struct sched *s, struct job *job, const char *var,
+    char *err, size_t errsz)
+{
+	const struct sched_env	*e = &s->env;
+	const size_t		 nn = sizeof(e->nodes) / sizeof(e->nodes[0]);
+	const char		*v, *w = NULL;
+	int			 r;
+
+	if (e->how == SCHED_ENV_LSF) {
+		v = sched_env_get(&e->nodes[0], 1, NULL);
+		w = sched_env_get(&e->nodes[1], 1, NULL);
+		if (v == NULL && w == NULL) {
+			snprintf(err, errsz, "%s is set but neither %s nor %s",
+			    var, e->nodes[0], e->nodes[1]);
+			return SCHED_ENOENV;
+		}
+		return sched_env_lsf_hosts(job, v, w, e->nodes[0], err, errsz);
+	}
+	if ((v = sched_env_get(e->nodes, nn, NULL)) == NULL) {
+		snprintf(err, errsz, "%s is set but not %s", var,
+		    e->nodes[0] != NULL ? e->nodes[0] : "a node variable");
+		return SCHED_ENOENV;
+	}
+	if (e->how == SCHED_ENV_HOSTFILE)
+		r = sched_env_hostfile(job, v, err, errsz);
+	else
+		r = sched_job_add_nodes(job, v, err, errsz);
+	if (r != SCHED_OK)
+		return r;
+	if ((v = sched_env_get(e->ntasks, sizeof(e->ntasks) /
+	    sizeof(e->ntasks[0]), NULL)) != NULL)
+		job->ntasks = strtol(v, NULL, 10);
+	return SCHED_OK;
 }
 
 int
 sched_from_env(const char *only, struct job *job, char *err, size_t errsz)
 {
-	const char	*id = NULL, *v, *w, *var = NULL, *name = NULL;
-	size_t		 i;
-	int		 r;
+	const struct sched	*s, *found = NULL;
+	const struct jobvar	*jv;
+	const char		*id = NULL, *var;
+	char			 vars[256];
+	size_t			 i, n = 0;
+	int			 r;
 
-	if (only != NULL && sched_by_name(only) == NULL) {
-		snprintf(err, errsz, "unknown scheduler \"%.64s\" (known: "
-		    "slurm, pbs, lsf, oar, flux)", only);
-		return SCHED_ENOSCHED;
-	}
-	/* The first job variable set (jobvars.h, shared with the probe). */
-	for (i = 0; jobvars[i].name != NULL; i++) {
-		if (!sched_env_want(only, jobvars[i].sched) ||
-		    (id = sched_env_get(jobvars[i].name, NULL, NULL)) == NULL)
+	if (only != NULL && sched_by_name(only) == NULL)
+		return sched_unknown(only, err, errsz);
+	/* The first job variable set, schedulers in registry order. */
+	vars[0] = '\0';
+	for (i = 0; found == NULL && (s = sched_get(i)) != NULL; i++) {
+		if (only != NULL && strcmp(only, s->name) != 0)
 			continue;
-		name = jobvars[i].sched;
-		var = jobvars[i].name;
-		break;
+		for (jv = s->jobvars; jv != NULL && jv->name != NULL; jv++) {
+			if ((id = sched_env_get(&jv->name, 1, NULL)) != NULL) {
+				found = s;
+				break;
+			}
+		}
+		if (s->jobvars != NULL && s->jobvars[0].name != NULL &&
+		    n < sizeof(vars))
+			n += (size_t)snprintf(vars + n, sizeof(vars) - n,
+			    "%s%s", n > 0 ? ", " : "", s->jobvars[0].name);
 	}
-	if (name == NULL && only != NULL) {
+	if (found == NULL && only != NULL) {
 		snprintf(err, errsz, "no job given and not inside a %s job; "
 		    "give a job id, -w HOSTLIST or --hostfile FILE", only);
 		return SCHED_ENOENV;
 	}
-	if (name == NULL) {
+	if (found == NULL) {
+		/* "A, B or C": the last ", " becomes " or ". */
+		char	*last = strrchr(vars, ',');
+
+		if (last != NULL && strlen(vars) + 2 < sizeof(vars)) {
+			memmove(last + 3, last + 1, strlen(last + 1) + 1);
+			memcpy(last, " or", 3);
+		}
 		snprintf(err, errsz, "no job given and not inside one (no "
-		    "SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, OAR_JOB_ID or "
-		    "FLUX_JOB_ID); give a job id, -w HOSTLIST or --hostfile "
-		    "FILE");
+		    "%s); give a job id, -w HOSTLIST or --hostfile FILE",
+		    vars);
 		return SCHED_ENOENV;
 	}
-	if (strcmp(name, "flux") == 0)
-		return sched_env_flux(job, id, err, errsz);
-	if (strcmp(name, "slurm") == 0) {
-		if ((r = sched_env_id(job, "slurm", "SLURM_JOB_ID", id,
-		    VJ_SLURM, err, errsz)) != SCHED_OK)
-			return r;
-		if ((v = sched_env_get("SLURM_JOB_NODELIST", "SLURM_NODELIST",
-		    NULL)) == NULL) {
-			snprintf(err, errsz, "SLURM_JOB_ID is set but not "
-			    "SLURM_JOB_NODELIST");
-			return SCHED_ENOENV;
-		}
-		if ((r = sched_job_add_nodes(job, v, err, errsz)) != SCHED_OK)
-			return r;
-		if ((v = sched_env_get("SLURM_NTASKS", "SLURM_NPROCS",
-		    NULL)) != NULL)
-			job->ntasks = strtol(v, NULL, 10);
-		var = "SLURM_JOB_ID";
-	} else if (strcmp(name, "pbs") == 0) {
-		if ((r = sched_env_id(job, "pbs", "PBS_JOBID", id, VJ_PBS, err,
-		    errsz)) != SCHED_OK)
-			return r;
-		if ((v = sched_env_get("PBS_NODEFILE", NULL, NULL)) == NULL) {
-			snprintf(err, errsz, "PBS_JOBID is set but not "
-			    "PBS_NODEFILE");
-			return SCHED_ENOENV;
-		}
-		if ((r = sched_env_hostfile(job, v, err, errsz)) != SCHED_OK)
-			return r;
-	} else if (strcmp(name, "lsf") == 0) {
-		if ((r = sched_env_id(job, "lsf", "LSB_JOBID", id, VJ_LSF, err,
-		    errsz)) != SCHED_OK)
-			return r;
-		v = sched_env_get("LSB_MCPU_HOSTS", NULL, NULL);
-		w = sched_env_get("LSB_HOSTS", NULL, NULL);
-		if (v == NULL && w == NULL) {
-			snprintf(err, errsz, "LSB_JOBID is set but neither "
-			    "LSB_MCPU_HOSTS nor LSB_HOSTS");
-			return SCHED_ENOENV;
-		}
-		if ((r = sched_env_lsf_hosts(job, v, w, err, errsz)) !=
-		    SCHED_OK)
-			return r;
-	} else {
-		if ((r = sched_env_id(job, "oar", "OAR_JOB_ID", id, VJ_OAR, err,
-		    errsz)) != SCHED_OK)
-			return r;
-		if ((v = sched_env_get("OAR_NODEFILE", "OAR_NODE_FILE",
-		    "OAR_FILE_NODES")) == NULL) {
-			snprintf(err, errsz, "OAR_JOB_ID is set but not "
-			    "OAR_NODEFILE");
-			return SCHED_ENOENV;
-		}
-		if ((r = sched_env_hostfile(job, v, err, errsz)) != SCHED_OK)
-			return r;
-		var = "OAR_JOB_ID";
-	}
+	s = found;
+	/* Messages name the scheduler's first variable (SLURM_JOB_ID even
+	 * when SLURM_JOBID was set). */
+	var = s->jobvars[0].name;
+	if (s->env.how == SCHED_ENV_QUERY)
+		return sched_env_query(s, job, var, id, err, errsz);
+	if ((r = sched_env_id(job, s->name, var, id, s->idkind, err,
+	    errsz)) != SCHED_OK)
+		return r;
+	if ((r = sched_env_nodes(s, job, var, err, errsz)) != SCHED_OK)
+		return r;
 	/* The slots of the environment's nodes first, then the check. */
 	if ((r = sched_job_finish(job, err, errsz)) != SCHED_OK)
 		return r;

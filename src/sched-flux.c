@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "hostlist.h"
+#include "jobvars.h"
 #include "sched.h"
 
 #define FLUX_FORMAT	"{id.f58}|{userid}|{username}|{status_abbrev}|" \
@@ -170,51 +171,21 @@ flux_parse(const char *text, const char *jobid, struct job *job, char *err,
 	return sched_job_finish(job, err, errsz);
 }
 
-static int
-flux_detect(void)
-{
-	if (getenv("FLUX_JOB_ID") != NULL)
-		return 2;
-	return sched_in_path("flux") ? 1 : 0;
-}
-
-static int
-flux_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
-{
-	const char	*argv[7];
-	char		*out, errtxt[512];
-	int		 r, status;
-
-	argv[0] = "flux";
-	argv[1] = "jobs";
-	argv[2] = "-n";
-	argv[3] = "-o";
-	argv[4] = FLUX_FORMAT;
-	argv[5] = jobid;
-	argv[6] = NULL;
-	sched_copy(job->id, sizeof(job->id), jobid);
-	if ((r = sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
-	    errsz)) != SCHED_OK)
-		return r;
-	if (status != 0) {
-		if (strstr(errtxt, "nknown") != NULL ||
-		    strstr(errtxt, "not found") != NULL ||
-		    strstr(errtxt, "No such") != NULL) {
-			snprintf(err, errsz, "job %s: no such job", jobid);
-			r = SCHED_ENOJOB;
-		} else {
-			snprintf(err, errsz, "flux jobs %s: %s", jobid,
-			    errtxt[0] != '\0' ? errtxt : "failed");
-			r = SCHED_ECMD;
-		}
-		free(out);
-		return r;
-	}
-	r = flux_parse(out, jobid, job, err, errsz);
-	free(out);
-	return r;
-}
+static const struct jobvar flux_jobvars[] = { JOBVARS_FLUX, JOBVARS_END };
 
 const struct sched sched_flux = {
-	"flux", "flux", VJ_FLUX, flux_detect, flux_resolve, flux_parse
+	.name = "flux",
+	.command = "flux",
+	.idkind = VJ_FLUX,
+	.jobvars = flux_jobvars,
+	/* Flux sets no node variable: the job is asked for. */
+	.env = { .how = SCHED_ENV_QUERY },
+	.mine_argv = (const char *const []){ "flux", "jobs", "-n",
+	    "--filter=running", "-o", "{id.f58}", NULL },
+	.query_argv = (const char *const []){ "flux", "jobs", "-n", "-o",
+	    FLUX_FORMAT, "%j", NULL },
+	.query_what = "flux jobs",
+	.nojob_words = (const char *const []){ "nknown", "not found",
+	    "No such", NULL },
+	.parse = flux_parse,
 };

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "hostlist.h"
+#include "jobvars.h"
 #include "sched.h"
 
 #define LSF_FORMAT	"jobid jobindex user stat exec_host run_time " \
@@ -407,32 +408,23 @@ lsf_parse(const char *text, const char *jobid, struct job *job, char *err,
 }
 
 static int
-lsf_detect(void)
-{
-	if (getenv("LSB_JOBID") != NULL)
-		return 2;
-	return sched_in_path("bjobs") ? 1 : 0;
-}
-
-static int
 lsf_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
 {
 	const char	*argv[6];
 	char		*out, errtxt[512];
 	int		 r, status;
 
-	argv[0] = "bjobs";
-	argv[1] = "-o";
-	argv[2] = LSF_FORMAT;
-	argv[3] = "-json";
-	argv[4] = jobid;
-	argv[5] = NULL;
+	if (sched_argv(sched_lsf.query_argv, argv, sizeof(argv) /
+	    sizeof(argv[0]), jobid, NULL, NULL) != 0) {
+		snprintf(err, errsz, "bjobs: no query for a job");
+		return SCHED_ECMD;
+	}
 	sched_copy(job->id, sizeof(job->id), jobid);
 	if ((r = sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
 	    errsz)) != SCHED_OK)
 		return r;
 	if (status != 0 && strstr(out, "RECORDS") == NULL &&
-	    strstr(errtxt, "not found") == NULL) {
+	    !sched_nojob(&sched_lsf, errtxt)) {
 		/* No -o/-json here (OpenLava and kin): the wide table. */
 		free(out);
 		argv[1] = "-w";
@@ -444,22 +436,32 @@ lsf_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
 	}
 	if (status != 0 && strstr(out, "RECORDS") == NULL &&
 	    strncmp(out, "JOBID", 5) != 0) {
-		if (strstr(errtxt, "not found") != NULL) {
-			snprintf(err, errsz, "job %s: no such job", jobid);
-			r = SCHED_ENOJOB;
-		} else {
-			snprintf(err, errsz, "bjobs %s: %s", jobid,
-			    errtxt[0] != '\0' ? errtxt : "failed");
-			r = SCHED_ECMD;
-		}
 		free(out);
-		return r;
+		return sched_query_failed(&sched_lsf, jobid, errtxt, err,
+		    errsz);
 	}
 	r = lsf_parse(out, jobid, job, err, errsz);
 	free(out);
 	return r;
 }
 
+static const struct jobvar lsf_jobvars[] = { JOBVARS_LSF, JOBVARS_END };
+
 const struct sched sched_lsf = {
-	"lsf", "bjobs", VJ_LSF, lsf_detect, lsf_resolve, lsf_parse
+	.name = "lsf",
+	.command = "bjobs",
+	.idkind = VJ_LSF,
+	.jobvars = lsf_jobvars,
+	.env = { .how = SCHED_ENV_LSF,
+	    .nodes = { "LSB_MCPU_HOSTS", "LSB_HOSTS" } },
+	/* bjobs lists the caller's own jobs; -w works on OpenLava too. */
+	.mine_argv = (const char *const []){ "bjobs", "-r", "-w", NULL },
+	/* lsf_resolve falls back to `bjobs -w JOBID` where -o/-json are
+	 * missing (OpenLava and kin). */
+	.query_argv = (const char *const []){ "bjobs", "-o", LSF_FORMAT,
+	    "-json", "%j", NULL },
+	.query_what = "bjobs",
+	.nojob_words = (const char *const []){ "not found", NULL },
+	.resolve = lsf_resolve,
+	.parse = lsf_parse,
 };

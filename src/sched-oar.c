@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "hostlist.h"
+#include "jobvars.h"
 #include "sched.h"
 
 static enum job_state
@@ -245,14 +246,6 @@ oar_parse(const char *text, const char *jobid, struct job *job, char *err,
 	return sched_job_finish(job, err, errsz);
 }
 
-static int
-oar_detect(void)
-{
-	if (getenv("OAR_JOB_ID") != NULL || getenv("OAR_JOBID") != NULL)
-		return 2;
-	return sched_in_path("oarstat") ? 1 : 0;
-}
-
 /* Run `oarstat OPT -J -j JOBID` into *out.  Its JSON module missing, a
  * bad id...: an error message and a non-zero exit, reported as is. */
 static int
@@ -263,17 +256,16 @@ oar_run(const char *opt, const char *jobid, char **out, char *err,
 	char		 errtxt[512];
 	int		 r, status;
 
-	argv[0] = "oarstat";
-	argv[1] = opt;
-	argv[2] = "-J";
-	argv[3] = "-j";
-	argv[4] = jobid;
-	argv[5] = NULL;
+	if (sched_argv(sched_oar.query_argv, argv, sizeof(argv) /
+	    sizeof(argv[0]), jobid, NULL, opt) != 0) {
+		snprintf(err, errsz, "oarstat: no query for a job");
+		return SCHED_ECMD;
+	}
 	if ((r = sched_run(argv, out, errtxt, sizeof(errtxt), &status, err,
 	    errsz)) != SCHED_OK)
 		return r;
 	if (status != 0 && (*out)[0] != '{') {
-		snprintf(err, errsz, "oarstat -j %s: %s", jobid,
+		snprintf(err, errsz, "%s %s: %s", sched_oar.query_what, jobid,
 		    errtxt[0] != '\0' ? errtxt : "failed");
 		free(*out);
 		*out = NULL;
@@ -307,6 +299,21 @@ oar_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
 	return sched_job_finish(job, err, errsz);
 }
 
+static const struct jobvar oar_jobvars[] = { JOBVARS_OAR, JOBVARS_END };
+
 const struct sched sched_oar = {
-	"oar", "oarstat", VJ_OAR, oar_detect, oar_resolve, oar_parse
+	.name = "oar",
+	.command = "oarstat",
+	.idkind = VJ_OAR,
+	.jobvars = oar_jobvars,
+	.env = { .how = SCHED_ENV_HOSTFILE,
+	    .nodes = { "OAR_NODEFILE", "OAR_NODE_FILE", "OAR_FILE_NODES" } },
+	.mine_argv = (const char *const []){ "oarstat", "-u", "%u", NULL },
+	/* "%o": -f (the job) or -p (its resources, OAR 3), oar_resolve's.
+	 * An unknown job is an empty answer, not an error (oar_parse). */
+	.query_argv = (const char *const []){ "oarstat", "%o", "-J", "-j",
+	    "%j", NULL },
+	.query_what = "oarstat -j",
+	.resolve = oar_resolve,
+	.parse = oar_parse,
 };

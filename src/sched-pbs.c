@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "hostlist.h"
+#include "jobvars.h"
 #include "sched.h"
 #include "textsafe.h"
 
@@ -378,14 +379,6 @@ pbs_parse(const char *text, const char *jobid, struct job *job, char *err,
 	return sched_job_finish(job, err, errsz);
 }
 
-static int
-pbs_detect(void)
-{
-	if (getenv("PBS_JOBID") != NULL)
-		return 2;
-	return sched_in_path("qstat") ? 1 : 0;
-}
-
 /* Run qstat -f [-x] [-t] jobid. */
 static int
 pbs_query(const char *jobid, int history, char **out, char *errtxt,
@@ -454,7 +447,7 @@ pbs_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
 			sched_copy(job->state_name, sizeof(job->state_name),
 			    "F");
 			r = SCHED_OK;
-		} else if (strstr(errtxt, "Unknown Job Id") != NULL ||
+		} else if (sched_nojob(&sched_pbs, errtxt) ||
 		    errtxt[0] == '\0') {
 			if (pbs_history_on())
 				snprintf(err, errsz, "job %s: no such job",
@@ -465,8 +458,8 @@ pbs_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
 				    jobid);
 			r = SCHED_ENOJOB;
 		} else {
-			snprintf(err, errsz, "qstat -f %s: %s", jobid,
-			    errtxt);
+			snprintf(err, errsz, "%s %s: %s",
+			    sched_pbs.query_what, jobid, errtxt);
 			r = SCHED_ECMD;
 		}
 		return r;
@@ -476,6 +469,19 @@ pbs_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
 	return r;
 }
 
+static const struct jobvar pbs_jobvars[] = { JOBVARS_PBS, JOBVARS_END };
+
 const struct sched sched_pbs = {
-	"pbs", "qstat", VJ_PBS, pbs_detect, pbs_resolve, pbs_parse
+	.name = "pbs",
+	.command = "qstat",
+	.idkind = VJ_PBS,
+	.jobvars = pbs_jobvars,
+	.env = { .how = SCHED_ENV_HOSTFILE, .nodes = { "PBS_NODEFILE" } },
+	.mine_argv = (const char *const []){ "qstat", "-u", "%u", NULL },
+	/* No query_argv: pbs_query builds `qstat [-x] -f [-t] JOBID` (-x
+	 * a finished job's record, -t an array's subjobs). */
+	.query_what = "qstat -f",
+	.nojob_words = (const char *const []){ "Unknown Job Id", NULL },
+	.resolve = pbs_resolve,
+	.parse = pbs_parse,
 };

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "hostlist.h"
+#include "jobvars.h"
 #include "sched.h"
 #include "validate.h"
 
@@ -458,14 +459,6 @@ slurm_has_sluid(void)
 	return known;
 }
 
-static int
-slurm_detect(void)
-{
-	if (getenv("SLURM_JOB_ID") != NULL || getenv("SLURM_JOBID") != NULL)
-		return 2;
-	return sched_in_path("squeue") ? 1 : 0;
-}
-
 /* A separator no job name can hold: "~jt" and 16 random hex digits. */
 static int
 slurm_sep(char *sep, size_t sepsz)
@@ -502,37 +495,42 @@ slurm_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
 		len += (size_t)snprintf(fmt + len, sizeof(fmt) - len,
 		    "%s%s:0%s", i > 0 ? "," : "", i < SL_NFIELDS ?
 		    slurm_fields[i] : "Sluid", sep);
-	argv[0] = "squeue";
-	argv[1] = "-h";
-	argv[2] = "-t";
-	argv[3] = "all";
-	argv[4] = "-j";
-	argv[5] = w.offset >= 0 ? w.base : jobid;
-	argv[6] = "-O";
-	argv[7] = fmt;
-	argv[8] = NULL;
+	if (sched_argv(sched_slurm.query_argv, argv, sizeof(argv) /
+	    sizeof(argv[0]), w.offset >= 0 ? w.base : jobid, NULL, fmt) != 0) {
+		snprintf(err, errsz, "squeue: no query for a job");
+		return SCHED_ECMD;
+	}
 	if ((r = sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
 	    errsz)) != SCHED_OK)
 		return r;
 	if (status != 0) {
-		if (strstr(errtxt, "Invalid job id") != NULL ||
-		    strstr(errtxt, "not found") != NULL) {
-			snprintf(err, errsz, "job %s: no such job", jobid);
-			r = SCHED_ENOJOB;
-		} else {
-			snprintf(err, errsz, "squeue -j %s: %s", jobid,
-			    errtxt[0] != '\0' ? errtxt : "failed");
-			r = SCHED_ECMD;
-		}
 		free(out);
-		return r;
+		return sched_query_failed(&sched_slurm, jobid, errtxt, err,
+		    errsz);
 	}
 	r = slurm_parse_sep(out, sep, nf, jobid, job, err, errsz);
 	free(out);
 	return r;
 }
 
+static const struct jobvar slurm_jobvars[] = { JOBVARS_SLURM, JOBVARS_END };
+
 const struct sched sched_slurm = {
-	"slurm", "squeue", VJ_SLURM, slurm_detect, slurm_resolve,
-	slurm_parse
+	.name = "slurm",
+	.command = "squeue",
+	.idkind = VJ_SLURM,
+	.jobvars = slurm_jobvars,
+	.env = { .how = SCHED_ENV_HOSTLIST,
+	    .nodes = { "SLURM_JOB_NODELIST", "SLURM_NODELIST" },
+	    .ntasks = { "SLURM_NTASKS", "SLURM_NPROCS" } },
+	.mine_argv = (const char *const []){ "squeue", "-h", "-t",
+	    "RUNNING,SUSPENDED,COMPLETING", "-u", "%u", "-o", "%i", NULL },
+	/* "%o": the -O field list, with a separator made per query. */
+	.query_argv = (const char *const []){ "squeue", "-h", "-t", "all",
+	    "-j", "%j", "-O", "%o", NULL },
+	.query_what = "squeue -j",
+	.nojob_words = (const char *const []){ "Invalid job id",
+	    "not found", NULL },
+	.resolve = slurm_resolve,
+	.parse = slurm_parse,
 };

@@ -40,11 +40,17 @@ extern char	**environ;
 
 /*
  * The registry, in auto-detection order.  To add a scheduler: write
- * src/sched-NAME.c with its detect/resolve/parse functions and one
- * `const struct sched sched_NAME = { ... };`, declare it in sched.h, list
- * it here, add its validate_job id form in validate.c, and put fixture
- * outputs under tests/data/sched/NAME/ with a parser test in
- * tests/unit/test-sched.c.
+ * src/sched-NAME.c with its parse() (and resolve() when one query run
+ * through query_argv is not enough) and one designated
+ * `const struct sched sched_NAME = { ... };` that holds all the rest
+ * (sched.h: its command, id form, job variables, how its environment
+ * names the nodes, its "my jobs" and resolve queries, its no-such-job
+ * words); declare it in sched.h and list it here; give its job variables
+ * a JOBVARS_NAME in src/jobvars.h (the probe reads them too) and its id
+ * form a VJ_* in validate.h and validate.c.  Put fixture outputs under
+ * tests/data/sched/NAME/ with a parser test in tests/unit/test-sched.c,
+ * whose registry test fails for a descriptor with a part missing.  The
+ * names in --help, usage and error texts come from here.
  */
 static const struct sched *const sched_table[] = {
 	&sched_slurm,
@@ -83,6 +89,42 @@ sched_get(size_t i)
 	return i < SCHED_NTABLE ? sched_table[i] : NULL;
 }
 
+const char *
+sched_names(char *buf, size_t bufsz, const char *last)
+{
+	size_t	i, n = 0;
+
+	if (bufsz == 0)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < SCHED_NTABLE && n < bufsz; i++)
+		n += (size_t)snprintf(buf + n, bufsz - n, "%s%s", i == 0 ? "" :
+		    i + 1 == SCHED_NTABLE ? last : ", ", sched_table[i]->name);
+	return buf;
+}
+
+/* The error for an unknown --scheduler name, with the known ones. */
+int
+sched_unknown(const char *name, char *err, size_t errsz)
+{
+	char	names[256];
+
+	return sched_err(err, errsz, SCHED_ENOSCHED, "unknown scheduler "
+	    "\"%.64s\" (known: %s)", name, sched_names(names, sizeof(names),
+	    ", "));
+}
+
+int
+sched_detect(const struct sched *s)
+{
+	const struct jobvar	*v;
+
+	for (v = s->jobvars; v != NULL && v->name != NULL; v++)
+		if (getenv(v->name) != NULL)
+			return 2;
+	return sched_in_path(s->command) ? 1 : 0;
+}
+
 const struct sched *
 sched_by_name(const char *name)
 {
@@ -107,9 +149,7 @@ sched_select(const char *name, const char *jobid, const struct sched **out,
 	*out = NULL;
 	if (name != NULL) {
 		if ((s = sched_by_name(name)) == NULL)
-			return sched_err(err, errsz, SCHED_ENOSCHED,
-			    "unknown scheduler \"%.64s\" (known: slurm, pbs, "
-			    "lsf, oar, flux)", name);
+			return sched_unknown(name, err, errsz);
 		if (!validate_jobid(jobid, s->idkind))
 			return sched_err(err, errsz, SCHED_EINVAL,
 			    "\"%.64s\" is not a %s job id", jobid, s->name);
@@ -125,7 +165,7 @@ sched_select(const char *name, const char *jobid, const struct sched **out,
 		n = strlen(forms);
 		snprintf(forms + n, sizeof(forms) - n, "%s%s",
 		    n > 0 ? ", " : "", s->command);
-		if ((score = s->detect()) > bestscore) {
+		if ((score = sched_detect(s)) > bestscore) {
 			best = s;
 			bestscore = score;
 		}
@@ -182,12 +222,12 @@ sched_step_is_slurm(const char *name, const char *jobid)
 	int			 score;
 
 	if (name != NULL)
-		return strcmp(name, "slurm") == 0;
-	if ((score = sched_slurm.detect()) == 0)
+		return strcmp(name, sched_slurm.name) == 0;
+	if ((score = sched_detect(&sched_slurm)) == 0)
 		return 0;
 	if (sched_select(NULL, jobid, &s, e, sizeof(e)) != SCHED_OK)
 		return 1;
-	return s == &sched_slurm || s->detect() <= score;
+	return s == &sched_slurm || sched_detect(s) <= score;
 }
 
 int
@@ -209,7 +249,7 @@ sched_resolve(const char *name, const char *jobid, struct job *job,
 			return r;
 	}
 	job->sched = s->name;
-	if ((r = s->resolve(jobid, job, err, errsz)) != SCHED_OK)
+	if ((r = sched_query(s, jobid, job, err, errsz)) != SCHED_OK)
 		return r;
 	sched_copy(job->step, sizeof(job->step), step);
 	return sched_job_check(job, err, errsz);
@@ -1133,46 +1173,6 @@ sched_json_str(const struct sched_json *obj, const char *key)
  */
 #define SCHED_MINE_MAX	64	/* jobs resolved, at most */
 
-/* The id query of scheduler s for user; argv filled, NULL-terminated. */
-static void
-sched_mine_argv(const struct sched *s, const char *user, const char **argv)
-{
-	int	i = 0;
-
-	if (s == &sched_slurm) {
-		argv[i++] = "squeue";
-		argv[i++] = "-h";
-		argv[i++] = "-t";
-		argv[i++] = "RUNNING,SUSPENDED,COMPLETING";
-		argv[i++] = "-u";
-		argv[i++] = user;
-		argv[i++] = "-o";
-		argv[i++] = "%i";
-	} else if (s == &sched_pbs) {
-		argv[i++] = "qstat";
-		argv[i++] = "-u";
-		argv[i++] = user;
-	} else if (s == &sched_lsf) {
-		/* bjobs lists the caller's own jobs; -w works on
-		 * OpenLava too. */
-		argv[i++] = "bjobs";
-		argv[i++] = "-r";
-		argv[i++] = "-w";
-	} else if (s == &sched_oar) {
-		argv[i++] = "oarstat";
-		argv[i++] = "-u";
-		argv[i++] = user;
-	} else {
-		argv[i++] = "flux";
-		argv[i++] = "jobs";
-		argv[i++] = "-n";
-		argv[i++] = "--filter=running";
-		argv[i++] = "-o";
-		argv[i++] = "{id.f58}";
-	}
-	argv[i] = NULL;
-}
-
 /* Is id already among ids[0..n)? */
 static int
 sched_mine_seen(char ids[][64], size_t n, const char *id)
@@ -1268,15 +1268,14 @@ sched_mine(const char *only, uid_t uid, struct job *job, char **table,
 	struct passwd		*pw;
 	struct job		*found;
 	char			*out, errtxt[256], e[256], user[64], line[512];
-	char			 el[32], looked[128], failed[128];
+	char			 el[32], looked[128], failed[256];
+	char			 cmds[128];
 	size_t			 i, nfound = 0, tlen = 0, k;
 	int			 n, j, status, rr;
 
 	*table = NULL;
 	if (only != NULL && sched_by_name(only) == NULL)
-		return sched_err(err, errsz, SCHED_ENOSCHED,
-		    "unknown scheduler \"%.64s\" (known: slurm, pbs, lsf, "
-		    "oar, flux)", only);
+		return sched_unknown(only, err, errsz);
 	if ((pw = getpwuid(uid)) == NULL || !validate_username(pw->pw_name))
 		return sched_err(err, errsz, SCHED_ENOENV,
 		    "no job given, not inside one, and uid %lu has no user "
@@ -1289,7 +1288,16 @@ sched_mine(const char *only, uid_t uid, struct job *job, char **table,
 		if ((only != NULL && strcmp(only, s->name) != 0) ||
 		    !sched_in_path(s->command))
 			continue;
-		sched_mine_argv(s, user, argv);
+		/* A scheduler without its "my jobs" query (a descriptor
+		 * left incomplete) is a failure the message names. */
+		if (sched_argv(s->mine_argv, argv, sizeof(argv) /
+		    sizeof(argv[0]), NULL, user, NULL) != 0) {
+			k = strlen(failed);
+			snprintf(failed + k, sizeof(failed) - k, "%s%s: no "
+			    "query for a user's jobs", k > 0 ? ", " : "",
+			    s->name);
+			continue;
+		}
 		rr = sched_run(argv, &out, errtxt, sizeof(errtxt), &status, e,
 		    sizeof(e));
 		if (rr == SCHED_OK && status != 0)
@@ -1308,7 +1316,7 @@ sched_mine(const char *only, uid_t uid, struct job *job, char **table,
 		for (j = 0; j < n && nfound < SCHED_MINE_MAX; j++) {
 			sched_job_init(&found[nfound]);
 			found[nfound].sched = s->name;
-			if (s->resolve(ids[j], &found[nfound], e, sizeof(e)) !=
+			if (sched_query(s, ids[j], &found[nfound], e, sizeof(e)) !=
 			    SCHED_OK || sched_job_check(&found[nfound], e,
 			    sizeof(e)) != SCHED_OK || !sched_mine_owner(
 			    &found[nfound], uid, user)) {
@@ -1333,12 +1341,16 @@ sched_mine(const char *only, uid_t uid, struct job *job, char **table,
 			    "no job given, not inside one, and no running job "
 			    "of %s found (%s failed); give a job id, -w "
 			    "HOSTLIST or --hostfile FILE", user, failed);
-		if (looked[0] == '\0')
+		if (looked[0] == '\0') {
+			for (i = 0, k = 0; (s = sched_get(i)) != NULL &&
+			    k < sizeof(cmds); i++)
+				k += (size_t)snprintf(cmds + k, sizeof(cmds) -
+				    k, "%s%s", i > 0 ? ", " : "", s->command);
 			return sched_err(err, errsz, SCHED_ENOENV,
 			    "no job given and not inside one, and no batch "
-			    "scheduler found (squeue, qstat, bjobs, oarstat, "
-			    "flux); give a job id, -w HOSTLIST or --hostfile "
-			    "FILE");
+			    "scheduler found (%s); give a job id, -w HOSTLIST "
+			    "or --hostfile FILE", cmds);
+		}
 		return sched_err(err, errsz, SCHED_ENOENV,
 		    "no job given, not inside one, and %s has no running "
 		    "job (asked %s); give a job id, -w HOSTLIST or "
@@ -1370,14 +1382,92 @@ sched_mine(const char *only, uid_t uid, struct job *job, char **table,
 int
 sched_env_inside(const char *only)
 {
-	size_t		 i;
-	const char	*v;
+	const struct sched	*s;
+	const struct jobvar	*jv;
+	const char		*v;
+	size_t			 i;
 
-	for (i = 0; jobvars[i].name != NULL; i++) {
-		if (only != NULL && strcmp(only, jobvars[i].sched) != 0)
+	for (i = 0; (s = sched_get(i)) != NULL; i++) {
+		if (only != NULL && strcmp(only, s->name) != 0)
 			continue;
-		if ((v = getenv(jobvars[i].name)) != NULL && *v != '\0')
-			return 1;
+		for (jv = s->jobvars; jv != NULL && jv->name != NULL; jv++)
+			if ((v = getenv(jv->name)) != NULL && *v != '\0')
+				return 1;
 	}
 	return 0;
+}
+
+int
+sched_argv(const char *const *tmpl, const char **argv, size_t max,
+    const char *jobid, const char *user, const char *extra)
+{
+	size_t	i;
+
+	if (tmpl == NULL || max == 0)
+		return -1;
+	for (i = 0; tmpl[i] != NULL; i++) {
+		if (i + 1 >= max)
+			return -1;
+		if (strcmp(tmpl[i], "%j") == 0)
+			argv[i] = jobid;
+		else if (strcmp(tmpl[i], "%u") == 0)
+			argv[i] = user;
+		else if (strcmp(tmpl[i], "%o") == 0)
+			argv[i] = extra;
+		else
+			argv[i] = tmpl[i];
+		if (argv[i] == NULL)
+			return -1;
+	}
+	argv[i] = NULL;
+	return 0;
+}
+
+int
+sched_nojob(const struct sched *s, const char *errtxt)
+{
+	const char *const	*w;
+
+	for (w = s->nojob_words; w != NULL && *w != NULL; w++)
+		if (strstr(errtxt, *w) != NULL)
+			return 1;
+	return 0;
+}
+
+int
+sched_query_failed(const struct sched *s, const char *jobid,
+    const char *errtxt, char *err, size_t errsz)
+{
+	if (sched_nojob(s, errtxt))
+		return sched_err(err, errsz, SCHED_ENOJOB,
+		    "job %s: no such job", jobid);
+	return sched_err(err, errsz, SCHED_ECMD, "%s %s: %s", s->query_what,
+	    jobid, errtxt[0] != '\0' ? errtxt : "failed");
+}
+
+int
+sched_query(const struct sched *s, const char *jobid, struct job *job,
+    char *err, size_t errsz)
+{
+	const char	*argv[16];
+	char		*out, errtxt[512];
+	int		 r, status;
+
+	if (s->resolve != NULL)
+		return s->resolve(jobid, job, err, errsz);
+	if (sched_argv(s->query_argv, argv, sizeof(argv) / sizeof(argv[0]),
+	    jobid, NULL, NULL) != 0)
+		return sched_err(err, errsz, SCHED_ECMD, "%s: no query for a "
+		    "job", s->name);
+	sched_copy(job->id, sizeof(job->id), jobid);
+	if ((r = sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
+	    errsz)) != SCHED_OK)
+		return r;
+	if (status != 0) {
+		free(out);
+		return sched_query_failed(s, jobid, errtxt, err, errsz);
+	}
+	r = s->parse(out, jobid, job, err, errsz);
+	free(out);
+	return r;
 }

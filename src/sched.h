@@ -6,10 +6,13 @@
  * all, the expanded list of its nodes.
  *
  * Each scheduler is one const struct sched in its own sched-NAME.c, listed
- * once in sched_table (sched.c).  Its resolve() runs the scheduler's query
- * command through sched_run() (fork/exec with an argument vector, never a
- * shell; bounded output; a timeout) and hands the text to its parse(),
- * which is separate so the tests can feed it fixture outputs.
+ * once in sched_table (sched.c), that holds everything about it: its
+ * command, job variables, how its environment names the nodes, its
+ * queries.  Its query command runs through sched_run() (fork/exec with an
+ * argument vector, never a shell; bounded output; a timeout), from its
+ * query_argv (sched_query) or its own resolve(), and the text goes to its
+ * parse(), which is separate so the tests can feed it fixture outputs.
+ * Names in help, usage and error texts come from the registry.
  *
  * Every function returns SCHED_OK or a negative SCHED_E* code and writes one
  * line for the user into err (errsz bytes); nothing here exits or prints.
@@ -46,6 +49,7 @@
 #include "validate.h"
 
 struct hostlist;
+struct jobvar;
 
 enum {
 	SCHED_OK = 0,
@@ -118,19 +122,53 @@ struct job {
 	size_t		 npend;
 };
 
+/* How a job's environment names its nodes (sched_from_env). */
+enum sched_env_nodes {
+	SCHED_ENV_QUERY,	/* it does not: the job is resolved with the
+				 * query command, as a named one is (Flux) */
+	SCHED_ENV_HOSTLIST,	/* a hostlist expression (Slurm) */
+	SCHED_ENV_HOSTFILE,	/* a file in --hostfile's syntax, one line
+				 * per slot (PBS, OAR) */
+	SCHED_ENV_LSF,		/* nodes[0] "n1 4 n2 4" (host and slots),
+				 * else nodes[1] "n1 n1 n2" (LSF) */
+};
+
+struct sched_env {
+	enum sched_env_nodes	 how;
+	const char		*nodes[3];	/* the first set, not empty */
+	const char		*ntasks[2];	/* the job's task count */
+};
+
 /*
- * A scheduler.  detect() says how sure we are that it is the one here: 2
- * inside one of its jobs (its job variables are set), 1 its query command
- * is in PATH, 0 neither.  resolve() fills a job for an id already checked
- * against idkind; parse() does the same from the query command's output
- * (the text, the id asked for).  Both return SCHED_ENOJOB for an unknown
- * job and leave the pending/finished verdict to sched_resolve().
+ * A scheduler: everything about it that is not its parser.  Detection is
+ * sched_detect()'s: 2 inside one of its jobs (a job variable is set), 1
+ * its command is in PATH, 0 neither.  A job id already checked against
+ * idkind is resolved by resolve(), or, when it is NULL, by running
+ * query_argv and handing its output to parse() (the text, the id asked
+ * for).  Both return SCHED_ENOJOB for an unknown job and leave the
+ * pending/finished verdict to sched_resolve().
+ *
+ * In the argument vectors (NULL-terminated) "%j" stands for the job id,
+ * "%u" for the user name, "%o" for what the resolve() passes
+ * (sched_argv).
  */
 struct sched {
-	const char		*name;
-	const char		*command;
+	const char		*name;		/* --scheduler NAME */
+	const char		*command;	/* its query command */
 	enum validate_job	 idkind;
-	int			(*detect)(void);
+	/* Its job variables (src/jobvars.h, which the probe reads too),
+	 * preferred first, ending with a NULL name; [0] names the job in
+	 * messages. */
+	const struct jobvar	*jobvars;
+	struct sched_env	 env;
+	/* The ids of the caller's running jobs, one a line, first word. */
+	const char *const	*mine_argv;
+	/* The job's record, for parse(). */
+	const char *const	*query_argv;
+	/* "squeue -j": the query in its error messages. */
+	const char		*query_what;
+	/* Any of these in the query's error output: no such job. */
+	const char *const	*nojob_words;
 	int			(*resolve)(const char *, struct job *, char *,
 				    size_t);
 	int			(*parse)(const char *, const char *,
@@ -145,6 +183,13 @@ extern const struct sched	sched_flux;
 
 /* The registry, in auto-detection order; NULL past the end. */
 const struct sched	*sched_get(size_t);
+/* The registry's names into buf, "slurm, pbs, lsf, oar, flux" with last
+ * (", ", " or ") before the last one; buf returned. */
+const char		*sched_names(char *, size_t, const char *);
+/* SCHED_ENOSCHED, "unknown scheduler \"x\" (known: slurm, ...)" in err. */
+int			 sched_unknown(const char *, char *, size_t);
+/* 2 inside one of its jobs, 1 its command is in PATH, 0 neither. */
+int			 sched_detect(const struct sched *);
 /* By name for --scheduler, or NULL. */
 const struct sched	*sched_by_name(const char *);
 /*
@@ -180,12 +225,12 @@ int	sched_from_hostlist(const char *, struct job *, char *, size_t);
  */
 int	sched_from_hostfile(const char *, struct job *, char *, size_t);
 /*
- * No job named: the job we run inside, from SLURM_JOB_ID and
- * SLURM_JOB_NODELIST, PBS_JOBID and PBS_NODEFILE, LSB_JOBID and
- * LSB_MCPU_HOSTS or LSB_HOSTS, OAR_JOB_ID (or OAR_JOBID) and OAR_NODEFILE,
- * FLUX_JOB_ID (resolved with flux jobs: Flux sets no node variable), in
- * that order (src/jobvars.h); only those of scheduler `only` unless it is
- * NULL.
+ * No job named: the job we run inside, from the first job variable set
+ * of the schedulers in registry order (each its .jobvars, in order) and
+ * the variables its .env names for the nodes (SLURM_JOB_ID and
+ * SLURM_JOB_NODELIST, PBS_JOBID and PBS_NODEFILE, ...; FLUX_JOB_ID is
+ * resolved with flux jobs: Flux sets no node variable); only those of
+ * scheduler `only` unless it is NULL.
  * The environment is not trusted for the owner: with the scheduler's
  * command in PATH the job is resolved there (owner, state; the variables'
  * nodes must all be the job's), without it only a Slurm job is accepted,
@@ -195,7 +240,7 @@ int	sched_from_hostfile(const char *, struct job *, char *, size_t);
  */
 int	sched_from_env(const char *, struct job *, char *, size_t);
 
-/* Is a job variable (src/jobvars.h) of scheduler `only` (NULL: any) set? */
+/* Is a job variable of scheduler `only` (NULL: any) set and not empty? */
 int	sched_env_inside(const char *);
 
 /*
@@ -301,6 +346,21 @@ int	sched_run(const char *const *, char **, char *, size_t, int *,
 void	sched_set_timeout(int);
 /* Is a command in PATH? */
 int	sched_in_path(const char *);
+/* argv (max words with the NULL) from a descriptor's vector: "%j" the
+ * job id, "%u" the user, "%o" extra.  0, or -1 when it does not fit. */
+int	sched_argv(const char *const *, const char **, size_t, const char *,
+	    const char *, const char *);
+/* Does the query's error output errtxt say the job does not exist (one of
+ * s->nojob_words in it)? */
+int	sched_nojob(const struct sched *, const char *);
+/* A query of s for jobid that failed: SCHED_ENOJOB "job ID: no such job"
+ * (sched_nojob), else SCHED_ECMD "QUERY_WHAT ID: errtxt" ("failed" when
+ * errtxt is empty). */
+int	sched_query_failed(const struct sched *, const char *, const char *,
+	    char *, size_t);
+/* Resolve jobid with s: its resolve(), or its query_argv and parse(). */
+int	sched_query(const struct sched *, const char *, struct job *, char *,
+	    size_t);
 
 /* A tiny JSON reader for the schedulers that print JSON (LSF, OAR). */
 enum sched_json_type {

@@ -31,16 +31,16 @@ static const struct {
 	int			 n;
 	int			 rate;	/* bytes/s: integrated to bytes */
 } summary_src[SM_N] = {
-	[SM_CPU] =	{ HN_CPU, 0, 0, 0, 1, 0 },
-	[SM_MEM] =	{ HN_MEM, 0, 0, 0, 1, 0 },
-	[SM_LOAD] =	{ HN_LOAD, 0, 0, 0, 1, 0 },
-	[SM_DISK] =	{ HN_DISK, 0, 0, 0, 1, 1 },
-	[SM_NET] =	{ HN_NET, 0, 0, 0, 1, 1 },
-	[SM_GPU] =	{ HN_GPU, 0, 0, 0, 1, 0 },
-	[SM_GPU_MEM] =	{ HN_GPU_MEM, 0, 0, 0, 1, 0 },
-	[SM_IB] =	{ HN_IB_RX, HN_IB_TX, 0, 0, 2, 1 },
-	[SM_FS] =	{ HN_LUSTRE_READ, HN_LUSTRE_WRITE, HN_NFS_READ,
-			  HN_NFS_WRITE, 4, 1 },
+	[SM_CPU] = { .a = HN_CPU, .n = 1 },
+	[SM_MEM] = { .a = HN_MEM, .n = 1 },
+	[SM_LOAD] = { .a = HN_LOAD, .n = 1 },
+	[SM_DISK] = { .a = HN_DISK, .n = 1, .rate = 1 },
+	[SM_NET] = { .a = HN_NET, .n = 1, .rate = 1 },
+	[SM_GPU] = { .a = HN_GPU, .n = 1 },
+	[SM_GPU_MEM] = { .a = HN_GPU_MEM, .n = 1 },
+	[SM_IB] = { .a = HN_IB_RX, .b = HN_IB_TX, .n = 2, .rate = 1 },
+	[SM_FS] = { .a = HN_LUSTRE_READ, .b = HN_LUSTRE_WRITE,
+	    .c = HN_NFS_READ, .d = HN_NFS_WRITE, .n = 4, .rate = 1 },
 };
 
 static void

@@ -149,43 +149,53 @@ ui_key_redraw(struct ui *ui)
 }
 
 const struct ui_key ui_keys[] = {
-	{ 'q',		KEY_F(10),	"q F10", "quit (stops every probe)",
-	    ui_key_quit },
-	{ 'h',		'?',		"h ?",	"this help",
-	    ui_key_help },
-	{ KEY_F(1),	0,		"F1",	"this help", ui_key_help },
-	{ KEY_F(2),	0,		"F2",	"setup: theme, sorts, fold, "
-	    "interval, columns; w saves them to jobtoprc", ui_key_setup },
-	{ 27,		KEY_LEFT,	"Esc",	"back (Left too); on the node "
-	    "table, clear the filter", ui_key_back },
-	{ '\t',		0,		"Tab",	"switch between the node table "
-	    "and every rank", ui_key_tab },
-	{ 'n',		0,		"n",	"the node table", ui_key_nodes },
-	{ 'r',		0,		"r",	"every rank of the job",
-	    ui_key_ranks },
-	{ 'e',		0,		"e",	"the event log", ui_key_events },
-	{ '/',		KEY_F(4),	"/ F4",	"filter node names and commands "
-	    "(PCRE2; lower case ignores case)", ui_key_filter },
-	{ KEY_F(3),	0,		"F3",	"search: the same as / (the "
-	    "table keeps the rows that match)", ui_key_filter },
-	{ '!',		0,		"!",	"open the worst flagged rank "
-	    "(stalled first): its detail", ui_key_worst },
-	{ KEY_F(9),	0,		"F9",	"(htop: kill) jobtop sends no "
-	    "signal", ui_key_kill },
-	{ KEY_F(5),	0,		"F5",	"(htop: tree) no process tree",
-	    ui_key_tree },
-	{ 'p',		'Z',		"p",	"pause: freeze the display (data "
-	    "keeps coming and is recorded)", ui_key_pause },
-	{ '+',		'=',		"+",	"sample less often (longer "
-	    "interval, up to 60 s)", ui_key_slower },
-	{ '-',		'_',		"-",	"sample more often (shorter "
-	    "interval, down to 0.1 s)", ui_key_faster },
-	{ 't',		0,		"t",	"next colour theme", ui_key_theme },
-	{ 'B',		0,		"B",	"stacks: every rank's stack now, "
-	    "merged into one tree", stacks_view_open },
-	{ 'f',		0,		"f",	"fold look-alike nodes: when they "
-	    "do not fit, always, never", ui_key_fold },
-	{ 0x0c,		0,		"^L",	"redraw the screen",
-	    ui_key_redraw },
-	{ 0,		0,		NULL,	NULL,	NULL }
+	{ .key = 'q', .alt = KEY_F(10), .name = "q F10",
+	    .what = "quit (stops every probe)", .fn = ui_key_quit },
+	{ .key = 'h', .alt = '?', .name = "h ?", .what = "this help",
+	    .fn = ui_key_help },
+	{ .key = KEY_F(1), .name = "F1", .what = "this help",
+	    .fn = ui_key_help },
+	{ .key = KEY_F(2), .name = "F2", .what = "setup: theme, sorts, fold, "
+	    "interval, columns; w saves them to jobtoprc",
+	    .fn = ui_key_setup },
+	{ .key = 27, .alt = KEY_LEFT, .name = "Esc",
+	    .what = "back (Left too); on the node table, clear the filter",
+	    .fn = ui_key_back },
+	{ .key = '\t', .name = "Tab", .what = "switch between the node table "
+	    "and every rank", .fn = ui_key_tab },
+	{ .key = 'n', .name = "n", .what = "the node table",
+	    .fn = ui_key_nodes },
+	{ .key = 'r', .name = "r", .what = "every rank of the job",
+	    .fn = ui_key_ranks },
+	{ .key = 'e', .name = "e", .what = "the event log",
+	    .fn = ui_key_events },
+	{ .key = '/', .alt = KEY_F(4), .name = "/ F4",
+	    .what = "filter node names and commands "
+	    "(PCRE2; lower case ignores case)", .fn = ui_key_filter },
+	{ .key = KEY_F(3), .name = "F3", .what = "search: the same as / (the "
+	    "table keeps the rows that match)", .fn = ui_key_filter },
+	{ .key = '!', .name = "!", .what = "open the worst flagged rank "
+	    "(stalled first): its detail", .fn = ui_key_worst },
+	{ .key = KEY_F(9), .name = "F9",
+	    .what = "(htop: kill) jobtop sends no signal", .fn = ui_key_kill },
+	{ .key = KEY_F(5), .name = "F5",
+	    .what = "(htop: tree) no process tree", .fn = ui_key_tree },
+	{ .key = 'p', .alt = 'Z', .name = "p",
+	    .what = "pause: freeze the display (data "
+	    "keeps coming and is recorded)", .fn = ui_key_pause },
+	{ .key = '+', .alt = '=', .name = "+",
+	    .what = "sample less often (longer interval, up to 60 s)",
+	    .fn = ui_key_slower },
+	{ .key = '-', .alt = '_', .name = "-",
+	    .what = "sample more often (shorter interval, down to 0.1 s)",
+	    .fn = ui_key_faster },
+	{ .key = 't', .name = "t", .what = "next colour theme",
+	    .fn = ui_key_theme },
+	{ .key = 'B', .name = "B", .what = "stacks: every rank's stack now, "
+	    "merged into one tree", .fn = stacks_view_open },
+	{ .key = 'f', .name = "f", .what = "fold look-alike nodes: when they "
+	    "do not fit, always, never", .fn = ui_key_fold },
+	{ .key = 0x0c, .name = "^L", .what = "redraw the screen",
+	    .fn = ui_key_redraw },
+	{ .key = 0 },
 };

@@ -655,12 +655,13 @@ detail_key(struct ui *ui, int key)
 }
 
 const struct panel panel_detail = {
-	"detail",
-	"b\ta user-space backtrace of the rank (gdb or eu-stack on its "
-	"node)\n"
-	"Up Down j k\tscroll the backtrace\n",
-	detail_height,
-	detail_prepare,
-	detail_draw,
-	detail_key
+	.name = "detail",
+	.keys =
+	    "b\ta user-space backtrace of the rank (gdb or eu-stack on its "
+	    "node)\n"
+	    "Up Down j k\tscroll the backtrace\n",
+	.height = detail_height,
+	.prepare = detail_prepare,
+	.draw = detail_draw,
+	.key = detail_key,
 };

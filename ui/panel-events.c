@@ -105,10 +105,10 @@ events_key(struct ui *ui, int key)
 }
 
 const struct panel panel_events = {
-	"events",
-	"Up Down j k\tscroll the event log (its own view: e)\n",
-	events_height,
-	events_prepare,
-	events_draw,
-	events_key
+	.name = "events",
+	.keys = "Up Down j k\tscroll the event log (its own view: e)\n",
+	.height = events_height,
+	.prepare = events_prepare,
+	.draw = events_draw,
+	.key = events_key,
 };

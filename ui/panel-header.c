@@ -29,18 +29,19 @@ static const struct {
 	const char		*label;
 	enum hist_job_metric	 k;
 } header_items[HI_N] = {
-	{ "GMEM",	HJ_GPU_MEM },
-	{ "GPUW",	HJ_GPU_POWER },
-	{ "IB",		HJ_IB },
-	{ "FS",		HJ_FS },
-	{ "POWER",	HJ_POWER },
-	{ "NODEW",	HJ_POWER_NODE },	/* IPMI, power meters */
-	{ "TEMP",	HJ_TEMP },
-	{ "GTEMP",	HJ_GPU_TEMP },
-	{ "GJOB",	HJ_GPU_JOB },
-	{ "IPC",	HJ_IPC },
-	{ "COMM",	HJ_MPI },		/* ranks' CPU in MPI or
-						 * collectives (COMM%) */
+	{ .label = "GMEM",	.k = HJ_GPU_MEM },
+	{ .label = "GPUW",	.k = HJ_GPU_POWER },
+	{ .label = "IB",	.k = HJ_IB },
+	{ .label = "FS",	.k = HJ_FS },
+	{ .label = "POWER",	.k = HJ_POWER },
+	/* IPMI, power meters */
+	{ .label = "NODEW",	.k = HJ_POWER_NODE },
+	{ .label = "TEMP",	.k = HJ_TEMP },
+	{ .label = "GTEMP",	.k = HJ_GPU_TEMP },
+	{ .label = "GJOB",	.k = HJ_GPU_JOB },
+	{ .label = "IPC",	.k = HJ_IPC },
+	/* ranks' CPU in MPI or collectives (COMM%) */
+	{ .label = "COMM",	.k = HJ_MPI },
 };
 
 #define HEADER_ITEM_W	26	/* columns an item wants */
@@ -640,10 +641,7 @@ header_draw(const struct ui *ui, const struct ui_rect *r)
 }
 
 const struct panel panel_header = {
-	"header",
-	NULL,
-	header_height,
-	NULL,
-	header_draw,
-	NULL
+	.name = "header",
+	.height = header_height,
+	.draw = header_draw,
 };

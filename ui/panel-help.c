@@ -137,10 +137,9 @@ help_key(struct ui *ui, int key)
 }
 
 const struct panel panel_help = {
-	"help",
-	NULL,
-	help_height,
-	help_prepare,
-	help_draw,
-	help_key
+	.name = "help",
+	.height = help_height,
+	.prepare = help_prepare,
+	.draw = help_draw,
+	.key = help_key,
 };

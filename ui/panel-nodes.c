@@ -34,26 +34,26 @@ enum {
 };
 
 static const struct widget_col nodes_cols[NC_NCOLS] = {
-	{ "NODE",	8,	0,	0,	0 },
-	{ "STATE",	10,	0,	0,	3 },
-	{ "CPU%",	5,	0,	1,	0 },
-	{ "MEM%",	5,	0,	1,	0 },
-	{ "MEM",	11,	0,	1,	4 },
-	{ "LOAD",	6,	0,	1,	3 },
-	{ "DISK/s",	7,	0,	1,	2 },
-	{ "NET/s",	7,	0,	1,	2 },
-	{ "GPU%",	5,	0,	1,	2 },
-	{ "GPUMEM",	11,	0,	1,	4 },
-	{ "GPUPWR",	6,	0,	1,	5 },
-	{ "GTEMP",	5,	0,	1,	6 },
-	{ "GJOB%",	5,	0,	1,	5 },
-	{ "IB/s",	7,	0,	1,	3 },
-	{ "FS/s",	7,	0,	1,	3 },
-	{ "POWER",	6,	0,	1,	5 },
-	{ "NODEW",	6,	0,	1,	5 },
-	{ "TEMP",	4,	0,	1,	6 },
-	{ "FLAGS",	8,	22,	0,	1 },
-	{ "CPU HISTORY", 10,	120,	0,	0 },
+	{ .title = "NODE", .width = 8 },
+	{ .title = "STATE", .width = 10, .prio = 3 },
+	{ .title = "CPU%", .width = 5, .right = 1 },
+	{ .title = "MEM%", .width = 5, .right = 1 },
+	{ .title = "MEM", .width = 11, .right = 1, .prio = 4 },
+	{ .title = "LOAD", .width = 6, .right = 1, .prio = 3 },
+	{ .title = "DISK/s", .width = 7, .right = 1, .prio = 2 },
+	{ .title = "NET/s", .width = 7, .right = 1, .prio = 2 },
+	{ .title = "GPU%", .width = 5, .right = 1, .prio = 2 },
+	{ .title = "GPUMEM", .width = 11, .right = 1, .prio = 4 },
+	{ .title = "GPUPWR", .width = 6, .right = 1, .prio = 5 },
+	{ .title = "GTEMP", .width = 5, .right = 1, .prio = 6 },
+	{ .title = "GJOB%", .width = 5, .right = 1, .prio = 5 },
+	{ .title = "IB/s", .width = 7, .right = 1, .prio = 3 },
+	{ .title = "FS/s", .width = 7, .right = 1, .prio = 3 },
+	{ .title = "POWER", .width = 6, .right = 1, .prio = 5 },
+	{ .title = "NODEW", .width = 6, .right = 1, .prio = 5 },
+	{ .title = "TEMP", .width = 4, .right = 1, .prio = 6 },
+	{ .title = "FLAGS", .width = 8, .flex = 22, .prio = 1 },
+	{ .title = "CPU HISTORY", .width = 10, .flex = 120 },
 };
 
 /* Sorting descends by default on these columns. */
@@ -81,7 +81,10 @@ static const char *const nodes_titles[NC_NCOLS] = {
 	[NC_FLAGS] = "FLAGS", [NC_SPARK] = "CPU HISTORY",
 };
 const struct columns_def panel_nodes_columns = {
-	"node_columns", NC_NCOLS, nodes_keys, nodes_titles, 0
+	.setting = "node_columns",
+	.ncols = NC_NCOLS,
+	.keys = nodes_keys,
+	.titles = nodes_titles,
 };
 
 /* Columns of optional sources: shown when a row has a value (prepare
@@ -206,33 +209,41 @@ static const struct {
 	size_t	off;			/* of the double in struct ui_nrow */
 	int	t[2][2];
 } nodes_cells[] = {
-	{ offsetof(struct ui_nrow, cpu),	{ { HN_CPU, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, mem),	{ { HN_MEM, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, mempct),	{ { HN_MEMPCT, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, load),	{ { HN_LOAD, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, disk),	{ { HN_DISK, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, net),	{ { HN_NET, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, gpu),	{ { HN_GPU, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, gmem),
-	    { { HN_GPU_MEM, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, gmemtot),
-	    { { HN_GPU_MEMTOTAL, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, gpow),
-	    { { HN_GPU_POWER, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, gtemp),
-	    { { HN_GPU_TEMP, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, gjob),
-	    { { HN_GPU_JOB, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, ib),
-	    { { HN_IB_RX, HN_IB_TX }, { -1 } } },
-	{ offsetof(struct ui_nrow, fs),
-	    { { HN_LUSTRE_READ, HN_LUSTRE_WRITE },
+	{ .off = offsetof(struct ui_nrow, cpu),
+	    .t = { { HN_CPU, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, mem),
+	    .t = { { HN_MEM, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, mempct),
+	    .t = { { HN_MEMPCT, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, load),
+	    .t = { { HN_LOAD, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, disk),
+	    .t = { { HN_DISK, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, net),
+	    .t = { { HN_NET, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, gpu),
+	    .t = { { HN_GPU, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, gmem),
+	    .t = { { HN_GPU_MEM, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, gmemtot),
+	    .t = { { HN_GPU_MEMTOTAL, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, gpow),
+	    .t = { { HN_GPU_POWER, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, gtemp),
+	    .t = { { HN_GPU_TEMP, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, gjob),
+	    .t = { { HN_GPU_JOB, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, ib),
+	    .t = { { HN_IB_RX, HN_IB_TX }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, fs),
+	    .t = { { HN_LUSTRE_READ, HN_LUSTRE_WRITE },
 	    { HN_NFS_READ, HN_NFS_WRITE } } },
-	{ offsetof(struct ui_nrow, power),
-	    { { HN_POWER_PKG, HN_POWER_DRAM }, { -1 } } },
-	{ offsetof(struct ui_nrow, nodew),
-	    { { HN_POWER_NODE, -1 }, { -1 } } },
-	{ offsetof(struct ui_nrow, temp),	{ { HN_TEMP, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, power),
+	    .t = { { HN_POWER_PKG, HN_POWER_DRAM }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, nodew),
+	    .t = { { HN_POWER_NODE, -1 }, { -1 } } },
+	{ .off = offsetof(struct ui_nrow, temp),
+	    .t = { { HN_TEMP, -1 }, { -1 } } },
 };
 
 /* x + y where either is a number (NaN when neither is). */
@@ -859,17 +870,18 @@ nodes_key(struct ui *ui, int key)
 }
 
 const struct panel panel_nodes = {
-	"nodes",
-	"Up Down j k\tmove (PgUp PgDn Home End too)\n"
-	"Enter Right\tthe ranks of the node (or of the folded group)\n"
-	"s > < F6\tsort by the next / previous column\n"
-	"P M N F\tsort by CPU, memory, name (flagged and unreachable nodes "
-	"first), flags\n"
-	"I\tinvert the sort\n",
-	nodes_height,
-	nodes_prepare,
-	nodes_draw,
-	nodes_key
+	.name = "nodes",
+	.keys =
+	    "Up Down j k\tmove (PgUp PgDn Home End too)\n"
+	    "Enter Right\tthe ranks of the node (or of the folded group)\n"
+	    "s > < F6\tsort by the next / previous column\n"
+	    "P M N F\tsort by CPU, memory, name (flagged and unreachable "
+	    "nodes first), flags\n"
+	    "I\tinvert the sort\n",
+	.height = nodes_height,
+	.prepare = nodes_prepare,
+	.draw = nodes_draw,
+	.key = nodes_key,
 };
 
 /* The setup screen's binding (setup.h): the columns are columns.h's. */
@@ -887,5 +899,8 @@ nodes_tab(struct ui *ui)
 }
 
 const struct setup_table setup_node_table = {
-	"node", COLUMNS_NODES, nodes_col_sortable, nodes_tab
+	.name = "node",
+	.columns = COLUMNS_NODES,
+	.col_sortable = nodes_col_sortable,
+	.tab = nodes_tab,
 };

@@ -36,27 +36,30 @@ enum {
  * one column cannot shift another's values (it once sorted FLAGS the
  * wrong way). */
 static const struct widget_col ranks_cols[RC_NCOLS] = {
-	[RC_RANK] =	{ "RANK",	5,	0,	1,	0 },
-	[RC_NODE] =	{ "NODE",	6,	0,	0,	1 },
-	[RC_PID] =	{ "PID",	7,	0,	1,	0 },
-	[RC_STATE] =	{ "S",		1,	0,	0,	0 },
-	[RC_CPU] =	{ "%CPU",	6,	0,	1,	0 },
-	[RC_PKCPU] =	{ "PEAK%",	6,	0,	1,	3 },
-	[RC_IPC] =	{ "IPC",	4,	0,	1,	2 },
-	[RC_MPI] =	{ "COMM%",	10,	0,	1,	2 },
-	[RC_RSS] =	{ "RSS",	6,	0,	1,	1 },
-	[RC_PKRSS] =	{ "PEAKRSS",	7,	0,	1,	3 },
-	[RC_READ] =	{ "READ/s",	7,	0,	1,	2 },
-	[RC_WRITE] =	{ "WRITE/s",	7,	0,	1,	2 },
-	[RC_WAIT] =	{ "WAIT",	8,	0,	1,	2 },
-	[RC_FLAGS] =	{ "FLAGS",	8,	20,	0,	0 },
-	[RC_WCHAN] =	{ "WCHAN",	14,	24,	0,	1 },
-	[RC_SYSCALL] =	{ "SYSCALL",	12,	0,	0,	3 },
-	[RC_SPARK] =	{ "CPU HISTORY", 10,	20,	0,	2 },
-	[RC_MPISPARK] =	{ "COMM HISTORY", 12,	20,	0,	3 },
-	[RC_USER] =	{ "USER",	8,	0,	0,	3 },
-	[RC_GPU] =	{ "GPU",	12,	24,	0,	1 },
-	[RC_COMM] =	{ "COMMAND",	15,	200,	0,	1 },
+	[RC_RANK] = { .title = "RANK", .width = 5, .right = 1 },
+	[RC_NODE] = { .title = "NODE", .width = 6, .prio = 1 },
+	[RC_PID] = { .title = "PID", .width = 7, .right = 1 },
+	[RC_STATE] = { .title = "S", .width = 1 },
+	[RC_CPU] = { .title = "%CPU", .width = 6, .right = 1 },
+	[RC_PKCPU] = { .title = "PEAK%", .width = 6, .right = 1, .prio = 3 },
+	[RC_IPC] = { .title = "IPC", .width = 4, .right = 1, .prio = 2 },
+	[RC_MPI] = { .title = "COMM%", .width = 10, .right = 1, .prio = 2 },
+	[RC_RSS] = { .title = "RSS", .width = 6, .right = 1, .prio = 1 },
+	[RC_PKRSS] = { .title = "PEAKRSS", .width = 7, .right = 1, .prio = 3 },
+	[RC_READ] = { .title = "READ/s", .width = 7, .right = 1, .prio = 2 },
+	[RC_WRITE] = { .title = "WRITE/s", .width = 7, .right = 1, .prio = 2 },
+	[RC_WAIT] = { .title = "WAIT", .width = 8, .right = 1, .prio = 2 },
+	[RC_FLAGS] = { .title = "FLAGS", .width = 8, .flex = 20 },
+	[RC_WCHAN] = { .title = "WCHAN", .width = 14, .flex = 24, .prio = 1 },
+	[RC_SYSCALL] = { .title = "SYSCALL", .width = 12, .prio = 3 },
+	[RC_SPARK] = { .title = "CPU HISTORY", .width = 10, .flex = 20,
+	    .prio = 2 },
+	[RC_MPISPARK] = { .title = "COMM HISTORY", .width = 12, .flex = 20,
+	    .prio = 3 },
+	[RC_USER] = { .title = "USER", .width = 8, .prio = 3 },
+	[RC_GPU] = { .title = "GPU", .width = 12, .flex = 24, .prio = 1 },
+	[RC_COMM] = { .title = "COMMAND", .width = 15, .flex = 200,
+	    .prio = 1 },
 };
 
 /* Sorting descends by default on these columns. */
@@ -89,7 +92,10 @@ static const char *const ranks_titles[RC_NCOLS] = {
 	[RC_COMM] = "COMMAND",
 };
 const struct columns_def panel_ranks_columns = {
-	"rank_columns", RC_NCOLS, ranks_keys, ranks_titles, 0
+	.setting = "rank_columns",
+	.ncols = RC_NCOLS,
+	.keys = ranks_keys,
+	.titles = ranks_titles,
 };
 
 /* The SM % a rank's process has on its GPUs together, NaN none. */
@@ -1133,17 +1139,18 @@ ranks_key(struct ui *ui, int key)
 }
 
 const struct panel panel_ranks = {
-	"ranks",
-	"Up Down j k\tmove (PgUp PgDn Home End too)\n"
-	"Enter Right\tthe rank's detail: state, wait channel, history\n"
-	"s > < F6\tsort by the next / previous column\n"
-	"P M N F\tsort by %CPU, RSS, rank (flagged ranks first), flags\n"
-	"I\tinvert the sort\n"
-	"c\tCOMMAND: the command line, with its path, the name alone\n",
-	ranks_height,
-	ranks_prepare,
-	ranks_draw,
-	ranks_key
+	.name = "ranks",
+	.keys =
+	    "Up Down j k\tmove (PgUp PgDn Home End too)\n"
+	    "Enter Right\tthe rank's detail: state, wait channel, history\n"
+	    "s > < F6\tsort by the next / previous column\n"
+	    "P M N F\tsort by %CPU, RSS, rank (flagged ranks first), flags\n"
+	    "I\tinvert the sort\n"
+	    "c\tCOMMAND: the command line, with its path, the name alone\n",
+	.height = ranks_height,
+	.prepare = ranks_prepare,
+	.draw = ranks_draw,
+	.key = ranks_key,
 };
 
 /* The setup screen's binding (setup.h): the columns are columns.h's. */
@@ -1161,5 +1168,8 @@ ranks_tab(struct ui *ui)
 }
 
 const struct setup_table setup_rank_table = {
-	"rank", COLUMNS_RANKS, ranks_col_sortable, ranks_tab
+	.name = "rank",
+	.columns = COLUMNS_RANKS,
+	.col_sortable = ranks_col_sortable,
+	.tab = ranks_tab,
 };

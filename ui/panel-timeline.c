@@ -398,17 +398,18 @@ timeline_key(struct ui *ui, int key)
 }
 
 const struct panel panel_timeline = {
-	"timeline",
-	"Space p\tplay or pause\n"
-	"[ ]\tone sample back / forward (live: [ goes into history)\n"
-	"{ }\tslower / faster: 1/4x to 64x\n"
-	"J\tjump to 12:30:00, 12:30, -5m, +1h30m or 50% (live: into "
-	"history)\n"
-	"^ $\tthe start / the end of the recording\n"
-	"H\tlive: history of this session, while live goes on\n"
-	"L H $\thistory: back to live\n",
-	timeline_height,
-	timeline_prepare,
-	timeline_draw,
-	timeline_key
+	.name = "timeline",
+	.keys =
+	    "Space p\tplay or pause\n"
+	    "[ ]\tone sample back / forward (live: [ goes into history)\n"
+	    "{ }\tslower / faster: 1/4x to 64x\n"
+	    "J\tjump to 12:30:00, 12:30, -5m, +1h30m or 50% (live: into "
+	    "history)\n"
+	    "^ $\tthe start / the end of the recording\n"
+	    "H\tlive: history of this session, while live goes on\n"
+	    "L H $\thistory: back to live\n",
+	.height = timeline_height,
+	.prepare = timeline_prepare,
+	.draw = timeline_draw,
+	.key = timeline_key,
 };

@@ -466,13 +466,14 @@ setup_key(struct ui *ui, int key)
 }
 
 const struct panel panel_setup = {
-	"setup",
-	"Up Down\tchoose a setting\n"
-	"Left Right\tchange it (it applies at once)\n"
-	"Space Enter\tflip a sort's direction, show or hide a column\n"
-	"w\twrite the settings to jobtoprc\n",
-	setup_height,
-	setup_prepare,
-	setup_draw,
-	setup_key,
+	.name = "setup",
+	.keys =
+	    "Up Down\tchoose a setting\n"
+	    "Left Right\tchange it (it applies at once)\n"
+	    "Space Enter\tflip a sort's direction, show or hide a column\n"
+	    "w\twrite the settings to jobtoprc\n",
+	.height = setup_height,
+	.prepare = setup_prepare,
+	.draw = setup_draw,
+	.key = setup_key,
 };

@@ -45,14 +45,14 @@ static const struct {
 	const char	*name;
 	unsigned	 bit;
 } theme_attrs[] = {
-	{ "bold",	THEME_BOLD },
-	{ "dim",	THEME_DIM },
-	{ "underline",	THEME_UNDERLINE },
-	{ "reverse",	THEME_REVERSE },
-	{ "standout",	THEME_STANDOUT },
-	{ "italic",	THEME_ITALIC },
-	{ "blink",	THEME_BLINK },
-	{ "normal",	0 },
+	{ .name = "bold", .bit = THEME_BOLD },
+	{ .name = "dim", .bit = THEME_DIM },
+	{ .name = "underline", .bit = THEME_UNDERLINE },
+	{ .name = "reverse", .bit = THEME_REVERSE },
+	{ .name = "standout", .bit = THEME_STANDOUT },
+	{ .name = "italic", .bit = THEME_ITALIC },
+	{ .name = "blink", .bit = THEME_BLINK },
+	{ .name = "normal" },
 };
 
 /* The built-in theme; themes/default.theme holds the same text. */

@@ -54,18 +54,20 @@ struct ui_view_def {
 };
 
 static const struct ui_view_def ui_views[UV_NVIEWS] = {
-	[UV_NODES] = { "nodes", &panel_nodes,
-	    { &panel_header, &panel_nodes, &panel_events, NULL } },
-	[UV_RANKS] = { "ranks", &panel_ranks,
-	    { &panel_header, &panel_ranks, NULL } },
-	[UV_DETAIL] = { "rank detail", &panel_detail,
-	    { &panel_header, &panel_detail, NULL } },
-	[UV_EVENTS] = { "events", &panel_events,
-	    { &panel_header, &panel_events, NULL } },
-	[UV_HELP] = { "help", &panel_help, { &panel_help, NULL } },
-	[UV_SETUP] = { "setup", &panel_setup, { &panel_setup, NULL } },
-	[UV_STACKS] = { "stacks", &panel_stacks,
-	    { &panel_header, &panel_stacks, NULL } },
+	[UV_NODES] = { .name = "nodes", .focus = &panel_nodes,
+	    .panels = { &panel_header, &panel_nodes, &panel_events, NULL } },
+	[UV_RANKS] = { .name = "ranks", .focus = &panel_ranks,
+	    .panels = { &panel_header, &panel_ranks, NULL } },
+	[UV_DETAIL] = { .name = "rank detail", .focus = &panel_detail,
+	    .panels = { &panel_header, &panel_detail, NULL } },
+	[UV_EVENTS] = { .name = "events", .focus = &panel_events,
+	    .panels = { &panel_header, &panel_events, NULL } },
+	[UV_HELP] = { .name = "help", .focus = &panel_help,
+	    .panels = { &panel_help, NULL } },
+	[UV_SETUP] = { .name = "setup", .focus = &panel_setup,
+	    .panels = { &panel_setup, NULL } },
+	[UV_STACKS] = { .name = "stacks", .focus = &panel_stacks,
+	    .panels = { &panel_header, &panel_stacks, NULL } },
 };
 
 /* Intervals '+' and '-' step through, in ms: the sampling interval of a

@@ -5,9 +5,11 @@
 # sources of the monitor, the probe and its helper (src, ui, remote,
 # probes, probes/nvml), comments stripped, lines joined:
 #  - getenv("X") and secure_getenv("X"), however spread over lines;
-#  - the tables and calls that feed a getenv whose argument is not a
-#    literal: src/jobvars.h's jobvars[] (also what the probe looks for in
-#    /proc/PID/environ), sched-env.c's sched_env_get("A", "B", "C"),
+#  - the tables that feed a getenv whose argument is not a literal:
+#    src/jobvars.h's JOBVARS_NAME lists (each scheduler descriptor's
+#    .jobvars, and the probe's jobvars[], what it looks for in
+#    /proc/PID/environ), the scheduler descriptors' .env = { .nodes = {
+#    "A", "B" }, .ntasks = { ... } } (sched-env.c reads them),
 #    feed-ssh.c's fssh_launchers[] and fssh_which(prog, "X");
 #  - what code that walks an environment (environ, /proc/PID/environ)
 #    compares entries with: "X=" literals (ranks-find.c's rf_rank_vars[],
@@ -43,10 +45,9 @@ export LC_ALL
 # The getenv calls whose argument is not a literal, by file and expression
 # (blanks removed), and the source of names that covers each.
 cat >"$tmp/indirect" <<'EOF'
-src/sched.c getenv(jobvars[i].name) jobvars
-src/sched-env.c getenv(a) sched_env_get
-src/sched-env.c getenv(b) sched_env_get
-src/sched-env.c getenv(c) sched_env_get
+src/sched.c getenv(v->name) jobvars
+src/sched.c getenv(jv->name) jobvars
+src/sched-env.c getenv(names[i]) sched_env
 remote/feed-ssh.c getenv(override) fssh_which
 remote/feed-ssh.c getenv(c->inside) fssh_launchers
 remote/feed-ssh.c getenv(c->jobvar) fssh_launchers
@@ -62,7 +63,7 @@ probes/ranks-find.c
 probes/src-nvgpu.c
 EOF
 # Every source of names must yield some: one that yields none was moved.
-sources="getenv jobvars sched_env_get fssh_which fssh_launchers rf_rank_vars
+sources="getenv jobvars sched_env fssh_which fssh_launchers rf_rank_vars
 runas_keep entry prefix"
 
 # extract ROOT FILE...: "N name source file" for each name read, "I file
@@ -92,12 +93,15 @@ extract() {
 				print "I", rel, "getenv(" e
 			}
 		}
-		names(region(t, "jobvars\\[[^]]*\\][ \t]*=[ \t]*\\{"), "jobvars", rel)
+		# jobvars.h: every literal there names a job variable.
+		if (rel == "src/jobvars.h")
+			names(t, "jobvars", rel)
 		names(region(t, "fssh_launchers\\[[^]]*\\][ \t]*=[ \t]*\\{"),
 		    "fssh_launchers", rel)
 		names(region(t, "runas_keep[ \t]*\\([^)]*\\)[ \t]*\\{[^}]*names\\[[^]]*\\][ \t]*=[ \t]*\\{"),
 		    "runas_keep", rel)
-		calls(t, "sched_env_get[ \t]*\\([^)]*\\)", "sched_env_get", rel)
+		calls(t, "\\.(nodes|ntasks)[ \t]*=[ \t]*\\{[^}]*\\}", "sched_env",
+		    rel)
 		calls(t, "fssh_which[ \t]*\\([^)]*\\)", "fssh_which", rel)
 		# Entries of an environment compared by name: "X=".
 		s = region(t, "rf_rank_vars\\[[^]]*\\][ \t]*=[ \t]*\\{")
@@ -311,8 +315,8 @@ planted(const char *planted_name)
 	return NULL;
 }
 EOF
-	awk '/^[ \t]*\{[ \t]*NULL,/ && !done {
-		print "\t{ \"JOBTOP_PLANTED_JOBVAR\", \"slurm\", JV_WHOLE },"
+	awk '/^[ \t]*JOBVARS_END[ \t]*$/ && !done {
+		print "\t{ .name = \"JOBTOP_PLANTED_JOBVAR\", .match = JV_WHOLE },"
 		done = 1
 	}
 	{ print }' "$ROOT/src/jobvars.h" >"$p/src/jobvars.h"

@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "hostlist.h"
+#include "jobvars.h"
 #include "sched.h"
 #include "validate.h"
 
@@ -1064,8 +1065,19 @@ test_registry(void)
 	size_t			 i;
 
 	for (i = 0; (s = sched_get(i)) != NULL; i++) {
-		CHECK(s->name != NULL && s->detect != NULL &&
-		    s->resolve != NULL && s->parse != NULL);
+		/* Complete: nothing falls through to another scheduler's
+		 * query (a sixth one without its own "my jobs" argv was
+		 * once asked `flux jobs`). */
+		CHECK(s->name != NULL && s->command != NULL &&
+		    (s->resolve != NULL || s->query_argv != NULL) &&
+		    s->parse != NULL && s->query_what != NULL);
+		CHECK(s->jobvars != NULL && s->jobvars[0].name != NULL);
+		CHECK(s->mine_argv != NULL &&
+		    strcmp(s->mine_argv[0], s->command) == 0);
+		CHECK(s->query_argv == NULL ||
+		    strcmp(s->query_argv[0], s->command) == 0);
+		CHECK(s->env.how == SCHED_ENV_QUERY ||
+		    s->env.nodes[0] != NULL);
 		CHECK(sched_by_name(s->name) == s);
 	}
 	CHECK_INT(i, 5);
