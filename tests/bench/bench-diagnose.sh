@@ -97,7 +97,9 @@ start() {
 		job=$(lab_submit "$LAB_USER" "$dir/mpis.sh"); echo "straggler 2" ;;
 	dp-strag)
 		/usr/bin/python3 -c 'import torch' 2>/dev/null || return 1
-		job=$(lab_submit "$LAB_USER" torch --export=ALL,TORCH_ITERS=100000)
+		# As test-torch runs it: light steps with a pause, so that the
+		# 2 CPUs of the lab leave the slow worker room to show.
+		job=$(lab_submit "$LAB_USER" torch --export=ALL,TORCH_ITERS=30,TORCH_SLEEP=0.095)
 		# Slow from the start: the bench times the flag from the first
 		# sample, so the slow worker is set before it.
 		echo "$SLOW_RANK" >"$(lab_rankdir "$job")/slow.tmp"
