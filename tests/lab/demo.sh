@@ -29,7 +29,7 @@ fi
 "$here/lab-up.sh" "${1:-4}"
 . "$here/lib.sh"	# after lab-up: it reads the node count lab-up wrote
 
-job=$(lab_submit "$LAB_USER" "$JOB") || { echo "demo: the demo job did not start" >&2; exit 1; }
+job=$(LAB_HEALTHY_SPIN=1 lab_submit "$LAB_USER" "$JOB") || { echo "demo: the demo job did not start" >&2; exit 1; }
 trap 'lab_cancel "$job"' EXIT
 echo "demo: job $job of $LAB_USER runs on $(squeue -h -j "$job" -o %N):"
 lab_ranks "$job" | while read -r rank pid host; do

@@ -152,6 +152,16 @@ lab_submit() {
 	script=$job
 	[ -f "$script" ] || script=$LAB_JOBS/$job.sh
 	[ -r "$script" ] || { echo "lab_submit: no job script $job" >&2; return 1; }
+	# The healthy job's ranks spin only for the tests that judge CPU
+	# (LAB_HEALTHY_SPIN=1: the detector tests); for the others each rank
+	# uses LAB_HEALTHY_DUTY% (20) of a CPU, so that four spinning ranks do
+	# not take both of this machine's cores from the unit and regress
+	# tests that run beside the lab (tests/run.sh).  An --export of the
+	# caller's own wins.
+	if [ "$job" = healthy ] && [ "${LAB_HEALTHY_SPIN:-0}" != 1 ] &&
+	    ! printf '%s\n' "$@" | grep -q '^--export'; then
+		set -- "$@" --export="ALL,RANK_DUTY=${LAB_HEALTHY_DUTY:-20}"
+	fi
 	# The script goes on stdin: the user need not be able to read the repo.
 	id=$(lab_as "$user" sbatch --parsable --chdir=/tmp \
 		--output="$LAB_RANKS/slurm-%j.out" "$@" <"$script") ||

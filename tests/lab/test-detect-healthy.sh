@@ -6,6 +6,8 @@
 # detector event (stalled, straggler, memory, lost) is ever emitted.
 set -eu
 . "$(dirname "$0")/lib.sh"
+# The healthy job as the detectors meet it: every rank spins (lib.sh).
+export LAB_HEALTHY_SPIN=1
 lab_require_up
 ((LAB_N >= 4)) || lab_skip "needs 4 nodes, the lab has $LAB_N"
 JOBTOP=${JOBTOP:-$LAB_TOP/jobtop}
