@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
+# group: build
 # Every libFuzzer target builds and survives its seed corpus plus a few
 # seconds of fuzzing (make fuzz runs them longer); UBSan findings abort
 # (-fno-sanitize-recover), so undefined behaviour fails too.

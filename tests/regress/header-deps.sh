@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
+# group: build
 # header-deps: a changed header rebuilds exactly the objects made from it
 # (issue 22).  In a scratch copy of the tree (the Makefile and the
 # sources, with the objects of the tree's build/ copied beside them, times

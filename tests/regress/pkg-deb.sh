@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
+# group: build
 # pkg-deb: the Debian package, for real.  From a copy of the source tree
 # (what git tracks, plus new files it does not ignore), dpkg-buildpackage
 # -us -uc -b builds jobtop_*.deb; lintian finds no error in it; dpkg -i

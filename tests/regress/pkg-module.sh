@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
+# group: build
 # pkg-module: packaging/modulefiles/jobtop/0.1.0 under Lmod and under
 # Environment Modules (both read Tcl module files), on an install
 # that was moved after `make install`: jobtop is installed to one prefix,

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
+# group: build
 # pkg-rpm: packaging/rpm/jobtop.spec builds with `rpmbuild -bb` from a
 # tarball of this tree, and its package holds exactly the files (with the
 # same modes) that `make install PREFIX=/usr` installs, and, when a debian/

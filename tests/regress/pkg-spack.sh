@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
+# group: build
 # pkg-spack: packaging/spack/jobtop/package.py compiles as Python, imports
 # against a small stand-in for `spack.package` (Spack itself is not
 # installed here), declares a MakefilePackage with versions and the

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
+# group: build
 # sanitize: the real programs under the sanitizers and valgrind.
 #  1. A copy of the sources is built with clang, -Werror and
 #     SANITIZE=address,undefined (so clang's warnings are checked too,
