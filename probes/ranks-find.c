@@ -116,7 +116,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1060,34 +1059,12 @@ rf_lp_find(void)
 static int
 rf_lp_spawn(char *const argv[], int raw)
 {
-	pid_t	 parent = getpid(), pid;
-	int	 p[2], nul;
+	pid_t	pid;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if ((pid = probe_spawn(rf_lp_path, argv, PROBE_SPAWN_ERRNULL,
+	    &rf_lp_fd)) < 0)
 		return -1;
-	if ((pid = fork()) < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		/* Dies with the probe, even a killed one. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		signal(SIGPIPE, SIG_DFL);
-		if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
-			dup2(nul, STDIN_FILENO);
-			dup2(nul, STDERR_FILENO);
-		}
-		dup2(p[1], STDOUT_FILENO);
-		execv(rf_lp_path, argv);
-		_exit(127);
-	}
-	close(p[1]);
-	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
 	rf_lp_child = pid;
-	rf_lp_fd = p[0];
 	rf_lp_start_ms = rf_lp_now_ms();
 	rf_lp_start_tk = rf_lp_boot_ticks();
 	rf_lp_len = 0;

@@ -146,6 +146,18 @@ void		 probe_set_root(const char *);
 /* Build root + path into buf; returns buf. */
 char		*probe_path(char *, size_t, const char *);
 
+/* Run path with argv in a child of the probe: it dies with the probe
+ * (PR_SET_PDEATHSIG SIGKILL), has SIGPIPE's default action, /dev/null as
+ * standard input and a pipe as standard output, whose read end (non-
+ * blocking, close-on-exec: no later child inherits it) goes to *fd.  Its
+ * standard error goes to /dev/null (PROBE_SPAWN_ERRNULL) or into the pipe
+ * too (PROBE_SPAWN_ERRPIPE: the program's messages, and "cannot run PATH:
+ * REASON" when the exec fails).
+ * Returns the child's pid (the caller reaps it), or -1 with errno set. */
+#define PROBE_SPAWN_ERRNULL	0
+#define PROBE_SPAWN_ERRPIPE	1
+pid_t		 probe_spawn(const char *, char *const [], int, int *);
+
 /* Parsing helpers: skip spaces, read an unsigned or signed decimal. */
 const char	*probe_skip_space(const char *);
 const char	*probe_parse_u64(const char *, uint64_t *);

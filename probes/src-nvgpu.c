@@ -56,7 +56,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -273,39 +272,11 @@ static int
 nv_spawn(struct nv_child *c, const char *path, char *const argv[],
     uint64_t now)
 {
-	pid_t	parent = getpid(), pid;
-	int	p[2], nul;
-	char	msg[256];
+	pid_t	pid;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if ((pid = probe_spawn(path, argv, PROBE_SPAWN_ERRPIPE, &c->fd)) < 0)
 		return -1;
-	if ((pid = fork()) < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		/* Die with the probe, even if it is killed. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		signal(SIGPIPE, SIG_DFL);
-		if ((nul = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
-			dup2(nul, STDIN_FILENO);
-		dup2(p[1], STDOUT_FILENO);
-		dup2(p[1], STDERR_FILENO);
-		execv(path, argv);
-		/* The reason, for the EVENT: a line that is not data. */
-		snprintf(msg, sizeof(msg), "cannot run %s: %s\n", path,
-		    strerror(errno));
-		if (write(STDERR_FILENO, msg, strlen(msg)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(p[1]);
-	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
 	c->pid = pid;
-	c->fd = p[0];
 	c->killed = 0;
 	c->start_ms = now;
 	c->len = 0;

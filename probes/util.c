@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * File access and number parsing for sources.  Paths are taken relative to
- * the probe's --root so fixture trees stand in for /proc and /sys.
+ * File access, number parsing and child processes for sources.  Paths are
+ * taken relative to the probe's --root so fixture trees stand in for /proc
+ * and /sys.
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -238,4 +242,64 @@ probe_mono_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* In a child: fd as a descriptor above standard error (a probe started
+ * with 0, 1 or 2 closed gets its pipe or /dev/null there, which the
+ * dup2s below would overwrite or leave close-on-exec). */
+static int
+probe_spawn_high(int fd)
+{
+	return fd >= 0 && fd <= STDERR_FILENO ?
+	    fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1) : fd;
+}
+
+pid_t
+probe_spawn(const char *path, char *const argv[], int errmode, int *fd)
+{
+	pid_t	parent = getpid(), pid;
+	int	p[2], nul, out, e;
+	char	msg[256];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	if ((pid = fork()) < 0) {
+		e = errno;
+		close(p[0]);
+		close(p[1]);
+		errno = e;
+		return -1;
+	}
+	if (pid == 0) {
+		/* Dies with the probe, even a killed one. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		if ((out = probe_spawn_high(p[1])) < 0)
+			_exit(127);
+		nul = probe_spawn_high(open("/dev/null", O_RDWR | O_CLOEXEC));
+		if (nul >= 0) {
+			dup2(nul, STDIN_FILENO);
+			if (errmode == PROBE_SPAWN_ERRNULL)
+				dup2(nul, STDERR_FILENO);
+		}
+		dup2(out, STDOUT_FILENO);
+		if (errmode == PROBE_SPAWN_ERRPIPE)
+			dup2(out, STDERR_FILENO);
+		execv(path, argv);
+		if (errmode == PROBE_SPAWN_ERRPIPE) {
+			/* The reason, for the caller: a line that is not
+			 * the program's output. */
+			snprintf(msg, sizeof(msg), "cannot run %s: %s\n",
+			    path, strerror(errno));
+			if (write(STDERR_FILENO, msg, strlen(msg)) < 0)
+				_exit(127);
+		}
+		_exit(127);
+	}
+	close(p[1]);
+	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	*fd = p[0];
+	return pid;
 }
