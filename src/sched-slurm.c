@@ -61,6 +61,7 @@ enum {
 	SL_NTASKS,
 	SL_CPUS,
 	SL_TRES,
+	SL_MINMEM,
 	SL_PART,
 	SL_NODES,
 	SL_REASON,
@@ -73,7 +74,8 @@ enum {
 static const char *const slurm_fields[SL_NFIELDS] = {
 	"JobID", "ArrayJobID", "ArrayTaskID", "HetJobID", "HetJobOffset",
 	"UserID", "UserName", "State", "TimeUsed", "TimeLimit", "NumTasks",
-	"NumCPUs", "tres-alloc", "Partition", "NodeList", "Reason", "Name",
+	"NumCPUs", "tres-alloc", "MinMemory", "Partition", "NodeList",
+	"Reason", "Name",
 };
 
 /* Slurm names job cgroups by the job's SLUID from 26.05 (the probe
@@ -277,6 +279,45 @@ slurm_tres_mem(const char *tres)
 	return 0;
 }
 
+/*
+ * The memory a running record asked for, from squeue's MinMemory field,
+ * for a record whose tres-alloc has no mem= (a Slurm where memory is not
+ * a consumable resource: SelectTypeParameters CR_CPU or CR_Core, as the
+ * lab's): bytes over the record's nnodes nodes and ncpus CPUs, 0 if not
+ * known.
+ *
+ * squeue prints the job's pn_min_memory with the MEM_PER_CPU flag
+ * cleared (src/squeue/print.c _print_pn_min_memory, alike in 22.05 and
+ * 25.11), in M, G, T with up to two decimals ("330M", "2.50G"), "0" when
+ * the job asked none.  So --mem=330M and --mem-per-cpu=330M both read
+ * "330M", and nothing else squeue prints tells them apart.  The value is
+ * the memory of a node only where both readings agree: one CPU on each
+ * node (ncpus == nnodes, as each node holds at least one).  With more
+ * CPUs on a node a per-CPU request would be that many times larger, so
+ * the field is not used there rather than give a wrong number.
+ */
+static unsigned long long
+slurm_min_mem(const char *v, long ncpus, size_t nnodes)
+{
+	unsigned long long	 m;
+	size_t			 n;
+
+	n = strspn(v, "0123456789");
+	if (n == 0 || n > 12)
+		return 0;
+	if (v[n] == '.' && (n += 1 + strspn(v + n + 1, "0123456789")) > 16)
+		return 0;
+	if (v[n] != '\0' && strchr("MGTP", v[n]) != NULL)
+		n++;
+	if (v[n] != '\0' || nnodes == 0 || ncpus <= 0 ||
+	    (unsigned long)ncpus != nnodes)
+		return 0;
+	m = sched_parse_size(v, 1ULL << 20);
+	if (m == 0 || m > (1ULL << 60) / nnodes)
+		return 0;
+	return m * nnodes;
+}
+
 /* Is s a SLUID as Slurm writes it ("sEKNKTV3WPV500": 's', then upper-case
  * letters and digits)? */
 static int
@@ -296,8 +337,12 @@ slurm_add(struct job *job, char *const *f, int nf, int first, char *err,
     size_t errsz)
 {
 	const char	*nodes = f[SL_NODES];
+	struct hostlist	*hl;
+	unsigned long long mem;
 	enum job_state	 st;
-	long		 t;
+	long		 t, cpus = 0;
+	size_t		 nnodes = 0;
+	char		 hlerr[256];
 	int		 r;
 
 	st = slurm_state(f[SL_STATE]);
@@ -326,18 +371,32 @@ slurm_add(struct job *job, char *const *f, int nf, int first, char *err,
 	}
 	if (st != JOB_RUNNING && st != JOB_SUSPENDED && st != JOB_COMPLETING)
 		return SCHED_OK;
-	if (*nodes != '\0' && strcmp(nodes, "(null)") != 0 &&
-	    (r = sched_job_add_nodes(job, nodes, err, errsz)) != SCHED_OK)
-		return r;
+	if (*nodes != '\0' && strcmp(nodes, "(null)") != 0) {
+		if ((r = sched_job_add_nodes(job, nodes, err, errsz)) !=
+		    SCHED_OK)
+			return r;
+		/* The record's own nodes, for MinMemory below. */
+		if (hostlist_expand(nodes, &hl, hlerr, sizeof(hlerr)) ==
+		    HL_OK) {
+			nnodes = hostlist_count(hl);
+			hostlist_free(hl);
+		}
+	}
 	if (slurm_num(f[SL_NTASKS], 0)) {
 		t = strtol(f[SL_NTASKS], NULL, 10);
 		job->ntasks = (job->ntasks < 0 ? 0 : job->ntasks) + t;
 	}
 	/* What the running records hold, summed like the tasks. */
 	if (slurm_num(f[SL_CPUS], 0) && (t = strtol(f[SL_CPUS], NULL,
-	    10)) > 0 && t <= SCHED_SLOTS_MAX)
+	    10)) > 0 && t <= SCHED_SLOTS_MAX) {
 		job->cpus += t;
-	job->mem += slurm_tres_mem(f[SL_TRES]);
+		cpus = t;
+	}
+	/* tres-alloc's mem= is what Slurm allocated: it wins; MinMemory
+	 * (what the job asked) only where there is none. */
+	if ((mem = slurm_tres_mem(f[SL_TRES])) == 0)
+		mem = slurm_min_mem(f[SL_MINMEM], cpus, nnodes);
+	job->mem += mem;
 	t = sched_parse_duration(f[SL_USED]);
 	if (t >= 0 && t > job->elapsed)
 		job->elapsed = t;

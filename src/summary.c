@@ -1413,15 +1413,23 @@ summary_v_hints(struct summary *s)
 	}
 	if (s->t1 - s->t0 < SUMMARY_ALLOC_MIN_MS)
 		return;
+	/* Against the scheduler's memory shared evenly by the nodes (what
+	 * --mem asked; on a Slurm where memory is not consumable no job
+	 * cgroup has a limit), as the Memory line; else the largest job
+	 * cgroup limit.  Without a cgroup the peak is the node's memory
+	 * in use, more than the job's: the hint errs toward silence. */
 	for (i = 0; i < s->meta->nnodes; i++) {
 		nd = &s->nodes[i];
-		if (nd->mem_limit > 0 && nd->mem_peak > 0) {
+		if ((s->meta->mem > 0 || nd->mem_limit > 0) &&
+		    nd->mem_peak > 0) {
 			if (nd->mem_peak > peak)
 				peak = nd->mem_peak;
 			if (nd->mem_limit > limit)
 				limit = nd->mem_limit;
 		}
 	}
+	if (s->meta->mem > 0 && s->meta->nnodes > 0 && peak > 0)
+		limit = (double)s->meta->mem / s->meta->nnodes;
 	if (limit > 0 && peak < SUMMARY_ALLOC_FRAC * limit) {
 		if (l == NULL)
 			l = summary_line(s, "Hints", 1);

@@ -6,7 +6,9 @@
 # scontrol show hostnames); a pending, a finished and an unknown job each
 # give one clear line and a non-zero exit.  The running job's allocation
 # (NumCPUs, TRES mem, Partition, TimeLimit as scontrol shows them) is in
-# live --json's meta record and in its recording's export.
+# live --json's meta record and in its recording's export; where TRES has
+# no mem (the lab's CR_CPU), --mem=330M on one CPU a node is (squeue's
+# MinMemory) and --mem-per-cpu on 2 CPUs a node is not.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -77,22 +79,44 @@ ids+=("$job")
 same_nodes "running job" "$job"
 
 # Its allocation, live and recorded: one sample, then the export.
+# check_alloc WHAT JOB WANTMEM: live --json's meta record and the
+# recording's export against scontrol; WANTMEM, where given, the bytes
+# "mem" must hold ("none": no "mem" at all).  scontrol tells --mem
+# (MinMemoryNode) from --mem-per-cpu (MinMemoryCPU), squeue does not:
+# jobtop counts the request only where tres-alloc has no mem= and the job
+# has one CPU a node, where both mean the same.
 chmod 711 "$tmp" && mkdir -m 1777 "$tmp/rec"	# the job's owner writes it
-lab_as "$LAB_USER" "$JT" -b --json -n 1 -d 0.5 -o "$tmp/rec/r.jtr" "$job" \
-	>"$tmp/alive" 2>"$tmp/aerr" || fail "recording the job: $(cat "$tmp/aerr")"
-"$JT" export --json "$tmp/rec/r.jtr" -o "$tmp/aexp" 2>"$tmp/aerr" ||
-	fail "export: $(cat "$tmp/aerr")"
-if python3 - "$tmp/alive" "$tmp/aexp" "$(scontrol show job -o "$job")" <<'PY'
+check_alloc() {
+	local what=$1 id=$2 wantmem=${3:-}
+	rm -f "$tmp/rec/r.jtr"
+	lab_as "$LAB_USER" "$JT" -b --json -n 1 -d 0.5 -o "$tmp/rec/r.jtr" "$id" \
+		>"$tmp/alive" 2>"$tmp/aerr" || { fail "$what: recording the job: $(cat "$tmp/aerr")"; return; }
+	"$JT" export --json "$tmp/rec/r.jtr" -o "$tmp/aexp" 2>"$tmp/aerr" ||
+		{ fail "$what: export: $(cat "$tmp/aerr")"; return; }
+	if python3 - "$tmp/alive" "$tmp/aexp" "$(scontrol show job -o "$id")" "$wantmem" <<'PY'
 import json, re, sys
 def kv(k):
     m = re.search(r"(?:^| )%s=(\S*)" % k, sys.argv[3])
     return m.group(1) if m else None
+def size(v):
+    m = re.fullmatch(r"([0-9.]+)([KMGT]?)", v or "")
+    if not m:
+        return 0
+    return int(float(m.group(1)) * 1024 ** (" KMGT".index(m.group(2) or " ")) *
+               (1 if m.group(2) else 1024 ** 2))
 want = {"cpus": int(kv("NumCPUs")), "partition": kv("Partition")}
-mem = re.search(r"(?:^|,)mem=([0-9.]+)([KMGT]?)", kv("TRES") or "")
+nodes = int(kv("NumNodes").split("-")[0])
+mem = re.search(r"(?:^|,)mem=([0-9.]+[KMGT]?)", kv("TRES") or "")
 if mem:
-    want["mem"] = int(float(mem.group(1)) *
-                      1024 ** (" KMGT".index(mem.group(2) or " ")) *
-                      (1 if mem.group(2) else 1024 ** 2))
+    want["mem"] = size(mem.group(1))
+elif want["cpus"] == nodes:
+    ask = size(kv("MinMemoryNode")) or size(kv("MinMemoryCPU"))
+    if ask:
+        want["mem"] = ask * nodes
+if sys.argv[4] == "none":
+    assert "mem" not in want, want
+elif sys.argv[4]:
+    assert want.get("mem") == int(sys.argv[4]), (want, sys.argv[4])
 h, m_, s = kv("TimeLimit").split("-")[-1].split(":")
 days = int(kv("TimeLimit").split("-")[0]) if "-" in kv("TimeLimit") else 0
 want["time_limit"] = ((days * 24 + int(h)) * 60 + int(m_)) * 60 + int(s)
@@ -101,14 +125,34 @@ exp = json.loads(open(sys.argv[2]).readline())
 exp.pop("end", None)
 assert live["type"] == "meta" and live == exp, (live, exp)
 got = {k: live.get(k) for k in want}
-# No memory in TRES (the lab's Slurm does not track it): none made up.
+# No memory the job did not get or ask for per node: none made up.
 assert ("mem" in live) == ("mem" in want), (live, want)
 assert got == want, "meta %r, scontrol %r" % (got, want)
 print(" ".join("%s=%s" % kv_ for kv_ in sorted(got.items())))
 PY
-then ok "allocation recorded"
-else fail "allocation: live --json and the export against scontrol"
+	then ok "$what: allocation recorded"
+	else fail "$what: allocation: live --json and the export against scontrol"
+	fi
+}
+check_alloc "healthy job" "$job"
+
+# --mem=330M where memory is not consumable (CR_CPU): tres-alloc has no
+# mem=, squeue's MinMemory gives 330M on each of the 4 one-CPU nodes.
+hog=$(lab_submit "$LAB_USER" memhog --mem=330M) || lab_fail "the memhog job did not start"
+ids+=("$hog")
+check_alloc "memhog --mem=330M" "$hog" $((4 * 330 * 1024 * 1024))
+lab_cancel "$hog" "$job"
+# --mem-per-cpu with 2 CPUs on a node: squeue's MinMemory reads as
+# --mem would; jobtop must not take it for the node's memory.
+pc=$(printf '#!/bin/sh\nsleep 120\n' | submit -N1 -n1 -c2 --mem-per-cpu=100M) ||
+	lab_fail "sbatch --mem-per-cpu failed"
+ids+=("$pc")
+if wait_state "$pc" RUNNING; then
+	check_alloc "--mem-per-cpu=100M, 2 CPUs" "$pc" none
+else
+	fail "the --mem-per-cpu job did not run"
 fi
+lab_cancel "$pc"
 
 arr=$(printf '#!/bin/sh\nsleep 120\n' | submit -N1 --array=0-1) || lab_fail "sbatch --array failed"
 ids+=("$arr")

@@ -1760,7 +1760,7 @@ test_huge_state(void)
  * scheduler allocated.  Returns the Hints line (static), or NULL.
  */
 static const char *
-alloc_hints(unsigned cpus, unsigned secs)
+alloc_hints(unsigned cpus, unsigned long long mem, unsigned secs)
 {
 	static char		 text[1024];
 	struct sim		*sims;
@@ -1779,6 +1779,7 @@ alloc_hints(unsigned cpus, unsigned secs)
 	sims = calloc(2, sizeof(*sims));
 	rec_meta_init(&meta, START_MS);
 	meta.cpus = cpus;
+	meta.mem = mem;
 	rec_meta_set_nodes(&meta, 2, names);
 	unlink(tmp_path("alloc.jtr"));
 	r = rec_open(tmp_path("alloc.jtr"), &meta, 0, err, sizeof(err));
@@ -1843,7 +1844,7 @@ test_alloc_cpus(void)
 {
 	const char	*h;
 
-	h = alloc_hints(16, 360);
+	h = alloc_hints(16, 0, 360);
 	CHECK(h != NULL);
 	if (h != NULL) {
 		CHECK(strstr(h, "of 8 CPUs per node at most: 2 CPUs per node "
@@ -1853,12 +1854,41 @@ test_alloc_cpus(void)
 		    strstr(h, "uses 1.1 of") != NULL);
 	}
 	/* alloc_hints CHECKs that each recording was written and read. */
-	h = alloc_hints(16, 200);
+	h = alloc_hints(16, 0, 200);
 	CHECK(h == NULL || strstr(h, "CPUs per node") == NULL);
-	h = alloc_hints(2, 360);
+	h = alloc_hints(2, 0, 360);
 	CHECK(h == NULL || strstr(h, "CPUs per node") == NULL);
-	h = alloc_hints(0, 360);
+	h = alloc_hints(0, 0, 360);
 	CHECK(h == NULL || strstr(h, "CPUs per node") == NULL);
+}
+
+/* Memory: each simulated node uses about 2 GiB (64 GiB, 62 available)
+ * and no job cgroup sends a limit, so the scheduler's memory (the job's
+ * --mem, shared by the 2 nodes) is the allocation.  32 GiB a node for 6
+ * minutes: the hint, with the peak plus a quarter rounded up to a GiB.
+ * 2.5 GiB a node (used 80%), a job under 5 minutes, or no memory from the
+ * scheduler: none. */
+static void
+test_alloc_mem(void)
+{
+	const char	*h;
+
+	h = alloc_hints(2, 2 * (32ULL << 30), 360);
+	CHECK(h != NULL);
+	if (h != NULL) {
+		CHECK(strstr(h, "of 32.0 GiB memory per node at most: "
+		    "--mem=3G would do") != NULL);
+		/* 2 GiB give or take the simulated drift. */
+		CHECK(strstr(h, "uses 1.9") != NULL ||
+		    strstr(h, "uses 2.0") != NULL);
+		CHECK(strstr(h, "CPUs per node") == NULL);
+	}
+	h = alloc_hints(2, 2 * (5ULL << 29), 360);
+	CHECK(h == NULL || strstr(h, "--mem=") == NULL);
+	h = alloc_hints(2, 2 * (32ULL << 30), 200);
+	CHECK(h == NULL || strstr(h, "--mem=") == NULL);
+	h = alloc_hints(2, 0, 360);
+	CHECK(h == NULL || strstr(h, "--mem=") == NULL);
 }
 
 /*
@@ -2133,6 +2163,7 @@ main(int argc, char **argv)
 	RUN(test_huge_state);
 	RUN(test_eff_lost);
 	RUN(test_alloc_cpus);
+	RUN(test_alloc_mem);
 	if (harness_failures == 0) {
 		char cmd[128];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);

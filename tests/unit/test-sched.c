@@ -204,7 +204,7 @@ test_slurm_hostile(void)
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("9|9|N/A|N/A|N/A|0|root|RUNNING|0:01|"
 	    "1:00|1|1|"
-	    "cpu=1,mem=100M,node=1|lab|"
+	    "cpu=1,mem=100M,node=1|100M|lab|"
 	    "node4|None|y|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
@@ -212,14 +212,14 @@ test_slurm_hostile(void)
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|RUNNING|"
 	    "0:01|1:00|1|1|"
-	    "cpu=1,mem=100M,node=1|lab|"
+	    "cpu=1,mem=100M,node=1|100M|lab|"
 	    "node4|None|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|RUNNING|"
 	    "0:01|1:00|1|1|"
-	    "cpu=1,mem=100M,node=1|lab|"
+	    "cpu=1,mem=100M,node=1|100M|lab|"
 	    "node4|None|y|z|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
@@ -227,20 +227,20 @@ test_slurm_hostile(void)
 	 * kept, anything else is not (N/A, a lower-case or short word). */
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=| sluid\n9|9|N/A|N/A|N/A|0|root|"
-	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|"
+	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|100M|lab|node4|None|y|"
 	    "sEKNKTV3WPV500|\n", "9", &job, err, sizeof(err)), SCHED_OK);
 	CHECK_STR(job.sluid, "sEKNKTV3WPV500");
 	CHECK_STR(job.name, "y");
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=| sluid\n9|9|N/A|N/A|N/A|0|root|"
-	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|"
+	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|100M|lab|node4|None|y|"
 	    "N/A|\n", "9", &job, err, sizeof(err)), SCHED_OK);
 	CHECK_STR(job.sluid, "");
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=| sluid\n9|9|N/A|N/A|N/A|0|root|"
-	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|"
+	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|100M|lab|node4|None|y|"
 	    "sekn;rm|\n", "9", &job, err, sizeof(err)), SCHED_OK);
 	CHECK_STR(job.sluid, "");
 	sched_job_free(&job);
@@ -248,19 +248,19 @@ test_slurm_hostile(void)
 	 * a record without it when it was asked for is one too short. */
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|"
-	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|"
+	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|100M|lab|node4|None|y|"
 	    "sEKNKTV3WPV500|\n", "9", &job, err, sizeof(err)), SCHED_EPARSE);
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=| sluid\n9|9|N/A|N/A|N/A|0|root|"
-	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|lab|node4|None|y|"
+	    "RUNNING|0:01|1:00|1|1|cpu=1,mem=100M,node=1|100M|lab|node4|None|y|"
 	    "\n", "9", &job, err, sizeof(err)), SCHED_EPARSE);
 	sched_job_free(&job);
 	/* A user that is not a user name, an id that is not a number. */
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|ro ot|RUNNING|"
 	    "0:01|1:00|1|1|"
-	    "cpu=1,mem=100M,node=1|lab|"
+	    "cpu=1,mem=100M,node=1|100M|lab|"
 	    "node4|None|y|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	CHECK(strstr(err, "invalid user name") != NULL);
@@ -268,14 +268,14 @@ test_slurm_hostile(void)
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|\033[2J|"
 	    "RUNNING|0:01|1:00|1|1|"
-	    "cpu=1,mem=100M,node=1|lab|node4|None|y|\n", "9", &job, err,
+	    "cpu=1,mem=100M,node=1|100M|lab|node4|None|y|\n", "9", &job, err,
 	    sizeof(err)), SCHED_EPARSE);
 	CHECK(all_printable(err));
 	sched_job_free(&job);
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9x|9|N/A|N/A|N/A|0|root|RUNNING|"
 	    "0:01|1:00|1|1|"
-	    "cpu=1,mem=100M,node=1|lab|"
+	    "cpu=1,mem=100M,node=1|100M|lab|"
 	    "node4|None|y|\n", "9", &job, err, sizeof(err)),
 	    SCHED_EPARSE);
 	sched_job_free(&job);
@@ -283,7 +283,7 @@ test_slurm_hostile(void)
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|PENDING|"
 	    "0:01|1:00|1|1|"
-	    "cpu=1,mem=100M,node=1|lab||R\033]0;X\007|y|\n", "9", &job, err,
+	    "cpu=1,mem=100M,node=1|100M|lab||R\033]0;X\007|y|\n", "9", &job, err,
 	    sizeof(err)), SCHED_OK);
 	CHECK_INT(sched_job_check(&job, err, sizeof(err)), SCHED_EPENDING);
 	CHECK_STR(err, "job 9 is pending (R?]0;X?)");
@@ -291,12 +291,77 @@ test_slurm_hostile(void)
 	sched_job_init(&job);
 	CHECK_INT(sched_slurm.parse("sep=|\n9|9|N/A|N/A|N/A|0|root|DONE"
 	    "\033[2J|0:01|1:00|1|1|"
-	    "cpu=1,mem=100M,node=1|lab|"
+	    "cpu=1,mem=100M,node=1|100M|lab|"
 	    "|None|y|\n", "9", &job, err, sizeof(err)),
 	    SCHED_OK);
 	CHECK_INT(job.state, JOB_UNKNOWN);
 	CHECK_STR(job.state_name, "DONE?[2J");
 	sched_job_free(&job);
+}
+
+/* One running record on node[1-2] with the given NumCPUs, tres-alloc and
+ * MinMemory fields: its job's memory, or ~0 if refused. */
+static unsigned long long
+slurm_mem_of(const char *cpus, const char *tres, const char *minmem)
+{
+	struct job		job;
+	char			text[512], err[256];
+	unsigned long long	mem = ~0ULL;
+
+	snprintf(text, sizeof(text), "sep=|\n9|9|N/A|N/A|N/A|0|root|RUNNING|"
+	    "0:01|1:00|2|%s|%s|%s|lab|node[1-2]|None|y|\n", cpus, tres,
+	    minmem);
+	sched_job_init(&job);
+	if (sched_slurm.parse(text, "9", &job, err, sizeof(err)) == SCHED_OK)
+		mem = job.mem;
+	sched_job_free(&job);
+	return mem;
+}
+
+/*
+ * squeue's MinMemory (what the job asked, per node or per CPU: squeue
+ * prints both alike) counts only where tres-alloc has no mem= (memory
+ * not consumable: CR_CPU, CR_Core) and the record has one CPU a node.
+ */
+static void
+test_slurm_minmem(void)
+{
+	struct job	job;
+	char		err[256];
+
+	/* The lab's memhog: --mem=330M, 4 nodes, one CPU each. */
+	CHECK_INT(parse(&sched_slurm, "slurm/lab-memhog.txt", "14", &job, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK(job.mem == 4 * (330ULL << 20));
+	sched_job_free(&job);
+	/* 4 CPUs on 2 nodes: 330M per node or per CPU cannot be told. */
+	CHECK_INT(parse(&sched_slurm, "slurm/percpu.txt", "15", &job, err,
+	    sizeof(err)), SCHED_OK);
+	CHECK(job.mem == 0);
+	sched_job_free(&job);
+	/* tres-alloc's mem= wins. */
+	CHECK(slurm_mem_of("2", "cpu=2,mem=1000M,node=2", "330M") ==
+	    1000ULL << 20);
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "330M") == 2 * (330ULL << 20));
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "2.50G") ==
+	    2 * (2560ULL << 20));
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "4G") == 8ULL << 30);
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "1T") == 2ULL << 40);
+	/* Nothing asked, absent, or per CPU with 2 CPUs a node: 0. */
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "0") == 0);
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "") == 0);
+	CHECK(slurm_mem_of("2", "N/A", "N/A") == 0);
+	CHECK(slurm_mem_of("4", "cpu=4,node=2", "330M") == 0);
+	CHECK(slurm_mem_of("N/A", "cpu=2,node=2", "330M") == 0);
+	/* Hostile or out-of-range values are refused, the record kept. */
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "330M;rm") == 0);
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "-330M") == 0);
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "0x10M") == 0);
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "1e9M") == 0);
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "16.00?") == 0);
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "99999999999999M") == 0);
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "999999P") == 0);
+	CHECK(slurm_mem_of("2", "cpu=2,node=2", "330M\033[2J") == 0);
 }
 
 /* Outputs of the lab's Slurm 22.05 (squeue -O, '|' after each field). */
@@ -2305,6 +2370,7 @@ main(void)
 	RUN(test_slurm);
 	RUN(test_slurm_array_het);
 	RUN(test_slurm_hostile);
+	RUN(test_slurm_minmem);
 	RUN(test_slurm_lab);
 	RUN(test_hostile_names);
 	RUN(test_slurm_cgroup);
