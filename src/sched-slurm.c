@@ -509,9 +509,12 @@ slurm_has_sluid(void)
 	if (known >= 0)
 		return known;
 	known = 0;
+	/* "slurm 25.11.2" as SchedMD builds it, "slurm-wlm 22.05.8" as
+	 * Debian and Ubuntu package it. */
 	if (sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
 	    sizeof(err)) == SCHED_OK && status == 0 && out != NULL &&
-	    sscanf(out, "slurm %d.%d", &major, &minor) == 2)
+	    (sscanf(out, "slurm %d.%d", &major, &minor) == 2 ||
+	    sscanf(out, "slurm-wlm %d.%d", &major, &minor) == 2))
 		known = major > SLURM_SLUID_MAJOR ||
 		    (major == SLURM_SLUID_MAJOR && minor >= SLURM_SLUID_MINOR);
 	free(out);

@@ -20,7 +20,7 @@ mkdir "$tmp/bin"
 cat >"$tmp/bin/squeue" <<EOF
 #!/bin/sh
 fmt= job=
-[ "\$1" = --version ] && { echo "version" >>"$tmp/log"; echo "slurm \$FAKE_SLURM_VERSION"; exit 0; }
+[ "\$1" = --version ] && { echo "version" >>"$tmp/log"; echo "\$FAKE_SLURM_NAME \$FAKE_SLURM_VERSION"; exit 0; }
 while [ \$# -gt 0 ]; do
 	case \$1 in
 	-O) fmt=\$2; shift ;;
@@ -49,22 +49,26 @@ unset SLURM_JOB_ID SLURM_JOBID PBS_JOBID LSB_JOBID OAR_JOB_ID OAR_JOBID \
     FLUX_JOB_ID 2>/dev/null
 
 want=cn001
+# SchedMD's builds say "slurm 25.11.0", Debian's and Ubuntu's packages
+# "slurm-wlm 22.05.8" (the lab's squeue).
+for name in slurm slurm-wlm; do
 for v in 22.05.8 24.11.3 25.11.0 26.05.1; do
 	: >"$tmp/log"
-	out=$(FAKE_SLURM_VERSION=$v "$JOBTOP" --list 4242 2>&1) ||
-	    fail "Slurm $v: jobtop --list exited $?: $out"
+	out=$(FAKE_SLURM_NAME=$name FAKE_SLURM_VERSION=$v "$JOBTOP" --list 4242 2>&1) ||
+	    fail "$name $v: jobtop --list exited $?: $out"
 	first=$(echo "$out" | head -1)
 	n=$(echo "$out" | wc -l)
 	[ "$first" = "$want" ] && [ "$n" -eq 136 ] ||
-	    fail "Slurm $v: --list gave $n lines starting '$first': $out"
+	    fail "$name $v: --list gave $n lines starting '$first': $out"
 	[ "$(grep -c '^version$' "$tmp/log")" -eq 1 ] ||
-	    fail "Slurm $v: squeue --version asked $(grep -c '^version$' "$tmp/log") times"
+	    fail "$name $v: squeue --version asked $(grep -c '^version$' "$tmp/log") times"
 	case $v in
 	22.*|24.*) grep -q Sluid "$tmp/log" &&
-	    fail "Slurm $v: Sluid asked of an squeue without it" ;;
+	    fail "$name $v: Sluid asked of an squeue without it" ;;
 	*) grep -q '^O .*,Sluid:0' "$tmp/log" ||
-	    fail "Slurm $v: Sluid not asked for: $(cat "$tmp/log")" ;;
+	    fail "$name $v: Sluid not asked for: $(cat "$tmp/log")" ;;
 	esac
-	echo "ok: Slurm $v: $n nodes, Sluid $(grep -q Sluid "$tmp/log" && echo asked || echo not asked)"
+	echo "ok: $name $v: $n nodes, Sluid $(grep -q Sluid "$tmp/log" && echo asked || echo not asked)"
+done
 done
 echo "PASS"
