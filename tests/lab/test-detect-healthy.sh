@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
+# group: cpu
 # test-detect-healthy: no false alarm.  Batch JSON on the lab's healthy
 # job at -d 0.5 for 1 minute (LONG=1: 10 minutes; SOAK_SECONDS=N for any
 # other length): every node and rank record carries "flags": [] and no

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
+# group: cpu
 # test-detect-noisy: the rank detectors under noise (issue 25 item 2).
 # A CPU hog (`sh -c 'while :; do :; done'`) runs on node2 beside the job
 # the whole time.

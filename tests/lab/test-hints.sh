@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
+# group: cpu
 # test-hints: the io-bound verdict on a real job (issue 25 item 3), where
 # until now it was tested on synthetic samples only.  (mem-growth cannot
 # be: it needs the job cgroup's memory limit, and the lab's Slurm runs

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
+# group: cpu
 # test-mpi-share: each rank's MPI share (rankmpi.share, the probe's mpi
 # source: sampled instruction pointers in the MPI libraries) and the
 # straggler rule that uses it, on real MPI jobs from Debian under Slurm.

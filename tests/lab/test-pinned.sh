@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
+# group: cpu
 # test-pinned: the pinning verdict (issue 25 item 3).  The pinned job
 # (tests/lab/jobs/pinned.sh: 2 ranks on one 2-CPU node, both under
 # `taskset -c 0`) watched in batch JSON at -d 1 for SECS (default 10) s,

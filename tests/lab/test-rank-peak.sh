@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
+# group: cpu
 # test-rank-peak: a rank's peak memory, end to end, on a real Slurm job
 # (issue 14: "a lab job whose rank holds a known amount of memory for a few
 # seconds shows that peak in the rank table, the export and the report").

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: ISC
+# group: cpu
 # test-torch: an AI training job as torchrun starts it, one row per worker
 # under its own RANK, and its straggler named by that RANK.
 #
