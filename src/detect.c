@@ -1581,21 +1581,42 @@ judge:
  * Memory growing toward the limit: the least-squares slope of the node's
  * memory in use over its last DETECT_MG_N samples, when the line fits
  * (DETECT_MG_FIT) and reaches the limit within DETECT_MG_HORIZON s: said
- * before the OOM killer acts, with the time left.
+ * before the OOM killer acts, with the time left.  The memory is the job
+ * cgroup's against its limit; where the scheduler allocated the node less
+ * than that limit (no job cgroup holds the job to its --mem: the limit is
+ * the node's own memory), the job's is its ranks' resident memory on the
+ * node, against what the scheduler allocated (as for the memory rule).
  */
 static void
 detect_memgrow(struct detect *d, int i, const struct node_model *m,
     uint64_t ms)
 {
 	struct detect_node	*dn = &d->nodes[i];
+	const struct hist_rank	*hr;
 	double			 mem, limit, st = 0, sv = 0, stt = 0, stv = 0;
-	double			 svv = 0, t, v, nn, slope, r2, den, left;
+	double			 svv = 0, t, v, nn, slope, r2, den, left, x;
 	unsigned		 k, j;
-	int			 yes = 0, r;
+	int			 yes = 0, r, any;
 	char			 node[128], a[32], b[32];
 
 	mem = history_node_get(d->h, i, HN_MEM, 0);
 	limit = history_node_mem_limit(d->h, i);
+	if (d->conf.mem_node > 0 && !(limit > 0 && limit <=
+	    d->conf.mem_node)) {
+		limit = d->conf.mem_node;
+		mem = 0;
+		any = 0;
+		for (k = 0; k < history_nranks(d->h, i); k++) {
+			hr = history_rank_const(d->h, i, k);
+			x = history_rank_get(hr, HR_RSS, 0);
+			if (isfinite(x)) {
+				mem += x;
+				any = 1;
+			}
+		}
+		if (!any)
+			mem = NAN;
+	}
 	if (!isfinite(mem))
 		return;
 	dn->mg_t[dn->mg_head] = (double)ms / 1000.0;

@@ -15,6 +15,8 @@
  *	sleep		idle in pause(2)
  *	io		write 4 KiB blocks with O_DIRECT|O_DSYNC to DIR/io.R (or /tmp)
  *			forever: each write waits for the disk (state D)
+ *	grow MB		touch MB more mebibytes every second and keep them (a
+ *			leak), up to 4 GiB in all, then hold what it has
  *
  * The first MODE applies to every rank (default spin); --rank R MODE [ARG]
  * overrides it for rank R.  Shorthands: --block-rank R, --mem-rank R MB,
@@ -40,7 +42,8 @@ enum rl_mode {
 	RL_MEM,
 	RL_DUTY,
 	RL_SLEEP,
-	RL_IO
+	RL_IO,
+	RL_GROW
 };
 
 struct rl_behaviour {
@@ -63,7 +66,7 @@ rl_usage(void)
 {
 	fprintf(stderr, "usage: rankload [-d DIR] [-t SECONDS] [MODE [ARG]] "
 	    "[--rank R MODE [ARG]]...\n"
-	    "  MODE: spin | block | mem MB | duty PCT | sleep | io\n"
+	    "  MODE: spin | block | mem MB | duty PCT | sleep | io | grow MB\n"
 	    "  shorthands: --block-rank R, --mem-rank R MB, --duty-rank R PCT\n");
 	exit(2);
 }
@@ -99,11 +102,15 @@ rl_parse_mode(int argc, char **argv, int *i, struct rl_behaviour *b)
 		b->mode = RL_SLEEP;
 	else if (strcmp(m, "io") == 0)
 		b->mode = RL_IO;
-	else if (strcmp(m, "mem") == 0 || strcmp(m, "duty") == 0) {
-		b->mode = m[0] == 'm' ? RL_MEM : RL_DUTY;
+	else if (strcmp(m, "mem") == 0 || strcmp(m, "duty") == 0 ||
+	    strcmp(m, "grow") == 0) {
+		b->mode = m[0] == 'm' ? RL_MEM : m[0] == 'g' ? RL_GROW :
+		    RL_DUTY;
 		if (++*i >= argc)
 			rl_usage();
-		if (b->mode == RL_MEM)
+		if (b->mode == RL_GROW)
+			b->arg = rl_number(argv[*i], 1, 1024, "MB");
+		else if (b->mode == RL_MEM)
 			b->arg = rl_number(argv[*i], 1, 1L << 20, "MB");
 		else
 			b->arg = rl_number(argv[*i], 0, 100, "PCT");
@@ -205,6 +212,27 @@ rl_duty(long pct)
 	}
 }
 
+/* A leak: MB more mebibytes touched every second (each page written, so
+ * it is resident), never freed, up to 4 GiB; then it holds them. */
+static void
+rl_grow(const char *dir, long rank, long mb)
+{
+	size_t		 len = (size_t)mb << 20, k;
+	long		 total = 0;
+	char		*p;
+
+	rl_report(dir, rank);
+	for (;;) {
+		if (total + mb <= 4096 && (p = malloc(len)) != NULL) {
+			for (k = 0; k < len; k += 4096)
+				p[k] = (char)((k >> 12) + (size_t)total);
+			rl_sink += p[len / 2];
+			total += mb;
+		}
+		sleep(1);
+	}
+}
+
 /* Synchronous direct writes, one 4 KiB block after another over 64 MiB:
  * each write bypasses the page cache and returns once the block is on the
  * disk, so the rank spends its time in state D (block I/O delay, where
@@ -301,6 +329,9 @@ main(int argc, char **argv)
 		alarm((unsigned)seconds);	/* SIGALRM ends the rank */
 
 	switch (b.mode) {
+	case RL_GROW:
+		rl_grow(dir, rank, b.arg);
+		return 0;
 	case RL_MEM:
 		/* Write every page, with varying bytes, so each one is really
 		 * resident (no zero page, nothing for KSM to merge). */

@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: ISC
 # group: cpu
 # test-hints: the io-bound verdict on a real job (issue 25 item 3), where
-# until now it was tested on synthetic samples only.  (mem-growth cannot
-# be: it needs the job cgroup's memory limit, and the lab's Slurm runs
-# without cgroups.)
+# until now it was tested on synthetic samples only.  (mem-growth on a
+# real job: test-mem-growth.)
 # The iowait job (tests/lab/jobs/iowait.sh: rank 2 writes with
 # O_DIRECT|O_DSYNC without end), with the kernel's delay accounting on
 # (sysctl kernel.task_delayacct=1, as it was restored after), watched in

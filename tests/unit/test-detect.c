@@ -1349,6 +1349,52 @@ test_hint_memgrow(void)
 	hjob_free(&j);
 }
 
+/* A node without a job cgroup (its limit is its own 64 GiB) where the
+ * scheduler allocated 1 GiB: rank 1's resident memory grows 20 MiB/s from
+ * 300 MiB: "mem-growth" against the 1 GiB, from the ranks' memory, before
+ * the limit; without the allocation known nothing is said (the node's
+ * memory in use does not move); flat ranks with noise say nothing. */
+static void
+test_hint_memgrow_ranks(void)
+{
+	struct detect_conf		 c;
+	struct hjob			 j;
+	const struct detect_event	*ev;
+	int				 s, at, pass;
+
+	for (pass = 0; pass < 3; pass++) {
+		hjob_init(&j);
+		detect_free(j.d);
+		detect_conf_default(&c);
+		if (pass != 1)
+			c.mem_node = 1024.0 * (1 << 20);
+		j.d = detect_new(j.h, &c, on_event, &j.ev);
+		j.node.r[1].rss = 300LL << 20;
+		at = -1;
+		for (s = 0; s < 30; s++) {
+			if (pass == 2)
+				j.node.r[1].rss = (300LL << 20) +
+				    (int64_t)(rnd() * (20 << 20));
+			else
+				j.node.r[1].rss += 20LL << 20;
+			hjob_step(&j, 1);
+			if (at < 0 && hjob_event(&j, "mem-growth") != NULL)
+				at = s;
+		}
+		ev = hjob_event(&j, "mem-growth");
+		if (pass == 0) {
+			CHECK(ev != NULL && at >= 9 && at < 15);
+			if (ev != NULL) {
+				CHECK(strstr(ev->text, "node1: memory grows "
+				    "2") != NULL);
+				CHECK(strstr(ev->text, "of 1.1 GB") != NULL);
+			}
+		} else
+			CHECK(ev == NULL);
+		hjob_free(&j);
+	}
+}
+
 int
 main(void)
 {
@@ -1381,5 +1427,6 @@ main(void)
 	RUN(test_hint_pinned);
 	RUN(test_hint_io);
 	RUN(test_hint_memgrow);
+	RUN(test_hint_memgrow_ranks);
 	return harness_done();
 }
