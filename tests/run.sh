@@ -75,6 +75,14 @@ run_local() {
 }
 
 run_build() {
+	# Beside the lab, start once its CPU tests are done (run_lab makes
+	# the file; at most 15 min).
+	if [ -n "${JOBTOP_BUILD_AFTER:-}" ]; then
+		w=0
+		while [ ! -e "$JOBTOP_BUILD_AFTER" ] && [ $w -lt 900 ]; do
+			sleep 1; w=$((w + 1))
+		done
+	fi
 	for t in "$TOP"/tests/regress/*.sh; do
 		[ -e "$t" ] || continue
 		is_build "$t" || continue
@@ -89,9 +97,9 @@ esac
 
 # The lab tests that judge ranks by their share of the CPU (a straggler
 # at 25% duty among spinning ranks, no false flag beside a CPU hog) say
-# "# group: cpu" and run last, once the build group has ended (see
-# run_lab): what they measure is the machine's CPU, and compilers beside
-# them are noise no real node has.
+# "# group: cpu" and run first, before the build group starts (see
+# run_lab and run_build): what they measure is the machine's CPU, and
+# compilers beside them are noise no real node has.
 lab_tests="" lab_cpu_tests=""
 for t in "$TOP"/tests/lab/test-*.sh; do
 	[ -e "$t" ] || continue
@@ -110,16 +118,10 @@ run_lab() {
 	else
 		labreason="lab did not come up: $(tail -n 1 "$LOGDIR/lab-up.log")"
 	fi
-	for t in $lab_tests - $lab_cpu_tests; do
+	for t in $lab_cpu_tests - $lab_tests; do
 		if [ "$t" = - ]; then
-			# Wait for the build group (at most 10 min) before the
-			# tests that judge CPU shares.
-			w=0
-			while [ -n "${buildpid:-}" ] && kill -0 "$buildpid" 2>/dev/null &&
-			    [ $w -lt 600 ]; do
-				sleep 1; w=$((w + 1))
-			done
-			[ $w -eq 0 ] || echo "(the lab waited ${w}s for the build group before the CPU tests)"
+			# The CPU tests are done: the build group may start.
+			[ -z "${JOBTOP_BUILD_AFTER:-}" ] || : >"$JOBTOP_BUILD_AFTER"
 			continue
 		fi
 		if [ -n "$labreason" ]; then
@@ -134,27 +136,31 @@ run_lab() {
 	cp -r "${JOBTOP_LAB:-/var/lib/jobtop-lab}/log" "$LOGDIR/lab-log" 2>/dev/null
 	"$TOP"/tests/lab/lab-down.sh >"$LOGDIR/lab-down.log" 2>&1 ||
 		echo "warning: lab-down failed, see $LOGDIR/lab-down.log"
+	[ -z "${JOBTOP_BUILD_AFTER:-}" ] || : >"$JOBTOP_BUILD_AFTER"
 }
 
 # The lab tests mostly wait on 1 Hz samples of a cluster that runs beside
 # them; the unit and regress tests mostly wait on their own processes, and
 # the build group computes.  Run the three groups side by side unless
 # JOBTOP_TEST_SERIAL=1: the lab at the runner's priority, so the lab's
-# daemons and the monitors under test keep their timing; the build group
-# a little below it (nice 5: at nice 15 it got so little beside the lab's
-# MPI ranks, which poll, that pkg-deb took 229 s instead of 47, and the
-# lab's CPU tests wait for it); the local group, which mostly waits on
-# its own processes, at nice 10.  Alone on a 2-core machine the local
-# group takes ~10 min, the build group ~7 and the lab ~18; one after the
-# other they did not fit in 20 min.  The local and build groups' lines
-# are printed when they end, in one piece.
+# daemons and the monitors under test keep their timing; the local group
+# below it (nice 10); the build group below both (nice 15: at nice 5 it
+# took the CPU from the local group's sampling tests, probe-comm and
+# probe-perf, which then failed), and only once the lab's CPU tests are
+# done.  Alone on a 2-core machine the local group takes ~10 min, the
+# build group ~7 and the lab ~18; one after the other they did not fit in
+# 20 min.  The local and build groups' lines are printed when they end,
+# in one piece.
 lab_tests=${lab_tests# }
 [ -n "$lab_tests$lab_cpu_tests" ] && lab_any=1 || lab_any=
 if [ -n "$lab_any" ] && [ "${JOBTOP_TEST_SERIAL:-0}" != 1 ]; then
 	JOBTOP_TEST_GROUP=local nice -n 10 sh "$0" "$pattern" \
 		>"$RESULTS.local" 2>&1 &
 	localpid=$!
-	JOBTOP_TEST_GROUP=build nice -n 5 sh "$0" "$pattern" \
+	rm -f "$LOGDIR/lab-cpu-done"
+	JOBTOP_BUILD_AFTER=$LOGDIR/lab-cpu-done
+	export JOBTOP_BUILD_AFTER
+	JOBTOP_TEST_GROUP=build nice -n 15 sh "$0" "$pattern" \
 		>"$RESULTS.build" 2>&1 &
 	buildpid=$!
 	run_lab | tee "$RESULTS.lab"
