@@ -117,9 +117,16 @@ if sys.argv[4] == "none":
     assert "mem" not in want, want
 elif sys.argv[4]:
     assert want.get("mem") == int(sys.argv[4]), (want, sys.argv[4])
-h, m_, s = kv("TimeLimit").split("-")[-1].split(":")
-days = int(kv("TimeLimit").split("-")[0]) if "-" in kv("TimeLimit") else 0
-want["time_limit"] = ((days * 24 + int(h)) * 60 + int(m_)) * 60 + int(s)
+# A job without --time in a partition with MaxTime=INFINITE and no
+# DefaultTime: scontrol says UNLIMITED (seen in a full run) or 365 days
+# (seen alone); jobtop's JSON says null for the former.
+tl = kv("TimeLimit")
+if tl in ("UNLIMITED", "INFINITE"):
+    want["time_limit"] = None
+else:
+    h, m_, s = tl.split("-")[-1].split(":")
+    days = int(tl.split("-")[0]) if "-" in tl else 0
+    want["time_limit"] = ((days * 24 + int(h)) * 60 + int(m_)) * 60 + int(s)
 live = json.loads(open(sys.argv[1]).readline())
 exp = json.loads(open(sys.argv[2]).readline())
 exp.pop("end", None)

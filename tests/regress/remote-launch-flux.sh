@@ -176,6 +176,7 @@ probes() {
 	done
 }
 clients() { pgrep -f "ssh -F $tmp/flux_ssh_config" | grep -c .; }
+: >"$tmp/out"
 env -u FLUX_JOB_ID -u FLUX_URI HOME=$home SSH_AUTH_SOCK= \
 	PATH="$tmp/bin:$PATH" "$JOBTOP" --no-record -b --json -d 0.5 \
 	--scheduler flux --transport flux "$job" >"$tmp/out" 2>"$tmp/err" &

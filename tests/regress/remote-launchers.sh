@@ -136,6 +136,7 @@ probes() {
 	done
 }
 clients() { pgrep -f "ssh -F $home/.ssh/config" | grep -c .; }
+: >"$tmp/out"
 env -u LSB_JOBID -u PBS_JOBID HOME=$home SSH_AUTH_SOCK= \
 	PATH="$tmp/bin:$PATH" OAR_JOB_ID=7 "$JOBTOP" --no-record -b --json \
 	-d 0.5 -w node1,node2 --transport oarsh >"$tmp/out" 2>"$tmp/err" &

@@ -114,10 +114,17 @@ loopsshd_start() {
 # (the probes running): once both nodes streamed, kill -9 of jobtop must
 # leave no client and no probe 3 s later.
 loopsshd_kill9() {
+	# Wait (15 s at most) for the state the kill is about: samples from
+	# both nodes, and both clients and probes running.  The caller empties
+	# its output file before it starts jobtop: a background job's
+	# redirection truncates the file only once its shell runs, and a wait
+	# on the samples alone once read the previous step's output and killed
+	# before anything had started (0 clients, 0 probes).
 	i=0
-	until [ "$(samples node1)" -ge 2 ] && [ "$(samples node2)" -ge 2 ]; do
+	until [ "$(samples node1)" -ge 2 ] && [ "$(samples node2)" -ge 2 ] &&
+	    [ "$(clients)" -ge 2 ] && [ "$(probes | grep -c .)" -ge 2 ]; do
 		i=$((i + 1))
-		[ $i -lt 300 ] || fail "kill -9: the nodes never sent samples"
+		[ $i -lt 300 ] || break
 		sleep 0.05
 	done
 	cb=$(clients)
