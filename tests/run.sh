@@ -123,7 +123,7 @@ run_lab() {
 			# The CPU tests are done: the local group's session
 			# back to nice 0, and the build group may start.
 			[ -z "${localpid:-}" ] ||
-				echo 0 >"/proc/$localpid/autogroup" 2>/dev/null
+				{ echo 0 >"/proc/$localpid/autogroup"; } 2>/dev/null
 			[ -z "${JOBTOP_BUILD_AFTER:-}" ] || : >"$JOBTOP_BUILD_AFTER"
 			continue
 		fi

@@ -56,6 +56,14 @@ times = sorted({r["time"] for r in recs if r["type"] == "node" and r["node"] == 
 assert len(times) >= 12, "only %d samples of %s" % (len(times), host)
 first = times[0]
 flagged = [r for r in recs if r["type"] == "rank" and "straggler" in r.get("flags", [])]
+if not flagged:
+    # What the detector saw: each rank's %CPU and run-queue delay a sample.
+    for r in sorted({(x["node"], x.get("rank")) for x in recs
+                     if x["type"] == "rank" and x.get("rank") is not None}):
+        cpu = ["%.0f/%s" % (x.get("rank.cpu", float("nan")),
+                            "%.0f" % x["rank.rq_delay"] if "rank.rq_delay" in x else "-")
+               for x in recs if x["type"] == "rank" and (x["node"], x.get("rank")) == r]
+        print("  %s rank %s cpu/rq: %s" % (r[0], r[1], " ".join(cpu)))
 assert flagged, "rank 3 never flagged"
 others = [r for r in flagged if r.get("pid") != pid or r["node"] != host]
 assert not others, "other ranks flagged: %s" % others[:2]

@@ -402,6 +402,34 @@ test_straggler_starved(void)
 	job_free(&j);
 }
 
+/* Every rank of an oversubscribed job queues (36% CPU, 64% run-queue
+ * delay: they all want the CPU all the time); one runs 25% and waits 50%:
+ * it sleeps a quarter of its time, which no queueing explains: straggler
+ * (its demand, 75%, is 25 points from its peers' 100%: the relative gap
+ * for levels once called that near and the rank starved). */
+static void
+test_straggler_contended(void)
+{
+	struct job		 j;
+	const struct hist_rank	*hr;
+	int			 s, i, k;
+
+	job_init(&j);
+	for (i = 0; i < NODES; i++)
+		for (k = 0; k < RANKS; k++) {
+			j.n[i].r[k].cpu = 36;
+			j.n[i].r[k].rq = 64;
+		}
+	j.n[1].r[2].cpu = 25;
+	j.n[1].r[2].rq = 50;
+	for (s = 0; s < 12; s++)
+		job_step(&j, 0);
+	hr = job_rank(&j, 1, 2);
+	CHECK(hr != NULL && (hr->flags & DF_STRAGGLER) != 0);
+	CHECK_INT(job_flags(&j), DF_STRAGGLER);
+	job_free(&j);
+}
+
 /* Memory: over 90% for 2 samples raises; under 85% clears. */
 static void
 test_memory(void)
@@ -1406,6 +1434,7 @@ main(void)
 	RUN(test_straggler_rank);
 	RUN(test_straggler_hysteresis);
 	RUN(test_straggler_starved);
+	RUN(test_straggler_contended);
 	RUN(test_memory);
 	RUN(test_cgroup_memory);
 	RUN(test_sched_memory);
