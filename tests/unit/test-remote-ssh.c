@@ -1023,7 +1023,11 @@ test_resolve_by_name(void)
 			CHECK(rsess_timeout(nd.s, t1) <= 10);
 		usleep(5000);
 	}
-	CHECK(worst < 100);
+	/* A step that waited for the resolver would take as long as the
+	 * lookup; on this loaded 2-core machine a step that does not wait can
+	 * still be kept off the CPU for a while (over 100 ms once, in a full
+	 * run beside the lab's CPU tests): a second is no step's own work. */
+	CHECK(worst < 1000);
 	drive(&nd, 1, 20000, NULL);
 	CHECK_STR(rsess_state(nd.s), "live");
 	CHECK(is_hello(&nd));
