@@ -51,6 +51,7 @@
 #define DETECT_DIFF_SIGMA	0.9539	/* median |difference| of two
 					 * normal draws over sigma */
 #define DETECT_RANK_GAP		2.0	/* %-points */
+#define DETECT_DEMAND_GAP	10.0	/* %-points between demands */
 #define DETECT_LOO_EXACT	64
 #define DETECT_PAIR_RATIO	0.5
 #define DETECT_CLEAR_FRAC	0.5	/* a flagged straggler is back only
@@ -796,9 +797,13 @@ detect_rank_far(struct detect *d, const struct hist_rank *hr, int demand,
 	 * would let a rank that sleeps a quarter of its time (25% CPU and
 	 * 50% run-queue delay beside peers at 36% and 64%: seen in the lab
 	 * with the suite beside it) pass for one that wanted the CPU as
-	 * much as they did. */
+	 * much as they did; their gap is DETECT_DEMAND_GAP points at least
+	 * (with only the absolute 2, a rank whose delay dipped for a few
+	 * samples was flagged straggler for 1.5 s in test-rank-exit). */
 	if (!demand && thr < d->conf.strag_frac * fabs(*med))
 		thr = d->conf.strag_frac * fabs(*med);
+	if (demand && thr < DETECT_DEMAND_GAP)
+		thr = DETECT_DEMAND_GAP;
 	if (thr < DETECT_RANK_GAP)
 		thr = DETECT_RANK_GAP;
 	if (!demand && (hr->flags & DF_STRAGGLER) != 0 && hr->det_by_cpu)

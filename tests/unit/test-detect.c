@@ -428,6 +428,21 @@ test_straggler_contended(void)
 	CHECK(hr != NULL && (hr->flags & DF_STRAGGLER) != 0);
 	CHECK_INT(job_flags(&j), DF_STRAGGLER);
 	job_free(&j);
+
+	/* One that ran less but queued the more (25% and 70%: its demand
+	 * within DETECT_DEMAND_GAP of theirs) wanted the CPU as they did. */
+	job_init(&j);
+	for (i = 0; i < NODES; i++)
+		for (k = 0; k < RANKS; k++) {
+			j.n[i].r[k].cpu = 36;
+			j.n[i].r[k].rq = 64;
+		}
+	j.n[1].r[2].cpu = 25;
+	j.n[1].r[2].rq = 70;
+	for (s = 0; s < 12; s++)
+		job_step(&j, 0);
+	CHECK_INT(job_flags(&j), 0);
+	job_free(&j);
 }
 
 /* Memory: over 90% for 2 samples raises; under 85% clears. */
