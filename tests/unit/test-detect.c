@@ -407,11 +407,14 @@ test_straggler_starved(void)
  * it sleeps a quarter of its time, which no queueing explains: straggler
  * (its demand, 75%, is 25 points from its peers' 100%: the relative gap
  * for levels once called that near and the rank starved). */
-static void
-test_straggler_contended(void)
+/* The flags of a job whose ranks all run 36% CPU with 64% run-queue
+ * delay but rank 2 of node 1, at cpu and rq, after 12 samples. */
+static unsigned
+contended_flags(double cpu, double rq, int *rank_flagged)
 {
 	struct job		 j;
 	const struct hist_rank	*hr;
+	unsigned		 f;
 	int			 s, i, k;
 
 	job_init(&j);
@@ -420,29 +423,27 @@ test_straggler_contended(void)
 			j.n[i].r[k].cpu = 36;
 			j.n[i].r[k].rq = 64;
 		}
-	j.n[1].r[2].cpu = 25;
-	j.n[1].r[2].rq = 50;
+	j.n[1].r[2].cpu = cpu;
+	j.n[1].r[2].rq = rq;
 	for (s = 0; s < 12; s++)
 		job_step(&j, 0);
 	hr = job_rank(&j, 1, 2);
-	CHECK(hr != NULL && (hr->flags & DF_STRAGGLER) != 0);
-	CHECK_INT(job_flags(&j), DF_STRAGGLER);
+	*rank_flagged = hr != NULL && (hr->flags & DF_STRAGGLER) != 0;
+	f = job_flags(&j);
 	job_free(&j);
+	return f;
+}
 
+static void
+test_straggler_contended(void)
+{
+	int	flagged;
+
+	CHECK_INT(contended_flags(25, 50, &flagged), DF_STRAGGLER);
+	CHECK(flagged);
 	/* One that ran less but queued the more (25% and 70%: its demand
 	 * within DETECT_DEMAND_GAP of theirs) wanted the CPU as they did. */
-	job_init(&j);
-	for (i = 0; i < NODES; i++)
-		for (k = 0; k < RANKS; k++) {
-			j.n[i].r[k].cpu = 36;
-			j.n[i].r[k].rq = 64;
-		}
-	j.n[1].r[2].cpu = 25;
-	j.n[1].r[2].rq = 70;
-	for (s = 0; s < 12; s++)
-		job_step(&j, 0);
-	CHECK_INT(job_flags(&j), 0);
-	job_free(&j);
+	CHECK_INT(contended_flags(25, 70, &flagged), 0);
 }
 
 /* Memory: over 90% for 2 samples raises; under 85% clears. */
