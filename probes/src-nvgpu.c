@@ -5,8 +5,11 @@
  * memory used and total (bytes), power draw (milliwatts, unit "mW"),
  * temperature (whole degrees, unit "celsius"), SM clock (MHz), the active
  * clock throttle reasons (NVML's bitmask, nvml.h names the bits), and the
- * GPU's UUID and product name, and "alloc": 1 for a GPU allocated to the
- * job, 0 for one that is not, absent when no rank says (nv_alloc below).
+ * GPU's UUID and product name, "alloc": 1 for a GPU allocated to the
+ * job, 0 for one that is not, absent when no rank says (nv_alloc below),
+ * and "minor", its /dev/nvidiaN number, from the driver's
+ * /proc/driver/nvidia/gpus/BUS/information (the monitor maps Slurm's GPU
+ * indexes with it: nv_slurm_indexes_ok).
  * Group "gpuproc" has one instance per
  * process holding a compute context, named "GPU:PID" ("0:4242"): the GPU
  * index, the pid, the GPU memory it uses and (through NVML only) its SM
@@ -50,6 +53,7 @@
  * after NV_KILL_MS, a SIGKILL; the stream is restarted after a back-off
  * that doubles from 10 s to 5 min.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -79,7 +83,7 @@
 
 enum {
 	NV_UTIL, NV_MEM_USED, NV_MEM_TOTAL, NV_POWER, NV_TEMP, NV_CLOCK,
-	NV_THROTTLE, NV_UUID, NV_NAME, NV_ALLOC, NV_NFIELDS
+	NV_THROTTLE, NV_UUID, NV_NAME, NV_ALLOC, NV_MINOR, NV_NFIELDS
 };
 
 static const struct field_def nv_fields[NV_NFIELDS] = {
@@ -93,6 +97,7 @@ static const struct field_def nv_fields[NV_NFIELDS] = {
 	{ "uuid",	"",		PF_STRING },
 	{ "name",	"",		PF_STRING },
 	{ "alloc",	"",		PF_GAUGE },	/* 1: the job's */
+	{ "minor",	"",		PF_GAUGE },	/* /dev/nvidiaN */
 };
 static const struct group_def nv_group = {
 	"gpu", nv_fields, NV_NFIELDS
@@ -893,24 +898,139 @@ nv_gpu_by_uuid(const char *uuid)
 
 /*
  * The GPUs allocated to the job on this node, from the environment of
- * the ranks the rank source reported: SLURM_STEP_GPUS, else
- * SLURM_JOB_GPUS (Slurm's global indexes, which stay right where the
- * step's cgroup renumbers the devices), else CUDA_VISIBLE_DEVICES
- * (indexes, or GPU UUIDs matched to the GPUs' own; MIG instances are
- * left out).  A process's environment is read once (it does not change
- * what it was started with).  Returns 1 with *mask, 0 when no rank has
- * any of these variables.
+ * the ranks the rank source reported (jobtop(1), GPUS):
+ *  - SLURM_STEP_GPUS, else SLURM_JOB_GPUS: Slurm's indexes of the node's
+ *    GPUs (they stay right where the step's cgroup renumbers the devices).
+ *    They are NVML's indexes only when no GPU is in MIG mode (Slurm then
+ *    counts MIG instances, not GPUs) and no GPU's device minor differs
+ *    from its NVML index (a hand-written gres.conf follows /dev/nvidiaN,
+ *    AutoDetect=nvml follows NVML: only where the two agree is the index
+ *    certain).  Otherwise they are not used;
+ *  - else CUDA_VISIBLE_DEVICES: GPU and MIG UUIDs (a MIG instance stands
+ *    for its GPU) always; numbers only outside a Slurm job, since under
+ *    Slurm's ConstrainDevices they count the job's own GPUs from 0.
+ * A process's environment is read once (it does not change what it was
+ * started with); what it names is mapped at every sample, as GPUs and MIG
+ * instances become known.  Returns 1 with *mask, 0 when no rank says.
  */
+#define NV_CVD_MAX	400
 struct nv_envc {
 	uint64_t	 start;		/* the slot's process, 0 none */
-	uint64_t	 mask;
-	int		 known;
+	uint64_t	 slurm;		/* SLURM_*_GPUS' indexes */
+	int		 has_slurm;
+	int		 in_slurm;	/* SLURM_JOB_ID is set */
+	char		 cvd[NV_CVD_MAX];	/* CUDA_VISIBLE_DEVICES, or "" */
+	int		 has_cvd;
 };
 static struct nv_envc	 nv_envc[RANKS_MAX];
 
-/* The GPUs a variable's value names. */
+/* Device minors of the driver's GPUs, by UUID (nv_read_minors). */
+struct nv_minor {
+	char		 uuid[NV_UUID_MAX];
+	int		 minor;
+};
+static struct nv_minor	 nv_minors[NV_GPUS_MAX];
+static unsigned		 nv_nminors;
+
+/*
+ * The driver's /proc/driver/nvidia/gpus/BUS/information files ("Device
+ * Minor:" and "GPU UUID:" lines): no root needed, no device opened.
+ */
+static void
+nv_read_minors(void)
+{
+	char		 path[4096], line[256], uuid[NV_UUID_MAX];
+	struct dirent	*de;
+	DIR		*d;
+	FILE		*f;
+	char		*v;
+	int64_t		 val;
+
+	if ((d = opendir(probe_path(path, sizeof(path),
+	    "/proc/driver/nvidia/gpus"))) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && nv_nminors < NV_GPUS_MAX) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) > 64)
+			continue;
+		snprintf(line, sizeof(line), "/proc/driver/nvidia/gpus/%s/"
+		    "information", de->d_name);
+		if ((f = fopen(probe_path(path, sizeof(path), line), "re")) ==
+		    NULL)
+			continue;
+		val = -1;
+		uuid[0] = '\0';
+		while (fgets(line, sizeof(line), f) != NULL) {
+			if ((v = strchr(line, ':')) == NULL)
+				continue;
+			*v++ = '\0';
+			v += strspn(v, " \t");
+			v[strcspn(v, " \t\r\n")] = '\0';
+			if (strcmp(line, "Device Minor") == 0 &&
+			    nv_parse_int(v, &val) < 0)
+				val = -1;
+			else if (strcmp(line, "GPU UUID") == 0 &&
+			    strncmp(v, "GPU-", 4) == 0 &&
+			    strlen(v) < sizeof(uuid))
+				snprintf(uuid, sizeof(uuid), "%s", v);
+		}
+		fclose(f);
+		if (val >= 0 && val < 1048576 && uuid[0] != '\0') {
+			snprintf(nv_minors[nv_nminors].uuid,
+			    sizeof(nv_minors[0].uuid), "%s", uuid);
+			nv_minors[nv_nminors++].minor = (int)val;
+		}
+	}
+	closedir(d);
+}
+
+/* GPU i's device minor, -1 unknown. */
+static int
+nv_minor_of(unsigned i)
+{
+	unsigned	j;
+
+	if (!nv_gpus[i].seen || !(nv_gpus[i].present &
+	    ((uint64_t)1 << NV_UUID)))
+		return -1;
+	for (j = 0; j < nv_nminors; j++)
+		if (strcmp(nv_minors[j].uuid, nv_gpus[i].uuid) == 0)
+			return nv_minors[j].minor;
+	return -1;
+}
+
+/* Are Slurm's GPU indexes NVML's here?  Not with a GPU in MIG mode, nor
+ * with a known minor that is not its GPU's index. */
+static int
+nv_slurm_indexes_ok(void)
+{
+	unsigned	i;
+	int		m;
+
+	if (nv_nmigs > 0)
+		return 0;
+	for (i = 0; i < NV_GPUS_MAX; i++)
+		if ((m = nv_minor_of(i)) >= 0 && (unsigned)m != i)
+			return 0;
+	return 1;
+}
+
+/* The GPU a MIG UUID belongs to, -1 unknown. */
+static int
+nv_gpu_by_mig(const char *mig)
+{
+	unsigned	i;
+
+	for (i = 0; i < nv_nmigs; i++)
+		if (strcmp(nv_migs[i].mig, mig) == 0)
+			return nv_gpu_by_uuid(nv_migs[i].uuid);
+	return -1;
+}
+
+/* The GPUs a list names: numbers when numbers_ok, GPU and MIG UUIDs;
+ * *usable: whether any item could be read so, *partial: whether some
+ * could not. */
 static uint64_t
-nv_alloc_list(const char *v)
+nv_alloc_list(const char *v, int numbers_ok, int *usable, int *partial)
 {
 	char		 item[NV_UUID_MAX + 16];
 	const char	*p = v, *e;
@@ -927,12 +1047,20 @@ nv_alloc_list(const char *v)
 			memcpy(item, p, n);
 			item[n] = '\0';
 			k = strtol(item, &end, 10);
+			i = -1;
 			if (n > 0 && *end == '\0' && k >= 0 &&
-			    k < NV_GPUS_MAX)
-				mask |= (uint64_t)1 << k;
-			else if (strncmp(item, "GPU-", 4) == 0 &&
-			    (i = nv_gpu_by_uuid(item)) >= 0)
+			    k < NV_GPUS_MAX) {
+				if (numbers_ok)
+					i = (int)k;
+			} else if (strncmp(item, "GPU-", 4) == 0)
+				i = nv_gpu_by_uuid(item);
+			else if (strncmp(item, "MIG-", 4) == 0)
+				i = nv_gpu_by_mig(item);
+			if (i >= 0) {
 				mask |= (uint64_t)1 << i;
+				*usable = 1;
+			} else
+				*partial = 1;
 		}
 		p += n;
 		if (*p == ',')
@@ -941,62 +1069,76 @@ nv_alloc_list(const char *v)
 	return mask;
 }
 
-/* Read one process's environment: 1 with *mask when it names GPUs. */
-static int
-nv_alloc_environ(const struct probe_conf *conf, pid_t pid, uint64_t *mask)
+/* Read one process's environment into c. */
+static void
+nv_alloc_environ(const struct probe_conf *conf, pid_t pid, struct nv_envc *c)
 {
-	static const char *const vars[] = { "SLURM_STEP_GPUS=",
-	    "SLURM_JOB_GPUS=", "CUDA_VISIBLE_DEVICES=" };
 	static char	 buf[65536];
 	char		 path[4096];
-	const char	*found[3] = { NULL, NULL, NULL }, *p;
+	const char	*step = NULL, *job = NULL, *p;
 	ssize_t		 n, len = 0;
-	unsigned	 j;
 	int		 fd;
 
+	c->has_slurm = c->in_slurm = c->has_cvd = 0;
+	c->cvd[0] = '\0';
 	snprintf(path, sizeof(path), "%s/proc/%d/environ", conf->root,
 	    (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
+		return;
 	while (len < (ssize_t)sizeof(buf) - 1 &&
 	    (n = read(fd, buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
 		len += n;
 	close(fd);
 	buf[len] = '\0';
-	for (p = buf; p < buf + len; p += strlen(p) + 1)
-		for (j = 0; j < 3; j++)
-			if (strncmp(p, vars[j], strlen(vars[j])) == 0)
-				found[j] = p + strlen(vars[j]);
-	for (j = 0; j < 3; j++)
-		if (found[j] != NULL) {
-			*mask = nv_alloc_list(found[j]);
-			return 1;
+	for (p = buf; p < buf + len; p += strlen(p) + 1) {
+		if (strncmp(p, "SLURM_STEP_GPUS=", 16) == 0)
+			step = p + 16;
+		else if (strncmp(p, "SLURM_JOB_GPUS=", 15) == 0)
+			job = p + 15;
+		else if (strncmp(p, "SLURM_JOB_ID=", 13) == 0)
+			c->in_slurm = 1;
+		else if (strncmp(p, "CUDA_VISIBLE_DEVICES=", 21) == 0 &&
+		    strlen(p + 21) < sizeof(c->cvd)) {
+			snprintf(c->cvd, sizeof(c->cvd), "%s", p + 21);
+			c->has_cvd = 1;
 		}
-	return 0;
+	}
+	if (step != NULL || job != NULL) {
+		int	u = 0, partial = 0;
+
+		c->slurm = nv_alloc_list(step != NULL ? step : job, 1, &u,
+		    &partial);
+		c->has_slurm = 1;	/* "" too: no GPU of the node */
+	}
 }
 
+/* *partial: some rank named a GPU that cannot be told (a number under
+ * Slurm, a UUID not seen): only the GPUs in *mask are known then. */
 static int
-nv_alloc(const struct probe_conf *conf, uint64_t *mask)
+nv_alloc(const struct probe_conf *conf, uint64_t *mask, int *partial)
 {
 	struct nv_envc	*c;
 	unsigned	 it = 0;
 	uint64_t	 start;
 	pid_t		 pid;
-	int		 known = 0;
+	int		 known = 0, slurm_ok = nv_slurm_indexes_ok();
 
 	*mask = 0;
+	*partial = 0;
 	while (ranks_reported(&it, &pid, &start) == 0) {
 		if (it == 0 || it - 1 >= RANKS_MAX)
 			continue;
 		c = &nv_envc[it - 1];
 		if (c->start != start + 1) {
 			c->start = start + 1;
-			c->known = nv_alloc_environ(conf, pid, &c->mask);
+			nv_alloc_environ(conf, pid, c);
 		}
-		if (c->known) {
-			*mask |= c->mask;
+		if (c->has_slurm && slurm_ok) {
+			*mask |= c->slurm;
 			known = 1;
-		}
+		} else if (c->has_cvd)
+			*mask |= nv_alloc_list(c->cvd, !c->in_slurm &&
+			    !c->has_slurm, &known, partial);
 	}
 	return known;
 }
@@ -1011,13 +1153,18 @@ nv_sample(const struct probe_conf *conf)
 	uint64_t	 now = probe_mono_us() / 1000, alloc;
 	unsigned	 i, f;
 	char		 name[32];
-	int		 idx, known;
+	int		 idx, known, partial, minor;
+	static int	 minors_read;
 
+	if (!minors_read) {
+		nv_read_minors();
+		minors_read = 1;
+	}
 	nv_tend_stream(now);
 	nv_tend_apps(now);
 	if (nv_stream.pid <= 0 || nv_stalled)
 		return;
-	known = nv_alloc(conf, &alloc);
+	known = nv_alloc(conf, &alloc, &partial);
 	for (i = 0; i < NV_GPUS_MAX; i++) {
 		g = &nv_gpus[i];
 		if (!g->seen || now - g->last_ms >= nv_stall_ms)
@@ -1033,8 +1180,10 @@ nv_sample(const struct probe_conf *conf)
 			pinst_set_str(pi, NV_UUID, g->uuid);
 		if (g->present & ((uint64_t)1 << NV_NAME))
 			pinst_set_str(pi, NV_NAME, g->name);
-		if (known)
+		if (known && (!partial || (alloc >> i & 1)))
 			pinst_set(pi, NV_ALLOC, (int64_t)(alloc >> i & 1));
+		if ((minor = nv_minor_of(i)) >= 0)
+			pinst_set(pi, NV_MINOR, minor);
 	}
 	/* A list older than three periods (and than the stall window, for
 	 * the helper's short periods) is no longer the truth. */

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: ISC
 # gpu-ranks: GPUs tied to ranks, and gpu-idle (issue 24, item 4), end to
 # end on this machine without a GPU.  Real local processes are the ranks
-# of a fake job 7700 (SLURM_JOB_ID, SLURM_PROCID, and SLURM_JOB_GPUS=0,1:
-# GPUs 0 and 1 allocated on this node, as Slurm sets it); the fake NVML
+# of a fake job 7700 (SLURM_JOB_ID, SLURM_PROCID, SLURM_JOB_GPUS=0,1 and
+# CUDA_VISIBLE_DEVICES naming GPU 0 and a MIG instance of GPU 1); the fake NVML
 # (tests/data/nvml/fake-nvml.c through jobtop-nvml) lists two GPUs and
 # one compute process: rank 0's pid on GPU 0 (37% SM, 1 GiB).  The probe
 # GPU 1 is in MIG mode with two instances.  The probe
@@ -53,11 +53,15 @@ cleanup() {
 trap cleanup EXIT
 
 # The ranks: two real processes of job 7700.
+# GPU 1 is in MIG mode, so Slurm's indexes count MIG instances and are
+# not used: the UUIDs of CUDA_VISIBLE_DEVICES (GPU 0 and an instance of
+# GPU 1) say which GPUs are the job's.
+cvd=GPU-5f3e4d2c-1a2b-3c4d-5e6f-708192a3b4c5,MIG-11111111-2222-3333-4444-555555555555
 env SLURM_JOB_ID=7700 SLURM_PROCID=0 SLURM_JOB_GPUS=0,1 \
-    CUDA_VISIBLE_DEVICES=0,1 sleep 120 &
+    CUDA_VISIBLE_DEVICES=$cvd sleep 120 &
 r0=$!
 env SLURM_JOB_ID=7700 SLURM_PROCID=1 SLURM_JOB_GPUS=0,1 \
-    CUDA_VISIBLE_DEVICES=0,1 sleep 120 &
+    CUDA_VISIBLE_DEVICES=$cvd sleep 120 &
 r1=$!
 
 mkdir -p "$tmp/root/dev" "$tmp/nvml"

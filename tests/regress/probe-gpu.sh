@@ -80,6 +80,7 @@ for line in open(path):
     elif t == "node":
         recs.append(r)
     elif t == "event":
+        r["_after"] = len(recs)	# node records before it
         events.append(r)
 bad = []
 srcs = (hello or {}).get("sources", {})
@@ -119,8 +120,17 @@ def event(code, *words):
             bad.append("%s event text %r lacks %r" % (code,
                        evs[0].get("text"), w))
 
-def no_gpu_at_end():
-    for r in recs[-3:]:
+def no_gpu_after(code):
+    # Every record after the probe said the stream ended or stalled: on a
+    # loaded machine the fake nvidia-smi may start late, so the end is
+    # found by the event, not by counting records from the end.
+    evs = [e for e in events if e.get("code") == code]
+    if not evs:
+        return
+    after = recs[evs[0]["_after"]:]
+    if not after:
+        bad.append("no record after the %s event" % code)
+    for r in after:
         for k in r:
             if k.startswith("gpu.") or k.startswith("gpuproc."):
                 bad.append("after the stream ended, %s = %r" % (k, r[k]))
@@ -175,12 +185,12 @@ elif mode == "exit":
     if not series("gpu.util", "0"):
         bad.append("no values before the stream ended")
     event("nvgpu-exited", "status 3", "Unknown Error")
-    no_gpu_at_end()
+    no_gpu_after("nvgpu-exited")
 elif mode == "stall":
     if not series("gpu.util", "0"):
         bad.append("no values before the stream stalled")
     event("nvgpu-stalled")
-    no_gpu_at_end()
+    no_gpu_after("nvgpu-stalled")
 elif mode == "off":
     want = "off: " + sys.argv[3]
     if srcs.get(sys.argv[4]) != want:
