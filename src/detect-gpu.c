@@ -16,6 +16,8 @@
 struct detect_gpu_node {
 	unsigned	 unused[DETECT_GPU_MAX];	/* samples in a row */
 	uint64_t	 idle;				/* flagged */
+	uint64_t	 sched;		/* the scheduler's GPU indexes */
+	int		 sched_known;
 };
 
 struct detect_gpu {
@@ -166,19 +168,10 @@ detect_gpu_used(const struct node_model *m)
 	return used;
 }
 
-void
-detect_gpu_sample(struct detect_gpu *d, int i, const char *name,
-    const struct node_model *m, uint64_t ms,
-    void (*cb)(void *, const struct detect_event *), void *arg)
+/* Node i's state, made on first use. */
+static struct detect_gpu_node *
+detect_gpu_node(struct detect_gpu *d, int i)
 {
-	struct detect_gpu_node	*dn;
-	const struct minst	*mi;
-	uint64_t		 alloc = 0, used, bit;
-	int64_t			 v;
-	int			 g, fa, k;
-
-	if (d == NULL || i < 0 || m->schema == NULL)
-		return;
 	if (i >= d->nnodes) {
 		d->nodes = xreallocarray(d->nodes, (size_t)i + 1,
 		    sizeof(*d->nodes));
@@ -186,7 +179,66 @@ detect_gpu_sample(struct detect_gpu *d, int i, const char *name,
 		    sizeof(*d->nodes));
 		d->nnodes = i + 1;
 	}
-	dn = &d->nodes[i];
+	return &d->nodes[i];
+}
+
+void
+detect_gpu_set_sched(struct detect_gpu *d, int i, int64_t mask)
+{
+	struct detect_gpu_node	*dn;
+
+	if (d == NULL || i < 0)
+		return;
+	dn = detect_gpu_node(d, i);
+	dn->sched = mask >= 0 ? (uint64_t)mask : 0;
+	dn->sched_known = mask >= 0;
+}
+
+/*
+ * The scheduler's indexes are the probe's (NVML's) only where no GPU of
+ * the node is in MIG mode (Slurm then counts MIG instances) and no GPU's
+ * device minor differs from its index (a hand-written gres.conf numbers
+ * by /dev/nvidiaN): the probe's nv_slurm_indexes_ok, from its values.
+ * The GPUs the node has into *have.
+ */
+static int
+detect_gpu_sched_ok(const struct node_model *m, uint64_t *have)
+{
+	const struct minst	*mi;
+	int64_t			 v;
+	int			 g, fm, k;
+
+	*have = 0;
+	if ((g = model_group_index(m, "gpumig")) >= 0 && m->gfirst[g] != NULL)
+		return 0;
+	if ((g = model_group_index(m, "gpu")) < 0)
+		return 0;
+	fm = model_field_index(m, (unsigned)g, "minor");
+	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+		k = atoi(mi->name);
+		if (k < 0 || k >= DETECT_GPU_MAX)
+			continue;
+		if (fm >= 0 && model_value(mi, (unsigned)fm, &v) && v != k)
+			return 0;
+		*have |= (uint64_t)1 << k;
+	}
+	return 1;
+}
+
+void
+detect_gpu_sample(struct detect_gpu *d, int i, const char *name,
+    const struct node_model *m, uint64_t ms,
+    void (*cb)(void *, const struct detect_event *), void *arg)
+{
+	struct detect_gpu_node	*dn;
+	const struct minst	*mi;
+	uint64_t		 alloc = 0, used, bit, have;
+	int64_t			 v;
+	int			 g, fa, k;
+
+	if (d == NULL || i < 0 || m->schema == NULL)
+		return;
+	dn = detect_gpu_node(d, i);
 	if ((g = model_group_index(m, "gpu")) >= 0 &&
 	    (fa = model_field_index(m, (unsigned)g, "alloc")) >= 0) {
 		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
@@ -196,6 +248,10 @@ detect_gpu_sample(struct detect_gpu *d, int i, const char *name,
 				alloc |= (uint64_t)1 << k;
 		}
 	}
+	/* The scheduler's allocation covers a node where no rank says,
+	 * and GPUs of the job beside a step's own. */
+	if (dn->sched_known && detect_gpu_sched_ok(m, &have))
+		alloc |= dn->sched & have;
 	used = detect_gpu_used(m);
 	for (k = 0; k < DETECT_GPU_MAX; k++) {
 		bit = (uint64_t)1 << k;

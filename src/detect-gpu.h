@@ -53,6 +53,11 @@ void		 detect_gpu_free(struct detect_gpu *);
 void		 detect_gpu_sample(struct detect_gpu *, int, const char *,
 		     const struct node_model *, uint64_t,
 		     void (*)(void *, const struct detect_event *), void *);
+/* The GPUs the scheduler allocated the job on node i (bit k: its index
+ * k; -1 unknown): allocated too where the node's GPUs show its indexes
+ * are NVML's (no MIG mode, every known device minor equal to its index),
+ * and only GPUs the node has. */
+void		 detect_gpu_set_sched(struct detect_gpu *, int, int64_t);
 /* The GPUs of node i flagged gpu-idle now, one bit per index. */
 uint64_t	 detect_gpu_idle(const struct detect_gpu *, int);
 

@@ -441,6 +441,33 @@ export_job_id(const struct rec_meta *meta)
 	    "nodes", start);
 }
 
+/* ,"gpus":{"node1":[0,1],...}: the scheduler's GPU indexes per node, the
+ * nodes it said something of; nothing when it said nothing. */
+static void
+export_json_gpus(FILE *f, const struct rec_meta *meta)
+{
+	unsigned	i, k, n = 0;
+
+	if (meta->gpus == NULL)
+		return;
+	fputs(",\"gpus\":{", f);
+	for (i = 0; i < meta->nnodes; i++) {
+		if (meta->gpus[i] < 0)
+			continue;
+		if (n++ > 0)
+			fputc(',', f);
+		out_json_string(f, meta->nodes[i], strlen(meta->nodes[i]));
+		fputs(":[", f);
+		for (k = 0; k < 63; k++)
+			if (meta->gpus[i] >> k & 1)
+				fprintf(f, "%s%u", (meta->gpus[i] &
+				    (((int64_t)1 << k) - 1)) != 0 ? "," : "",
+				    k);
+		fputc(']', f);
+	}
+	fputc('}', f);
+}
+
 /* {"type":"meta",...}: the recording's job, once, first (JSON only). */
 void
 export_json_meta(FILE *f, const struct rec_meta *meta, const char *job,
@@ -488,7 +515,9 @@ export_json_meta(FILE *f, const struct rec_meta *meta, const char *job,
 			fputc(',', f);
 		out_json_string(f, meta->nodes[i], strlen(meta->nodes[i]));
 	}
-	fputs("]}\n", f);
+	fputc(']', f);
+	export_json_gpus(f, meta);
+	fputs("}\n", f);
 }
 
 /* Batch mode's job record once per interval of samples, as live. */

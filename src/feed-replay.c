@@ -271,8 +271,13 @@ replay_attach(struct replay *rp, struct monitor *mon)
 	unsigned		 i;
 
 	rp->mon = mon;
-	for (i = 0; i < rp->nnodes; i++)
-		monitor_add_node(mon, m->nodes[i]);
+	for (i = 0; i < rp->nnodes; i++) {
+		int	k = monitor_add_node(mon, m->nodes[i]);
+
+		/* The scheduler's GPUs, as live (gpu-idle). */
+		if (m->gpus != NULL && i < m->nnodes)
+			monitor_node_gpus(mon, k, m->gpus[i]);
+	}
 	monitor_set_models(mon, replay_model, rp);
 	monitor_set_replayed(mon, 1);
 	monitor_set_clock(mon, rp->pos_ms, rp->start_ms);

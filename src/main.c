@@ -817,6 +817,32 @@ main_out_ready(void *arg, struct session *s, const struct pollfd *pfd,
 	}
 }
 
+/*
+ * The GPUs the scheduler allocated the job on each node (job->gpus, for
+ * gpu-idle on nodes where no rank says, and the recording): asked once of
+ * a running job; a scheduler that cannot say, or a failed query, leaves
+ * them unknown (-v says why).
+ */
+static void
+main_gpus(struct job *job)
+{
+	char	err[512];
+
+	if (strcmp(job->sched, "hostlist") == 0 || job->id[0] == '\0' ||
+	    !sched_job_active(job))
+		return;
+	if (sched_gpus(job, err, sizeof(err)) != SCHED_OK)
+		log_debug("GPUs per node not known: %s", err);
+}
+
+/* Node i of the job into the monitor's GPU allocation. */
+static void
+main_node_gpus(struct monitor *mon, int mi, const struct job *job, size_t i)
+{
+	if (job->gpus != NULL)
+		monitor_node_gpus(mon, mi, job->gpus[i]);
+}
+
 /* The job's metadata, as recorded and as live --json's meta record
  * gives it (export.h): free it with rec_meta_free. */
 static void
@@ -848,6 +874,10 @@ main_meta(struct rec_meta *meta, const struct main_opts *o,
 		names[i] = hostlist_get(job->nodes, i);
 	rec_meta_set_nodes(meta, (unsigned)n, names);
 	free(names);
+	if (job->gpus != NULL) {
+		meta->gpus = xcalloc(n > 0 ? n : 1, sizeof(*meta->gpus));
+		memcpy(meta->gpus, job->gpus, n * sizeof(*meta->gpus));
+	}
 }
 
 /*
@@ -1369,7 +1399,8 @@ main_batch(const struct main_opts *o, struct job *job)
 	rec_set_models(run.rec, main_rec_model, &run);
 	run.jw = jobwatch_new(job->sched, mp.jobid, clock_mono_ms());
 	for (i = 0; i < n; i++) {
-		monitor_add_node(run.mon, hostlist_get(job->nodes, i));
+		main_node_gpus(run.mon, monitor_add_node(run.mon,
+		    hostlist_get(job->nodes, i)), job, i);
 		main_probes_add(&mp, s, hostlist_get(job->nodes, i));
 	}
 	ret = session_run(s) != 0 ? MAIN_EXIT_FAIL : 0;
@@ -1484,6 +1515,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 	for (i = 0; i < n; i++) {
 		name = hostlist_get(job->nodes, i);
 		ui_add_node(ui, name, main_host_local(name));
+		main_node_gpus(run.mon, monitor_nnodes(run.mon) - 1, job, i);
 		main_probes_add(&mp, s, name);
 	}
 	if (ui_start(ui, err, sizeof(err)) != 0) {
@@ -1970,10 +2002,10 @@ main(int argc, char **argv)
 		for (i = 0; i < hostlist_count(job.nodes); i++)
 			printf("%s\n", hostlist_get(job.nodes, i));
 		rc = 0;
-	} else if (!o.batch)
-		rc = main_interactive(&o, &job);
-	else
-		rc = main_batch(&o, &job);
+	} else {
+		main_gpus(&job);
+		rc = o.batch ? main_batch(&o, &job) : main_interactive(&o, &job);
+	}
 	sched_job_free(&job);
 	config_free(&cfg);
 	log_close();

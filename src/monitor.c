@@ -25,6 +25,7 @@ struct mon_node {
 	int		 lost;
 	int		 failed;	/* said once */
 	int		 live_once;	/* said once */
+	int64_t		 gpus;		/* the scheduler's, -1 unknown */
 };
 
 /* An event as a replay's monitor keeps it (to tell again after a
@@ -200,10 +201,20 @@ monitor_add_node(struct monitor *m, const char *name)
 	n = &m->nodes[m->nnodes++];
 	memset(n, 0, sizeof(*n));
 	n->name = xstrdup(name);
+	n->gpus = -1;
 	monitor_node_clear(n);
 	history_resize(m->hist, m->nnodes);
 	MON_TELL(m, node_added, i, n->name);
 	return i;
+}
+
+void
+monitor_node_gpus(struct monitor *m, int i, int64_t mask)
+{
+	if (i < 0 || i >= m->nnodes)
+		return;
+	m->nodes[i].gpus = mask;
+	detect_gpu_set_sched(m->dgpu, i, mask);
 }
 
 int
@@ -434,8 +445,10 @@ monitor_reset(struct monitor *m)
 	detect_gpu_free(m->dgpu);
 	history_free(m->hist);
 	monitor_make(m);
-	for (i = 0; i < m->nnodes; i++)
+	for (i = 0; i < m->nnodes; i++) {
 		monitor_node_clear(&m->nodes[i]);
+		detect_gpu_set_sched(m->dgpu, i, m->nodes[i].gpus);
+	}
 	m->log.head = m->log.len = 0;
 	for (i = 0; i < m->nsinks; i++)
 		if (m->sinks[i].s.reset != NULL)

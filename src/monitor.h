@@ -120,6 +120,9 @@ void		 monitor_job_tick(struct monitor *, uint64_t);
 void		 monitor_job_ended(struct monitor *);
 /* Forget every sample, flag, phase and event (a replay's seek). */
 void		 monitor_reset(struct monitor *);
+/* The GPUs the scheduler allocated the job on node i (job->gpus: bit k
+ * its index k, -1 unknown), for gpu-idle (detect_gpu_set_sched). */
+void		 monitor_node_gpus(struct monitor *, int, int64_t);
 /* A replay: the detectors' events are not told (the recorded ones
  * stand in for them). */
 void		 monitor_set_replayed(struct monitor *, int);

@@ -575,6 +575,28 @@ rec_reader_meta_parse(struct rec_reader *r, const uint8_t *p, size_t len)
 			return REC_ERR_DAMAGED;
 		text_clean_inplace(m->partition);
 	}
+	/* The scheduler's GPUs per node: one per node or none. */
+	if (wreader_left(&rd) > 0) {
+		if (wire_get_varint(&rd, &v) != WIRE_OK)
+			return REC_ERR_DAMAGED;
+		if (v != 0 && v != m->nnodes) {
+			snprintf(r->err, sizeof(r->err), "the recording header "
+			    "has GPUs for %llu nodes of %u",
+			    (unsigned long long)v, m->nnodes);
+			return REC_ERR_DAMAGED;
+		}
+		if (v != 0)
+			m->gpus = xcalloc(m->nnodes, sizeof(*m->gpus));
+		for (i = 0; v != 0 && i < m->nnodes; i++) {
+			uint64_t	g;
+
+			if (wire_get_varint(&rd, &g) != WIRE_OK)
+				return REC_ERR_DAMAGED;
+			/* Indexes 0-62 only: anything else unknown. */
+			m->gpus[i] = g == 0 || g - 1 >= (1ULL << 63) ? -1 :
+			    (int64_t)(g - 1);
+		}
+	}
 	return WIRE_OK;
 }
 

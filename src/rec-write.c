@@ -159,7 +159,9 @@ rec_meta_free(struct rec_meta *m)
 	for (i = 0; i < m->nnodes; i++)
 		free(m->nodes[i]);
 	free(m->nodes);
+	free(m->gpus);
 	m->nodes = NULL;
+	m->gpus = NULL;
 	m->nnodes = 0;
 }
 /* A name safe in a file name: letters, digits, dot, dash, underscore. */
@@ -884,6 +886,12 @@ rec_put_meta(struct wbuf *w, const struct rec_meta *m)
 	    m->time_limit == REC_LIMIT_NONE ? 1 : 0);
 	wire_put_strn(w, m->partition, strnlen(m->partition,
 	    PROTO_NAME_MAX - 1));
+	/* The scheduler's GPUs per node: a count (0: none said), then each
+	 * node's mask + 1 (0: unknown). */
+	wire_put_varint(w, m->gpus != NULL ? m->nnodes : 0);
+	for (i = 0; m->gpus != NULL && i < m->nnodes; i++)
+		wire_put_varint(w, m->gpus[i] >= 0 ? (uint64_t)m->gpus[i] + 1 :
+		    0);
 	return w->err;
 }
 

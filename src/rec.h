@@ -105,6 +105,10 @@ struct rec_meta {
 	char		 host[PROTO_HOST_MAX];	/* where the monitor ran */
 	unsigned	 nnodes;
 	char		**nodes;	/* names as the user gave them */
+	/* The GPUs the scheduler allocated on each node (a later addition;
+	 * job->gpus): bit k for its GPU index k, 0 none, -1 unknown; NULL
+	 * when it did not say.  nnodes entries. */
+	int64_t		*gpus;
 };
 
 /* Fill a meta with defaults (this jobtop, now); the caller sets the job

@@ -494,31 +494,46 @@ slurm_parse(const char *text, const char *jobid, struct job *job, char *err,
 }
 
 /*
- * Does this squeue have the Sluid field (Slurm 25.11 and later)?  Asked
- * once: `squeue --version` prints "slurm 22.05.8".  Anything else (it
- * failed, another form): no, so an older Slurm is queried as before.
+ * The Slurm version, asked once: `squeue --version` prints "slurm 25.11.2"
+ * as SchedMD builds it, "slurm-wlm 22.05.8" as Debian and Ubuntu package
+ * it.  Anything else (it failed, another form): 0.0, an old Slurm.
  */
+static void
+slurm_version(int *major, int *minor)
+{
+	static int	 known, ma, mi;
+	const char	*argv[] = { "squeue", "--version", NULL };
+	char		*out = NULL, errtxt[256], err[256];
+	int		 status;
+
+	if (!known) {
+		known = 1;
+		if (sched_run(argv, &out, errtxt, sizeof(errtxt), &status,
+		    err, sizeof(err)) != SCHED_OK || status != 0 ||
+		    out == NULL || (sscanf(out, "slurm %d.%d", &ma, &mi) != 2 &&
+		    sscanf(out, "slurm-wlm %d.%d", &ma, &mi) != 2))
+			ma = mi = 0;
+		free(out);
+	}
+	*major = ma;
+	*minor = mi;
+}
+
+/* Is this Slurm major.minor or later? */
+static int
+slurm_at_least(int major, int minor)
+{
+	int	ma, mi;
+
+	slurm_version(&ma, &mi);
+	return ma > major || (ma == major && mi >= minor);
+}
+
+/* Does this squeue have the Sluid field (Slurm 25.11 and later)? */
 static int
 slurm_has_sluid(void)
 {
-	static int	 known = -1;
-	const char	*argv[] = { "squeue", "--version", NULL };
-	char		*out = NULL, errtxt[256], err[256];
-	int		 status, major, minor;
-
-	if (known >= 0)
-		return known;
-	known = 0;
-	/* "slurm 25.11.2" as SchedMD builds it, "slurm-wlm 22.05.8" as
-	 * Debian and Ubuntu package it. */
-	if (sched_run(argv, &out, errtxt, sizeof(errtxt), &status, err,
-	    sizeof(err)) == SCHED_OK && status == 0 && out != NULL &&
-	    (sscanf(out, "slurm %d.%d", &major, &minor) == 2 ||
-	    sscanf(out, "slurm-wlm %d.%d", &major, &minor) == 2))
-		known = major > SLURM_SLUID_MAJOR ||
-		    (major == SLURM_SLUID_MAJOR && minor >= SLURM_SLUID_MINOR);
-	free(out);
-	return known;
+	return slurm_at_least(SLURM_SLUID_MAJOR, SLURM_SLUID_MINOR);
 }
 
 /* A separator no job name can hold: "~jt" and 16 random hex digits. */
@@ -575,6 +590,39 @@ slurm_resolve(const char *jobid, struct job *job, char *err, size_t errsz)
 	return r;
 }
 
+/*
+ * The GPUs allocated on each node (sched-gres.c): `scontrol -d --json show
+ * job ID` from Slurm 23.02, `scontrol -o -d show job ID` before it.
+ */
+static int
+slurm_gpus(struct job *job, char *err, size_t errsz)
+{
+	const char	*json[] = { "scontrol", "-d", "--json", "show", "job",
+	    job->id, NULL };
+	const char	*text[] = { "scontrol", "-o", "-d", "show", "job",
+	    job->id, NULL };
+	char		*out, errtxt[512];
+	int		 r, status, use_json = slurm_at_least(23, 2);
+
+	if ((r = sched_run(use_json ? json : text, &out, errtxt,
+	    sizeof(errtxt), &status, err, errsz)) != SCHED_OK)
+		return r;
+	if (status != 0) {
+		free(out);
+		snprintf(err, errsz, "scontrol show job %s: %s", job->id,
+		    errtxt[0] != '\0' ? errtxt : "failed");
+		return SCHED_ECMD;
+	}
+	r = use_json ? sched_gres_json(out, job) : sched_gres_text(out, job);
+	free(out);
+	if (r != 0) {
+		snprintf(err, errsz, "scontrol show job %s: no GPU detail "
+		    "jobtop can trust", job->id);
+		return SCHED_EPARSE;
+	}
+	return SCHED_OK;
+}
+
 static const struct jobvar slurm_jobvars[] = { JOBVARS_SLURM, JOBVARS_END };
 
 const struct sched sched_slurm = {
@@ -595,4 +643,5 @@ const struct sched sched_slurm = {
 	    "not found", NULL },
 	.resolve = slurm_resolve,
 	.parse = slurm_parse,
+	.gpus = slurm_gpus,
 };

@@ -274,10 +274,29 @@ sched_job_free(struct job *job)
 	free(job->nodelist);
 	free(job->rank_nodes);
 	free(job->slots);
+	free(job->gpus);
 	for (i = 0; i < job->npend; i++)
 		free(job->pend[i].name);
 	free(job->pend);
 	sched_job_init(job);
+}
+
+int
+sched_gpus(struct job *job, char *err, size_t errsz)
+{
+	const struct sched	*s;
+
+	if (job->sched == NULL || (s = sched_by_name(job->sched)) == NULL ||
+	    s->gpus == NULL) {
+		snprintf(err, errsz, "%s does not say which GPUs a node was "
+		    "given", job->sched != NULL ? job->sched : "no scheduler");
+		return SCHED_ECMD;
+	}
+	if (!sched_job_active(job)) {
+		snprintf(err, errsz, "job %s is not running", job->id);
+		return SCHED_ECMD;
+	}
+	return s->gpus(job, err, errsz);
 }
 
 const char *

@@ -116,6 +116,10 @@ struct job {
 	char		 partition[64];	/* partition or queue */
 	char		 sluid[24];	/* Slurm's SLUID of the job (squeue's
 					 * Sluid, Slurm 25.11+), or "" */
+	/* The GPUs the scheduler allocated on each node, in nodes order:
+	 * bit k for its GPU index k on the node (Slurm's, sched-gres.c), 0
+	 * none, -1 unknown; NULL when not asked or not said (sched_gpus). */
+	int64_t		*gpus;
 
 	/* Private to sched: hosts with slot counts, until finished. */
 	struct job_slot	*pend;
@@ -173,6 +177,9 @@ struct sched {
 				    size_t);
 	int			(*parse)(const char *, const char *,
 				    struct job *, char *, size_t);
+	/* The GPUs allocated on each node of a running job into job->gpus;
+	 * NULL where the scheduler cannot say. */
+	int			(*gpus)(struct job *, char *, size_t);
 };
 
 extern const struct sched	sched_slurm;
@@ -291,6 +298,20 @@ int	sched_admin_group(const char *, char *, size_t);
 
 /* Use another configuration file (tests). */
 void	sched_set_conf(const char *);
+
+/*
+ * The GPUs the job's scheduler allocated it on each node (job->gpus), for
+ * a running job: asked once, the allocation does not change.  SCHED_OK,
+ * or an error with the reason in err (job->gpus stays NULL).
+ */
+int		 sched_gpus(struct job *, char *, size_t);
+/* sched-gres.c, for sched-slurm.c and the tests: one node's GRES detail
+ * ("gpu:a100:2(IDX:0-1)") into *mask, 0, or -1 when it is not one or
+ * does not say which GPUs; a scontrol -d --json or -o -d record into
+ * job->gpus, 0, or -1 when it cannot be trusted or says nothing. */
+int		 sched_gres_detail(const char *, int64_t *);
+int		 sched_gres_json(const char *, struct job *);
+int		 sched_gres_text(const char *, struct job *);
 
 /* Job records. */
 void		 sched_job_init(struct job *);

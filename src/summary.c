@@ -737,6 +737,7 @@ summary_v_job(struct summary *s)
 {
 	struct summary_line	*l;
 	char			 a[80], b[80], sp[48];
+	unsigned		 i, k, ngpu;
 
 	l = summary_line(s, "Job", 0);
 	summary_time(b, sizeof(b), s->t1);
@@ -760,6 +761,12 @@ summary_v_job(struct summary *s)
 		summary_bytes(a, sizeof(a), (double)s->meta->mem);
 		summary_cat(l, ", %s of memory", a);
 	}
+	for (i = 0, ngpu = 0; s->meta->gpus != NULL && i < s->meta->nnodes;
+	    i++)
+		for (k = 0; s->meta->gpus[i] > 0 && k < 63; k++)
+			ngpu += (unsigned)(s->meta->gpus[i] >> k & 1);
+	if (ngpu > 0)
+		summary_cat(l, ", %u GPU%s", ngpu, ngpu == 1 ? "" : "s");
 	if (s->meta->time_limit >= 0) {
 		summary_span(a, sizeof(a), (double)s->meta->time_limit);
 		summary_cat(l, ", limit %s", a);

@@ -5,8 +5,10 @@
  * query command's output.  Besides memory errors it checks what the
  * parsers promise (review F1, F4d): a job that parses has an owner of a
  * user name's shape or none, and its name, state word and reason hold no
- * control byte.  The same text also goes to the JSON reader and to the
- * Slurm cgroup check.
+ * control byte.  The same text also goes to the JSON reader, to the
+ * Slurm cgroup check and to Slurm's GRES detail readers (sched-gres.c: a
+ * node's mask is -1 or a mask of indexes 0-62, every node of the job has
+ * one when any has).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,6 +33,40 @@ static const struct {
 };
 
 #define NCASES	(sizeof(cases) / sizeof(cases[0]))
+
+/* A job on gpu[01-04] read by one GRES reader: what it promises. */
+static void
+fuzz_gres_check(struct job *job, int r)
+{
+	size_t	i;
+
+	if (r == 0 && job->gpus == NULL)
+		abort();
+	for (i = 0; job->gpus != NULL && i < 4; i++)
+		if (job->gpus[i] < -1)
+			abort();
+}
+
+static void
+fuzz_gres(const char *text)
+{
+	struct job	job;
+	char		err[256];
+	int64_t		mask = -7;
+	int		r;
+
+	if (sched_gres_detail(text, &mask) == 0 && mask < 0)
+		abort();
+	sched_job_init(&job);
+	if (sched_job_add_nodes(&job, "gpu[01-04]", err, sizeof(err)) != 0 ||
+	    sched_job_finish(&job, err, sizeof(err)) != 0)
+		abort();
+	r = sched_gres_json(text, &job);
+	fuzz_gres_check(&job, r);
+	r = sched_gres_text(text, &job);
+	fuzz_gres_check(&job, r);
+	sched_job_free(&job);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
@@ -69,6 +105,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 
 	if ((j = sched_json_parse(text)) != NULL)
 		sched_json_free(j);
+	fuzz_gres(text);
 	(void)sched_slurm_cgroup_has_job(text, "77", 1001);
 	free(text);
 	return 0;

@@ -41,6 +41,7 @@ cat >"$tmp/except" <<'EOF'
 src/main.c "json" the monitor's own --json (live batch records), not export's option
 src/sched-env.c "slurm" Slurm's cgroup v1 root directory (/slurm/uid_U/job_ID), a path, not the scheduler's name
 ui/panel-nodes.c "libssh2" the usual transport, which the STATE cell leaves unnamed (the UI cannot see remote/'s registry)
+src/sched-slurm.c "--json" scontrol's own --json (Slurm 23.02+ prints the job's GRES detail as JSON), not export's option
 remote/explain.c "ssh" --explain runs the OpenSSH client's own ssh -v after the ssh rung: the program and that rung
 EOF
 

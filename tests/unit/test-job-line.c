@@ -111,6 +111,13 @@ test_meta(void)
 		    REC_LIMIT_NONE : i == 3 ? 100000000001LL : 3600;
 		snprintf(meta.partition, sizeof(meta.partition), "%s",
 		    i == 0 ? "gpu\033[2J" : "");
+		/* The scheduler's GPUs per node: said (0), not (1); index
+		 * 62, none and unknown (2). */
+		if (i == 0 || i == 2) {
+			meta.gpus = calloc(2, sizeof(*meta.gpus));
+			meta.gpus[0] = i == 0 ? 0x5 : (int64_t)1 << 62;
+			meta.gpus[1] = i == 0 ? 0 : -1;
+		}
 		unlink(path);
 		r = rec_open(path, &meta, 0, err, sizeof(err));
 		rec_meta_free(&meta);
@@ -130,6 +137,12 @@ test_meta(void)
 			CHECK_INT(m->time_limit, i == 0 ? 3600 : i == 2 ?
 			    REC_LIMIT_NONE : REC_LIMIT_UNKNOWN);
 			CHECK_STR(m->partition, i == 0 ? "gpu?[2J" : "");
+			CHECK((m->gpus != NULL) == (i == 0 || i == 2));
+			if (m->gpus != NULL && i == 0)
+				CHECK(m->gpus[0] == 0x5 && m->gpus[1] == 0);
+			if (m->gpus != NULL && i == 2)
+				CHECK(m->gpus[0] == (int64_t)1 << 62 &&
+				    m->gpus[1] == -1);
 		}
 		rec_reader_free(rd);
 	}

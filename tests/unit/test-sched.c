@@ -323,6 +323,144 @@ slurm_mem_of(const char *cpus, const char *tres, const char *minmem)
  * prints both alike) counts only where tres-alloc has no mem= (memory
  * not consumable: CR_CPU, CR_Core) and the record has one CPU a node.
  */
+/* A job on nodes (a hostlist expression), for the GRES parsers. */
+static void
+gres_job(struct job *job, const char *nodes)
+{
+	char	err[256];
+
+	sched_job_init(job);
+	CHECK_INT(sched_job_add_nodes(job, nodes, err, sizeof(err)),
+	    SCHED_OK);
+	CHECK_INT(sched_job_finish(job, err, sizeof(err)), SCHED_OK);
+}
+
+/* job->gpus of node name (-3: no list at all). */
+static long long
+gres_of(struct job *job, const char *name)
+{
+	long	i = hostlist_find(job->nodes, name);
+
+	if (job->gpus == NULL)
+		return -3;
+	return i < 0 ? -4 : (long long)job->gpus[i];
+}
+
+/* One node's GRES detail string. */
+static long long
+gres1(const char *s)
+{
+	int64_t	m = -7;
+
+	return sched_gres_detail(s, &m) == 0 ? (long long)m : -1;
+}
+
+/* Slurm's per-node GRES detail: the forms of 22.05-25.11, JSON and the
+ * -o text with its forgery guard (issue 24, item 4). */
+static void
+test_slurm_gres(void)
+{
+	struct job	 job;
+	char		*t;
+
+	CHECK(gres1("gpu:a100:2(IDX:0-1)") == 0x3);
+	CHECK(gres1("gpu:2(IDX:0,2-3)") == 0xd);
+	CHECK(gres1("gpu:a100:1(IDX:0),gpu:v100:1(IDX:2)") == 0x5);
+	CHECK(gres1("gpu:a100:2(IDX:0-1),nic:1(IDX:0)") == 0x3);
+	CHECK(gres1("nic:1(IDX:0)") == 0);
+	CHECK(gres1("") == 0);
+	/* 23.11+ shares: GPUs 0 and 1 have some taken. */
+	CHECK(gres1("shard:3(2/4,1/4,0/4,0/4)") == 0x3);
+	CHECK(gres1("mps:50(IDX:1)") == 0x2);
+	/* A count without indexes says no GPU by name. */
+	CHECK(gres1("gpu(CNT:2)") == -1);
+	CHECK(gres1("gpu:1(IDX:0),gpu:tesla(CNT:1)") == 0x1);
+	CHECK(gres1("gpu:1(IDX:62)") == (long long)1 << 62);
+	/* Malformed or hostile: not used. */
+	CHECK(gres1("gpu:1(IDX:63)") == -1);
+	CHECK(gres1("gpu:1(IDX:3-1)") == -1);
+	CHECK(gres1("gpu:1(IDX:0,)") == -1);
+	CHECK(gres1("gpu:1(IDX:)") == -1);
+	CHECK(gres1("gpu:1(IDX:0") == -1);
+	CHECK(gres1("gpu:1IDX:0)") == -1);
+	CHECK(gres1("gpu:1(IDX:0)),x") == -1);
+	CHECK(gres1("gpu:1(IDX:0),") == -1);
+	CHECK(gres1(",gpu:1(IDX:0)") == -1);
+	CHECK(gres1("gpu:1(IDX:-1)") == -1);
+	CHECK(gres1("gpu:1(IDX:99999999999999999999)") == -1);
+	CHECK(gres1("shard:1(1/0)") == -1);
+	CHECK(gres1("shard:1(x)") == -1);
+
+	/* JSON: one string per node of "nodes", in Slurm's order; the
+	 * name's forged words are a JSON string and change nothing. */
+	gres_job(&job, "gpu[01-03]");
+	t = fixture("slurm-gres/synth-2311.json");
+	CHECK_INT(sched_gres_json(t, &job), 0);
+	CHECK(gres_of(&job, "gpu01") == 0x3);
+	CHECK(gres_of(&job, "gpu02") == 0x5);
+	CHECK(gres_of(&job, "gpu03") == 0xa);
+	free(t);
+	sched_job_free(&job);
+	/* A node of the job the record does not name: none there. */
+	gres_job(&job, "gpu[01-04]");
+	t = fixture("slurm-gres/synth-2311.json");
+	CHECK_INT(sched_gres_json(t, &job), 0);
+	CHECK(gres_of(&job, "gpu04") == 0);
+	free(t);
+	sched_job_free(&job);
+	/* Slurm 22.05's empty list, or no jobs: not said. */
+	gres_job(&job, "gpu01");
+	CHECK_INT(sched_gres_json("{\"jobs\":[{\"nodes\":\"gpu01\","
+	    "\"gres_detail\":[]}]}", &job), -1);
+	CHECK(job.gpus == NULL);
+	CHECK_INT(sched_gres_json("{\"jobs\":[]}", &job), -1);
+	CHECK_INT(sched_gres_json("not json", &job), -1);
+	CHECK(job.gpus == NULL);
+	/* Fewer strings than nodes: the others unknown. */
+	CHECK_INT(sched_gres_json("{\"jobs\":[{\"nodes\":\"gpu[01-02]\","
+	    "\"gres_detail\":[\"gpu:1(IDX:1)\"]}]}", &job), 0);
+	CHECK(gres_of(&job, "gpu01") == 0x2);
+	sched_job_free(&job);
+	gres_job(&job, "gpu[01-02]");
+	CHECK_INT(sched_gres_json("{\"jobs\":[{\"nodes\":\"gpu[01-02]\","
+	    "\"gres_detail\":[\"gpu:1(IDX:1)\"]}]}", &job), 0);
+	CHECK(gres_of(&job, "gpu02") == -1);
+	sched_job_free(&job);
+
+	/* 22.05's -o text: node groups; a node without GRES has none. */
+	gres_job(&job, "gpu[01-04]");
+	t = fixture("slurm-gres/synth-2205-o-d-groups.txt");
+	CHECK_INT(sched_gres_text(t, &job), 0);
+	CHECK(gres_of(&job, "gpu01") == 0x3);
+	CHECK(gres_of(&job, "gpu02") == 0x3);
+	CHECK(gres_of(&job, "gpu03") == 0x8);
+	CHECK(gres_of(&job, "gpu04") == 0);
+	free(t);
+	sched_job_free(&job);
+	/* A name that forges a GRES record makes two JOB_GRES words: the
+	 * record is not used at all. */
+	gres_job(&job, "gpu01");
+	t = fixture("slurm-gres/synth-2205-o-d-forged.txt");
+	CHECK_INT(sched_gres_text(t, &job), -1);
+	CHECK(job.gpus == NULL);
+	free(t);
+	/* Two records (a name with a newline, or a het job): not used. */
+	CHECK_INT(sched_gres_text("JobId=1 JobName=a JOB_GRES=gpu:1 "
+	    "Nodes=gpu01 CPU_IDs=0 Mem=0 GRES=gpu:1(IDX:0) MinCPUsNode=1\n"
+	    "JobId=1 JobName=b MinCPUsNode=1\n", &job), -1);
+	/* No JOB_GRES (no -d), or no end word. */
+	CHECK_INT(sched_gres_text("JobId=1 JobName=a MinCPUsNode=1\n", &job),
+	    -1);
+	CHECK_INT(sched_gres_text("JobId=1 JOB_GRES=gpu:1 Nodes=gpu01 "
+	    "GRES=gpu:1(IDX:0)\n", &job), -1);
+	CHECK(job.gpus == NULL);
+	sched_job_free(&job);
+	/* The scheduler registry: Slurm says, the others cannot. */
+	CHECK(sched_slurm.gpus != NULL);
+	CHECK(sched_pbs.gpus == NULL && sched_oar.gpus == NULL &&
+	    sched_flux.gpus == NULL && sched_lsf.gpus == NULL);
+}
+
 static void
 test_slurm_minmem(void)
 {
@@ -2371,6 +2509,7 @@ main(void)
 	RUN(test_slurm_array_het);
 	RUN(test_slurm_hostile);
 	RUN(test_slurm_minmem);
+	RUN(test_slurm_gres);
 	RUN(test_slurm_lab);
 	RUN(test_hostile_names);
 	RUN(test_slurm_cgroup);

@@ -571,6 +571,47 @@ test_gpu_idle(void)
 	finish(ui);
 }
 
+/*
+ * gpu-idle from the scheduler's allocation (monitor_node_gpus): no rank
+ * of n1 names a GPU (no gpu.alloc), Slurm gave the job GPUs 1 and 5 of
+ * the node (5 it does not have).  GPU 1 is flagged after 5 samples,
+ * nothing for GPU 5; not where a device minor shows Slurm's index is not
+ * the probe's, and not before.
+ */
+static void
+test_gpu_idle_sched(void)
+{
+	struct ui	*ui = start(1, 1, 1, 40, 200);
+	const char	*l;
+	int		 i;
+
+	nodes[0].ex->minor_on = 1;
+	nodes[0].ex->gpu_minor[0] = 1;	/* swapped: not Slurm's order */
+	nodes[0].ex->gpu_minor[1] = 0;
+	monitor_node_gpus(ui_monitor(ui), 0, 0x22);
+	for (i = 0; i < 7; i++)
+		step(ui);
+	CHECK(line_with(ui, "gpu-idle") == NULL);
+	CHECK(line_with(ui, "is allocated") == NULL);
+	nodes[0].ex->gpu_minor[0] = 0;	/* minors as the indexes */
+	nodes[0].ex->gpu_minor[1] = 1;
+	for (i = 0; i < 4; i++)
+		step(ui);
+	CHECK(line_with(ui, "gpu-idle") == NULL);
+	step(ui);
+	l = line_from(ui, "n1 ");
+	CHECK(l != NULL && strstr(l, "gpu-idle 1") != NULL);
+	CHECK(line_with(ui, "n1 GPU 1 is allocated to the job but no rank used "
+	    "it for 5 samples") != NULL);
+	CHECK(line_with(ui, "GPU 0 is allocated") == NULL);
+	CHECK(line_with(ui, "GPU 5") == NULL);
+	/* The job no longer holds it (a scheduler's -1: unknown). */
+	monitor_node_gpus(ui_monitor(ui), 0, -1);
+	step(ui);
+	CHECK(line_with(ui, "n1 GPU 1 no longer idle") != NULL);
+	finish(ui);
+}
+
 int
 main(void)
 {
@@ -586,6 +627,7 @@ main(void)
 	RUN(test_header);
 	RUN(test_ranks);
 	RUN(test_gpu_idle);
+	RUN(test_gpu_idle_sched);
 	RUN(test_report);
 	fclose(out);
 	fclose(in);

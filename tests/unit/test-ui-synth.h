@@ -84,6 +84,8 @@ struct synth_extra {
 	int64_t		 gpu_temp[2];
 	int64_t		 gpu_alloc[2];	/* gpu.alloc; sent when alloc_on */
 	int		 alloc_on;
+	int64_t		 gpu_minor[2];	/* gpu.minor; sent when minor_on */
+	int		 minor_on;
 	int64_t		 proc_mem[3];	/* rank 0's, rank 1's, a stranger's */
 	int64_t		 proc_util[3];	/* percent; sent when util_on */
 	int		 util_on;
@@ -216,13 +218,14 @@ synth_node_extra(struct synth_node *n)
 	e->perf = 1;
 }
 
-/* One optional instance's new values (added on its first sample). */
+/* One optional instance's new values (added on its first sample), the
+ * fields of mask present. */
 static inline void
-synth_xinst(struct synth_node *n, struct proto_sample_wr *sw, unsigned slot,
-    unsigned g, const char *name, const int64_t *cur, unsigned nf)
+synth_xinst_mask(struct synth_node *n, struct proto_sample_wr *sw,
+    unsigned slot, unsigned g, const char *name, const int64_t *cur,
+    unsigned nf, uint64_t mask)
 {
 	struct synth_xinst	*x = &n->ex->x[slot];
-	uint64_t		 mask = ((uint64_t)1 << nf) - 1;
 	uint32_t		 id = 1000 + slot;
 
 	if (x->oldp == 0)
@@ -230,6 +233,15 @@ synth_xinst(struct synth_node *n, struct proto_sample_wr *sw, unsigned slot,
 	proto_sample_diff(sw, id, mask, x->old, x->oldp, cur, mask);
 	memcpy(x->old, cur, nf * sizeof(*cur));
 	x->oldp = mask;
+}
+
+/* The same with every one of the nf fields. */
+static inline void
+synth_xinst(struct synth_node *n, struct proto_sample_wr *sw, unsigned slot,
+    unsigned g, const char *name, const int64_t *cur, unsigned nf)
+{
+	synth_xinst_mask(n, sw, slot, g, name, cur, nf,
+	    ((uint64_t)1 << nf) - 1);
 }
 
 /* The optional sources' part of a sample. */
@@ -249,9 +261,12 @@ synth_extra_sample(struct synth_node *n, struct proto_sample_wr *sw,
 		v[3] = e->gpu_mw[k];
 		v[4] = e->gpu_temp[k];
 		v[5] = e->gpu_alloc[k];
+		v[6] = e->gpu_minor[k];
 		snprintf(name, sizeof(name), "%d", k);
-		synth_xinst(n, sw, SX_GPU + k, SG_GPU, name, v,
-		    e->alloc_on ? 6 : 5);
+		/* alloc and minor sent as asked: a mask past the first 5. */
+		synth_xinst_mask(n, sw, SX_GPU + k, SG_GPU, name, v, 7,
+		    (((uint64_t)1 << 5) - 1) | (uint64_t)e->alloc_on << 5 |
+		    (uint64_t)e->minor_on << 6);
 	}
 	for (k = 0; k < 3; k++) {
 		v[0] = k == 1;
@@ -385,13 +400,14 @@ synth_hello(struct synth_node *n, struct wbuf *w)
 	proto_schema_field(w, "mem_current", "bytes", PF_GAUGE);
 	proto_schema_field(w, "mem_max", "bytes", PF_GAUGE);
 	if (n->ex != NULL) {
-		proto_schema_group(w, "gpu", 6);
+		proto_schema_group(w, "gpu", 7);
 		proto_schema_field(w, "util", "percent", PF_GAUGE);
 		proto_schema_field(w, "mem_used", "bytes", PF_GAUGE);
 		proto_schema_field(w, "mem_total", "bytes", PF_GAUGE);
 		proto_schema_field(w, "power", "mW", PF_GAUGE);
 		proto_schema_field(w, "temp", "celsius", PF_GAUGE);
 		proto_schema_field(w, "alloc", "", PF_GAUGE);
+		proto_schema_field(w, "minor", "", PF_GAUGE);
 		proto_schema_group(w, "gpuproc", 4);
 		proto_schema_field(w, "gpu", "", PF_GAUGE);
 		proto_schema_field(w, "pid", "", PF_GAUGE);
