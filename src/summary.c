@@ -1179,6 +1179,7 @@ summary_v_worst(struct summary *s)
 	unsigned		 i, n = s->meta->nnodes;
 	size_t			 j, k;
 	char			 name[200];
+	long			 flagged;
 
 	/* The node flagged longest (failed and OOM count first), else the
 	 * one furthest below the median CPU. */
@@ -1243,6 +1244,22 @@ summary_v_worst(struct summary *s)
 		    "recorded");
 		return;
 	}
+	/* A rank that exited while the others went on comes first (D7): the
+	 * job cannot end well without it, whatever else was flagged (a
+	 * loaded node's rank flagged straggler for two seconds beside it
+	 * named the wrong culprit); the rank flagged longest follows. */
+	flagged = s->worst_rank;
+	s->worst_rank = -1;
+	if (summary_v_exit(s, l)) {
+		if (flagged >= 0) {
+			sr = &s->ranks[flagged];
+			summary_rank_name(s, sr, name, sizeof(name));
+			summary_cat(l, "; flagged longest: %s: ", name);
+			summary_flag_list(s, l, sr->node, sr);
+		}
+		return;
+	}
+	s->worst_rank = flagged;
 	if (s->worst_rank >= 0) {
 		sr = &s->ranks[s->worst_rank];
 		summary_rank_name(s, sr, name, sizeof(name));
@@ -1254,10 +1271,6 @@ summary_v_worst(struct summary *s)
 		summary_cat(l, "%s", name);
 		return;
 	}
-	/* Nothing flagged: a rank that exited while the others went on is
-	 * what stands out (D7). */
-	if (summary_v_exit(s, l))
-		return;
 	/* lo still held the lowest node's CPU: a rank at or above it was
 	 * never taken, so a node idle at 0% hid every rank. */
 	lo = INFINITY;

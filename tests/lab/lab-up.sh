@@ -121,6 +121,20 @@ runuser -u munge -- /usr/sbin/munged --key-file="$md/munge.key" \
 
 # --- slurm ----------------------------------------------------------------
 ctld_host=$(hostname -s)
+# Two GPUs a node for Slurm's GRES: stand-in device files (char 195:0 and
+# 195:1, NVIDIA's major, no driver behind them; nothing opens them).
+# slurmd only stats a gres.conf File=, so jobs can ask --gres=gpu:N and
+# Slurm allocates and prints GPU indexes as on a GPU cluster (test-gres).
+mkdir -p "$LAB_DIR/dev"
+for k in 0 1; do
+	mknod -m 600 "$LAB_DIR/dev/nvidia$k" c 195 "$k" ||
+		die "mknod $LAB_DIR/dev/nvidia$k failed"
+done
+cat >"$(dirname "$LAB_SLURM_CONF")/gres.conf" <<EOF
+# Written by tests/lab/lab-up.sh; removed by lab-down.sh.
+Name=gpu File=$LAB_DIR/dev/nvidia[0-1]
+EOF
+chmod 644 "$(dirname "$LAB_SLURM_CONF")/gres.conf"
 cat >"$LAB_SLURM_CONF" <<EOF
 # Written by tests/lab/lab-up.sh; removed by lab-down.sh.
 ClusterName=jobtoplab
@@ -155,7 +169,8 @@ SlurmdTimeout=60
 InactiveLimit=0
 KillWait=2
 MinJobAge=60
-NodeName=node[1-$N] CPUs=2 RealMemory=2000 State=UNKNOWN
+GresTypes=gpu
+NodeName=node[1-$N] CPUs=2 RealMemory=2000 Gres=gpu:2 State=UNKNOWN
 PartitionName=lab Nodes=node[1-$N] Default=YES MaxTime=INFINITE State=UP
 EOF
 chmod 644 "$LAB_SLURM_CONF"

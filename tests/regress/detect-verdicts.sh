@@ -9,7 +9,9 @@
 # - Early exit: a local job (4 rankload ranks carrying SLURM_JOB_ID, watched
 #   as an allocation of localhost), rank 2 ends after 3 s: the recording's
 #   report says "rank 2 on localhost exited at HH:MM:SS while 3 ranks went
-#   on" in its verdict, not "none stands out".
+#   on" in its verdict, not "none stands out".  Rank 3 blocks in read(2)
+#   all along (flagged stalled): the exit still comes first, the stalled
+#   rank after it ("flagged longest: ... rank 3 ... stalled").
 # Skips on a machine of one CPU or without taskset/python3.  About 25 s.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -64,10 +66,12 @@ PY
 
 # Early exit in a local job.
 job=8${$}
-for r in 0 1 3; do
+for r in 0 1; do
 	SLURM_JOB_ID=$job SLURM_PROCID=$r "$RANKLOAD" -t 14 duty 30 >/dev/null &
 	pids="$pids $!"
 done
+SLURM_JOB_ID=$job SLURM_PROCID=3 "$RANKLOAD" -t 14 block >/dev/null &
+pids="$pids $!"
 SLURM_JOB_ID=$job SLURM_PROCID=2 "$RANKLOAD" -t 3 duty 30 >/dev/null &
 pids="$pids $!"
 sleep 0.3
@@ -92,6 +96,11 @@ if not m:
     sys.exit(1)
 if "none stands out" in t:
     print("FAIL: 'none stands out' beside an early exit")
+    sys.exit(1)
+if not re.search(r"; flagged longest: [^;\n]*rank 3[^;\n]*: stalled",
+                 m.group(1)):
+    print("FAIL: the stalled rank 3 does not follow the exit: %r"
+          % m.group(1)[:300])
     sys.exit(1)
 print("exit: " + m.group(1).strip()[:160])
 PY
