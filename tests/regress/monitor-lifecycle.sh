@@ -9,6 +9,10 @@
 #    writing into a file from that window;
 #  - SIGHUP and SIGTERM end batch mode and the curses monitor;
 #  - every recording left behind plays back.
+# "Promptly" is within LIMIT seconds (5): this test runs at a low CPU share
+# beside the lab's spinning ranks (tests/run.sh), where closing the
+# recording (its last block, fsync) can take a second or two; a miss says
+# which process was left and what it was doing.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"	# run.sh uses sh
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -28,6 +32,14 @@ ok() { echo "ok: $*"; }
 mon_pid() { pgrep -f "^$JOBTOP .*$tmp/$1" | head -1; }
 # The probe children of a monitor.
 probe_of() { pgrep -P "$1" -f jobtop-probe | head -1; }
+LIMIT=5
+# what_left PID...: "PID STATE WCHAN COMMAND" of those still there.
+what_left() {
+	local p
+	for p in "$@"; do
+		ps -o pid=,stat=,wchan:20=,args= -p "$p" 2>/dev/null | cut -c1-120
+	done | tr '\n' ';'
+}
 # wait_gone SECONDS PID... : until all are gone (1 after the time)
 wait_gone() {
 	local t0 limit=$1 p alive
@@ -73,10 +85,10 @@ for sig in HUP TERM; do
 	sleep 1
 	probe=$(probe_of $pid)
 	kill -$sig $pid
-	if [ -n "$probe" ] && wait_gone 2 $pid "$probe"; then
+	if [ -n "$probe" ] && wait_gone $LIMIT $pid "$probe"; then
 		ok "batch, SIG$sig: monitor and probe gone in $gone_ms ms"
 	else
-		fail "batch, SIG$sig: still running 2 s later (probe '${probe}')"
+		fail "batch, SIG$sig: still running $LIMIT s later (probe '${probe}'): $(what_left $pid $probe)"
 		kill -9 $pid 2>/dev/null
 	fi
 	wait $pid 2>/dev/null
@@ -115,10 +127,10 @@ ui() {
 
 ui hup
 T kill-window -t hup
-if [ -n "$pid" ] && wait_gone 2 "$pid" "$probe"; then
+if [ -n "$pid" ] && wait_gone $LIMIT "$pid" "$probe"; then
 	ok "curses, terminal gone: monitor and probe gone in $gone_ms ms"
 else
-	fail "curses, terminal gone: still running 2 s later ($(ps -o pcpu= -p "$pid")% CPU)"
+	fail "curses, terminal gone: still running $LIMIT s later ($(ps -o pcpu= -p "$pid")% CPU)"
 	kill -9 "$pid" 2>/dev/null
 fi
 replays "$tmp/hup.jtr" "curses, terminal gone"
@@ -126,10 +138,10 @@ replays "$tmp/hup.jtr" "curses, terminal gone"
 # Batch mode writing to a file notices its terminal's hangup too.
 ui bhup -b
 T kill-window -t bhup
-if [ -n "$pid" ] && wait_gone 2 "$pid" "$probe"; then
+if [ -n "$pid" ] && wait_gone $LIMIT "$pid" "$probe"; then
 	ok "batch into a file, terminal gone: monitor and probe gone in $gone_ms ms"
 else
-	fail "batch into a file, terminal gone: still running 2 s later"
+	fail "batch into a file, terminal gone: still running $LIMIT s later"
 	kill -9 "$pid" 2>/dev/null
 fi
 replays "$tmp/bhup.jtr" "batch, terminal gone"
@@ -137,10 +149,10 @@ replays "$tmp/bhup.jtr" "batch, terminal gone"
 for sig in HUP TERM; do
 	ui "sig$sig"
 	kill -$sig "$pid"
-	if [ -n "$pid" ] && wait_gone 2 "$pid" "$probe"; then
+	if [ -n "$pid" ] && wait_gone $LIMIT "$pid" "$probe"; then
 		ok "curses, SIG$sig: monitor and probe gone in $gone_ms ms"
 	else
-		fail "curses, SIG$sig: still running 2 s later"
+		fail "curses, SIG$sig: still running $LIMIT s later"
 		kill -9 "$pid" 2>/dev/null
 	fi
 	replays "$tmp/sig$sig.jtr" "curses, SIG$sig"
