@@ -28,6 +28,7 @@ cleanup() {
 trap cleanup EXIT
 chmod 755 "$dir"
 install -m 755 "$JOBTOP" "$PROBE" "$dir/"
+install -d -m 700 -o "$LAB_USER" "$dir/out"
 
 a=$(lab_submit "$LAB_USER" healthy -N 2 --gres=gpu:1) ||
 	lab_fail "could not start job A (2 nodes, --gres=gpu:1)"
@@ -50,13 +51,13 @@ scontrol -d show job "$b" | awk '$1 ~ /^Nodes=/ {
 [ -s "$dir/want" ] || lab_fail "scontrol -d show job $b gave no Nodes= lines"
 sed 's/^/  want: /' "$dir/want"
 
-lab_as "$LAB_USER" "$dir/jobtop" -b --json -d 0.5 -n 2 -o "$dir/b.jtr" "$b" \
+lab_as "$LAB_USER" "$dir/jobtop" -b --json -d 0.5 -n 2 -o "$dir/out/b.jtr" "$b" \
 	>"$dir/out.json" 2>"$dir/err" || lab_fail "jobtop failed: $(cat "$dir/err")"
-lab_as "$LAB_USER" "$dir/jobtop" export --json "$dir/b.jtr" -o "$dir/exp.json" \
+lab_as "$LAB_USER" "$dir/jobtop" export --json "$dir/out/b.jtr" -o "$dir/out/exp.json" \
 	2>"$dir/err" || lab_fail "jobtop export failed: $(cat "$dir/err")"
-lab_as "$LAB_USER" "$dir/jobtop" report "$dir/b.jtr" -o "$dir/r.html" \
+lab_as "$LAB_USER" "$dir/jobtop" report "$dir/out/b.jtr" -o "$dir/out/r.html" \
 	2>"$dir/err" || lab_fail "jobtop report failed: $(cat "$dir/err")"
-python3 - "$dir/want" "$dir/out.json" "$dir/exp.json" <<'PY' ||
+python3 - "$dir/want" "$dir/out.json" "$dir/out/exp.json" <<'PY' ||
 import json, re, sys
 want = {}
 for line in open(sys.argv[1]):
@@ -78,6 +79,6 @@ for path, what in ((sys.argv[2], "live"), (sys.argv[3], "export")):
 print("ok: gpus %s, live and recorded" % want)
 PY
 	lab_fail "jobtop's GPUs per node differ from scontrol's"
-grep -q ', 4 GPUs' "$dir/r.html" ||
-	lab_fail "the report's job line does not say 4 GPUs: $(grep -o 'Job</th><td>[^<]*' "$dir/r.html")"
+grep -q ', 4 GPUs' "$dir/out/r.html" ||
+	lab_fail "the report's job line does not say 4 GPUs: $(grep -o 'Job</th><td>[^<]*' "$dir/out/r.html")"
 echo PASS

@@ -437,6 +437,15 @@ test_slurm_gres(void)
 	CHECK(gres_of(&job, "gpu04") == 0);
 	free(t);
 	sched_job_free(&job);
+	/* The lab's Slurm 22.05.8, real: job B took GPU 1 where job A held
+	 * GPU 0 (node1-2), GPU 0 elsewhere; groups 3 blanks apart. */
+	gres_job(&job, "node[1-4]");
+	t = fixture("slurm-gres/lab-2205-o-d.txt");
+	CHECK_INT(sched_gres_text(t, &job), 0);
+	CHECK(gres_of(&job, "node1") == 0x2 && gres_of(&job, "node2") == 0x2);
+	CHECK(gres_of(&job, "node3") == 0x1 && gres_of(&job, "node4") == 0x1);
+	free(t);
+	sched_job_free(&job);
 	/* A name that forges a GRES record makes two JOB_GRES words: the
 	 * record is not used at all. */
 	gres_job(&job, "gpu01");
