@@ -177,14 +177,22 @@ sched_gres_detail(const char *s, int64_t *mask)
 	return 0;
 }
 
-/* Set node name's mask in job->gpus (first record wins). */
+/* Node name's mask into job->gpus: the union of every record's (an
+ * array's tasks or a het job's components on one node), unknown when
+ * one of them is. */
 static void
 gres_set(struct job *job, const char *name, int64_t mask)
 {
-	long	i;
+	int64_t	*g;
+	long	 i;
 
-	if ((i = hostlist_find(job->nodes, name)) >= 0 && job->gpus[i] == -2)
-		job->gpus[i] = mask;
+	if ((i = hostlist_find(job->nodes, name)) < 0)
+		return;
+	g = &job->gpus[i];
+	if (*g == -2 || mask < 0)
+		*g = mask;
+	else if (*g >= 0)
+		*g |= mask;
 }
 
 /* The nodes of expression nodes, in Slurm's order, with their details. */

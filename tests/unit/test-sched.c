@@ -416,6 +416,16 @@ test_slurm_gres(void)
 	CHECK_INT(sched_gres_json("{\"jobs\":[]}", &job), -1);
 	CHECK_INT(sched_gres_json("not json", &job), -1);
 	CHECK(job.gpus == NULL);
+	/* Two records on one node (an array's tasks): the union; one
+	 * unknown makes it unknown. */
+	CHECK_INT(sched_gres_json("{\"jobs\":[{\"nodes\":\"gpu01\","
+	    "\"gres_detail\":[\"gpu:1(IDX:1)\"]},{\"nodes\":\"gpu01\","
+	    "\"gres_detail\":[\"gpu:1(IDX:3)\"]}]}", &job), 0);
+	CHECK(gres_of(&job, "gpu01") == 0xa);
+	CHECK_INT(sched_gres_json("{\"jobs\":[{\"nodes\":\"gpu01\","
+	    "\"gres_detail\":[\"gpu(CNT:1)\"]},{\"nodes\":\"gpu01\","
+	    "\"gres_detail\":[\"gpu:1(IDX:3)\"]}]}", &job), 0);
+	CHECK(gres_of(&job, "gpu01") == -1);
 	/* Fewer strings than nodes: the others unknown. */
 	CHECK_INT(sched_gres_json("{\"jobs\":[{\"nodes\":\"gpu[01-02]\","
 	    "\"gres_detail\":[\"gpu:1(IDX:1)\"]}]}", &job), 0);
