@@ -98,6 +98,21 @@ detect_gpu_free(struct detect_gpu *d)
 	free(d);
 }
 
+struct detect_gpu *
+detect_gpu_clone(const struct detect_gpu *d)
+{
+	struct detect_gpu	*c = detect_gpu_new();
+
+	if (d != NULL && d->nnodes > 0) {
+		c->nodes = xreallocarray(NULL, (size_t)d->nnodes,
+		    sizeof(*c->nodes));
+		memcpy(c->nodes, d->nodes, (size_t)d->nnodes *
+		    sizeof(*c->nodes));
+		c->nnodes = d->nnodes;
+	}
+	return c;
+}
+
 uint64_t
 detect_gpu_idle(const struct detect_gpu *d, int i)
 {

@@ -47,6 +47,8 @@ struct detect_gpu;
 
 struct detect_gpu *detect_gpu_new(void);
 void		 detect_gpu_free(struct detect_gpu *);
+/* A copy of the whole state (a replay's snapshot). */
+struct detect_gpu *detect_gpu_clone(const struct detect_gpu *);
 /* Node i (named name) applied a sample at ms: judge its GPUs, telling cb
  * a raised or cleared gpu-idle as a detect_event (flag 0, code
  * "gpu-idle" or "gpu-idle-cleared"). */

@@ -48,6 +48,7 @@ struct mon_log {
 struct monitor_snap {
 	struct history		*hist;
 	struct detect		*det;
+	struct detect_gpu	*dgpu;
 	struct mon_node		*nodes;	/* names borrowed */
 	int			 nnodes;
 	struct mon_log		 log;
@@ -486,6 +487,7 @@ monitor_snapshot(const struct monitor *m)
 	sn = xcalloc(1, sizeof(*sn));
 	sn->hist = history_clone(m->hist);
 	sn->det = detect_clone(m->det, sn->hist, NULL, NULL);
+	sn->dgpu = detect_gpu_clone(m->dgpu);
 	sn->nnodes = m->nnodes;
 	sn->nodes = xreallocarray(NULL, m->nnodes > 0 ? (size_t)m->nnodes : 1,
 	    sizeof(*sn->nodes));
@@ -502,6 +504,7 @@ monitor_snap_free(struct monitor_snap *sn)
 	if (sn == NULL)
 		return;
 	detect_free(sn->det);
+	detect_gpu_free(sn->dgpu);
 	history_free(sn->hist);
 	free(sn->nodes);
 	free(sn->log.e);
@@ -520,9 +523,15 @@ monitor_restore(struct monitor *m, const struct monitor_snap *sn)
 	if (sn->nnodes != m->nnodes)
 		return -1;
 	detect_free(m->det);
+	detect_gpu_free(m->dgpu);
 	history_free(m->hist);
 	m->hist = history_clone(sn->hist);
 	m->det = detect_clone(sn->det, m->hist, monitor_on_detect, m);
+	/* gpu-idle's counters and flags as they were; the scheduler's GPUs
+	 * are the nodes' (they do not change). */
+	m->dgpu = detect_gpu_clone(sn->dgpu);
+	for (i = 0; i < m->nnodes; i++)
+		detect_gpu_set_sched(m->dgpu, i, m->nodes[i].gpus);
 	for (i = 0; i < m->nnodes; i++) {
 		n = &m->nodes[i];
 		n->phase = sn->nodes[i].phase;

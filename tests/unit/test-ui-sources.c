@@ -581,9 +581,10 @@ test_gpu_idle(void)
 static void
 test_gpu_idle_sched(void)
 {
-	struct ui	*ui = start(1, 1, 1, 40, 200);
-	const char	*l;
-	int		 i;
+	struct ui		*ui = start(1, 1, 1, 40, 200);
+	struct monitor_snap	*sn;
+	const char		*l;
+	int			 i;
 
 	nodes[0].ex->minor_on = 1;
 	nodes[0].ex->gpu_minor[0] = 1;	/* swapped: not Slurm's order */
@@ -605,10 +606,19 @@ test_gpu_idle_sched(void)
 	    "it for 5 samples") != NULL);
 	CHECK(line_with(ui, "GPU 0 is allocated") == NULL);
 	CHECK(line_with(ui, "GPU 5") == NULL);
+	/* A snapshot (a replay's step back, a frozen screen) keeps the
+	 * flag: restored after it cleared, it is there again. */
+	sn = monitor_snapshot(ui_monitor(ui));
+	CHECK(monitor_gpu_idle(ui_monitor(ui), 0) == 0x2);
 	/* The job no longer holds it (a scheduler's -1: unknown). */
 	monitor_node_gpus(ui_monitor(ui), 0, -1);
 	step(ui);
 	CHECK(line_with(ui, "n1 GPU 1 no longer idle") != NULL);
+	CHECK(monitor_gpu_idle(ui_monitor(ui), 0) == 0);
+	monitor_node_gpus(ui_monitor(ui), 0, 0x22);
+	CHECK_INT(monitor_restore(ui_monitor(ui), sn), 0);
+	CHECK(monitor_gpu_idle(ui_monitor(ui), 0) == 0x2);
+	monitor_snap_free(sn);
 	finish(ui);
 }
 
