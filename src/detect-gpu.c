@@ -121,7 +121,8 @@ detect_gpu_idle(const struct detect_gpu *d, int i)
 
 static void
 detect_gpu_emit(int node, const char *name, int64_t gpu, int raised,
-    uint64_t ms, void (*cb)(void *, const struct detect_event *), void *arg)
+    int noranks, uint64_t ms, void (*cb)(void *, const struct detect_event *),
+    void *arg)
 {
 	struct detect_event	ev;
 
@@ -135,7 +136,13 @@ detect_gpu_emit(int node, const char *name, int64_t gpu, int raised,
 	ev.level = raised ? EV_WARN : EV_INFO;
 	snprintf(ev.code, sizeof(ev.code), "%s%s", DETECT_GPU_FLAG,
 	    raised ? "" : "-cleared");
-	if (raised)
+	if (raised && noranks)
+		snprintf(ev.text, sizeof(ev.text), "%s GPU %lld is allocated "
+		    "to the job but no rank used it for %u samples: the job "
+		    "runs no rank on %s; check the launch (srun -N, "
+		    "--ntasks-per-node) or request fewer nodes", name,
+		    (long long)gpu, DETECT_GPU_IDLE_SAMPLES, name);
+	else if (raised)
 		snprintf(ev.text, sizeof(ev.text), "%s GPU %lld is allocated "
 		    "to the job but no rank used it for %u samples: check "
 		    "that each rank selects its own GPU (LOCAL_RANK, "
@@ -146,6 +153,25 @@ detect_gpu_emit(int node, const char *name, int64_t gpu, int raised,
 		    "idle: a rank uses it, or it is no longer the job's", name,
 		    (long long)gpu);
 	cb(arg, &ev);
+}
+
+/* Does node m run a rank of the job (a process that is not a launcher's
+ * helper)? */
+static int
+detect_gpu_has_rank(const struct node_model *m)
+{
+	const struct minst	*r;
+	int64_t			 role;
+	int			 rg, rfh;
+
+	if ((rg = model_group_index(m, OUT_RANK_GROUP)) < 0)
+		return 0;
+	rfh = model_field_index(m, (unsigned)rg, "helper");
+	for (r = m->gfirst[rg]; r != NULL; r = r->gnext)
+		if (rfh < 0 || !model_value(r, (unsigned)rfh, &role) ||
+		    role == 0)
+			return 1;
+	return 0;
 }
 
 /* The ranks' pids of node m used on GPU index bits: a mask of the GPUs
@@ -276,14 +302,15 @@ detect_gpu_sample(struct detect_gpu *d, int i, const char *name,
 			if (dn->unused[k] >= DETECT_GPU_IDLE_SAMPLES &&
 			    (dn->idle & bit) == 0) {
 				dn->idle |= bit;
-				detect_gpu_emit(i, name, k, 1, ms, cb, arg);
+				detect_gpu_emit(i, name, k, 1,
+				    !detect_gpu_has_rank(m), ms, cb, arg);
 			}
 			continue;
 		}
 		dn->unused[k] = 0;
 		if ((dn->idle & bit) != 0) {
 			dn->idle &= ~bit;
-			detect_gpu_emit(i, name, k, 0, ms, cb, arg);
+			detect_gpu_emit(i, name, k, 0, 0, ms, cb, arg);
 		}
 	}
 }

@@ -620,6 +620,15 @@ test_gpu_idle_sched(void)
 	CHECK(monitor_gpu_idle(ui_monitor(ui), 0) == 0x2);
 	monitor_snap_free(sn);
 	finish(ui);
+
+	/* A node where the job runs no rank: the hint says so. */
+	ui = start(1, 0, 1, 40, 200);
+	monitor_node_gpus(ui_monitor(ui), 0, 0x1);
+	for (i = 0; i < 5; i++)
+		step(ui);
+	CHECK(line_with(ui, "n1 GPU 0 is allocated to the job but no rank used "
+	    "it for 5 samples: the job runs no rank on n1") != NULL);
+	finish(ui);
 }
 
 int
