@@ -106,6 +106,23 @@ def counted(pid, field="instructions"):
         t1 = t
     return total, t0, t1
 
+def counted_vs_cpu(pid):
+    """Counted ns and CPU ns over exactly the same intervals: those with a
+    perf rate and the rank's CPU time at both ends (a sample without one
+    of them, as on a loaded machine, leaves its interval out of both)."""
+    ct = cputime(pid)
+    times = [r["time"] for r in nodes]
+    total = cpu = 0.0
+    n = 0
+    for t, v in perf_series(pid, "instructions"):
+        i = times.index(t)
+        if i == 0 or times[i - 1] not in ct or t not in ct:
+            continue
+        total += v * (t - times[i - 1])
+        cpu += (ct[t] - ct[times[i - 1]]) * 1e9
+        n += 1
+    return total, cpu, n
+
 if hello is None:
     bad.append("no hello")
 elif mode == "off":
@@ -140,13 +157,11 @@ elif mode == "sw":
     if src != "on":
         bad.append("perf source: %r, want on" % src)
     for pid, what in ((spin, "threads"), (child, "child")):
-        total, t0, t1 = counted(pid)
-        ct = cputime(pid)
-        if t0 is None or t0 not in ct or t1 not in ct:
+        total, cpu, n = counted_vs_cpu(pid)
+        if n == 0:
             bad.append("%s rank %s: no overlap of perf and cputime" %
                        (what, pid))
             continue
-        cpu = (ct[t1] - ct[t0]) * 1e9
         if cpu < 0.05e9:
             bad.append("%s rank %s: only %g ns of CPU" % (what, pid, cpu))
         elif abs(total - cpu) > 0.25 * cpu + 0.05e9:
@@ -213,7 +228,12 @@ fi
 # Software counters: threads inherited, child processes not.
 cat >"$tmp/spin.py" <<'EOF'
 import os, signal, subprocess, sys, threading, time
-time.sleep(float(sys.argv[2]))
+# Start only once the probe counts this process (the test makes the go
+# file then): threads made before its counters opened are not inherited.
+for _ in range(600):
+    if os.path.exists(sys.argv[2]):
+        break
+    time.sleep(0.05)
 # A rank id of its own: a descendant with the parent's id (or none) is
 # folded into the parent's rank (a rank is its process tree), and perf
 # counts the rank's own process only.
@@ -235,7 +255,8 @@ for _ in range(2):
     threading.Thread(target=spin, daemon=True).start()
 time.sleep(30)
 EOF
-SLURM_JOB_ID=$job SLURM_PROCID=2 python3 "$tmp/spin.py" "$tmp/child.pid" 1.5 &
+SLURM_JOB_ID=$job SLURM_PROCID=2 python3 "$tmp/spin.py" "$tmp/child.pid" \
+    "$tmp/go" &
 spin=$!
 bg_pids="$bg_pids $spin"
 sleep 0.2
@@ -243,6 +264,16 @@ JOBTOP_PERF_SOFTWARE=1 "$PROBE" --job "$job" --interval 0.5 --count 120 \
     </dev/null >"$tmp/sw.bin" 2>"$tmp/sw.err" &
 probe=$!
 bg_pids="$bg_pids $probe"
+# The probe counts the three ranks (two events each) before the spinning
+# rank starts its threads: on a loaded machine its start can take longer
+# than any fixed pause (the threads were once made before the counters
+# and 40% of the rank's CPU time went uncounted).
+n=0
+while [ "$(perf_fds "$probe")" -lt 6 ] && [ $n -lt 300 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+: >"$tmp/go"
 n=0
 while [ ! -s "$tmp/child.pid" ] && [ $n -lt 150 ]; do
 	sleep 0.1
