@@ -48,6 +48,20 @@
 #define GRES_JSON_MAJOR	23
 #define GRES_JSON_MINOR	2
 
+/* After a list's item ending at end: *p past its comma (another item
+ * must follow), or at e; -1 for anything else. */
+static int
+gres_next(const char **p, const char *end, const char *e)
+{
+	*p = end;
+	if (*p == e)
+		return 0;
+	if (*p > e || **p != ',' || *p + 1 >= e)
+		return -1;
+	(*p)++;
+	return 0;
+}
+
 /* Read a bit_fmt list ("0", "0-1", "0,2-3") of GPU indexes into *mask:
  * 0, or -1 when it is not one or names an index past 62. */
 static int
@@ -74,14 +88,8 @@ gres_idx_list(const char *s, size_t n, int64_t *mask)
 			return -1;
 		for (; a <= b; a++)
 			*mask |= (int64_t)1 << a;
-		p = end;
-		if (p < e) {
-			if (*p != ',')
-				return -1;
-			p++;
-			if (p >= e)
-				return -1;
-		}
+		if (gres_next(&p, end, e) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -106,14 +114,8 @@ gres_shares(const char *s, size_t n, int64_t *mask)
 		if (used > 0)
 			*mask |= (int64_t)1 << k;
 		k++;
-		p = end;
-		if (p < e) {
-			if (*p != ',')
-				return -1;
-			p++;
-			if (p >= e)
-				return -1;
-		}
+		if (gres_next(&p, end, e) != 0)
+			return -1;
 	}
 	return k > 0 ? 0 : -1;
 }
