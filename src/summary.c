@@ -737,7 +737,7 @@ summary_v_job(struct summary *s)
 {
 	struct summary_line	*l;
 	char			 a[80], b[80], sp[48];
-	unsigned		 i, k, ngpu;
+	unsigned		 i, ngpu;
 
 	l = summary_line(s, "Job", 0);
 	summary_time(b, sizeof(b), s->t1);
@@ -763,8 +763,9 @@ summary_v_job(struct summary *s)
 	}
 	for (i = 0, ngpu = 0; s->meta->gpus != NULL && i < s->meta->nnodes;
 	    i++)
-		for (k = 0; s->meta->gpus[i] > 0 && k < 63; k++)
-			ngpu += (unsigned)(s->meta->gpus[i] >> k & 1);
+		if (s->meta->gpus[i] > 0)
+			ngpu += (unsigned)__builtin_popcountll(
+			    (unsigned long long)s->meta->gpus[i]);
 	if (ngpu > 0)
 		summary_cat(l, ", %u GPU%s", ngpu, ngpu == 1 ? "" : "s");
 	if (s->meta->time_limit >= 0) {
