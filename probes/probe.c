@@ -716,7 +716,7 @@ main(int argc, char **argv)
 	struct probe_conf	 conf;
 	struct sigaction	 sa;
 	struct pollfd		 pfd;
-	uint64_t		 start_ms, next, now, seq = 0, taken = 0, prev_ms;
+	uint64_t		 start_ms, next, now, seq = 0, taken = 0, prev_ms, step;
 	uint64_t		 t_ms, tick, ivl_ms, want, heard, wd_ms = 0;
 	uint64_t		 sub;
 	char			*end, buf[256];
@@ -893,13 +893,19 @@ main(int argc, char **argv)
 				break;
 			/* The second sample soon after the first, then one
 			 * per interval from there. */
-			if (seq == 1 && taken == 1 && ivl_ms > PROBE_FIRST_MS)
-				next += PROBE_FIRST_MS;
-			else
-				next += ivl_ms;
-			/* After a stall, skip missed samples, do not burst. */
-			if (next <= now)
-				next = now + ivl_ms;
+			step = seq == 1 && taken == 1 &&
+			    ivl_ms > PROBE_FIRST_MS ? PROBE_FIRST_MS : ivl_ms;
+			next += step;
+			/* After a stall, skip missed samples, do not burst:
+			 * a sample taken less than half a step after the last
+			 * one ended spans too little time for its rates (its
+			 * counters may not have moved at all, as /proc/stat's
+			 * jiffies between two reads 5 ms apart).  The clock
+			 * is read again: this sample itself may have been
+			 * the stall. */
+			now = probe_now_ms(CLOCK_MONOTONIC);
+			if (next <= now || next - now < step / 2)
+				next = now + step;
 			/* The ranks' peaks are checked between samples. */
 			sub = ivl_ms >= 2 * RANKS_SUB_MS ? now + RANKS_SUB_MS :
 			    UINT64_MAX;

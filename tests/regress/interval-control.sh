@@ -73,6 +73,40 @@ grep -q '"code": *"bad-control"' "$tmp/p.json" || fail "no bad-control event for
 grep -q '"type": *"bye"' "$tmp/p.json" || fail "EOF on stdin did not end the probe"
 echo "ok: the probe takes 'interval 200' and ends at EOF"
 
+# A stalled probe skips what it missed and never samples hurriedly: the
+# probe at 0.2 s is stopped (SIGSTOP) for 0.3 s eight times, at phases
+# that wander across its grid.  Woken between a tick and the next one
+# (half the stops), a probe that only kept its grid took the missed
+# sample at once and the next on the grid a few ms later: a gap the
+# CPU's jiffies had not moved in, a sample without cpu rates (once in
+# CI: "sample 1: cpu.user = None").  Every gap is at least half an
+# interval, every sample after the first has its rates.
+"$PROBE" --interval 0.2 --count 40 </dev/null >"$tmp/s.bin" &
+spid=$!
+sleep 0.5
+for ph in 0.03 0.07 0.11 0.15 0.19 0.05 0.13 0.17; do
+	sleep "$ph"
+	kill -STOP $spid 2>/dev/null || break
+	sleep 0.3
+	kill -CONT $spid 2>/dev/null || break
+done
+wait $spid || fail "the stopped probe failed"
+"$JOBTOP" --decode --json <"$tmp/s.bin" >"$tmp/s.json" || fail "decode failed"
+python3 "$tmp/gaps.py" "$tmp/s.json" >"$tmp/s.gaps"
+echo "stalled probe gaps: $(tr '\n' ' ' <"$tmp/s.gaps")"
+awk '$1 < 0.099 { bad = bad " " $1 } END { if (bad != "") { print "short gaps:" bad; exit 1 } }' \
+	"$tmp/s.gaps" || fail "the stalled probe sampled less than 0.1 s after a sample"
+python3 - "$tmp/s.json" <<'PY' || fail "a sample of the stalled probe lacks cpu rates"
+import json, sys
+nodes = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "node"]
+bad = [i for i, r in enumerate(nodes) if i > 0 and
+       not isinstance(r.get("cpu.user"), (int, float))]
+if len(nodes) < 10 or bad:
+    print("%d node records, without cpu.user: %r" % (len(nodes), bad))
+    sys.exit(1)
+PY
+echo "ok: a stalled probe skips, never samples twice in a hurry"
+
 command -v tmux >/dev/null 2>&1 || { echo "tmux is not installed"; exit 77; }
 win=ctl
 screen() { tmux -L "$sock" capture-pane -p -t "$win"; }
