@@ -7,11 +7,16 @@
  * On LIBSSH2_ERROR_EAGAIN the same call is repeated with the same
  * arguments at the next step, as libssh2 requires, so every piece of a
  * call's input lives in the session, not on the stack.  States with
- * several calls (AUTH, PUSH, the channel commands) keep a sub-step index.
+ * several calls (AUTH, PUSH) keep a sub-step index.
  *
- * Beside the probe's channel a live session runs at most one extra
- * command on a channel of its own (rsess_exec_*: a backtrace on the
- * node).  It is stepped from STREAM before the probe's output is read;
+ * A command on a channel of its own (struct rsess_cmd) has one machine,
+ * rsess_cmd_step: open (or scp), exec, write its stdin, EOF, read both
+ * streams to EOF, close, wait for the close and its exit status, free.
+ * PUSH runs its set-up commands (check, upload, install) on it, one at a
+ * time, and fails the session when one fails.  Beside the probe's
+ * channel a live session runs at most one extra command on the same
+ * machine (rsess_exec_*: a backtrace on the node), under a deadline of
+ * its own.  It is stepped from STREAM before the probe's output is read;
  * when one of its calls returns EAGAIN while libssh2 holds an unsent
  * packet (the session blocks outbound), the step ends there so that the
  * same call comes first next time, as libssh2 requires; an EAGAIN that
@@ -79,14 +84,18 @@ struct rsess_gai {
 
 enum { STEP_WAIT, STEP_GO };
 
-/* Sub-steps of a command on a channel: exec (or scp), write, read until
- * EOF, close, collect the exit status, free. */
+/* The phases of a command on a channel: open (or scp), exec, write, EOF,
+ * read until EOF, close, wait for the close, free. */
 enum rsess_cmd_phase {
 	CMD_OPEN, CMD_EXEC, CMD_WRITE, CMD_EOF, CMD_READ, CMD_CLOSE,
 	CMD_WAIT, CMD_FREE, CMD_DONE
 };
 
-enum { CMD_R_WAIT, CMD_R_GO, CMD_R_DONE, CMD_R_FAIL };
+/* What one rsess_cmd_step did: a call returned EAGAIN and must come
+ * again (WAIT), it moved on (GO), no output yet (IDLE), the command is
+ * over (DONE), or it failed (FAIL: why says how; its channel, if open,
+ * is still to close). */
+enum { CMD_R_WAIT, CMD_R_GO, CMD_R_IDLE, CMD_R_DONE, CMD_R_FAIL };
 
 struct rsess_cmd {
 	enum rsess_cmd_phase	 phase;
@@ -95,37 +104,28 @@ struct rsess_cmd {
 	char			*scp_path;	/* scp destination */
 	const uint8_t		*data;		/* written to stdin (scp) */
 	size_t			 len, off;
-	/* What it prints, while a set-up command runs: allocated by
+	/* What it prints: up to outcap and errcap bytes kept (each buffer
+	 * one more, for the NUL).  A set-up command's are allocated by
 	 * rsess_cmd_start and given back once the probe streams (2.5 KiB
 	 * a node that a thousand live sessions held for nothing). */
-	char			*out;		/* RSESS_CMD_OUT */
-	size_t			 outlen;
-	char			*err;		/* RSESS_CMD_ERR */
-	size_t			 errlen;
-	int			 status;
+	char			*out, *err;
+	size_t			 outcap, errcap;
+	size_t			 outlen, errlen;
+	int			 status;	/* -1: did not exit */
+	int			 verbose;	/* log its start and end */
+	char			 why[256];	/* "" or why it failed */
 };
 
 #define RSESS_CMD_OUT	2048	/* a set-up command's stdout kept */
 #define RSESS_CMD_ERR	512	/* and its stderr */
 
-/* An extra command's phases (rsess_exec_*). */
-enum rsess_exec_phase {
-	X_OPEN, X_EXEC, X_EOF, X_READ, X_CLOSE, X_WAIT, X_FREE, X_DONE
-};
-
+/* The extra command: the machine's command, its deadline, its caller. */
 struct rsess_exec {
 	struct rsess		*s;		/* NULL once the session went */
-	enum rsess_exec_phase	 phase;
-	LIBSSH2_CHANNEL		*ch;
-	char			*cmd;
+	struct rsess_cmd	 c;
 	unsigned		 timeout_ms;
 	uint64_t		 deadline;	/* 0 until it starts */
-	size_t			 cap;
-	char			*out, *err;
-	size_t			 outlen, errlen;
-	int			 status;	/* -1: did not exit */
 	int			 released;	/* the caller let go */
-	char			 why[256];	/* "" or why it ended early */
 };
 
 /* Sub-steps of PUSH; the NVML helper's upload and install follow the
@@ -412,7 +412,7 @@ rsess_teardown(struct rsess *s, int graceful)
 		rsess_channel_drop(s, &s->ch);
 		rsess_channel_drop(s, &s->cmd.ch);
 		if (s->x != NULL)
-			rsess_channel_drop(s, &s->x->ch);
+			rsess_channel_drop(s, &s->x->c.ch);
 		if (s->agent != NULL) {
 			libssh2_agent_disconnect(s->agent);
 			libssh2_agent_free(s->agent);
@@ -1067,65 +1067,88 @@ rsess_do_auth(struct rsess *s)
 	return rsess_fail(s, 0, "broken AUTH step %d", s->sub);
 }
 
-/* Start a command (cmd set) or an scp upload (scp_path and data set). */
+/* Set a command up: cmd (exec) or scp_path and data (an scp upload),
+ * keeping up to outcap and errcap bytes of what it prints. */
+static void
+rsess_cmd_init(struct rsess_cmd *c, char *cmd, char *scp_path,
+    const uint8_t *data, size_t len, size_t outcap, size_t errcap)
+{
+	memset(c, 0, sizeof(*c));
+	c->out = xmalloc(outcap + 1);
+	c->err = xmalloc(errcap + 1);
+	c->out[0] = c->err[0] = '\0';
+	c->outcap = outcap;
+	c->errcap = errcap;
+	c->cmd = cmd;
+	c->scp_path = scp_path;
+	c->data = data;
+	c->len = len;
+	c->status = -1;
+	c->phase = CMD_OPEN;
+}
+
+/* Start a set-up command (cmd set) or an scp upload (scp_path and data
+ * set). */
 static void
 rsess_cmd_start(struct rsess *s, char *cmd, char *scp_path,
     const uint8_t *data, size_t len)
 {
 	rsess_cmd_clear(s);
-	s->cmd.out = xmalloc(RSESS_CMD_OUT);
-	s->cmd.err = xmalloc(RSESS_CMD_ERR);
-	s->cmd.out[0] = s->cmd.err[0] = '\0';
-	s->cmd.cmd = cmd;
-	s->cmd.scp_path = scp_path;
-	s->cmd.data = data;
-	s->cmd.len = len;
-	s->cmd.phase = CMD_OPEN;
+	rsess_cmd_init(&s->cmd, cmd, scp_path, data, len, RSESS_CMD_OUT - 1,
+	    RSESS_CMD_ERR - 1);
 }
 
-/* Read what a command prints (both streams) until EAGAIN; 1 at EOF. */
+/* Read what a command prints (both streams) until EAGAIN, keeping what
+ * fits: 1 at EOF, 0, -1 on an error. */
 static int
 rsess_cmd_read(struct rsess_cmd *c)
 {
-	char	 junk[1024];
+	char	 junk[2048];
 	ssize_t	 n;
-	size_t	 room;
+	size_t	*len, cap;
+	char	*buf;
 	int	 stream, progress;
 
 	do {
 		progress = 0;
 		for (stream = 0; stream < 2; stream++) {
-			room = stream == 0 ? RSESS_CMD_OUT - 1 - c->outlen :
-			    RSESS_CMD_ERR - 1 - c->errlen;
-			n = libssh2_channel_read_ex(c->ch, stream,
-			    room > 0 ? (stream == 0 ? c->out + c->outlen :
-			    c->err + c->errlen) : junk,
-			    room > 0 ? room : sizeof(junk));
+			buf = stream == 0 ? c->out : c->err;
+			len = stream == 0 ? &c->outlen : &c->errlen;
+			cap = stream == 0 ? c->outcap : c->errcap;
+			if (*len < cap)
+				n = libssh2_channel_read_ex(c->ch, stream,
+				    buf + *len, cap - *len);
+			else
+				n = libssh2_channel_read_ex(c->ch, stream,
+				    junk, sizeof(junk));
 			if (n == LIBSSH2_ERROR_EAGAIN || n == 0)
 				continue;
 			if (n < 0)
 				return -1;
 			progress = 1;
-			if (room == 0)
-				continue;
-			if (stream == 0)
-				c->outlen += (size_t)n;
-			else
-				c->errlen += (size_t)n;
+			if (*len < cap) {
+				*len += (size_t)n;
+				buf[*len] = '\0';
+			}
 		}
 	} while (progress);
-	c->out[c->outlen] = '\0';
-	c->err[c->errlen] = '\0';
 	return libssh2_channel_eof(c->ch) ? 1 : 0;
 }
 
-/* One step of the current command. */
+/* A call of the command failed: say why (CMD_R_FAIL). */
 static int
-rsess_cmd_step(struct rsess *s)
+rsess_cmd_failed(struct rsess *s, struct rsess_cmd *c, const char *what)
 {
-	struct rsess_cmd	*c = &s->cmd;
-	ssize_t			 n;
-	int			 rc;
+	snprintf(c->why, sizeof(c->why), "%s: %s", what, rsess_ssh_error(s));
+	return CMD_R_FAIL;
+}
+
+/* One call of a command (the machine above). */
+static int
+rsess_cmd_step(struct rsess *s, struct rsess_cmd *c)
+{
+	ssize_t	n;
+	int	rc;
 
 	switch (c->phase) {
 	case CMD_OPEN:
@@ -1138,10 +1161,8 @@ rsess_cmd_step(struct rsess *s)
 			if (libssh2_session_last_errno(s->ssh) ==
 			    LIBSSH2_ERROR_EAGAIN)
 				return CMD_R_WAIT;
-			snprintf(s->err, sizeof(s->err), "%s: %s", c->cmd !=
-			    NULL ? "opening a channel" : "scp",
-			    rsess_ssh_error(s));
-			return CMD_R_FAIL;
+			return rsess_cmd_failed(s, c, c->cmd != NULL ?
+			    "opening a channel" : "scp");
 		}
 		c->phase = c->cmd != NULL ? CMD_EXEC : CMD_WRITE;
 		return CMD_R_GO;
@@ -1149,11 +1170,10 @@ rsess_cmd_step(struct rsess *s)
 		rc = libssh2_channel_exec(c->ch, c->cmd);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return CMD_R_WAIT;
-		if (rc != 0) {
-			snprintf(s->err, sizeof(s->err), "exec: %s",
-			    rsess_ssh_error(s));
-			return CMD_R_FAIL;
-		}
+		if (rc != 0)
+			return rsess_cmd_failed(s, c, "exec");
+		if (c->verbose)
+			rsess_log(s, "running %s", c->cmd);
 		c->phase = c->data != NULL ? CMD_WRITE : CMD_EOF;
 		return CMD_R_GO;
 	case CMD_WRITE:
@@ -1167,11 +1187,8 @@ rsess_cmd_step(struct rsess *s)
 			n = 0;
 		if (n == LIBSSH2_ERROR_EAGAIN)
 			return CMD_R_WAIT;
-		if (n < 0) {
-			snprintf(s->err, sizeof(s->err), "upload: %s",
-			    rsess_ssh_error(s));
-			return CMD_R_FAIL;
-		}
+		if (n < 0)
+			return rsess_cmd_failed(s, c, "upload");
 		if (c->off >= c->len)
 			c->phase = CMD_EOF;
 		c->off += (size_t)n;
@@ -1184,13 +1201,11 @@ rsess_cmd_step(struct rsess *s)
 		return CMD_R_GO;
 	case CMD_READ:
 		rc = rsess_cmd_read(c);
-		if (rc < 0) {
-			snprintf(s->err, sizeof(s->err), "reading a command's "
-			    "output: %s", rsess_ssh_error(s));
-			return CMD_R_FAIL;
-		}
+		if (rc < 0)
+			return rsess_cmd_failed(s, c, "reading a command's "
+			    "output");
 		if (rc == 0)
-			return CMD_R_WAIT;
+			return CMD_R_IDLE;
 		c->phase = CMD_CLOSE;
 		return CMD_R_GO;
 	case CMD_CLOSE:
@@ -1203,7 +1218,9 @@ rsess_cmd_step(struct rsess *s)
 		rc = libssh2_channel_wait_closed(c->ch);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return CMD_R_WAIT;
-		c->status = libssh2_channel_get_exit_status(c->ch);
+		/* A command cut short (a failure, a deadline) has none. */
+		if (c->why[0] == '\0')
+			c->status = libssh2_channel_get_exit_status(c->ch);
 		c->phase = CMD_FREE;
 		return CMD_R_GO;
 	case CMD_FREE:
@@ -1211,11 +1228,16 @@ rsess_cmd_step(struct rsess *s)
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return CMD_R_WAIT;
 		c->ch = NULL;
+		if (c->verbose)
+			rsess_log(s, "command ended: status %d%s%s",
+			    c->status, c->why[0] != '\0' ? ", " : "", c->why);
 		c->phase = CMD_DONE;
 		return CMD_R_DONE;
 	case CMD_DONE:
 		return CMD_R_DONE;
 	}
+	snprintf(c->why, sizeof(c->why), "broken command phase %d",
+	    (int)c->phase);
 	return CMD_R_FAIL;
 }
 
@@ -1295,8 +1317,8 @@ rsess_do_push(struct rsess *s)
 		    nvml != NULL ? rconf_nvml_name(cf) : NULL), NULL, NULL, 0);
 		s->sub = PUSH_CHECK;
 	}
-	rc = rsess_cmd_step(s);
-	if (rc == CMD_R_WAIT)
+	rc = rsess_cmd_step(s, &s->cmd);
+	if (rc == CMD_R_WAIT || rc == CMD_R_IDLE)
 		return STEP_WAIT;
 	if (rc == CMD_R_FAIL) {
 		/* No scp there, or a login shell that prints and so breaks
@@ -1304,7 +1326,7 @@ rsess_do_push(struct rsess *s)
 		if ((s->sub == PUSH_UPLOAD || s->sub == PUSH_HUPLOAD) &&
 		    s->cmd.cmd == NULL)
 			s->scp_failed = 1;
-		return rsess_fail(s, 0, "%s", s->err);
+		return rsess_fail(s, 0, "%s", s->cmd.why);
 	}
 	if (rc == CMD_R_GO)
 		return STEP_GO;
@@ -1611,9 +1633,9 @@ rsess_control_send(struct rsess *s)
 static void
 rsess_exec_dispose(struct rsess_exec *x)
 {
-	free(x->cmd);
-	free(x->out);
-	free(x->err);
+	free(x->c.cmd);
+	free(x->c.out);
+	free(x->c.err);
 	free(x);
 }
 
@@ -1626,12 +1648,12 @@ rsess_exec_end(struct rsess *s, const char *why)
 
 	if (x == NULL)
 		return;
-	if (x->ch == NULL && x->phase != X_DONE) {
-		if (x->why[0] == '\0' && why != NULL)
-			snprintf(x->why, sizeof(x->why), "%s", why);
-		x->phase = X_DONE;
+	if (x->c.ch == NULL && x->c.phase != CMD_DONE) {
+		if (x->c.why[0] == '\0' && why != NULL)
+			snprintf(x->c.why, sizeof(x->c.why), "%s", why);
+		x->c.phase = CMD_DONE;
 	}
-	if (x->phase != X_DONE)
+	if (x->c.phase != CMD_DONE)
 		return;
 	s->x = NULL;
 	if (x->released)
@@ -1640,135 +1662,38 @@ rsess_exec_end(struct rsess *s, const char *why)
 		x->s = NULL;
 }
 
-/* What an extra command's call that returned EAGAIN allows. */
-static int
-rsess_exec_again(struct rsess *s)
-{
-	return rsess_blocked_out(s) ? STEP_WAIT : STEP_GO;
-}
-
-/* Read the command's stdout and stderr until EAGAIN, keeping up to cap
- * bytes of each: 1 at EOF, 0, -1 on an error. */
-static int
-rsess_exec_read(struct rsess_exec *x)
-{
-	char	 junk[2048];
-	ssize_t	 n;
-	size_t	*len;
-	char	*buf;
-	int	 stream, progress;
-
-	do {
-		progress = 0;
-		for (stream = 0; stream < 2; stream++) {
-			buf = stream == 0 ? x->out : x->err;
-			len = stream == 0 ? &x->outlen : &x->errlen;
-			if (*len < x->cap)
-				n = libssh2_channel_read_ex(x->ch, stream,
-				    buf + *len, x->cap - *len);
-			else
-				n = libssh2_channel_read_ex(x->ch, stream,
-				    junk, sizeof(junk));
-			if (n == LIBSSH2_ERROR_EAGAIN || n == 0)
-				continue;
-			if (n < 0)
-				return -1;
-			progress = 1;
-			if (*len < x->cap) {
-				*len += (size_t)n;
-				buf[*len] = '\0';
-			}
-		}
-	} while (progress);
-	return libssh2_channel_eof(x->ch) ? 1 : 0;
-}
-
 /* Advance the extra command as far as it goes: STEP_GO to go on with the
- * probe's channel, STEP_WAIT when a call must be repeated first. */
+ * probe's channel, STEP_WAIT when a call must be repeated first (one
+ * that returned EAGAIN while libssh2 holds its unsent packet).  Its
+ * failures end the command, never the session. */
 static int
 rsess_exec_step(struct rsess *s)
 {
 	struct rsess_exec	*x = s->x;
-	int			 rc;
+	struct rsess_cmd	*c = &x->c;
 
 	if (x->deadline == 0)
 		x->deadline = s->now + x->timeout_ms;
-	if (x->phase <= X_READ && (s->now >= x->deadline || x->released)) {
+	if (c->phase <= CMD_READ && (s->now >= x->deadline || x->released)) {
 		if (!x->released)
-			snprintf(x->why, sizeof(x->why), "timed out after "
+			snprintf(c->why, sizeof(c->why), "timed out after "
 			    "%.0f s", x->timeout_ms / 1000.0);
-		x->phase = x->ch != NULL ? X_CLOSE : X_DONE;
+		c->phase = c->ch != NULL ? CMD_CLOSE : CMD_DONE;
 	}
 	for (;;) {
-		switch (x->phase) {
-		case X_OPEN:
-			x->ch = libssh2_channel_open_session(s->ssh);
-			if (x->ch == NULL) {
-				if (libssh2_session_last_errno(s->ssh) ==
-				    LIBSSH2_ERROR_EAGAIN)
-					return rsess_exec_again(s);
-				snprintf(x->why, sizeof(x->why), "opening a "
-				    "channel: %s", rsess_ssh_error(s));
-				x->phase = X_DONE;
-				break;
-			}
-			x->phase = X_EXEC;
+		switch (rsess_cmd_step(s, c)) {
+		case CMD_R_WAIT:
+			return rsess_blocked_out(s) ? STEP_WAIT : STEP_GO;
+		case CMD_R_IDLE:
+			return STEP_GO;		/* wait for output */
+		case CMD_R_FAIL:
+			c->phase = c->ch != NULL ? CMD_CLOSE : CMD_DONE;
 			break;
-		case X_EXEC:
-			rc = libssh2_channel_exec(x->ch, x->cmd);
-			if (rc == LIBSSH2_ERROR_EAGAIN)
-				return rsess_exec_again(s);
-			if (rc != 0) {
-				snprintf(x->why, sizeof(x->why), "exec: %s",
-				    rsess_ssh_error(s));
-				x->phase = X_CLOSE;
-				break;
-			}
-			rsess_log(s, "running %s", x->cmd);
-			x->phase = X_EOF;
-			break;
-		case X_EOF:
-			rc = libssh2_channel_send_eof(x->ch);
-			if (rc == LIBSSH2_ERROR_EAGAIN)
-				return rsess_exec_again(s);
-			x->phase = X_READ;
-			break;
-		case X_READ:
-			rc = rsess_exec_read(x);
-			if (rc == 0)
-				return STEP_GO;		/* wait for output */
-			if (rc < 0)
-				snprintf(x->why, sizeof(x->why), "reading: %s",
-				    rsess_ssh_error(s));
-			x->phase = X_CLOSE;
-			break;
-		case X_CLOSE:
-			rc = libssh2_channel_close(x->ch);
-			if (rc == LIBSSH2_ERROR_EAGAIN)
-				return rsess_exec_again(s);
-			x->phase = X_WAIT;
-			break;
-		case X_WAIT:
-			rc = libssh2_channel_wait_closed(x->ch);
-			if (rc == LIBSSH2_ERROR_EAGAIN)
-				return rsess_exec_again(s);
-			if (x->why[0] == '\0')
-				x->status = libssh2_channel_get_exit_status(
-				    x->ch);
-			x->phase = X_FREE;
-			break;
-		case X_FREE:
-			rc = libssh2_channel_free(x->ch);
-			if (rc == LIBSSH2_ERROR_EAGAIN)
-				return rsess_exec_again(s);
-			x->ch = NULL;
-			rsess_log(s, "command ended: status %d%s%s", x->status,
-			    x->why[0] != '\0' ? ", " : "", x->why);
-			x->phase = X_DONE;
-			break;
-		case X_DONE:
+		case CMD_R_DONE:
 			rsess_exec_end(s, NULL);
 			return STEP_GO;
+		default:
+			break;
 		}
 	}
 }
@@ -1790,14 +1715,9 @@ rsess_exec_start(struct rsess *s, const char *cmd, size_t cap,
 	}
 	x = xcalloc(1, sizeof(*x));
 	x->s = s;
-	x->phase = X_OPEN;
-	x->cmd = xstrdup(cmd);
-	x->cap = cap;
+	rsess_cmd_init(&x->c, xstrdup(cmd), NULL, NULL, 0, cap, cap);
+	x->c.verbose = 1;
 	x->timeout_ms = timeout_ms;
-	x->out = xmalloc(cap + 1);
-	x->err = xmalloc(cap + 1);
-	x->out[0] = x->err[0] = '\0';
-	x->status = -1;
 	s->x = x;
 	s->ready = 1;		/* start at the next step */
 	return x;
@@ -1806,35 +1726,35 @@ rsess_exec_start(struct rsess *s, const char *cmd, size_t cap,
 int
 rsess_exec_done(const struct rsess_exec *x)
 {
-	return x->phase == X_DONE;
+	return x->c.phase == CMD_DONE;
 }
 
 const char *
 rsess_exec_out(const struct rsess_exec *x, size_t *len)
 {
 	if (len != NULL)
-		*len = x->outlen;
-	return x->out;
+		*len = x->c.outlen;
+	return x->c.out;
 }
 
 const char *
 rsess_exec_err(const struct rsess_exec *x, size_t *len)
 {
 	if (len != NULL)
-		*len = x->errlen;
-	return x->err;
+		*len = x->c.errlen;
+	return x->c.err;
 }
 
 int
 rsess_exec_status(const struct rsess_exec *x)
 {
-	return x->phase == X_DONE ? x->status : -1;
+	return x->c.phase == CMD_DONE ? x->c.status : -1;
 }
 
 const char *
 rsess_exec_why(const struct rsess_exec *x)
 {
-	return x->why;
+	return x->c.why;
 }
 
 void
@@ -1842,7 +1762,7 @@ rsess_exec_free(struct rsess_exec *x)
 {
 	if (x == NULL)
 		return;
-	if (x->s == NULL || x->phase == X_DONE) {
+	if (x->s == NULL || x->c.phase == CMD_DONE) {
 		if (x->s != NULL)
 			x->s->x = NULL;
 		rsess_exec_dispose(x);
