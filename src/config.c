@@ -63,6 +63,9 @@ static int	config_show_rank_columns(const struct config *, char *,
 		    size_t);
 static int	config_show_fold(const struct config *, char *, size_t);
 static int	config_show_interval(const struct config *, char *, size_t);
+static int	config_set_alloc_after(struct config *, const char *, char *,
+		    size_t);
+static int	config_show_alloc_after(const struct config *, char *, size_t);
 
 static const struct config_key {
 	const char	*name;
@@ -83,6 +86,8 @@ static const struct config_key {
 	{ .name = "fold", .set = config_set_fold, .show = config_show_fold },
 	{ .name = "interval", .set = config_set_interval,
 	    .show = config_show_interval },
+	{ .name = "alloc_after", .set = config_set_alloc_after,
+	    .show = config_show_alloc_after },
 };
 #define CONFIG_NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
 
@@ -396,6 +401,36 @@ config_show_fold(const struct config *c, char *buf, size_t len)
 	if (config_fold_name(c->fold) == NULL)
 		return 0;
 	snprintf(buf, len, "%s", config_fold_name(c->fold));
+	return 1;
+}
+
+/* Whole seconds, 1 to CONFIG_ALLOC_MAX, plain digits. */
+static int
+config_set_alloc_after(struct config *c, const char *v, char *err,
+    size_t errlen)
+{
+	char	buf[64];
+	size_t	n = strspn(v, "0123456789");
+	long	s = -1;
+
+	if (n > 0 && n <= 7 && v[n] == '\0')
+		s = strtol(v, NULL, 10);
+	if (s < 1 || s > CONFIG_ALLOC_MAX) {
+		snprintf(err, errlen, "alloc_after '%s': give whole seconds "
+		    "from 1 to %d", text_clean(buf, sizeof(buf), v),
+		    CONFIG_ALLOC_MAX);
+		return -1;
+	}
+	c->alloc_after = s;
+	return 0;
+}
+
+static int
+config_show_alloc_after(const struct config *c, char *buf, size_t len)
+{
+	if (c->alloc_after <= 0)
+		return 0;
+	snprintf(buf, len, "%ld", c->alloc_after);
 	return 1;
 }
 

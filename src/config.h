@@ -26,6 +26,7 @@
 #define CONFIG_VALUE_MAX	512	/* a longer value is an error */
 #define CONFIG_IVL_MIN		0.05	/* seconds: the bounds of -d too */
 #define CONFIG_IVL_MAX		86400.0
+#define CONFIG_ALLOC_MAX	604800	/* alloc_after: a week, seconds */
 
 enum config_fold {
 	CONFIG_FOLD_UNSET = -1,
@@ -56,6 +57,9 @@ struct config {
 	int			 rank_columns_line;
 	int			 fold;		/* enum config_fold */
 	double			 interval;	/* seconds, 0: not set */
+	long			 alloc_after;	/* seconds watched before the
+						 * allocation hints, 0: not
+						 * set */
 	char			*path;		/* the file read, or NULL */
 };
 

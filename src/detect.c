@@ -96,6 +96,11 @@ struct detect_node {
 	double		 mg_t[DETECT_MG_N], mg_v[DETECT_MG_N];
 	unsigned	 mg_head, mg_len, mg_run, mg_ok;
 	int		 memgrow;
+	/* What the job used of its allocation here (detect_alloc): the
+	 * largest memory (the job's: its cgroup, else the node's) and CPUs
+	 * (its cgroup's, else its ranks'; never the node's) in a sample;
+	 * the job cgroup's memory limit, 0 none. */
+	double		 al_mem, al_cpu, al_limit;
 };
 
 struct detect {
@@ -132,6 +137,10 @@ struct detect {
 	uint64_t		 morder;
 	struct detect_member	*mscratch;	/* a sample's comings/goings */
 	size_t			 capmscratch;
+	uint64_t		 al_first, al_last;	/* detect_alloc's
+							 * first and last
+							 * judgement, ms */
+	int			 al_memsaid, al_cpusaid;
 };
 
 static const char *const detect_names[DF_NFLAGS] = {
@@ -157,6 +166,7 @@ detect_conf_default(struct detect_conf *c)
 	c->mem_samples = 2;
 	c->ntasks = -1;
 	c->member_group = DETECT_GROUP_DEFAULT;
+	c->alloc_ms = DETECT_ALLOC_MIN_MS;
 }
 
 struct detect *
@@ -765,6 +775,52 @@ detect_rank_peers(struct detect *d, const float *lv, unsigned n, double med0,
 }
 
 /*
+ * The distance past which a rank is far from its peers: by its level
+ * (DETECT_BY_LEVEL) or by its demand, %CPU plus run-queue delay
+ * (DETECT_BY_DEMAND).  Sets the peers' median and the distance; returns
+ * how many peers (0: none to compare with).
+ */
+#define DETECT_BY_LEVEL		0
+#define DETECT_BY_DEMAND	1
+
+static unsigned
+detect_rank_thr(struct detect *d, const struct hist_rank *hr, int how,
+    double *med, double *thr)
+{
+	double		mad;
+	unsigned	np;
+
+	if (how != DETECT_BY_LEVEL)
+		np = detect_rank_peers(d, d->dv, d->dv_n, d->dv_med,
+		    d->dv_mad, hr->det_dgen == d->gen, hr->det_demand, med,
+		    &mad);
+	else
+		np = detect_rank_peers(d, d->lv, d->rank_n, d->rank_med,
+		    d->rank_mad, hr->det_gen == d->gen, hr->det_level, med,
+		    &mad);
+	if (np == 0 || !isfinite(*med))
+		return 0;
+	*thr = d->conf.strag_mads * DETECT_MAD_SCALE * mad;
+	if (isfinite(d->noise) && *thr < DETECT_NOISE_K * d->noise)
+		*thr = DETECT_NOISE_K * d->noise;
+	/* The relative gap is for levels.  Demands sit near 100% on an
+	 * oversubscribed node, where a quarter of the median (25 points)
+	 * would let a rank that sleeps a quarter of its time (25% CPU and
+	 * 50% run-queue delay beside peers at 36% and 64%: seen in the lab
+	 * with the suite beside it) pass for one that wanted the CPU as
+	 * much as they did; their gap is DETECT_DEMAND_GAP points at least
+	 * (with only the absolute 2, a rank whose delay dipped for a few
+	 * samples was flagged straggler for 1.5 s in test-rank-exit). */
+	if (how == DETECT_BY_LEVEL && *thr < d->conf.strag_frac * fabs(*med))
+		*thr = d->conf.strag_frac * fabs(*med);
+	if (how == DETECT_BY_DEMAND && *thr < DETECT_DEMAND_GAP)
+		*thr = DETECT_DEMAND_GAP;
+	if (*thr < DETECT_RANK_GAP)
+		*thr = DETECT_RANK_GAP;
+	return np;
+}
+
+/*
  * Is a rank at x far from its peers: its level from theirs (demand 0), or
  * its demand (%CPU plus run-queue delay) from theirs (demand 1)?  See
  * DETECT_PAST for the rule.  A rank already flagged straggler is still
@@ -776,41 +832,76 @@ static int
 detect_rank_far(struct detect *d, const struct hist_rank *hr, int demand,
     double x, double *med)
 {
-	double		mad, thr;
+	double		thr;
 	unsigned	np;
 
-	if (demand)
-		np = detect_rank_peers(d, d->dv, d->dv_n, d->dv_med,
-		    d->dv_mad, hr->det_dgen == d->gen, hr->det_demand, med,
-		    &mad);
-	else
-		np = detect_rank_peers(d, d->lv, d->rank_n, d->rank_med,
-		    d->rank_mad, hr->det_gen == d->gen, hr->det_level, med,
-		    &mad);
-	if (np == 0 || !isfinite(*med) || !isfinite(x))
+	np = detect_rank_thr(d, hr, demand ? DETECT_BY_DEMAND :
+	    DETECT_BY_LEVEL, med, &thr);
+	if (np == 0 || !isfinite(x))
 		return 0;
-	thr = d->conf.strag_mads * DETECT_MAD_SCALE * mad;
-	if (isfinite(d->noise) && thr < DETECT_NOISE_K * d->noise)
-		thr = DETECT_NOISE_K * d->noise;
-	/* The relative gap is for levels.  Demands sit near 100% on an
-	 * oversubscribed node, where a quarter of the median (25 points)
-	 * would let a rank that sleeps a quarter of its time (25% CPU and
-	 * 50% run-queue delay beside peers at 36% and 64%: seen in the lab
-	 * with the suite beside it) pass for one that wanted the CPU as
-	 * much as they did; their gap is DETECT_DEMAND_GAP points at least
-	 * (with only the absolute 2, a rank whose delay dipped for a few
-	 * samples was flagged straggler for 1.5 s in test-rank-exit). */
-	if (!demand && thr < d->conf.strag_frac * fabs(*med))
-		thr = d->conf.strag_frac * fabs(*med);
-	if (demand && thr < DETECT_DEMAND_GAP)
-		thr = DETECT_DEMAND_GAP;
-	if (thr < DETECT_RANK_GAP)
-		thr = DETECT_RANK_GAP;
 	if (!demand && (hr->flags & DF_STRAGGLER) != 0 && hr->det_by_cpu)
 		thr *= DETECT_CLEAR_FRAC;
 	if (np == 1)
 		return *med - x > thr && x < DETECT_PAIR_RATIO * *med;
 	return fabs(x - *med) > thr;
+}
+
+/*
+ * DETECT_SLEEPER: a rank that sleeps while its peers queue for a CPU.  On an
+ * oversubscribed node a rank's %CPU is its share, not what it wants:
+ * ranks that compute flat out get 40% of a CPU each and wait 60% for
+ * one; a rank that needs 25 ms of CPU every 100 ms gets its 25% and
+ * waits 49% (when it wants a CPU it queues as they do), a demand of 74%
+ * against their 100%.  Its level alone sits near the line (15 points
+ * below the peers' median against a distance of 9 to 12 by their noise:
+ * the lab's straggler beside a CPU hog and the rest of the suite was
+ * flagged after 4 to 16 samples, once too late).  Its demand tells it
+ * apart.  Where the job's ranks queue (the median demand DETECT_DEMAND_GAP
+ * over the median level; without queueing a demand is its level and
+ * this rule is off, so it flags nothing the level rule would not), a
+ * rank whose demand is below its peers' by their robust distance and
+ * DETECT_DEMAND_GAP, and whose level is below theirs by DETECT_SLEEP_PART
+ * of the level rule's distance, is far.  Both need two peers or more;
+ * the demand is the one the stats counted.
+ */
+#define DETECT_SLEEP_PART	0.5
+#define DETECT_SLEEPER		(-1)	/* directions of detect_by_demand */
+#define DETECT_HUNGRY		1
+
+/*
+ * Its mirror, DETECT_HUNGRY: a rank that works while its peers wait,
+ * held back by its CPU.  The peers of a gloo or blocking-MPI job wait for
+ * it blocked in the kernel (asleep, off the run queue); it computes and,
+ * on a node whose CPUs are shared with something else (a busy loop per
+ * core beside the lab's eight gloo workers), gets a quarter of a CPU and
+ * queues for the rest.  Its level is above theirs by little (25% against
+ * 11%: a gap near the level rule's distance when the other load makes the
+ * job's sample-to-sample noise large, once flagged after 12 samples, its
+ * bound 10), but its demand is far above theirs (49% against 27%).  Where
+ * the rank itself queues (its demand DETECT_DEMAND_GAP over its level),
+ * a rank whose demand is above its peers' by their robust distance and
+ * DETECT_DEMAND_GAP, and whose level is above theirs by DETECT_SLEEP_PART
+ * of the level rule's distance, is far.  Without queueing its demand is
+ * its level and the rule is off.
+ */
+static int
+detect_by_demand(struct detect *d, const struct hist_rank *hr, int dir,
+    double level, double *dmed)
+{
+	double	med, thr;
+	int	queues;
+
+	if (!hr->det_dok || hr->det_dgen != d->gen || !isfinite(level))
+		return 0;
+	queues = dir == DETECT_SLEEPER ?
+	    d->dv_med - d->rank_med >= DETECT_DEMAND_GAP :
+	    hr->det_demand - level >= DETECT_DEMAND_GAP;
+	if (!queues ||
+	    detect_rank_thr(d, hr, DETECT_BY_LEVEL, &med, &thr) < 2 ||
+	    !(dir * (level - med) > DETECT_SLEEP_PART * thr) ||
+	    detect_rank_thr(d, hr, DETECT_BY_DEMAND, dmed, &thr) < 2)
+		return 0;
+	return dir * (hr->det_demand - *dmed) > thr;
 }
 
 /* Does node i's latest sample give any rank a rate? */
@@ -951,6 +1042,12 @@ detect_delay(const struct node_model *m, const struct minst *mi,
  * it waits on block I/O: the state at one instant is a noisy sample of
  * the same fact, R or S between two synchronous writes); a run-queue
  * delay of DETECT_WAIT_PCT %, waiting for a CPU.
+ * The sure share is of the time the rank did not queue for a CPU: on a
+ * node whose CPUs are taken, a rank that writes synchronously waits 60%
+ * for a CPU and 17% on storage, 42% of the rest, and the samples seldom
+ * find it in D (the lab's iowait rank beside a busy loop on every core
+ * was never said I/O-bound in 25 samples).  Where it does not queue the
+ * two shares are one.
  * blkio_delay is in jiffies (its rate is percent of one CPU already),
  * rq_delay in ns (its rate in ns/s; 1e7 ns/s is 1%).
  */
@@ -962,7 +1059,7 @@ detect_rank_waits(const struct node_model *m, const struct minst *mi,
     char *buf, size_t size)
 {
 	const char	*st;
-	double		 io, rq;
+	double		 io, rq, own;
 	int		 f;
 
 	buf[0] = '\0';
@@ -970,10 +1067,20 @@ detect_rank_waits(const struct node_model *m, const struct minst *mi,
 	rq = detect_delay(m, mi, "rq_delay", 1e-7);
 	st = (f = model_field_index(m, mi->group, "state")) >= 0 ?
 	    model_str(mi, (unsigned)f) : NULL;
+	/* Its share of the time off the run queue. */
+	own = io;
+	if (isfinite(io) && isfinite(rq) && rq >= DETECT_WAIT_PCT)
+		own = rq < 95 ? io * 100 / (100 - rq) : 100;
 	if (isfinite(io) && io >= DETECT_WAIT_PCT && ((st != NULL &&
-	    st[0] == 'D') || io >= DETECT_IO_SURE_PCT)) {
-		snprintf(buf, size, "waiting on storage: block I/O delay "
-		    "%.0f%% of the time", io > 100 ? 100 : io);
+	    st[0] == 'D') || own >= DETECT_IO_SURE_PCT)) {
+		if (own >= io + 1)
+			snprintf(buf, size, "waiting on storage: block I/O "
+			    "delay %.0f%% of the time, %.0f%% off the run "
+			    "queue", io > 100 ? 100 : io, own > 100 ? 100 :
+			    own);
+		else
+			snprintf(buf, size, "waiting on storage: block I/O "
+			    "delay %.0f%% of the time", io > 100 ? 100 : io);
 		return 1;
 	}
 	if (isfinite(rq) && rq >= DETECT_WAIT_PCT) {
@@ -1057,8 +1164,8 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 	char		 who[192], waits[96];
 	double		 cpu, rd, wr, limit, pct;
 	int		 idle, r, far = 0, mfar = 0, cfar = 0, by_mpi;
-	int		 spinning, cjudge;
-	double		 share, level = NAN, med = NAN;
+	int		 spinning, cjudge, dfar = 0;
+	double		 share, level = NAN, med = NAN, dmed = NAN;
 
 	if (hr->rank < 0 || !d->conf.ranks)
 		cpu = NAN;	/* not a rank: only memory is judged */
@@ -1111,7 +1218,17 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 	if (cjudge) {
 		level = hr->det_level;
 		cfar = detect_rank_far(d, hr, 0, level, &med);
-		cfar = !detect_starved(d, m, mi, hr, level, med) && cfar;
+		/* Before detect_starved: the demand the stats counted. */
+		if (!cfar && detect_by_demand(d, hr, DETECT_SLEEPER, level,
+		    &dmed))
+			dfar = DETECT_SLEEPER;
+		else if (!cfar && detect_by_demand(d, hr, DETECT_HUNGRY,
+		    level, &dmed))
+			dfar = DETECT_HUNGRY;
+		cfar = !detect_starved(d, m, mi, hr, level, med) &&
+		    (cfar || dfar != 0);
+		if (!cfar)
+			dfar = 0;
 	}
 	if (by_mpi == 1 || cjudge) {
 		far = (by_mpi == 1 && mfar) || (cjudge && cfar);
@@ -1129,6 +1246,17 @@ detect_rank(struct detect *d, int i, const struct node_model *m,
 			    "for %u samples: the others wait for it", WHO,
 			    share, detect_comm(m, hr), d->mpi_others,
 			    hr->det_far);
+		} else if (r > 0 && dfar != 0) {
+			hr->flags |= DF_STRAGGLER;
+			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
+			    "%s runs at %.0f%% CPU (%.0f%% over its last %d "
+			    "samples) against the other ranks' median %.0f%% "
+			    "and wants %s (%.0f%% with its wait for a CPU, "
+			    "theirs %.0f%%): %s, for %u samples", WHO, cpu,
+			    level, DETECT_PAST, med, dfar == DETECT_SLEEPER ?
+			    "little more" : "far more", hr->det_demand, dmed,
+			    dfar == DETECT_SLEEPER ? "it sleeps while they work" :
+			    "it works while they wait", hr->det_far);
 		} else if (r > 0) {
 			hr->flags |= DF_STRAGGLER;
 			detect_emit(d, i, hr, DF_STRAGGLER, 1, ms,
@@ -1697,12 +1825,143 @@ detect_iobound(struct detect *d, int i, const struct node_model *m,
 	detect_who(who, sizeof(who), m, hr);
 	text_clean(node, sizeof(node), model_name(m));
 	if (r > 0)
-		detect_hint(d, i, hr, 1, "io-bound", "%s is I/O-bound (state "
-		    "D, %s): check its file system's load and the I/O "
-		    "pattern (many small or synchronous writes)", who, waits);
+		detect_hint(d, i, hr, 1, "io-bound", "%s is I/O-bound (%s%s): "
+		    "check its file system's load and the I/O pattern (many "
+		    "small or synchronous writes)", who,
+		    detect_str(m, mi, "state")[0] == 'D' ? "state D, " : "",
+		    waits);
 	else
 		detect_hint(d, i, hr, 0, "io-bound", "%s no longer waits on "
 		    "storage", who);
+}
+
+int
+detect_alloc_mem_text(char *buf, size_t size, double peak, double limit)
+{
+	char	a[32], b[32];
+	double	g;
+
+	buf[0] = '\0';
+	if (!(limit > 0) || !(peak > 0) || !(peak < DETECT_ALLOC_FRAC * limit))
+		return 0;
+	/* --mem: the peak plus a quarter, rounded up to GiB. */
+	g = ceil(peak * 1.25 / 1073741824.0);
+	text_bytes(a, sizeof(a), peak);
+	text_bytes(b, sizeof(b), limit);
+	snprintf(buf, size, "uses %s of %s memory per node at most: "
+	    "--mem=%.0fG would do", a, b, g < 1 ? 1 : g);
+	return 1;
+}
+
+int
+detect_alloc_cpu_text(char *buf, size_t size, double peak, double cpus)
+{
+	unsigned	ask;
+
+	buf[0] = '\0';
+	if (!(cpus >= 2) || !(peak > 0) || !(peak < DETECT_ALLOC_FRAC * cpus))
+		return 0;
+	ask = (unsigned)ceil(peak * 1.25);
+	snprintf(buf, size, "uses %.1f of %.3g CPUs per node at most: %u "
+	    "CPU%s per node would do", peak, cpus, ask, ask == 1 ? "" : "s");
+	return 1;
+}
+
+/* Node i's sample: the memory and CPUs the job used there (as the
+ * summary counts them, summary.c); rcpu the CPUs of its ranks, NaN
+ * none known. */
+static void
+detect_alloc_node(struct detect *d, int i, const struct node_model *m,
+    double rcpu)
+{
+	struct detect_node	*dn = &d->nodes[i];
+	const struct minst	*mi;
+	double			 x, cpus = NAN;
+	int64_t			 v;
+	int			 g, f;
+
+	x = history_node_get(d->h, i, HN_MEM, 0);
+	if (isfinite(x) && x > dn->al_mem)
+		dn->al_mem = x;
+	if ((g = model_group_index(m, "cgroup")) >= 0 &&
+	    (mi = m->gfirst[g]) != NULL) {
+		if ((f = model_field_index(m, (unsigned)g, "mem_max")) >= 0 &&
+		    model_value(mi, (unsigned)f, &v) && v > 0)
+			dn->al_limit = (double)v;
+		if ((f = model_field_index(m, (unsigned)g, "mem_peak")) >= 0 &&
+		    model_value(mi, (unsigned)f, &v) && (double)v > dn->al_mem)
+			dn->al_mem = (double)v;
+		if ((f = model_field_index(m, (unsigned)g, "cpu_usage")) >= 0 &&
+		    model_metric(m, mi, (unsigned)f, &x) && isfinite(x))
+			cpus = x / 1e6;
+	}
+	/* Else its ranks' (summed in detect_node_sample's walk). */
+	if (!isfinite(cpus))
+		cpus = rcpu;
+	if (isfinite(cpus) && cpus > dn->al_cpu)
+		dn->al_cpu = cpus;
+}
+
+/* One allocation hint now yes or not: said when it changes. */
+static void
+detect_alloc_say(struct detect *d, int *said, int yes, int node,
+    const char *code, const char *text, const char *what, uint64_t ms)
+{
+	if (yes == *said)
+		return;
+	*said = yes;
+	d->hint_ms = ms;
+	if (yes)
+		detect_hint(d, node, NULL, 1, code, "the job %s", text);
+	else
+		detect_hint(d, node, NULL, 0, code, "the job now uses more "
+		    "than a quarter of its %s", what);
+}
+
+/*
+ * The allocation used a fraction: once the job has been watched
+ * conf.alloc_ms, the most memory and CPUs it used on any node against
+ * what the scheduler gave a node (conf.mem_node, else the job cgroups'
+ * limit; conf.cpus_node), under DETECT_ALLOC_FRAC of it.  Judged once a
+ * second of data; said once ("alloc-mem", "alloc-cpu"), on the node of
+ * the peak, and cleared if the job later uses more.
+ */
+static void
+detect_alloc(struct detect *d, int i, uint64_t ms)
+{
+	double	mem = 0, limit = 0, cpu = 0;
+	char	text[160];
+	int	j, at_mem = i, at_cpu = i;
+
+	if (d->cb == NULL || !d->conf.ranks)
+		return;
+	if (d->al_first == 0)
+		d->al_first = ms;
+	if (ms < d->al_first + d->conf.alloc_ms || ms < d->al_last + 1000)
+		return;
+	d->al_last = ms;
+	for (j = 0; j < d->nnodes; j++) {
+		const struct detect_node *dn = &d->nodes[j];
+		if ((d->conf.mem_node > 0 || dn->al_limit > 0) &&
+		    dn->al_mem > mem) {
+			mem = dn->al_mem;
+			at_mem = j;
+		}
+		if (dn->al_limit > limit)
+			limit = dn->al_limit;
+		if (dn->al_cpu > cpu) {
+			cpu = dn->al_cpu;
+			at_cpu = j;
+		}
+	}
+	if (d->conf.mem_node > 0 && mem > 0)
+		limit = d->conf.mem_node;
+	detect_alloc_say(d, &d->al_memsaid, detect_alloc_mem_text(text,
+	    sizeof(text), mem, limit), at_mem, "alloc-mem", text, "memory",
+	    ms);
+	detect_alloc_say(d, &d->al_cpusaid, detect_alloc_cpu_text(text,
+	    sizeof(text), cpu, d->conf.cpus_node), at_cpu, "alloc-cpu", text,
+	    "CPUs", ms);
 }
 
 void
@@ -1714,7 +1973,7 @@ detect_node_sample(struct detect *d, int i, const struct node_model *m,
 	const struct minst	*mi;
 	const char		*name = model_name(m);
 	int64_t			 pid, start, rank, v;
-	double			 x;
+	double			 x, rcpu = NAN;
 	unsigned		 k;
 	int			 g, r, fh;
 
@@ -1769,6 +2028,9 @@ detect_node_sample(struct detect *d, int i, const struct node_model *m,
 			detect_rank(d, i, m, mi, hr, ms);
 			d->hint_ms = ms;
 			detect_iobound(d, i, m, mi, hr);
+			if (isfinite(hr->cur[HR_CPU]))
+				rcpu = (isfinite(rcpu) ? rcpu : 0) +
+				    hr->cur[HR_CPU] / 100.0;
 		}
 	}
 	detect_recount(d, i);
@@ -1779,6 +2041,15 @@ detect_node_sample(struct detect *d, int i, const struct node_model *m,
 		dn->nio += history_rank_const(d->h, i, k)->det_iobound != 0;
 	detect_pinning(d, i, m);
 	detect_memgrow(d, i, m, ms);
+	detect_alloc_node(d, i, m, rcpu);
+	detect_alloc(d, i, ms);
+}
+
+void
+detect_alloc_said(const struct detect *d, int *mem, int *cpu)
+{
+	*mem = d->al_memsaid;
+	*cpu = d->al_cpusaid;
 }
 
 void

@@ -75,7 +75,17 @@ struct detect_conf {
 					 * cgroup limit */
 	unsigned	 member_group;	/* ranks of a node coming or going in
 					 * one sample that make one event */
+	double		 cpus_node;	/* CPUs the scheduler allocated a
+					 * node, 0 unknown */
+	uint64_t	 alloc_ms;	/* watched this long before the
+					 * allocation is judged */
 };
+
+/* The allocation used a fraction: judged once the job has run (been
+ * watched, live; recorded, in the summary) this long, said when it used
+ * under this fraction of what it was given. */
+#define DETECT_ALLOC_MIN_MS	(5 * 60 * 1000)
+#define DETECT_ALLOC_FRAC	0.25
 
 struct detect_event {
 	uint64_t	 time_ms;	/* unix ms */
@@ -151,6 +161,16 @@ long		 detect_ntasks(const struct detect *);
  * memory grows toward the limit ("mem-growth"). */
 void		 detect_hint_counts(const struct detect *, unsigned *,
 		     unsigned *, unsigned *);
+/* The allocation used a fraction, as people read it: "uses 3.1 GB of
+ * 64 GB memory per node at most: --mem=4G would do", "uses 0.9 of 16 CPUs
+ * per node at most: 2 CPUs per node would do" for the most the job used
+ * on a node against what a node was given; 0 and "" when it used more
+ * than DETECT_ALLOC_FRAC of it or a value is unknown (CPUs: under 2). */
+int		 detect_alloc_mem_text(char *, size_t, double, double);
+int		 detect_alloc_cpu_text(char *, size_t, double, double);
+/* The allocation hints said and not cleared ("alloc-mem", "alloc-cpu":
+ * the job watched conf.alloc_ms used a fraction of it). */
+void		 detect_alloc_said(const struct detect *, int *, int *);
 /* The job has ended: the ranks that go from now on raise no event. */
 void		 detect_job_ended(struct detect *);
 /* The job-wide medians the last judgements used (NaN before any). */

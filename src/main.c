@@ -1328,6 +1328,15 @@ main_mem_node(struct job *job)
 	return n > 0 && job->mem > 0 ? (double)job->mem / (double)n : 0;
 }
 
+/* The CPUs the scheduler allocated a node, 0 unknown (as the memory). */
+static double
+main_cpus_node(struct job *job)
+{
+	size_t	n = job->nodes != NULL ? hostlist_count(job->nodes) : 0;
+
+	return n > 0 && job->cpus > 0 ? (double)job->cpus / (double)n : 0;
+}
+
 static int
 main_batch(const struct main_opts *o, struct job *job)
 {
@@ -1354,6 +1363,9 @@ main_batch(const struct main_opts *o, struct job *job)
 	mconf.ranks = mp.jobid != NULL;	/* -w: processes, not ranks */
 	mconf.ntasks = job->ntasks;
 	mconf.mem_node = main_mem_node(job);
+	mconf.cpus_node = main_cpus_node(job);
+	if (o->settings != NULL)
+		mconf.alloc_ms = (uint64_t)o->settings->alloc_after * 1000;
 	mconf.interval = o->interval;
 	run.mon = monitor_new(&mconf);
 	monitor_add_sink(run.mon, &main_sink, &run);
@@ -1466,6 +1478,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 	uc.time_limit = job->time_limit;
 	uc.ntasks = job->ntasks;
 	uc.mem_node = main_mem_node(job);
+	uc.cpus_node = main_cpus_node(job);
 	uc.interval = o->interval;
 	uc.theme = o->theme;
 	uc.settings = o->settings;
@@ -1575,6 +1588,8 @@ main_replay(const struct main_opts *o)
 	uc.time_limit = -1;
 	uc.ntasks = meta->ntasks;
 	uc.mem_node = meta->nnodes > 0 ? (double)meta->mem / meta->nnodes : 0;
+	uc.cpus_node = meta->nnodes > 0 ? (double)meta->cpus / meta->nnodes :
+	    0;
 	uc.interval = meta->interval_ms > 0 ? meta->interval_ms / 1000.0 : 1;
 	uc.theme = o->theme;
 	uc.settings = o->settings;
@@ -1797,6 +1812,7 @@ main_stacks(const struct main_opts *o, struct job *job)
 	struct stackrun		*sr;
 	struct session		*s;
 	struct stree		*t;
+	const char		*who, *why;
 	size_t			 i, n = hostlist_count(job->nodes);
 	int			 ret = MAIN_EXIT_FAIL;
 
@@ -1814,6 +1830,7 @@ main_stacks(const struct main_opts *o, struct job *job)
 	for (i = 0; i < n; i++)
 		main_probes_add(&mp, s, hostlist_get(job->nodes, i));
 	session_run(s);
+	stackrun_settle(sr, clock_mono_ms());
 	if ((t = stackrun_tree(sr)) != NULL) {
 		if (o->json)
 			stree_print_json(t, stdout, mp.jobid != NULL ?
@@ -1823,6 +1840,11 @@ main_stacks(const struct main_opts *o, struct job *job)
 			stree_print_text(t, stdout, job->nodelist != NULL &&
 			    mp.jobid == NULL ? job->nodelist : job->id);
 		ret = stree_answered(t) ? 0 : MAIN_EXIT_FAIL;
+		/* The tree says why on stdout, maybe into a file or a pipe:
+		 * a failure is said on stderr too, in one line. */
+		if (ret != 0 && (why = stree_failure(t, &who)) != NULL)
+			log_error("--stacks: no node answered (%s%s: %s)", who,
+			    n > 1 ? " and the others" : "", why);
 	} else
 		log_error("--stacks: interrupted before every node answered");
 	if (fflush(stdout) != 0)

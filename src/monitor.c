@@ -142,6 +142,9 @@ monitor_make(struct monitor *m)
 	dc.ranks = m->conf.ranks;
 	dc.ntasks = m->conf.ntasks;	/* said in rank events */
 	dc.mem_node = m->conf.mem_node;
+	dc.cpus_node = m->conf.cpus_node;
+	if (m->conf.alloc_ms > 0)
+		dc.alloc_ms = m->conf.alloc_ms;
 	m->det = detect_new(m->hist, &dc, monitor_on_detect, m);
 	m->dgpu = detect_gpu_new();
 }

@@ -70,6 +70,9 @@ struct monitor_conf {
 	int	 ranks;		/* a job's ranks judged (not -w) */
 	long	 ntasks;	/* the scheduler's, -1 unknown */
 	double	 mem_node;	/* bytes allocated a node, 0 unknown */
+	double	 cpus_node;	/* CPUs allocated a node, 0 unknown */
+	uint64_t alloc_ms;	/* watched this long before the allocation
+				 * hints, 0: DETECT_ALLOC_MIN_MS */
 	double	 interval;	/* seconds between samples */
 };
 

@@ -33,6 +33,7 @@
 #include "rec.h"
 #include "report.h"
 #include "summary.h"
+#include "textsafe.h"
 #include "xmalloc.h"
 
 #define REPORT_BUCKETS		600	/* points of a node plot at most */
@@ -245,9 +246,9 @@ report_fmt(char *buf, size_t size, double v, const char *unit)
 	else if (strcmp(unit, "%") == 0)
 		snprintf(buf, size, "%.*f%%", v < 10 ? 1 : 0, v);
 	else if (strcmp(unit, "B") == 0)
-		summary_bytes(buf, size, v);
+		text_bytes(buf, size, v);
 	else if (strcmp(unit, "B/s") == 0) {
-		summary_bytes(buf, size, v);
+		text_bytes(buf, size, v);
 		snprintf(buf + strlen(buf), size - strlen(buf), "/s");
 	} else if (strcmp(unit, "W") == 0)
 		snprintf(buf, size, "%.*f W", v < 10 ? 1 : 0, v);

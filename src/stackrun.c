@@ -211,13 +211,23 @@ stackrun_node_start(struct stackrun *sr, int i, uint64_t now)
 	nd->until = now + to + 5000;
 }
 
-/* A command whose node went away, or that outlived its time: its feed may
- * no longer step it, so it ends here with the reason. */
+/*
+ * A command whose node went away, or that outlived its time: its feed may
+ * no longer step it, so it ends here with the reason.  Gone is what the
+ * transport says (its connection or child ended), not the session's
+ * silence rule: a node whose samples stop for a few seconds ("lost: no
+ * data for 2.8 s", a probe starved of CPU beside a busy job or the
+ * debugger it runs) still runs its command, which ends with its own
+ * reason if the connection goes; only the deadline gives up on it.
+ */
 static void
 stackrun_node_abandon(struct stackrun *sr, int i, uint64_t now)
 {
 	struct stackrun_node	*nd = &sr->nodes[i];
-	enum feed_phase		 ph = session_node_phase(sr->s, i);
+	struct feed		*f = session_node_feed(sr->s, i);
+	const char		*fw;
+	enum feed_phase		 ph = f != NULL ? feed_phase(f, &fw) :
+				    FEED_CLOSED;
 	char			 why[FEED_STATE_MAX + 80];
 
 	if (ph == FEED_LIVE || ph == FEED_STOPPING) {
@@ -326,6 +336,39 @@ int
 stackrun_timeout(const struct stackrun *sr, uint64_t now)
 {
 	return sr->finished ? -1 : 100;
+}
+
+/*
+ * The session's loop ended (every node failed for good before the first
+ * timeout, or a signal): nodes that never answered fail with what their
+ * session said, so the tree holds every node and why.
+ */
+void
+stackrun_settle(struct stackrun *sr, uint64_t now)
+{
+	char	why[FEED_STATE_MAX + 64];
+	int	i;
+
+	if (sr->s == NULL || sr->finished)
+		return;
+	if (!sr->started)
+		stackrun_start(sr, now);
+	if (stackrun_check(sr, now))
+		return;
+	for (i = 0; i < sr->nnodes; i++) {
+		struct stackrun_node	*nd = &sr->nodes[i];
+
+		if (nd->state != SR_WAIT && nd->state != SR_RUN)
+			continue;
+		snprintf(why, sizeof(why), "the run ended before its stacks "
+		    "came (%s)", session_node_state(sr->s, i));
+		stree_fail_node(sr->tree, session_node_name(sr->s, i), why);
+		feed_exec_free(nd->x);
+		nd->x = NULL;
+		nd->state = SR_FAIL;
+	}
+	stree_finish(sr->tree);
+	sr->finished = 1;
 }
 
 struct stree *

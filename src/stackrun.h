@@ -58,6 +58,9 @@ int		 stackrun_check(struct stackrun *, uint64_t);
 int		 stackrun_timeout(const struct stackrun *, uint64_t);
 /* The merged tree (finished once done; NULL before). */
 struct stree	*stackrun_tree(struct stackrun *);
+/* After the session's loop: the nodes still waiting fail with their
+ * state, and the tree is done. */
+void		 stackrun_settle(struct stackrun *, uint64_t);
 /* How far: "3 of 4 nodes answered". */
 void		 stackrun_progress(const struct stackrun *, char *, size_t);
 /* The session hooks of `jobtop --stacks`: start on the first sample, quit

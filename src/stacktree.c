@@ -623,3 +623,17 @@ stree_answered(const struct stree *t)
 			return 1;
 	return 0;
 }
+
+const char *
+stree_failure(const struct stree *t, const char **node)
+{
+	unsigned	i;
+
+	for (i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].fail != NULL) {
+			*node = t->nodes[i].name;
+			return t->nodes[i].fail;
+		}
+	*node = "";
+	return NULL;
+}

@@ -36,6 +36,8 @@ void		 stree_add_path(struct stree *, int, char *const *, unsigned,
 
 /* Did any node answer? */
 int		 stree_answered(const struct stree *);
+/* The first node that failed and why (NULL: none). */
+const char	*stree_failure(const struct stree *, const char **);
 /* Sort ids and find the odd ones out: after the last add. */
 void		 stree_finish(struct stree *);
 /* The job's name for the header ("job 123", "node1,node2"). */

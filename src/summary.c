@@ -758,7 +758,7 @@ summary_v_job(struct summary *s)
 		summary_cat(l, ", %llu CPUs", (unsigned long long)
 		    s->meta->cpus);
 	if (s->meta->mem > 0) {
-		summary_bytes(a, sizeof(a), (double)s->meta->mem);
+		text_bytes(a, sizeof(a), (double)s->meta->mem);
 		summary_cat(l, ", %s of memory", a);
 	}
 	for (i = 0, ngpu = 0; s->meta->gpus != NULL && i < s->meta->nnodes;
@@ -912,24 +912,24 @@ summary_v_mem(struct summary *s)
 		limit = nd->mem_limit;
 	pct = limit > 0 ? peak / limit * 100 : NAN;
 	l = summary_line(s, "Memory", kills > 0 || pct >= 90);
-	summary_bytes(a, sizeof(a), peak);
-	summary_bytes(b, sizeof(b), sum / n);
+	text_bytes(a, sizeof(a), peak);
+	text_bytes(b, sizeof(b), sum / n);
 	summary_cat(l, "peak %s on %s", a, summary_node_name(s, pi));
 	if (s->meta->mem > 0 && limit > 0) {
-		summary_bytes(c, sizeof(c), limit);
+		text_bytes(c, sizeof(c), limit);
 		summary_cat(l, " (%.0f%% of the %s requested per node", pct,
 		    c);
 		if (s->meta->nnodes > 1) {
-			summary_bytes(c, sizeof(c), (double)s->meta->mem);
+			text_bytes(c, sizeof(c), (double)s->meta->mem);
 			summary_cat(l, ", %s in all shared evenly", c);
 		}
 		summary_cat(l, ", from the scheduler)");
 	} else if (limit > 0) {
-		summary_bytes(c, sizeof(c), limit);
+		text_bytes(c, sizeof(c), limit);
 		summary_cat(l, " (%.0f%% of the %s requested there, the job "
 		    "cgroup's limit)", pct, c);
 	} else if (nd->mem_total > 0) {
-		summary_bytes(c, sizeof(c), (double)nd->mem_total);
+		text_bytes(c, sizeof(c), (double)nd->mem_total);
 		summary_cat(l, " (%.0f%% of the node's %s)", peak /
 		    (double)nd->mem_total * 100, c);
 	}
@@ -982,7 +982,7 @@ summary_v_gpu(struct summary *s)
 		summary_cat(l, ", lowest node %s at %.0f%%",
 		    summary_node_name(s, li), lo);
 	if (mem > 0) {
-		summary_bytes(a, sizeof(a), mem);
+		text_bytes(a, sizeof(a), mem);
 		summary_cat(l, "; GPU memory peak %s on %s", a,
 		    summary_node_name(s, mi));
 	}
@@ -1054,8 +1054,8 @@ summary_v_io(struct summary *s)
 			l = summary_line(s, "I/O", 0);
 		else
 			summary_cat(l, "; ");
-		summary_bytes(a, sizeof(a), tot);
-		summary_bytes(b, sizeof(b), peak);
+		text_bytes(a, sizeof(a), tot);
+		text_bytes(b, sizeof(b), peak);
 		summary_cat(l, "%s %s in all (peak %s/s on %s)", io[j].what, a,
 		    b, summary_node_name(s, pi));
 	}
@@ -1268,7 +1268,7 @@ summary_v_worst(struct summary *s)
 		summary_flag_list(s, l, sr->node, sr);
 		summary_cat(l, "; CPU %.0f%% of a CPU on average, peak RSS ",
 		    summary_mean(&sr->cpu));
-		summary_bytes(name, sizeof(name), sr->rss_peak);
+		text_bytes(name, sizeof(name), sr->rss_peak);
 		summary_cat(l, "%s", name);
 		return;
 	}
@@ -1302,7 +1302,7 @@ summary_v_worst(struct summary *s)
 	summary_cat(l, "%s: nothing flagged; the lowest CPU, %.0f%% of a CPU "
 	    "on average against the median rank's %.0f%%, peak RSS ", name,
 	    lo, med);
-	summary_bytes(name, sizeof(name), sr->rss_peak);
+	text_bytes(name, sizeof(name), sr->rss_peak);
 	summary_cat(l, "%s", name);
 }
 
@@ -1383,18 +1383,6 @@ summary_v_exit(struct summary *s, struct summary_line *l)
 	return 1;
 }
 
-/* "8G" for a --mem: the peak plus a quarter, rounded up to GiB. */
-static void
-summary_mem_ask(char *buf, size_t size, double peak)
-{
-	double	g = ceil(peak * 1.25 / 1073741824.0);
-
-	snprintf(buf, size, "%.0fG", g < 1 ? 1 : g);
-}
-
-/* A job that ran this long is judged on what it used of its allocation. */
-#define SUMMARY_ALLOC_MIN_MS	(5 * 60 * 1000)
-#define SUMMARY_ALLOC_FRAC	0.25	/* used under this: say so */
 #define SUMMARY_SEP(l)		((l) != NULL && (l)->text[0] != '\0' ? "; " : "")
 
 /*
@@ -1402,7 +1390,7 @@ summary_mem_ask(char *buf, size_t size, double peak)
  * ranks, memory growing toward the limit: the first of each), then the
  * allocation used a fraction (memory against what the job was given,
  * CPUs against what the scheduler allocated, once it ran
- * SUMMARY_ALLOC_MIN_MS; idle GPUs are gpu-idle's verdict).
+ * DETECT_ALLOC_MIN_MS; idle GPUs are gpu-idle's verdict).
  * No line when nothing.
  */
 static void
@@ -1411,11 +1399,11 @@ summary_v_hints(struct summary *s)
 	struct summary_line	*l = NULL;
 	const struct summary_note *nt;
 	const struct summary_node *nd;
-	double			 peak = 0, limit = 0, cpeak = 0, calloc;
-	unsigned		 i, cask;
+	double			 peak = 0, limit = 0, cpeak = 0;
+	unsigned		 i;
 	size_t			 j;
 	int			 k, n;
-	char			 a[48], b[48], ask[16];
+	char			 text[160];
 
 	for (k = 0; summary_hint_codes[k] != NULL; k++) {
 		for (j = 0, n = 0; j < s->nnotes; j++) {
@@ -1432,13 +1420,14 @@ summary_v_hints(struct summary *s)
 		if (n > 1)
 			summary_cat(l, " (and %d more)", n - 1);
 	}
-	if (s->t1 - s->t0 < SUMMARY_ALLOC_MIN_MS)
+	if (s->t1 - s->t0 < DETECT_ALLOC_MIN_MS)
 		return;
 	/* Against the scheduler's memory shared evenly by the nodes (what
 	 * --mem asked; on a Slurm where memory is not consumable no job
 	 * cgroup has a limit), as the Memory line; else the largest job
 	 * cgroup limit.  Without a cgroup the peak is the node's memory
-	 * in use, more than the job's: the hint errs toward silence. */
+	 * in use, more than the job's: the hint errs toward silence.  The
+	 * live detector judges the same (detect_alloc). */
 	for (i = 0; i < s->meta->nnodes; i++) {
 		nd = &s->nodes[i];
 		if ((s->meta->mem > 0 || nd->mem_limit > 0) &&
@@ -1451,31 +1440,24 @@ summary_v_hints(struct summary *s)
 	}
 	if (s->meta->mem > 0 && s->meta->nnodes > 0 && peak > 0)
 		limit = (double)s->meta->mem / s->meta->nnodes;
-	if (limit > 0 && peak < SUMMARY_ALLOC_FRAC * limit) {
+	if (detect_alloc_mem_text(text, sizeof(text), peak, limit)) {
 		if (l == NULL)
 			l = summary_line(s, "Hints", 1);
-		summary_bytes(a, sizeof(a), peak);
-		summary_bytes(b, sizeof(b), limit);
-		summary_mem_ask(ask, sizeof(ask), peak);
-		summary_cat(l, "%suses %s of %s memory per node at most: "
-		    "--mem=%s would do", SUMMARY_SEP(l), a, b, ask);
+		summary_cat(l, "%s%s", SUMMARY_SEP(l), text);
 	}
 	/* CPUs: only against the scheduler's count (whole nodes assumed
 	 * say nothing about what was asked), and only from the job's own
 	 * CPU time (its cgroup or ranks, not the node's). */
 	if (s->meta->cpus == 0 || s->meta->nnodes == 0)
 		return;
-	calloc = summary_node_cpus(s, 0);
 	for (i = 0; i < s->meta->nnodes; i++)
 		if (s->nodes[i].cpu_peak > cpeak)
 			cpeak = s->nodes[i].cpu_peak;
-	if (calloc >= 2 && cpeak > 0 && cpeak < SUMMARY_ALLOC_FRAC * calloc) {
+	if (detect_alloc_cpu_text(text, sizeof(text), cpeak,
+	    summary_node_cpus(s, 0))) {
 		if (l == NULL)
 			l = summary_line(s, "Hints", 1);
-		cask = (unsigned)ceil(cpeak * 1.25);
-		summary_cat(l, "%suses %.1f of %.3g CPUs per node at most: "
-		    "%u CPU%s per node would do", SUMMARY_SEP(l), cpeak,
-		    calloc, cask, cask == 1 ? "" : "s");
+		summary_cat(l, "%s%s", SUMMARY_SEP(l), text);
 	}
 }
 
@@ -1616,27 +1598,6 @@ summary_span(char *buf, size_t size, double sec)
 		    s % 3600 / 60);
 }
 
-void
-summary_bytes(char *buf, size_t size, double v)
-{
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB",
-	    "PiB" };
-	unsigned	i = 0;
-
-	if (!isfinite(v)) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	while (fabs(v) >= 1024 && i < 5) {
-		v /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, size, "%.0f B", v);
-	else
-		snprintf(buf, size, "%.*f %s", fabs(v) >= 100 ? 0 :
-		    fabs(v) >= 10 ? 1 : 2, v, u[i]);
-}
 
 void
 summary_rank_name(const struct summary *s, const struct summary_rank *sr,

@@ -224,8 +224,6 @@ void		 summary_time(char *, size_t, uint64_t);
 void		 summary_zone(char *, size_t, uint64_t);
 /* "2 h 05 min", "3 min 20 s", "4.5 s". */
 void		 summary_span(char *, size_t, double);
-/* "1.5 GiB". */
-void		 summary_bytes(char *, size_t, double);
 /* "cn001 rank 3 (a.out)" or "cn001 pid 160 (a.out)". */
 void		 summary_rank_name(const struct summary *,
 		     const struct summary_rank *, char *, size_t);

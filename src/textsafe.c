@@ -2,6 +2,9 @@
 /*
  * textsafe: see textsafe.h.
  */
+#include <math.h>
+#include <stdio.h>
+
 #include "textsafe.h"
 
 static inline int
@@ -41,4 +44,26 @@ text_is_clean(const char *s)
 		if (!textsafe_ok((unsigned char)*s))
 			return 0;
 	return 1;
+}
+
+void
+text_bytes(char *buf, size_t size, double v)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB",
+	    "PiB" };
+	unsigned	i = 0;
+
+	if (!isfinite(v)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	while (fabs(v) >= 1024 && i < 5) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, size, "%.0f B", v);
+	else
+		snprintf(buf, size, "%.*f %s", fabs(v) >= 100 ? 0 :
+		    fabs(v) >= 10 ? 1 : 2, v, u[i]);
 }

@@ -22,5 +22,8 @@ const char	*text_clean(char *buf, size_t size, const char *s);
 char		*text_clean_inplace(char *s);
 /* 1 when s holds only what text_clean lets through. */
 int		 text_is_clean(const char *s);
+/* Bytes for people, in binary units: "512 B", "3.10 GiB", "12.5 MiB",
+ * "-" when not finite (the summary, the report, the detectors' hints). */
+void		 text_bytes(char *buf, size_t size, double v);
 
 #endif

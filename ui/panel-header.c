@@ -298,7 +298,7 @@ header_flag_text(const struct ui *ui, char *buf, size_t size, int *role)
 {
 	unsigned	nf[DF_NFLAGS], rf[DF_NFLAGS], b, hp, hi, hm;
 	size_t		len = 0;
-	int		i;
+	int		i, am, ac;
 
 	buf[0] = '\0';
 	*role = TR_HEADER;
@@ -332,7 +332,14 @@ header_flag_text(const struct ui *ui, char *buf, size_t size, int *role)
 		len += (size_t)snprintf(buf + len, size - len, "%s%u node%s "
 		    "with memory growing to the limit", len > 0 ? ", " : "",
 		    hm, hm > 1 ? "s" : "");
-	if ((hp | hi | hm) != 0 && *role == TR_HEADER)
+	/* The allocation used a fraction (detect_alloc). */
+	detect_alloc_said(ui->det, &am, &ac);
+	if ((am | ac) != 0 && len < size)
+		len += (size_t)snprintf(buf + len, size - len, "%sthe job "
+		    "uses under a quarter of its %s%s%s", len > 0 ? ", " : "",
+		    am ? "memory" : "", am && ac ? " and " : "", ac ? "CPUs" :
+		    "");
+	if ((hp | hi | hm | am | ac) != 0 && *role == TR_HEADER)
 		*role = TR_FLAG_STRAGGLER;
 	/* gpu-idle (detect-gpu.h): "2 idle GPUs". */
 	for (i = 0, b = 0; i < ui->nnodes; i++)

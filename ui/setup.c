@@ -224,6 +224,9 @@ setup_save(struct ui *ui)
 	    cur != NULL ? cur->node_columns : NULL);
 	c.rank_columns = setup_columns_text(&setup_rank_table,
 	    cur != NULL ? cur->rank_columns : NULL);
+	/* Not on the screen: kept as read. */
+	if (cur != NULL)
+		c.alloc_after = cur->alloc_after;
 	/* The file they came from (an old jobtop.conf) keeps its lines. */
 	if (cur != NULL && cur->path != NULL)
 		c.path = xstrdup(cur->path);

@@ -302,6 +302,9 @@ ui_new(const struct ui_conf *conf, char *err, size_t errsz)
 	mc.ranks = ui->conf.job_id[0] != '\0';
 	mc.ntasks = ui->conf.ntasks;
 	mc.mem_node = ui->conf.mem_node;
+	mc.cpus_node = ui->conf.cpus_node;
+	if (ui->conf.settings != NULL)
+		mc.alloc_ms = (uint64_t)ui->conf.settings->alloc_after * 1000;
 	mc.interval = conf->interval;
 	ui->mon = monitor_new(&mc);
 	monitor_add_sink(ui->mon, &ui_sink, ui);

@@ -38,6 +38,8 @@ struct ui_conf {
 	long		 ntasks;	/* <0 unknown */
 	double		 mem_node;	/* bytes the scheduler allocated a node,
 					   0 unknown */
+	double		 cpus_node;	/* CPUs the scheduler allocated a node,
+					   0 unknown */
 	double		 interval;	/* the probes' sample interval, s */
 	const char	*theme;		/* -t, NULL: default (or NO_COLOR) */
 	/* The settings file (src/config.h), read by main; NULL: none.  It

@@ -48,7 +48,7 @@ hog=""
 cleanup() {
 	set +e
 	[ -z "$job" ] || lab_cancel "$job"
-	[ -z "$hog" ] || kill "$hog" 2>/dev/null
+	[ -z "$hog" ] || lab_kill_tree "$hog"
 	rm -rf "$dir"
 }
 trap cleanup EXIT

@@ -83,6 +83,18 @@ lab_node_exec() {
 	nsenter -t "$pid" -n -m -u -p -- "$@"
 }
 
+# lab_kill_tree PID: kill PID and every process under it, children first.
+# A hog started as `lab_node_exec NODE sh -c LOOP &` is a subshell over
+# nsenter over the loop (nsenter -p forks): killing $! alone leaves the
+# loop spinning on for the tests after.
+lab_kill_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		lab_kill_tree "$c"
+	done
+	kill "$1" 2>/dev/null
+}
+
 # lab_as USER CMD... : run CMD as USER with a clean login-like environment
 # (HOME, PATH, SLURM_CONF, LAB_*), in USER's home directory.  root runs
 # with HOME=$LAB_ROOT_HOME so that tools reading $HOME/.ssh use the lab key.

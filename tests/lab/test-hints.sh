@@ -9,8 +9,9 @@
 # (sysctl kernel.task_delayacct=1, as it was restored after), watched in
 # batch JSON at -d 1 for 40 s: an "io-bound" event naming rank 2 on its
 # node within 35 samples (at once on a quiet machine; on a loaded one the
-# rank queues for a CPU between writes and waits less), with the block I/O delay, and no io-bound event
-# for another rank.
+# rank queues for a CPU between writes and the share that says it is of
+# its time off the run queue), with the block I/O delay, and no io-bound
+# event for another rank.
 set -eu
 . "$(dirname "$0")/lib.sh"
 lab_require_up
@@ -45,9 +46,10 @@ recs = [json.loads(l) for l in open(sys.argv[1])]
 host = sys.argv[2]
 ev = [r for r in recs if r["type"] == "event" and r["code"] == "io-bound"
       and "is I/O-bound" in r["text"]]
-states = [(r["time"], r.get("rank.state"), r.get("rank.blkio_delay"))
+states = [(r["time"], r.get("rank.state"), r.get("rank.blkio_delay"),
+           round(r.get("rank.rq_delay", float("nan")) / 1e7, 1))
           for r in recs if r["type"] == "rank" and r.get("rank") == 2]
-assert ev, "no io-bound event; rank 2 (time, state, blkio): %s" % states[:25]
+assert ev, "no io-bound event; rank 2 (time, state, blkio %%, rq %%): %s" % states[:25]
 bad = [e for e in ev if e["node"] != host or "rank 2" not in e["text"]]
 assert not bad, "io-bound for another rank: %s" % bad
 e = ev[0]

@@ -16,9 +16,10 @@
 #	ompi-ssh  mpirun --mca plm rsh: orted through ssh (-x SLURM_JOB_ID
 #		stands in for pam_slurm_adopt)
 #	pmix	Open MPI started by srun --mpi=pmix directly
-# and `jobtop --json` watches it for SECS seconds (default 10 each; the
-# test takes about 2 minutes).  In every sample after the first two: the
-# records with a rank id are exactly ranks 0-3, each once, with the pid and
+# and `jobtop --json` watches it for SECS seconds (default 6 each, 12
+# samples a node; the test takes about a minute).  In every sample after
+# the first two: the records with a rank id are exactly ranks 0-3, each
+# once, with the pid and
 # node that the rank wrote to its rank file (the MPI process, not a proxy);
 # the launchers' daemons are there as helpers (rank.helper 1, no rank id)
 # where the path has them; and over the whole window no record carries a
@@ -38,7 +39,7 @@ done
 JOBTOP=${JOBTOP:-$LAB_TOP/jobtop}
 PROBE=${PROBE:-$LAB_TOP/jobtop-probe}
 paths=${MPI_PATHS:-hydra hydra-ssh pmi2 ompi ompi-ssh pmix}
-secs=${SECS:-10}
+secs=${SECS:-6}
 if [ "${JOBTOP_LONG:-0}" = 1 ]; then
 	secs=600
 	paths=${paths%% *}

@@ -80,15 +80,25 @@ expect_err() {	# what pattern id [user]
 	fi
 }
 
-# A job that ran and finished, while all nodes are free.
+# OAR schedules a submission a few seconds later: the jobs are submitted
+# in two rounds that fit the 4 nodes (OAR gives whole nodes here) and are
+# waited for together, not one after the other.
+# Round 1: a job that runs and finishes (1 node), the 2-node job (its
+# command runs on its first node, OAR's oarexec), a job with a hostile
+# name (1 node) and a job held at submission (pending).
 done_id=$(oar_sub -l nodes=1,walltime=0:05:00 -n short true) || lab_fail "oarsub of a short job failed"
 ids+=("$done_id")
-wait_state "$done_id" Terminated || fail "short job did not terminate"
-expect_err "finished job" "has finished (Terminated)" "$done_id"
-
-# The 2-node job; its command runs on its first node (OAR's oarexec).
 two=$(oar_sub -l nodes=2,walltime=0:10:00 -n two-nodes "sleep 600") || lab_fail "oarsub -l nodes=2 failed"
 ids+=("$two")
+# A hostile job name: JSON and Key=value look-alikes must steer nothing.
+evil='x", "assigned_network_address": ["evil"], "owner": "root Nodes=evil Key=1'
+hid=$(oar_sub -l nodes=1,walltime=0:10:00 -n "$evil" "sleep 600") || fail "oarsub with a hostile name failed"
+[ -z "$hid" ] || ids+=("$hid")
+held=$(oar_sub --hold -l nodes=1,walltime=0:10:00 "sleep 60") || lab_fail "oarsub -h failed"
+ids+=("$held")
+
+wait_state "$done_id" Terminated || fail "short job did not terminate"
+expect_err "finished job" "has finished (Terminated)" "$done_id"
 wait_state "$two" Running || lab_fail "2-node job did not run"
 same_nodes "2-node job, --scheduler oar" "$two" --scheduler oar
 # Auto-detection: oarstat the only scheduler command in PATH.
@@ -159,9 +169,28 @@ else
 	fail "$LAB_OTHER watching $LAB_USER's job: exit $rc, stdout $(wc -c <"$tmp/out") bytes, stderr '$(cat "$tmp/err")'"
 fi
 
-# An array of two one-node jobs: each element is a job of its own.
+if [ -n "$hid" ]; then
+	if wait_state "$hid" Running; then
+		same_nodes "hostile job name" "$hid" --scheduler oar
+	else
+		fail "the job with a hostile name did not run"
+	fi
+fi
+
+# Pending: held at submission.
+wait_state "$held" Hold || fail "held job is not in Hold"
+expect_err "pending (held) job" "is pending (Hold, " "$held"
+
+# Free the nodes for round 2.
+oardel "$two" ${hid:+"$hid"} >/dev/null 2>&1
+for a in "$two" ${hid:+"$hid"}; do wait_state "$a" Error Terminated || fail "job $a did not end"; done
+
+# Round 2: an array of two one-node jobs (each element a job of its own)
+# and a job deleted with oardel while running (Error, reported as deleted).
 mapfile -t arr < <(oar_sub --array 2 -l nodes=1,walltime=0:10:00 -n arr "sleep 600")
 ids+=("${arr[@]}")
+del=$(oar_sub -l nodes=1,walltime=0:10:00 -n victim "sleep 600") || lab_fail "oarsub of the job to delete failed"
+ids+=("$del")
 if [ ${#arr[@]} -eq 2 ]; then
 	for a in "${arr[@]}"; do
 		wait_state "$a" Running || fail "array element $a did not run"
@@ -171,31 +200,7 @@ else
 	fail "oarsub --array 2 gave ids '${arr[*]}'"
 fi
 
-# Free the nodes for the jobs below (OAR gives whole nodes here).
-oardel "$two" "${arr[@]}" >/dev/null 2>&1
-for a in "$two" "${arr[@]}"; do wait_state "$a" Error Terminated || fail "job $a did not end"; done
-
-# A hostile job name: JSON and Key=value look-alikes must steer nothing.
-evil='x", "assigned_network_address": ["evil"], "owner": "root Nodes=evil Key=1'
-hid=$(oar_sub -l nodes=1,walltime=0:10:00 -n "$evil" "sleep 600") || fail "oarsub with a hostile name failed"
-if [ -n "$hid" ]; then
-	ids+=("$hid")
-	if wait_state "$hid" Running; then
-		same_nodes "hostile job name" "$hid" --scheduler oar
-	else
-		fail "the job with a hostile name did not run"
-	fi
-fi
-
-# Pending: held at submission.
-held=$(oar_sub --hold -l nodes=1,walltime=0:10:00 "sleep 60") || lab_fail "oarsub -h failed"
-ids+=("$held")
-wait_state "$held" Hold || fail "held job is not in Hold"
-expect_err "pending (held) job" "is pending (Hold, " "$held"
-
-# Deleted with oardel while running: Error, reported as deleted.
-del=$(oar_sub -l nodes=1,walltime=0:10:00 -n victim "sleep 600") || lab_fail "oarsub of the job to delete failed"
-ids+=("$del")
+# The deleted job.
 if wait_state "$del" Running; then
 	lab_as "$LAB_USER" oardel "$del" >/dev/null 2>&1 || fail "oardel $del failed"
 	wait_state "$del" Error Terminated || fail "deleted job did not end"

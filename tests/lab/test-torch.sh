@@ -114,6 +114,7 @@ for r in recs:
 if len(per_node) != 4:
     bad.append("nodes with samples: %s" % sorted(per_node))
 cpu = {}            # (phase, rank) -> [cpu]
+rq = {}             # (phase, rank) -> [% of the time waiting for a CPU]
 comm = {}           # (phase, rank) -> [COMM%]
 fams = {}           # rank -> families named
 
@@ -144,6 +145,9 @@ for host, samples in sorted(per_node.items()):
                  "healthy" if node["time"] < slow_at else None
             if "rank.cpu" in r and ph:
                 cpu.setdefault((ph, r["rank"]), []).append(r["rank.cpu"])
+            if "rank.rq_delay" in r and ph:     # ns/s: 1e7 is 1%
+                rq.setdefault((ph, r["rank"]), []).append(
+                    r["rank.rq_delay"] / 1e7)
             fams.setdefault(r["rank"], []).append(r.get("rankmpi.family"))
             if "rankmpi.share" in r:
                 comm.setdefault((ph or "any", r["rank"]), []).append(
@@ -159,6 +163,9 @@ for ph in ("healthy", "slow"):
     print("%s: median COMM%% per rank: %s" % (ph, " ".join(
         "%d:%.0f" % (i, statistics.median(comm[(ph, i)]))
         for i in range(8) if (ph, i) in comm)))
+    print("%s: median run-queue delay %% per rank: %s" % (ph, " ".join(
+        "%d:%.0f" % (i, statistics.median(rq[(ph, i)]))
+        for i in range(8) if (ph, i) in rq)))
 for i in range(8):
     f = fams.get(i, [])
     n = sum(len(v) for (ph, k), v in comm.items() if k == i)
@@ -200,6 +207,11 @@ sev = [e for e in evs if e["code"] == "straggler"]
 # without it, with a floor that follows the job's noise; it judges beside
 # COMM% since the ranks do not spin.  Measured in the lab after that
 # change: flagged after 8, 8 and 9 samples of the slow phase, nobody else.
+# Beside a busy loop per core (HOG=1) the workers get 10-13% and wait
+# 14-18% for a CPU, the slow one gets 25% and waits 24%: the level's gap
+# then sits near the distance the job's noise sets (once 12 samples); its
+# demand (CPU plus run-queue delay, 49% against 27%) names it at once its
+# level has moved (detect_hungry: "it works while they wait").
 # So the flag within FLAGBY samples is asked by default;
 # TORCH_EXPECT_FLAG=0 accepts "rank 5 or nobody" (a loaded machine).
 expect_flag = os.environ.get("TORCH_EXPECT_FLAG", "1") == "1"

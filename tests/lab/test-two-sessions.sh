@@ -65,7 +65,8 @@ node4_probes() {
 	lab_node_exec node4 pgrep -f "probe-[0-9a-f]* --armour" | grep -c .
 }
 
-# Session A.
+# Session A: at most 150 samples; it is told to quit (SIGINT, as ^C) once
+# B and C have been read, so it spans both and no longer.
 lab_as "$LAB_USER" "$JT" -b --json -d 0.5 -n 150 "$job" \
     >"$tmp/a.json" 2>"$tmp/a.err" &
 apid=$!
@@ -143,6 +144,10 @@ PY
 }
 check "$tmp/c.json" "session C" || fails=$((fails + 1))
 
+# B's screen has been read: its probe may go, A's sees it leave.
+lab_as "$LAB_USER" tmux -L "$sock" kill-server 2>/dev/null
+sleep 2
+pkill -INT -f "^$JT -b --json -d 0.5 -n 150 " 2>/dev/null
 wait "$apid"
 rc=$?
 apid=

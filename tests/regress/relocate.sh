@@ -30,9 +30,14 @@ cp "$TOP/themes/"*.theme "$pre/share/jobtop/themes/" || fail "copy"
 ln -s "$pre/bin/jobtop" "$tmp/elsewhere/jobtop"
 chmod -R go-w "$tmp"
 
-# Run from a directory without ./themes, with no user themes.
+# Run from a directory without ./themes, with no user themes and no
+# system ones: XDG_DATA_DIRS defaults to /usr/local/share:/usr/share, where
+# a jobtop package may be installed (regress/pkg-deb installs one for a
+# while, in the build group beside this test: the themes line then named
+# /usr/share/jobtop/themes too).
 cd "$tmp" || exit 1
-export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config"
+export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/home/.config" \
+	XDG_DATA_HOME="$tmp/home/.local/share" XDG_DATA_DIRS="$tmp/no-xdg"
 unset JOBTOP_PROBE JOBTOP_NVML JOBTOP_DATADIR
 
 for jt in "$pre/bin/jobtop" "$tmp/elsewhere/jobtop"; do

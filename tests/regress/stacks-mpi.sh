@@ -13,7 +13,10 @@
 #  - MPICH again with the job run by nobody and the node's half
 #    (jobtop-probe --stacks) run as root: the debugger ran as nobody, and
 #    rank 2's stack is there;
-#  - bad options: one line, exit 2.
+#  - the same while the node's sampling probe is stopped for 3.5 s (the
+#    node lost by its silence, its stacks still come);
+#  - bad options: one line, exit 2; a node that cannot answer: the tree
+#    says why, one line on stderr, exit 1.
 # A generous --stacks-deadline: gdb (where eu-stack is missing) takes
 # seconds a rank on a loaded machine.  Skips (77) without eu-stack and
 # gdb, or without either MPI.
@@ -157,7 +160,7 @@ for fl in $flavours; do
 	SLURM_JOB_ID=$JOB SLURM_JOB_NODELIST=localhost "$JOBTOP" --stacks \
 	    --json --stacks-gap 2 --stacks-deadline 60 >"$tmp/$fl.json" \
 	    2>"$tmp/$fl.err" ||
-	    fail "$fl: --stacks --json exited $?: $(cat "$tmp/$fl.err")"
+	    fail "$fl: --stacks --json exited $?: $(cat "$tmp/$fl.err") $(head -c 800 "$tmp/$fl.json")"
 	python3 "$tmp/check.py" "$tmp/$fl.json" || fail "$fl: the JSON tree"
 	SLURM_JOB_ID=$JOB SLURM_JOB_NODELIST=localhost "$JOBTOP" --stacks \
 	    --stacks-gap 1 --stacks-deadline 60 >"$tmp/$fl.txt" \
@@ -169,6 +172,35 @@ for fl in $flavours; do
 	    "$tmp/$fl.txt" || { cat "$tmp/$fl.txt"; fail "$fl: progress"; }
 	grep -q '^cost: .* s a take on the slowest node (localhost)' \
 	    "$tmp/$fl.txt" || { cat "$tmp/$fl.txt"; fail "$fl: no cost"; }
+	# A node whose samples stop for a while is busy, not gone: its
+	# stacks still count.  The sampling probe (jobtop's child, not the
+	# --stacks one) is stopped for 3.5 s while the stacks are taken 3 s
+	# apart: the session says "lost: no data for 2.6 s" (2.5 intervals),
+	# and once that made the node fail ("the node's connection ended
+	# before its stacks came"): a probe starved of CPU beside a busy job.
+	SLURM_JOB_ID=$JOB SLURM_JOB_NODELIST=localhost "$JOBTOP" --stacks \
+	    --json --stacks-gap 3 --stacks-deadline 60 >"$tmp/$fl.lost" \
+	    2>"$tmp/$fl.err" &
+	jt=$!
+	sp=
+	i=0
+	while [ $i -lt 100 ] && [ -z "$sp" ]; do
+		for p in $(pgrep -P $jt -f 'jobtop-probe'); do
+			tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null |
+			    grep -q -- '--stacks' || sp=$p
+		done
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -n "$sp" ] || fail "$fl: no sampling probe under jobtop --stacks"
+	sleep 1
+	kill -STOP "$sp" 2>/dev/null
+	sleep 3.5
+	kill -CONT "$sp" 2>/dev/null
+	wait $jt ||
+	    fail "$fl: a silent probe: --stacks exited $?: $(cat "$tmp/$fl.err") $(head -c 800 "$tmp/$fl.lost")"
+	python3 "$tmp/check.py" "$tmp/$fl.lost" ||
+	    fail "$fl: a silent probe: the JSON tree"
 	stop_job
 	echo "ok: $fl: rank 2 alone in jobtop_stuck_in_read, 0-1,3 in" \
 	    "MPI_Allreduce, none progressed"
@@ -212,4 +244,19 @@ for bad in "--stacks-gap -1" "--stacks-gap x" "--stacks-frames 0" \
 	    fail "$bad: exit $rc, $(cat "$tmp/e")"
 done
 echo "ok: bad options refused"
+
+# No node answers: the tree names each node and why (exit 1), and one
+# line on stderr says so (the tree may go to a file).
+"$JOBTOP" --stacks --json -w nosuchhost.invalid >"$tmp/o" 2>"$tmp/e"
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] &&
+    grep -q '^jobtop: --stacks: no node answered (nosuchhost.invalid: ' "$tmp/e" &&
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["nodes"]
+sys.exit(0 if len(n) == 1 and n[0]["node"] == "nosuchhost.invalid" and
+         "resolve" in n[0]["error"] else 1)' "$tmp/o" ||
+    fail "an unknown node: exit $rc, $(cat "$tmp/e") $(head -c 400 "$tmp/o")"
+echo "ok: a node that cannot answer: its reason, one line, exit 1"
 exit 0

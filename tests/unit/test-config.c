@@ -302,6 +302,16 @@ test_habits(void)
 		{ "theme = my theme\n",
 		  "f.conf:1: a theme is a name or a path without blanks" },
 		{ "\nfold = auto\nfold = never\n", "f.conf:3: fold given twice" },
+		{ "alloc_after = 0\n", "f.conf:1: alloc_after '0': give whole "
+		  "seconds from 1 to 604800" },
+		{ "alloc_after = 604801\n", "f.conf:1: alloc_after '604801': "
+		  "give whole seconds from 1 to 604800" },
+		{ "alloc_after = 1.5\n", "f.conf:1: alloc_after '1.5': give "
+		  "whole seconds from 1 to 604800" },
+		{ "alloc_after = -3\n", "f.conf:1: alloc_after '-3': give "
+		  "whole seconds from 1 to 604800" },
+		{ "alloc_after = 99999999999999999999\n", "f.conf:1: alloc_after "
+		  "'99999999999999999999': give whole seconds from 1 to 604800" },
 	};
 	struct config	c;
 	char		err[512];
@@ -326,10 +336,11 @@ test_habits(void)
 	CHECK(c.interval == 2.5);
 	config_free(&c);
 
-	CHECK_INT(parse(&c, "sort = node\ninterval = 300\n", err,
-	    sizeof(err)), 0);
+	CHECK_INT(parse(&c, "sort = node\ninterval = 300\nalloc_after = 20\n",
+	    err, sizeof(err)), 0);
 	CHECK_INT(c.sort.desc, -1);
 	CHECK(c.interval == 300);
+	CHECK_INT(c.alloc_after, 20);
 	CHECK_INT(c.fold, CONFIG_FOLD_UNSET);
 	config_free(&c);
 
@@ -365,6 +376,7 @@ test_render(void)
 	c.node_columns = strdup("name,cpu%");
 	c.transport = strdup("auto");
 	c.interval = 1.0 / 3;
+	c.alloc_after = 604800;
 	t = config_render(&c, NULL, 0);
 	config_init(&back);
 	CHECK_INT(config_parse(&back, "r", t, strlen(t), NULL, NULL, err,
@@ -375,6 +387,7 @@ test_render(void)
 	CHECK_INT(back.sort.desc, 1);
 	CHECK_INT(back.fold, CONFIG_FOLD_NEVER);
 	CHECK(back.interval == c.interval);
+	CHECK_INT(back.alloc_after, 604800);
 	CHECK_STR(back.transport, "auto");
 	free(t);
 	config_free(&back);

@@ -446,6 +446,139 @@ test_straggler_contended(void)
 	CHECK_INT(contended_flags(25, 70, &flagged), 0);
 }
 
+/*
+ * A sleeper among noisy queueing ranks: every rank of an oversubscribed
+ * job gets 36% of a CPU give or take 6 points a sample and waits for one
+ * the rest of the time; rank 2 of node 1 runs 28% and waits rq.  Its
+ * level is 8 points under its peers', inside the level rule's distance
+ * (their noise makes it 9 or more): the level rule alone never names it,
+ * as in the lab, where such a rank was flagged after 8 to 16 samples.
+ * Waiting 5% (it sleeps while they work) it is a straggler by its
+ * demand, within 10 samples, said so, and so it is waiting 49% (when it
+ * wants the CPU it queues too); waiting 72% (it wanted the CPU as
+ * they did) it is none; nor is it where nobody queues (rq 0 for all:
+ * its demand is its level, and the sleeper rule says nothing the level
+ * rule would not).  The flags of the job and whether the rank is flagged
+ * after SAMPLES; *at: the sample it was raised at (0 none).
+ */
+static unsigned	demand_flags(double, double, double, double, double, int *,
+		    char *, size_t);
+
+static unsigned
+sleeper_flags(double rq, double peer_rq, int *at, char *text, size_t size)
+{
+	return demand_flags(36, 6, peer_rq > 0 ? -1 : 0, 28, rq, at, text,
+	    size);
+}
+
+static void
+test_straggler_sleeper(void)
+{
+	char	text[512];
+	int	at;
+
+	CHECK_INT(sleeper_flags(5, 64, &at, text, sizeof(text)),
+	    DF_STRAGGLER);
+	CHECK(at >= 5 && at <= 10);
+	printf("  sleeper flagged at sample %d\n", at);
+	CHECK(strstr(text, "n2 rank 6") != NULL);
+	CHECK(strstr(text, "it sleeps while they work") != NULL);
+	if (strstr(text, "it sleeps") == NULL)
+		printf("  event: %s\n", text);
+	/* Waiting 49% when it wants the CPU (as the lab's rank at 25% duty
+	 * beside a hog does): a demand of 77% against their 100%. */
+	CHECK_INT(sleeper_flags(49, 64, &at, text, sizeof(text)),
+	    DF_STRAGGLER);
+	CHECK(at >= 5 && at <= 10);
+	CHECK_INT(sleeper_flags(72, 64, &at, text, sizeof(text)), 0);
+	CHECK_INT(at, 0);
+	CHECK_INT(sleeper_flags(0, 0, &at, text, sizeof(text)), 0);
+	CHECK_INT(at, 0);
+}
+
+/*
+ * A rank that works while its peers wait blocked, on CPUs shared with
+ * other load: the lab's eight gloo workers beside a busy loop per core
+ * got 10-13% of a CPU and waited 14-18% for one; the slow worker got 25%
+ * and waited 24% (test-torch, HOG).  Here the peers run 12% give or take
+ * 8 points a sample (noise that makes the level rule's distance 12 or
+ * more: the lab's worker was once flagged after 12 samples, its bound
+ * 10) and wait peer_rq; rank 2 of node 1 runs 22% and waits rq.  Waiting
+ * 24% beside peers waiting 16% (a demand of 46% against 28%) it is a
+ * straggler within 10 samples, said to work while they wait; where
+ * nobody queues (rq 0: its demand is its level) the rule is off and the
+ * level rule alone does not name it; nor does it when its peers queue as
+ * much (peer_rq 24: a demand of 36% against its 46%, inside the demand
+ * distance).  *at: the sample it was raised at (0 none).
+ */
+static unsigned
+hungry_flags(double rq, double peer_rq, int *at, char *text, size_t size)
+{
+	return demand_flags(12, 8, peer_rq, 22, rq, at, text, size);
+}
+
+/*
+ * The job of both: every rank runs peer_cpu give or take spread points a
+ * sample and waits peer_rq for a CPU (-1: the rest of the time, 100 less
+ * its CPU); rank 2 of node 1 runs cpu and waits rq.  The job's flags
+ * after 20 samples; *at: the sample the rank was raised at (0 none), text
+ * its event.
+ */
+static unsigned
+demand_flags(double peer_cpu, double spread, double peer_rq, double cpu,
+    double rq, int *at, char *text, size_t size)
+{
+	struct job		 j;
+	const struct hist_rank	*hr;
+	unsigned		 f;
+	int			 s, i, k;
+
+	job_init(&j);
+	*at = 0;
+	text[0] = '\0';
+	for (s = 1; s <= 20; s++) {
+		for (i = 0; i < NODES; i++)
+			for (k = 0; k < RANKS; k++) {
+				j.n[i].r[k].cpu = peer_cpu + spread * rnd();
+				j.n[i].r[k].rq = peer_rq >= 0 ? peer_rq :
+				    100 - j.n[i].r[k].cpu;
+			}
+		j.n[1].r[2].cpu = cpu;
+		j.n[1].r[2].rq = rq;
+		job_step(&j, 0);
+		hr = job_rank(&j, 1, 2);
+		if (*at == 0 && hr != NULL && (hr->flags & DF_STRAGGLER)) {
+			*at = s;
+			for (k = 0; k < j.nevents && k < 64; k++)
+				if (j.ev[k].flag == DF_STRAGGLER && j.ev[k].raised)
+					snprintf(text, size, "%s", j.ev[k].text);
+		}
+	}
+	f = job_flags(&j);
+	job_free(&j);
+	return f;
+}
+
+static void
+test_straggler_hungry(void)
+{
+	char	text[512];
+	int	at;
+
+	CHECK_INT(hungry_flags(24, 16, &at, text, sizeof(text)),
+	    DF_STRAGGLER);
+	CHECK(at >= 5 && at <= 10);
+	printf("  hungry rank flagged at sample %d\n", at);
+	CHECK(strstr(text, "n2 rank 6") != NULL);
+	CHECK(strstr(text, "it works while they wait") != NULL);
+	if (strstr(text, "it works while") == NULL)
+		printf("  event: %s\n", text);
+	CHECK_INT(hungry_flags(0, 0, &at, text, sizeof(text)), 0);
+	CHECK_INT(at, 0);
+	CHECK_INT(hungry_flags(24, 24, &at, text, sizeof(text)), 0);
+	CHECK_INT(at, 0);
+}
+
 /* Memory: over 90% for 2 samples raises; under 85% clears. */
 static void
 test_memory(void)
@@ -1327,7 +1460,8 @@ test_hint_io(void)
 	if (ev != NULL) {
 		CHECK_INT(ev->rank, 2);
 		CHECK(strstr(ev->text, "rank 2") != NULL);
-		CHECK(strstr(ev->text, "I/O-bound") != NULL);
+		CHECK(strstr(ev->text, "I/O-bound (state D, waiting on "
+		    "storage: block I/O delay 80% of the time)") != NULL);
 	}
 	CHECK_INT(j.ev.nevents >= 1, 1);
 	j.node.r[2].blkio = 0;
@@ -1351,6 +1485,31 @@ test_hint_io(void)
 	CHECK(ev != NULL);
 	if (ev != NULL)
 		CHECK_INT(ev->rank, 1);
+	CHECK_INT(j.ev.nevents, 1);
+	hjob_free(&j);
+
+	/* On a node whose CPUs are taken: 15% on storage while it waits 55%
+	 * for a CPU is a third of its time off the run queue, I/O-bound in
+	 * whatever state (the event says both shares); 15% with 5% queued
+	 * (16% of the rest) is not. */
+	hjob_init(&j);
+	snprintf(j.node.r[1].state, 4, "R");
+	j.node.r[1].cpu = 20;
+	j.node.r[1].blkio = 15;
+	j.node.r[1].rq = 55;
+	snprintf(j.node.r[3].state, 4, "S");
+	j.node.r[3].cpu = 20;
+	j.node.r[3].blkio = 15;
+	j.node.r[3].rq = 5;
+	hjob_step(&j, 4);
+	ev = hjob_event(&j, "io-bound");
+	CHECK(ev != NULL);
+	if (ev != NULL) {
+		CHECK_INT(ev->rank, 1);
+		CHECK(strstr(ev->text, "I/O-bound (waiting on storage: block "
+		    "I/O delay 15% of the time, 33% off the run queue)") !=
+		    NULL);
+	}
 	CHECK_INT(j.ev.nevents, 1);
 	hjob_free(&j);
 }
@@ -1391,6 +1550,78 @@ test_hint_memgrow(void)
 	}
 	CHECK(hjob_event(&j, "mem-growth") == NULL);
 	hjob_free(&j);
+}
+
+/* The allocation used a fraction: a job given 16 CPUs and 64 GiB a node
+ * whose 4 ranks use 3.8 CPUs and whose cgroup holds 3 GiB says both once
+ * it has been watched conf.alloc_ms (not before), with what would do;
+ * the memory hint clears when the job later holds 20 GiB; the header's
+ * state follows.  Unknown allocations (0) and a hostlist (-w) say
+ * nothing. */
+static void
+test_hint_alloc(void)
+{
+	struct detect_conf		 c;
+	struct hjob			 j;
+	const struct detect_event	*ev;
+	int				 pass, am, ac;
+
+	for (pass = 0; pass < 3; pass++) {
+		hjob_init(&j);
+		detect_free(j.d);
+		detect_conf_default(&c);
+		c.alloc_ms = 10000;
+		if (pass != 1) {
+			c.cpus_node = 16;
+			c.mem_node = 64.0 * (1 << 30);
+		}
+		c.ranks = pass != 2;
+		j.d = detect_new(j.h, &c, on_event, &j.ev);
+		j.node.cg_max = 128LL << 30;
+		j.node.cg_current = 3LL << 30;
+		hjob_step(&j, 10);
+		CHECK(hjob_event(&j, "alloc-mem") == NULL);
+		CHECK(hjob_event(&j, "alloc-cpu") == NULL);
+		hjob_step(&j, 2);
+		if (pass == 1) {
+			/* No scheduler memory: the cgroup's 128 GiB. */
+			ev = hjob_event(&j, "alloc-mem");
+			CHECK(ev != NULL && strstr(ev->text, "uses 3.00 GiB of "
+			    "128 GiB memory per node at most: --mem=4G would "
+			    "do") != NULL);
+			CHECK(hjob_event(&j, "alloc-cpu") == NULL);
+			hjob_free(&j);
+			continue;
+		}
+		if (pass == 2) {
+			CHECK(hjob_event(&j, "alloc-mem") == NULL);
+			CHECK(hjob_event(&j, "alloc-cpu") == NULL);
+			hjob_free(&j);
+			continue;
+		}
+		ev = hjob_event(&j, "alloc-mem");
+		CHECK(ev != NULL && strcmp(ev->text, "the job uses 3.00 GiB of "
+		    "64.0 GiB memory per node at most: --mem=4G would do") ==
+		    0);
+		CHECK(ev != NULL && ev->raised && ev->node == 0);
+		ev = hjob_event(&j, "alloc-cpu");
+		CHECK(ev != NULL && strcmp(ev->text, "the job uses 3.8 of 16 "
+		    "CPUs per node at most: 5 CPUs per node would do") == 0);
+		detect_alloc_said(j.d, &am, &ac);
+		CHECK_INT(am, 1);
+		CHECK_INT(ac, 1);
+		/* Said once. */
+		hjob_step(&j, 5);
+		CHECK_INT(j.ev.nevents, 2);
+		j.node.cg_current = 20LL << 30;
+		hjob_step(&j, 2);
+		ev = hjob_event(&j, "alloc-mem-cleared");
+		CHECK(ev != NULL && !ev->raised);
+		detect_alloc_said(j.d, &am, &ac);
+		CHECK_INT(am, 0);
+		CHECK_INT(ac, 1);
+		hjob_free(&j);
+	}
 }
 
 /* A node without a job cgroup (its limit is its own 64 GiB) where the
@@ -1451,6 +1682,8 @@ main(void)
 	RUN(test_straggler_hysteresis);
 	RUN(test_straggler_starved);
 	RUN(test_straggler_contended);
+	RUN(test_straggler_sleeper);
+	RUN(test_straggler_hungry);
 	RUN(test_memory);
 	RUN(test_cgroup_memory);
 	RUN(test_sched_memory);
@@ -1473,5 +1706,6 @@ main(void)
 	RUN(test_hint_io);
 	RUN(test_hint_memgrow);
 	RUN(test_hint_memgrow_ranks);
+	RUN(test_hint_alloc);
 	return harness_done();
 }
