@@ -27,6 +27,7 @@
 #include "history.h"
 #include "log.h"
 #include "model.h"
+#include "monitor.h"
 #include "out-json.h"
 #include "outfile.h"
 #include "rec.h"
@@ -155,8 +156,7 @@ struct export_play {
 	struct exp_ctx		 ctx;
 	const struct output	*out;	/* JSON, text, or NULL */
 	const struct exp_writer	*w;
-	struct history		*hist;
-	struct detect		*det;
+	struct monitor		*mon;	/* history, detectors, phases */
 	int			 cur;		/* node being printed */
 	uint64_t		 begin_ms, end_ms;
 	uint64_t		 next_job;
@@ -171,16 +171,7 @@ static int
 export_flags_of(struct export_play *ep, int node, const struct node_model *m,
     const struct minst *mi, const char **names, int max)
 {
-	const struct hist_rank	*hr;
-	int64_t			 pid, start, rank;
-
-	if (mi == NULL)
-		return detect_flag_names(detect_node_flags(ep->det, node),
-		    names, max);
-	if (!history_rank_ident(m, mi, &pid, &start, &rank) ||
-	    (hr = history_rank_find(ep->hist, node, pid, start)) == NULL)
-		return 0;
-	return detect_flag_names(detect_rank_flags(hr), names, max);
+	return monitor_flag_names(ep->mon, node, m, mi, names, max);
 }
 
 static int
@@ -531,10 +522,10 @@ export_job_tick(struct export_play *ep, FILE *f, uint64_t ms)
 		return;
 	ep->next_job = ms + ep->interval_ms;
 	memset(&j, 0, sizeof(j));
-	for (i = 0; i < history_nnodes(ep->hist); i++)
-		j.procs += history_nranks(ep->hist, i);
+	for (i = 0; i < history_nnodes(monitor_history(ep->mon)); i++)
+		j.procs += history_nranks(monitor_history(ep->mon), i);
 	j.id = ep->ctx.meta->job;
-	j.ranks = detect_ranks(ep->det);
+	j.ranks = detect_ranks(monitor_detect(ep->mon));
 	j.ntasks = ep->ctx.meta->ntasks;
 	ep->out->job(f, ms, &j);
 }
@@ -585,8 +576,7 @@ export_emit(struct export_play *ep, struct rec_play *p,
 		m = stream_model(st);
 	ep->cur = (int)msg->node;
 	if (msg->type == MSG_SAMPLE) {
-		history_node_sample(ep->hist, (int)msg->node, m, msg->time_ms);
-		detect_node_sample(ep->det, (int)msg->node, m, m->time_ms);
+		monitor_sample(ep->mon, (int)msg->node, m, msg->time_ms);
 		in = m->time_ms >= ep->begin_ms && m->time_ms <= ep->end_ms;
 		if (!in)
 			return;
@@ -609,10 +599,12 @@ export_emit(struct export_play *ep, struct rec_play *p,
 	if (msg->type == REC_MSG_EVENT)
 		sj = rec_subject_of(ev, msg->subj, &buf);
 	if (msg->type == REC_MSG_EVENT && st != NULL &&
-	    strcmp(ev->code, "state") == 0)
-		detect_node_state(ep->det, (int)msg->node,
-		    meta->nodes[msg->node], sj->phase == FEED_LOST, ev->text,
-		    msg->time_ms);
+	    strcmp(ev->code, "state") == 0) {
+		/* At the recorded time: the phase the live run had. */
+		monitor_set_clock(ep->mon, msg->time_ms, meta->start_ms);
+		monitor_recorded_state(ep->mon, (int)msg->node, ev->text,
+		    msg->subj != NULL ? msg->subj->phase : -1);
+	}
 	if (out == NULL) {
 		export_note(ep, msg, msg->type == MSG_EVENT ? "event" :
 		    st != NULL && strcmp(ev->code, "state") == 0 ? "state" :
@@ -678,7 +670,7 @@ export_pass(const char *path, struct export_play *ep, int *opened)
 	struct rec_msg		 msg;
 	struct node_model	 job;
 	const struct rec_meta	*meta;
-	struct detect_conf	 dconf;
+	struct monitor_conf	 mconf;
 	uint64_t		*samples;
 	long long		 count = o->count;
 	char			 err[256];
@@ -713,17 +705,11 @@ export_pass(const char *path, struct export_play *ep, int *opened)
 	ep->united = xcalloc(meta->nnodes + 1, 1);
 	model_init(&job, meta->job[0] != '\0' ? meta->job : "job");
 	model_fix_name(&job);
-	ep->hist = history_new();
-	history_resize(ep->hist, (int)meta->nnodes);
-	detect_conf_default(&dconf);
-	dconf.ranks = meta->job[0] != '\0';
-	dconf.ntasks = meta->ntasks;
-	dconf.mem_node = meta->nnodes > 0 ? (double)meta->mem / meta->nnodes :
-	    0;
-	/* The recorded events are printed; the detector only flags. */
-	ep->det = detect_new(ep->hist, &dconf, NULL, NULL);
-	ep->ctx.hist = ep->hist;
-	ep->ctx.det = ep->det;
+	/* The monitor core, as the live run and the player assemble it;
+	 * the recorded events are printed, so it has no sink: it flags. */
+	monitor_conf_recorded(&mconf, meta);
+	ep->mon = monitor_new(&mconf);
+	monitor_add_recorded(ep->mon, meta);
 	if (ep->out == &out_json) {
 		out_json_set_flags(export_json_flags, ep);
 		if (ep->ctx.fields != NULL)
@@ -783,10 +769,8 @@ export_pass(const char *path, struct export_play *ep, int *opened)
 		log_error("%s: %s: the recording was not closed (its monitor "
 		    "was killed?); read up to there", path,
 		    rec_reader_warning(rd));
-	detect_free(ep->det);
-	history_free(ep->hist);
-	ep->det = NULL;
-	ep->hist = NULL;
+	monitor_free(ep->mon);
+	ep->mon = NULL;
 	model_free(&job);
 	free(samples);
 	free(ep->united);

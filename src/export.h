@@ -88,8 +88,6 @@ struct exp_ctx {
 	struct exp_fields	*fields;
 	unsigned		 pass;		/* of the writer's passes */
 	void			*priv;		/* the writer's */
-	/* The player's; export_flags reads them. */
-	void			*det, *hist;
 };
 
 /* Where a value belongs: a node record, or one of its ranks. */

@@ -268,16 +268,9 @@ void
 replay_attach(struct replay *rp, struct monitor *mon)
 {
 	const struct rec_meta	*m = rec_reader_meta(rp->rd);
-	unsigned		 i;
 
 	rp->mon = mon;
-	for (i = 0; i < rp->nnodes; i++) {
-		int	k = monitor_add_node(mon, m->nodes[i]);
-
-		/* The scheduler's GPUs, as live (gpu-idle). */
-		if (m->gpus != NULL && i < m->nnodes)
-			monitor_node_gpus(mon, k, m->gpus[i]);
-	}
+	monitor_add_recorded(mon, m);
 	monitor_set_models(mon, replay_model, rp);
 	monitor_set_replayed(mon, 1);
 	monitor_set_clock(mon, rp->pos_ms, rp->start_ms);
@@ -302,11 +295,7 @@ replay_state(struct replay *rp, int i, const char *text, int phase)
 {
 	if (i < 0 || (unsigned)i >= rp->nnodes)
 		return;
-	if (phase >= 0)
-		monitor_state_phase(rp->mon, i, (enum feed_phase)phase, text,
-		    0);
-	else
-		monitor_state(rp->mon, i, text, 0);
+	monitor_recorded_state(rp->mon, i, text, phase);
 	rp->connecting[i] = monitor_node_phase(rp->mon, i) ==
 	    FEED_CONNECTING;
 }

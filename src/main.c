@@ -956,22 +956,8 @@ main_flags(void *arg, const struct node_model *m, const struct minst *mi,
     const char **names, int max)
 {
 	struct main_run		*r = arg;
-	const struct hist_rank	*hr;
-	int64_t			 pid, start, rank;
-	int			 n;
 
-	if (mi == NULL) {
-		n = detect_flag_names(detect_node_flags(monitor_detect(
-		    r->mon), r->cur), names, max);
-		if (n < max && monitor_gpu_idle(r->mon, r->cur) != 0)
-			names[n++] = DETECT_GPU_FLAG;
-		return n;
-	}
-	if (!history_rank_ident(m, mi, &pid, &start, &rank) ||
-	    (hr = history_rank_find(monitor_history(r->mon), r->cur, pid,
-	    start)) == NULL)
-		return 0;
-	return detect_flag_names(detect_rank_flags(hr), names, max);
+	return monitor_flag_names(r->mon, r->cur, m, mi, names, max);
 }
 
 /* A detector's event in the log (-v): node, code, text. */
@@ -1563,6 +1549,7 @@ main_replay(const struct main_opts *o)
 	struct session_hooks	 hooks;
 	struct session_conf	 sc;
 	struct ui_conf		 uc;
+	struct monitor_conf	 mc;
 	const struct rec_meta	*meta;
 	struct replay		*rp;
 	struct session		*s;
@@ -1586,11 +1573,12 @@ main_replay(const struct main_opts *o)
 	uc.job_state = "";
 	uc.elapsed = -1;
 	uc.time_limit = -1;
-	uc.ntasks = meta->ntasks;
-	uc.mem_node = meta->nnodes > 0 ? (double)meta->mem / meta->nnodes : 0;
-	uc.cpus_node = meta->nnodes > 0 ? (double)meta->cpus / meta->nnodes :
-	    0;
-	uc.interval = meta->interval_ms > 0 ? meta->interval_ms / 1000.0 : 1;
+	/* The monitor's configuration as export's (monitor_conf_recorded). */
+	monitor_conf_recorded(&mc, meta);
+	uc.ntasks = mc.ntasks;
+	uc.mem_node = mc.mem_node;
+	uc.cpus_node = mc.cpus_node;
+	uc.interval = mc.interval;
 	uc.theme = o->theme;
 	uc.settings = o->settings;
 	uc.utf8 = -1;

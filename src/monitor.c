@@ -378,6 +378,15 @@ monitor_state_phase(struct monitor *m, int i, enum feed_phase ph,
 	detect_node_state(m->det, i, n->name, n->lost, text, wall);
 }
 
+void
+monitor_recorded_state(struct monitor *m, int i, const char *text, int phase)
+{
+	if (phase >= 0)
+		monitor_state_phase(m, i, (enum feed_phase)phase, text, 0);
+	else
+		monitor_state(m, i, text, 0);
+}
+
 int
 monitor_node_failed(const struct monitor *m, int i)
 {
@@ -594,4 +603,52 @@ uint64_t
 monitor_gpu_idle(const struct monitor *m, int i)
 {
 	return detect_gpu_idle(m->dgpu, i);
+}
+
+int
+monitor_flag_names(const struct monitor *m, int i,
+    const struct node_model *model, const struct minst *mi,
+    const char **names, int max)
+{
+	const struct hist_rank	*hr;
+	int64_t			 pid, start, rank;
+	int			 n;
+
+	if (mi == NULL) {
+		n = detect_flag_names(detect_node_flags(m->det, i), names,
+		    max);
+		if (n < max && monitor_gpu_idle(m, i) != 0)
+			names[n++] = DETECT_GPU_FLAG;
+		return n;
+	}
+	if (!history_rank_ident(model, mi, &pid, &start, &rank) ||
+	    (hr = history_rank_find(m->hist, i, pid, start)) == NULL)
+		return 0;
+	return detect_flag_names(detect_rank_flags(hr), names, max);
+}
+
+void
+monitor_conf_recorded(struct monitor_conf *c, const struct rec_meta *meta)
+{
+	memset(c, 0, sizeof(*c));
+	c->ranks = meta->job[0] != '\0';
+	c->ntasks = meta->ntasks;
+	c->mem_node = meta->nnodes > 0 ? (double)meta->mem / meta->nnodes :
+	    0;
+	c->cpus_node = meta->nnodes > 0 ? (double)meta->cpus / meta->nnodes :
+	    0;
+	c->interval = meta->interval_ms > 0 ? meta->interval_ms / 1000.0 : 1;
+}
+
+void
+monitor_add_recorded(struct monitor *m, const struct rec_meta *meta)
+{
+	unsigned	i;
+	int		k;
+
+	for (i = 0; i < meta->nnodes; i++) {
+		k = monitor_add_node(m, meta->nodes[i]);
+		if (meta->gpus != NULL)
+			monitor_node_gpus(m, k, meta->gpus[i]);
+	}
 }

@@ -30,6 +30,7 @@
 #include "history.h"
 #include "model.h"
 #include "proto.h"
+#include "rec.h"
 
 /* Where an event comes from. */
 enum monitor_origin {
@@ -78,12 +79,23 @@ struct monitor_conf {
 
 struct monitor;
 
+/* The configuration a recording's meta gives (the player, export,
+ * the report): ranks judged when it has a job id, its tasks, and what
+ * the scheduler allocated a node; the allocation hints after their
+ * default time. */
+void		 monitor_conf_recorded(struct monitor_conf *,
+		     const struct rec_meta *);
+
 struct monitor	*monitor_new(const struct monitor_conf *);
 void		 monitor_free(struct monitor *);
 /* At most 4 sinks, told in the order added. */
 void		 monitor_add_sink(struct monitor *,
 		     const struct monitor_sink *, void *);
 
+/* The recording's nodes, in its order, each with the GPUs the scheduler
+ * allocated it (gpu-idle), as live. */
+void		 monitor_add_recorded(struct monitor *,
+		     const struct rec_meta *);
 /* Node n (the next index); its phase is connecting. */
 int		 monitor_add_node(struct monitor *, const char *);
 int		 monitor_nnodes(const struct monitor *);
@@ -110,6 +122,10 @@ void		 monitor_state(struct monitor *, int, const char *, int);
  * kept for people, never parsed. */
 void		 monitor_state_phase(struct monitor *, int, enum feed_phase,
 		     const char *, int);
+/* A recorded state of node i: with its phase where the recording has
+ * it (minor 2 on), else (-1) its text parsed. */
+void		 monitor_recorded_state(struct monitor *, int, const char *,
+		     int);
 /* A probe's EVENT of node i. */
 void		 monitor_probe_event(struct monitor *, int,
 		     const struct proto_event *);
@@ -149,6 +165,12 @@ struct history	*monitor_history(const struct monitor *);
 struct detect	*monitor_detect(const struct monitor *);
 /* Node i's GPUs flagged gpu-idle now, a bit per index (detect-gpu.h). */
 uint64_t	 monitor_gpu_idle(const struct monitor *, int);
+/* The flags' names (at most max) of node i's record (mi NULL: the
+ * node's, gpu-idle among them) or of its process mi in model m: what a
+ * JSON record carries, live and in an export.  Returns how many. */
+int		 monitor_flag_names(const struct monitor *, int,
+		     const struct node_model *, const struct minst *,
+		     const char **, int);
 
 /* The phase of a state text: "live", "lost: ...", "failed: ...", and the
  * words of old recordings ("reconnecting", "exited ...", "done"). */

@@ -15,7 +15,8 @@
 #    none;
 #  - a gpu-idle event for GPU 1 of the node after 5 samples, and the
 #    flag "gpu-idle" on the node's records from then; none for GPU 0;
-#  - the event in the recording, and in the verdict of the report.
+#  - the event in the recording, and in the verdict of the report; the
+#    export's node records flagged gpu-idle where the live run's were.
 # Then rank 1 starts using GPU 1 (the fake's process list changes): the
 # flag is cleared.
 set -u
@@ -155,6 +156,25 @@ PY
 	fail "export: $(cat "$tmp/err")"
 grep -q '"code":"gpu-idle","text":"localhost GPU 1 is allocated' \
     "$tmp/rec.json" || fail "no gpu-idle event in the recording"
+# The export's node records carry the flags the live run printed, gpu-idle
+# among them: it drives the same monitor core (an export that assembled
+# its own detectors had no GPU detector, and no gpu-idle).
+python3 - "$tmp/out" "$tmp/rec.json" <<'PY' || fail "export's flags differ from the live run's"
+import json, sys
+def flags(path):
+    return [(r["time"], r.get("flags", [])) for r in
+            (json.loads(l) for l in open(path) if l.startswith("{"))
+            if r["type"] == "node"]
+live, exp = flags(sys.argv[1]), flags(sys.argv[2])
+n = sum(1 for t, f in live if "gpu-idle" in f)
+if live != exp or n == 0:
+    print("FAIL: %d live node records (%d with gpu-idle), %d exported; "
+          "first difference: %s" % (len(live), n, len(exp),
+          [(a, b) for a, b in zip(live, exp) if a != b][:2]))
+    sys.exit(1)
+print("ok: export's %d node records flagged as live (%d gpu-idle)" %
+      (len(exp), n))
+PY
 "$JOBTOP" report "$tmp/rec.jtr" -o "$tmp/r.html" 2>"$tmp/err" ||
 	fail "report: $(cat "$tmp/err")"
 grep -Eq "Idle GPUs</th><td>localhost GPU 1 idle [0-9.]+ s: allocated to the job, no rank used it" "$tmp/r.html" ||
