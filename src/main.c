@@ -594,8 +594,6 @@ struct main_run {
 	struct ui		*ui;	/* the interactive monitor, or NULL */
 	const char		*jobid;	/* batch: the job's line, or NULL */
 	long			 ntasks;	/* the scheduler's, -1 */
-	uint64_t		 job_every;	/* ms between job lines */
-	uint64_t		 next_job;	/* monotonic ms */
 	struct jobwatch		*jw;	/* the scheduler asked again, or NULL */
 	int			 job_ended;
 	int			 out_fd;	/* stdout (batch) or -1 */
@@ -623,8 +621,7 @@ main_rec_stopped(struct main_run *r)
 
 /* Bytes a probe sent: into the recording before they are decoded. */
 static void
-main_on_bytes(void *arg, struct session *s, int i, uint64_t wall,
-    const void *buf, size_t n)
+main_on_bytes(void *arg, int i, uint64_t wall, const void *buf, size_t n)
 {
 	struct main_run	*r = arg;
 
@@ -647,7 +644,7 @@ main_rec_model(void *arg, unsigned i)
 
 /* A node reconnected: its new stream starts a new decoder in replay too. */
 static void
-main_on_restart(void *arg, struct session *s, int i, uint64_t wall)
+main_on_restart(void *arg, int i, uint64_t wall)
 {
 	struct main_run	*r = arg;
 
@@ -656,35 +653,31 @@ main_on_restart(void *arg, struct session *s, int i, uint64_t wall)
 }
 
 /*
- * Batch mode's job line once per interval, once a node has sent a sample:
- * the job's ranks against the scheduler's tasks.  Milliseconds until the
- * next, -1 without one.
+ * Batch mode's job line at the monitor's job tick (once per interval),
+ * once a node has sent a sample: the job's ranks against the scheduler's
+ * tasks.
  */
-static int
-main_job_tick(struct main_run *r)
+static void
+main_on_job_tick(void *arg, uint64_t now)
 {
-	struct out_job	j;
-	uint64_t	now = clock_mono_ms();
-	int		i, any = 0;
+	struct main_run	*r = arg;
+	struct history	*h;
+	struct out_job	 j;
+	int		 i, any = 0;
 
-	if (r->jobid == NULL || r->ui != NULL || r->mon == NULL)
-		return -1;
-	if (now >= r->next_job) {
-		struct history	*h = monitor_history(r->mon);
-
-		r->next_job = now + r->job_every;
-		memset(&j, 0, sizeof(j));
-		for (i = 0; i < history_nnodes(h); i++) {
-			any |= history_node_samples(h, i) > 0;
-			j.procs += history_nranks(h, i);
-		}
-		j.id = r->jobid;
-		j.ranks = detect_ranks(monitor_detect(r->mon));
-		j.ntasks = detect_ntasks(monitor_detect(r->mon));
-		if (any && !main_out_broken)
-			r->out->job(main_out, clock_wall_ms(), &j);
+	if (r->jobid == NULL || r->ui != NULL || main_out_broken)
+		return;
+	h = monitor_history(r->mon);
+	memset(&j, 0, sizeof(j));
+	for (i = 0; i < history_nnodes(h); i++) {
+		any |= history_node_samples(h, i) > 0;
+		j.procs += history_nranks(h, i);
 	}
-	return (int)(r->next_job - now);
+	j.id = r->jobid;
+	j.ranks = detect_ranks(monitor_detect(r->mon));
+	j.ntasks = detect_ntasks(monitor_detect(r->mon));
+	if (any)
+		r->out->job(main_out, clock_wall_ms(), &j);
 }
 
 /*
@@ -720,7 +713,6 @@ main_on_timeout(void *arg, uint64_t now)
 	struct main_run	*r = arg;
 	int		 t, tj;
 
-	tj = main_job_tick(r);
 	/* The recording first: what is printed is recorded. */
 	if (rec_tick(r->rec, clock_wall_ms()) != 0)
 		main_rec_stopped(r);
@@ -734,8 +726,6 @@ main_on_timeout(void *arg, uint64_t now)
 	if (main_out_broken && r->s != NULL)
 		session_quit(r->s);
 	t = rec_timeout(r->rec, clock_wall_ms());
-	if (tj >= 0 && (t < 0 || tj < t))
-		t = tj;
 	if (r->jw != NULL && !r->job_ended && r->s != NULL) {
 		tj = jobwatch_step(r->jw, now);
 		if (jobwatch_ended(r->jw))
@@ -788,8 +778,7 @@ main_out_pollfds(void *arg, struct pollfd *pfd, int max)
 }
 
 static void
-main_out_ready(void *arg, struct session *s, const struct pollfd *pfd,
-    int n, uint64_t now)
+main_out_ready(void *arg, const struct pollfd *pfd, int n, uint64_t now)
 {
 	struct main_run	*r = arg;
 	int		 i;
@@ -801,7 +790,7 @@ main_out_ready(void *arg, struct session *s, const struct pollfd *pfd,
 			log_debug("the terminal went away: quitting");
 			close(r->tty_fd);
 			r->tty_fd = -1;
-			session_quit(s);
+			session_quit(r->s);
 			continue;
 		}
 		if (pfd[i].fd != r->out_fd)
@@ -813,7 +802,7 @@ main_out_ready(void *arg, struct session *s, const struct pollfd *pfd,
 			main_out_errno = (pfd[i].revents & POLLNVAL) ?
 			    EBADF : EPIPE;
 		}
-		session_quit(s);
+		session_quit(r->s);
 	}
 }
 
@@ -999,15 +988,22 @@ main_rec_detect(struct main_run *r, const struct detect_event *de)
 		main_rec_stopped(r);
 }
 
-/* ... and in batch mode an event record. */
+/* ... and in batch mode an event record; a probe's event (its bytes are
+ * recorded) only printed. */
 static void
-main_on_detect(void *arg, const struct monitor_event *me)
+main_on_event(void *arg, const struct monitor_event *me)
 {
 	struct main_run			*r = arg;
 	const struct detect_event	*de = me->de;
 	struct proto_event		 ev;
 	struct rec_subject		 sj;
 
+	if (me->origin == MON_EV_PROBE && me->pe != NULL) {
+		if (r->ui == NULL && !main_out_broken && r->s != NULL)
+			r->out->event(main_out, session_node_model(r->s,
+			    me->node), me->pe, NULL);
+		return;
+	}
 	if (me->origin != MON_EV_DETECT || de == NULL)
 		return;
 	if (r->ui != NULL) {
@@ -1026,42 +1022,31 @@ main_on_detect(void *arg, const struct monitor_event *me)
 	r->out->event(main_out, session_node_model(r->s, de->node), &ev, &sj);
 }
 
-/* What batch mode and the recorder take from the monitor core. */
-static const struct monitor_sink main_sink = {
-	.event = main_on_detect,
-};
-
-/* A decoded message: print it. */
+/* A sample, after the history and the detectors took it: batch mode
+ * prints it (its flags are the detectors' now: main_flags). */
 static void
-main_on_message(void *arg, struct session *s, int i, int type)
+main_on_sample(void *arg, int i, const struct node_model *m, uint64_t now)
 {
 	struct main_run		*r = arg;
-	const struct node_model	*m = session_node_model(s, i);
 
 	r->cur = i;
-	if (type == MSG_SAMPLE)
-		monitor_sample(r->mon, i, m, clock_mono_ms());
-	if (main_out_broken)
+	if (r->ui != NULL || main_out_broken || r->s == NULL)
 		return;
-	if (type == MSG_SAMPLE) {
-		/* The units before the node's first record, as export. */
-		if (r->united != NULL && i >= 0 && !r->united[i]) {
-			r->united[i] = 1;
-			export_json_units(main_out, session_node_name(s, i), m,
-			    NULL);
-		}
-		r->out->sample(main_out, m);
-	} else if (type == MSG_EVENT)
-		r->out->event(main_out, m, session_node_event(s, i), NULL);
+	/* The units before the node's first record, as export. */
+	if (r->united != NULL && i >= 0 && !r->united[i]) {
+		r->united[i] = 1;
+		export_json_units(main_out, session_node_name(r->s, i), m,
+		    NULL);
+	}
+	r->out->sample(main_out, m);
 }
 
 /* A node's state changed at wall time now: into the recording. */
 static void
-main_rec_state_at(struct main_run *r, struct session *s, int i,
+main_rec_state_at(struct main_run *r, int i, enum feed_phase ph,
     const char *cur, uint64_t now)
 {
 	struct rec_subject	 sj;
-	enum feed_phase		 ph = session_node_phase(s, i);
 
 	/* The phase typed beside the text: readers judge by it, the text
 	 * says why. */
@@ -1073,81 +1058,69 @@ main_rec_state_at(struct main_run *r, struct session *s, int i,
 		main_rec_stopped(r);
 }
 
-/* ... the interactive monitor's hook. */
-static void
-main_rec_state(void *arg, struct session *s, int i, const char *old,
-    const char *cur)
-{
-	main_rec_state_at(arg, s, i, cur, clock_wall_ms());
-}
-
 /* A node's transport is known or changed: into the recording (an event
  * "transport": "ssh; skipped: libssh2: ...", which older readers replay
- * as any event). */
+ * as any event), and in batch mode a record. */
 static void
-main_rec_transport_at(struct main_run *r, int i, const char *t,
-    const char *skipped, uint64_t now)
+main_on_transport(void *arg, int i, const char *t, const char *skipped,
+    uint64_t now)
 {
+	struct main_run	*r = arg;
 	char		 text[640];
 
+	/* One clock reading for the record and the recording (the
+	 * monitor's): a replay must print the same time. */
 	snprintf(text, sizeof(text), "%s%s%s", t, *skipped != '\0' ?
 	    "; skipped: " : "", skipped);
 	if (rec_event(r->rec, (unsigned)i, now, EV_INFO,
 	    "transport", text, NULL) != 0)
 		main_rec_stopped(r);
-}
-
-static void
-main_rec_transport(void *arg, struct session *s, int i, const char *t,
-    const char *skipped)
-{
-	main_rec_transport_at(arg, i, t, skipped, clock_wall_ms());
-}
-
-/* ... and a batch record. */
-static void
-main_on_transport(void *arg, struct session *s, int i, const char *t,
-    const char *skipped)
-{
-	struct main_run	*r = arg;
-	uint64_t	 now = clock_wall_ms();
-
-	/* One clock reading for the record and the recording: a replay
-	 * must print the same time. */
-	main_rec_transport_at(r, i, t, skipped, now);
-	if (!main_out_broken && r->out->transport != NULL) {
-		r->out->transport(main_out, session_node_name(s, i), now, t,
-		    skipped);
+	if (r->ui == NULL && !main_out_broken && r->out->transport != NULL) {
+		r->out->transport(main_out, monitor_node_name(r->mon, i), now,
+		    t, skipped);
 		main_flush();
 	}
 }
 
-/* A node's state changed: a record, and one line on stderr for a node
- * that failed for good. */
+/* A node's phase changed: into the recording, and in batch mode a record
+ * and one line on stderr for a node that failed for good.  Told before
+ * the events the change raises (a lost node's), as the recording has
+ * them and export prints them. */
 static void
-main_on_state(void *arg, struct session *s, int i, const char *old,
-    const char *cur)
+main_on_phase(void *arg, int i, enum feed_phase ph, const char *cur,
+    int lost, uint64_t now)
 {
 	struct main_run	*r = arg;
-	const char	*name = session_node_name(s, i);
-	uint64_t	 now = clock_wall_ms();
+	const char	*name = monitor_node_name(r->mon, i);
 
 	/* One clock reading for the record and the recording: a replay
 	 * prints the same time (two readings differed by a millisecond
 	 * now and then, and regress/rec-live saw it under load). */
-	main_rec_state_at(r, s, i, cur, now);
-
-	monitor_state_phase(r->mon, i, session_node_phase(s, i), cur,
-	    session_node_lost(s, i));
+	main_rec_state_at(r, i, ph, cur, now);
+	if (r->ui != NULL)
+		return;
 	if (!main_out_broken) {
-		r->out->state(main_out, name, now, cur,
-		    (int)monitor_node_phase(r->mon, i));
+		r->out->state(main_out, name, now, cur, (int)ph);
 		main_flush();
 	}
-	if (monitor_node_phase(r->mon, i) == FEED_FAILED &&
-	    strncmp(cur, "failed: ", 8) == 0)
+	if (ph == FEED_FAILED && strncmp(cur, "failed: ", 8) == 0)
 		log_error("%s: %s", name, cur + 8);
 }
+
+/* What batch mode and the recorder take from the monitor core, which
+ * takes the session's hooks (monitor_hooks): one sink in both modes. */
+static const struct monitor_sink main_sink = {
+	.sample = main_on_sample,
+	.phase = main_on_phase,
+	.event = main_on_event,
+	.job_tick = main_on_job_tick,
+	.bytes = main_on_bytes,
+	.restart = main_on_restart,
+	.transport = main_on_transport,
+	.pollfds = main_out_pollfds,
+	.ready = main_out_ready,
+	.timeout = main_on_timeout,
+};
 
 static void
 main_rconf_log(void *arg, const char *line)
@@ -1357,19 +1330,9 @@ main_batch(const struct main_opts *o, struct job *job)
 	monitor_add_sink(run.mon, &main_sink, &run);
 	run.jobid = mp.jobid;
 	run.ntasks = job->ntasks;
-	run.job_every = (uint64_t)(o->interval * 1000 + 0.5);
 	if (o->json)
 		out_json_set_flags(main_flags, &run);
-	memset(&hooks, 0, sizeof(hooks));
-	hooks.arg = &run;
-	hooks.message = main_on_message;
-	hooks.state = main_on_state;
-	hooks.transport = main_on_transport;
-	hooks.bytes = main_on_bytes;
-	hooks.restart = main_on_restart;
-	hooks.timeout = main_on_timeout;
-	hooks.pollfds = main_out_pollfds;
-	hooks.ready = main_out_ready;
+	monitor_hooks(run.mon, &hooks);
 	run.out_fd = STDOUT_FILENO;
 	run.tty_fd = main_ctty_open();
 	main_meta(&meta, o, job);
@@ -1394,6 +1357,7 @@ main_batch(const struct main_opts *o, struct job *job)
 	}
 	s = session_new(&mp.sc, &hooks);
 	run.s = s;
+	monitor_set_session(run.mon, s);
 	rec_set_models(run.rec, main_rec_model, &run);
 	run.jw = jobwatch_new(job->sched, mp.jobid, clock_mono_ms());
 	for (i = 0; i < n; i++) {
@@ -1438,7 +1402,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 {
 	struct main_probes	 mp;
 	struct main_run		 run;
-	struct session_hooks	 hooks, chain;
+	struct session_hooks	 hooks;
 	struct ui_conf		 uc;
 	struct stackrun_conf	 stk;
 	struct session		*s;
@@ -1494,14 +1458,7 @@ main_interactive(const struct main_opts *o, struct job *job)
 	stk = o->stk;
 	main_stacks_conf(&mp, &stk);
 	ui_set_stacks(ui, &stk);
-	memset(&chain, 0, sizeof(chain));
-	chain.arg = &run;
-	chain.bytes = main_on_bytes;
-	chain.restart = main_on_restart;
-	chain.state = main_rec_state;
-	chain.transport = main_rec_transport;
-	chain.timeout = main_on_timeout;
-	ui_hooks(ui, &hooks, &chain);
+	ui_hooks(ui, &hooks);
 	run.mon = ui_monitor(ui);
 	monitor_add_sink(run.mon, &main_sink, &run);
 	ui_set_recording(ui, run.rec != NULL ? rec_path(run.rec) : NULL);
@@ -1587,7 +1544,7 @@ main_replay(const struct main_opts *o)
 		replay_free(rp);
 		return MAIN_EXIT_USAGE;
 	}
-	ui_hooks(ui, &hooks, NULL);
+	ui_hooks(ui, &hooks);
 	hooks.bytes = NULL;
 	hooks.message = NULL;
 	hooks.state = NULL;

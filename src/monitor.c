@@ -26,6 +26,8 @@ struct mon_node {
 	int		 failed;	/* said once */
 	int		 live_once;	/* said once */
 	int64_t		 gpus;		/* the scheduler's, -1 unknown */
+	char		 transport[32];	/* the feed's, "" not yet known */
+	char		*skipped;	/* why cheaper ones were, NULL none */
 };
 
 /* An event as a replay's monitor keeps it (to tell again after a
@@ -58,6 +60,7 @@ struct monitor_snap {
 struct mon_sink {
 	struct monitor_sink	 s;
 	void			*arg;
+	int			 npfd;	/* its descriptors in this poll */
 };
 
 struct monitor {
@@ -74,6 +77,9 @@ struct monitor {
 	int			 replayed;
 	struct mon_log		 log;	/* replayed: the events */
 	uint64_t		 vclock, vstart;
+	struct session		*sess;	/* attached: monitor_hooks */
+	uint64_t		 next_tick;	/* monotonic ms, 0: unset */
+	int			 ended;	/* the job: no more ticks */
 };
 
 /* Call member fn of every sink that has it. */
@@ -87,7 +93,7 @@ struct monitor {
 static void
 monitor_tell_event(struct monitor *m, enum monitor_origin o, int node,
     int level, const char *code, const char *text, uint64_t ms, int64_t pid,
-    const struct detect_event *de)
+    const struct detect_event *de, const struct proto_event *pe)
 {
 	struct monitor_event	e;
 
@@ -100,6 +106,7 @@ monitor_tell_event(struct monitor *m, enum monitor_origin o, int node,
 	e.time_ms = ms;
 	e.pid = pid;
 	e.de = de;
+	e.pe = pe;
 	if (m->log.e != NULL) {
 		struct mon_logent	*l;
 
@@ -127,7 +134,7 @@ monitor_on_detect(void *arg, const struct detect_event *de)
 	if (m->replayed)
 		return;
 	monitor_tell_event(m, MON_EV_DETECT, de->node, de->level, de->code,
-	    de->text, de->time_ms, de->pid, de);
+	    de->text, de->time_ms, de->pid, de, NULL);
 }
 
 static void
@@ -170,8 +177,10 @@ monitor_free(struct monitor *m)
 	detect_free(m->det);
 	detect_gpu_free(m->dgpu);
 	history_free(m->hist);
-	for (i = 0; i < m->nnodes; i++)
+	for (i = 0; i < m->nnodes; i++) {
 		free(m->nodes[i].name);
+		free(m->nodes[i].skipped);
+	}
 	free(m->nodes);
 	free(m->log.e);
 	free(m);
@@ -353,7 +362,7 @@ monitor_state_phase(struct monitor *m, int i, enum feed_phase ph,
 		snprintf(line, sizeof(line), "%s reconnecting (try %u)",
 		    n->name, monitor_try(text));
 		monitor_tell_event(m, MON_EV_MONITOR, i, EV_INFO, "reconnect",
-		    line, wall, -1, NULL);
+		    line, wall, -1, NULL, NULL);
 	}
 	snprintf(n->text, sizeof(n->text), "%s", text);
 	/* A lost node stays lost until it is live again (or done): its
@@ -363,17 +372,17 @@ monitor_state_phase(struct monitor *m, int i, enum feed_phase ph,
 	    (ph == FEED_WAITING || ph == FEED_CONNECTING ||
 	    ph == FEED_PUSHING || ph == FEED_STARTING));
 	n->phase = ph;
-	MON_TELL(m, phase, i, n->phase, n->text, n->lost);
+	MON_TELL(m, phase, i, n->phase, n->text, n->lost, wall);
 	if (n->phase == FEED_FAILED && !n->failed) {
 		n->failed = 1;
 		snprintf(line, sizeof(line), "%s %s", n->name, text);
 		monitor_tell_event(m, MON_EV_MONITOR, i, EV_ERROR, "failed",
-		    line, wall, -1, NULL);
+		    line, wall, -1, NULL, NULL);
 	} else if (n->phase == FEED_LIVE && !n->live_once) {
 		n->live_once = 1;
 		snprintf(line, sizeof(line), "%s live", n->name);
 		monitor_tell_event(m, MON_EV_MONITOR, i, EV_INFO, "live",
-		    line, wall, -1, NULL);
+		    line, wall, -1, NULL, NULL);
 	}
 	detect_node_state(m->det, i, n->name, n->lost, text, wall);
 }
@@ -421,7 +430,7 @@ monitor_probe_event(struct monitor *m, int i, const struct proto_event *ev)
 	snprintf(text, sizeof(text), "%s probe: %s", m->nodes[i].name,
 	    ev->text);
 	monitor_tell_event(m, MON_EV_PROBE, i, ev->level, ev->code, text,
-	    ev->time_ms, -1, NULL);
+	    ev->time_ms, -1, NULL, ev);
 }
 
 void
@@ -429,7 +438,7 @@ monitor_recorded_event(struct monitor *m, int node, int level,
     const char *code, const char *text, uint64_t ms, int64_t pid)
 {
 	monitor_tell_event(m, MON_EV_RECORDED, node, level, code, text, ms,
-	    pid, NULL);
+	    pid, NULL, NULL);
 }
 
 void
@@ -446,6 +455,7 @@ monitor_job_tick(struct monitor *m, uint64_t now)
 void
 monitor_job_ended(struct monitor *m)
 {
+	m->ended = 1;
 	detect_job_ended(m->det);
 }
 
@@ -561,7 +571,8 @@ monitor_restore(struct monitor *m, const struct monitor_snap *sn)
 		n = &m->nodes[i];
 		if (n->phase != FEED_CONNECTING ||
 		    strcmp(n->text, "connecting") != 0)
-			MON_TELL(m, phase, i, n->phase, n->text, n->lost);
+			MON_TELL(m, phase, i, n->phase, n->text, n->lost,
+			    monitor_wall(m));
 	}
 	for (k = 0; m->log.e != NULL && k < m->log.len; k++) {
 		l = &m->log.e[(m->log.head + k) % MONITOR_LOG_MAX];
@@ -651,4 +662,210 @@ monitor_add_recorded(struct monitor *m, const struct rec_meta *meta)
 		if (meta->gpus != NULL)
 			monitor_node_gpus(m, k, meta->gpus[i]);
 	}
+}
+
+/* The live session's hooks: see monitor_hooks. */
+static void
+monitor_on_bytes(void *arg, struct session *s, int i, uint64_t wall,
+    const void *buf, size_t n)
+{
+	struct monitor	*m = arg;
+
+	MON_TELL(m, bytes, i, wall, buf, n);
+}
+
+static void
+monitor_on_restart(void *arg, struct session *s, int i, uint64_t wall)
+{
+	struct monitor	*m = arg;
+
+	MON_TELL(m, restart, i, wall);
+}
+
+static void
+monitor_on_message(void *arg, struct session *s, int i, int type)
+{
+	struct monitor	*m = arg;
+
+	if (type == MSG_SAMPLE)
+		monitor_sample(m, i, session_node_model(s, i),
+		    clock_mono_ms());
+	else if (type == MSG_EVENT)
+		monitor_probe_event(m, i, session_node_event(s, i));
+	else
+		MON_TELL(m, message, i, type);
+}
+
+static void
+monitor_on_state(void *arg, struct session *s, int i, const char *old,
+    const char *cur)
+{
+	struct monitor	*m = arg;
+
+	monitor_state_phase(m, i, session_node_phase(s, i), cur,
+	    session_node_lost(s, i));
+}
+
+static void
+monitor_on_transport(void *arg, struct session *s, int i, const char *t,
+    const char *skipped)
+{
+	monitor_node_set_transport(arg, i, t, skipped);
+}
+
+void
+monitor_node_set_transport(struct monitor *m, int i, const char *t,
+    const char *skipped)
+{
+	struct mon_node	*n;
+
+	if (i < 0 || i >= m->nnodes)
+		return;
+	n = &m->nodes[i];
+	snprintf(n->transport, sizeof(n->transport), "%s", t);
+	free(n->skipped);
+	n->skipped = *skipped != '\0' ? xstrdup(skipped) : NULL;
+	/* One clock reading for every sink: the record printed and the
+	 * recording's must say the same time. */
+	MON_TELL(m, transport, i, t, skipped, clock_wall_ms());
+}
+
+/* The sinks' descriptors one after the other; each gets its own back. */
+static int
+monitor_on_pollfds(void *arg, struct pollfd *pfd, int max)
+{
+	struct monitor	*m = arg;
+	struct mon_sink	*k;
+	int		 n = 0, i;
+
+	for (i = 0; i < m->nsinks; i++) {
+		k = &m->sinks[i];
+		k->npfd = 0;
+		if (k->s.pollfds != NULL && n < max)
+			k->npfd = k->s.pollfds(k->arg, pfd + n, max - n);
+		n += k->npfd;
+	}
+	return n;
+}
+
+static void
+monitor_on_ready(void *arg, struct session *s, const struct pollfd *pfd,
+    int n, uint64_t now)
+{
+	struct monitor	*m = arg;
+	struct mon_sink	*k;
+	int		 off = 0, i, c;
+
+	for (i = 0; i < m->nsinks && off < n; i++) {
+		k = &m->sinks[i];
+		c = k->npfd < n - off ? k->npfd : n - off;
+		if (c > 0 && k->s.ready != NULL)
+			k->s.ready(k->arg, pfd + off, c, now);
+		off += k->npfd;
+	}
+}
+
+/* The samples' interval in ms, as the job tick's period. */
+static uint64_t
+monitor_tick_ms(const struct monitor *m)
+{
+	uint64_t	ms = (uint64_t)(m->conf.interval * 1000);
+
+	return ms < 10 ? 10 : ms;
+}
+
+/*
+ * The job tick on the monitor's own deadline, once per interval from one
+ * interval after the first pass, while the data is live (a replay's
+ * player ticks on its clock) and the job runs; then the sinks' wake-ups.
+ */
+static int
+monitor_on_timeout(void *arg, uint64_t now)
+{
+	struct monitor	*m = arg;
+	struct mon_sink	*k;
+	int		 t = -1, c, i;
+
+	if (!m->replayed && !m->ended && m->sess != NULL) {
+		if (m->next_tick == 0)
+			m->next_tick = now + monitor_tick_ms(m);
+		else if (now >= m->next_tick) {
+			/* Paused screens too: the history goes on. */
+			monitor_job_tick(m, now);
+			m->next_tick += monitor_tick_ms(m);
+			if (m->next_tick <= now)
+				m->next_tick = now + monitor_tick_ms(m);
+		}
+		t = (int)(m->next_tick - now);
+	}
+	for (i = 0; i < m->nsinks; i++) {
+		k = &m->sinks[i];
+		if (k->s.timeout != NULL &&
+		    (c = k->s.timeout(k->arg, now)) >= 0 && (t < 0 || c < t))
+			t = c;
+	}
+	return t;
+}
+
+void
+monitor_hooks(struct monitor *m, struct session_hooks *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->arg = m;
+	h->bytes = monitor_on_bytes;
+	h->restart = monitor_on_restart;
+	h->message = monitor_on_message;
+	h->state = monitor_on_state;
+	h->transport = monitor_on_transport;
+	h->pollfds = monitor_on_pollfds;
+	h->ready = monitor_on_ready;
+	h->timeout = monitor_on_timeout;
+}
+
+/* Models from the session (always the current stream's: a reconnect
+ * replaces it). */
+static const struct node_model *
+monitor_session_model(void *arg, int i)
+{
+	struct monitor	*m = arg;
+
+	return m->sess != NULL && i < session_nnodes(m->sess) ?
+	    session_node_model(m->sess, i) : NULL;
+}
+
+void
+monitor_set_session(struct monitor *m, struct session *s)
+{
+	m->sess = s;
+	monitor_set_models(m, monitor_session_model, m);
+}
+
+struct session *
+monitor_session(const struct monitor *m)
+{
+	return m->sess;
+}
+
+const char *
+monitor_node_transport(const struct monitor *m, int i)
+{
+	return i >= 0 && i < m->nnodes ? m->nodes[i].transport : "";
+}
+
+const char *
+monitor_node_skipped(const struct monitor *m, int i)
+{
+	return i >= 0 && i < m->nnodes && m->nodes[i].skipped != NULL ?
+	    m->nodes[i].skipped : "";
+}
+
+void
+monitor_set_interval(struct monitor *m, double secs, uint64_t now)
+{
+	uint64_t	ms;
+
+	m->conf.interval = secs;
+	ms = monitor_tick_ms(m);
+	if (m->next_tick > now + ms)
+		m->next_tick = now + ms;
 }

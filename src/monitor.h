@@ -9,20 +9,30 @@
  * (after the history and the detectors took it), a phase, an event (the
  * detectors', a probe's, a recorded one, or one of its own such as "node3
  * live"), a job-wide tick, a reset (a replay's seek), the clock of the
- * data.  The sinks are the curses UI, batch mode's records and the
- * recorder; none of them wires history and detectors by hand.
+ * data, and, live, a node's transport and raw bytes.  The sinks are the
+ * curses UI, batch mode's records and the recorder (one sink with batch
+ * mode's records in src/main.c); none of them wires history and
+ * detectors by hand, and export drives one over a recording too.
  *
- * Use:
- *	mon = monitor_new(&conf); monitor_add_sink(mon, &sink, arg);
- *	monitor_add_node(mon, name)...
- *	then per decoded message: monitor_sample / monitor_state /
- *	monitor_probe_event; once per interval monitor_job_tick.
- * A replay adds monitor_set_replayed (the recorded events stand in for
- * the detectors' own), monitor_set_clock and monitor_reset.
+ * Use, live (batch and curses mode alike):
+ *	mon = monitor_new(&conf); monitor_add_sink(mon, &sink, arg)...
+ *	monitor_hooks(mon, &hooks); s = session_new(&sc, &hooks);
+ *	monitor_set_session(mon, s); monitor_add_node(mon, name) and
+ *	session_add(s, name, ...) per node; session_run(s).
+ * The monitor then takes every hook of the session itself (samples,
+ * events, states, transports, bytes, the poll's descriptors and
+ * wake-ups) and makes the job tick on its own deadline; the recorder,
+ * batch mode's records and the curses UI are sinks, none relayed through
+ * another.  A player (src/feed-replay.c) or export drives it instead:
+ * monitor_sample / monitor_recorded_state / monitor_probe_event, and
+ * monitor_job_tick on the recording's clock; a replay adds
+ * monitor_set_replayed (the recorded events stand in for the detectors'
+ * own), monitor_set_clock and monitor_reset.
  */
 #ifndef JOBTOP_MONITOR_H
 #define JOBTOP_MONITOR_H
 
+#include <poll.h>
 #include <stdint.h>
 
 #include "detect.h"
@@ -52,19 +62,41 @@ struct monitor_event {
 					 * (minor 2 on); -1 none or unknown */
 	/* The detector's event (MON_EV_DETECT), else NULL. */
 	const struct detect_event *de;
+	/* The probe's event as it came (MON_EV_PROBE), else NULL. */
+	const struct proto_event *pe;
 };
 
 /* A sink: every member may be NULL. */
 struct monitor_sink {
 	void	(*node_added)(void *, int, const char *);
 	void	(*sample)(void *, int, const struct node_model *, uint64_t);
-	/* node, phase, the text ("lost: no data for 5.0 s"), lost */
-	void	(*phase)(void *, int, enum feed_phase, const char *, int);
+	/* node, phase, the text ("lost: no data for 5.0 s"), lost, and the
+	 * wall ms of the change (one reading for every sink) */
+	void	(*phase)(void *, int, enum feed_phase, const char *, int,
+		    uint64_t);
 	void	(*event)(void *, const struct monitor_event *);
 	void	(*job_tick)(void *, uint64_t);
 	void	(*reset)(void *);
 	/* The wall time of the data and of its start (replay), 0: now. */
 	void	(*clock)(void *, uint64_t, uint64_t);
+	/*
+	 * Attached to a live session (monitor_hooks), what the session
+	 * tells and the monitor hands on: a node's bytes before they are
+	 * decoded and its stream's restarts (wall ms: the recorder), its
+	 * transport and why cheaper ones were skipped (wall ms), a decoded
+	 * message that is neither a sample nor an event (a HELLO);
+	 * descriptors to poll beside the probes' (at most max; ready gets
+	 * back this sink's own), and the ms until the sink needs a
+	 * wake-up (-1 none).
+	 */
+	void	(*bytes)(void *, int, uint64_t, const void *, size_t);
+	void	(*restart)(void *, int, uint64_t);
+	void	(*transport)(void *, int, const char *, const char *,
+		    uint64_t);
+	void	(*message)(void *, int, int);
+	int	(*pollfds)(void *, struct pollfd *, int);
+	void	(*ready)(void *, const struct pollfd *, int, uint64_t);
+	int	(*timeout)(void *, uint64_t);
 };
 
 struct monitor_conf {
@@ -96,6 +128,31 @@ void		 monitor_add_sink(struct monitor *,
  * allocated it (gpu-idle), as live. */
 void		 monitor_add_recorded(struct monitor *,
 		     const struct rec_meta *);
+/*
+ * The live session's hooks, all of them the monitor's: it decodes nothing
+ * itself but takes each node's samples, events, states, transport and
+ * bytes from the session, keeps them per node, and hands them to its
+ * sinks; it makes the job tick on its own deadline (every interval, until
+ * the job ends; not in a replay, whose player ticks on its clock) and
+ * polls the sinks' descriptors.  Then monitor_set_session with the
+ * session made from them: the nodes' models are its decoders'.
+ */
+struct session;
+struct session_hooks;
+void		 monitor_hooks(struct monitor *, struct session_hooks *);
+void		 monitor_set_session(struct monitor *, struct session *);
+struct session	*monitor_session(const struct monitor *);
+/* Node i's transport is t, cheaper ones skipped for the reason skipped
+ * ("" none): the session's hook (tests call it too); kept and told. */
+void		 monitor_node_set_transport(struct monitor *, int,
+		     const char *, const char *);
+/* Node i's transport ("" before it is known) and why cheaper ones were
+ * skipped ("" none). */
+const char	*monitor_node_transport(const struct monitor *, int);
+const char	*monitor_node_skipped(const struct monitor *, int);
+/* The samples' interval changed (the UI's key): the job tick follows at
+ * once when its next one is further away. */
+void		 monitor_set_interval(struct monitor *, double, uint64_t);
 /* Node n (the next index); its phase is connecting. */
 int		 monitor_add_node(struct monitor *, const char *);
 int		 monitor_nnodes(const struct monitor *);

@@ -243,7 +243,7 @@ header_runas(const struct ui *ui, char *buf, size_t size)
 	int		 i, n = 0;
 
 	for (i = 0; i < ui->nnodes; i++) {
-		t = ui->nodes[i].transport;
+		t = monitor_node_transport(ui->mon, i);
 		if (strstr(t, " as ") == NULL)
 			continue;
 		if (first == NULL)

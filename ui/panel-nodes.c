@@ -593,7 +593,7 @@ nodes_unit(char *buf, size_t size, double x, const char *unit)
 static int
 nodes_transport_shown(const struct ui *ui, int i)
 {
-	const char	*t = ui->nodes[i].transport;
+	const char	*t = monitor_node_transport(ui->mon, i);
 
 	return *t != '\0' && strcmp(t, "libssh2") != 0 &&
 	    strcmp(t, "local") != 0 && strcmp(t, "replay") != 0;
@@ -727,7 +727,8 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 				 * "live/ssh". */
 				snprintf(buf, sizeof(buf), "%s/%s",
 				    ui_sclass_name(row->sclass),
-				    ui->nodes[row->node].transport);
+				    monitor_node_transport(ui->mon,
+				    row->node));
 			else
 				snprintf(buf, sizeof(buf), "%s",
 				    ui_sclass_name(row->sclass));

@@ -58,7 +58,6 @@ struct ui_node {
 	char		*name;
 	int		 local;
 	char		 state[160];
-	char		 transport[32];	/* "libssh2", "ssh", "" */
 	int		 lost;
 	int		 failed;
 	int		 live_once;
@@ -175,13 +174,11 @@ struct ui {
 	unsigned char		*frozen_have;	/* per node: model */
 	struct ui_event		*held;	/* events while paused */
 	unsigned		 nheld;
-	struct session_hooks	 chain;		/* called too (recorder) */
 
 	struct history		*hist;
 	struct detect		*det;
 	struct ui_node		*nodes;
 	int			 nnodes;
-	uint64_t		 next_job_tick;
 	uint64_t		 interval_ms;
 
 	struct ui_event		*events;	/* ring of UI_EVENTS_MAX */

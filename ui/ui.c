@@ -162,7 +162,7 @@ ui_sink_sample(void *arg, int i, const struct node_model *m, uint64_t now)
 
 static void
 ui_sink_phase(void *arg, int i, enum feed_phase ph, const char *text,
-    int lost)
+    int lost, uint64_t wall)
 {
 	struct ui	*ui = arg;
 	struct ui_node	*n = &ui->nodes[i];
@@ -261,6 +261,21 @@ ui_sink_clock(void *arg, uint64_t wall_ms, uint64_t start_ms)
 	ui->vstart = start_ms;
 }
 
+static void	ui_sink_transport(void *, int, const char *, const char *,
+		    uint64_t);
+/* Another message (a HELLO): the node's facts may show. */
+static void
+ui_sink_message(void *arg, int i, int type)
+{
+	struct ui	*ui = arg;
+
+	ui->dirty = 1;
+}
+
+static int	ui_on_pollfds(void *, struct pollfd *, int);
+static void	ui_on_ready(void *, const struct pollfd *, int, uint64_t);
+static int	ui_on_timeout(void *, uint64_t);
+
 static const struct monitor_sink ui_sink = {
 	.node_added = ui_sink_node,
 	.sample = ui_sink_sample,
@@ -269,6 +284,11 @@ static const struct monitor_sink ui_sink = {
 	.job_tick = ui_sink_tick,
 	.reset = ui_sink_reset,
 	.clock = ui_sink_clock,
+	.transport = ui_sink_transport,
+	.message = ui_sink_message,
+	.pollfds = ui_on_pollfds,
+	.ready = ui_on_ready,
+	.timeout = ui_on_timeout,
 };
 
 struct ui *
@@ -315,7 +335,6 @@ ui_new(const struct ui_conf *conf, char *err, size_t errsz)
 	ui->interval_ms = (uint64_t)(conf->interval * 1000);
 	if (ui->interval_ms < 10)
 		ui->interval_ms = 10;
-	ui->next_job_tick = ui->start_ms + ui->interval_ms;
 	ms = ui->interval_ms;
 	if (ms < UI_REFRESH_MIN_MS)
 		ms = UI_REFRESH_MIN_MS;
@@ -388,21 +407,11 @@ ui_add_node(struct ui *ui, const char *name, int local)
 	ui->nodes[i].local = local;
 }
 
-/* Models from the session (always the current stream's: a reconnect
- * replaces it). */
-static const struct node_model *
-ui_session_model(void *arg, int i)
-{
-	struct session	*s = arg;
-
-	return i < session_nnodes(s) ? session_node_model(s, i) : NULL;
-}
-
 void
 ui_set_session(struct ui *ui, struct session *s)
 {
 	ui->sess = s;
-	monitor_set_models(ui->mon, ui_session_model, s);
+	monitor_set_session(ui->mon, s);
 }
 
 void
@@ -576,21 +585,20 @@ ui_wall(const struct ui *ui)
 	return ui->vclock != 0 ? ui->vclock : clock_wall_ms();
 }
 
-/* The node's transport: kept, and told in the event log when the
- * ladder skipped cheaper ones (the user asked for none of them). */
-void
-ui_node_transport(struct ui *ui, int i, const char *t, const char *skipped)
+/* The node's transport (the monitor keeps it): told in the event log
+ * when the ladder skipped cheaper ones (the user asked for none of
+ * them). */
+static void
+ui_sink_transport(void *arg, int i, const char *t, const char *skipped,
+    uint64_t wall)
 {
-	struct ui_node	*n;
+	struct ui	*ui = arg;
 	char		 text[256];
 
-	if (i < 0 || i >= ui->nnodes)
+	if (i < 0 || i >= ui->nnodes || *skipped == '\0')
 		return;
-	n = &ui->nodes[i];
-	snprintf(n->transport, sizeof(n->transport), "%s", t);
-	if (*skipped == '\0')
-		return;
-	snprintf(text, sizeof(text), "%s via %s: %s", n->name, t, skipped);
+	snprintf(text, sizeof(text), "%s via %s: %s", ui->nodes[i].name, t,
+	    skipped);
 	ui_event_add(ui, i, EV_INFO, "transport", text, ui_wall(ui));
 	ui->dirty = 1;
 }
@@ -1298,7 +1306,7 @@ ui_thaw(struct ui *ui)
 	for (i = 0; i < ui->nnodes; i++)
 		ui_sink_phase(ui, i, monitor_node_phase(ui->mon, i),
 		    monitor_node_text(ui->mon, i),
-		    monitor_node_lost(ui->mon, i));
+		    monitor_node_lost(ui->mon, i), 0);
 	for (k = 0; k < ui->nheld; k++) {
 		h = &ui->held[k];
 		ui_event_add(ui, h->node, h->level, h->code, h->text,
@@ -1378,8 +1386,7 @@ ui_refresh_step(struct ui *ui, int dir)
 	 * dt_ms, so rates stay right across the change. */
 	told = session_set_interval(ui->sess, ms / 1000.0);
 	ui->interval_ms = ms;
-	if (ui->next_job_tick > ui->now + ms)
-		ui->next_job_tick = ui->now + ms;
+	monitor_set_interval(ui->mon, ms / 1000.0, ui->now);
 	ui_message(ui, 0, "sampling every %.3g s (%d probe%s told)",
 	    ms / 1000.0, told, told == 1 ? "" : "s");
 }
@@ -1574,66 +1581,8 @@ ui_stop(struct ui *ui)
 	screen_stop(ui);
 }
 
-/* Session hooks. */
-
-static void
-ui_on_bytes(void *arg, struct session *s, int i, uint64_t wall,
-    const void *buf, size_t n)
-{
-	struct ui	*ui = arg;
-
-	if (ui->chain.bytes != NULL)
-		ui->chain.bytes(ui->chain.arg, s, i, wall, buf, n);
-}
-
-static void
-ui_on_restart(void *arg, struct session *s, int i, uint64_t wall)
-{
-	struct ui	*ui = arg;
-
-	if (ui->chain.restart != NULL)
-		ui->chain.restart(ui->chain.arg, s, i, wall);
-}
-
-static void
-ui_on_message(void *arg, struct session *s, int i, int type)
-{
-	struct ui	*ui = arg;
-
-	if (ui->chain.message != NULL)
-		ui->chain.message(ui->chain.arg, s, i, type);
-	if (type == MSG_SAMPLE)
-		ui_node_sample(ui, i, session_node_model(s, i),
-		    clock_mono_ms());
-	else if (type == MSG_EVENT)
-		ui_node_event(ui, i, session_node_event(s, i));
-	else
-		ui->dirty = 1;
-}
-
-static void
-ui_on_state(void *arg, struct session *s, int i, const char *old,
-    const char *cur)
-{
-	struct ui	*ui = arg;
-
-	if (ui->chain.state != NULL)
-		ui->chain.state(ui->chain.arg, s, i, old, cur);
-	/* Paused: the monitor takes it, the screen catches up on resume. */
-	ui_node_phase(ui, i, session_node_phase(s, i), cur,
-	    session_node_lost(s, i));
-}
-
-static void
-ui_on_transport(void *arg, struct session *s, int i, const char *t,
-    const char *skipped)
-{
-	struct ui	*ui = arg;
-
-	if (ui->chain.transport != NULL)
-		ui->chain.transport(ui->chain.arg, s, i, t, skipped);
-	ui_node_transport(ui, i, t, skipped);
-}
+/* The monitor's sink for the session's descriptors and wake-ups (the
+ * keyboard, the window's size, a backtrace's pipe, the redraws). */
 
 static int
 ui_on_pollfds(void *arg, struct pollfd *pfd, int max)
@@ -1723,8 +1672,7 @@ ui_tty_gone(struct ui *ui)
 }
 
 static void
-ui_on_ready(void *arg, struct session *s, const struct pollfd *pfd, int n,
-    uint64_t now)
+ui_on_ready(void *arg, const struct pollfd *pfd, int n, uint64_t now)
 {
 	struct ui	*ui = arg;
 	int		 i, ch, got, keys = 0;
@@ -1772,17 +1720,10 @@ ui_on_timeout(void *arg, uint64_t now)
 	int		 t, bt, tw = -1;
 
 	ui->now = now;
-	/* A replay's clock makes its own job ticks. */
+	/* The monitor makes the live job ticks (monitor_hooks), a replay's
+	 * clock its own. */
 	if (ui->replay != NULL)
 		tw = timeline_tick(ui, now);
-	else if (now >= ui->next_job_tick) {
-		/* Paused too: the history goes on, the screen stays. */
-		if (!ui->job_ended)
-			ui_job_tick(ui, now);
-		ui->next_job_tick += ui->interval_ms;
-		if (ui->next_job_tick <= now)
-			ui->next_job_tick = now + ui->interval_ms;
-	}
 	if (ui->bt != NULL && !backtrace_done(ui->bt) &&
 	    backtrace_check(ui->bt, now)) {
 		snprintf(ui->bt_note, sizeof(ui->bt_note), "%s",
@@ -1802,8 +1743,7 @@ ui_on_timeout(void *arg, uint64_t now)
 	    now >= ui->last_draw + ui->refresh_ms)
 		ui_frame(ui, now);
 
-	next = ui->replay != NULL ? now + UI_REFRESH_MAX_MS :
-	    ui->next_job_tick;
+	next = now + UI_REFRESH_MAX_MS;
 	if (ui->dirty && !ui->paused && ui->last_draw + ui->refresh_ms < next)
 		next = ui->last_draw + ui->refresh_ms;
 	if (ui->msg_until != 0 && ui->msg_until < next)
@@ -1813,29 +1753,13 @@ ui_on_timeout(void *arg, uint64_t now)
 		t = bt;
 	if ((bt = stacks_view_tick(ui, now)) >= 0 && bt < t)
 		t = bt;
-	if (ui->chain.timeout != NULL &&
-	    (bt = (ui->chain.timeout)(ui->chain.arg, now)) >= 0 && bt < t)
-		t = bt;
 	if (tw >= 0 && tw < t)
 		t = tw;
 	return t;
 }
 
 void
-ui_hooks(struct ui *ui, struct session_hooks *h,
-    const struct session_hooks *chain)
+ui_hooks(struct ui *ui, struct session_hooks *h)
 {
-	memset(&ui->chain, 0, sizeof(ui->chain));
-	if (chain != NULL)
-		ui->chain = *chain;
-	memset(h, 0, sizeof(*h));
-	h->arg = ui;
-	h->bytes = ui_on_bytes;
-	h->restart = ui_on_restart;
-	h->message = ui_on_message;
-	h->state = ui_on_state;
-	h->transport = ui_on_transport;
-	h->pollfds = ui_on_pollfds;
-	h->ready = ui_on_ready;
-	h->timeout = ui_on_timeout;
+	monitor_hooks(ui->mon, h);
 }

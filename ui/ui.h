@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * ui: the interactive monitor.  The session's poll loop drives it through
- * hooks (ui_hooks): decoded samples go to the history and the detectors,
- * state changes and probe events to the event log, the keyboard and the
- * window size through extra descriptors, and redraws happen on a dirty
- * flag at most once per refresh interval.  Draw functions only read the
+ * ui: the interactive monitor, a sink of the monitor core (src/monitor.h),
+ * which takes the session's hooks (ui_hooks: monitor_hooks): decoded
+ * samples go to the history and the detectors, state changes and probe
+ * events to the event log, the keyboard and the window size through the
+ * sink's descriptors, and redraws happen on a dirty flag at most once per
+ * refresh interval.  Draw functions only read the
  * models, the history, the detectors and the UI's own cursor state.
  *
  * Use (main_interactive):
  *	if (ui_check_terminal(err, sizeof(err)) != 0) -> one line, exit 2
  *	ui = ui_new(&conf, err, sizeof(err))          -> NULL: bad theme
- *	ui_hooks(ui, &hooks, NULL); s = session_new(&sc, &hooks);
+ *	ui_hooks(ui, &hooks); s = session_new(&sc, &hooks);
  *	ui_set_session(ui, s); ui_add_node(ui, name, local)... session_add...
  *	ui_start(ui, ...); session_run(s); ui_stop(ui); ui_free(ui);
  */
@@ -72,11 +73,10 @@ struct monitor	*ui_monitor(const struct ui *);
 /* Where models come from without a session (tests): the monitor's. */
 void		 ui_set_models(struct ui *, const struct node_model *(*)(void *,
 		     int), void *);
-/* The session hooks of the monitor (arg is the ui).  chain, when not
- * NULL, is called too: its bytes, message and state hooks before the
- * ui's, and its timeout joins the ui's (the recorder). */
-void		 ui_hooks(struct ui *, struct session_hooks *,
-		     const struct session_hooks *);
+/* The session hooks: the ui's monitor's (monitor_hooks), whose sink the
+ * ui is, keyboard and redraws included; the recorder is one more sink of
+ * that monitor (ui_monitor). */
+void		 ui_hooks(struct ui *, struct session_hooks *);
 
 /* The scheduler says the job has ended in this state (its word): the
  * header shows it instead of RUNNING, the clock and the job's series stop,
@@ -116,8 +116,6 @@ void		 ui_node_sample(struct ui *, int, const struct node_model *,
 void		 ui_node_state(struct ui *, int, const char *, int);
 void		 ui_node_phase(struct ui *, int, enum feed_phase, const char *,
 		     int);
-void		 ui_node_transport(struct ui *, int, const char *,
-		     const char *);
 void		 ui_node_event(struct ui *, int, const struct proto_event *);
 /* Push a job-wide history sample now. */
 void		 ui_job_tick(struct ui *, uint64_t);

@@ -11,7 +11,8 @@
  * speeds and jumps move the clock as asked, the keys and the timeline
  * line work, and history (twin) mode plays a recording that is still
  * being written while the live ui goes on taking samples.  The recorder's
- * hooks get restarts and states through the ui, and its warning shows.
+ * hooks (the monitor's) give a second sink restarts and states, and a
+ * warning shows.
  *
  *	test-replay --seek FILE [SECONDS_FROM_END]: the time to open a big
  *	recording and seek in it with the history rebuilt (tests/bench).
@@ -601,27 +602,34 @@ out:
 }
 
 static int	 restarts, states;
+static uint64_t	 state_wall;
 
 static void
-count_restart(void *arg, struct session *s, int i, uint64_t wall)
+count_restart(void *arg, int i, uint64_t wall)
 {
 	restarts++;
 }
 
 static void
-count_state(void *arg, struct session *s, int i, const char *old,
-    const char *cur)
+count_phase(void *arg, int i, enum feed_phase ph, const char *text, int lost,
+    uint64_t wall)
 {
 	states++;
+	state_wall = wall;
 }
 
-/* The recorder's hooks see restarts and states through the ui's (what
- * main.c records in interactive mode); its warnings reach the screen,
- * history shown or not. */
+/* What main.c records in interactive mode: a second sink of the ui's
+ * monitor, which takes the session's hooks, sees its restarts and states
+ * (no relay through the ui); its warnings reach the screen, history
+ * shown or not. */
 static void
 test_hooks_warn(void)
 {
-	struct session_hooks	 h, chain;
+	static const struct monitor_sink rec_sink = {
+		.restart = count_restart,
+		.phase = count_phase,
+	};
+	struct session_hooks	 h;
 	struct session_conf	 sc;
 	struct session		*sess;
 	struct ui_conf		 c;
@@ -636,10 +644,8 @@ test_hooks_warn(void)
 	c.elapsed = c.time_limit = c.ntasks = -1;
 	ui = ui_new(&c, err, sizeof(err));
 	ui_add_node(ui, "n1", 0);
-	memset(&chain, 0, sizeof(chain));
-	chain.restart = count_restart;
-	chain.state = count_state;
-	ui_hooks(ui, &h, &chain);
+	monitor_add_sink(ui_monitor(ui), &rec_sink, NULL);
+	ui_hooks(ui, &h);
 	memset(&sc, 0, sizeof(sc));
 	sc.interval = 1;
 	sc.lost_ms = 2500;
@@ -648,6 +654,7 @@ test_hooks_warn(void)
 	/* A node that cannot start: its state goes to both. */
 	session_add(sess, "n1", NULL, "cannot start");
 	CHECK_INT(states, 1);
+	CHECK(state_wall > 0);
 	CHECK_STR(ui->nodes[0].state, "failed: cannot start");
 	CHECK(h.restart != NULL);
 	if (h.restart != NULL)

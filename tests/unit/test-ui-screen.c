@@ -187,9 +187,9 @@ test_nodes(void)
 	CHECK(line_with(ui, "n1 live") == NULL);
 	/* A node the ladder moved to ssh says so, in its row and the
 	 * event log; the usual transport is not named. */
-	ui_node_transport(ui, 0, "libssh2", "");
-	ui_node_transport(ui, 2, "ssh", "libssh2: RSA key needs rsa-sha2 "
-	    "signatures");
+	monitor_node_set_transport(ui_monitor(ui), 0, "libssh2", "");
+	monitor_node_set_transport(ui_monitor(ui), 2, "ssh", "libssh2: RSA "
+	    "key needs rsa-sha2 signatures");
 	step(ui);
 	l = line_with(ui, "n3 ");
 	CHECK(l != NULL && strstr(l, "live/ssh") != NULL);
