@@ -372,7 +372,10 @@ monitor_state_phase(struct monitor *m, int i, enum feed_phase ph,
 	    (ph == FEED_WAITING || ph == FEED_CONNECTING ||
 	    ph == FEED_PUSHING || ph == FEED_STARTING));
 	n->phase = ph;
-	MON_TELL(m, phase, i, n->phase, n->text, n->lost, wall);
+	/* The text as given: the recorder, batch mode's records and its
+	 * stderr line keep a refusal's whole reason (the node's copy is
+	 * cut at MONITOR_TEXT_MAX). */
+	MON_TELL(m, phase, i, n->phase, text, n->lost, wall);
 	if (n->phase == FEED_FAILED && !n->failed) {
 		n->failed = 1;
 		snprintf(line, sizeof(line), "%s %s", n->name, text);

@@ -603,6 +603,7 @@ out:
 
 static int	 restarts, states;
 static uint64_t	 state_wall;
+static size_t	 state_len;
 
 static void
 count_restart(void *arg, int i, uint64_t wall)
@@ -616,6 +617,7 @@ count_phase(void *arg, int i, enum feed_phase ph, const char *text, int lost,
 {
 	states++;
 	state_wall = wall;
+	state_len = strlen(text);
 }
 
 /* What main.c records in interactive mode: a second sink of the ui's
@@ -634,7 +636,7 @@ test_hooks_warn(void)
 	struct session		*sess;
 	struct ui_conf		 c;
 	struct ui		*ui;
-	char			 err[256];
+	char			 err[256], reason[300];
 
 	memset(&c, 0, sizeof(c));
 	c.job_id = "";
@@ -651,11 +653,17 @@ test_hooks_warn(void)
 	sc.lost_ms = 2500;
 	sess = session_new(&sc, &h);
 	ui_set_session(ui, sess);
-	/* A node that cannot start: its state goes to both. */
-	session_add(sess, "n1", NULL, "cannot start");
+	/* A node that cannot start: its state goes to both, whole to the
+	 * recorder (a refusal's reason may be long: OAR's is 230 bytes). */
+	memset(reason, 'x', sizeof(reason) - 1);
+	reason[sizeof(reason) - 1] = '\0';
+	memcpy(reason, "cannot start ", 13);
+	session_add(sess, "n1", NULL, reason);
 	CHECK_INT(states, 1);
 	CHECK(state_wall > 0);
-	CHECK_STR(ui->nodes[0].state, "failed: cannot start");
+	CHECK_INT((int)state_len, (int)strlen(session_node_state(sess, 0)));
+	CHECK(state_len > 200);
+	CHECK(strncmp(ui->nodes[0].state, "failed: cannot start xxx", 24) == 0);
 	CHECK(h.restart != NULL);
 	if (h.restart != NULL)
 		h.restart(h.arg, sess, 0, T0);
