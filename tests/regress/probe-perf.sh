@@ -14,8 +14,9 @@
 #    "no hardware counters (PMU) on this node" (or the paranoid one when
 #    perf stat says access is denied), and no rankperf values may appear.
 #  - With JOBTOP_PERF_SOFTWARE=1, which counts the task clock in both
-#    fields on any machine: a Python rank that, after the probe opened its
-#    counters, starts two spinning threads and a spinning child process.
+#    fields on any machine: a Python rank that, once the probe has sent
+#    a count of it, starts two spinning threads and a spinning child
+#    process.
 #    The counted nanoseconds must match the rank's CPU time (threads
 #    inherited), and not the child's too (inherit_thread: the child is a
 #    rank of its own and is counted there); the sleeping rank must count
@@ -123,6 +124,14 @@ def counted_vs_cpu(pid):
         n += 1
     return total, cpu, n
 
+if mode == "counting":
+    # The stream so far has a count of each process given.
+    sys.exit(0 if all(perf_series(p) for p in sys.argv[3:]) else 1)
+if mode == "ready":
+    # The stream so far: two intervals or more of each rank counted
+    # with its CPU time at both ends.
+    sys.exit(0 if all(counted_vs_cpu(p)[2] >= 2 for p in sys.argv[3:])
+             else 1)
 if hello is None:
     bad.append("no hello")
 elif mode == "off":
@@ -264,12 +273,16 @@ JOBTOP_PERF_SOFTWARE=1 "$PROBE" --job "$job" --interval 0.5 --count 120 \
     </dev/null >"$tmp/sw.bin" 2>"$tmp/sw.err" &
 probe=$!
 bg_pids="$bg_pids $probe"
-# The probe counts the three ranks (two events each) before the spinning
-# rank starts its threads: on a loaded machine its start can take longer
-# than any fixed pause (the threads were once made before the counters
-# and 40% of the rank's CPU time went uncounted).
+# The spinning rank starts its threads once the probe has sent a count
+# of it (its events are open then): threads made before the counters are
+# not inherited.  Six perf descriptors of the probe's were the sign once,
+# but they need not be this rank's, and one of its two threads went
+# uncounted now and then (counted 45-53% of its CPU time, on a quiet
+# machine too).
 n=0
-while [ "$(perf_fds "$probe")" -lt 6 ] && [ $n -lt 300 ]; do
+until { "$JOBTOP" --decode --json <"$tmp/sw.bin" >"$tmp/part.json"
+	python3 "$tmp/check.py" counting "$tmp/part.json" "$spin"; } \
+    2>/dev/null || [ $n -ge 300 ]; do
 	sleep 0.1
 	n=$((n + 1))
 done
@@ -281,7 +294,17 @@ while [ ! -s "$tmp/child.pid" ] && [ $n -lt 150 ]; do
 done
 [ -s "$tmp/child.pid" ] || fail "the spinning rank made no child"
 child=$(cat "$tmp/child.pid")
+# Until the stream holds two intervals of each spinning process counted
+# with its CPU time at both ends (2.5 s at least, 20 s at most): on a
+# loaded machine a fixed 2.5 s once held none for the threads.
 sleep 2.5
+n=0
+until { "$JOBTOP" --decode --json <"$tmp/sw.bin" >"$tmp/part.json"
+	python3 "$tmp/check.py" ready "$tmp/part.json" "$spin" "$child"; } \
+    2>/dev/null || [ $n -ge 35 ]; do
+	sleep 0.5
+	n=$((n + 1))
+done
 # Descriptors: the probe holds perf events now; once the ranks are gone
 # it must hold none but the sleeping rank's.
 nperf=$(perf_fds "$probe")
