@@ -1875,26 +1875,18 @@ detect_alloc_node(struct detect *d, int i, const struct node_model *m,
     double rcpu)
 {
 	struct detect_node	*dn = &d->nodes[i];
-	const struct minst	*mi;
-	double			 x, cpus = NAN;
-	int64_t			 v;
-	int			 g, f;
+	double			 x, limit, peak, cpus;
 
 	x = history_node_get(d->h, i, HN_MEM, 0);
 	if (isfinite(x) && x > dn->al_mem)
 		dn->al_mem = x;
-	if ((g = model_group_index(m, "cgroup")) >= 0 &&
-	    (mi = m->gfirst[g]) != NULL) {
-		if ((f = model_field_index(m, (unsigned)g, "mem_max")) >= 0 &&
-		    model_value(mi, (unsigned)f, &v) && v > 0)
-			dn->al_limit = (double)v;
-		if ((f = model_field_index(m, (unsigned)g, "mem_peak")) >= 0 &&
-		    model_value(mi, (unsigned)f, &v) && (double)v > dn->al_mem)
-			dn->al_mem = (double)v;
-		if ((f = model_field_index(m, (unsigned)g, "cpu_usage")) >= 0 &&
-		    model_metric(m, mi, (unsigned)f, &x) && isfinite(x))
-			cpus = x / 1e6;
-	}
+	/* The job cgroup's, where the node has one (summary.c reads the
+	 * same). */
+	model_job_cgroup(m, &limit, &peak, &cpus);
+	if (isfinite(limit))
+		dn->al_limit = limit;
+	if (peak > dn->al_mem)
+		dn->al_mem = peak;
 	/* Else its ranks' (summed in detect_node_sample's walk). */
 	if (!isfinite(cpus))
 		cpus = rcpu;

@@ -801,6 +801,31 @@ model_metric(const struct node_model *m, const struct minst *mi, unsigned f,
 	return isfinite(*v);
 }
 
+const struct minst *
+model_job_cgroup(const struct node_model *m, double *limit, double *peak,
+    double *cpus)
+{
+	const struct minst	*mi;
+	int64_t			 v;
+	double			 x;
+	int			 g, f;
+
+	*limit = *peak = *cpus = NAN;
+	if ((g = model_group_index(m, "cgroup")) < 0 ||
+	    (mi = m->gfirst[g]) == NULL)
+		return NULL;
+	if ((f = model_field_index(m, (unsigned)g, "mem_max")) >= 0 &&
+	    model_value(mi, (unsigned)f, &v) && v > 0)
+		*limit = (double)v;
+	if ((f = model_field_index(m, (unsigned)g, "mem_peak")) >= 0 &&
+	    model_value(mi, (unsigned)f, &v))
+		*peak = (double)v;
+	if ((f = model_field_index(m, (unsigned)g, "cpu_usage")) >= 0 &&
+	    model_metric(m, mi, (unsigned)f, &x) && isfinite(x))
+		*cpus = x / 1e6;
+	return mi;
+}
+
 int
 model_metric_by_name(const struct node_model *m, const char *group,
     const char *inst, const char *field, double *v)

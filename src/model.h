@@ -219,6 +219,13 @@ const char *model_str(const struct minst *, unsigned);
  */
 int	 model_metric(const struct node_model *, const struct minst *,
 	    unsigned, double *);
+/* The job cgroup's (group "cgroup") memory limit in bytes, its memory
+ * peak, and the CPUs it used over the last interval (cpu_usage, us/s,
+ * over 1e6), each NaN where the sample has none: what the summary and
+ * the allocation hints judge.  Returns the instance, or NULL without
+ * one (all three NaN). */
+const struct minst *model_job_cgroup(const struct node_model *, double *,
+	    double *, double *);
 /* Metric of the first instance of "group" named name by field name. */
 int	 model_metric_by_name(const struct node_model *, const char *,
 	    const char *, const char *, double *);

@@ -207,22 +207,17 @@ summary_cgroup(struct summary *s, unsigned i, const struct node_model *m)
 	struct summary_node	*nd = &s->nodes[i];
 	const struct minst	*mi;
 	char			 text[128];
-	double			 v, cpus = NAN;
+	double			 limit, peak, cpus;
 	int64_t			 x;
 	int			 g, f;
 
-	if ((g = model_group_index(m, "cgroup")) < 0 ||
-	    (mi = m->gfirst[g]) == NULL)
+	if ((mi = model_job_cgroup(m, &limit, &peak, &cpus)) == NULL)
 		return NAN;
-	if ((f = model_field_index(m, (unsigned)g, "mem_max")) >= 0 &&
-	    model_value(mi, (unsigned)f, &x) && x > 0)
-		nd->mem_limit = (double)x;
-	if ((f = model_field_index(m, (unsigned)g, "mem_peak")) >= 0 &&
-	    model_value(mi, (unsigned)f, &x) && (double)x > nd->mem_peak)
-		nd->mem_peak = (double)x;
-	if ((f = model_field_index(m, (unsigned)g, "cpu_usage")) >= 0 &&
-	    model_metric(m, mi, (unsigned)f, &v))
-		cpus = v / 1e6;
+	if (isfinite(limit))
+		nd->mem_limit = limit;
+	if (peak > nd->mem_peak)
+		nd->mem_peak = peak;
+	g = model_group_index(m, "cgroup");
 	if ((f = model_field_index(m, (unsigned)g, "oom_kills")) >= 0 &&
 	    model_value(mi, (unsigned)f, &x)) {
 		if (nd->oom_raw >= 0 && x > nd->oom_raw) {
