@@ -17,8 +17,9 @@
 #    fields on any machine: a Python rank that, once the probe has sent
 #    a count of it, starts two spinning threads and a spinning child
 #    process.
-#    The counted nanoseconds must match the rank's CPU time (threads
-#    inherited), and not the child's too (inherit_thread: the child is a
+#    The counted nanoseconds must match the rank's CPU time interval by
+#    interval (threads inherited; one interval far off is tolerated and
+#    logged), and not the child's too (inherit_thread: the child is a
 #    rank of its own and is counted there); the sleeping rank must count
 #    almost nothing, and every descriptor the probe opened must be closed
 #    again when the ranks exit.
@@ -124,13 +125,44 @@ def counted_vs_cpu(pid):
         n += 1
     return total, cpu, n
 
+def ratios(pid):
+    """Counted / CPU time of each interval with 0.1 s of CPU or more."""
+    ct = cputime(pid)
+    times = [r["time"] for r in nodes]
+    out = []
+    for t, v in perf_series(pid, "instructions"):
+        i = times.index(t)
+        if i == 0 or times[i - 1] not in ct or t not in ct:
+            continue
+        cpu = (ct[t] - ct[times[i - 1]]) * 1e9
+        if cpu >= 0.1e9:
+            out.append(v * (t - times[i - 1]) / cpu)
+    return out
+
+def intervals(pid):
+    """Each interval of a rank: its time, counted and CPU ns, threads."""
+    ct = cputime(pid)
+    nth = {r["time"]: r.get("rank.threads") for r in ranks
+           if str(r.get("pid")) == pid}
+    times = [r["time"] for r in nodes]
+    out = []
+    for t, v in perf_series(pid, "instructions"):
+        i = times.index(t)
+        if i == 0 or times[i - 1] not in ct or t not in ct:
+            continue
+        out.append("t %.3f +%.3f s: counted %.3g ns, CPU %.3g ns, "
+                   "threads %s" % (t, t - times[i - 1],
+                   v * (t - times[i - 1]),
+                   (ct[t] - ct[times[i - 1]]) * 1e9, nth.get(t)))
+    return out
+
 if mode == "counting":
     # The stream so far has a count of each process given.
     sys.exit(0 if all(perf_series(p) for p in sys.argv[3:]) else 1)
 if mode == "ready":
-    # The stream so far: two intervals or more of each rank counted
-    # with its CPU time at both ends.
-    sys.exit(0 if all(counted_vs_cpu(p)[2] >= 2 for p in sys.argv[3:])
+    # The stream so far: three intervals or more of each rank counted
+    # with 0.1 s of CPU time or more.
+    sys.exit(0 if all(len(ratios(p)) >= 3 for p in sys.argv[3:])
              else 1)
 if hello is None:
     bad.append("no hello")
@@ -165,17 +197,38 @@ elif mode == "sw":
     spin, idle, child = sys.argv[3], sys.argv[4], sys.argv[5]
     if src != "on":
         bad.append("perf source: %r, want on" % src)
+    # Interval by interval: a thread missed (not inherited) or a child
+    # counted too shows in every interval after it started, as a ratio
+    # near 1/2 or 3/2.  One interval far off is tolerated and said in the
+    # log (CI once saw the sum of a run at 71% of the CPU time, which no
+    # run here repeated; its intervals were not kept then).
     for pid, what in ((spin, "threads"), (child, "child")):
         total, cpu, n = counted_vs_cpu(pid)
         if n == 0:
             bad.append("%s rank %s: no overlap of perf and cputime" %
                        (what, pid))
             continue
-        if cpu < 0.05e9:
-            bad.append("%s rank %s: only %g ns of CPU" % (what, pid, cpu))
-        elif abs(total - cpu) > 0.25 * cpu + 0.05e9:
-            bad.append("%s rank %s: counted %g ns, CPU time %g ns" %
-                       (what, pid, total, cpu))
+        rs = ratios(pid)
+        if len(rs) < 2:
+            bad.append("%s rank %s: %d intervals with 0.1 s of CPU, "
+                       "want 2 (CPU time %g ns in all)" %
+                       (what, pid, len(rs), cpu))
+            bad.extend("  " + l for l in intervals(pid))
+            continue
+        med = sorted(rs)[len(rs) // 2]
+        far = [r for r in rs if not 0.75 <= r <= 1.33]
+        if not 0.8 <= med <= 1.25 or len(far) > 1 or \
+                (len(far) == 1 and len(rs) < 3):
+            bad.append("%s rank %s: counted/CPU time by interval %s "
+                       "(median %.2f; in all %g ns of %g)" %
+                       (what, pid, " ".join("%.2f" % r for r in rs), med,
+                        total, cpu))
+            bad.extend("  " + l for l in intervals(pid))
+        elif far:
+            print("sw: note: %s rank %s: one interval far off, %s" %
+                  (what, pid, " ".join("%.2f" % r for r in rs)))
+            for l in intervals(pid):
+                print("sw: note:   " + l)
     total, t0, t1 = counted(idle)
     if t0 is None or total > 0.02e9:
         bad.append("sleeping rank %s: counted %s ns" % (idle, total))
@@ -294,8 +347,8 @@ while [ ! -s "$tmp/child.pid" ] && [ $n -lt 150 ]; do
 done
 [ -s "$tmp/child.pid" ] || fail "the spinning rank made no child"
 child=$(cat "$tmp/child.pid")
-# Until the stream holds two intervals of each spinning process counted
-# with its CPU time at both ends (2.5 s at least, 20 s at most): on a
+# Until the stream holds three intervals of each spinning process counted
+# with 0.1 s of CPU time or more (2.5 s at least, 20 s at most): on a
 # loaded machine a fixed 2.5 s once held none for the threads.
 sleep 2.5
 n=0
