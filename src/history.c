@@ -592,8 +592,20 @@ history_node_get(const struct history *h, int i, enum hist_node_metric k,
 {
 	const struct hist_node	*hn;
 
-	if (i < 0 || i >= h->nnodes)
+	double			 v;
+	unsigned		 t;
+
+	if (i < 0 || i >= h->nnodes || (unsigned)k >= HN_NROWS)
 		return NAN;
+	if (k >= HN_NMETRICS) {
+		/* A row made of others: the sum of its terms. */
+		v = NAN;
+		for (t = 0; t < metric_cat[k].nterms; t++)
+			v = metrics_add(v, history_node_get(h, i,
+			    (enum hist_node_metric)metric_cat[k].terms[t],
+			    back));
+		return v;
+	}
 	hn = h->nodes[i];
 	if (!history_node_past(k))
 		return back == 0 && hn->len > 0 ? hn->cur[k] : NAN;
@@ -707,50 +719,33 @@ history_acc_max(double *max, unsigned *n, double x)
 	}
 }
 
-/* The sum of two values of a node where either is a number, or NaN. */
-static double
-history_node_sum2(const struct history *h, int i, enum hist_node_metric a,
-    enum hist_node_metric b)
-{
-	double	x = history_node_get(h, i, a, 0);
-	double	y = history_node_get(h, i, b, 0);
-
-	if (!isfinite(x))
-		return y;
-	return isfinite(y) ? x + y : x;
-}
-
 /*
- * The job series that come from catalogue rows: per node, each term is
- * one row's latest value or the sum of a pair where either is a number
- * (-1: no such term); across nodes they fold by the first row's
- * aggregation in the catalogue (sum, mean, max).
+ * The job series that come from catalogue rows: per node the row's
+ * latest value (a row made of others adds its terms there); across nodes
+ * they fold by the row's aggregation in the catalogue (sum, mean, max).
  */
 static const struct {
 	enum hist_job_metric	 j;
-	int			 t[2][2];
+	enum hist_node_metric	 row;
 } hist_job_rows[] = {
-	{ .j = HJ_CPU, .t = { { HN_CPU, -1 }, { -1, -1 } } },
-	{ .j = HJ_MEM, .t = { { HN_MEM, -1 }, { -1, -1 } } },
-	{ .j = HJ_DISK, .t = { { HN_DISK, -1 }, { -1, -1 } } },
-	{ .j = HJ_NET, .t = { { HN_NET, -1 }, { -1, -1 } } },
-	{ .j = HJ_GPU, .t = { { HN_GPU, -1 }, { -1, -1 } } },
-	{ .j = HJ_PROBE_CPU, .t = { { HN_PROBE_CPU, -1 }, { -1, -1 } } },
-	{ .j = HJ_PROBE_BYTES, .t = { { HN_PROBE_BYTES, -1 }, { -1, -1 } } },
-	{ .j = HJ_GPU_MEM, .t = { { HN_GPU_MEM, -1 }, { -1, -1 } } },
-	{ .j = HJ_GPU_POWER, .t = { { HN_GPU_POWER, -1 }, { -1, -1 } } },
-	{ .j = HJ_GPU_TEMP, .t = { { HN_GPU_TEMP, -1 }, { -1, -1 } } },
-	{ .j = HJ_GPU_JOB, .t = { { HN_GPU_JOB, -1 }, { -1, -1 } } },
-	{ .j = HJ_IB, .t = { { HN_IB_RX, HN_IB_TX }, { -1, -1 } } },
-	{ .j = HJ_FS,
-	    .t = { { HN_LUSTRE_READ, HN_LUSTRE_WRITE },
-	    { HN_NFS_READ, HN_NFS_WRITE } } },
-	{ .j = HJ_POWER,
-	    .t = { { HN_POWER_PKG, HN_POWER_DRAM }, { -1, -1 } } },
-	{ .j = HJ_TEMP, .t = { { HN_TEMP, -1 }, { -1, -1 } } },
-	{ .j = HJ_IPC, .t = { { HN_IPC, -1 }, { -1, -1 } } },
-	{ .j = HJ_MPI, .t = { { HN_MPI, -1 }, { -1, -1 } } },
-	{ .j = HJ_POWER_NODE, .t = { { HN_POWER_NODE, -1 }, { -1, -1 } } },
+	{ .j = HJ_CPU, .row = HN_CPU },
+	{ .j = HJ_MEM, .row = HN_MEM },
+	{ .j = HJ_DISK, .row = HN_DISK },
+	{ .j = HJ_NET, .row = HN_NET },
+	{ .j = HJ_GPU, .row = HN_GPU },
+	{ .j = HJ_PROBE_CPU, .row = HN_PROBE_CPU },
+	{ .j = HJ_PROBE_BYTES, .row = HN_PROBE_BYTES },
+	{ .j = HJ_GPU_MEM, .row = HN_GPU_MEM },
+	{ .j = HJ_GPU_POWER, .row = HN_GPU_POWER },
+	{ .j = HJ_GPU_TEMP, .row = HN_GPU_TEMP },
+	{ .j = HJ_GPU_JOB, .row = HN_GPU_JOB },
+	{ .j = HJ_IB, .row = HN_IB },
+	{ .j = HJ_FS, .row = HN_FS },
+	{ .j = HJ_POWER, .row = HN_POWER },
+	{ .j = HJ_TEMP, .row = HN_TEMP },
+	{ .j = HJ_IPC, .row = HN_IPC },
+	{ .j = HJ_MPI, .row = HN_MPI },
+	{ .j = HJ_POWER_NODE, .row = HN_POWER_NODE },
 };
 #define HIST_JOB_ROWS	(sizeof(hist_job_rows) / sizeof(hist_job_rows[0]))
 
@@ -760,8 +755,8 @@ history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
 	const struct hist_node	*hn;
 	const char		*agg;
 	double			 sum[HJ_NMETRICS], x;
-	unsigned		 cnt[HJ_NMETRICS], k, r, t;
-	int			 i, a, b, mean[HJ_NMETRICS];
+	unsigned		 cnt[HJ_NMETRICS], k, r;
+	int			 i, mean[HJ_NMETRICS];
 	int			 max[HJ_NMETRICS];
 	enum hist_job_metric	 j;
 
@@ -770,7 +765,7 @@ history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
 	memset(mean, 0, sizeof(mean));
 	memset(max, 0, sizeof(max));
 	for (k = 0; k < HIST_JOB_ROWS; k++) {
-		agg = metric_cat[hist_job_rows[k].t[0][0]].agg;
+		agg = metric_cat[hist_job_rows[k].row].agg;
 		mean[hist_job_rows[k].j] = strcmp(agg, "mean") == 0;
 		max[hist_job_rows[k].j] = strcmp(agg, "max") == 0;
 	}
@@ -780,21 +775,11 @@ history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
 			continue;
 		for (k = 0; k < HIST_JOB_ROWS; k++) {
 			j = hist_job_rows[k].j;
-			for (t = 0; t < 2; t++) {
-				a = hist_job_rows[k].t[t][0];
-				b = hist_job_rows[k].t[t][1];
-				if (a < 0)
-					continue;
-				x = b < 0 ? history_node_get(h, i,
-				    (enum hist_node_metric)a, 0) :
-				    history_node_sum2(h, i,
-				    (enum hist_node_metric)a,
-				    (enum hist_node_metric)b);
-				if (max[j])
-					history_acc_max(&sum[j], &cnt[j], x);
-				else
-					history_acc(&sum[j], &cnt[j], x);
-			}
+			x = history_node_get(h, i, hist_job_rows[k].row, 0);
+			if (max[j])
+				history_acc_max(&sum[j], &cnt[j], x);
+			else
+				history_acc(&sum[j], &cnt[j], x);
 		}
 		x = history_node_get(h, i, HN_MEM, 0);
 		if (isfinite(x) && hn->mem_limit > 0)

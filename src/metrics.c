@@ -17,34 +17,47 @@
 #define G(a, b)		{ a, b }
 #define F(a, b)		{ a, b }
 
-const struct metric_def metric_cat[HN_NMETRICS] = {
+const struct metric_def metric_cat[HN_NROWS] = {
 	/* The cpu group's node-wide busy (model.c: 100 - idle - iowait). */
 	[HN_CPU] = { .key = "cpu", .title = "CPU busy", .unit = "%",
 	    .agg = "mean", .group = G("cpu", NULL), .field = F(NULL, NULL),
-	    .derived = "busy", .inst = MI_NODE, .fold = MF_SUM },
+	    .derived = "busy", .inst = MI_NODE, .fold = MF_SUM,
+	    .col = { .title = "CPU%", .pos = 10, .width = 5, .prec = 1 } },
 	/* The job's cgroup (mem_current of mem_max, the node's total if
 	 * less) when it has a limit, else mem.used of mem.total. */
 	[HN_MEM] = { .key = "mem", .title = "Memory used", .unit = "B",
 	    .agg = "sum", .group = G("mem", NULL), .field = F("total", NULL),
-	    .derived = "used", .inst = MI_NODE, .fold = MF_SPECIAL },
+	    .derived = "used", .inst = MI_NODE, .fold = MF_SPECIAL,
+	    .col = { .title = "MEM", .pos = 30, .width = 11, .prio = 4,
+	    .fmt = MV_OF, .of = -1, .nosort = 1 } },
 	[HN_MEMPCT] = { .key = "mem_pct", .title = "Memory of the limit",
 	    .unit = "%", .agg = "mean", .group = G("mem", NULL),
 	    .field = F("total", NULL), .derived = "used", .inst = MI_NODE,
-	    .fold = MF_SPECIAL },
+	    .fold = MF_SPECIAL,
+	    .col = { .title = "MEM%", .alias = "mempct", .pos = 20, .width = 5,
+	    .prec = 1 } },
 	[HN_LOAD] = { .key = "load", .title = "Load average (1 min)",
 	    .unit = "", .agg = "mean", .group = G("load", NULL),
-	    .field = F("load1", NULL), .inst = MI_NODE, .fold = MF_SUM },
+	    .field = F("load1", NULL), .inst = MI_NODE, .fold = MF_SUM,
+	    .col = { .title = "LOAD", .pos = 40, .width = 6, .prio = 3,
+	    .prec = 2 } },
 	[HN_DISK] = { .key = "disk", .title = "Disk read + write",
 	    .unit = "B/s", .agg = "sum", .group = G("disk", NULL),
 	    .field = F("read_bytes", "write_bytes"), .inst = MI_ALL,
-	    .fold = MF_SUM },
+	    .fold = MF_SUM,
+	    .col = { .title = "DISK/s", .pos = 50, .width = 7, .prio = 2,
+	    .fmt = MV_BYTES } },
 	[HN_NET] = { .key = "net", .title = "Network rx + tx", .unit = "B/s",
 	    .agg = "sum", .group = G("net", NULL),
 	    .field = F("rx_bytes", "tx_bytes"), .inst = MI_SKIP, .iname = "lo",
-	    .fold = MF_SUM },
+	    .fold = MF_SUM,
+	    .col = { .title = "NET/s", .pos = 60, .width = 7, .prio = 2,
+	    .fmt = MV_BYTES } },
 	[HN_GPU] = { .key = "gpu", .title = "GPU utilisation", .unit = "%",
 	    .agg = "mean", .group = G("gpu", "amdgpu"),
-	    .field = F("util", NULL), .inst = MI_ALL, .fold = MF_MEAN },
+	    .field = F("util", NULL), .inst = MI_ALL, .fold = MF_MEAN,
+	    .col = { .title = "GPU%", .pos = 70, .width = 5, .prio = 2,
+	    .optional = 1 } },
 	[HN_PROBE_CPU] = { .key = "probe_cpu", .title = "Probe CPU",
 	    .unit = "%", .agg = "sum", .group = G("self", NULL),
 	    .field = F("utime", "stime"), .inst = MI_NODE, .fold = MF_BOTH },
@@ -53,22 +66,31 @@ const struct metric_def metric_cat[HN_NMETRICS] = {
 	    .field = F("bytes_sent", NULL), .inst = MI_NODE, .fold = MF_SUM },
 	[HN_GPU_MEM] = { .key = "gpu_mem", .title = "GPU memory used",
 	    .unit = "B", .agg = "sum", .group = G("gpu", "amdgpu"),
-	    .field = F("mem_used", NULL), .inst = MI_ALL, .fold = MF_SUM },
+	    .field = F("mem_used", NULL), .inst = MI_ALL, .fold = MF_SUM,
+	    .col = { .title = "GPUMEM", .alias = "gpumem", .pos = 80,
+	    .width = 11, .prio = 4, .fmt = MV_OF, .of = HN_GPU_MEMTOTAL,
+	    .optional = 1 } },
 	[HN_GPU_MEMTOTAL] = { .key = "gpu_mem_total", .title = "GPU memory",
 	    .unit = "B", .agg = "sum", .group = G("gpu", "amdgpu"),
 	    .field = F("mem_total", NULL), .inst = MI_ALL, .fold = MF_SUM },
 	[HN_GPU_POWER] = { .key = "gpu_power", .title = "GPU power",
 	    .unit = "W", .agg = "sum", .group = G("gpu", "amdgpu"),
-	    .field = F("power", NULL), .inst = MI_ALL, .fold = MF_SUM },
+	    .field = F("power", NULL), .inst = MI_ALL, .fold = MF_SUM,
+	    .col = { .title = "GPUPWR", .alias = "gpupwr", .pos = 90,
+	    .width = 6, .prio = 5, .fmt = MV_WHOLE, .optional = 1 } },
 	[HN_GPU_TEMP] = { .key = "gpu_temp",
 	    .title = "GPU temperature (hottest)", .unit = "C", .agg = "max",
 	    .group = G("gpu", "amdgpu"), .field = F("temp", NULL),
-	    .inst = MI_ALL, .fold = MF_MAX },
+	    .inst = MI_ALL, .fold = MF_MAX,
+	    .col = { .title = "GTEMP", .alias = "gtemp", .pos = 100,
+	    .width = 5, .prio = 6, .fmt = MV_WHOLE, .optional = 1 } },
 	/* Of what every process on the GPUs uses (gpuproc util, else
 	 * mem_used), the part of the job's ranks (rank pid). */
 	[HN_GPU_JOB] = { .key = "gpu_job", .title = "Job's share of the GPUs",
 	    .unit = "%", .agg = "mean", .group = G("gpuproc", NULL),
-	    .field = F("pid", NULL), .inst = MI_ALL, .fold = MF_SPECIAL },
+	    .field = F("pid", NULL), .inst = MI_ALL, .fold = MF_SPECIAL,
+	    .col = { .title = "GJOB%", .alias = "gjob", .pos = 110,
+	    .width = 5, .prio = 5, .optional = 1 } },
 	[HN_IB_RX] = { .key = "ib_rx", .title = "InfiniBand received",
 	    .unit = "B/s", .agg = "sum", .group = G("ib", NULL),
 	    .field = F("rcv_bytes", NULL), .inst = MI_ALL, .fold = MF_SUM },
@@ -101,7 +123,9 @@ const struct metric_def metric_cat[HN_NMETRICS] = {
 	    .fold = MF_SUM },
 	[HN_TEMP] = { .key = "temp", .title = "Temperature (hottest sensor)",
 	    .unit = "C", .agg = "max", .group = G("temp", NULL),
-	    .field = F("temp", NULL), .inst = MI_ALL, .fold = MF_MAX },
+	    .field = F("temp", NULL), .inst = MI_ALL, .fold = MF_MAX,
+	    .col = { .title = "TEMP", .pos = 160, .width = 4, .prio = 6,
+	    .fmt = MV_WHOLE, .optional = 1 } },
 	[HN_IPC] = { .key = "ipc", .title = "Instructions per cycle",
 	    .unit = "", .agg = "mean", .group = G("rankperf", NULL),
 	    .field = F("instructions", "cycles"), .inst = MI_ALL,
@@ -116,7 +140,27 @@ const struct metric_def metric_cat[HN_NMETRICS] = {
 	[HN_POWER_NODE] = { .key = "power_node",
 	    .title = "Node power (IPMI, meters)", .unit = "W", .agg = "sum",
 	    .group = G("ipmipower", "power"), .field = F("power", NULL),
-	    .inst = MI_ALL, .fold = MF_SPECIAL },
+	    .inst = MI_ALL, .fold = MF_SPECIAL,
+	    .col = { .title = "NODEW", .alias = "nodew", .pos = 150,
+	    .width = 6, .prio = 5, .fmt = MV_WHOLE, .optional = 1 } },
+	/* Rows made of others: the node table's IB/s, FS/s and POWER
+	 * columns and the job's series of them. */
+	[HN_IB] = { .key = "ib", .title = "InfiniBand received + sent",
+	    .unit = "B/s", .agg = "sum", .nterms = 2,
+	    .terms = { HN_IB_RX, HN_IB_TX },
+	    .col = { .title = "IB/s", .pos = 120, .width = 7, .prio = 3,
+	    .fmt = MV_BYTES, .optional = 1 } },
+	[HN_FS] = { .key = "fs", .title = "Lustre and NFS read + write",
+	    .unit = "B/s", .agg = "sum", .nterms = 4,
+	    .terms = { HN_LUSTRE_READ, HN_LUSTRE_WRITE, HN_NFS_READ,
+	    HN_NFS_WRITE },
+	    .col = { .title = "FS/s", .pos = 130, .width = 7, .prio = 3,
+	    .fmt = MV_BYTES, .optional = 1 } },
+	[HN_POWER] = { .key = "power", .title = "RAPL package + DRAM power",
+	    .unit = "W", .agg = "sum", .nterms = 2,
+	    .terms = { HN_POWER_PKG, HN_POWER_DRAM },
+	    .col = { .title = "POWER", .pos = 140, .width = 6, .prio = 5,
+	    .fmt = MV_WHOLE, .optional = 1 } },
 };
 
 #undef G
@@ -147,6 +191,14 @@ struct metric_bind {
 	int	ipmi, ipmi_power;		/* ipmipower */
 	int	pw, pw_power, pw_node;		/* power */
 };
+
+double
+metrics_add(double x, double y)
+{
+	if (!isfinite(x))
+		return y;
+	return isfinite(y) ? x + y : x;
+}
 
 int
 metrics_find(const char *key)

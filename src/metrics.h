@@ -11,10 +11,11 @@
  *
  * How to add a metric: its probe source, then one row here (its
  * enum value and metric_cat[] entry in metrics.c).  The history keeps a
- * ring per row.  The report plots the rows listed in report_hn[]
- * (src/report.c), the node table and header show the rows they have a
- * column or item for (ui/panel-nodes.c, ui/panel-header.c): each is one
- * more line there.
+ * ring per row.  A row with a .col title is a column of the node table
+ * (ui/panel-nodes.c builds its columns from the catalogue); rows made of
+ * others (.terms) are columns only.  The report plots the rows listed in
+ * report_hn[] (src/report.c), the header shows the rows it has an item
+ * for (ui/panel-header.c).
  */
 #ifndef JOBTOP_METRICS_H
 #define JOBTOP_METRICS_H
@@ -52,7 +53,12 @@ enum hist_node_metric {
 	HN_MPI,			/* mean of the ranks' MPI shares, percent */
 	HN_POWER_NODE,		/* whole-node watts: IPMI DCMI, else the
 				   largest whole-node hwmon meter */
-	HN_NMETRICS
+	HN_NMETRICS,		/* the rows kept in the history */
+	/* Rows made of others (their .terms), evaluated when read: */
+	HN_IB = HN_NMETRICS,	/* InfiniBand received + sent */
+	HN_FS,			/* Lustre and NFS read + write */
+	HN_POWER,		/* RAPL package + DRAM */
+	HN_NROWS
 };
 
 /* Which instances of the source groups count. */
@@ -75,6 +81,34 @@ enum metric_fold {
 
 #define METRIC_GROUPS	2	/* source groups a row folds, in order */
 #define METRIC_FIELDS	2	/* fields of each, in order */
+#define METRIC_TERMS	4	/* rows a row made of others adds */
+
+/* How a table cell shows a row's value (struct metric_col.fmt). */
+enum metric_fmt {
+	MV_NUM,			/* a number with .prec decimals: "12.5" */
+	MV_BYTES,		/* bytes (or bytes/s): "1.2G" */
+	MV_WHOLE,		/* a whole number and the row's unit: "245W" */
+	MV_OF			/* bytes of a total: "3.1G/16G", the total
+				   the row .of, else the memory limit */
+};
+
+/*
+ * A row as a column of the node table: its header title, where it goes
+ * among the metric columns (.pos, ascending), its width and drop
+ * priority on a narrow terminal (widget.h), its cell format, whether it
+ * sorts ascending first (most sort descending: the biggest on top),
+ * whether it is shown only when some node has a value (an optional
+ * source), and whether it is no sort key of its own (MEM: MEM% sorts).
+ * Its key in settings (node_columns, sort) is the row's key; .alias is
+ * the older key still read.  No .title: not a column.
+ */
+struct metric_col {
+	const char	*title;
+	const char	*alias;
+	unsigned char	 pos, width, prio, fmt, prec;
+	unsigned char	 asc, optional, nosort;
+	signed char	 of;		/* MV_OF: the total's row, -1 limit */
+};
 
 struct metric_def {
 	const char	*key;		/* "gpu_mem" */
@@ -92,13 +126,22 @@ struct metric_def {
 	 * a value from group[] (Lustre: llite, else osc). */
 	const char	*alt;
 	int		 pair;
+	/* A row made of others: the sum of its terms where any is a
+	 * number (HN_FS is Lustre read + write and NFS read + write). */
+	unsigned char	 nterms;
+	unsigned char	 terms[METRIC_TERMS];
+	struct metric_col col;		/* its node table column */
 };
 
 /* Indexed by enum hist_node_metric. */
-extern const struct metric_def metric_cat[HN_NMETRICS];
+extern const struct metric_def metric_cat[HN_NROWS];
 
-/* A row's index by key, or -1. */
+/* A kept row's index by key, or -1. */
 int	 metrics_find(const char *);
+
+/* x + y where either is a number (NaN when neither is): how a row made
+ * of others adds its terms, and how a table adds nodes. */
+double	 metrics_add(double, double);
 
 /*
  * Every row's value for a node's latest sample into out[HN_NMETRICS]

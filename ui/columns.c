@@ -11,7 +11,7 @@
 
 #include "columns.h"
 
-extern const struct columns_def panel_ranks_columns, panel_nodes_columns;
+extern const struct columns_def panel_ranks_columns;
 
 unsigned	 columns_gen;
 
@@ -26,7 +26,7 @@ columns_def(int t)
 	if (t == COLUMNS_RANKS)
 		d = &panel_ranks_columns;
 	else if (t == COLUMNS_NODES)
-		d = &panel_nodes_columns;
+		d = panel_nodes_columns();
 	else
 		return NULL;
 	if (!columns_inited[t]) {
@@ -79,11 +79,17 @@ columns_setting(int t)
 static int
 columns_findn(const struct columns_def *d, const char *s, size_t n)
 {
-	unsigned	i;
+	const char	*k;
+	unsigned	 i, a;
 
-	for (i = 0; i < d->ncols; i++) {
-		if (strlen(d->keys[i]) == n && strncmp(d->keys[i], s, n) == 0)
-			return (int)i;
+	for (a = 0; a < 2; a++) {
+		for (i = 0; i < d->ncols; i++) {
+			k = a == 0 ? d->keys[i] : d->aliases != NULL ?
+			    d->aliases[i] : NULL;
+			if (k != NULL && strlen(k) == n &&
+			    strncmp(k, s, n) == 0)
+				return (int)i;
+		}
 	}
 	return -1;
 }

@@ -34,8 +34,14 @@ struct columns_def {
 	unsigned		 ncols;
 	const char *const	*keys;		/* ncols keys */
 	const char *const	*titles;	/* ncols header titles */
+	/* NULL, or ncols older keys still read (NULL: none). */
+	const char *const	*aliases;
 	uint64_t		 hidden;	/* hidden by default */
 };
+
+/* The node table's columns, built from the metric catalogue on first
+ * use (ui/panel-nodes.c). */
+const struct columns_def *panel_nodes_columns(void);
 
 /* The number of columns of a table (COLUMNS_RANKS, COLUMNS_NODES; 0 for
  * another), the key and header title of column i (NULL out of range). */
@@ -44,7 +50,7 @@ const char	*columns_key(int, unsigned);
 const char	*columns_title(int, unsigned);
 /* The setting's name: "rank_columns", "node_columns". */
 const char	*columns_setting(int);
-/* Column i of a table by key, or -1. */
+/* Column i of a table by key (or an older key), or -1. */
 int		 columns_find(int, const char *);
 /* Is column i chosen (shown when room and data allow)? */
 int		 columns_shown(int, unsigned);

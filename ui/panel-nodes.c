@@ -27,76 +27,116 @@
 #include "ui-priv.h"
 #include "xmalloc.h"
 
-enum {
-	NC_NAME, NC_STATE, NC_CPU, NC_MEMPCT, NC_MEM, NC_LOAD, NC_DISK,
-	NC_NET, NC_GPU, NC_GMEM, NC_GPOW, NC_GTEMP, NC_GJOB, NC_IB, NC_FS,
-	NC_POWER, NC_NODEW, NC_TEMP, NC_FLAGS, NC_SPARK, NC_NCOLS
-};
+/*
+ * The columns: the node's name and state, one column for every
+ * catalogue row that has a view (metrics.h: struct metric_col, in its
+ * .pos order), then the flags and the CPU sparkline.  Built once from the
+ * catalogue: a new node metric is one catalogue row, nothing here.
+ */
+enum { NC_NAME, NC_STATE, NC_METRIC };
+#define NC_MAX		(NC_METRIC + HN_NROWS + 2)
 
-static const struct widget_col nodes_cols[NC_NCOLS] = {
-	{ .title = "NODE", .width = 8 },
-	{ .title = "STATE", .width = 10, .prio = 3 },
-	{ .title = "CPU%", .width = 5, .right = 1 },
-	{ .title = "MEM%", .width = 5, .right = 1 },
-	{ .title = "MEM", .width = 11, .right = 1, .prio = 4 },
-	{ .title = "LOAD", .width = 6, .right = 1, .prio = 3 },
-	{ .title = "DISK/s", .width = 7, .right = 1, .prio = 2 },
-	{ .title = "NET/s", .width = 7, .right = 1, .prio = 2 },
-	{ .title = "GPU%", .width = 5, .right = 1, .prio = 2 },
-	{ .title = "GPUMEM", .width = 11, .right = 1, .prio = 4 },
-	{ .title = "GPUPWR", .width = 6, .right = 1, .prio = 5 },
-	{ .title = "GTEMP", .width = 5, .right = 1, .prio = 6 },
-	{ .title = "GJOB%", .width = 5, .right = 1, .prio = 5 },
-	{ .title = "IB/s", .width = 7, .right = 1, .prio = 3 },
-	{ .title = "FS/s", .width = 7, .right = 1, .prio = 3 },
-	{ .title = "POWER", .width = 6, .right = 1, .prio = 5 },
-	{ .title = "NODEW", .width = 6, .right = 1, .prio = 5 },
-	{ .title = "TEMP", .width = 4, .right = 1, .prio = 6 },
-	{ .title = "FLAGS", .width = 8, .flex = 22, .prio = 1 },
-	{ .title = "CPU HISTORY", .width = 10, .flex = 120 },
-};
+static struct widget_col nodes_cols[NC_MAX];
+static int		 nodes_desc[NC_MAX];	/* sorts descending first */
+static int		 nodes_row[NC_MAX];	/* catalogue row, -1 */
+static const char	*nodes_keys[NC_MAX], *nodes_titles[NC_MAX];
+static const char	*nodes_aliases[NC_MAX];
+static int		 nodes_ncols, NC_FLAGS, NC_SPARK;
+static struct columns_def nodes_columns_def;
 
-/* Sorting descends by default on these columns. */
-static const int nodes_desc[NC_NCOLS] = {
-	0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0
-};
+/* A fixed column. */
+static void
+nodes_fixed(int c, const char *key, const char *title, int width, int flex,
+    int prio, int desc)
+{
+	nodes_cols[c] = (struct widget_col){ .title = title, .width = width,
+	    .flex = flex, .prio = prio };
+	nodes_keys[c] = key;
+	nodes_titles[c] = title;
+	nodes_desc[c] = desc;
+	nodes_row[c] = -1;
+}
 
-/* The columns as the user chooses them (columns.h): keys by column. */
-static const char *const nodes_keys[NC_NCOLS] = {
-	[NC_NAME] = "node", [NC_STATE] = "state", [NC_CPU] = "cpu",
-	[NC_MEMPCT] = "mempct", [NC_MEM] = "mem", [NC_LOAD] = "load",
-	[NC_DISK] = "disk", [NC_NET] = "net", [NC_GPU] = "gpu",
-	[NC_GMEM] = "gpumem", [NC_GPOW] = "gpupwr", [NC_GTEMP] = "gtemp",
-	[NC_GJOB] = "gjob", [NC_IB] = "ib", [NC_FS] = "fs",
-	[NC_POWER] = "power", [NC_NODEW] = "nodew", [NC_TEMP] = "temp",
-	[NC_FLAGS] = "flags", [NC_SPARK] = "history",
-};
-static const char *const nodes_titles[NC_NCOLS] = {
-	[NC_NAME] = "NODE", [NC_STATE] = "STATE", [NC_CPU] = "CPU%",
-	[NC_MEMPCT] = "MEM%", [NC_MEM] = "MEM", [NC_LOAD] = "LOAD",
-	[NC_DISK] = "DISK/s", [NC_NET] = "NET/s", [NC_GPU] = "GPU%",
-	[NC_GMEM] = "GPUMEM", [NC_GPOW] = "GPUPWR", [NC_GTEMP] = "GTEMP",
-	[NC_GJOB] = "GJOB%", [NC_IB] = "IB/s", [NC_FS] = "FS/s",
-	[NC_POWER] = "POWER", [NC_NODEW] = "NODEW", [NC_TEMP] = "TEMP",
-	[NC_FLAGS] = "FLAGS", [NC_SPARK] = "CPU HISTORY",
-};
-const struct columns_def panel_nodes_columns = {
-	.setting = "node_columns",
-	.ncols = NC_NCOLS,
-	.keys = nodes_keys,
-	.titles = nodes_titles,
-};
+static void
+nodes_build(void)
+{
+	const struct metric_col	*mc;
+	int			 order[HN_NROWS], n = 0, i, j, t, c;
+
+	if (nodes_ncols > 0)
+		return;
+	for (i = 0; i < HN_NROWS; i++) {
+		if (metric_cat[i].col.title == NULL)
+			continue;
+		/* Insertion by position: a handful of rows, once. */
+		for (j = n; j > 0 && metric_cat[order[j - 1]].col.pos >
+		    metric_cat[i].col.pos; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+		n++;
+	}
+	nodes_fixed(NC_NAME, "node", "NODE", 8, 0, 0, 0);
+	nodes_fixed(NC_STATE, "state", "STATE", 10, 0, 3, 0);
+	for (t = 0; t < n; t++) {
+		c = NC_METRIC + t;
+		mc = &metric_cat[order[t]].col;
+		nodes_cols[c] = (struct widget_col){ .title = mc->title,
+		    .width = mc->width, .prio = mc->prio, .right = 1 };
+		nodes_keys[c] = metric_cat[order[t]].key;
+		nodes_aliases[c] = mc->alias;
+		nodes_titles[c] = mc->title;
+		nodes_desc[c] = !mc->asc;
+		nodes_row[c] = order[t];
+	}
+	NC_FLAGS = NC_METRIC + n;
+	NC_SPARK = NC_FLAGS + 1;
+	nodes_fixed(NC_FLAGS, "flags", "FLAGS", 8, 22, 1, 1);
+	nodes_fixed(NC_SPARK, "history", "CPU HISTORY", 10, 120, 0, 0);
+	nodes_ncols = NC_SPARK + 1;
+	nodes_columns_def = (struct columns_def){ .setting = "node_columns",
+	    .ncols = (unsigned)nodes_ncols, .keys = nodes_keys,
+	    .titles = nodes_titles, .aliases = nodes_aliases };
+}
+
+/* The columns as the user chooses them (columns.h). */
+const struct columns_def *
+panel_nodes_columns(void)
+{
+	nodes_build();
+	return &nodes_columns_def;
+}
+
+/* The column of a catalogue row, or -1. */
+static int
+nodes_col(int row)
+{
+	int	c;
+
+	for (c = NC_METRIC; c < NC_FLAGS; c++)
+		if (nodes_row[c] == row)
+			return c;
+	return -1;
+}
 
 /* Columns of optional sources: shown when a row has a value (prepare
  * sets it, draw and the sort keys read it). */
-static int	nodes_have[NC_NCOLS];
+static int	nodes_have[NC_MAX];
 
 /* Is a column shown (when the terminal is wide enough)? */
 static int
 nodes_shown(int col)
 {
 	return columns_shown(COLUMNS_NODES, (unsigned)col) &&
-	    (col < NC_GPU || col > NC_TEMP || nodes_have[col]);
+	    (nodes_row[col] < 0 || !metric_cat[nodes_row[col]].col.optional ||
+	    nodes_have[col]);
+}
+
+/* Can the table sort by a column? */
+static int
+nodes_sortable(int col)
+{
+	return col != NC_SPARK && (nodes_row[col] < 0 ||
+	    !metric_cat[nodes_row[col]].col.nosort);
 }
 
 #define NODES_FAR_CPU		25.0	/* %-points from the median */
@@ -114,47 +154,13 @@ nodes_height(const struct ui *ui, int avail)
 static double
 nodes_sortval(const struct ui_nrow *r, int col)
 {
-	switch (col) {
-	case NC_STATE:
+	if (nodes_row[col] >= 0)
+		return r->v[nodes_row[col]];
+	if (col == NC_STATE)
 		return r->sclass;
-	case NC_CPU:
-		return r->cpu;
-	case NC_MEMPCT:
-		return r->mempct;
-	case NC_MEM:
-		return r->mem;
-	case NC_LOAD:
-		return r->load;
-	case NC_DISK:
-		return r->disk;
-	case NC_NET:
-		return r->net;
-	case NC_GPU:
-		return r->gpu;
-	case NC_GMEM:
-		return r->gmem;
-	case NC_GPOW:
-		return r->gpow;
-	case NC_GTEMP:
-		return r->gtemp;
-	case NC_GJOB:
-		return r->gjob;
-	case NC_IB:
-		return r->ib;
-	case NC_FS:
-		return r->fs;
-	case NC_POWER:
-		return r->power;
-	case NC_NODEW:
-		return r->nodew;
-	case NC_TEMP:
-		return r->temp;
-	case NC_FLAGS:
-		return __builtin_popcount(r->flags) * 1000.0 +
-		    r->nrflagged;
-	default:
-		return r->node;
-	}
+	if (col == NC_FLAGS)
+		return __builtin_popcount(r->flags) * 1000.0 + r->nrflagged;
+	return r->node;
 }
 
 /* qsort has no argument: the sort is set before each call. */
@@ -198,107 +204,32 @@ nodes_cmp(const void *a, const void *b)
 	return c;
 }
 
-/*
- * The node table's metric cells and the catalogue rows (metrics.h) each
- * one shows: one row, or the sum of two terms where either is a number,
- * a term being one row or such a sum of two (IB is received + sent, FS
- * Lustre read + write and NFS read + write, POWER RAPL package + DRAM);
- * -1: none.
- */
-static const struct {
-	size_t	off;			/* of the double in struct ui_nrow */
-	int	t[2][2];
-} nodes_cells[] = {
-	{ .off = offsetof(struct ui_nrow, cpu),
-	    .t = { { HN_CPU, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, mem),
-	    .t = { { HN_MEM, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, mempct),
-	    .t = { { HN_MEMPCT, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, load),
-	    .t = { { HN_LOAD, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, disk),
-	    .t = { { HN_DISK, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, net),
-	    .t = { { HN_NET, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, gpu),
-	    .t = { { HN_GPU, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, gmem),
-	    .t = { { HN_GPU_MEM, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, gmemtot),
-	    .t = { { HN_GPU_MEMTOTAL, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, gpow),
-	    .t = { { HN_GPU_POWER, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, gtemp),
-	    .t = { { HN_GPU_TEMP, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, gjob),
-	    .t = { { HN_GPU_JOB, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, ib),
-	    .t = { { HN_IB_RX, HN_IB_TX }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, fs),
-	    .t = { { HN_LUSTRE_READ, HN_LUSTRE_WRITE },
-	    { HN_NFS_READ, HN_NFS_WRITE } } },
-	{ .off = offsetof(struct ui_nrow, power),
-	    .t = { { HN_POWER_PKG, HN_POWER_DRAM }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, nodew),
-	    .t = { { HN_POWER_NODE, -1 }, { -1 } } },
-	{ .off = offsetof(struct ui_nrow, temp),
-	    .t = { { HN_TEMP, -1 }, { -1 } } },
-};
-
-/* x + y where either is a number (NaN when neither is). */
-static double
-nodes_add(double x, double y)
-{
-	if (!isfinite(x))
-		return y;
-	return isfinite(y) ? x + y : x;
-}
-
-/* A row's latest value, or NaN for -1. */
-static double
-nodes_get(const struct ui *ui, int i, int k)
-{
-	return k < 0 ? NAN : history_node_get(ui->hist, i,
-	    (enum hist_node_metric)k, 0);
-}
-
 /* Fill a row from one node's latest history and flags. */
 static void
 nodes_fill(const struct ui *ui, struct ui_nrow *r, int i)
 {
-	double		v, x;
-	unsigned	c, t;
+	int	k;
 
 	memset(r, 0, sizeof(*r));
 	r->node = i;
 	r->sclass = ui_sclass(ui, i);
-	for (c = 0; c < sizeof(nodes_cells) / sizeof(nodes_cells[0]); c++) {
-		v = NAN;
-		for (t = 0; t < 2 && nodes_cells[c].t[t][0] >= 0; t++) {
-			x = nodes_get(ui, i, nodes_cells[c].t[t][0]);
-			if (nodes_cells[c].t[t][1] >= 0)
-				x = nodes_add(x, nodes_get(ui, i,
-				    nodes_cells[c].t[t][1]));
-			v = t == 0 ? x : nodes_add(v, x);
-		}
+	for (k = 0; k < HN_NROWS; k++)
 		/* A lost or failed node's last values are stale, not
 		 * live: shown as "-" (D8); its sparkline keeps its past. */
-		if (r->sclass == US_LOST || r->sclass == US_FAILED)
-			v = NAN;
-		memcpy((char *)r + nodes_cells[c].off, &v, sizeof(v));
-	}
+		r->v[k] = r->sclass == US_LOST || r->sclass == US_FAILED ?
+		    NAN : history_node_get(ui->hist, i,
+		    (enum hist_node_metric)k, 0);
 	r->limit = history_node_mem_limit(ui->hist, i);
 	r->flags = detect_node_flags(ui->det, i);
 	r->gidle = monitor_gpu_idle(ui->mon, i);
 	r->nranks = history_nranks(ui->hist, i);
 	detect_node_ranks(ui->det, i, &r->rflags, &r->nrflagged);
 	r->outlier = r->flags != 0 || r->rflags != 0 || r->gidle != 0 ||
-	    r->sclass != US_LIVE || (isfinite(r->mempct) &&
-	    r->mempct > NODES_MEM_HIGH);
-	if (!r->outlier && isfinite(r->cpu) &&
+	    r->sclass != US_LIVE || (isfinite(r->v[HN_MEMPCT]) &&
+	    r->v[HN_MEMPCT] > NODES_MEM_HIGH);
+	if (!r->outlier && isfinite(r->v[HN_CPU]) &&
 	    isfinite(detect_node_median(ui->det)) &&
-	    fabs(r->cpu - detect_node_median(ui->det)) > NODES_FAR_CPU)
+	    fabs(r->v[HN_CPU] - detect_node_median(ui->det)) > NODES_FAR_CPU)
 		r->outlier = 1;
 }
 
@@ -313,41 +244,74 @@ nodes_add_row(struct ui *ui)
 	return &ui->nrows[ui->nnrows++];
 }
 
-/* Sum x into *s when it is a number (NaN stays NaN until one is). */
-static void
-nodes_acc(double *s, double x)
-{
-	if (!isfinite(x))
-		return;
-	*s = isfinite(*s) ? *s + x : x;
-}
-
-/* The larger of *s and x when x is a number. */
-static void
-nodes_max(double *s, double x)
-{
-	if (isfinite(x) && (!isfinite(*s) || x > *s))
-		*s = x;
-}
-
 /* The look-alike band of a node: -1 for no CPU value. */
 static int
 nodes_band(const struct ui_nrow *r, int coarse)
 {
 	int	cb, mb;
-
 	/* Compared as doubles first: a node's value may be far outside
 	 * any int. */
-	cb = !isfinite(r->cpu) ? -1 : r->cpu >= 4 * NODES_CPU_BAND ? 4 :
-	    r->cpu < 0 ? 0 : (int)(r->cpu / NODES_CPU_BAND);
+	double	cpu = r->v[HN_CPU], mem = r->v[HN_MEMPCT];
+
+	cb = !isfinite(cpu) ? -1 : cpu >= 4 * NODES_CPU_BAND ? 4 :
+	    cpu < 0 ? 0 : (int)(cpu / NODES_CPU_BAND);
 	if (coarse)
 		return cb + 1;
-	mb = !isfinite(r->mempct) ? -1 : r->mempct >= 3 * NODES_MEM_BAND ?
-	    3 : r->mempct < 0 ? 0 : (int)(r->mempct / NODES_MEM_BAND);
+	mb = !isfinite(mem) ? -1 : mem >= 3 * NODES_MEM_BAND ?
+	    3 : mem < 0 ? 0 : (int)(mem / NODES_MEM_BAND);
 	return (cb + 1) * 5 + mb + 1;
 }
 
 #define NODES_NBANDS	30
+
+/*
+ * A group's value of each catalogue row from its members' (m of them):
+ * by the row's aggregation across nodes (sum, mean or max of those that
+ * have one); the total of a "used of total" column (MV_OF: GPU memory)
+ * only over the members that have the used part, as the memory limit;
+ * the memory percent then of those sums, not a mean of percents.
+ */
+static void
+nodes_fold_values(struct ui_nrow *g, const struct ui_nrow *const *m,
+    unsigned n)
+{
+	const struct metric_def	*d;
+	unsigned		 cnt, j;
+	int			 k, u;
+	double			 x;
+
+	for (k = 0; k < HN_NROWS; k++) {
+		d = &metric_cat[k];
+		/* The row whose total this row is, if any. */
+		for (u = 0; u < HN_NROWS; u++)
+			if (metric_cat[u].col.fmt == MV_OF &&
+			    metric_cat[u].col.of == k)
+				break;
+		g->v[k] = NAN;
+		cnt = 0;
+		for (j = 0; j < n; j++) {
+			x = m[j]->v[k];
+			if (!isfinite(x) || (u < HN_NROWS &&
+			    !isfinite(m[j]->v[u])))
+				continue;
+			if (strcmp(d->agg, "max") == 0)
+				g->v[k] = cnt == 0 || x > g->v[k] ? x :
+				    g->v[k];
+			else
+				g->v[k] = cnt == 0 ? x : g->v[k] + x;
+			cnt++;
+		}
+		if (cnt > 0 && strcmp(d->agg, "mean") == 0)
+			g->v[k] /= cnt;
+	}
+	for (j = 0; j < n; j++) {
+		if (isfinite(m[j]->v[HN_MEM]))
+			g->limit += m[j]->limit;
+		g->nranks += m[j]->nranks;
+	}
+	g->v[HN_MEMPCT] = g->limit > 0 ? g->v[HN_MEM] * 100.0 / g->limit :
+	    NAN;
+}
 
 /*
  * Fold the n plain rows into groups by band, appended to the table: each
@@ -357,15 +321,13 @@ nodes_band(const struct ui_nrow *r, int coarse)
 static unsigned
 nodes_fold(struct ui *ui, const struct ui_nrow *plain, unsigned n, int coarse)
 {
-	struct ui_nrow	*g;
-	struct hostlist	*hl;
-	unsigned	 count[NODES_NBANDS];
-	unsigned	 start[NODES_NBANDS], fill[NODES_NBANDS], k, b, m;
-	double		 cpu_sum[NODES_NBANDS], load_sum[NODES_NBANDS];
-	double		 gpu_sum[NODES_NBANDS], gjob_sum[NODES_NBANDS];
-	unsigned	 cpu_n[NODES_NBANDS], load_n[NODES_NBANDS];
-	unsigned	 gpu_n[NODES_NBANDS], gjob_n[NODES_NBANDS];
-	char		*label, err[64];
+	struct ui_nrow		 *g;
+	const struct ui_nrow	**mem;
+	struct hostlist		 *hl;
+	unsigned		  count[NODES_NBANDS];
+	unsigned		  start[NODES_NBANDS], fill[NODES_NBANDS], k, b;
+	unsigned		  m, nm;
+	char			 *label, err[64];
 
 	if (n == 0)
 		return ui->nnrows;
@@ -385,6 +347,7 @@ nodes_fold(struct ui *ui, const struct ui_nrow *plain, unsigned n, int coarse)
 		b = (unsigned)nodes_band(&plain[k], coarse);
 		ui->members[fill[b]++] = plain[k].node;
 	}
+	mem = xreallocarray(NULL, n, sizeof(*mem));
 	for (b = 0; b < NODES_NBANDS; b++) {
 		if (count[b] == 0)
 			continue;
@@ -400,64 +363,24 @@ nodes_fold(struct ui *ui, const struct ui_nrow *plain, unsigned n, int coarse)
 		g->first = start[b];
 		g->count = count[b];
 		g->sclass = US_LIVE;
-		g->cpu = g->mem = g->load = g->disk = g->net = g->gpu = NAN;
-		g->gmem = g->gmemtot = g->gpow = g->gtemp = g->gjob = NAN;
-		g->ib = g->fs = g->power = g->nodew = g->temp = NAN;
-		cpu_sum[b] = load_sum[b] = gpu_sum[b] = gjob_sum[b] = 0;
-		cpu_n[b] = load_n[b] = gpu_n[b] = gjob_n[b] = 0;
 		hl = hostlist_new();
-		for (k = 0; k < n; k++) {
-			const struct ui_nrow *p = &plain[k];
-
-			if ((unsigned)nodes_band(p, coarse) != b)
+		for (k = 0, nm = 0; k < n; k++) {
+			if ((unsigned)nodes_band(&plain[k], coarse) != b)
 				continue;
 			if (hl != NULL)
-				hostlist_push_name(hl, ui->nodes[p->node].name,
-				    err, sizeof(err));
-			if (isfinite(p->cpu)) {
-				cpu_sum[b] += p->cpu;
-				cpu_n[b]++;
-			}
-			if (isfinite(p->load)) {
-				load_sum[b] += p->load;
-				load_n[b]++;
-			}
-			if (isfinite(p->gpu)) {
-				gpu_sum[b] += p->gpu;
-				gpu_n[b]++;
-			}
-			nodes_acc(&g->mem, p->mem);
-			if (isfinite(p->mem))
-				g->limit += p->limit;
-			nodes_acc(&g->disk, p->disk);
-			nodes_acc(&g->net, p->net);
-			if (isfinite(p->gjob)) {
-				gjob_sum[b] += p->gjob;
-				gjob_n[b]++;
-			}
-			nodes_acc(&g->gmem, p->gmem);
-			if (isfinite(p->gmem))
-				nodes_acc(&g->gmemtot, p->gmemtot);
-			nodes_acc(&g->gpow, p->gpow);
-			nodes_max(&g->gtemp, p->gtemp);
-			nodes_acc(&g->ib, p->ib);
-			nodes_acc(&g->fs, p->fs);
-			nodes_acc(&g->power, p->power);
-			nodes_acc(&g->nodew, p->nodew);
-			nodes_max(&g->temp, p->temp);
-			g->nranks += p->nranks;
+				hostlist_push_name(hl,
+				    ui->nodes[plain[k].node].name, err,
+				    sizeof(err));
+			mem[nm++] = &plain[k];
 		}
-		g->cpu = cpu_n[b] ? cpu_sum[b] / cpu_n[b] : NAN;
-		g->load = load_n[b] ? load_sum[b] / load_n[b] : NAN;
-		g->gpu = gpu_n[b] ? gpu_sum[b] / gpu_n[b] : NAN;
-		g->gjob = gjob_n[b] ? gjob_sum[b] / gjob_n[b] : NAN;
-		g->mempct = g->limit > 0 ? g->mem * 100.0 / g->limit : NAN;
+		nodes_fold_values(g, mem, nm);
 		label = NULL;
 		if (hl == NULL || hostlist_fold(hl, &label) != HL_OK)
 			label = xasprintf("%u nodes", count[b]);
 		g->label = label;
 		hostlist_free(hl);
 	}
+	free(mem);
 	return ui->nnrows;
 }
 
@@ -468,6 +391,7 @@ nodes_prepare(struct ui *ui, const struct ui_rect *r)
 	unsigned	 k, nvis = 0, nplain = 0, base;
 	int		 i, avail = r->h - 2, want;
 
+	nodes_build();
 	for (k = 0; k < ui->nnrows; k++)
 		free(ui->nrows[k].label);
 	ui->nnrows = 0;
@@ -483,8 +407,8 @@ nodes_prepare(struct ui *ui, const struct ui_rect *r)
 		if (!ui_node_visible(ui, i))
 			continue;
 		nodes_fill(ui, &ui->nall[nvis], i);
-		for (k = NC_GPU; k <= NC_TEMP; k++)
-			if (isfinite(nodes_sortval(&ui->nall[nvis], (int)k)))
+		for (k = NC_METRIC; k < (unsigned)NC_FLAGS; k++)
+			if (isfinite(ui->nall[nvis].v[nodes_row[k]]))
 				nodes_have[k] = 1;
 		nvis++;
 	}
@@ -578,14 +502,34 @@ nodes_series(const struct ui *ui, const struct ui_nrow *r, float *v,
 		v[j] = cnt[j] ? v[j] / cnt[j] : NAN;
 }
 
-/* A whole number with its unit, "245W", or "-". */
+/* A metric cell's text (struct metric_col's formats); "-" for none. */
 static const char *
-nodes_unit(char *buf, size_t size, double x, const char *unit)
+nodes_cell(char *buf, size_t size, const struct ui_nrow *r, int k)
 {
-	if (!isfinite(x))
-		return widget_num(buf, size, x, 0);
-	snprintf(buf, size, "%.0f%s", x, unit);
-	return buf;
+	const struct metric_def	*d = &metric_cat[k];
+	char			 a[32], b[32];
+	double			 x = r->v[k];
+
+	switch (d->col.fmt) {
+	case MV_BYTES:
+		return widget_bytes(buf, size, x);
+	case MV_WHOLE:
+		if (!isfinite(x))
+			return widget_num(buf, size, x, 0);
+		snprintf(buf, size, "%.0f%s", x, d->unit);
+		return buf;
+	case MV_OF:
+		/* Of a row: "-" without the used part; of the memory
+		 * limit: both parts, each "-" when unknown. */
+		if (d->col.of >= 0 && !isfinite(x))
+			return widget_num(buf, size, x, 0);
+		snprintf(buf, size, "%s/%s", widget_bytes(a, sizeof(a), x),
+		    widget_bytes(b, sizeof(b), d->col.of >= 0 ?
+		    r->v[d->col.of] : r->limit > 0 ? r->limit : NAN));
+		return buf;
+	default:
+		return widget_num(buf, size, x, d->col.prec);
+	}
 }
 
 /* Does the STATE cell name the node's transport?  Not for the usual
@@ -644,17 +588,18 @@ nodes_flags_text(const struct ui_nrow *r, char *buf, size_t size)
 static void
 nodes_draw(const struct ui *ui, const struct ui_rect *r)
 {
-	struct widget_col	 c[NC_NCOLS];
+	struct widget_col	 c[NC_MAX];
 	const struct ui_nrow	*row;
 	const char		*reason;
 	float			 v[UI_SPARK_MAX];
-	char			 buf[256], a[32], b[32];
+	char			 buf[256];
 	char			 spark[UI_SPARK_MAX * 3 + 1];
-	int			 x[NC_NCOLS], w[NC_NCOLS], i, y, k, role;
+	int			 x[NC_MAX], w[NC_MAX], i, y, k, role;
 	int			 namew = 8, sel;
 	unsigned		 live = 0;
 	attr_t			 base;
 
+	nodes_build();
 	memcpy(c, nodes_cols, sizeof(c));
 	for (k = 0; k < (int)ui->nnrows; k++) {
 		row = &ui->nrows[k];
@@ -666,10 +611,10 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 	for (i = 0; i < ui->nnodes; i++)
 		live += ui_sclass(ui, i) == US_LIVE;
 	c[NC_NAME].width = namew > 32 ? 32 : namew;
-	for (k = 0; k < NC_NCOLS; k++)
+	for (k = 0; k < nodes_ncols; k++)
 		if (!nodes_shown(k))
 			c[k].width = 0;
-	widget_cols(c, NC_NCOLS, r->w, x, w);
+	widget_cols(c, (unsigned)nodes_ncols, r->w, x, w);
 
 	/* Title. */
 	snprintf(buf, sizeof(buf), "Nodes %d, %u live", ui->nnodes, live);
@@ -686,7 +631,7 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 		widget_put(r->y, r->x + k, r->w - k, ui->attr[TR_LABEL], buf);
 	}
 	widget_head(r->y + 1, r->x, r->w, ui->attr[TR_TABLE_HEAD],
-	    ui->attr[TR_TABLE_SORT], c, NC_NCOLS, x, w, ui->ntab.sort,
+	    ui->attr[TR_TABLE_SORT], c, nodes_ncols, x, w, ui->ntab.sort,
 	    ui->ntab.rev, ui->utf8);
 	if (ui->nnrows == 0) {
 		widget_put(r->y + 2, r->x, r->w, ui->attr[TR_LABEL],
@@ -737,31 +682,9 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 			    ui->attr[row->node < 0 ? TR_TABLE_GROUP :
 			    ui_sclass_role(row->sclass)], buf);
 		}
-		NCELL(NC_CPU, 1, widget_num(a, sizeof(a), row->cpu, 1));
-		NCELL(NC_MEMPCT, 1, widget_num(a, sizeof(a), row->mempct, 1));
-		snprintf(buf, sizeof(buf), "%s/%s", widget_bytes(a, sizeof(a),
-		    row->mem), widget_bytes(b, sizeof(b), row->limit > 0 ?
-		    row->limit : NAN));
-		NCELL(NC_MEM, 1, buf);
-		NCELL(NC_LOAD, 1, widget_num(a, sizeof(a), row->load, 2));
-		NCELL(NC_DISK, 1, widget_bytes(a, sizeof(a), row->disk));
-		NCELL(NC_NET, 1, widget_bytes(a, sizeof(a), row->net));
-		NCELL(NC_GPU, 1, widget_num(a, sizeof(a), row->gpu, 0));
-		if (isfinite(row->gmem))
-			snprintf(buf, sizeof(buf), "%s/%s", widget_bytes(a,
-			    sizeof(a), row->gmem), widget_bytes(b, sizeof(b),
-			    row->gmemtot));
-		else
-			snprintf(buf, sizeof(buf), "-");
-		NCELL(NC_GMEM, 1, buf);
-		NCELL(NC_GPOW, 1, nodes_unit(a, sizeof(a), row->gpow, "W"));
-		NCELL(NC_GTEMP, 1, nodes_unit(a, sizeof(a), row->gtemp, "C"));
-		NCELL(NC_GJOB, 1, widget_num(a, sizeof(a), row->gjob, 0));
-		NCELL(NC_IB, 1, widget_bytes(a, sizeof(a), row->ib));
-		NCELL(NC_FS, 1, widget_bytes(a, sizeof(a), row->fs));
-		NCELL(NC_POWER, 1, nodes_unit(a, sizeof(a), row->power, "W"));
-		NCELL(NC_NODEW, 1, nodes_unit(a, sizeof(a), row->nodew, "W"));
-		NCELL(NC_TEMP, 1, nodes_unit(a, sizeof(a), row->temp, "C"));
+		for (k = NC_METRIC; k < NC_FLAGS; k++)
+			NCELL(k, 1, nodes_cell(buf, sizeof(buf), row,
+			    nodes_row[k]));
 #undef NCELL
 		if (w[NC_FLAGS] > 0) {
 			role = nodes_flags_text(row, buf, sizeof(buf));
@@ -834,10 +757,10 @@ nodes_key(struct ui *ui, int key)
 		col = ui->ntab.sort;
 		k = 0;
 		do
-			col = (col + 1) % NC_NCOLS;
-		while ((col == NC_SPARK || col == NC_MEM ||
-		    !nodes_shown(col)) && ++k < NC_NCOLS);
-		if (k < NC_NCOLS)
+			col = (col + 1) % nodes_ncols;
+		while ((!nodes_sortable(col) || !nodes_shown(col)) &&
+		    ++k < nodes_ncols);
+		if (k < nodes_ncols)
 			nodes_sort_by(ui, col);
 		return 1;
 	case '<':
@@ -845,20 +768,20 @@ nodes_key(struct ui *ui, int key)
 		col = ui->ntab.sort;
 		k = 0;
 		do
-			col = (col + NC_NCOLS - 1) % NC_NCOLS;
-		while ((col == NC_SPARK || col == NC_MEM ||
-		    !nodes_shown(col)) && ++k < NC_NCOLS);
-		if (k < NC_NCOLS)
+			col = (col + nodes_ncols - 1) % nodes_ncols;
+		while ((!nodes_sortable(col) || !nodes_shown(col)) &&
+		    ++k < nodes_ncols);
+		if (k < nodes_ncols)
 			nodes_sort_by(ui, col);
 		return 1;
 	case 'I':
 		ui->ntab.rev = !ui->ntab.rev;
 		return 1;
 	case 'P':
-		nodes_sort_by(ui, NC_CPU);
+		nodes_sort_by(ui, nodes_col(HN_CPU));
 		return 1;
 	case 'M':
-		nodes_sort_by(ui, NC_MEMPCT);
+		nodes_sort_by(ui, nodes_col(HN_MEMPCT));
 		return 1;
 	case 'N':
 		nodes_sort_by(ui, NC_NAME);
@@ -889,8 +812,9 @@ const struct panel panel_nodes = {
 static int
 nodes_col_sortable(int i, int *desc)
 {
-	*desc = i >= 0 && i < NC_NCOLS ? nodes_desc[i] : 0;
-	return i >= 0 && i < NC_NCOLS && i != NC_SPARK && i != NC_MEM;
+	nodes_build();
+	*desc = i >= 0 && i < nodes_ncols ? nodes_desc[i] : 0;
+	return i >= 0 && i < nodes_ncols && nodes_sortable(i);
 }
 
 static struct ui_table *

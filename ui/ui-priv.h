@@ -96,10 +96,8 @@ struct ui_nrow {
 	unsigned	 first, count;	/* members in ui->members */
 	char		*label;		/* a group's folded names */
 	int		 sclass;
-	double		 cpu, mem, limit, mempct, load, disk, net, gpu;
-	double		 gmem, gmemtot, gpow, gtemp, gjob;	/* GPUs */
-	double		 ib, fs, power, temp;	/* bytes/s, W, C */
-	double		 nodew;			/* whole node, W */
+	double		 v[HN_NROWS];	/* each catalogue row's (NaN: none) */
+	double		 limit;		/* memory limit, bytes (0: none) */
 	unsigned	 flags;		/* the node's DF_* (groups: union) */
 	unsigned	 rflags;	/* union of its ranks' DF_* */
 	unsigned	 nrflagged;	/* ranks with a flag */

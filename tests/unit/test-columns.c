@@ -130,6 +130,51 @@ test_api(void)
 	CHECK(!columns_changed(COLUMNS_NODES));
 }
 
+/* The node table's columns come from the metric catalogue: in the order
+ * the table has always had, keyed by the catalogue's names, with the
+ * older keys still read and written back in the new names. */
+static void
+test_catalogue(void)
+{
+	static const char *const keys[] = { "node", "state", "cpu",
+	    "mem_pct", "mem", "load", "disk", "net", "gpu", "gpu_mem",
+	    "gpu_power", "gpu_temp", "gpu_job", "ib", "fs", "power",
+	    "power_node", "temp", "flags", "history" };
+	static const char *const titles[] = { "NODE", "STATE", "CPU%",
+	    "MEM%", "MEM", "LOAD", "DISK/s", "NET/s", "GPU%", "GPUMEM",
+	    "GPUPWR", "GTEMP", "GJOB%", "IB/s", "FS/s", "POWER", "NODEW",
+	    "TEMP", "FLAGS", "CPU HISTORY" };
+	static const char *const old[][2] = { { "mempct", "mem_pct" },
+	    { "gpumem", "gpu_mem" }, { "gpupwr", "gpu_power" },
+	    { "gtemp", "gpu_temp" }, { "gjob", "gpu_job" },
+	    { "nodew", "power_node" } };
+	char		buf[512], err[256];
+	unsigned	i;
+
+	CHECK_INT(columns_count(COLUMNS_NODES), 20);
+	for (i = 0; i < 20; i++) {
+		CHECK_STR(columns_key(COLUMNS_NODES, i), keys[i]);
+		CHECK_STR(columns_title(COLUMNS_NODES, i), titles[i]);
+	}
+	for (i = 0; i < 6; i++) {
+		CHECK(columns_find(COLUMNS_NODES, old[i][0]) >= 0);
+		CHECK_INT(columns_find(COLUMNS_NODES, old[i][0]),
+		    columns_find(COLUMNS_NODES, old[i][1]));
+	}
+	CHECK_INT(columns_parse(COLUMNS_NODES, "-gpumem,-nodew,-mempct", err,
+	    sizeof(err)), 0);
+	CHECK(!columns_shown(COLUMNS_NODES,
+	    (unsigned)columns_find(COLUMNS_NODES, "gpu_mem")));
+	columns_string(COLUMNS_NODES, buf, sizeof(buf));
+	CHECK(strstr(buf, "gpu_mem") == NULL && strstr(buf, "gpumem") ==
+	    NULL && strstr(buf, "mem_pct") == NULL && strstr(buf, "gpu_power")
+	    != NULL);
+	CHECK_INT(columns_parse(COLUMNS_NODES, buf, err, sizeof(err)), 0);
+	CHECK(columns_changed(COLUMNS_NODES));
+	columns_reset(COLUMNS_NODES);
+	CHECK(columns_find(COLUMNS_NODES, "ib_rx") < 0);
+}
+
 /* The tables drawn: a column the user hides is gone, the others stay. */
 static void
 test_screen(void)
@@ -212,6 +257,7 @@ main(void)
 	if (out == NULL || in == NULL)
 		return 1;
 	RUN(test_api);
+	RUN(test_catalogue);
 	RUN(test_screen);
 	fclose(out);
 	fclose(in);

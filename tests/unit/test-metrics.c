@@ -405,6 +405,35 @@ test_catalogue(void)
 			CHECK(strcmp(metric_cat[j].key, metric_cat[k].key));
 	}
 	CHECK_INT(metrics_find("nope"), -1);
+	/* Rows made of others: kept rows as terms, a key of their own,
+	 * columns only (not found as kept rows: not exported). */
+	for (k = HN_NMETRICS; k < HN_NROWS; k++) {
+		CHECK(metric_cat[k].key != NULL && metric_cat[k].title !=
+		    NULL && metric_cat[k].agg != NULL);
+		CHECK(metric_cat[k].nterms > 0 &&
+		    metric_cat[k].nterms <= METRIC_TERMS);
+		for (j = 0; j < metric_cat[k].nterms; j++)
+			CHECK(metric_cat[k].terms[j] < HN_NMETRICS);
+		CHECK(metric_cat[k].group[0] == NULL);
+		CHECK_INT(metrics_find(metric_cat[k].key), -1);
+		for (j = 0; j < k; j++)
+			CHECK(strcmp(metric_cat[j].key, metric_cat[k].key));
+	}
+	/* Columns: a width, distinct positions, a total that is a row. */
+	for (k = 0; k < HN_NROWS; k++) {
+		if (metric_cat[k].col.title == NULL)
+			continue;
+		CHECK(metric_cat[k].col.width > 0);
+		CHECK(metric_cat[k].col.fmt != MV_OF ||
+		    metric_cat[k].col.of < HN_NMETRICS);
+		for (j = 0; j < k; j++)
+			CHECK(metric_cat[j].col.title == NULL ||
+			    metric_cat[j].col.pos != metric_cat[k].col.pos);
+	}
+	CHECK_NEAR(metrics_add(NAN, 2), 2, 0);
+	CHECK_NEAR(metrics_add(1, NAN), 1, 0);
+	CHECK_NEAR(metrics_add(1, 2), 3, 0);
+	CHECK(isnan(metrics_add(NAN, NAN)));
 	build_groups();
 	only("disk");
 	a = node_with("a");
