@@ -585,19 +585,71 @@ nodes_flags_text(const struct ui_nrow *r, char *buf, size_t size)
 	return role;
 }
 
+/* A row's attribute: a folded group, an outlier, a plain row. */
+static attr_t
+nodes_row_attr(const struct ui *ui, const void *ctx, int k)
+{
+	const struct ui_nrow	*row = &ui->nrows[k];
+
+	return ui->attr[row->node < 0 ? TR_TABLE_GROUP : row->outlier ?
+	    TR_OUTLIER : TR_TABLE_ROW];
+}
+
+/* One cell of the node table (struct table). */
+static void
+nodes_table_cell(const struct ui *ui, const void *ctx, int k, int col,
+    struct table_cell *c, char *buf, size_t size)
+{
+	const struct ui_nrow	*row = &ui->nrows[k];
+	const char		*reason;
+
+	if (nodes_row[col] >= 0) {
+		c->text = nodes_cell(buf, size, row, nodes_row[col]);
+		return;
+	}
+	if (col == NC_NAME) {
+		c->text = row->node >= 0 ? ui->nodes[row->node].name :
+		    row->label;
+	} else if (col == NC_STATE) {
+		if (row->node < 0)
+			snprintf(buf, size, "%u nodes", row->count);
+		else if (nodes_transport_shown(ui, row->node))
+			/* The ladder moved it, or it was asked for:
+			 * "live/ssh". */
+			snprintf(buf, size, "%s/%s",
+			    ui_sclass_name(row->sclass),
+			    monitor_node_transport(ui->mon, row->node));
+		else
+			snprintf(buf, size, "%s", ui_sclass_name(row->sclass));
+		c->text = buf;
+		c->role = row->node < 0 ? TR_TABLE_GROUP :
+		    ui_sclass_role(row->sclass);
+	} else if (col == NC_FLAGS) {
+		c->role = nodes_flags_text(row, buf, size);
+		/* A failed or lost node has no flags to show: its reason
+		 * goes there (pdsh's "node: reason"). */
+		if (buf[0] == '\0' && row->node >= 0 &&
+		    (reason = ui_node_reason(ui, row->node)) != NULL) {
+			snprintf(buf, size, "%s", reason);
+			c->role = ui_sclass_role(row->sclass);
+		}
+		c->text = buf;
+	} else if (col == NC_SPARK) {
+		c->how = TC_SPARK;
+		c->role = TR_SPARK;
+		nodes_series(ui, row, c->v, c->n);
+	}
+}
+
 static void
 nodes_draw(const struct ui *ui, const struct ui_rect *r)
 {
 	struct widget_col	 c[NC_MAX];
 	const struct ui_nrow	*row;
-	const char		*reason;
-	float			 v[UI_SPARK_MAX];
+	struct table		 t;
 	char			 buf[256];
-	char			 spark[UI_SPARK_MAX * 3 + 1];
-	int			 x[NC_MAX], w[NC_MAX], i, y, k, role;
-	int			 namew = 8, sel;
+	int			 i, k, namew = 8;
 	unsigned		 live = 0;
-	attr_t			 base;
 
 	nodes_build();
 	memcpy(c, nodes_cols, sizeof(c));
@@ -614,7 +666,6 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 	for (k = 0; k < nodes_ncols; k++)
 		if (!nodes_shown(k))
 			c[k].width = 0;
-	widget_cols(c, (unsigned)nodes_ncols, r->w, x, w);
 
 	/* Title. */
 	snprintf(buf, sizeof(buf), "Nodes %d, %u live", ui->nnodes, live);
@@ -630,85 +681,12 @@ nodes_draw(const struct ui *ui, const struct ui_rect *r)
 		    filter_pattern(ui->filter), ui->nnrows);
 		widget_put(r->y, r->x + k, r->w - k, ui->attr[TR_LABEL], buf);
 	}
-	widget_head(r->y + 1, r->x, r->w, ui->attr[TR_TABLE_HEAD],
-	    ui->attr[TR_TABLE_SORT], c, nodes_ncols, x, w, ui->ntab.sort,
-	    ui->ntab.rev, ui->utf8);
-	if (ui->nnrows == 0) {
-		widget_put(r->y + 2, r->x, r->w, ui->attr[TR_LABEL],
-		    ui->filter != NULL ? "no node matches the filter" :
-		    "no nodes");
-		return;
-	}
-
-	for (y = 0; y < r->h - 2; y++) {
-		k = ui->ntab.top + y;
-		if (k >= (int)ui->nnrows)
-			break;
-		row = &ui->nrows[k];
-		sel = k == ui->ntab.sel;
-		base = sel ? ui->attr[TR_TABLE_SELECTED] : row->node < 0 ?
-		    ui->attr[TR_TABLE_GROUP] : row->outlier ?
-		    ui->attr[TR_OUTLIER] : ui->attr[TR_TABLE_ROW];
-		widget_fill(r->y + 2 + y, r->x, r->w, sel ? base :
-		    ui->attr[TR_TABLE_ROW]);
-#define NCELL(col, right, text) do {					\
-	if (w[col] > 0) {						\
-		if (right)						\
-			widget_rput(r->y + 2 + y, r->x + x[col], w[col],\
-			    base, text);				\
-		else							\
-			widget_put(r->y + 2 + y, r->x + x[col], w[col],\
-			    base, text);				\
-	}								\
-} while (0)
-		NCELL(NC_NAME, 0, row->node >= 0 ?
-		    ui->nodes[row->node].name : row->label);
-		if (w[NC_STATE] > 0) {
-			if (row->node < 0)
-				snprintf(buf, sizeof(buf), "%u nodes",
-				    row->count);
-			else if (nodes_transport_shown(ui, row->node))
-				/* The ladder moved it, or it was asked for:
-				 * "live/ssh". */
-				snprintf(buf, sizeof(buf), "%s/%s",
-				    ui_sclass_name(row->sclass),
-				    monitor_node_transport(ui->mon,
-				    row->node));
-			else
-				snprintf(buf, sizeof(buf), "%s",
-				    ui_sclass_name(row->sclass));
-			widget_put(r->y + 2 + y, r->x + x[NC_STATE],
-			    w[NC_STATE], sel ? base :
-			    ui->attr[row->node < 0 ? TR_TABLE_GROUP :
-			    ui_sclass_role(row->sclass)], buf);
-		}
-		for (k = NC_METRIC; k < NC_FLAGS; k++)
-			NCELL(k, 1, nodes_cell(buf, sizeof(buf), row,
-			    nodes_row[k]));
-#undef NCELL
-		if (w[NC_FLAGS] > 0) {
-			role = nodes_flags_text(row, buf, sizeof(buf));
-			/* A failed or lost node has no flags to show: its
-			 * reason goes there (pdsh's "node: reason"). */
-			if (buf[0] == '\0' && row->node >= 0 &&
-			    (reason = ui_node_reason(ui, row->node)) != NULL) {
-				snprintf(buf, sizeof(buf), "%s", reason);
-				role = ui_sclass_role(row->sclass);
-			}
-			widget_put(r->y + 2 + y, r->x + x[NC_FLAGS],
-			    w[NC_FLAGS], sel || role < 0 ? base :
-			    ui->attr[role], buf);
-		}
-		if (w[NC_SPARK] > 0) {
-			k = w[NC_SPARK] > UI_SPARK_MAX ? UI_SPARK_MAX :
-			    w[NC_SPARK];
-			nodes_series(ui, row, v, (unsigned)k);
-			widget_spark(v, (unsigned)k, 0, 100, ui->utf8, spark,
-			    sizeof(spark));
-			widget_put_spark(r->y + 2 + y, r->x + x[NC_SPARK],
-			    sel ? base : ui->attr[TR_SPARK], spark);
-		}
-	}
+	t = (struct table){ .cols = c, .ncols = nodes_ncols,
+	    .ut = &ui->ntab, .nrows = (int)ui->nnrows,
+	    .empty = ui->filter != NULL ? "no node matches the filter" :
+	    "no nodes", .empty_role = TR_LABEL,
+	    .row_attr = nodes_row_attr, .cell = nodes_table_cell };
+	table_draw(ui, r->y + 1, r->x, r->h - 1, r->w, &t);
 }
 
 /* Sort by a column, with its natural direction. */

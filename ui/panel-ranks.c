@@ -866,21 +866,143 @@ ranks_fit(const struct ui *ui, const struct ui_rect *r,
 	c[RC_COMM].flex = 4096;
 }
 
+/* A rank's flag role (the first of stalled, straggler, memory), -1. */
+static int
+ranks_role(const struct ui_rrow *row)
+{
+	return (row->flags & DF_STALLED) ? TR_FLAG_STALLED :
+	    (row->flags & DF_STRAGGLER) ? TR_FLAG_STRAGGLER :
+	    (row->flags & DF_MEMORY) ? TR_FLAG_MEMORY : -1;
+}
+
+/* A row's attribute: flagged, a launcher's helper (dimmed), plain. */
+static attr_t
+ranks_row_attr(const struct ui *ui, const void *ctx, int k)
+{
+	const struct ui_rrow	*row = &ui->rrows[k];
+
+	return ui->attr[ranks_role(row) >= 0 ? TR_OUTLIER :
+	    ranks_is_helper(ui, row) ? TR_LABEL : TR_TABLE_ROW];
+}
+
+/* One cell of the rank table (struct table). */
+static void
+ranks_table_cell(const struct ui *ui, const void *ctx, int k, int col,
+    struct table_cell *c, char *buf, size_t size)
+{
+	const struct ui_rrow	*row = &ui->rrows[k];
+	const struct node_model	*m = ui_model(ui, row->node);
+	const char		*names[DF_NFLAGS];
+	struct rank_gpu		 rg[4];
+	size_t			 len;
+	double			 wt;
+	int			 n, j, io;
+
+	c->text = buf;
+	switch (col) {
+	case RC_RANK:
+		if (row->rank >= 0)
+			snprintf(buf, size, "%lld", (long long)row->rank);
+		else
+			snprintf(buf, size, "%s", ranks_is_helper(ui, row) ?
+			    "help" : "-");
+		break;
+	case RC_NODE:
+		c->text = ui->nodes[row->node].name;
+		break;
+	case RC_PID:
+		snprintf(buf, size, "%lld", (long long)row->pid);
+		break;
+	case RC_STATE:
+		snprintf(buf, size, "%c", row->state);
+		break;
+	case RC_CPU:
+		widget_num(buf, size, row->cpu, 1);
+		break;
+	case RC_IPC:
+		c->text = isfinite(row->ipc) ? widget_num(buf, size, row->ipc,
+		    2) : "";
+		break;
+	case RC_MPI:
+		c->text = isfinite(row->mpi) ? ranks_comm(buf, size, m, row) :
+		    "";
+		break;
+	case RC_PKCPU:
+		widget_num(buf, size, ranks_rate(m, row->mi, "peak_cpu"), 1);
+		break;
+	case RC_RSS:
+		widget_bytes(buf, size, row->rss);
+		break;
+	case RC_PKRSS:
+		widget_bytes(buf, size, ranks_rate(m, row->mi, "peak_rss"));
+		break;
+	case RC_READ:
+		widget_bytes(buf, size, row->rd);
+		break;
+	case RC_WRITE:
+		widget_bytes(buf, size, row->wr);
+		break;
+	case RC_WAIT:
+		wt = ranks_wait(m, row->mi, &io);
+		if (isfinite(wt) && wt >= 1)
+			snprintf(buf, size, "%s %.0f%%", io ? "io" : "cpu",
+			    wt > 100 ? 100 : wt);
+		break;
+	case RC_GPU:
+		/* The GPUs its process uses (detect-gpu.h): "0:37% 1.0G". */
+		if (m == NULL)
+			c->text = NULL;
+		else
+			rank_gpus_text(rg, rank_gpus(m, row->pid, rg, 4), buf,
+			    size);
+		break;
+	case RC_WCHAN:
+		c->how = TC_CUT;
+		c->text = ranks_str(m, row->mi, "wchan");
+		break;
+	case RC_SYSCALL:
+		c->how = TC_CUT;
+		c->text = ranks_syscall(m, row->syscall, buf, size);
+		break;
+	case RC_USER:
+		c->how = TC_CUT;
+		c->text = ranks_user(m, row->mi, buf, size);
+		break;
+	case RC_COMM:
+		c->how = TC_CUT;
+		c->text = ranks_command(m, row->mi);
+		break;
+	case RC_FLAGS:
+		n = detect_flag_names(row->flags, names, DF_NFLAGS);
+		for (j = 0, len = 0; j < n && len < size; j++)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s",
+			    j ? "," : "", names[j]);
+		c->role = ranks_role(row);
+		c->how = TC_LEFT;
+		break;
+	case RC_SPARK:
+	case RC_MPISPARK:
+		c->how = TC_SPARK;
+		c->role = TR_SPARK;
+		if (row->hr == NULL) {
+			c->n = 0;
+			break;
+		}
+		if (c->n > HIST_RANK_DEPTH)
+			c->n = HIST_RANK_DEPTH;
+		history_rank_series(row->hr, col == RC_SPARK ? HR_CPU : HR_MPI,
+		    c->v, c->n);
+		break;
+	}
+}
+
 static void
 ranks_draw(const struct ui *ui, const struct ui_rect *r)
 {
 	struct widget_col	 c[RC_NCOLS];
-	const struct ui_rrow	*row;
-	const struct node_model	*m;
-	const char		*names[DF_NFLAGS];
-	struct rank_gpu		 rg[4];
-	float			 v[UI_SPARK_MAX];
-	char			 buf[256], a[32], spark[UI_SPARK_MAX * 3 + 1];
-	int			 x[RC_NCOLS], w[RC_NCOLS], y, k, n, j, sel;
-	int			 namew = 4, role, helper, io;
-	double			 wt;
-	size_t			 len;
-	attr_t			 base;
+	struct table		 t;
+	char			 buf[256];
+	int			 k, namew = 4;
 
 	memcpy(c, ranks_cols, sizeof(c));
 	for (k = 0; k < ui->nnodes; k++)
@@ -897,7 +1019,6 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 	for (k = 0; k < RC_NCOLS; k++)
 		if (!columns_shown(COLUMNS_RANKS, (unsigned)k))
 			c[k].width = 0;
-	widget_cols(c, RC_NCOLS, r->w, x, w);
 
 	if (ui->scope != NULL)
 		snprintf(buf, sizeof(buf), "Ranks of %s: %u", ui->scope_label,
@@ -913,129 +1034,22 @@ ranks_draw(const struct ui *ui, const struct ui_rect *r)
 	}
 	widget_put(r->y, r->x + k, r->w - k, ui->attr[TR_LABEL],
 	    "  (Enter: detail, Esc: back)");
-	widget_head(r->y + 1, r->x, r->w, ui->attr[TR_TABLE_HEAD],
-	    ui->attr[TR_TABLE_SORT], c, RC_NCOLS, x, w, ui->rtab.sort,
-	    ui->rtab.rev, ui->utf8);
-	if (ui->nrrows == 0) {
-		/* One node that failed: why, rather than "yet". */
-		if (ui->filter == NULL && ui->scope != NULL &&
-		    ui->nscope == 1 && ui_node_reason(ui, ui->scope[0]) !=
-		    NULL) {
-			snprintf(buf, sizeof(buf), "%s %s: %s",
-			    ui->nodes[ui->scope[0]].name,
-			    ui_sclass_name(ui_sclass(ui, ui->scope[0])),
-			    ui_node_reason(ui, ui->scope[0]));
-			widget_put(r->y + 2, r->x, r->w,
-			    ui->attr[TR_STATE_FAILED], buf);
-			return;
-		}
-		widget_put(r->y + 2, r->x, r->w, ui->attr[TR_LABEL],
-		    ui->filter != NULL ? "no rank matches the filter" :
-		    "no ranks reported (yet)");
-		return;
+	t = (struct table){ .cols = c, .ncols = RC_NCOLS, .ut = &ui->rtab,
+	    .nrows = (int)ui->nrrows, .empty_role = TR_LABEL,
+	    .empty = ui->filter != NULL ? "no rank matches the filter" :
+	    "no ranks reported (yet)",
+	    .row_attr = ranks_row_attr, .cell = ranks_table_cell };
+	/* One node that failed: why, rather than "yet". */
+	if (ui->nrrows == 0 && ui->filter == NULL && ui->scope != NULL &&
+	    ui->nscope == 1 && ui_node_reason(ui, ui->scope[0]) != NULL) {
+		snprintf(buf, sizeof(buf), "%s %s: %s",
+		    ui->nodes[ui->scope[0]].name,
+		    ui_sclass_name(ui_sclass(ui, ui->scope[0])),
+		    ui_node_reason(ui, ui->scope[0]));
+		t.empty = buf;
+		t.empty_role = TR_STATE_FAILED;
 	}
-	for (y = 0; y < r->h - 2; y++) {
-		k = ui->rtab.top + y;
-		if (k >= (int)ui->nrrows)
-			break;
-		row = &ui->rrows[k];
-		m = ui_model(ui, row->node);
-		sel = k == ui->rtab.sel;
-		role = (row->flags & DF_STALLED) ? TR_FLAG_STALLED :
-		    (row->flags & DF_STRAGGLER) ? TR_FLAG_STRAGGLER :
-		    (row->flags & DF_MEMORY) ? TR_FLAG_MEMORY : -1;
-		helper = ranks_is_helper(ui, row);
-		base = sel ? ui->attr[TR_TABLE_SELECTED] : role >= 0 ?
-		    ui->attr[TR_OUTLIER] : helper ? ui->attr[TR_LABEL] :
-		    ui->attr[TR_TABLE_ROW];
-		widget_fill(r->y + 2 + y, r->x, r->w, sel ? base :
-		    ui->attr[TR_TABLE_ROW]);
-#define RCELL(col, right, text) do {					\
-	if (w[col] > 0) {						\
-		if (right)						\
-			widget_rput(r->y + 2 + y, r->x + x[col], w[col],\
-			    base, text);				\
-		else							\
-			widget_put(r->y + 2 + y, r->x + x[col], w[col],\
-			    base, text);				\
-	}								\
-} while (0)
-		if (row->rank >= 0)
-			snprintf(buf, sizeof(buf), "%lld", (long long)row->rank);
-		else
-			snprintf(buf, sizeof(buf), "%s", helper ? "help" : "-");
-		RCELL(RC_RANK, 1, buf);
-		RCELL(RC_NODE, 0, ui->nodes[row->node].name);
-		snprintf(buf, sizeof(buf), "%lld", (long long)row->pid);
-		RCELL(RC_PID, 1, buf);
-		snprintf(buf, sizeof(buf), "%c", row->state);
-		RCELL(RC_STATE, 0, buf);
-		RCELL(RC_CPU, 1, widget_num(a, sizeof(a), row->cpu, 1));
-		RCELL(RC_IPC, 1, isfinite(row->ipc) ? widget_num(a, sizeof(a),
-		    row->ipc, 2) : "");
-		RCELL(RC_MPI, 1, isfinite(row->mpi) ? ranks_comm(buf,
-		    sizeof(buf), m, row) : "");
-		RCELL(RC_PKCPU, 1, widget_num(a, sizeof(a), ranks_rate(m,
-		    row->mi, "peak_cpu"), 1));
-		RCELL(RC_RSS, 1, widget_bytes(a, sizeof(a), row->rss));
-		RCELL(RC_PKRSS, 1, widget_bytes(a, sizeof(a), ranks_rate(m,
-		    row->mi, "peak_rss")));
-		RCELL(RC_READ, 1, widget_bytes(a, sizeof(a), row->rd));
-		RCELL(RC_WRITE, 1, widget_bytes(a, sizeof(a), row->wr));
-		wt = ranks_wait(m, row->mi, &io);
-		if (isfinite(wt) && wt >= 1)
-			snprintf(buf, sizeof(buf), "%s %.0f%%", io ? "io" : "cpu",
-			    wt > 100 ? 100 : wt);
-		else
-			buf[0] = '\0';
-		RCELL(RC_WAIT, 1, buf);
-		/* The GPUs its process uses (detect-gpu.h): "0:37% 1.0G". */
-		if (w[RC_GPU] > 0 && m != NULL) {
-			rank_gpus_text(rg, rank_gpus(m, row->pid, rg, 4), buf,
-			    sizeof(buf));
-			RCELL(RC_GPU, 0, buf);
-		}
-#define RCUT(col, text) do {						\
-	if (w[col] > 0)							\
-		widget_put_cut(r->y + 2 + y, r->x + x[col], w[col], base,	\
-		    text, ui->utf8);					\
-} while (0)
-		RCUT(RC_WCHAN, ranks_str(m, row->mi, "wchan"));
-		RCUT(RC_SYSCALL, ranks_syscall(m, row->syscall, a,
-		    sizeof(a)));
-		RCUT(RC_USER, ranks_user(m, row->mi, a, sizeof(a)));
-		RCUT(RC_COMM, ranks_command(m, row->mi));
-#undef RCUT
-#undef RCELL
-		if (w[RC_FLAGS] > 0) {
-			n = detect_flag_names(row->flags, names, DF_NFLAGS);
-			for (j = 0, len = 0, buf[0] = '\0'; j < n; j++)
-				len += (size_t)snprintf(buf + len,
-				    sizeof(buf) - len, "%s%s", j ? "," : "",
-				    names[j]);
-			widget_put(r->y + 2 + y, r->x + x[RC_FLAGS],
-			    w[RC_FLAGS], sel || role < 0 ? base :
-			    ui->attr[role], buf);
-		}
-		if (w[RC_SPARK] > 0 && row->hr != NULL) {
-			n = w[RC_SPARK] > HIST_RANK_DEPTH ? HIST_RANK_DEPTH :
-			    w[RC_SPARK];
-			history_rank_series(row->hr, HR_CPU, v, (unsigned)n);
-			widget_spark(v, (unsigned)n, 0, 100, ui->utf8, spark,
-			    sizeof(spark));
-			widget_put_spark(r->y + 2 + y, r->x + x[RC_SPARK],
-			    sel ? base : ui->attr[TR_SPARK], spark);
-		}
-		if (w[RC_MPISPARK] > 0 && row->hr != NULL) {
-			n = w[RC_MPISPARK] > HIST_RANK_DEPTH ?
-			    HIST_RANK_DEPTH : w[RC_MPISPARK];
-			history_rank_series(row->hr, HR_MPI, v, (unsigned)n);
-			widget_spark(v, (unsigned)n, 0, 100, ui->utf8, spark,
-			    sizeof(spark));
-			widget_put_spark(r->y + 2 + y, r->x + x[RC_MPISPARK],
-			    sel ? base : ui->attr[TR_SPARK], spark);
-		}
-	}
+	table_draw(ui, r->y + 1, r->x, r->h - 1, r->w, &t);
 }
 
 /* A column the sort keys step over: sparklines, and what no row has. */

@@ -377,6 +377,38 @@ void		 widget_head(int, int, int, attr_t, attr_t,
 		     const struct widget_col *, int, const int *, const int *,
 		     int, int, int);
 
+/* table.c: the node and rank tables' widget. */
+enum { TC_LEFT, TC_RIGHT, TC_CUT, TC_SPARK };
+/* A cell as a table's cell function gives it: its text (NULL: empty) and
+ * how it is put (TC_CUT: cut with a marker), or a sparkline of n values
+ * (0..100) written to v (n comes as the most there is room for; 0 draws
+ * nothing); a theme role of its own (-1: the row's attribute; a selected
+ * row keeps the selection's). */
+struct table_cell {
+	const char	*text;
+	float		*v;
+	unsigned	 n;
+	int		 how;
+	int		 role;
+};
+struct table {
+	const struct widget_col	*cols;		/* width 0: not shown */
+	int			 ncols;
+	const struct ui_table	*ut;		/* sort, top, selection */
+	int			 nrows;
+	const char		*empty;		/* the line without rows */
+	int			 empty_role;
+	const void		*ctx;
+	/* A row's attribute when not selected. */
+	attr_t	(*row_attr)(const struct ui *, const void *, int);
+	/* Row k's cell of column col; buf is room for its text. */
+	void	(*cell)(const struct ui *, const void *, int, int,
+		    struct table_cell *, char *, size_t);
+};
+/* The header at line y, the rows below it, in h lines and w columns. */
+void		 table_draw(const struct ui *, int, int, int, int,
+		     const struct table *);
+
 /* screen.c: the terminal. */
 int		 screen_check(char *, size_t);
 int		 screen_start(struct ui *, FILE *, FILE *, const char *, int,
