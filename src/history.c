@@ -207,23 +207,6 @@ history_ring_series(const hist_val *series, const float *cur,
 		    head, len, i);
 }
 
-/* The share of sampled CPU time in MPI, percent (rankmpi.share, derived
- * in model.c): NaN without samples in the interval. */
-static double
-history_mpi_share(const struct node_model *m, const struct minst *mi)
-{
-	double	x;
-
-	return model_derive(m, mi, "share", &x) ? x : NAN;
-}
-
-/* Instructions per cycle of two rates, or NaN. */
-static double
-history_ipc(double ins, double cyc)
-{
-	return isfinite(ins) && isfinite(cyc) && cyc > 0 ? ins / cyc : NAN;
-}
-
 void
 history_node_values(const struct node_model *m, double *out)
 {
@@ -369,6 +352,7 @@ history_rank_sample(struct hist_node *hn, const struct node_model *m,
 	double			 x;
 	const char		*s;
 	long			 k;
+	unsigned		 j;
 	int			 added = 0;
 
 	if (!history_rank_ident(m, mi, &pid, &start, &rank))
@@ -397,23 +381,15 @@ history_rank_sample(struct hist_node *hn, const struct node_model *m,
 	hr->start = start;
 	hr->rank = rank;
 
-	if (!model_derive(m, mi, "cpu", &x))
+	/* The rank catalogue's rows of this instance; those of other
+	 * groups (perf, mpi) come after, by pid (history_by_pid). */
+	for (j = 0; j < HR_NMETRICS; j++) {
 		x = NAN;
-	history_rank_put(hr, HR_CPU, hr->head, x);
-	x = NAN;
-	if (fi[0] >= 0 && model_value(mi, (unsigned)fi[0], &ut))
-		x = (double)ut;
-	history_rank_put(hr, HR_RSS, hr->head, x);
-	x = NAN;
-	if (fi[1] >= 0 && model_metric(m, mi, (unsigned)fi[1], &x))
-		hr->io_known = 1;
-	history_rank_put(hr, HR_READ, hr->head, x);
-	x = NAN;
-	if (fi[2] >= 0 && model_metric(m, mi, (unsigned)fi[2], &x))
-		hr->io_known = 1;
-	history_rank_put(hr, HR_WRITE, hr->head, x);
-	history_rank_put(hr, HR_IPC, hr->head, NAN);	/* history_perf */
-	history_rank_put(hr, HR_MPI, hr->head, NAN);	/* history_mpi */
+		if (metrics_rank_value(m, mi, (enum hist_rank_metric)j, &x) &&
+		    (j == HR_READ || j == HR_WRITE))
+			hr->io_known = 1;
+		history_rank_put(hr, (enum hist_rank_metric)j, hr->head, x);
+	}
 	if (fi[1] >= 0 && model_value(mi, (unsigned)fi[1], &rd))
 		hr->io_known = 1;
 	if (fi[2] >= 0 && model_value(mi, (unsigned)fi[2], &wr))
@@ -481,62 +457,39 @@ history_ranks(struct hist_node *hn, const struct node_model *m)
 		history_reindex(hn);
 }
 
-/* Each rank's IPC from the perf counters of its process (group
- * "rankperf", an instance per pid). */
+/* Each rank's rows of the catalogue that other groups hold, in the
+ * instance named by its pid: IPC (rankperf), the share of CPU time in
+ * MPI or collectives (rankmpi). */
 static void
-history_perf(struct hist_node *hn, const struct node_model *m)
+history_by_pid(struct hist_node *hn, const struct node_model *m)
 {
 	const struct minst	*mi;
 	struct hist_rank	*hr;
-	double			 ins, cyc;
+	double			 x;
 	char			*end;
 	long long		 pid;
 	long			 k;
-	int			 g, fi, fc;
-
-	if ((g = model_group_index(m, "rankperf")) < 0 ||
-	    (fi = model_field_index(m, (unsigned)g, "instructions")) < 0 ||
-	    (fc = model_field_index(m, (unsigned)g, "cycles")) < 0)
-		return;
-	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-		pid = strtoll(mi->name, &end, 10);
-		if (end == mi->name || *end != '\0' ||
-		    (k = history_lookup(hn, pid)) < 0)
-			continue;
-		hr = hn->ranks[k];
-		if (hr->seen != hn->samples ||
-		    !model_metric(m, mi, (unsigned)fi, &ins) ||
-		    !model_metric(m, mi, (unsigned)fc, &cyc))
-			continue;
-		history_rank_put(hr, HR_IPC, (hr->head + HIST_RANK_DEPTH - 1) %
-		    HIST_RANK_DEPTH, history_ipc(ins, cyc));
-	}
-}
-
-/* Each rank's share of CPU time in MPI from the mpi source (group
- * "rankmpi", an instance per pid). */
-static void
-history_mpi(struct hist_node *hn, const struct node_model *m)
-{
-	const struct minst	*mi;
-	struct hist_rank	*hr;
-	char			*end;
-	long long		 pid;
-	long			 k;
+	unsigned		 j;
 	int			 g;
 
-	if ((g = model_group_index(m, "rankmpi")) < 0)
-		return;
-	for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
-		pid = strtoll(mi->name, &end, 10);
-		if (end == mi->name || *end != '\0' ||
-		    (k = history_lookup(hn, pid)) < 0)
+	for (j = 0; j < HR_NMETRICS; j++) {
+		if ((g = metrics_rank_group(m, (enum hist_rank_metric)j)) < 0 ||
+		    strcmp(rank_cat[j].group[0], "rank") == 0)
 			continue;
-		hr = hn->ranks[k];
-		if (hr->seen != hn->samples)
-			continue;
-		history_rank_put(hr, HR_MPI, (hr->head + HIST_RANK_DEPTH - 1) %
-		    HIST_RANK_DEPTH, history_mpi_share(m, mi));
+		for (mi = m->gfirst[g]; mi != NULL; mi = mi->gnext) {
+			pid = strtoll(mi->name, &end, 10);
+			if (end == mi->name || *end != '\0' ||
+			    (k = history_lookup(hn, pid)) < 0)
+				continue;
+			hr = hn->ranks[k];
+			if (hr->seen != hn->samples ||
+			    !metrics_rank_value(m, mi,
+			    (enum hist_rank_metric)j, &x))
+				continue;
+			history_rank_put(hr, (enum hist_rank_metric)j,
+			    (hr->head + HIST_RANK_DEPTH - 1) %
+			    HIST_RANK_DEPTH, x);
+		}
 	}
 }
 
@@ -564,8 +517,7 @@ history_node_sample(struct history *h, int i, const struct node_model *m,
 	if (hn->len < HIST_NODE_DEPTH)
 		hn->len++;
 	history_ranks(hn, m);
-	history_perf(hn, m);
-	history_mpi(hn, m);
+	history_by_pid(hn, m);
 }
 
 uint64_t

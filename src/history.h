@@ -29,16 +29,8 @@
 
 /* Per-node series: one per row of the metric catalogue (metrics.h,
  * enum hist_node_metric). */
-/* Per-rank series. */
-enum hist_rank_metric {
-	HR_CPU,			/* percent of one CPU */
-	HR_RSS,			/* bytes */
-	HR_READ,		/* bytes/s */
-	HR_WRITE,		/* bytes/s */
-	HR_IPC,			/* instructions per cycle (perf) */
-	HR_MPI,			/* percent of its sampled CPU time in MPI */
-	HR_NMETRICS
-};
+/* Per-rank series: one per row of the rank catalogue (metrics.h,
+ * enum hist_rank_metric). */
 
 /* Job-wide series, from the latest value of every node that is not
  * stale. */

@@ -60,10 +60,12 @@ const struct metric_def metric_cat[HN_NROWS] = {
 	    .optional = 1 } },
 	[HN_PROBE_CPU] = { .key = "probe_cpu", .title = "Probe CPU",
 	    .unit = "%", .agg = "sum", .group = G("self", NULL),
-	    .field = F("utime", "stime"), .inst = MI_NODE, .fold = MF_BOTH },
+	    .field = F("utime", "stime"), .inst = MI_NODE, .fold = MF_BOTH,
+	    .noplot = 1 },
 	[HN_PROBE_BYTES] = { .key = "probe_bytes", .title = "Probe bytes sent",
 	    .unit = "B/s", .agg = "sum", .group = G("self", NULL),
-	    .field = F("bytes_sent", NULL), .inst = MI_NODE, .fold = MF_SUM },
+	    .field = F("bytes_sent", NULL), .inst = MI_NODE, .fold = MF_SUM,
+	    .noplot = 1 },
 	[HN_GPU_MEM] = { .key = "gpu_mem", .title = "GPU memory used",
 	    .unit = "B", .agg = "sum", .group = G("gpu", "amdgpu"),
 	    .field = F("mem_used", NULL), .inst = MI_ALL, .fold = MF_SUM,
@@ -72,7 +74,8 @@ const struct metric_def metric_cat[HN_NROWS] = {
 	    .optional = 1 } },
 	[HN_GPU_MEMTOTAL] = { .key = "gpu_mem_total", .title = "GPU memory",
 	    .unit = "B", .agg = "sum", .group = G("gpu", "amdgpu"),
-	    .field = F("mem_total", NULL), .inst = MI_ALL, .fold = MF_SUM },
+	    .field = F("mem_total", NULL), .inst = MI_ALL, .fold = MF_SUM,
+	    .noplot = 1 },
 	[HN_GPU_POWER] = { .key = "gpu_power", .title = "GPU power",
 	    .unit = "W", .agg = "sum", .group = G("gpu", "amdgpu"),
 	    .field = F("power", NULL), .inst = MI_ALL, .fold = MF_SUM,
@@ -163,6 +166,28 @@ const struct metric_def metric_cat[HN_NROWS] = {
 	    .fmt = MV_WHOLE, .optional = 1 } },
 };
 
+const struct metric_def rank_cat[HR_NMETRICS] = {
+	[HR_CPU] = { .key = "cpu", .title = "Rank CPU", .unit = "%",
+	    .agg = "sum", .group = G("rank", NULL), .derived = "cpu",
+	    .fold = MF_SUM },
+	[HR_RSS] = { .key = "rss", .title = "Rank resident memory",
+	    .unit = "B", .agg = "sum", .group = G("rank", NULL),
+	    .field = F("rss", NULL), .fold = MF_SUM },
+	[HR_READ] = { .key = "read", .title = "Rank storage read",
+	    .unit = "B/s", .agg = "sum", .group = G("rank", NULL),
+	    .field = F("read_bytes", NULL), .fold = MF_SUM, .noplot = 1 },
+	[HR_WRITE] = { .key = "write", .title = "Rank storage written",
+	    .unit = "B/s", .agg = "sum", .group = G("rank", NULL),
+	    .field = F("write_bytes", NULL), .fold = MF_SUM, .noplot = 1 },
+	[HR_IPC] = { .key = "ipc", .title = "Rank instructions per cycle",
+	    .unit = "", .agg = "mean", .group = G("rankperf", NULL),
+	    .field = F("instructions", "cycles"), .fold = MF_RATIO },
+	[HR_MPI] = { .key = "mpi",
+	    .title = "Rank CPU time in MPI or collectives (COMM%)",
+	    .unit = "%", .agg = "mean", .group = G("rankmpi", NULL),
+	    .derived = "share", .fold = MF_SUM },
+};
+
 #undef G
 #undef F
 
@@ -184,6 +209,7 @@ struct metric_row {
 /* Fields the special rows read beyond their row's. */
 struct metric_bind {
 	struct metric_row row[HN_NMETRICS];
+	struct metric_row rank[HR_NMETRICS];
 	int	cg, cg_max, cg_cur;		/* cgroup */
 	int	mem, mem_total;			/* mem */
 	int	gp, gp_pid, gp_util, gp_mem;	/* gpuproc */
@@ -263,19 +289,22 @@ metrics_bind_new(const struct node_model *m)
 	const struct model_derived	*md;
 	const struct metric_def		*d;
 	struct metric_bind		*b;
+	struct metric_row		*r;
 	unsigned			 k, j;
 
 	b = xcalloc(1, sizeof(*b));
-	for (k = 0; k < HN_NMETRICS; k++) {
-		d = &metric_cat[k];
+	for (k = 0; k < HN_NMETRICS + HR_NMETRICS; k++) {
+		d = k < HN_NMETRICS ? &metric_cat[k] :
+		    &rank_cat[k - HN_NMETRICS];
+		r = k < HN_NMETRICS ? &b->row[k] : &b->rank[k - HN_NMETRICS];
 		for (j = 0; j < METRIC_GROUPS; j++)
-			metrics_bind_src(m, d, d->group[j], &b->row[k].src[j]);
-		metrics_bind_src(m, d, d->alt, &b->row[k].alt);
+			metrics_bind_src(m, d, d->group[j], &r->src[j]);
+		metrics_bind_src(m, d, d->alt, &r->alt);
 		for (md = model_derived; d->derived != NULL &&
 		    md->group != NULL; md++) {
 			if (strcmp(md->group, d->group[0]) == 0 &&
 			    strcmp(md->name, d->derived) == 0)
-				b->row[k].derive = md->fn;
+				r->derive = md->fn;
 		}
 	}
 	b->cg = model_group_index(m, "cgroup");
@@ -599,4 +628,42 @@ metrics_node_values(const struct node_model *m, double *out, double *limit)
 	out[HN_POWER_NODE] = metrics_power_node(m, b);
 	if (limit != NULL)
 		*limit = lim;
+}
+
+int
+metrics_rank_group(const struct node_model *m, enum hist_rank_metric k)
+{
+	const struct metric_bind	*b = metrics_bound(m);
+
+	return b != NULL && (unsigned)k < HR_NMETRICS ? b->rank[k].src[0].g :
+	    -1;
+}
+
+int
+metrics_rank_value(const struct node_model *m, const struct minst *mi,
+    enum hist_rank_metric k, double *v)
+{
+	const struct metric_bind	*b = metrics_bound(m);
+	const struct metric_row		*r;
+	double				 x, y;
+
+	if (b == NULL || (unsigned)k >= HR_NMETRICS)
+		return 0;
+	r = &b->rank[k];
+	if (r->src[0].g < 0 || mi->group != (unsigned)r->src[0].g)
+		return 0;
+	if (r->derive != NULL)
+		return r->derive(m, mi, v);
+	if (r->src[0].f[0] < 0 ||
+	    !model_metric(m, mi, (unsigned)r->src[0].f[0], &x))
+		return 0;
+	if (rank_cat[k].fold != MF_RATIO) {
+		*v = x;
+		return 1;
+	}
+	if (r->src[0].f[1] < 0 ||
+	    !model_metric(m, mi, (unsigned)r->src[0].f[1], &y))
+		return 0;
+	*v = isfinite(x) && isfinite(y) && y > 0 ? x / y : NAN;
+	return 1;
 }

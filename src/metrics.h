@@ -13,9 +13,10 @@
  * enum value and metric_cat[] entry in metrics.c).  The history keeps a
  * ring per row.  A row with a .col title is a column of the node table
  * (ui/panel-nodes.c builds its columns from the catalogue); rows made of
- * others (.terms) are columns only.  The report plots the rows listed in
- * report_hn[] (src/report.c), the header shows the rows it has an item
- * for (ui/panel-header.c).
+ * others (.terms) are columns only.  The report charts every kept row
+ * but the .noplot ones (src/report.c); the header shows the rows it has
+ * an item for (ui/panel-header.c).  A rank metric is one row of
+ * rank_cat[] (below) and its enum hist_rank_metric value.
  */
 #ifndef JOBTOP_METRICS_H
 #define JOBTOP_METRICS_H
@@ -59,6 +60,18 @@ enum hist_node_metric {
 	HN_FS,			/* Lustre and NFS read + write */
 	HN_POWER,		/* RAPL package + DRAM */
 	HN_NROWS
+};
+
+/* The rank catalogue's rows (rank_cat[]: the history's per-rank
+ * series), in order. */
+enum hist_rank_metric {
+	HR_CPU,			/* percent of one CPU */
+	HR_RSS,			/* bytes */
+	HR_READ,		/* bytes/s */
+	HR_WRITE,		/* bytes/s */
+	HR_IPC,			/* instructions per cycle (perf) */
+	HR_MPI,			/* percent of its sampled CPU time in MPI */
+	HR_NMETRICS
 };
 
 /* Which instances of the source groups count. */
@@ -131,10 +144,30 @@ struct metric_def {
 	unsigned char	 nterms;
 	unsigned char	 terms[METRIC_TERMS];
 	struct metric_col col;		/* its node table column */
+	unsigned char	 noplot;	/* the report draws no chart of it */
 };
 
 /* Indexed by enum hist_node_metric. */
 extern const struct metric_def metric_cat[HN_NROWS];
+
+/*
+ * The rank catalogue, indexed by enum hist_rank_metric: per rank, a row
+ * reads the rank's own instance of group "rank", or the instance of its
+ * group (rankperf, rankmpi) that is named by the rank's pid: one field's
+ * value (a gauge's level, a counter's rate), a derived value of the
+ * group (model.h's model_derived), or the ratio of two fields' rates
+ * (MF_RATIO: instructions per cycle).  Bound to each schema once, with
+ * the node rows.  The report charts each rank's rows but the .noplot
+ * ones ("rank_" and the key).
+ */
+extern const struct metric_def rank_cat[HR_NMETRICS];
+
+/* Rank row k of one instance of its group: 1 with *v (NaN for a ratio
+ * without cycles), 0 when the instance has none. */
+int	 metrics_rank_value(const struct node_model *, const struct minst *,
+	     enum hist_rank_metric, double *);
+/* The schema's position of rank row k's group, or -1. */
+int	 metrics_rank_group(const struct node_model *, enum hist_rank_metric);
 
 /* A kept row's index by key, or -1. */
 int	 metrics_find(const char *);

@@ -2,8 +2,8 @@
 /*
  * report: one pass over the recording (rec_play) feeds the summary
  * (summary.c: the verdict, per-node and per-rank statistics, the flags as
- * intervals) and keeps, per node, the metrics of report_hn[] and, per
- * rank, CPU, RSS, IPC and MPI share in time buckets (means).  The page is
+ * intervals) and keeps, per node and per rank, the metrics of the
+ * catalogues (metrics.h) in time buckets (means).  The page is
  * static HTML: the verdict first, then the node and rank tables, then
  * every chart as inline SVG drawn here, with the flags, lost nodes, OOM
  * kills and broken streams marked on each, on an axis of absolute times
@@ -46,37 +46,14 @@
 #define REPORT_MARKS_MAX	200	/* markers on one chart */
 
 /*
- * The plotted metrics of a node, in the page's order: rows of the metric
- * catalogue (metrics.h; their key, title, unit and how they combine
- * across nodes come from metric_cat[] in metrics.c, which history.h
- * names hist_node_info[]).  A catalogue row is not plotted until
- * its HN_* is listed here; a listed metric is plotted when a node has it.
- * This is the report's one list of metrics.
+ * The plotted metrics: every kept row of the node catalogue (metrics.h;
+ * key, title, unit and how it combines across nodes in metric_cat[]) and
+ * of the rank catalogue (rank_cat[]) in catalogue order, but those marked
+ * .noplot.  A series is indexed by its row (RM_N per node, RR_N per
+ * rank); a metric is charted when a node has it.
  */
-static const enum hist_node_metric report_hn[] = {
-	HN_CPU, HN_MEM, HN_MEMPCT, HN_LOAD, HN_DISK, HN_NET,
-	HN_GPU, HN_GPU_MEM, HN_GPU_POWER, HN_GPU_TEMP, HN_GPU_JOB,
-	HN_IB_RX, HN_IB_TX, HN_LUSTRE_READ, HN_LUSTRE_WRITE, HN_NFS_READ,
-	HN_NFS_WRITE, HN_POWER_PKG, HN_POWER_DRAM, HN_TEMP, HN_IPC, HN_MPI,
-	HN_POWER_NODE
-};
-#define RM_N	(sizeof(report_hn) / sizeof(report_hn[0]))
-
-/* The rank metrics plotted. */
-enum { RR_CPU, RR_RSS, RR_IPC, RR_MPI, RR_N };
-static const struct {
-	const char	*key;
-	const char	*title;
-	const char	*unit;
-} report_rr[RR_N] = {
-	{ .key = "rank_cpu", .title = "Rank CPU", .unit = "%" },
-	{ .key = "rank_rss", .title = "Rank resident memory", .unit = "B" },
-	{ .key = "rank_ipc", .title = "Rank instructions per cycle",
-	    .unit = "" },
-	{ .key = "rank_mpi",
-	    .title = "Rank CPU time in MPI or collectives (COMM%)",
-	    .unit = "%" },
-};
+#define RM_N	HN_NMETRICS
+#define RR_N	HR_NMETRICS
 
 /* Means per bucket: sums and counts, allocated on the first value (NULL:
  * none yet), so a metric no node has costs nothing. */
@@ -160,9 +137,10 @@ report_sample(struct report *rp, unsigned i, const struct node_model *m)
 	summary_sample(rp->sum, i, m);
 	b = report_bucket(rp, m->time_ms, rp->nb);
 	for (k = 0; k < RM_N; k++)
-		report_add(&rp->node[i * RM_N + k], rp->nb, b,
-		    history_node_get(summary_history(sm), (int)i,
-		    report_hn[k], 0));
+		if (!metric_cat[k].noplot)
+			report_add(&rp->node[i * RM_N + k], rp->nb, b,
+			    history_node_get(summary_history(sm), (int)i,
+			    (enum hist_node_metric)k, 0));
 	b = report_bucket(rp, m->time_ms, rp->nrb);
 	for (j = 0; j < sm->nnoderanks[i]; j++) {
 		r = sm->noderanks[i][j];
@@ -177,10 +155,9 @@ report_sample(struct report *rp, unsigned i, const struct node_model *m)
 		}
 		sr = &sm->ranks[r];
 		rs = &rp->rank[r * RR_N];
-		report_add(&rs[RR_CPU], rp->nrb, b, sr->now_cpu);
-		report_add(&rs[RR_RSS], rp->nrb, b, sr->now_rss);
-		report_add(&rs[RR_IPC], rp->nrb, b, sr->now_ipc);
-		report_add(&rs[RR_MPI], rp->nrb, b, sr->now_mpi);
+		for (k = 0; k < RR_N; k++)
+			if (!rank_cat[k].noplot)
+				report_add(&rs[k], rp->nrb, b, sr->now[k]);
 	}
 }
 
@@ -745,7 +722,7 @@ report_has(const struct report *rp, unsigned k)
 static void
 report_chart_job(FILE *f, struct report *rp, unsigned k)
 {
-	const struct hist_metric_info *hi = &hist_node_info[report_hn[k]];
+	const struct hist_metric_info *hi = &hist_node_info[k];
 	struct report_axes	 ax;
 	double			*v, x, max = 0;
 	unsigned		 b, i, cnt;
@@ -794,7 +771,7 @@ report_chart_job(FILE *f, struct report *rp, unsigned k)
 static void
 report_chart_nodes(FILE *f, struct report *rp, unsigned k)
 {
-	const struct hist_metric_info *hi = &hist_node_info[report_hn[k]];
+	const struct hist_metric_info *hi = &hist_node_info[k];
 	double		*v;
 	unsigned	 i, b, n = rp->meta->nnodes;
 	long		 prio = rp->sum->worst_node;
@@ -842,11 +819,13 @@ report_chart_ranks(FILE *f, struct report *rp, unsigned k, char **labels)
 	}
 	{
 		const char	**lab = xcalloc(m, sizeof(*lab));
+		char		  key[32];
 
 		for (r = 0; r < m; r++)
 			lab[r] = labels[idx[r]];
-		report_chart_many(f, rp, report_rr[k].key, report_rr[k].title,
-		    "rank", report_rr[k].unit, v, m, rp->nrb, lab, prio, np);
+		snprintf(key, sizeof(key), "rank_%s", rank_cat[k].key);
+		report_chart_many(f, rp, key, rank_cat[k].title, "rank",
+		    rank_cat[k].unit, v, m, rp->nrb, lab, prio, np);
 		free(lab);
 	}
 	free(v);
@@ -933,7 +912,7 @@ static void
 report_cell_stats(FILE *f, const struct report *rp, unsigned i, unsigned k)
 {
 	const struct report_series *s = &rp->node[i * RM_N + k];
-	const char	*unit = hist_node_info[report_hn[k]].unit;
+	const char	*unit = hist_node_info[k].unit;
 	double		*v, lo = INFINITY, hi = -INFINITY;
 	unsigned	 b, n = 0;
 
@@ -1051,8 +1030,7 @@ report_node_table(FILE *f, const struct report *rp)
 
 	fputs("<h2>Nodes</h2>\n", f);
 	for (j = 0; j < 5; j++) {
-		for (k = 0; k < RM_N && report_hn[k] != cols[j]; k++)
-			;
+		k = (unsigned)cols[j];
 		kc[j] = k;
 		have[j] = k < RM_N && report_has(rp, k);
 	}

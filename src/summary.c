@@ -144,7 +144,8 @@ summary_rank_get(struct summary *s, unsigned i, int64_t key, int is_rank)
 	sr->node = i;
 	sr->key = key;
 	sr->is_rank = is_rank;
-	sr->now_cpu = sr->now_rss = sr->now_ipc = sr->now_mpi = NAN;
+	for (k = 0; k < HR_NMETRICS; k++)
+		sr->now[k] = NAN;
 	return sr;
 }
 
@@ -247,11 +248,13 @@ summary_ranks(struct summary *s, unsigned i, const struct node_model *m,
 	size_t			 j;
 	double			 v, cpus = NAN;
 	int64_t			 pid, start, rank;
+	unsigned		 k;
 	int			 g, fc, fr;
 
 	for (j = 0; j < s->nnoderanks[i]; j++) {
 		sr = &s->ranks[s->noderanks[i][j]];
-		sr->now_cpu = sr->now_rss = sr->now_ipc = sr->now_mpi = NAN;
+		for (k = 0; k < HR_NMETRICS; k++)
+			sr->now[k] = NAN;
 	}
 	if ((g = model_group_index(m, OUT_RANK_GROUP)) < 0)
 		return NAN;
@@ -266,27 +269,30 @@ summary_ranks(struct summary *s, unsigned i, const struct node_model *m,
 		    (comm = model_str(mi, (unsigned)fc)) != NULL)
 			snprintf(sr->comm, sizeof(sr->comm), "%s", comm);
 		hr = history_rank_find(s->h, (int)i, pid, start);
-		if (hr != NULL) {
-			summary_acc(&sr->now_cpu, hr->cur[HR_CPU]);
-			summary_acc(&sr->now_rss, hr->cur[HR_RSS]);
-			if (isfinite(hr->cur[HR_IPC]))
-				sr->now_ipc = hr->cur[HR_IPC];
-			if (isfinite(hr->cur[HR_MPI]))
-				sr->now_mpi = hr->cur[HR_MPI];
-		} else if (fr >= 0 && model_metric(m, mi, (unsigned)fr, &v))
-			summary_acc(&sr->now_rss, v);
+		/* Processes of one rank: the sums add up, the others keep
+		 * the last that has a value. */
+		for (k = 0; hr != NULL && k < HR_NMETRICS; k++) {
+			if (strcmp(rank_cat[k].agg, "sum") == 0)
+				summary_acc(&sr->now[k], hr->cur[k]);
+			else if (isfinite(hr->cur[k]))
+				sr->now[k] = hr->cur[k];
+		}
+		if (hr == NULL && fr >= 0 && model_metric(m, mi, (unsigned)fr,
+		    &v))
+			summary_acc(&sr->now[HR_RSS], v);
 		if (summary_rank_peak(m, mi, &v) && v > sr->rss_peak)
 			sr->rss_peak = v;
 	}
 	for (j = 0; j < s->nnoderanks[i]; j++) {
 		sr = &s->ranks[s->noderanks[i][j]];
-		summary_stat_add(&sr->cpu, sr->now_cpu);
-		summary_stat_add(&sr->rss, sr->now_rss);
-		if (isfinite(sr->now_rss) && sr->now_rss > sr->rss_peak)
-			sr->rss_peak = sr->now_rss;
-		if (isfinite(sr->now_cpu)) {
-			sr->cpu_s += sr->now_cpu / 100.0 * dt;
-			summary_acc(&cpus, sr->now_cpu / 100.0);
+		summary_stat_add(&sr->cpu, sr->now[HR_CPU]);
+		summary_stat_add(&sr->rss, sr->now[HR_RSS]);
+		if (isfinite(sr->now[HR_RSS]) && sr->now[HR_RSS] >
+		    sr->rss_peak)
+			sr->rss_peak = sr->now[HR_RSS];
+		if (isfinite(sr->now[HR_CPU])) {
+			sr->cpu_s += sr->now[HR_CPU] / 100.0 * dt;
+			summary_acc(&cpus, sr->now[HR_CPU] / 100.0);
 		}
 	}
 	return cpus;

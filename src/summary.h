@@ -101,7 +101,7 @@ struct summary_rank {
 	uint64_t	 flag_ms;
 	unsigned	 flags;
 	/* Scratch for the report: this sample's values (NaN absent). */
-	double		 now_cpu, now_rss, now_ipc, now_mpi;
+	double		 now[HR_NMETRICS];	/* this sample, by rank row */
 };
 
 /* A flag raised (and cleared, or open to the end), lost and failed
