@@ -671,67 +671,34 @@ history_acc_max(double *max, unsigned *n, double x)
 	}
 }
 
-/*
- * The job series that come from catalogue rows: per node the row's
- * latest value (a row made of others adds its terms there); across nodes
- * they fold by the row's aggregation in the catalogue (sum, mean, max).
- */
-static const struct {
-	enum hist_job_metric	 j;
-	enum hist_node_metric	 row;
-} hist_job_rows[] = {
-	{ .j = HJ_CPU, .row = HN_CPU },
-	{ .j = HJ_MEM, .row = HN_MEM },
-	{ .j = HJ_DISK, .row = HN_DISK },
-	{ .j = HJ_NET, .row = HN_NET },
-	{ .j = HJ_GPU, .row = HN_GPU },
-	{ .j = HJ_PROBE_CPU, .row = HN_PROBE_CPU },
-	{ .j = HJ_PROBE_BYTES, .row = HN_PROBE_BYTES },
-	{ .j = HJ_GPU_MEM, .row = HN_GPU_MEM },
-	{ .j = HJ_GPU_POWER, .row = HN_GPU_POWER },
-	{ .j = HJ_GPU_TEMP, .row = HN_GPU_TEMP },
-	{ .j = HJ_GPU_JOB, .row = HN_GPU_JOB },
-	{ .j = HJ_IB, .row = HN_IB },
-	{ .j = HJ_FS, .row = HN_FS },
-	{ .j = HJ_POWER, .row = HN_POWER },
-	{ .j = HJ_TEMP, .row = HN_TEMP },
-	{ .j = HJ_IPC, .row = HN_IPC },
-	{ .j = HJ_MPI, .row = HN_MPI },
-	{ .j = HJ_POWER_NODE, .row = HN_POWER_NODE },
-};
-#define HIST_JOB_ROWS	(sizeof(hist_job_rows) / sizeof(hist_job_rows[0]))
-
 void
 history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
 {
 	const struct hist_node	*hn;
-	const char		*agg;
 	double			 sum[HJ_NMETRICS], x;
 	unsigned		 cnt[HJ_NMETRICS], k, r;
-	int			 i, mean[HJ_NMETRICS];
-	int			 max[HJ_NMETRICS];
-	enum hist_job_metric	 j;
+	int			 i, u, tot[HN_NROWS], max[HN_NROWS];
 
 	memset(sum, 0, sizeof(sum));
 	memset(cnt, 0, sizeof(cnt));
-	memset(mean, 0, sizeof(mean));
-	memset(max, 0, sizeof(max));
-	for (k = 0; k < HIST_JOB_ROWS; k++) {
-		agg = metric_cat[hist_job_rows[k].row].agg;
-		mean[hist_job_rows[k].j] = strcmp(agg, "mean") == 0;
-		max[hist_job_rows[k].j] = strcmp(agg, "max") == 0;
+	for (k = 0; k < HN_NROWS; k++) {
+		tot[k] = metrics_total_of((int)k);
+		max[k] = strcmp(metric_cat[k].agg, "max") == 0;
 	}
 	for (i = 0; i < h->nnodes; i++) {
 		hn = h->nodes[i];
 		if (hn->samples == 0 || now_ms - hn->last_ms > stale_ms)
 			continue;
-		for (k = 0; k < HIST_JOB_ROWS; k++) {
-			j = hist_job_rows[k].j;
-			x = history_node_get(h, i, hist_job_rows[k].row, 0);
-			if (max[j])
-				history_acc_max(&sum[j], &cnt[j], x);
+		for (k = 0; k < HN_NROWS; k++) {
+			x = history_node_get(h, i, (enum hist_node_metric)k, 0);
+			/* A total counts where its used part is. */
+			if ((u = tot[k]) >= 0 && !isfinite(history_node_get(h,
+			    i, (enum hist_node_metric)u, 0)))
+				continue;
+			if (max[k])
+				history_acc_max(&sum[k], &cnt[k], x);
 			else
-				history_acc(&sum[j], &cnt[j], x);
+				history_acc(&sum[k], &cnt[k], x);
 		}
 		x = history_node_get(h, i, HN_MEM, 0);
 		if (isfinite(x) && hn->mem_limit > 0)
@@ -740,14 +707,11 @@ history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
 		for (r = 0; r < hn->nranks; r++)
 			history_acc(&sum[HJ_RANKCPU], &cnt[HJ_RANKCPU],
 			    history_rank_get(hn->ranks[r], HR_CPU, 0));
-		if (isfinite(history_node_get(h, i, HN_GPU_MEM, 0)))
-			history_acc(&sum[HJ_GPU_MEMTOTAL],
-			    &cnt[HJ_GPU_MEMTOTAL], history_node_get(h, i,
-			    HN_GPU_MEMTOTAL, 0));
 	}
 	for (k = 0; k < HJ_NMETRICS; k++) {
 		x = cnt[k] == 0 ? NAN : sum[k];
-		if (mean[k] && cnt[k] > 0)
+		if (k < HN_NROWS && cnt[k] > 0 &&
+		    strcmp(metric_cat[k].agg, "mean") == 0)
 			x /= cnt[k];
 		h->jcur[k] = history_put(h->jv[k], h->jhead, x);
 	}
@@ -758,15 +722,17 @@ history_job_sample(struct history *h, uint64_t now_ms, uint64_t stale_ms)
 }
 
 double
-history_job_get(const struct history *h, enum hist_job_metric k,
+history_job_get(const struct history *h, int k,
     unsigned back)
 {
+	if (k < 0 || k >= HJ_NMETRICS)
+		return NAN;
 	return history_ring_get(h->jv[k], &h->jcur[k], HIST_NODE_DEPTH,
 	    h->jhead, h->jlen, back);
 }
 
 void
-history_job_series(const struct history *h, enum hist_job_metric k,
+history_job_series(const struct history *h, int k,
     float *out, unsigned n)
 {
 	history_ring_series(h->jv[k], &h->jcur[k], HIST_NODE_DEPTH, h->jhead,

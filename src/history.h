@@ -32,30 +32,16 @@
 /* Per-rank series: one per row of the rank catalogue (metrics.h,
  * enum hist_rank_metric). */
 
-/* Job-wide series, from the latest value of every node that is not
- * stale. */
+/*
+ * Job-wide series, from the latest value of every node that is not stale:
+ * one per row of the node catalogue (metrics.h, its enum
+ * hist_node_metric), folded across nodes by the row's aggregation (sum,
+ * mean or max; the total of a "used of total" row only over the nodes
+ * that have the used part), then these:
+ */
 enum hist_job_metric {
-	HJ_CPU,			/* mean node busy, percent */
-	HJ_MEM,			/* sum of HN_MEM, bytes */
-	HJ_MEMTOTAL,		/* sum of the nodes' limits, bytes */
-	HJ_DISK,		/* bytes/s */
-	HJ_NET,			/* bytes/s */
-	HJ_GPU,			/* mean GPU utilisation, percent */
-	HJ_PROBE_CPU,		/* percent of one CPU, every probe */
-	HJ_PROBE_BYTES,		/* bytes/s, every probe */
+	HJ_MEMTOTAL = HN_NROWS,	/* the nodes' limits where HN_MEM is */
 	HJ_RANKCPU,		/* sum of the ranks' %CPU */
-	HJ_GPU_MEM,		/* sum of HN_GPU_MEM */
-	HJ_GPU_MEMTOTAL,	/* of HN_GPU_MEMTOTAL where HN_GPU_MEM is */
-	HJ_GPU_POWER,		/* watts */
-	HJ_GPU_TEMP,		/* the hottest GPU */
-	HJ_GPU_JOB,		/* mean of HN_GPU_JOB */
-	HJ_IB,			/* rx + tx bytes/s */
-	HJ_FS,			/* Lustre and NFS, read + write bytes/s */
-	HJ_POWER,		/* RAPL package + DRAM watts */
-	HJ_TEMP,		/* the hottest sensor */
-	HJ_IPC,			/* mean of HN_IPC */
-	HJ_MPI,			/* mean of HN_MPI */
-	HJ_POWER_NODE,		/* sum of HN_POWER_NODE, watts */
 	HJ_NMETRICS
 };
 
@@ -171,10 +157,11 @@ void		 history_rank_series(const struct hist_rank *,
  * sample is younger than stale_ms at now_ms.  Call once per interval.
  */
 void		 history_job_sample(struct history *, uint64_t, uint64_t);
-double		 history_job_get(const struct history *, enum hist_job_metric,
+/* A job series' value back samples ago, and the newest n (oldest
+ * first); k is a catalogue row (HN_*) or an HJ_* series. */
+double		 history_job_get(const struct history *, int, unsigned);
+void		 history_job_series(const struct history *, int, float *,
 		     unsigned);
-void		 history_job_series(const struct history *,
-		     enum hist_job_metric, float *, unsigned);
 /* Job samples pushed so far. */
 uint64_t	 history_job_samples(const struct history *);
 

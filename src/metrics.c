@@ -71,7 +71,8 @@ const struct metric_def metric_cat[HN_NROWS] = {
 	    .field = F("mem_used", NULL), .inst = MI_ALL, .fold = MF_SUM,
 	    .col = { .title = "GPUMEM", .alias = "gpumem", .pos = 80,
 	    .width = 11, .prio = 4, .fmt = MV_OF, .of = HN_GPU_MEMTOTAL,
-	    .optional = 1 } },
+	    .optional = 1 },
+	    .hdr = { .label = "GMEM", .pos = 10 } },
 	[HN_GPU_MEMTOTAL] = { .key = "gpu_mem_total", .title = "GPU memory",
 	    .unit = "B", .agg = "sum", .group = G("gpu", "amdgpu"),
 	    .field = F("mem_total", NULL), .inst = MI_ALL, .fold = MF_SUM,
@@ -80,20 +81,23 @@ const struct metric_def metric_cat[HN_NROWS] = {
 	    .unit = "W", .agg = "sum", .group = G("gpu", "amdgpu"),
 	    .field = F("power", NULL), .inst = MI_ALL, .fold = MF_SUM,
 	    .col = { .title = "GPUPWR", .alias = "gpupwr", .pos = 90,
-	    .width = 6, .prio = 5, .fmt = MV_WHOLE, .optional = 1 } },
+	    .width = 6, .prio = 5, .fmt = MV_WHOLE, .optional = 1 },
+	    .hdr = { .label = "GPUW", .pos = 20 } },
 	[HN_GPU_TEMP] = { .key = "gpu_temp",
 	    .title = "GPU temperature (hottest)", .unit = "C", .agg = "max",
 	    .group = G("gpu", "amdgpu"), .field = F("temp", NULL),
 	    .inst = MI_ALL, .fold = MF_MAX,
 	    .col = { .title = "GTEMP", .alias = "gtemp", .pos = 100,
-	    .width = 5, .prio = 6, .fmt = MV_WHOLE, .optional = 1 } },
+	    .width = 5, .prio = 6, .fmt = MV_WHOLE, .optional = 1 },
+	    .hdr = { .label = "GTEMP", .pos = 80 } },
 	/* Of what every process on the GPUs uses (gpuproc util, else
 	 * mem_used), the part of the job's ranks (rank pid). */
 	[HN_GPU_JOB] = { .key = "gpu_job", .title = "Job's share of the GPUs",
 	    .unit = "%", .agg = "mean", .group = G("gpuproc", NULL),
 	    .field = F("pid", NULL), .inst = MI_ALL, .fold = MF_SPECIAL,
 	    .col = { .title = "GJOB%", .alias = "gjob", .pos = 110,
-	    .width = 5, .prio = 5, .optional = 1 } },
+	    .width = 5, .prio = 5, .optional = 1 },
+	    .hdr = { .label = "GJOB", .pos = 90 } },
 	[HN_IB_RX] = { .key = "ib_rx", .title = "InfiniBand received",
 	    .unit = "B/s", .agg = "sum", .group = G("ib", NULL),
 	    .field = F("rcv_bytes", NULL), .inst = MI_ALL, .fold = MF_SUM },
@@ -128,16 +132,19 @@ const struct metric_def metric_cat[HN_NROWS] = {
 	    .unit = "C", .agg = "max", .group = G("temp", NULL),
 	    .field = F("temp", NULL), .inst = MI_ALL, .fold = MF_MAX,
 	    .col = { .title = "TEMP", .pos = 160, .width = 4, .prio = 6,
-	    .fmt = MV_WHOLE, .optional = 1 } },
+	    .fmt = MV_WHOLE, .optional = 1 },
+	    .hdr = { .label = "TEMP", .pos = 70 } },
 	[HN_IPC] = { .key = "ipc", .title = "Instructions per cycle",
 	    .unit = "", .agg = "mean", .group = G("rankperf", NULL),
 	    .field = F("instructions", "cycles"), .inst = MI_ALL,
-	    .fold = MF_RATIO },
+	    .fold = MF_RATIO,
+	    .hdr = { .label = "IPC", .pos = 100 } },
 	[HN_MPI] = { .key = "mpi",
 	    .title = "Ranks' CPU time in MPI, collectives (COMM%)",
 	    .unit = "%", .agg = "mean", .group = G("rankmpi", NULL),
 	    .field = F(NULL, NULL), .derived = "share", .inst = MI_ALL,
-	    .fold = MF_MEAN },
+	    .fold = MF_MEAN,
+	    .hdr = { .label = "COMM", .pos = 110 } },
 	/* The BMC's DCMI reading, else the largest hwmon meter of the whole
 	 * node (power.node 1); two meters of a node are not added. */
 	[HN_POWER_NODE] = { .key = "power_node",
@@ -145,25 +152,29 @@ const struct metric_def metric_cat[HN_NROWS] = {
 	    .group = G("ipmipower", "power"), .field = F("power", NULL),
 	    .inst = MI_ALL, .fold = MF_SPECIAL,
 	    .col = { .title = "NODEW", .alias = "nodew", .pos = 150,
-	    .width = 6, .prio = 5, .fmt = MV_WHOLE, .optional = 1 } },
+	    .width = 6, .prio = 5, .fmt = MV_WHOLE, .optional = 1 },
+	    .hdr = { .label = "NODEW", .pos = 60 } },
 	/* Rows made of others: the node table's IB/s, FS/s and POWER
 	 * columns and the job's series of them. */
 	[HN_IB] = { .key = "ib", .title = "InfiniBand received + sent",
 	    .unit = "B/s", .agg = "sum", .nterms = 2,
 	    .terms = { HN_IB_RX, HN_IB_TX },
 	    .col = { .title = "IB/s", .pos = 120, .width = 7, .prio = 3,
-	    .fmt = MV_BYTES, .optional = 1 } },
+	    .fmt = MV_BYTES, .optional = 1 },
+	    .hdr = { .label = "IB", .pos = 30 } },
 	[HN_FS] = { .key = "fs", .title = "Lustre and NFS read + write",
 	    .unit = "B/s", .agg = "sum", .nterms = 4,
 	    .terms = { HN_LUSTRE_READ, HN_LUSTRE_WRITE, HN_NFS_READ,
 	    HN_NFS_WRITE },
 	    .col = { .title = "FS/s", .pos = 130, .width = 7, .prio = 3,
-	    .fmt = MV_BYTES, .optional = 1 } },
+	    .fmt = MV_BYTES, .optional = 1 },
+	    .hdr = { .label = "FS", .pos = 40 } },
 	[HN_POWER] = { .key = "power", .title = "RAPL package + DRAM power",
 	    .unit = "W", .agg = "sum", .nterms = 2,
 	    .terms = { HN_POWER_PKG, HN_POWER_DRAM },
 	    .col = { .title = "POWER", .pos = 140, .width = 6, .prio = 5,
-	    .fmt = MV_WHOLE, .optional = 1 } },
+	    .fmt = MV_WHOLE, .optional = 1 },
+	    .hdr = { .label = "POWER", .pos = 50 } },
 };
 
 const struct metric_def rank_cat[HR_NMETRICS] = {
@@ -217,6 +228,17 @@ struct metric_bind {
 	int	ipmi, ipmi_power;		/* ipmipower */
 	int	pw, pw_power, pw_node;		/* power */
 };
+
+int
+metrics_total_of(int k)
+{
+	int	u;
+
+	for (u = 0; u < HN_NROWS; u++)
+		if (metric_cat[u].col.fmt == MV_OF && metric_cat[u].col.of == k)
+			return u;
+	return -1;
+}
 
 double
 metrics_add(double x, double y)

@@ -14,9 +14,10 @@
  * ring per row.  A row with a .col title is a column of the node table
  * (ui/panel-nodes.c builds its columns from the catalogue); rows made of
  * others (.terms) are columns only.  The report charts every kept row
- * but the .noplot ones (src/report.c); the header shows the rows it has
- * an item for (ui/panel-header.c).  A rank metric is one row of
- * rank_cat[] (below) and its enum hist_rank_metric value.
+ * but the .noplot ones (src/report.c); the header's lines of optional
+ * sources show the rows with a .hdr label (ui/panel-header.c); the job's
+ * series (history.h) are every row folded across nodes.  A rank metric
+ * is one row of rank_cat[] (below) and its enum hist_rank_metric value.
  */
 #ifndef JOBTOP_METRICS_H
 #define JOBTOP_METRICS_H
@@ -105,6 +106,13 @@ enum metric_fmt {
 				   the row .of, else the memory limit */
 };
 
+/* A row as an item of the header's lines of optional sources: its label
+ * and where it goes among them (.pos, ascending).  No label: not one. */
+struct metric_hdr {
+	const char	*label;
+	unsigned char	 pos;
+};
+
 /*
  * A row as a column of the node table: its header title, where it goes
  * among the metric columns (.pos, ascending), its width and drop
@@ -144,6 +152,7 @@ struct metric_def {
 	unsigned char	 nterms;
 	unsigned char	 terms[METRIC_TERMS];
 	struct metric_col col;		/* its node table column */
+	struct metric_hdr hdr;		/* its header item */
 	unsigned char	 noplot;	/* the report draws no chart of it */
 };
 
@@ -171,6 +180,10 @@ int	 metrics_rank_group(const struct node_model *, enum hist_rank_metric);
 
 /* A kept row's index by key, or -1. */
 int	 metrics_find(const char *);
+
+/* The row whose "used of total" cell (MV_OF) row k is the total of:
+ * HN_GPU_MEM for HN_GPU_MEMTOTAL; -1 for any other row. */
+int	 metrics_total_of(int);
 
 /* x + y where either is a number (NaN when neither is): how a row made
  * of others adds its terms, and how a table adds nodes. */

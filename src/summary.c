@@ -25,22 +25,21 @@
 #include "textsafe.h"
 #include "xmalloc.h"
 
-/* The history metric(s) behind each summary metric (summed when two). */
+/* The catalogue row behind each summary metric (IB and FS are rows made
+ * of others: metrics.h). */
 static const struct {
-	enum hist_node_metric	 a, b, c, d;
-	int			 n;
+	enum hist_node_metric	 row;
 	int			 rate;	/* bytes/s: integrated to bytes */
 } summary_src[SM_N] = {
-	[SM_CPU] = { .a = HN_CPU, .n = 1 },
-	[SM_MEM] = { .a = HN_MEM, .n = 1 },
-	[SM_LOAD] = { .a = HN_LOAD, .n = 1 },
-	[SM_DISK] = { .a = HN_DISK, .n = 1, .rate = 1 },
-	[SM_NET] = { .a = HN_NET, .n = 1, .rate = 1 },
-	[SM_GPU] = { .a = HN_GPU, .n = 1 },
-	[SM_GPU_MEM] = { .a = HN_GPU_MEM, .n = 1 },
-	[SM_IB] = { .a = HN_IB_RX, .b = HN_IB_TX, .n = 2, .rate = 1 },
-	[SM_FS] = { .a = HN_LUSTRE_READ, .b = HN_LUSTRE_WRITE,
-	    .c = HN_NFS_READ, .d = HN_NFS_WRITE, .n = 4, .rate = 1 },
+	[SM_CPU] = { .row = HN_CPU },
+	[SM_MEM] = { .row = HN_MEM },
+	[SM_LOAD] = { .row = HN_LOAD },
+	[SM_DISK] = { .row = HN_DISK, .rate = 1 },
+	[SM_NET] = { .row = HN_NET, .rate = 1 },
+	[SM_GPU] = { .row = HN_GPU },
+	[SM_GPU_MEM] = { .row = HN_GPU_MEM },
+	[SM_IB] = { .row = HN_IB, .rate = 1 },
+	[SM_FS] = { .row = HN_FS, .rate = 1 },
 };
 
 static void
@@ -318,18 +317,7 @@ summary_sample(struct summary *s, unsigned i, const struct node_model *m)
 	 * (and a counter that restarted gives none either). */
 	dt = m->nsamples > 1 && m->dt_ms > 0 ? m->dt_ms / 1000.0 : 0;
 	for (k = 0; k < SM_N; k++) {
-		v = NAN;
-		summary_acc(&v, history_node_get(s->h, (int)i,
-		    summary_src[k].a, 0));
-		if (summary_src[k].n > 1)
-			summary_acc(&v, history_node_get(s->h, (int)i,
-			    summary_src[k].b, 0));
-		if (summary_src[k].n > 2) {
-			summary_acc(&v, history_node_get(s->h, (int)i,
-			    summary_src[k].c, 0));
-			summary_acc(&v, history_node_get(s->h, (int)i,
-			    summary_src[k].d, 0));
-		}
+		v = history_node_get(s->h, (int)i, summary_src[k].row, 0);
 		summary_stat_add(&nd->st[k], v);
 		if (summary_src[k].rate && isfinite(v))
 			nd->bytes[k] += v * dt;

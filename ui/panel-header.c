@@ -19,30 +19,29 @@
 
 #include "ui-priv.h"
 
-/* The optional sources' items, in the order they are dropped last. */
-enum {
-	HI_GMEM, HI_GPOW, HI_IB, HI_FS, HI_POWER, HI_NODEW, HI_TEMP, HI_GTEMP,
-	HI_GJOB, HI_IPC, HI_MPI, HI_N
-};
+/* The optional sources' items: the catalogue rows with a header label
+ * (metrics.h: struct metric_hdr), in their order, built once. */
+static int	header_row[HN_NROWS];
+static unsigned	header_n;
 
-static const struct {
-	const char		*label;
-	enum hist_job_metric	 k;
-} header_items[HI_N] = {
-	{ .label = "GMEM",	.k = HJ_GPU_MEM },
-	{ .label = "GPUW",	.k = HJ_GPU_POWER },
-	{ .label = "IB",	.k = HJ_IB },
-	{ .label = "FS",	.k = HJ_FS },
-	{ .label = "POWER",	.k = HJ_POWER },
-	/* IPMI, power meters */
-	{ .label = "NODEW",	.k = HJ_POWER_NODE },
-	{ .label = "TEMP",	.k = HJ_TEMP },
-	{ .label = "GTEMP",	.k = HJ_GPU_TEMP },
-	{ .label = "GJOB",	.k = HJ_GPU_JOB },
-	{ .label = "IPC",	.k = HJ_IPC },
-	/* ranks' CPU in MPI or collectives (COMM%) */
-	{ .label = "COMM",	.k = HJ_MPI },
-};
+static void
+header_build(void)
+{
+	unsigned	k, j;
+
+	if (header_n > 0)
+		return;
+	for (k = 0; k < HN_NROWS; k++) {
+		if (metric_cat[k].hdr.label == NULL)
+			continue;
+		for (j = header_n; j > 0 &&
+		    metric_cat[header_row[j - 1]].hdr.pos >
+		    metric_cat[k].hdr.pos; j--)
+			header_row[j] = header_row[j - 1];
+		header_row[j] = (int)k;
+		header_n++;
+	}
+}
 
 #define HEADER_ITEM_W	26	/* columns an item wants */
 #define HEADER_XLINES	2	/* lines of items at most */
@@ -53,11 +52,12 @@ header_present(const struct ui *ui, int *have)
 {
 	unsigned	i, k, n = 0;
 
-	for (i = 0; i < HI_N; i++) {
+	header_build();
+	for (i = 0; i < header_n; i++) {
 		have[i] = 0;
 		for (k = 0; k < 10 && !have[i]; k++)
 			have[i] = isfinite(history_job_get(ui->hist,
-			    header_items[i].k, k));
+			    header_row[i], k));
 		n += (unsigned)have[i];
 	}
 	return n;
@@ -67,7 +67,7 @@ header_present(const struct ui *ui, int *have)
 static int
 header_xlines(const struct ui *ui)
 {
-	int		have[HI_N], per, n;
+	int		have[HN_NROWS], per, n;
 
 	n = (int)header_present(ui, have);
 	per = ui->cols / HEADER_ITEM_W > 0 ? ui->cols / HEADER_ITEM_W : 1;
@@ -90,7 +90,7 @@ header_height(const struct ui *ui, int avail)
 /* "LABEL [|||   45%] sparkline" in w columns. */
 static void
 header_meter(const struct ui *ui, int y, int x, int w, const char *label,
-    double pct, const char *text, enum hist_job_metric k, double lo,
+    double pct, const char *text, int k, double lo,
     double hi)
 {
 	float	v[UI_SPARK_MAX];
@@ -120,7 +120,7 @@ header_meter(const struct ui *ui, int y, int x, int w, const char *label,
 /* "LABEL 1.2M/s sparkline" in w columns. */
 static void
 header_rate(const struct ui *ui, int y, int x, int w, const char *label,
-    enum hist_job_metric k, int pct)
+    int k, int pct)
 {
 	float	v[UI_SPARK_MAX];
 	char	spark[UI_SPARK_MAX * 3 + 1], num[32], text[40];
@@ -148,51 +148,38 @@ header_rate(const struct ui *ui, int y, int x, int w, const char *label,
 	widget_put_spark(y, x + lw + tw, ui->attr[TR_SPARK], spark);
 }
 
-/* "LABEL value sparkline" of an item in w columns. */
+/* "LABEL value sparkline" of an item in w columns: the value as its
+ * unit says (bytes/s, whole watts or degrees, a percent, bytes of the
+ * total of a "used of total" row, else two decimals). */
 static void
 header_item(const struct ui *ui, int y, int x, int w, unsigned i)
 {
+	const struct metric_def	*d = &metric_cat[header_row[i]];
 	float	v[UI_SPARK_MAX];
 	char	spark[UI_SPARK_MAX * 3 + 1], a[32], b[32], text[48];
-	double	x0 = history_job_get(ui->hist, header_items[i].k, 0), hi = 0;
+	double	x0 = history_job_get(ui->hist, header_row[i], 0), hi = 0;
 	int	lw = 6, tw = 12, sw;
 
 	if (w < lw + 6)
 		return;
-	widget_put(y, x, lw, ui->attr[TR_HEADER_LABEL], header_items[i].label);
-	switch (i) {
-	case HI_GMEM:
-		hi = history_job_get(ui->hist, HJ_GPU_MEMTOTAL, 0);
+	widget_put(y, x, lw, ui->attr[TR_HEADER_LABEL], d->hdr.label);
+	if (d->col.fmt == MV_OF && d->col.of >= 0) {
+		hi = history_job_get(ui->hist, d->col.of, 0);
 		snprintf(text, sizeof(text), "%s/%s", widget_bytes(a,
 		    sizeof(a), x0), widget_bytes(b, sizeof(b), hi));
-		break;
-	case HI_IB:
-	case HI_FS:
+	} else if (strcmp(d->unit, "B/s") == 0)
 		snprintf(text, sizeof(text), "%s/s", widget_bytes(a, sizeof(a),
 		    x0));
-		break;
-	case HI_GPOW:
-	case HI_POWER:
-	case HI_NODEW:
-		snprintf(text, sizeof(text), "%sW", widget_num(a, sizeof(a),
-		    x0, 0));
-		break;
-	case HI_TEMP:
-	case HI_GTEMP:
-		snprintf(text, sizeof(text), "%sC", widget_num(a, sizeof(a),
-		    x0, 0));
-		break;
-	case HI_GJOB:
-	case HI_MPI:
+	else if (strcmp(d->unit, "W") == 0 || strcmp(d->unit, "C") == 0)
+		snprintf(text, sizeof(text), "%s%s", widget_num(a, sizeof(a),
+		    x0, 0), d->unit);
+	else if (strcmp(d->unit, "%") == 0) {
 		hi = 100;
 		snprintf(text, sizeof(text), "%s%%", widget_num(a, sizeof(a),
 		    x0, 0));
-		break;
-	default:
+	} else
 		snprintf(text, sizeof(text), "%s", widget_num(a, sizeof(a), x0,
 		    2));
-		break;
-	}
 	if (tw > w - lw)
 		tw = w - lw;
 	widget_rput(y, x + lw, tw - 1, ui->attr[TR_METER_TEXT], text);
@@ -201,7 +188,7 @@ header_item(const struct ui *ui, int y, int x, int w, unsigned i)
 		return;
 	if (sw > UI_SPARK_MAX)
 		sw = UI_SPARK_MAX;
-	history_job_series(ui->hist, header_items[i].k, v, (unsigned)sw);
+	history_job_series(ui->hist, header_row[i], v, (unsigned)sw);
 	widget_spark(v, (unsigned)sw, 0, isfinite(hi) ? hi : 0, ui->utf8,
 	    spark, sizeof(spark));
 	widget_put_spark(y, x + lw + tw, ui->attr[TR_SPARK], spark);
@@ -211,7 +198,7 @@ header_item(const struct ui *ui, int y, int x, int w, unsigned i)
 static int
 header_extra(const struct ui *ui, int y, int w, int lines)
 {
-	int		have[HI_N], per, slot, n, col;
+	int		have[HN_NROWS], per, slot, n, col;
 	unsigned	i;
 
 	n = (int)header_present(ui, have);
@@ -221,7 +208,7 @@ header_extra(const struct ui *ui, int y, int w, int lines)
 	if (n < per * lines)
 		per = (n + lines - 1) / lines;
 	slot = w / per;
-	for (i = 0, n = 0; i < HI_N && n < per * lines; i++) {
+	for (i = 0, n = 0; i < header_n && n < per * lines; i++) {
 		if (!have[i])
 			continue;
 		col = n % per;
@@ -483,7 +470,7 @@ header_job(const struct ui *ui, int y, int w, int noflagline)
 /* The mean of a job series over its last 10 samples: a probe's CPU time
  * moves in whole clock ticks, one sample alone jumps. */
 static double
-header_recent(const struct ui *ui, enum hist_job_metric k)
+header_recent(const struct ui *ui, int k)
 {
 	double		 x, sum = 0;
 	unsigned	 i, n = 0;
@@ -568,10 +555,10 @@ header_cost(const struct ui *ui, int y, int w)
 	}
 	x += widget_put(y, x, w - x, ui->attr[TR_HEADER_LABEL], "COST ");
 	snprintf(line, sizeof(line), "probes %s%% CPU",
-	    widget_num(num, sizeof(num), header_recent(ui, HJ_PROBE_CPU), 2));
+	    widget_num(num, sizeof(num), header_recent(ui, HN_PROBE_CPU), 2));
 	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
 	snprintf(line, sizeof(line), " %s/s sent", widget_bytes(num,
-	    sizeof(num), header_recent(ui, HJ_PROBE_BYTES)));
+	    sizeof(num), header_recent(ui, HN_PROBE_BYTES)));
 	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
 	snprintf(line, sizeof(line), ", monitor %.1f%% CPU", ui->self_cpu);
 	x += widget_put(y, x, w - x, ui->attr[TR_HEADER], line);
@@ -610,8 +597,8 @@ header_now(const struct ui *ui, double *cpu, double *mem, double *tot)
 				t += x, nt++;
 		}
 	}
-	*cpu = nc > 0 ? c / nc : history_job_get(ui->hist, HJ_CPU, 0);
-	*mem = nm > 0 ? m : history_job_get(ui->hist, HJ_MEM, 0);
+	*cpu = nc > 0 ? c / nc : history_job_get(ui->hist, HN_CPU, 0);
+	*mem = nm > 0 ? m : history_job_get(ui->hist, HN_MEM, 0);
 	*tot = nt > 0 ? t : history_job_get(ui->hist, HJ_MEMTOTAL, 0);
 }
 
@@ -628,21 +615,21 @@ header_draw(const struct ui *ui, const struct ui_rect *r)
 	header_now(ui, &cpu, &mem, &tot);
 	snprintf(text, sizeof(text), "%s%%", widget_num(a, sizeof(a), cpu,
 	    1));
-	header_meter(ui, r->y + 1, 0, half - 1, "CPU", cpu, text, HJ_CPU, 0,
+	header_meter(ui, r->y + 1, 0, half - 1, "CPU", cpu, text, HN_CPU, 0,
 	    100);
 	snprintf(text, sizeof(text), "%s/%s", widget_bytes(a, sizeof(a), mem),
 	    widget_bytes(b, sizeof(b), tot));
 	header_meter(ui, r->y + 1, half, r->w - half, "MEM", tot > 0 ?
-	    mem * 100.0 / tot : NAN, text, HJ_MEM, 0, isfinite(tot) ? tot : 0);
+	    mem * 100.0 / tot : NAN, text, HN_MEM, 0, isfinite(tot) ? tot : 0);
 	if (r->h < 4)
 		return;
-	gpu = history_job_get(ui->hist, HJ_GPU, 0);
+	gpu = history_job_get(ui->hist, HN_GPU, 0);
 	third = isfinite(gpu) ? r->w / 3 : half;
-	header_rate(ui, r->y + 2, 0, third - 1, "DISK", HJ_DISK, 0);
-	header_rate(ui, r->y + 2, third, third - 1, "NET", HJ_NET, 0);
+	header_rate(ui, r->y + 2, 0, third - 1, "DISK", HN_DISK, 0);
+	header_rate(ui, r->y + 2, third, third - 1, "NET", HN_NET, 0);
 	if (isfinite(gpu))
 		header_rate(ui, r->y + 2, 2 * third, r->w - 2 * third, "GPU",
-		    HJ_GPU, 1);
+		    HN_GPU, 1);
 	y = header_extra(ui, r->y + 3, r->w, r->h - 4);
 	header_cost(ui, y, r->w);
 }

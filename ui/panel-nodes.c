@@ -283,16 +283,12 @@ nodes_fold_values(struct ui_nrow *g, const struct ui_nrow *const *m,
 	for (k = 0; k < HN_NROWS; k++) {
 		d = &metric_cat[k];
 		/* The row whose total this row is, if any. */
-		for (u = 0; u < HN_NROWS; u++)
-			if (metric_cat[u].col.fmt == MV_OF &&
-			    metric_cat[u].col.of == k)
-				break;
+		u = metrics_total_of(k);
 		g->v[k] = NAN;
 		cnt = 0;
 		for (j = 0; j < n; j++) {
 			x = m[j]->v[k];
-			if (!isfinite(x) || (u < HN_NROWS &&
-			    !isfinite(m[j]->v[u])))
+			if (!isfinite(x) || (u >= 0 && !isfinite(m[j]->v[u])))
 				continue;
 			if (strcmp(d->agg, "max") == 0)
 				g->v[k] = cnt == 0 || x > g->v[k] ? x :

@@ -210,7 +210,7 @@ test_healthy(void)
 	CHECK_INT(j.nevents, 0);
 	CHECK_INT(history_nranks(j.h, 0), RANKS);
 	CHECK_NEAR(detect_rank_median(j.d), 95, 6);
-	CHECK(isfinite(history_job_get(j.h, HJ_CPU, 0)));
+	CHECK(isfinite(history_job_get(j.h, HN_CPU, 0)));
 	job_free(&j);
 }
 
@@ -768,7 +768,7 @@ test_series(void)
 	CHECK_NEAR(history_node_get(j.h, 0, HN_DISK, 0), 1 << 20, 2);
 	CHECK_NEAR(history_node_get(j.h, 0, HN_NET, 0), 2 << 20, 2);
 	CHECK_NEAR(history_node_get(j.h, 0, HN_PROBE_BYTES, 0), 300, 1);
-	CHECK_NEAR(history_job_get(j.h, HJ_DISK, 0), NODES * (1 << 20),
+	CHECK_NEAR(history_job_get(j.h, HN_DISK, 0), NODES * (1 << 20),
 	    NODES * 2);
 	CHECK(isnan(history_node_get(j.h, 0, HN_GPU, 0)));
 	job_free(&j);

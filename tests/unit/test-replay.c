@@ -252,8 +252,8 @@ compare_at(struct ui *play, struct ui *seek, unsigned window)
 		}
 	}
 	for (k = 0; k + 3 < window; k++) {
-		x = history_job_get(play->hist, HJ_CPU, k);
-		y = history_job_get(seek->hist, HJ_CPU, k);
+		x = history_job_get(play->hist, HN_CPU, k);
+		y = history_job_get(seek->hist, HN_CPU, k);
 		if (isnan(x) || isnan(y))
 			CHECK(isnan(x) && isnan(y));
 		else

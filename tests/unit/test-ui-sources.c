@@ -225,11 +225,11 @@ test_history(void)
 	CHECK(isnan(history_rank_get(history_rank_const(ui->hist, 1, 0),
 	    HR_IPC, 0)));
 	/* Job-wide: sums, the hottest, means. */
-	CHECK_NEAR(history_job_get(ui->hist, HJ_IB, 0), 4 << 20, 4);
-	CHECK_NEAR(history_job_get(ui->hist, HJ_FS, 0), 8 << 20, 8);
-	CHECK_NEAR(history_job_get(ui->hist, HJ_POWER, 0), 240, 1e-3);
-	CHECK_NEAR(history_job_get(ui->hist, HJ_GPU_TEMP, 0), 71, 1e-9);
-	CHECK_NEAR(history_job_get(ui->hist, HJ_IPC, 0), 1.5, 1e-6);
+	CHECK_NEAR(history_job_get(ui->hist, HN_IB, 0), 4 << 20, 4);
+	CHECK_NEAR(history_job_get(ui->hist, HN_FS, 0), 8 << 20, 8);
+	CHECK_NEAR(history_job_get(ui->hist, HN_POWER, 0), 240, 1e-3);
+	CHECK_NEAR(history_job_get(ui->hist, HN_GPU_TEMP, 0), 71, 1e-9);
+	CHECK_NEAR(history_job_get(ui->hist, HN_IPC, 0), 1.5, 1e-6);
 	/* An AMD GPU beside the NVIDIA ones: its units (mW, millidegrees)
 	 * as the others'. */
 	nodes[0].ex->amd = 1;
