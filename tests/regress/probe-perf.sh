@@ -108,53 +108,34 @@ def counted(pid, field="instructions"):
         t1 = t
     return total, t0, t1
 
-def counted_vs_cpu(pid):
-    """Counted ns and CPU ns over exactly the same intervals: those with a
-    perf rate and the rank's CPU time at both ends (a sample without one
-    of them, as on a loaded machine, leaves its interval out of both)."""
+def overlap(pid):
+    """Each interval with a perf rate and the rank's CPU time at both
+    ends (a sample without one of them, as on a loaded machine, leaves
+    its interval out): (end time, length, counted ns, CPU ns)."""
     ct = cputime(pid)
     times = [r["time"] for r in nodes]
-    total = cpu = 0.0
-    n = 0
     for t, v in perf_series(pid, "instructions"):
         i = times.index(t)
         if i == 0 or times[i - 1] not in ct or t not in ct:
             continue
-        total += v * (t - times[i - 1])
-        cpu += (ct[t] - ct[times[i - 1]]) * 1e9
-        n += 1
-    return total, cpu, n
+        dt = t - times[i - 1]
+        yield t, dt, v * dt, (ct[t] - ct[times[i - 1]]) * 1e9
+
+def counted_vs_cpu(pid):
+    """Counted ns and CPU ns over exactly the same intervals."""
+    iv = list(overlap(pid))
+    return sum(c for _, _, c, _ in iv), sum(u for _, _, _, u in iv), len(iv)
 
 def ratios(pid):
     """Counted / CPU time of each interval with 0.1 s of CPU or more."""
-    ct = cputime(pid)
-    times = [r["time"] for r in nodes]
-    out = []
-    for t, v in perf_series(pid, "instructions"):
-        i = times.index(t)
-        if i == 0 or times[i - 1] not in ct or t not in ct:
-            continue
-        cpu = (ct[t] - ct[times[i - 1]]) * 1e9
-        if cpu >= 0.1e9:
-            out.append(v * (t - times[i - 1]) / cpu)
-    return out
+    return [c / u for _, _, c, u in overlap(pid) if u >= 0.1e9]
 
 def intervals(pid):
     """Each interval of a rank: its time, counted and CPU ns, threads."""
-    ct = cputime(pid)
     nth = {r["time"]: r.get("rank.threads") for r in ranks
            if str(r.get("pid")) == pid}
-    times = [r["time"] for r in nodes]
-    out = []
-    for t, v in perf_series(pid, "instructions"):
-        i = times.index(t)
-        if i == 0 or times[i - 1] not in ct or t not in ct:
-            continue
-        out.append("t %.3f +%.3f s: counted %.3g ns, CPU %.3g ns, "
-                   "threads %s" % (t, t - times[i - 1],
-                   v * (t - times[i - 1]),
-                   (ct[t] - ct[times[i - 1]]) * 1e9, nth.get(t)))
-    return out
+    return ["t %.3f +%.3f s: counted %.3g ns, CPU %.3g ns, threads %s" %
+            (t, dt, c, u, nth.get(t)) for t, dt, c, u in overlap(pid)]
 
 if mode == "counting":
     # The stream so far has a count of each process given.
