@@ -275,13 +275,12 @@ static void
 nodes_fold_values(struct ui_nrow *g, const struct ui_nrow *const *m,
     unsigned n)
 {
-	const struct metric_def	*d;
 	unsigned		 cnt, j;
-	int			 k, u;
+	int			 k, u, max;
 	double			 x;
 
 	for (k = 0; k < HN_NROWS; k++) {
-		d = &metric_cat[k];
+		max = strcmp(metric_cat[k].agg, "max") == 0;
 		/* The row whose total this row is, if any. */
 		u = metrics_total_of(k);
 		g->v[k] = NAN;
@@ -290,14 +289,14 @@ nodes_fold_values(struct ui_nrow *g, const struct ui_nrow *const *m,
 			x = m[j]->v[k];
 			if (!isfinite(x) || (u >= 0 && !isfinite(m[j]->v[u])))
 				continue;
-			if (strcmp(d->agg, "max") == 0)
+			if (max)
 				g->v[k] = cnt == 0 || x > g->v[k] ? x :
 				    g->v[k];
 			else
 				g->v[k] = cnt == 0 ? x : g->v[k] + x;
 			cnt++;
 		}
-		if (cnt > 0 && strcmp(d->agg, "mean") == 0)
+		if (cnt > 0 && strcmp(metric_cat[k].agg, "mean") == 0)
 			g->v[k] /= cnt;
 	}
 	for (j = 0; j < n; j++) {
